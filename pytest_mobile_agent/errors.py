@@ -1,0 +1,213 @@
+"""One exception hierarchy for the whole package.
+
+Every error a user can meet keeps the peer's own words (adb's FAIL text, the agent's code and
+message, the controller's gRPC status) and, where there is one, says what to do next (`advice`).
+A timeout is always `Timeout` (`is_timeout()` true), never a bare OSError.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+
+_WOULD_BLOCK = {errno.EAGAIN, errno.EWOULDBLOCK, 35}  # 35: macOS's EAGAIN ("os error 35")
+
+
+class MobileAgentError(Exception):
+    """Base of every error the package raises."""
+
+    advice: str | None = None
+
+    def __init__(self, message: str, *, advice: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if advice is not None:
+            self.advice = advice
+
+    def __str__(self) -> str:
+        if self.advice and self.advice not in self.message:
+            return f"{self.message}. {self.advice}"
+        return self.message
+
+    def is_timeout(self) -> bool:
+        return False
+
+
+class Timeout(MobileAgentError):
+    """An operation passed its deadline. The message names the operation and the deadline."""
+
+    def __init__(self, operation: str, deadline_s: float | None = None, *, detail: str = "") -> None:
+        self.operation = operation
+        self.deadline_s = deadline_s
+        text = f"{operation} timed out"
+        if deadline_s is not None:
+            text += f" after its deadline of {_format_seconds(deadline_s)}"
+        if detail:
+            text += f" ({detail})"
+        super().__init__(text)
+
+    def is_timeout(self) -> bool:
+        return True
+
+
+class ProtocolError(MobileAgentError):
+    """A peer sent bytes that do not follow its protocol (truncated, garbage, over a limit)."""
+
+
+# --- adb -----------------------------------------------------------------------------------------
+
+
+class AdbError(MobileAgentError):
+    """An error talking to the adb server or to adbd through it."""
+
+
+class ServerUnreachable(AdbError):
+    """Nothing accepts connections at the adb server's address."""
+
+    def __init__(self, address: str, reason: str) -> None:
+        self.address = address
+        super().__init__(
+            f"cannot reach the adb server at {address}: {reason}",
+            advice="Run `adb start-server` (or point ANDROID_ADB_SERVER_PORT / "
+            "ADB_SERVER_SOCKET at a running server)",
+        )
+
+
+class AdbFailure(AdbError):
+    """The adb server or adbd answered FAIL; `reason` is its own text, verbatim."""
+
+    def __init__(self, request: str, reason: str, *, advice: str | None = None) -> None:
+        self.request = request
+        self.reason = reason
+        super().__init__(f"{request}: {reason}", advice=advice)
+
+
+class SyncFailure(AdbFailure):
+    """adbd refused a sync request (push, stat, ...); `reason` is adbd's message."""
+
+
+class Closed(AdbError):
+    """The stream was closed by the other side (for a service: nothing listens there)."""
+
+
+# --- agent ---------------------------------------------------------------------------------------
+
+
+class AgentError(MobileAgentError):
+    """The agent answered a request with an error; `code` and `message` are the agent's."""
+
+    def __init__(self, code: str, message: str, *, retryable: bool = False, method: str = "") -> None:
+        self.code = code
+        self.agent_message = message
+        self.retryable = retryable
+        self.method = method
+        prefix = f"{method}: " if method else ""
+        super().__init__(f"{prefix}agent error {code}: {message}")
+
+    def is_timeout(self) -> bool:
+        return self.code == "deadline_exceeded"
+
+
+class Unauthorized(MobileAgentError):
+    """The agent refused the token (it says nothing else, by design)."""
+
+
+class VersionMismatch(MobileAgentError):
+    """Host and agent share no protocol version."""
+
+
+class Disconnected(MobileAgentError):
+    """The agent connection ended. `reconnect_hint` says what a caller can do about it."""
+
+    def __init__(self, message: str, *, reconnect_hint: str = "attach again to relaunch or reuse the agent") -> None:
+        self.reconnect_hint = reconnect_hint
+        super().__init__(message, advice=reconnect_hint)
+
+
+class Conflict(MobileAgentError):
+    """Another client holds UI automation (or another host's agent runs). Never taken over unasked."""
+
+    def __init__(self, message: str, *, holder: str = "") -> None:
+        self.holder = holder
+        super().__init__(
+            message,
+            advice="Stop that client, or pass the force option (--agent-force / DeployOptions(force=True)) to take over",
+        )
+
+
+class JarMissing(MobileAgentError):
+    """The agent jar is not where it was expected."""
+
+
+class StaleJar(MobileAgentError):
+    """The agent started from the jar reports another build than the jar's bytes."""
+
+
+class DeployError(MobileAgentError):
+    """The agent could not be launched or stopped."""
+
+
+# --- emulator ------------------------------------------------------------------------------------
+
+
+class Unavailable(MobileAgentError):
+    """The emulator's controller cannot be used; `warning()` is the status report's line."""
+
+    def __init__(self, serial: str, reason: str, *, console_port: int | None = None) -> None:
+        self.serial = serial
+        self.reason = reason
+        self.console_port = console_port
+        super().__init__(self.warning())
+
+    def warning(self) -> str:
+        port = (self.console_port or 5554) + 3000
+        return (
+            f"emulator control endpoint unavailable for {self.serial} ({self.reason}): taps and frames "
+            f"fall back to the agent. Start the emulator with `-grpc {port} -grpc-use-token` to use the "
+            f"fast path, or enable it without a restart through the emulator console command "
+            f"`grpc {port}`, for example `adb -s {self.serial} emu grpc {port}`."
+        )
+
+
+class ControllerError(MobileAgentError):
+    """A controller call failed; the message keeps the gRPC status code and details."""
+
+    def __init__(self, message: str, *, code: str = "") -> None:
+        self.code = code
+        super().__init__(message)
+
+    def is_timeout(self) -> bool:
+        return self.code == "DEADLINE_EXCEEDED"
+
+
+# --- pytest surface ------------------------------------------------------------------------------
+
+
+class DeviceDisturbed(MobileAgentError):
+    """Another user of the device got in the way of a test (foreign agent, UI automation taken,
+    the fixture app moved out of the front). The plugin runs the test again once the device is quiet."""
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+
+def is_timeout(exc: BaseException) -> bool:
+    """True for our Timeout, socket timeouts, and reads that report EAGAIN/EWOULDBLOCK."""
+    if isinstance(exc, MobileAgentError):
+        return exc.is_timeout()
+    if isinstance(exc, (socket.timeout, TimeoutError)):
+        return True
+    return isinstance(exc, OSError) and exc.errno in _WOULD_BLOCK
+
+
+def wrap_os_error(exc: OSError, operation: str, deadline_s: float | None = None) -> MobileAgentError:
+    """Turn an OSError from a socket call into the package's error: a Timeout or a Closed."""
+    if is_timeout(exc):
+        return Timeout(operation, deadline_s)
+    return Closed(f"{operation}: {exc.strerror or exc}")
+
+
+def _format_seconds(seconds: float) -> str:
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    return f"{seconds:g} s"
