@@ -1,0 +1,1 @@
+"""The adb server client (the seed's `adb` module)."""
