@@ -1,0 +1,111 @@
+"""The automation lock: one OS-level file lock per serial, shared by every pytest process and
+xdist worker on this host, held while a test uses the agent, the session or the screen.
+
+A device has one UI-automation slot; two workers automating it at once would take it from each
+other. The lock is a `filelock.FileLock` (an flock on POSIX), never a soft lock, so a crashed holder
+releases it. Beside the lock file, `<serial>.holder` names the current holder (pid and test id), so
+a waiting worker can say whom it waits for.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import logging
+import os
+import re
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+import filelock
+
+from .errors import Timeout
+
+log = logging.getLogger("pytest_mobile_agent.lock")
+
+LOCK_DIR_ENV = "MOBILE_AGENT_LOCK_DIR"
+
+
+def default_lock_dir() -> Path:
+    """A per-user directory all workers on this host share (mode 0700)."""
+    configured = os.environ.get(LOCK_DIR_ENV)
+    if configured:
+        return Path(configured)
+    uid = os.getuid() if hasattr(os, "getuid") else getpass.getuser()
+    return Path(tempfile.gettempdir()) / f"pytest-mobile-agent-{uid}" / "locks"
+
+
+def _file_stem(serial: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", serial) or "_"
+
+
+class AutomationLock:
+    """`with AutomationLock(serial).held(test_id, timeout):` serialises UI automation on a serial."""
+
+    def __init__(self, serial: str, directory: Path | None = None) -> None:
+        self.serial = serial
+        self.directory = directory or default_lock_dir()
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        stem = _file_stem(serial)
+        self.lock_path = self.directory / f"{stem}.lock"
+        self.holder_path = self.directory / f"{stem}.holder"
+        self._lock = filelock.FileLock(str(self.lock_path))
+
+    def holder(self) -> dict[str, object] | None:
+        """The last holder written beside the lock, or None."""
+        try:
+            data = json.loads(self.holder_path.read_text())
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def describe_holder(self) -> str:
+        holder = self.holder()
+        if not holder:
+            return "an unknown holder"
+        return f"pid {holder.get('pid')} ({holder.get('test')})"
+
+    @contextmanager
+    def held(
+        self,
+        test_id: str,
+        timeout: float,
+        on_wait: Callable[[str], None] | None = None,
+        poll: float = 0.05,
+    ) -> Iterator[float]:
+        """Hold the lock for the block; yields the seconds spent waiting for it."""
+        started = time.monotonic()
+        waited = self._acquire(test_id, timeout, on_wait, poll)
+        try:
+            self.holder_path.write_text(json.dumps({"pid": os.getpid(), "test": test_id, "since": time.time()}))
+            yield waited
+        finally:
+            with suppress(OSError):
+                self.holder_path.unlink()
+            self._lock.release()
+            log.debug("released the automation lock on %s after %.3f s", self.serial, time.monotonic() - started)
+
+    def _acquire(self, test_id: str, timeout: float, on_wait: Callable[[str], None] | None, poll: float) -> float:
+        started = time.monotonic()
+        announced = False
+        while True:
+            try:
+                self._lock.acquire(timeout=poll)
+                return time.monotonic() - started
+            except filelock.Timeout:
+                pass
+            waited = time.monotonic() - started
+            if not announced and waited >= 1.0:
+                message = f"{test_id} waits for the automation lock on {self.serial}, held by {self.describe_holder()}"
+                log.info(message)
+                if on_wait:
+                    on_wait(message)
+                announced = True
+            if waited >= timeout:
+                raise Timeout(
+                    f"waiting for the automation lock on {self.serial} (held by {self.describe_holder()})",
+                    timeout,
+                )
