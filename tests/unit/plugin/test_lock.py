@@ -36,7 +36,7 @@ def test_holders_in_separate_processes_never_overlap(tmp_path: Path) -> None:
         proc.join(30)
         assert proc.exitcode == 0
     spans = sorted(json.loads(out.read_text()) for out in outs)
-    for (_, first_left), (second_entered, _) in zip(spans, spans[1:]):
+    for (_, first_left), (second_entered, _) in zip(spans, spans[1:], strict=False):
         assert second_entered >= first_left
 
 
