@@ -1,0 +1,159 @@
+"""Policies for a shared device: the quiet-device wait and the detection of disturbances.
+
+A device may be shared with other people and tools. Before a device test the plugin waits (up to
+`--quiet-wait`, 60 s by default) until no agent but ours runs and nothing holds UI automation. A
+test that another user disturbs (an agent not ours starts, UI automation is taken, the fixture app
+leaves the front) runs again once the device is quiet; a failure while nobody else was on the
+device fails at once. This module decides; the plugin (plugin.py) acts.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from .errors import MobileAgentError
+
+log = logging.getLogger("pytest_mobile_agent.policy")
+
+AGENT_NAME_PREFIX = "mobile-agent "
+AGENT_MAIN_CLASS = "dev.mobileagent.agent.Main"
+# Command-line fragments of the automation clients that hold the single UI-automation slot.
+AUTOMATION_CLIENTS = (
+    "uiautomator",
+    "io.appium.uiautomator2",
+    "com.github.uiautomator",
+    "androidx.test.uiautomator",
+    "com.wetest.uia2",
+)
+
+
+class DeviceBusy(MobileAgentError):
+    """The device did not become quiet in time; the message names what held it."""
+
+
+@dataclass(frozen=True)
+class DeviceProcess:
+    pid: int
+    args: str
+
+    def describe(self) -> str:
+        return f"{self.args} (pid {self.pid})"
+
+
+def parse_ps(output: str) -> list[DeviceProcess]:
+    """`ps -A -o PID,ARGS` lines into processes; the header and junk lines are skipped."""
+    processes = []
+    for line in output.splitlines():
+        pid_text, _, args = line.strip().partition(" ")
+        if pid_text.isdigit() and args.strip():
+            processes.append(DeviceProcess(int(pid_text), args.strip()))
+    return processes
+
+
+def is_agent(process: DeviceProcess) -> bool:
+    return process.args.startswith(AGENT_NAME_PREFIX) or AGENT_MAIN_CLASS in process.args
+
+
+def agent_socket(process: DeviceProcess) -> str | None:
+    """The socket an agent shows in its name (`mobile-agent <socket>`), if it shows one."""
+    if not process.args.startswith(AGENT_NAME_PREFIX):
+        return None
+    rest = process.args[len(AGENT_NAME_PREFIX) :].split()
+    return rest[0] if rest else None
+
+
+def is_automation_client(process: DeviceProcess) -> bool:
+    return any(client in process.args for client in AUTOMATION_CLIENTS)
+
+
+@dataclass(frozen=True)
+class DeviceActivity:
+    """Who else is on the device: agents not ours and automation clients."""
+
+    foreign_agents: tuple[DeviceProcess, ...] = ()
+    automation_clients: tuple[DeviceProcess, ...] = ()
+
+    @property
+    def quiet(self) -> bool:
+        return not self.foreign_agents and not self.automation_clients
+
+    def describe(self) -> str:
+        parts = [f"agent {p.describe()}" for p in self.foreign_agents]
+        parts += [f"automation client {p.describe()}" for p in self.automation_clients]
+        return ", ".join(parts) or "nobody"
+
+
+def read_activity(processes: Iterable[DeviceProcess], own_sockets: Iterable[str]) -> DeviceActivity:
+    own = set(own_sockets)
+    foreign = tuple(p for p in processes if is_agent(p) and agent_socket(p) not in own)
+    clients = tuple(p for p in processes if not is_agent(p) and is_automation_client(p))
+    return DeviceActivity(foreign, clients)
+
+
+@dataclass
+class QuietWait:
+    """Waits until the device is quiet, polling the process list."""
+
+    list_processes: Callable[[], list[DeviceProcess]]
+    own_sockets: Callable[[], Iterable[str]]
+    timeout: float = 60.0
+    poll: float = 0.5
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+    on_wait: Callable[[str], None] | None = None
+
+    def wait(self) -> float:
+        """Seconds waited; DeviceBusy naming the holders when the device is still busy at the timeout."""
+        started = self.clock()
+        announced = False
+        while True:
+            activity = read_activity(self.list_processes(), self.own_sockets())
+            if activity.quiet:
+                return self.clock() - started
+            waited = self.clock() - started
+            if waited >= self.timeout:
+                raise DeviceBusy(
+                    f"the device was not quiet after {self.timeout:g} s: {activity.describe()} held it",
+                    advice="Stop that tool or agent, raise --quiet-wait, or take it over with --agent-force",
+                )
+            if not announced:
+                message = f"waiting up to {self.timeout:g} s for the device to be quiet: {activity.describe()}"
+                log.info(message)
+                if self.on_wait:
+                    self.on_wait(message)
+                announced = True
+            self.sleep(self.poll)
+
+
+@dataclass
+class DisturbanceWatch:
+    """Remembers who was on the device when a test started, to tell a disturbance from a failure."""
+
+    list_processes: Callable[[], list[DeviceProcess]]
+    own_sockets: Callable[[], Iterable[str]]
+    foreground: Callable[[], str | None] | None = None
+    expected_foreground: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def note(self, what: str) -> None:
+        """Something the plugin saw directly (our agent replaced or killed by another client)."""
+        self.notes.append(what)
+
+    def disturbance(self) -> str | None:
+        """What disturbed the test, or None when nobody else was on the device."""
+        reasons = list(self.notes)
+        try:
+            activity = read_activity(self.list_processes(), self.own_sockets())
+        except MobileAgentError as exc:
+            log.warning("could not read the process list to check for a disturbance: %s", exc)
+            activity = DeviceActivity()
+        if not activity.quiet:
+            reasons.append(activity.describe())
+        if self.foreground is not None and self.expected_foreground:
+            current = self.foreground()
+            if current != self.expected_foreground:
+                reasons.append(f"{self.expected_foreground} left the front (now {current or 'nothing'})")
+        return "; ".join(reasons) or None
