@@ -90,6 +90,10 @@ class Closed(AdbError):
     """The stream was closed by the other side (for a service: nothing listens there)."""
 
 
+class InvalidArgument(AdbError, ValueError):
+    """An argument that cannot cross the wire as given (a NUL byte in a shell argument or a path)."""
+
+
 # --- agent ---------------------------------------------------------------------------------------
 
 
@@ -156,6 +160,8 @@ class Unavailable(MobileAgentError):
     def __init__(self, serial: str, reason: str, *, console_port: int | None = None) -> None:
         self.serial = serial
         self.reason = reason
+        if console_port is None and serial.startswith("emulator-") and serial[9:].isdigit():
+            console_port = int(serial[9:])  # the console port is the number in the serial
         self.console_port = console_port
         super().__init__(self.warning())
 

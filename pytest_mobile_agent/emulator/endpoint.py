@@ -1,0 +1,103 @@
+"""The controller endpoint of one emulator: where its gRPC port is and which token it wants."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_mobile_agent.emulator import discovery
+from pytest_mobile_agent.errors import Unavailable
+
+_EMULATOR_SERIAL = re.compile(r"emulator-(\d{1,5})")
+DEFAULT_HOST = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A controller to connect to. The token is left out of repr and str: it is a secret."""
+
+    host: str
+    port: int
+    token: str | None = field(default=None, repr=False)
+    console_port: int | None = None
+    discovery_file: Path | None = None
+    serial: str = ""
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def target(self) -> str:
+        """The address in gRPC's target syntax."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
+    @property
+    def name(self) -> str:
+        """Who the endpoint belongs to, for messages: the serial, else the URL."""
+        return self.serial or self.url
+
+    @classmethod
+    def at(cls, port: int, *, host: str = DEFAULT_HOST, token: str | None = None, serial: str = "") -> Endpoint:
+        """A given endpoint (the daemon's Endpoint choice), not read from a discovery file."""
+        return cls(host=host, port=port, token=token, console_port=console_port(serial), serial=serial)
+
+
+def console_port(serial: str) -> int | None:
+    """The console port an emulator serial names (`emulator-5554` -> 5554), else None."""
+    match = _EMULATOR_SERIAL.fullmatch(serial.strip())
+    return int(match.group(1)) if match else None
+
+
+def resolve(serial: str, dirs: Iterable[Path] | None = None) -> Endpoint:
+    """The endpoint the emulator `serial` advertises in its discovery file.
+
+    The newest live file whose `port.serial` is the serial's console port wins. Raises
+    errors.Unavailable, whose warning() says how to enable the endpoint, when there is none, when it
+    has no gRPC port, or when the emulator wants signed JWTs instead of a static token.
+    """
+    console = console_port(serial)
+    if console is None:
+        raise Unavailable(serial, f"{serial!r} is not an emulator serial (emulator-<console port>)")
+    searched = list(discovery.candidate_dirs() if dirs is None else dirs)
+    found = discovery.find(console, searched)
+    if found is None:
+        where = ", ".join(str(d) for d in searched) or "no directory"
+        raise Unavailable(
+            serial,
+            f"no running emulator advertises port.serial={console} in a discovery file pid_<pid>.ini "
+            f"(searched {where})",
+            console_port=console,
+        )
+    return _endpoint_of(serial, console, found)
+
+
+def _endpoint_of(serial: str, console: int, found: discovery.DiscoveryFile) -> Endpoint:
+    port = found.grpc_port
+    if port is None:
+        raw = found.props.get("grpc.port")
+        detail = "has no grpc.port" if raw is None else f"has an invalid grpc.port {raw!r}"
+        raise Unavailable(
+            serial,
+            f"the discovery file {found.path} {detail}: the emulator runs without its gRPC endpoint",
+            console_port=console,
+        )
+    token = found.grpc_token
+    if token is None and found.uses_jwt:
+        raise Unavailable(
+            serial,
+            f"the emulator at http://{DEFAULT_HOST}:{port} wants signed JWT tokens "
+            f"(started without -grpc-use-token; {found.path} has no grpc.token)",
+            console_port=console,
+        )
+    return Endpoint(
+        host=DEFAULT_HOST,
+        port=port,
+        token=token,
+        console_port=console,
+        discovery_file=found.path,
+        serial=serial,
+    )
