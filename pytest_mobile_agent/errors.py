@@ -94,6 +94,14 @@ class InvalidArgument(AdbError, ValueError):
     """An argument that cannot cross the wire as given (a NUL byte in a shell argument or a path)."""
 
 
+class ShellSyntaxError(MobileAgentError):
+    """The virtual device's shell could not parse a command line; the message is the shell's."""
+
+
+class AddressInUse(MobileAgentError):
+    """A virtual device socket name or port is already bound (EADDRINUSE)."""
+
+
 # --- agent ---------------------------------------------------------------------------------------
 
 
@@ -141,6 +149,10 @@ class Conflict(MobileAgentError):
 
 class JarMissing(MobileAgentError):
     """The agent jar is not where it was expected."""
+
+
+class InvalidJar(MobileAgentError):
+    """The file named as the agent jar is not a jar (a zip) or a dex."""
 
 
 class StaleJar(MobileAgentError):
