@@ -1,0 +1,285 @@
+"""One target on the adb server: shell, push, forward, reverse and service streams.
+
+Each call opens its own connection to the server. Device services go through
+`host:transport:<serial>`; forward rules are host services (`host-serial:<serial>:...`), read with
+the server's two statuses; reverse rules are device services, read with adbd's own status.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_mobile_agent.adb import wire
+from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.adb.shell import ShellOutput, ShellStream, command_line, past_deadline
+from pytest_mobile_agent.adb.sync import Pusher, default_mtime
+from pytest_mobile_agent.errors import (
+    Closed,
+    InvalidArgument,
+    ProtocolError,
+)
+
+if TYPE_CHECKING:
+    from pytest_mobile_agent.adb.server import AdbServer
+
+log = logging.getLogger("pytest_mobile_agent.adb")
+
+
+@dataclass(frozen=True)
+class ForwardRule:
+    """One line of a forward or reverse listing."""
+
+    serial: str
+    local: str
+    remote: str
+
+
+def parse_forward_list(text: str) -> list[ForwardRule]:
+    """`SERIAL LOCAL REMOTE` lines; a line of any other shape is a ProtocolError."""
+    rules = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 3:
+            raise ProtocolError(f"a forward listing line needs serial, local and remote: {line!r}")
+        rules.append(ForwardRule(*parts))
+    return rules
+
+
+def _check_spec(name: str, value: str) -> None:
+    if not value or "\x00" in value or ";" in value:
+        raise InvalidArgument(f"{name} must be a non-empty socket spec without ';' or NUL: {value!r}")
+
+
+class AdbStream:
+    """A raw byte stream to a service on the device (an abstract socket, a tcp port, ...)."""
+
+    def __init__(self, conn: Connection, service: str) -> None:
+        self._conn = conn
+        self.service = service
+
+    def sendall(self, data: bytes | bytearray | memoryview) -> None:
+        self._conn.sendall(data, self.service)
+
+    def recv(self, n: int, timeout: float | None = None) -> bytes:
+        """Up to n bytes; b"" at the end of the stream. timeout None: the stream's own timeout."""
+        return self._conn.recv(n, self.service, timeout=timeout)
+
+    def recv_exact(self, n: int, timeout: float | None = None) -> bytes:
+        """Exactly n bytes within timeout (the whole read), else Timeout; Closed when the stream ends."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        chunks: list[bytes] = []
+        got = 0
+        while got < n:
+            chunk = self._conn.recv(n - got, self.service, deadline=deadline, total=timeout)
+            if not chunk:
+                raise Closed(f"{self.service}: the stream ended after {got} of {n} bytes")
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+
+    def settimeout(self, timeout: float) -> None:
+        """The deadline of each read and write from now on."""
+        self._conn.io_timeout = timeout
+
+    def fileno(self) -> int:
+        return self._conn.sock.fileno()
+
+    @property
+    def socket(self) -> socket.socket:
+        return self._conn.sock
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> AdbStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Device:
+    """A target on an adb server, named by its serial."""
+
+    def __init__(self, server: AdbServer, serial: str) -> None:
+        if not serial or "\x00" in serial:
+            raise InvalidArgument(f"a device serial must be non-empty and without NUL: {serial!r}")
+        self.server = server
+        self.serial = serial
+
+    def __repr__(self) -> str:
+        return f"Device({self.serial!r} on {self.server.address})"
+
+    # --- connections -----------------------------------------------------------------------------
+
+    def _transport(self, service: str, *, deadline: float | None = None, total: float | None = None) -> Connection:
+        """A connection switched to this device with `service` opened on it (its OKAY read)."""
+        conn = self.server.connect(deadline=deadline)
+        try:
+            request = f"host:transport:{self.serial}"
+            conn.request(request, deadline=deadline, total=total)
+            conn.read_status(request, deadline=deadline, total=total)
+            conn.request(service, deadline=deadline, total=total)
+            conn.read_status(service, deadline=deadline, total=total)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def open_service(self, service: str) -> AdbStream:
+        """A stream to a device service with no rule installed; a missing listener is Closed."""
+        return AdbStream(self._transport(service), service)
+
+    def open_abstract(self, name: str) -> AdbStream:
+        return self.open_service(f"localabstract:{name}")
+
+    # --- shell -----------------------------------------------------------------------------------
+
+    def shell(self, cmd: str | Iterable[str]) -> ShellOutput:
+        """Run a command to its end under the read deadline: exit status, stdout, stderr apart."""
+        stream = self.shell_stream(cmd)
+        with stream:
+            stream.close_stdin()
+            return stream.collect()
+
+    def shell_until(self, cmd: str | Iterable[str], deadline: float) -> ShellOutput:
+        """As `shell`, the output read with the time left to `deadline` (absolute, monotonic).
+
+        For a command silent longer than the read deadline (`am start -W` while its app starts). A
+        deadline already past runs nothing; a command not ended by then is a Timeout naming it.
+        """
+        line = command_line(cmd)
+        operation = f"shell `{line}`"
+        started = time.monotonic()
+        if deadline <= started:
+            raise past_deadline(operation, deadline, started)
+        total = deadline - started
+        conn = self._transport(f"shell,v2,raw:{line}", deadline=deadline, total=total)
+        stream = ShellStream(conn, line)
+        with stream:
+            stream._conn.sendall(wire.encode_shell_packet(wire.SHELL_CLOSE_STDIN, b""), operation,
+                                 deadline=deadline, total=total)
+            return stream.collect(deadline=deadline, total=total)
+
+    def shell_stream(self, cmd: str | Iterable[str]) -> ShellStream:
+        """A running command over `shell,v2,raw:` (pipes: stdout and stderr apart)."""
+        return self.shell_stream_with(cmd, pty=False)
+
+    def shell_stream_with(self, cmd: str | Iterable[str], *, pty: bool = False) -> ShellStream:
+        """A running command over `shell,v2,pty:` (a pseudo-terminal) or `shell,v2,raw:`."""
+        line = command_line(cmd)
+        mode = "pty" if pty else "raw"
+        return ShellStream(self._transport(f"shell,v2,{mode}:{line}"), line)
+
+    # --- push ------------------------------------------------------------------------------------
+
+    def push_bytes(self, data: bytes | bytearray | memoryview, remote: str, mode: int = 0o644,
+                   mtime: int | None = None) -> None:
+        """Write `data` to `remote` on the device. adbd widens the owner's bits to group and other."""
+        with self._sync() as conn:
+            Pusher(conn, remote, mode).push_bytes(data, default_mtime() if mtime is None else mtime)
+
+    def push(self, local_path: str | os.PathLike[str], remote: str, mode: int = 0o644) -> None:
+        """Copy a local file to `remote`, keeping its mtime."""
+        path = Path(local_path)
+        with path.open("rb") as source, self._sync() as conn:
+            Pusher(conn, remote, mode).push_file(source, int(path.stat().st_mtime))
+
+    def _sync(self) -> Connection:
+        return self._transport("sync:")
+
+    # --- forward (host side) ---------------------------------------------------------------------
+
+    def _host_serial(self, command: str) -> Connection:
+        conn = self.server.connect()
+        request = f"host-serial:{self.serial}:{command}"
+        try:
+            conn.request(request)
+            conn.read_status(request)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def forward(self, local: str, remote: str, *, norebind: bool = False) -> int | None:
+        """Install a forward rule; for `tcp:0` the port the server bound, else None."""
+        _check_spec("local", local)
+        _check_spec("remote", remote)
+        command = f"forward:{'norebind:' if norebind else ''}{local};{remote}"
+        with self._host_serial(command) as conn:
+            request = f"host-serial:{self.serial}:{command}"
+            conn.read_status(request)  # the second OKAY: the rule's own status
+            if local == "tcp:0":
+                return _parse_port(conn.read_length_prefixed(request), request)
+        log.debug("forward %s %s -> %s", self.serial, local, remote)
+        return None
+
+    def forward_tcp(self, remote: str, local_port: int = 0) -> int:
+        """Forward a local tcp port (0: any free one) to `remote`; the local port."""
+        port = self.forward(f"tcp:{local_port}", remote)
+        return local_port if port is None else port
+
+    def remove_forward(self, local: str) -> None:
+        _check_spec("local", local)
+        command = f"killforward:{local}"
+        with self._host_serial(command) as conn:
+            conn.read_status(f"host-serial:{self.serial}:{command}")
+
+    def forwards(self) -> list[ForwardRule]:
+        """This device's forward rules."""
+        with self._host_serial("list-forward") as conn:
+            text = conn.read_length_prefixed(f"host-serial:{self.serial}:list-forward")
+        return [rule for rule in parse_forward_list(text.decode("utf-8", "replace")) if rule.serial == self.serial]
+
+    # --- reverse (device side) -------------------------------------------------------------------
+
+    def reverse(self, remote: str, local: str, *, norebind: bool = False) -> int | None:
+        """Make adbd listen on `remote` (device side) and connect to `local` (host side).
+
+        adbd's own status is read after the stream opens; its FAIL text is an AdbFailure. For a
+        `tcp:0` remote, the port adbd bound.
+        """
+        _check_spec("remote", remote)
+        _check_spec("local", local)
+        service = f"reverse:forward:{'norebind:' if norebind else ''}{remote};{local}"
+        with self._transport(service) as conn:
+            conn.read_status(service)
+            if remote == "tcp:0":
+                return _parse_port(conn.read_length_prefixed(service), service)
+        return None
+
+    def remove_reverse(self, remote: str) -> None:
+        _check_spec("remote", remote)
+        service = f"reverse:killforward:{remote}"
+        with self._transport(service) as conn:
+            conn.read_status(service)
+
+    def reverses(self) -> list[ForwardRule]:
+        service = "reverse:list-forward"
+        with self._transport(service) as conn:
+            text = conn.read_length_prefixed(service)
+        return parse_forward_list(text.decode("utf-8", "replace"))
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    def getprop(self, name: str) -> str:
+        return self.shell(["getprop", name]).text().strip()
+
+
+def _parse_port(text: bytes, request: str) -> int:
+    value = text.decode("ascii", "replace").strip()
+    if not value.isdigit() or not 0 < int(value) < 65536:
+        raise ProtocolError(f"{request}: expected the bound port, got {text!r}")
+    return int(value)
+
+
+

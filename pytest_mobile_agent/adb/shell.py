@@ -1,0 +1,195 @@
+"""Shell protocol v2 on top of an adb connection: whole commands and live streams.
+
+`shell,v2,raw:CMD` keeps stdout and stderr apart and ends with the exit status; `shell,v2,pty:CMD`
+runs the command on a pseudo-terminal (stdout only, flushed per line by C programs). Closing a
+stream drops the connection, and adbd sends the command SIGHUP.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pytest_mobile_agent.adb import wire
+from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.errors import Closed, InvalidArgument, ProtocolError, Timeout
+
+_READ_SIZE = 65536
+
+
+# --- quoting -----------------------------------------------------------------------------------
+
+
+def quote(argument: str) -> str:
+    """One argument for `sh -c`, quoted; NUL cannot cross a command line and is refused."""
+    if "\x00" in argument:
+        raise InvalidArgument(f"a shell argument cannot hold a NUL byte: {argument!r}")
+    return shlex.quote(argument)
+
+
+def join(argv: Iterable[str]) -> str:
+    """A command line from its arguments, each quoted."""
+    return " ".join(quote(arg) for arg in argv)
+
+
+def command_line(cmd: str | Iterable[str]) -> str:
+    """A command as given (a string is a shell line), or an argument list quoted into one."""
+    if isinstance(cmd, str):
+        if "\x00" in cmd:
+            raise InvalidArgument(f"a shell command cannot hold a NUL byte: {cmd!r}")
+        return cmd
+    return join(cmd)
+
+
+# --- results -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShellOutput:
+    """A finished command: its exit status and its stdout and stderr, kept apart."""
+
+    exit_code: int
+    stdout: bytes
+    stderr: bytes
+
+    def text(self) -> str:
+        """stdout decoded (UTF-8, undecodable bytes replaced)."""
+        return self.stdout.decode("utf-8", "replace")
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+def _exit_code(data: bytes) -> int:
+    if len(data) != 1:
+        raise ProtocolError(f"shell exit packet of {len(data)} bytes, expected 1")
+    return data[0]
+
+
+class ShellStream:
+    """A running command over shell v2. Reads take a timeout (seconds) or the connection's io timeout."""
+
+    def __init__(self, conn: Connection, command: str) -> None:
+        self._conn = conn
+        self._command = command
+        self._decoder = wire.ShellPacketDecoder()
+        self._pending: list[tuple[int, bytes]] = []
+        self._line_buffer = bytearray()
+        self._exit: int | None = None
+        self._closed = False
+        self.operation = f"shell `{command}`"
+
+    @property
+    def exit_code(self) -> int | None:
+        return self._exit
+
+    # --- writing ---------------------------------------------------------------------------------
+
+    def write(self, data: bytes) -> None:
+        """Send bytes to the command's stdin (in packets no larger than a sync chunk)."""
+        view = memoryview(data)
+        for start in range(0, len(view), wire.SYNC_MAX_CHUNK):
+            packet = wire.encode_shell_packet(wire.SHELL_STDIN, bytes(view[start : start + wire.SYNC_MAX_CHUNK]))
+            self._conn.sendall(packet, self.operation)
+
+    def close_stdin(self) -> None:
+        self._conn.sendall(wire.encode_shell_packet(wire.SHELL_CLOSE_STDIN, b""), self.operation)
+
+    def resize(self, rows: int, cols: int, x_pixels: int = 0, y_pixels: int = 0) -> None:
+        """Tell a pty command its window size."""
+        text = f"{rows}x{cols},{x_pixels}x{y_pixels}\x00".encode("ascii")
+        self._conn.sendall(wire.encode_shell_packet(wire.SHELL_WINDOW_SIZE, text), self.operation)
+
+    # --- reading ---------------------------------------------------------------------------------
+
+    def read(self, timeout: float | None = None, *, deadline: float | None = None,
+             total: float | None = None) -> tuple[int, bytes] | None:
+        """The next (kind, data) of stdout (1) or stderr (2); None once the command has exited."""
+        if deadline is None and timeout is not None:
+            deadline, total = time.monotonic() + timeout, timeout
+        while True:
+            if self._pending:
+                kind, data = self._pending.pop(0)
+                if kind == wire.SHELL_EXIT:
+                    self._exit = _exit_code(data)
+                    continue
+                if kind in (wire.SHELL_STDOUT, wire.SHELL_STDERR):
+                    return kind, data
+                continue  # stdin-side packets never come back; ignore anything else adbd adds
+            if self._exit is not None:
+                return None
+            chunk = self._conn.recv(_READ_SIZE, self.operation, deadline=deadline, total=total)
+            if not chunk:
+                raise Closed(f"{self.operation}: the stream ended before the command's exit status")
+            self._pending.extend(self._decoder.feed(chunk))
+
+    def read_line(self, timeout: float | None = None) -> str | None:
+        """The next line of stdout without its newline (stderr is skipped); None at exit.
+
+        The timeout bounds the whole line. At exit, a last line without a newline is returned first.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            newline = self._line_buffer.find(b"\n")
+            if newline >= 0:
+                line = bytes(self._line_buffer[:newline])
+                del self._line_buffer[: newline + 1]
+                return line.rstrip(b"\r").decode("utf-8", "replace")
+            item = self.read(deadline=deadline, total=timeout)
+            if item is None:
+                if self._line_buffer:
+                    line = bytes(self._line_buffer)
+                    self._line_buffer.clear()
+                    return line.decode("utf-8", "replace")
+                return None
+            kind, data = item
+            if kind == wire.SHELL_STDOUT:
+                self._line_buffer += data
+
+    def collect(self, *, deadline: float | None = None, total: float | None = None) -> ShellOutput:
+        """Read to the exit status; everything not read yet lands in the output."""
+        stdout = bytearray(self._line_buffer)
+        self._line_buffer.clear()
+        stderr = bytearray()
+        while True:
+            item = self.read(deadline=deadline, total=total)
+            if item is None:
+                break
+            kind, data = item
+            (stdout if kind == wire.SHELL_STDOUT else stderr).extend(data)
+        assert self._exit is not None
+        return ShellOutput(self._exit, bytes(stdout), bytes(stderr))
+
+    def wait(self, timeout: float | None = None) -> int:
+        """The exit status, discarding output not read yet."""
+        if timeout is None:
+            return self.collect().exit_code
+        return self.collect(deadline=time.monotonic() + timeout, total=timeout).exit_code
+
+    # --- ending ----------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Drop the connection: adbd sends the command SIGHUP."""
+        if not self._closed:
+            self._closed = True
+            self._conn.close()
+
+    def __enter__(self) -> ShellStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+
+def past_deadline(operation: str, deadline: float, started: float) -> Timeout:
+    """The Timeout for a call whose deadline passed before it could start."""
+    late = started - deadline
+    return Timeout(operation, detail=f"its deadline had passed {late * 1000:.0f} ms before the call; nothing ran")
