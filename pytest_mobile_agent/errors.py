@@ -198,6 +198,46 @@ class ControllerError(MobileAgentError):
         return self.code == "DEADLINE_EXCEEDED"
 
 
+# --- mirror --------------------------------------------------------------------------------------
+
+
+class NoMatch(MobileAgentError, LookupError):
+    """No element of the mirror's replica matches a selector; the message shows the nearest
+    candidates and the current tree."""
+
+    def __init__(self, message: str, *, candidates: list[str] | None = None, tree: str = "") -> None:
+        self.candidates = list(candidates or [])
+        self.tree = tree
+        super().__init__(_with_context(message, self.candidates, tree))
+
+
+class WaitTimeout(Timeout):
+    """A mirror wait (wait_for, wait_gone, scroll_until) passed its timeout; the message shows the
+    nearest candidates and the current tree."""
+
+    def __init__(
+        self, operation: str, timeout_s: float, *, candidates: list[str] | None = None, tree: str = ""
+    ) -> None:
+        super().__init__(operation, timeout_s)
+        self.candidates = list(candidates or [])
+        self.tree = tree
+        self.message = _with_context(self.message, self.candidates, tree)
+        self.args = (self.message,)
+
+
+class StaleElement(MobileAgentError):
+    """The element is no longer in the mirror's replica (its window or node went away)."""
+
+
+def _with_context(message: str, candidates: list[str], tree: str) -> str:
+    parts = [message]
+    if candidates:
+        parts.append("nearest candidates:\n" + "\n".join(f"  {c}" for c in candidates))
+    if tree:
+        parts.append("current tree:\n" + tree)
+    return "\n".join(parts)
+
+
 # --- pytest surface ------------------------------------------------------------------------------
 
 

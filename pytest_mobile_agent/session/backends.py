@@ -1,0 +1,337 @@
+"""The seam between the session and the mirror: four protocol classes and the values they pass.
+
+The mirror reads the device only through these classes, so anything that implements them (the
+session on a real agent, a scripted double in a test) can carry a mirror. Coordinates given to
+`InputBackend` are points (pixels divided by `Snapshot.scale`); everything a snapshot carries is as
+the agent sent it, in physical pixels.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+Bounds = tuple[int, int, int, int]
+"""left, top, right, bottom in physical pixels."""
+
+
+class ReadReason(enum.Enum):
+    """Why the mirror reads. The first three take the agent's idle bound; the others do not, since
+    the mirror's settle replaces the platform's idle wait (design D8)."""
+
+    ATTACH = "attach"
+    ACTION = "action"
+    RESYNC = "resync"
+    EVENT = "event"
+    POLL = "poll"
+    FRAME = "frame"
+    MOVED = "moved"
+
+    @property
+    def waits_for_idle(self) -> bool:
+        return self in (ReadReason.ATTACH, ReadReason.ACTION, ReadReason.RESYNC)
+
+
+@dataclass(frozen=True, slots=True)
+class Scroll:
+    """The scroll semantics of a scrollable container; `items`, `first`, `last` may be unknown."""
+
+    horizontal: bool
+    vertical: bool
+    can_back: bool
+    can_forward: bool
+    items: int | None = None
+    first: int | None = None
+    last: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One accessibility node as the agent serialized it (depth-first pre-order in its window)."""
+
+    id: int
+    parent: int | None
+    depth: int
+    class_name: str
+    text: str | None
+    desc: str | None
+    res: str | None
+    hint: str | None
+    package: str | None
+    bounds: Bounds
+    clickable: bool
+    long_clickable: bool
+    focusable: bool
+    focused: bool
+    editable: bool
+    checkable: bool
+    checked: bool
+    enabled: bool
+    selected: bool
+    scrollable: bool
+    visible: bool
+    password: bool
+    scroll: Scroll | None
+    children: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WindowMetadata:
+    """What the agent says about a window beyond its nodes (task 3.6)."""
+
+    sends_change_events: bool
+    """False for Compose content: such a window is read again after an action, never trusted to say."""
+    owner: str | None
+    """The system process that owns the window (`com.android.systemui`, ...), None for the app's own."""
+    modal: bool
+    """A dialog that takes the input (an alert, a permission prompt)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    id: int
+    type: str
+    title: str | None
+    package: str | None
+    layer: int
+    focused: bool
+    active: bool
+    bounds: Bounds
+    metadata: WindowMetadata
+    node_count: int
+    nodes: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Display:
+    width: int
+    height: int
+    density: int
+    rotation: int
+
+
+@dataclass(frozen=True, slots=True)
+class IdleReport:
+    waited_ms: int
+    idle: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One read of every interactive window, as the agent sent it (top-most window first)."""
+
+    windows: tuple[Window, ...]
+    node_count: int
+    """Nodes in all windows' trees, also when the caps truncated what was serialized."""
+    truncated: bool
+    idle: IdleReport
+    seq: int
+    """The sequence number of the last event the agent sent before the read."""
+    display: Display
+    scale: float
+    """Physical pixels per point (density / 160)."""
+    backend: str
+    """Who read it ("agent")."""
+    reason: ReadReason
+    read_at: float
+    """time.monotonic() when the reply arrived."""
+
+    def window(self, window_id: int) -> Window | None:
+        for window in self.windows:
+            if window.id == window_id:
+                return window
+        return None
+
+
+ProbedBounds = Mapping[int, Mapping[int, Bounds]]
+"""window id -> node id -> current bounds, for the nodes the agent still knows."""
+
+
+# --- the event stream ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolEvent:
+    """An agent event (`window_changed`, `windows_changed`) with the host time it arrived."""
+
+    seq: int
+    name: str
+    data: Mapping[str, object]
+    at: float
+
+    @property
+    def window(self) -> int | None:
+        value = self.data.get("window")
+        return value if isinstance(value, int) else None
+
+    @property
+    def windows(self) -> tuple[int, ...]:
+        value = self.data.get("windows")
+        if isinstance(value, list):
+            return tuple(v for v in value if isinstance(v, int))
+        return ()
+
+
+@dataclass(frozen=True, slots=True)
+class OutOfSync:
+    """A gap in the agent's event sequence: the mirror's replica can no longer be trusted."""
+
+    expected: int
+    got: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Resynced:
+    """The agent dropped its caches after a gap; events continue after `seq`."""
+
+    seq: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnected:
+    """The agent connection ended: the stream ends here."""
+
+    reason: str
+    reconnect_hint: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A controller frame: `hash` leaves the status bar out, `captured_at` is corrected by the lag
+    the emulator's timestamp shows (time.monotonic() scale)."""
+
+    hash: int
+    captured_at: float
+    received_at: float
+    seq: int
+    width: int
+    height: int
+
+
+SessionEvent = ProtocolEvent | OutOfSync | Resynced | Disconnected | Frame
+
+
+# --- input ---------------------------------------------------------------------------------------
+
+
+class Release(enum.Enum):
+    """How a swipe lets go: lifting while moving (a fling), or resting first (task 10.16)."""
+
+    MOVING = "moving"
+    RESTING = "resting"
+
+
+@dataclass(frozen=True, slots=True)
+class Ack:
+    """The platform's verdict on one input, and the path that carried it."""
+
+    accepted: bool
+    path: str
+    """"agent" or "controller"."""
+    method: str | None = None
+    """For text: the method the agent used (direct, keys, clipboard)."""
+    moves: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Screenshot:
+    """An encoded image, upright; `rotation` is the display's in quarter turns."""
+
+    format: str
+    width: int
+    height: int
+    rotation: int
+    data: bytes = field(repr=False)
+
+
+# --- the protocol classes --------------------------------------------------------------------------
+
+
+@runtime_checkable
+class TreeBackend(Protocol):
+    def read(self, reason: ReadReason, windows: Sequence[int] = ()) -> Snapshot:
+        """Read every interactive window. `windows` names the windows the read is for; a read for
+        MOVED asks the agent to evict their cache first."""
+        ...
+
+    @property
+    def can_probe(self) -> bool:
+        """Whether `probe` is served (the agent advertises the bounds capability)."""
+        ...
+
+    def probe(self, node_ids: Sequence[int]) -> ProbedBounds:
+        """The current bounds of these nodes of the latest read, by window."""
+        ...
+
+
+@runtime_checkable
+class EventBackend(Protocol):
+    def next_event(self, timeout: float) -> SessionEvent | None:
+        """The next event, waiting up to `timeout` seconds; None when none came."""
+        ...
+
+    def drain(self) -> list[SessionEvent]:
+        """Every event that is already there, without waiting."""
+        ...
+
+    @property
+    def ended(self) -> bool:
+        """True once Disconnected has been put on the stream."""
+        ...
+
+
+@runtime_checkable
+class InputBackend(Protocol):
+    def tap(self, x: float, y: float) -> Ack: ...
+
+    def long_press(self, x: float, y: float, hold: float) -> Ack: ...
+
+    def swipe(
+        self,
+        x1: float,
+        y1: float,
+        x2: float,
+        y2: float,
+        duration: float,
+        release: Release = Release.MOVING,
+    ) -> Ack: ...
+
+    def key(self, code: int, meta: int = 0) -> Ack: ...
+
+    def text(self, text: str, node: int | None = None, method: str = "auto") -> Ack: ...
+
+
+@runtime_checkable
+class FrameBackend(Protocol):
+    @property
+    def live(self) -> bool:
+        """Whether frames arrive on the event stream (a controller is attached)."""
+        ...
+
+    def frames(self) -> list[Frame]:
+        """The kept frames (the last four), oldest first."""
+        ...
+
+    def jpeg(self, frame: Frame | None = None, quality: int = 80, width: int | None = None) -> bytes:
+        """A kept frame (the latest by default) turned upright, scaled and encoded as JPEG."""
+        ...
+
+    def screenshot(self, format: str = "png") -> Screenshot:
+        """A screenshot from the agent, upright in every display orientation."""
+        ...
+
+
+@dataclass(frozen=True)
+class Backend:
+    """The mirror's four backends, handed over once by `Session.backend()`."""
+
+    tree: TreeBackend
+    events: EventBackend
+    input: InputBackend
+    frames: FrameBackend
+    scale: float

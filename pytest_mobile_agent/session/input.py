@@ -1,0 +1,257 @@
+"""Input: taps, long presses, swipes, keys and text, in physical pixels, to the agent or the controller.
+
+Everything goes to the agent with a 5 s deadline plus the gesture's duration. With a controller,
+taps and swipes go through it instead (a swipe moves every 8 ms along its line, as the agent's
+does); keys and text stay with the agent. A controller that fails before a touch lands hands that
+input to the agent, and from then on all input goes through the agent. Input the controller
+injected is foreign to the agent, which the tree source is told (its next read waits and evicts).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pytest_mobile_agent.errors import ControllerError, MobileAgentError
+from pytest_mobile_agent.session.backends import Ack, Release
+from pytest_mobile_agent.session.tree import AgentTree, Requester
+
+log = logging.getLogger("pytest_mobile_agent.session")
+
+INPUT_TIMEOUT = 5.0
+MOVE_INTERVAL = 0.008
+REST = 0.060
+"""A resting release rests this long: the velocity tracker takes a pointer still for 40 ms as stopped."""
+
+
+class TouchController(Protocol):
+    """What input needs of `emulator.Controller`."""
+
+    def touch(self, x: int, y: int, pressed: bool, identifier: int = 0) -> None: ...
+
+
+@dataclass(frozen=True)
+class InputCounts:
+    agent: int
+    controller: int
+
+
+class _NotLanded(Exception):
+    """The controller failed before the touch reached the screen: the agent can take the input."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+class InputRouter:
+    """The InputBackend: coordinates in points, sent out in pixels."""
+
+    def __init__(
+        self,
+        connection: Requester,
+        tree: AgentTree,
+        scale: Callable[[], float],
+        controller: TouchController | None = None,
+        *,
+        on_controller_failure: Callable[[BaseException], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._connection = connection
+        self._tree = tree
+        self._scale = scale
+        self._controller = controller
+        self._on_failure = on_controller_failure
+        self._clock = clock
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self._agent_inputs = 0
+        self._controller_inputs = 0
+        self.controller_failure: BaseException | None = None
+
+    @property
+    def counts(self) -> InputCounts:
+        return InputCounts(agent=self._agent_inputs, controller=self._controller_inputs)
+
+    @property
+    def via_controller(self) -> bool:
+        return self._controller is not None and self.controller_failure is None
+
+    # --- the InputBackend ------------------------------------------------------------------------
+
+    def tap(self, x: float, y: float) -> Ack:
+        px, py = self._px(x), self._px(y)
+        return self._touch(lambda c: self._controller_tap(c, px, py, 0.0), lambda: self._agent_tap(px, py, 0.0))
+
+    def long_press(self, x: float, y: float, hold: float) -> Ack:
+        px, py, hold = self._px(x), self._px(y), max(0.0, hold)
+        return self._touch(lambda c: self._controller_tap(c, px, py, hold), lambda: self._agent_tap(px, py, hold))
+
+    def swipe(
+        self,
+        x1: float,
+        y1: float,
+        x2: float,
+        y2: float,
+        duration: float,
+        release: Release = Release.MOVING,
+    ) -> Ack:
+        line = (self._px(x1), self._px(y1), self._px(x2), self._px(y2))
+        duration = max(0.0, duration)
+        resting = release is Release.RESTING
+        return self._touch(
+            lambda c: self._controller_swipe(c, line, duration, resting),
+            lambda: self._agent_swipe(line, duration, resting),
+        )
+
+    def key(self, code: int, meta: int = 0) -> Ack:
+        result = self._agent("key", {"code": int(code), "meta": int(meta)}, INPUT_TIMEOUT)
+        return Ack(accepted=bool(result.get("accepted", False)), path="agent")
+
+    def text(self, text: str, node: int | None = None, method: str = "auto") -> Ack:
+        if node is None:
+            node = self._focused_node()
+        params = {"node": node, "text": text, "method": method}
+        result = self._agent("text", params, INPUT_TIMEOUT)
+        return Ack(accepted=bool(result.get("accepted", False)), path="agent", method=result.get("method"))
+
+    # --- routing ---------------------------------------------------------------------------------
+
+    def _touch(self, on_controller: Callable[[TouchController], Ack], on_agent: Callable[[], Ack]) -> Ack:
+        controller = self._controller if self.controller_failure is None else None
+        if controller is not None:
+            try:
+                ack = on_controller(controller)
+            except _NotLanded as exc:
+                self._fail(exc.cause)
+            except MobileAgentError as exc:
+                self._fail(exc)
+                raise
+            else:
+                with self._lock:
+                    self._controller_inputs += 1
+                self._tree.note_foreign_input(self._clock())
+                return ack
+        return on_agent()
+
+    def _fail(self, exc: BaseException) -> None:
+        log.warning("the emulator controller failed, input moves to the agent: %s", exc)
+        self.controller_failure = exc
+        if self._on_failure is not None:
+            self._on_failure(exc)
+
+    def _agent(self, method: str, params: Mapping[str, Any], timeout: float) -> dict[str, Any]:
+        result = self._connection.request(method, params, timeout)
+        with self._lock:
+            self._agent_inputs += 1
+        return result
+
+    # --- the agent's gestures --------------------------------------------------------------------
+
+    def _agent_tap(self, x: int, y: int, hold: float) -> Ack:
+        hold_ms = round(hold * 1000)
+        result = self._agent("tap", {"x": x, "y": y, "hold_ms": hold_ms}, INPUT_TIMEOUT + hold)
+        return Ack(accepted=bool(result.get("accepted", False)), path="agent")
+
+    def _agent_swipe(self, line: tuple[int, int, int, int], duration: float, resting: bool) -> Ack:
+        x1, y1, x2, y2 = line
+        params = {
+            "x1": x1,
+            "y1": y1,
+            "x2": x2,
+            "y2": y2,
+            "duration_ms": round(duration * 1000),
+            "rest_ms": round(REST * 1000) if resting else 0,
+        }
+        timeout = INPUT_TIMEOUT + duration + (REST if resting else 0.0)
+        result = self._agent("swipe", params, timeout)
+        moves = result.get("moves")
+        return Ack(accepted=bool(result.get("accepted", False)), path="agent", moves=moves if isinstance(moves, int) else None)
+
+    # --- the controller's gestures ---------------------------------------------------------------
+
+    def _controller_tap(self, controller: TouchController, x: int, y: int, hold: float) -> Ack:
+        _land(controller, x, y)
+        if hold > 0:
+            self._sleep(hold)
+        _lift(controller, x, y)
+        return Ack(accepted=True, path="controller")
+
+    def _controller_swipe(
+        self, controller: TouchController, line: tuple[int, int, int, int], duration: float, resting: bool
+    ) -> Ack:
+        points = swipe_path(line, duration)
+        x, y = line[0], line[1]
+        _land(controller, x, y)
+        for x, y in points:
+            self._sleep(MOVE_INTERVAL)
+            _move(controller, x, y)
+        if resting:
+            self._sleep(REST)
+            dx, dy = one_pixel_on(line)
+            x, y = x + dx, y + dy
+            _move(controller, x, y)
+        _lift(controller, x, y)
+        return Ack(accepted=True, path="controller", moves=len(points) + (1 if resting else 0))
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    def _px(self, points: float) -> int:
+        return round(points * self._scale())
+
+    def _focused_node(self) -> int | None:
+        latest = self._tree.latest
+        if latest is None:
+            return None
+        for window in latest.windows:
+            for node in window.nodes:
+                if node.focused:
+                    return node.id
+        return None
+
+
+def swipe_path(line: tuple[int, int, int, int], duration: float) -> list[tuple[int, int]]:
+    """The positions a swipe moves through after going down: one every 8 ms, at least one."""
+    x1, y1, x2, y2 = line
+    steps = max(1, round(duration / MOVE_INTERVAL))
+    return [(round(x1 + (x2 - x1) * i / steps), round(y1 + (y2 - y1) * i / steps)) for i in range(1, steps + 1)]
+
+
+def one_pixel_on(line: tuple[int, int, int, int]) -> tuple[int, int]:
+    """One pixel further in the swipe's direction (a repeated position changes nothing)."""
+    dx, dy = line[2] - line[0], line[3] - line[1]
+    length = math.hypot(dx, dy)
+    if length == 0:
+        return (0, 1)
+    step = (round(dx / length), round(dy / length))
+    return step if step != (0, 0) else ((1 if dx > 0 else -1), 0)
+
+
+def _land(controller: TouchController, x: int, y: int) -> None:
+    try:
+        controller.touch(x, y, True)
+    except Exception as exc:  # grpc errors, ControllerError, a closed channel
+        raise _NotLanded(exc) from exc
+
+
+def _move(controller: TouchController, x: int, y: int) -> None:
+    _checked(controller, x, y, True)
+
+
+def _lift(controller: TouchController, x: int, y: int) -> None:
+    _checked(controller, x, y, False)
+
+
+def _checked(controller: TouchController, x: int, y: int, pressed: bool) -> None:
+    try:
+        controller.touch(x, y, pressed)
+    except MobileAgentError:
+        raise
+    except Exception as exc:
+        raise ControllerError(f"emulator controller touch failed after the touch landed: {exc}") from exc

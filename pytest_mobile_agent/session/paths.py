@@ -1,0 +1,162 @@
+"""Path selection and the status report (task 5.5).
+
+`select_paths` decides whether a session uses the emulator's controller:
+
+| Target                                              | Taps and swipes | Frames     | Warning                   |
+|-----------------------------------------------------|-----------------|------------|---------------------------|
+| Emulator whose controller connects                  | controller      | controller | none                      |
+| Emulator whose controller does not resolve / answer | agent           | none       | launch flag, console cmd  |
+| Emulator with the controller turned off, or device  | agent           | none       | none                      |
+
+Screenshots, keys and text go through the agent on every path. `status_lines` writes the report
+`Session.status()` returns: the agent, the active path of each kind, the keyboard, the warning and
+what failed since.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pytest_mobile_agent.emulator import Controller, Endpoint, resolve
+from pytest_mobile_agent.emulator.endpoint import console_port
+from pytest_mobile_agent.errors import MobileAgentError, Unavailable
+
+log = logging.getLogger("pytest_mobile_agent.session")
+
+TOUCH_KINDS = "taps, long presses and swipes"
+
+
+@dataclass(frozen=True)
+class ControllerChoice:
+    """Whether to use an emulator's controller: `Auto()` resolves the endpoint from the emulator's
+    discovery file, `Off()` never uses one, `Endpoint(endpoint)` uses the given one."""
+
+    kind: Literal["auto", "off", "endpoint"]
+    endpoint: Endpoint | None = None
+
+    @classmethod
+    def Auto(cls) -> ControllerChoice:  # noqa: N802 - the seed's variant names
+        return cls("auto")
+
+    @classmethod
+    def Off(cls) -> ControllerChoice:  # noqa: N802
+        return cls("off")
+
+    @classmethod
+    def Endpoint(cls, endpoint: Endpoint) -> ControllerChoice:  # noqa: N802
+        return cls("endpoint", endpoint)
+
+
+@dataclass(frozen=True)
+class PathOptions:
+    connect_timeout: float = 2.0
+    resolve: Callable[[str], Endpoint] = resolve
+    connect: Callable[[Endpoint, float], Any] = Controller.connect
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The outcome of `select_paths`, for `Session.start_selected`."""
+
+    serial: str
+    emulator: bool
+    choice: ControllerChoice
+    controller: Any = field(default=None, repr=False)
+    """A connected emulator.Controller, or None: the agent carries everything."""
+    warning: str | None = None
+
+
+def select_paths(
+    serial: str, emulator: bool, choice: ControllerChoice, options: PathOptions | None = None
+) -> Selection:
+    """Resolve and connect the controller where the target and the choice call for one."""
+    options = options or PathOptions()
+    if not emulator or choice.kind == "off":
+        return Selection(serial, emulator, choice)
+    try:
+        endpoint = choice.endpoint if choice.kind == "endpoint" and choice.endpoint else options.resolve(serial)
+        controller = options.connect(endpoint, options.connect_timeout)
+    except Unavailable as exc:
+        log.warning("%s", exc.warning())
+        return Selection(serial, emulator, choice, warning=exc.warning())
+    except MobileAgentError as exc:  # a timeout or a gRPC failure while connecting
+        warning = Unavailable(serial, str(exc), console_port=console_port(serial)).warning()
+        log.warning("%s", warning)
+        return Selection(serial, emulator, choice, warning=warning)
+    return Selection(serial, emulator, choice, controller=controller)
+
+
+@dataclass(frozen=True)
+class StatusFacts:
+    """What the status report says, gathered by the session."""
+
+    serial: str
+    agent: str
+    version: str
+    protocol: int
+    pid: int
+    socket: str
+    reused: bool
+    controller_url: str | None = None
+    """The controller the session started with, None on the agent paths."""
+    keyboard: bool = False
+    frames_received: int = 0
+    controller_failure: str | None = None
+    frame_failures: int = 0
+    last_frame_failure: str | None = None
+    warning: str | None = None
+    disconnected: str | None = None
+    reconnect_hint: str | None = None
+
+
+def status_lines(facts: StatusFacts) -> list[str]:
+    """The report, one line per fact, as the seed prints it."""
+    lines = [
+        f"{facts.serial}: {facts.agent} {facts.version} over protocol {facts.protocol}, pid {facts.pid}, "
+        f"socket {facts.socket}, {'reused' if facts.reused else 'launched'}",
+        _input_line(facts),
+        _frames_line(facts),
+        "screenshots: agent",
+        _keys_line(facts),
+    ]
+    if facts.warning:
+        lines.append(f"warning: {facts.warning}")
+    if facts.disconnected is not None:
+        hint = f"; {facts.reconnect_hint}" if facts.reconnect_hint else ""
+        lines.append(f"agent: disconnected ({facts.disconnected}){hint}")
+    return lines
+
+
+def _input_line(facts: StatusFacts) -> str:
+    if facts.controller_url is None:
+        return f"input: agent ({TOUCH_KINDS})"
+    if facts.controller_failure is not None:
+        return (
+            f"input: agent ({TOUCH_KINDS}); the emulator controller at {facts.controller_url} "
+            f"failed: {facts.controller_failure}"
+        )
+    return f"input: emulator controller at {facts.controller_url} ({TOUCH_KINDS})"
+
+
+def _frames_line(facts: StatusFacts) -> str:
+    if facts.controller_url is None:
+        return "frames: none; screenshots come from the agent on demand"
+    line = f"frames: emulator controller, {facts.frames_received} received"
+    if facts.frame_failures:
+        times = "once" if facts.frame_failures == 1 else f"{facts.frame_failures} times"
+        line += f"; the stream failed {times} and was subscribed to again (last: {facts.last_frame_failure})"
+    return line
+
+
+def _keys_line(facts: StatusFacts) -> str:
+    if facts.controller_url is None:
+        return "keys and text: agent"
+    if facts.keyboard:
+        return (
+            "keys and text: agent; the AVD declares a keyboard, but the controller cannot say "
+            "whether the platform accepted a key"
+        )
+    return "keys and text: agent; the AVD declares no keyboard, so the controller would drop keys"

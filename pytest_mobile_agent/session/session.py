@@ -1,0 +1,243 @@
+"""The session: an attached agent, and the controller when there is one, behind the mirror's backends.
+
+    session = Session.start(attached, controller=None, device=device)
+    mirror = Mirror(session.backend())        # handed over once
+    session.status()                           # the report of paths and failures
+    session.stop()                             # shutdown, the agent killed past the timeout
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pytest_mobile_agent.errors import MobileAgentError
+from pytest_mobile_agent.session.backends import Backend, Disconnected, Screenshot, SessionEvent
+from pytest_mobile_agent.session.events import EventStream
+from pytest_mobile_agent.session.frames import FrameSource
+from pytest_mobile_agent.session.input import InputCounts, InputRouter
+from pytest_mobile_agent.session.paths import Selection, StatusFacts, status_lines
+from pytest_mobile_agent.session.tree import (
+    AgentTree,
+    ReadRecord,
+    TreeOptions,
+    scale_from_wm_density,
+)
+
+log = logging.getLogger("pytest_mobile_agent.session")
+
+DENSITY_COMMAND = "wm density"
+
+
+class BackendTaken(MobileAgentError):
+    """`Session.backend()` hands the backends over once; one mirror drives one session."""
+
+
+class Session:
+    """Use `Session.start` or `Session.start_selected`."""
+
+    def __init__(
+        self,
+        attached: Any,
+        scale: float,
+        controller: Any = None,
+        *,
+        serial: str = "",
+        warning: str | None = None,
+        owns_controller: bool = False,
+        tree_options: TreeOptions | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.attached = attached
+        self.connection = attached.connection
+        self.controller = controller
+        self.scale = scale
+        self.serial = serial or str(getattr(getattr(attached, "record", None), "serial", "") or "")
+        self.warning = warning
+        self._owns_controller = owns_controller
+        self._taken = False
+        self._lock = threading.Lock()
+        self._stopped = False
+        self.disconnection: Disconnected | None = None
+        capabilities = tuple(getattr(self.connection.hello, "capabilities", ()) or ())
+        self.events = EventStream(clock)
+        self.tree = AgentTree(
+            self.connection, self._get_scale, capabilities=capabilities, options=tree_options, clock=clock, sleep=sleep
+        )
+        self.input = InputRouter(self.connection, self.tree, self._get_scale, controller, clock=clock, sleep=sleep)
+        self.frames = FrameSource(self.connection, controller, put=self.events.put, rotation=self._rotation, clock=clock)
+        self.events.observe(self._observe)
+        self.connection.set_sink(self.events.sink)
+        self.frames.start()
+
+    # --- starting --------------------------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        attached: Any,
+        controller: Any = None,
+        *,
+        device: Any = None,
+        scale: float | None = None,
+        serial: str = "",
+        warning: str | None = None,
+        tree_options: TreeOptions | None = None,
+    ) -> Session:
+        """A session on `attached` (an agent.Attached), with an optional connected emulator.Controller.
+
+        The display scale comes from `wm density` on `device` (or `attached.device`), the override
+        density first; `scale` gives it instead.
+        """
+        if scale is None:
+            scale = read_scale(device if device is not None else getattr(attached, "device", None))
+        return cls(attached, scale, controller, serial=serial, warning=warning, tree_options=tree_options)
+
+    @classmethod
+    def start_selected(
+        cls,
+        attached: Any,
+        selection: Selection,
+        *,
+        device: Any = None,
+        scale: float | None = None,
+        tree_options: TreeOptions | None = None,
+    ) -> Session:
+        """A session on the paths `select_paths` chose; the session owns the controller it got."""
+        if scale is None:
+            scale = read_scale(device if device is not None else getattr(attached, "device", None))
+        return cls(
+            attached,
+            scale,
+            selection.controller,
+            serial=selection.serial,
+            warning=selection.warning,
+            owns_controller=selection.controller is not None,
+            tree_options=tree_options,
+        )
+
+    # --- the mirror's side -----------------------------------------------------------------------
+
+    def backend(self) -> Backend:
+        """The four backends, handed over once."""
+        with self._lock:
+            if self._taken:
+                raise BackendTaken(
+                    "the session's backend was already taken", advice="drive one mirror per session"
+                )
+            self._taken = True
+        return Backend(tree=self.tree, events=self.events, input=self.input, frames=self.frames, scale=self.scale)
+
+    def screenshot(self, format: str = "png") -> Screenshot:
+        """A screenshot from the agent, upright in every display orientation."""
+        return self.frames.screenshot(format)
+
+    # --- counters --------------------------------------------------------------------------------
+
+    @property
+    def reads(self) -> int:
+        return self.tree.reads
+
+    @property
+    def last_read(self) -> ReadRecord | None:
+        return self.tree.last_read
+
+    @property
+    def inputs(self) -> InputCounts:
+        return self.input.counts
+
+    @property
+    def frames_received(self) -> int:
+        return self.frames.received
+
+    # --- the report ------------------------------------------------------------------------------
+
+    def status(self) -> list[str]:
+        """The agent and the active path of each kind, the keyboard, the warning, what failed since."""
+        hello = self.connection.hello
+        record = getattr(self.attached, "record", None)
+        controller = self.controller
+        failure = self.input.controller_failure
+        disconnection = self.disconnection
+        facts = StatusFacts(
+            serial=self.serial,
+            agent=str(getattr(hello, "agent", "mobile-agent-android")),
+            version=str(getattr(hello, "version", getattr(record, "version", "?"))),
+            protocol=int(getattr(self.connection, "protocol", getattr(record, "protocol", 1)) or 1),
+            pid=int(getattr(hello, "pid", getattr(record, "pid", 0)) or 0),
+            socket=str(getattr(hello, "socket", "") or getattr(record, "socket", "")),
+            reused=_reused(getattr(self.attached, "outcome", None)),
+            controller_url=_url(controller),
+            keyboard=bool(getattr(controller, "keys_supported", False)) if controller is not None else False,
+            frames_received=self.frames.received,
+            controller_failure=str(failure) if failure is not None else None,
+            frame_failures=self.frames.failures,
+            last_frame_failure=str(self.frames.last_failure) if self.frames.last_failure else None,
+            warning=self.warning,
+            disconnected=disconnection.reason if disconnection else None,
+            reconnect_hint=disconnection.reconnect_hint if disconnection else None,
+        )
+        return status_lines(facts)
+
+    # --- stopping --------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop the frames, ask the agent to shut down (killed past the timeout), close the controller."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        self.frames.stop()
+        try:
+            self.attached.stop()
+        finally:
+            if self._owns_controller and self.controller is not None:
+                self.controller.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    def _get_scale(self) -> float:
+        return self.scale
+
+    def _rotation(self) -> int:
+        latest = self.tree.latest
+        return latest.display.rotation if latest is not None else 0
+
+    def _observe(self, event: SessionEvent) -> None:
+        if isinstance(event, Disconnected):
+            self.disconnection = event
+            log.info("the agent connection of %s ended: %s", self.serial, event.reason)
+
+
+def read_scale(device: Any) -> float:
+    """Pixels per point from the device's `wm density` (420 dpi: 2.625)."""
+    if device is None:
+        raise MobileAgentError(
+            "the session needs the device to read the display density",
+            advice="pass device= to Session.start (or scale= when it is known)",
+        )
+    output = device.shell(DENSITY_COMMAND)
+    text = output.text() if hasattr(output, "text") else str(output)
+    return scale_from_wm_density(text)
+
+
+def _reused(outcome: Any) -> bool:
+    return outcome is not None and type(outcome).__name__ == "Reused"
+
+
+def _url(controller: Any) -> str | None:
+    if controller is None:
+        return None
+    endpoint = getattr(controller, "endpoint", None)
+    url = getattr(endpoint, "url", None)
+    return str(url) if url else "the emulator controller"

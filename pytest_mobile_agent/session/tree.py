@@ -1,0 +1,318 @@
+"""The tree source: snapshot reads and bounds probes against the agent.
+
+Every read is one `snapshot` request with a 10 s deadline. Reads after an attach, an action or a
+resync take the agent's idle bound (500 ms, ending 200 ms after the last event or agent action);
+reads the target's own changes trigger (events, polls, frames, moved nodes) do not wait, since the
+mirror's settle replaces the platform's idle wait. Input the agent did not inject (the
+controller's) leaves the agent's cache of event-less (Compose) windows stale and starts no idle
+wait, so the next read waits until that input is 200 ms old and, when the latest read showed an
+event-less window, asks the agent to evict those windows first.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pytest_mobile_agent.errors import ProtocolError
+from pytest_mobile_agent.session.backends import (
+    Bounds,
+    Display,
+    IdleReport,
+    Node,
+    ProbedBounds,
+    ReadReason,
+    Scroll,
+    Snapshot,
+    Window,
+    WindowMetadata,
+)
+
+log = logging.getLogger("pytest_mobile_agent.session")
+
+BOUNDS_CAPABILITY = "bounds"
+FOREIGN_INPUT_QUIET = 0.2
+"""How old input the agent did not inject must be before a read (the agent's idle_quiet_ms)."""
+
+
+class Requester(Protocol):
+    """What the tree source needs of `agent.Connection`."""
+
+    def request(self, method: str, params: Mapping[str, Any], timeout: float) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class TreeOptions:
+    read_timeout: float = 10.0
+    probe_timeout: float = 0.5
+    idle_timeout_ms: int = 500
+    idle_quiet_ms: int = 200
+    max_nodes: int = 5000
+    max_depth: int = 80
+
+
+@dataclass(frozen=True)
+class ReadRecord:
+    """What the latest read asked for and what it got."""
+
+    reason: ReadReason
+    params: Mapping[str, Any]
+    started_at: float
+    duration: float
+    node_count: int
+    windows: int
+
+
+class AgentTree:
+    """The TreeBackend on an agent connection."""
+
+    def __init__(
+        self,
+        connection: Requester,
+        scale: Callable[[], float],
+        *,
+        capabilities: Sequence[str] = (),
+        options: TreeOptions | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._connection = connection
+        self._scale = scale
+        self._capabilities = frozenset(capabilities)
+        self._options = options or TreeOptions()
+        self._clock = clock
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self._foreign_input_at: float | None = None
+        self._latest: Snapshot | None = None
+        self._window_of: dict[int, int] = {}
+        self.reads = 0
+        self.last_read: ReadRecord | None = None
+
+    @property
+    def latest(self) -> Snapshot | None:
+        return self._latest
+
+    @property
+    def can_probe(self) -> bool:
+        return BOUNDS_CAPABILITY in self._capabilities
+
+    def note_foreign_input(self, at: float | None = None) -> None:
+        """Input reached the target past the agent (through the controller)."""
+        with self._lock:
+            self._foreign_input_at = self._clock() if at is None else at
+
+    def window_of(self, node_id: int) -> int | None:
+        return self._window_of.get(node_id)
+
+    def read(self, reason: ReadReason, windows: Sequence[int] = ()) -> Snapshot:
+        params = self._params(reason, windows)
+        started = self._clock()
+        result = self._connection.request("snapshot", params, self._options.read_timeout)
+        snapshot = parse_snapshot(result, scale=self._scale(), reason=reason, read_at=self._clock())
+        self._remember(snapshot, reason, params, started)
+        return snapshot
+
+    def probe(self, node_ids: Sequence[int]) -> ProbedBounds:
+        """One bounds request for these nodes, mapped back to their windows by id."""
+        if not self.can_probe:
+            raise ProtocolError("the agent does not advertise bounds probes (agent 0.3.0 on)")
+        if not node_ids:
+            return {}
+        result = self._connection.request("bounds", {"ids": list(node_ids)}, self._options.probe_timeout)
+        found: dict[int, dict[int, Bounds]] = {}
+        for entry in _list(result, "nodes"):
+            node_id = _int(entry, "id")
+            window = self._window_of.get(node_id)
+            if window is None:
+                continue  # not a node of the latest read: nothing to map it to
+            found.setdefault(window, {})[node_id] = _bounds(entry.get("bounds"))
+        return found
+
+    def _params(self, reason: ReadReason, windows: Sequence[int]) -> dict[str, Any]:
+        options = self._options
+        params: dict[str, Any] = {"max_nodes": options.max_nodes, "max_depth": options.max_depth}
+        if reason.waits_for_idle:
+            params["idle_timeout_ms"] = options.idle_timeout_ms
+            params["idle_quiet_ms"] = options.idle_quiet_ms
+        else:
+            params["idle_timeout_ms"] = 0
+        if reason is ReadReason.MOVED and windows:
+            params["evict"] = sorted(set(windows))
+        if self._take_foreign_input():
+            params["evict_event_less"] = True
+        return params
+
+    def _take_foreign_input(self) -> bool:
+        """Wait until foreign input is old enough; True when event-less windows must be evicted."""
+        with self._lock:
+            at, self._foreign_input_at = self._foreign_input_at, None
+        if at is None:
+            return False
+        wait = at + FOREIGN_INPUT_QUIET - self._clock()
+        if wait > 0:
+            self._sleep(wait)
+        latest = self._latest
+        return latest is not None and any(not w.metadata.sends_change_events for w in latest.windows)
+
+    def _remember(self, snapshot: Snapshot, reason: ReadReason, params: Mapping[str, Any], started: float) -> None:
+        self._window_of = {node.id: window.id for window in snapshot.windows for node in window.nodes}
+        self._latest = snapshot
+        self.reads += 1
+        self.last_read = ReadRecord(
+            reason=reason,
+            params=dict(params),
+            started_at=started,
+            duration=snapshot.read_at - started,
+            node_count=snapshot.node_count,
+            windows=len(snapshot.windows),
+        )
+
+
+# --- parsing -------------------------------------------------------------------------------------
+
+
+def parse_snapshot(result: Mapping[str, Any], *, scale: float, reason: ReadReason, read_at: float) -> Snapshot:
+    """The agent's snapshot result as values; a malformed one is a ProtocolError naming the key."""
+    try:
+        windows = tuple(_window(w) for w in _list(result, "windows"))
+        idle = result.get("idle") or {}
+        display = result.get("display") or {}
+        return Snapshot(
+            windows=windows,
+            node_count=int(result.get("node_count", sum(len(w.nodes) for w in windows))),
+            truncated=bool(result.get("truncated", False)),
+            idle=IdleReport(waited_ms=int(idle.get("waited_ms", 0)), idle=bool(idle.get("idle", True))),
+            seq=int(result.get("seq", 0)),
+            display=Display(
+                width=int(display.get("width", 0)),
+                height=int(display.get("height", 0)),
+                density=int(display.get("density", 0)),
+                rotation=int(display.get("rotation", 0)),
+            ),
+            scale=scale,
+            backend="agent",
+            reason=reason,
+            read_at=read_at,
+        )
+    except ProtocolError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ProtocolError(f"malformed snapshot from the agent: {type(exc).__name__} {exc}") from None
+
+
+def _window(w: Mapping[str, Any]) -> Window:
+    nodes = tuple(_node(n) for n in w["nodes"])
+    return Window(
+        id=w["id"],
+        type=w.get("type", "application"),
+        title=w.get("title"),
+        package=w.get("package"),
+        layer=w.get("layer", 0),
+        focused=bool(w.get("focused", False)),
+        active=bool(w.get("active", False)),
+        bounds=_bounds(w.get("bounds")),
+        metadata=WindowMetadata(
+            # an agent without window metadata says nothing: trust its events as before task 3.6
+            sends_change_events=bool(w.get("sends_change_events", True)),
+            owner=w.get("owner"),
+            modal=bool(w.get("modal", False)),
+        ),
+        node_count=int(w.get("node_count", len(nodes))),
+        nodes=nodes,
+    )
+
+
+def _node(n: Mapping[str, Any]) -> Node:
+    scroll = n.get("scroll")
+    b = n["bounds"]
+    return Node(
+        n["id"],
+        n["parent"],
+        n["depth"],
+        n["class"],
+        n["text"],
+        n["desc"],
+        n["res"],
+        n["hint"],
+        n["package"],
+        (b[0], b[1], b[2], b[3]),
+        n["clickable"],
+        n["long_clickable"],
+        n["focusable"],
+        n["focused"],
+        n["editable"],
+        n["checkable"],
+        n["checked"],
+        n["enabled"],
+        n["selected"],
+        n["scrollable"],
+        n["visible"],
+        n["password"],
+        _scroll(scroll) if scroll else None,
+        tuple(n["children"]),
+    )
+
+
+def _scroll(s: Mapping[str, Any]) -> Scroll:
+    return Scroll(
+        horizontal=bool(s.get("horizontal", False)),
+        vertical=bool(s.get("vertical", False)),
+        can_back=bool(s.get("can_back", False)),
+        can_forward=bool(s.get("can_forward", False)),
+        items=s.get("items"),
+        first=s.get("first"),
+        last=s.get("last"),
+    )
+
+
+def _bounds(value: Any) -> Bounds:
+    if not isinstance(value, (list, tuple)) or len(value) != 4:
+        raise ProtocolError(f"malformed bounds from the agent: {value!r}")
+    return (int(value[0]), int(value[1]), int(value[2]), int(value[3]))
+
+
+def _list(result: Mapping[str, Any], key: str) -> list[Any]:
+    value = result.get(key) if isinstance(result, Mapping) else None
+    if not isinstance(value, list):
+        raise ProtocolError(f"malformed reply from the agent: {key!r} is not a list")
+    return value
+
+
+def _int(entry: Any, key: str) -> int:
+    value = entry.get(key) if isinstance(entry, Mapping) else None
+    if not isinstance(value, int):
+        raise ProtocolError(f"malformed reply from the agent: {key!r} is not an integer")
+    return value
+
+
+# --- the display scale ---------------------------------------------------------------------------
+
+
+def scale_from_wm_density(output: str) -> float:
+    """Pixels per point from `wm density`: the override density first, else the physical one, /160.
+
+    `Physical density: 420` gives 2.625; with `Override density: 480` below it, 3.0.
+    """
+    physical: int | None = None
+    override: int | None = None
+    for line in output.splitlines():
+        key, sep, value = line.partition(":")
+        if not sep:
+            continue
+        value = value.strip()
+        if not value.isdigit():
+            continue
+        name = key.strip().lower()
+        if name == "override density":
+            override = int(value)
+        elif name == "physical density":
+            physical = int(value)
+    density = override or physical
+    if not density:
+        raise ProtocolError(f"`wm density` printed no density: {output.strip()[:200]!r}")
+    return density / 160.0
