@@ -231,6 +231,8 @@ class ForwardRule:
     def stop(self) -> None:
         self._stopped.set()
         with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accept loop at once on Linux
+        with contextlib.suppress(OSError):
             self._listener.close()
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=1.0)
@@ -271,6 +273,7 @@ class AdbServerEndpoint:
         self._forwards: list[ForwardRule] = []
         self._lock = threading.Lock()
         self._stopped = threading.Event()
+        self._done = threading.Event()
         self._on_kill = on_kill
         self._clients: set[socket.socket] = set()
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -378,6 +381,8 @@ class AdbServerEndpoint:
             transport = chosen or transport
             if reply:
                 sock.sendall(reply)
+            if _split_prefix(request)[1] == "kill":
+                self._kill()
             if done:
                 return
 
@@ -438,8 +443,7 @@ class AdbServerEndpoint:
         if service.startswith("wait-for-"):
             return self._wait_for(selector)
         if service == "kill":
-            threading.Thread(target=self._kill, name="virtual-adb-kill", daemon=True).start()
-            return OKAY
+            return OKAY  # _serve_requests stops the server once the reply is out
         forward = self._forward_service(selector, service)
         if forward is not None:
             return forward
@@ -534,6 +538,8 @@ class AdbServerEndpoint:
             return
         self._stopped.set()
         with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accept loop at once on Linux
+        with contextlib.suppress(OSError):
             self._listener.close()
         with self._lock:
             rules, self._forwards = self._forwards, []
@@ -545,10 +551,12 @@ class AdbServerEndpoint:
                 client.shutdown(socket.SHUT_RDWR)
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=2.0)
+        self._done.set()
 
     @property
     def stopped(self) -> bool:
-        return self._stopped.is_set()
+        """True once the server has stopped listening."""
+        return self._done.is_set()
 
 
 def _split_prefix(request: str) -> tuple[str, str | None]:

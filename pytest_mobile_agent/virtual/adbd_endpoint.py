@@ -247,7 +247,7 @@ class AdbdConnection:
         self.sock = sock
         self.io_timeout = endpoint.io_timeout
         self.peer_max_payload = MAX_PAYLOAD
-        self.peer_version = A_VERSION_MIN
+        self.peer_version = A_VERSION  # until its CNXN says otherwise: checksums neither sent nor checked
         self.online = False
         self.stopped = threading.Event()
         self._send_lock = threading.Lock()
@@ -356,7 +356,8 @@ class AdbdConnection:
         data = b""
         if length:
             data = self._read_exact(length, idle_ok=False) or b""
-        if self.peer_version < A_VERSION_SKIP_CHECKSUM and check != checksum(data):
+        older = self.peer_version < A_VERSION_SKIP_CHECKSUM or (command == A_CNXN and arg0 < A_VERSION_SKIP_CHECKSUM)
+        if older and check != checksum(data):
             raise errors.ProtocolError(f"bad checksum {check:08x} for a {COMMAND_NAMES.get(command, '?')} message")
         return Message(command, arg0, arg1, data)
 
@@ -576,6 +577,8 @@ class AdbdEndpoint:
 
     def stop(self) -> None:
         self._stopped.set()
+        with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accept loop at once on Linux
         with contextlib.suppress(OSError):
             self._listener.close()
         with self._lock:
