@@ -1,0 +1,315 @@
+"""The Compose fixture app `dev.mobileagent.fixture`: tabs Login, List and Big.
+
+Compose sends no change events, so the app's windows (its main window and its in-app alert) say
+`sends_change_events: false`. A tab switch tears the old screen down at once (its nodes are gone,
+and the new screen's nodes get new ids) and composes the new one after a short model time.
+
+Node counts of the app's main window: 10 for the frame (decor view, the Compose root, the title,
+the tab row, 3 tabs with an icon each), plus the screen. The Big screen has 553: its container,
+a header, the grid, 50 rows and 500 cells; with the status bar (6) and the navigation bar (4) the
+whole snapshot of the Big tab is 573 nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from .node import Node, ScrollInfo, Window
+from .system import LAYER_ALERT, LAYER_APP
+
+if TYPE_CHECKING:
+    from .model import UiModel
+
+PACKAGE = "dev.mobileagent.fixture"
+MAIN_ACTIVITY = ".MainActivity"
+TABS = ("Login", "List", "Big")
+BIG_CELLS = 500
+BIG_COLUMNS = 10
+LIST_ITEMS = 100
+FRAME_NODES = 10
+#: model milliseconds from a tab's selection (or the app's start) to its screen being composed
+COMPOSE_MS = {"Login": 40.0, "List": 60.0, "Big": 180.0}
+LAUNCH_MS = 120.0
+
+
+class ListScroller:
+    """The List tab's LazyColumn: 100 items, only the visible ones in the tree."""
+
+    def __init__(self, app: FixtureApp, container: Node) -> None:
+        self.app = app
+        self.container = container
+        self.item_height = app.model.geo.dp(56)
+        self._offset = 0.0
+        self._items: dict[int, Node] = {}
+        self.layout()
+
+    def offset(self) -> float:
+        return self._offset
+
+    def max_offset(self) -> float:
+        top, bottom = self.container.bounds[1], self.container.bounds[3]
+        return max(0.0, LIST_ITEMS * self.item_height - (bottom - top))
+
+    def scroll_to(self, offset: float) -> None:
+        offset = min(self.max_offset(), max(0.0, offset))
+        if offset == self._offset:
+            return
+        self._offset = offset
+        self.layout()
+        self.app.content_changed([self.container], ("scroll",))
+
+    def layout(self) -> None:
+        """Compose the visible items: keep the nodes of items still shown, add the new ones."""
+        left, top, right, bottom = self.container.bounds
+        h = self.item_height
+        first = int(self._offset // h)
+        last = min(LIST_ITEMS - 1, int((self._offset + (bottom - top) - 1) // h))
+        shown: dict[int, Node] = {}
+        for index in range(first, last + 1):
+            y = top + index * h - round(self._offset)
+            bounds = (left, max(top, y), right, min(bottom, y + h))
+            node = self._items.get(index)
+            if node is None:
+                node = self._item(index, bounds)
+            node.bounds = bounds
+            shown[index] = node
+        self._items = shown
+        self.container.children = []
+        for index in sorted(shown):
+            self.container.add(shown[index])
+        self.container.scroll = ScrollInfo(vertical=True, can_back=self._offset > 0,
+                                           can_forward=self._offset < self.max_offset(),
+                                           items=LIST_ITEMS, first=first, last=last)
+
+    def _item(self, index: int, bounds: tuple[int, int, int, int]) -> Node:
+        node = Node("android.widget.TextView", bounds, text=f"Item {index + 1}", res=f"item_{index + 1}",
+                    package=PACKAGE, clickable=True, long_clickable=True, focusable=True)
+
+        def toggle() -> None:
+            node.selected = not node.selected
+            self.app.content_changed([node], ("state",))
+
+        node.on_long_click = toggle
+        node.on_click = toggle
+        return node
+
+
+class FixtureApp:
+    """The app's state and windows; the model calls `start`, `stop` and `back`."""
+
+    package = PACKAGE
+    activities = (MAIN_ACTIVITY,)
+
+    def __init__(self, model: UiModel) -> None:
+        self.model = model
+        self.window: Window | None = None
+        self.alert: Window | None = None
+        self.tab = "Login"
+        self.composed = False
+        self.list: ListScroller | None = None
+        self.signed_in_as: str | None = None
+        self.permission_results: dict[str, str] = {}
+        self._screen: Node | None = None
+        self._generation = 0
+
+    # --- lifecycle ----------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.window is not None
+
+    def start(self, extras: Mapping[str, str] | None = None) -> None:
+        """`am start -n dev.mobileagent.fixture/.MainActivity [--es tab Big] [--es prompt camera]`."""
+        extras = dict(extras or {})
+        tab = extras.get("tab", "Login")
+        tab = next((t for t in TABS if t.lower() == tab.lower()), "Login")
+        if self.window is None:
+            self.window = self._frame()
+            self.model.add_window(self.window)
+            self.model.log("ActivityTaskManager", f"START u0 {{cmp={PACKAGE}/{MAIN_ACTIVITY}}}")
+            self._select(tab, LAUNCH_MS)
+        elif tab != self.tab or "tab" in extras:
+            self._select(tab, 0.0)
+        prompt = extras.get("prompt")
+        if prompt:
+            self.model.request_permission(prompt, self.permission_answered)
+
+    def stop(self) -> None:
+        """Force-stop: every window of the app goes, the nodes with them."""
+        self._generation += 1
+        if self.alert is not None:
+            self.model.remove_window(self.alert)
+            self.alert = None
+        if self.window is not None:
+            self.model.clear_focus_in(self.window)
+            self.model.remove_window(self.window)
+            self.window = None
+        self.model.dismiss_permission()
+        self.composed = False
+        self.list = None
+        self._screen = None
+
+    def back(self) -> bool:
+        """The back key: close the alert, else finish the activity. True when consumed."""
+        if self.alert is not None:
+            self.dismiss_alert()
+            return True
+        if self.window is not None:
+            self.stop()
+            return True
+        return False
+
+    # --- the frame and the tabs ---------------------------------------------------------------
+
+    def _frame(self) -> Window:
+        geo = self.model.geo
+        w = Window(type="application", title="Compose fixture", package=PACKAGE, layer=LAYER_APP,
+                   bounds=geo.app, sends_change_events=False, owner=None)
+        w.root.res = None
+        compose = w.root.add(Node("android.view.View", geo.app, visible=False))
+        compose.add(Node("android.widget.TextView", geo.title_bar, text="Compose fixture", res="title"))
+        row = compose.add(Node("android.view.View", geo.tab_row, res="tabs"))
+        width = geo.width // len(TABS)
+        top, bottom = geo.tab_row[1], geo.tab_row[3]
+        for i, name in enumerate(TABS):
+            tab = row.add(Node("android.widget.TextView", (i * width, top, (i + 1) * width, bottom), text=name,
+                               res=f"tab_{name.lower()}", clickable=True, focusable=True))
+            tab.add(Node("android.widget.ImageView", (i * width + width // 2 - 36, top + 12,
+                                                      i * width + width // 2 + 36, top + 60)))
+            tab.on_click = (lambda n=name: self._select(n, 0.0))
+        self._compose_root = compose
+        self._tab_nodes = {name: row.children[i] for i, name in enumerate(TABS)}
+        return w
+
+    def _select(self, tab: str, extra_ms: float) -> None:
+        """Tear the current screen down now; compose `tab` after its model time."""
+        assert self.window is not None
+        self._generation += 1
+        generation = self._generation
+        self.tab = tab
+        self.composed = False
+        self.list = None
+        self.model.clear_focus_in(self.window)
+        if self._screen is not None:
+            self._compose_root.children.remove(self._screen)
+            self._screen = None
+        for name, node in self._tab_nodes.items():
+            node.selected = name == tab
+        self.content_changed([self._compose_root], ("structure",))
+
+        def compose() -> None:
+            if generation == self._generation and self.window is not None:
+                self._compose(tab)
+
+        self.model.schedule(extra_ms + COMPOSE_MS[tab], compose)
+
+    def _compose(self, tab: str) -> None:
+        screen = Node("android.view.View", self.model.geo.content, res=f"screen_{tab.lower()}", package=PACKAGE)
+        {"Login": self._login, "List": self._list, "Big": self._big}[tab](screen)
+        self._compose_root.add(screen)
+        self._screen = screen
+        self.composed = True
+        self.content_changed([self._compose_root], ("structure",))
+
+    def content_changed(self, nodes: list[Node], kinds: tuple[str, ...]) -> None:
+        if self.window is not None:
+            self.model.nodes_changed(self.window, nodes, kinds)
+
+    # --- screens ------------------------------------------------------------------------------
+
+    def _login(self, screen: Node) -> None:
+        geo = self.model.geo
+        left, right = geo.dp(24), geo.width - geo.dp(24)
+        y = screen.bounds[1] + 44
+        screen.add(Node("android.widget.TextView", (left, y, right, y + 100), text="Sign in", res="login_heading"))
+        y += 140
+        fields = {}
+        for res, hint, password, direct in (("username", "Username", False, True),
+                                            ("password", "Password", True, True),
+                                            ("invite_code", "Invite code", False, False)):
+            field = screen.add(Node("android.widget.EditText", (left, y, right, y + 147), text="", hint=hint,
+                                    res=res, clickable=True, focusable=True, editable=True, password=password,
+                                    long_clickable=True, accepts_set_text=direct))
+            field.on_click = (lambda f=field: self.model.focus(f))
+            fields[res] = field
+            y += 187
+        y += 20
+        login = screen.add(Node("android.widget.Button", (left, y, right, y + 147), text="Login",
+                                res="login_button", clickable=True, focusable=True))
+        y += 187
+        camera = screen.add(Node("android.widget.Button", (left, y, right, y + 147), text="Use camera",
+                                 res="camera_button", clickable=True, focusable=True))
+        y += 187
+        status = screen.add(Node("android.widget.TextView", (left, y, right, y + 84),
+                                 text=self._status_text(), res="login_status"))
+
+        def sign_in() -> None:
+            self.signed_in_as = fields["username"].text or "guest"
+            status.text = self._status_text()
+            self.content_changed([status], ("text",))
+            self.show_alert("Signed in", f"Welcome, {self.signed_in_as}")
+
+        login.on_click = sign_in
+        camera.on_click = (lambda: self.model.request_permission("camera", self.permission_answered))
+
+    def _status_text(self) -> str:
+        return f"Signed in as {self.signed_in_as}" if self.signed_in_as else "Signed out"
+
+    def _list(self, screen: Node) -> None:
+        container = screen.add(Node("android.view.View", screen.bounds, res="list", scrollable=True,
+                                    package=PACKAGE))
+        self.list = ListScroller(self, container)
+        container.scroller = self.list
+
+    def _big(self, screen: Node) -> None:
+        left, top, right, bottom = screen.bounds
+        screen.add(Node("android.widget.TextView", (left, top, right, top + 84), text=f"{BIG_CELLS} cells",
+                        res="big_header"))
+        grid = screen.add(Node("android.view.View", (left, top + 84, right, bottom), res="big_grid"))
+        rows = BIG_CELLS // BIG_COLUMNS
+        row_h = (bottom - top - 84) // rows
+        cell_w = (right - left) // BIG_COLUMNS
+        for r in range(rows):
+            y = top + 84 + r * row_h
+            row = grid.add(Node("android.view.View", (left, y, right, y + row_h)))
+            for c in range(BIG_COLUMNS):
+                n = r * BIG_COLUMNS + c + 1
+                cell = row.add(Node("android.widget.TextView", (left + c * cell_w, y, left + (c + 1) * cell_w, y + row_h),
+                                    text=f"Cell {n}", res=f"cell_{n}", clickable=True))
+                cell.on_click = (lambda node=cell: self._toggle(node))
+
+    def _toggle(self, node: Node) -> None:
+        node.selected = not node.selected
+        self.content_changed([node], ("state",))
+
+    # --- the in-app alert and the permission answer -------------------------------------------
+
+    def show_alert(self, title: str, message: str) -> None:
+        """Compose's AlertDialog: a modal window of the app that sends no change events."""
+        if self.alert is not None:
+            self.model.remove_window(self.alert)
+        geo = self.model.geo
+        left, right = geo.dp(34), geo.width - geo.dp(34)
+        top = geo.height // 2 - 250
+        w = Window(type="application", title=title, package=PACKAGE, layer=LAYER_ALERT,
+                   bounds=(left, top, right, top + 500), sends_change_events=False, owner=None, modal=True)
+        w.root.res = None
+        pane = w.root.add(Node("android.view.View", w.bounds, res="alert", package=PACKAGE))
+        pane.add(Node("android.widget.TextView", (left + 60, top + 50, right - 60, top + 140), text=title,
+                      res="alert_title"))
+        pane.add(Node("android.widget.TextView", (left + 60, top + 160, right - 60, top + 300), text=message,
+                      res="alert_message"))
+        ok = pane.add(Node("android.widget.Button", (right - 300, top + 350, right - 60, top + 460), text="OK",
+                           res="alert_ok", clickable=True, focusable=True))
+        ok.on_click = self.dismiss_alert
+        self.alert = w
+        self.model.add_window(w)
+
+    def dismiss_alert(self) -> None:
+        if self.alert is not None:
+            self.model.remove_window(self.alert)
+            self.alert = None
+
+    def permission_answered(self, permission: str, verdict: str) -> None:
+        self.permission_results[permission] = verdict

@@ -1,0 +1,532 @@
+"""The UI model of the virtual device: its windows, input handling, timers and change notices.
+
+One lock guards everything; every public method takes it and first runs the timers that fell due
+(`advance`), so the model is lazily up to date whenever anyone looks at it: composition after a tab
+switch, flings, long presses and the status bar clock all run on the model clock without a thread.
+A reader that wants notices in real time (the agent double) waits until `next_due_ms()` and calls
+`advance()`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from . import system
+from .changes import Change, Listener, NodesChanged, WindowsChanged
+from .clock import Clock, MonotonicClock
+from .fixture import FixtureApp
+from .geometry import Geometry
+from .gestures import LONG_PRESS_MS, Fling, Pointer, fling_distance
+from .node import Node, Window
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+log = logging.getLogger("pytest_mobile_agent.virtual")
+
+MIN_FLING_PX_PER_MS = 0.13  # Android's minimum fling velocity: 50 dp/s
+
+# (key code, shift) -> character, as the virtual keyboard's KeyCharacterMap types them (US layout)
+_UNSHIFTED = {**{system.KEYCODE_0 + i: str(i) for i in range(10)},
+              **{system.KEYCODE_A + i: chr(ord("a") + i) for i in range(26)},
+              55: ",", 56: ".", 62: " ", 68: "`", 69: "-", 70: "=", 71: "[", 72: "]", 73: "\\",
+              74: ";", 75: "'", 76: "/", 77: "@", 81: "+", 17: "*", 18: "#"}
+_SHIFTED = {**{system.KEYCODE_A + i: chr(ord("A") + i) for i in range(26)},
+            7: ")", 8: "!", 9: "@", 10: "#", 11: "$", 12: "%", 13: "^", 14: "&", 15: "*", 16: "(",
+            55: "<", 56: ">", 68: "~", 69: "_", 70: "+", 71: "{", 72: "}", 73: "|", 74: ":", 75: '"', 76: "?"}
+KEY_MAP: dict[str, tuple[int, int]] = {}
+for _code, _ch in _SHIFTED.items():
+    KEY_MAP.setdefault(_ch, (_code, system.META_SHIFT_ON))
+for _code, _ch in _UNSHIFTED.items():
+    KEY_MAP[_ch] = (_code, 0)  # an unshifted key wins where both type the character
+
+
+class UiModel:
+    """Everything on the screen of one virtual device."""
+
+    def __init__(self, clock: Clock | None = None, geometry: Geometry | None = None) -> None:
+        self.lock = threading.RLock()
+        self.clock: Clock = clock or MonotonicClock()
+        self.geo = geometry or Geometry()
+        self.clipboard: str | None = None
+        self.log: Callable[[str, str], None] = lambda tag, msg: None
+        #: set by the device: starting the app from the launcher goes through the activity manager
+        self.on_launch: Callable[[], None] | None = None
+        self.render_cache: dict[tuple[int, int, int], Image.Image] = {}
+        self._listeners: list[Listener] = []
+        self._timers: list[tuple[float, int, Callable[[], None]]] = []
+        self._timer_seq = itertools.count()
+        self._windows: list[Window] = []
+        self._order = itertools.count()
+        self._stack_seq: dict[int, int] = {}
+        self._focused: Node | None = None
+        self._focused_window: Window | None = None
+        self._pointer: Pointer | None = None
+        self._pointer_window: Window | None = None
+        self._scroll_node: Node | None = None
+        self._drag_offset0 = 0.0
+        self._drag_y0 = 0
+        self._fling: Fling | None = None
+        self._fling_node: Node | None = None
+        self._shift = False
+        self._prompt: Window | None = None
+        self._prompt_answer: Callable[[str, str], None] | None = None
+        self._prompt_permission = ""
+        self._clock_text = system.clock_text(self.clock.wall())
+        self.status_bar = system.status_bar(self.geo, self.clock.wall())
+        self.nav_bar = system.nav_bar(self.geo, lambda code: self._key(code, 0))
+        self.keyboard = system.keyboard(self.geo, self._keyboard_press)
+        self.launcher = system.launcher(self.geo, self._launch_from_home)
+        self.app = FixtureApp(self)
+        for w in (self.status_bar, self.nav_bar, self.launcher):
+            self._insert(w)
+        self._restack()
+
+    # --- listeners and timers -------------------------------------------------------------------
+
+    def add_listener(self, listener: Listener) -> None:
+        with self.lock:
+            self._listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        with self.lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    def _notify(self, change: Change) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(change)
+            except Exception:  # a listener's bug must not break the UI
+                log.exception("UI listener failed")
+
+    def now_ms(self) -> float:
+        return self.clock.now_ms()
+
+    def schedule(self, delay_ms: float, fn: Callable[[], None]) -> None:
+        with self.lock:
+            heapq.heappush(self._timers, (self.clock.now_ms() + delay_ms, next(self._timer_seq), fn))
+
+    def next_due_ms(self) -> float:
+        """The model time of the next change nobody caused: a timer, or the clock's next minute."""
+        with self.lock:
+            wall = self.clock.wall()
+            clock_due = self.clock.now_ms() + (60.0 - wall % 60.0) * 1000.0
+            return min(self._timers[0][0], clock_due) if self._timers else clock_due
+
+    def advance(self) -> None:
+        """Run every timer due by now, in order, and tick the status bar clock."""
+        with self.lock:
+            now = self.clock.now_ms()
+            while self._timers and self._timers[0][0] <= now:
+                _, _, fn = heapq.heappop(self._timers)
+                fn()
+            text = system.clock_text(self.clock.wall())
+            if text != self._clock_text:
+                self._clock_text = text
+                clock = self.status_bar.root.children[0]
+                clock.text = text
+                self.nodes_changed(self.status_bar, [clock], ("text",))
+
+    # --- windows --------------------------------------------------------------------------------
+
+    def windows(self) -> list[Window]:
+        """The interactive windows, top-most first."""
+        with self.lock:
+            self.advance()
+            return list(self._windows)
+
+    def _insert(self, window: Window) -> None:
+        if window not in self._windows:
+            self._stack_seq[window.id] = next(self._order)
+            self._windows.append(window)
+
+    def _restack(self) -> None:
+        self._windows.sort(key=lambda w: (w.layer, self._stack_seq[w.id]), reverse=True)
+        top_app = next((w for w in self._windows if w.type == "application"), None)
+        for w in self._windows:
+            w.focused = w.active = w is top_app
+
+    def add_window(self, window: Window) -> None:
+        with self.lock:
+            self._insert(window)
+            if window.type == "application" and window.package == self.app.package:
+                self._remove(self.launcher)
+            self._restack()
+            self._windows_changed()
+
+    def remove_window(self, window: Window) -> None:
+        with self.lock:
+            if window not in self._windows:
+                return
+            if self._focused_window is window:
+                self._unfocus()
+            self._remove(window)
+            if not self.app.running:
+                self._insert(self.launcher)
+            self._restack()
+            self._windows_changed()
+
+    def _remove(self, window: Window) -> None:
+        if window in self._windows:
+            self._windows.remove(window)
+            if self._pointer_window is window:
+                self._pointer = None
+                self._pointer_window = None
+
+    def _windows_changed(self) -> None:
+        self._notify(WindowsChanged(tuple(w.id for w in self._windows)))
+
+    def nodes_changed(self, window: Window, nodes: Iterable[Node], kinds: tuple[str, ...]) -> None:
+        """A screen changed nodes of its window: drop the window's cache and tell the listeners."""
+        with self.lock:
+            window.changed()
+            if window in self._windows:
+                self._notify(NodesChanged(window.id, tuple(n.uid for n in nodes), kinds,
+                                          window.sends_change_events))
+
+    def find(self, uid: int) -> tuple[Window, Node] | None:
+        """The live node with this id, and its window."""
+        with self.lock:
+            self.advance()
+            for w in self._windows:
+                node = w.find(uid)
+                if node is not None:
+                    return w, node
+            return None
+
+    def window(self, window_id: int) -> Window | None:
+        with self.lock:
+            return next((w for w in self._windows if w.id == window_id), None)
+
+    # --- the app --------------------------------------------------------------------------------
+
+    def start_app(self, extras: Mapping[str, str] | None = None, *, stop_first: bool = False) -> None:
+        with self.lock:
+            self.advance()
+            if stop_first:
+                self.app.stop()
+            self.app.start(extras)
+
+    def stop_app(self) -> None:
+        with self.lock:
+            self.advance()
+            self.app.stop()
+
+    def foreground(self) -> str | None:
+        with self.lock:
+            return self.app.package if self.app.running else None
+
+    def _launch_from_home(self) -> None:
+        if self.on_launch is not None:
+            self.on_launch()
+        else:
+            self.app.start({})
+
+    # --- the permission prompt ------------------------------------------------------------------
+
+    def request_permission(self, permission: str, answer: Callable[[str, str], None]) -> None:
+        with self.lock:
+            self.dismiss_permission()
+            self._prompt_permission = permission
+            self._prompt_answer = answer
+            self._prompt = system.permission_prompt(self.geo, permission, self._answer_prompt)
+            self.add_window(self._prompt)
+
+    @property
+    def permission_prompt(self) -> Window | None:
+        return self._prompt
+
+    def _answer_prompt(self, verdict: str) -> None:
+        answer, permission = self._prompt_answer, self._prompt_permission
+        self.dismiss_permission()
+        if answer is not None:
+            answer(permission, verdict)
+
+    def dismiss_permission(self) -> None:
+        with self.lock:
+            if self._prompt is not None:
+                prompt, self._prompt = self._prompt, None
+                self._prompt_answer = None
+                self.remove_window(prompt)
+
+    # --- focus and the keyboard -----------------------------------------------------------------
+
+    @property
+    def focused(self) -> Node | None:
+        return self._focused
+
+    def focus(self, node: Node) -> None:
+        """Focus a field: the keyboard window comes up for an editable one."""
+        with self.lock:
+            window = next((w for w in self._windows if any(n is node for n in w.nodes())), None)
+            if window is None:
+                return
+            if self._focused is not node:
+                self._unfocus(hide_keyboard=False)
+                node.focused = True
+                self._focused, self._focused_window = node, window
+                self.nodes_changed(window, [node], ("state",))
+            if node.editable and self.keyboard not in self._windows:
+                self._shift = False
+                self.add_window(self.keyboard)
+
+    def clear_focus_in(self, window: Window) -> None:
+        with self.lock:
+            if self._focused_window is window:
+                self._unfocus()
+
+    def _unfocus(self, *, hide_keyboard: bool = True) -> None:
+        node, window = self._focused, self._focused_window
+        self._focused = self._focused_window = None
+        if node is not None and window is not None:
+            node.focused = False
+            self.nodes_changed(window, [node], ("state",))
+        if hide_keyboard:
+            self.hide_keyboard()
+
+    def hide_keyboard(self) -> None:
+        with self.lock:
+            if self.keyboard in self._windows:
+                self._remove(self.keyboard)
+                self._restack()
+                self._windows_changed()
+
+    @property
+    def keyboard_shown(self) -> bool:
+        return self.keyboard in self._windows
+
+    def _keyboard_press(self, label: str) -> None:
+        if len(label) == 1:
+            self.type_text(label.upper() if self._shift else label)
+            if self._shift:
+                self._set_shift(False)
+        elif label == "space":
+            self.type_text(" ")
+        elif label == "delete":
+            self.delete_char()
+        elif label == "shift":
+            self._set_shift(not self._shift)
+        elif label == "enter":
+            self.hide_keyboard()
+
+    def _set_shift(self, on: bool) -> None:
+        self._shift = on
+        key = next(n for n in self.keyboard.nodes() if n.desc == "shift")
+        key.checked = on
+        self.nodes_changed(self.keyboard, [key], ("state",))
+
+    # --- text -----------------------------------------------------------------------------------
+
+    def type_text(self, text: str) -> bool:
+        """Characters into the focused field, at its end (as an IME commits them)."""
+        with self.lock:
+            node = self._focused
+            if node is None or not node.editable or self._focused_window is None:
+                return False
+            node.text = (node.text or "") + text
+            self.nodes_changed(self._focused_window, [node], ("text",))
+            return True
+
+    def delete_char(self) -> bool:
+        with self.lock:
+            node = self._focused
+            if node is None or not node.editable or not node.text or self._focused_window is None:
+                return False
+            node.text = node.text[:-1]
+            self.nodes_changed(self._focused_window, [node], ("text",))
+            return True
+
+    def set_text(self, node: Node, text: str) -> bool:
+        """ACTION_SET_TEXT: False when the node does not take it."""
+        with self.lock:
+            if not (node.editable and node.accepts_set_text):
+                return False
+            located = self._window_of(node)
+            if located is None:
+                return False
+            node.text = text
+            self.nodes_changed(located, [node], ("text",))
+            return True
+
+    def paste(self, node: Node) -> bool:
+        """ACTION_PASTE: the clipboard's text at the end of the field."""
+        with self.lock:
+            if not node.editable or self.clipboard is None:
+                return False
+            located = self._window_of(node)
+            if located is None:
+                return False
+            node.text = (node.text or "") + self.clipboard
+            self.nodes_changed(located, [node], ("text",))
+            return True
+
+    def _window_of(self, node: Node) -> Window | None:
+        return next((w for w in self._windows if any(n is node for n in w.nodes())), None)
+
+    # --- keys -----------------------------------------------------------------------------------
+
+    def key(self, code: int, meta: int = 0) -> bool:
+        """One key press (down and up). True: the platform accepted it."""
+        with self.lock:
+            self.advance()
+            return self._key(code, meta)
+
+    def _key(self, code: int, meta: int) -> bool:
+        if code == system.KEYCODE_BACK:
+            if self.keyboard_shown:
+                self.hide_keyboard()
+            elif self._prompt is not None:
+                self._answer_prompt("denied")
+            else:
+                self.app.back()
+            return True
+        if code == system.KEYCODE_HOME:
+            self.dismiss_permission()
+            self.app.stop()
+            return True
+        if code == system.KEYCODE_DEL:
+            self.delete_char()
+            return True
+        if code in (system.KEYCODE_ENTER, system.KEYCODE_TAB):
+            if code == system.KEYCODE_ENTER:
+                self.hide_keyboard()
+            return True
+        table = _SHIFTED if meta & system.META_SHIFT_ON else _UNSHIFTED
+        ch = table.get(code)
+        if ch is not None:
+            self.type_text(ch)
+        return True
+
+    # --- touch ----------------------------------------------------------------------------------
+
+    def hit(self, x: int, y: int) -> tuple[Window | None, Node | None]:
+        """The window a touch at (x, y) goes to, and the clickable node it lands on.
+
+        A modal window takes every touch outside it that no window above it takes."""
+        with self.lock:
+            for w in self._windows:
+                if w.contains(x, y):
+                    return w, _deepest(w.root, x, y, lambda n: n.clickable or n.long_clickable)
+                if w.modal:
+                    return w, None
+            return None, None
+
+    def touch(self, x: int, y: int, pressed: bool, t_ms: float | None = None) -> None:
+        """One touchscreen event of a single pointer: down, move (pressed again) or up."""
+        with self.lock:
+            self.advance()
+            t = self.clock.now_ms() if t_ms is None else t_ms
+            p = self._pointer
+            if pressed and p is None:
+                self._down(x, y, t)
+            elif pressed and p is not None:
+                self._move(p, x, y, t)
+            elif p is not None:
+                self._up(p, x, y, t)
+
+    def _down(self, x: int, y: int, t: float) -> None:
+        if self._fling is not None:
+            self._fling = None  # a touch stops a fling where it is
+        p = Pointer(x, y, t, x, y)
+        p.tracker.add(t, x, y)
+        self._pointer = p
+        window, _ = self.hit(x, y)
+        self._pointer_window = window
+        self._scroll_node = _deepest(window.root, x, y, lambda n: n.scroller is not None) if window else None
+
+        def long_press() -> None:
+            if self._pointer is p and not p.dragging and not p.moved_beyond(self.geo.touch_slop):
+                p.long_pressed = True
+                target = self._target_at(p.down_x, p.down_y)
+                if target is not None and target.long_clickable and target.on_long_click is not None:
+                    target.on_long_click()
+
+        self.schedule(LONG_PRESS_MS - (self.clock.now_ms() - t), long_press)
+
+    def _move(self, p: Pointer, x: int, y: int, t: float) -> None:
+        if (x, y) == (p.x, p.y):
+            return  # evdev drops a position equal to the last one
+        p.x, p.y = x, y
+        p.tracker.add(t, x, y)
+        node = self._scroll_node
+        if node is None or node.scroller is None:
+            return
+        slop = self.geo.touch_slop
+        if not p.dragging and abs(y - p.down_y) > slop:
+            p.dragging = True
+            self._drag_offset0 = node.scroller.offset()
+            self._drag_y0 = p.down_y + (slop if y > p.down_y else -slop)
+        if p.dragging:
+            node.scroller.scroll_to(self._drag_offset0 + (self._drag_y0 - y))
+
+    def _up(self, p: Pointer, x: int, y: int, t: float) -> None:
+        self._move(p, x, y, t)
+        p.tracker.add(t, x, y)
+        self._pointer = None
+        window, self._pointer_window = self._pointer_window, None
+        if p.dragging:
+            _, vy = p.tracker.velocity()
+            node = self._scroll_node
+            if node is not None and node.scroller is not None and abs(vy) >= MIN_FLING_PX_PER_MS:
+                self._start_fling(node, -fling_distance(vy))
+            return
+        if p.long_pressed or p.moved_beyond(self.geo.touch_slop) or window is None:
+            return
+        target = self._target_at(p.down_x, p.down_y)
+        if target is not None and target.on_click is not None and target.enabled:
+            target.on_click()
+
+    def _target_at(self, x: int, y: int) -> Node | None:
+        window, node = self.hit(x, y)
+        return node
+
+    def _start_fling(self, node: Node, distance: float) -> None:
+        assert node.scroller is not None
+        fling = Fling(self.clock.now_ms(), node.scroller.offset(), distance)
+        self._fling, self._fling_node = fling, node
+
+        def step() -> None:
+            if self._fling is not fling or node.scroller is None:
+                return
+            now = self.clock.now_ms()
+            node.scroller.scroll_to(fling.offset_at(now))
+            if now < fling.done_at() and 0 < node.scroller.offset() < node.scroller.max_offset():
+                self.schedule(16.0, step)
+            else:
+                self._fling = None
+
+        self.schedule(16.0, step)
+
+    @property
+    def flinging(self) -> bool:
+        return self._fling is not None
+
+    # --- pixels ---------------------------------------------------------------------------------
+
+    def render(self, width: int | None = None, height: int | None = None) -> Image.Image:
+        """The screen as an RGB image, scaled to width x height when given."""
+        from .render import render
+
+        with self.lock:
+            self.advance()
+            return render(self, width, height)
+
+
+def _deepest(root: Node, x: int, y: int, wanted: Callable[[Node], bool]) -> Node | None:
+    """The deepest wanted node under (x, y) (the last one in pre-order whose bounds contain it)."""
+    found: Node | None = None
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if not node.contains(x, y):
+            continue
+        if wanted(node):
+            found = node
+        stack.extend(reversed(node.children))
+    return found

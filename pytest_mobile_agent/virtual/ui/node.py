@@ -1,0 +1,246 @@
+"""Nodes and windows of the UI model, and their protocol-shaped dicts.
+
+A `Node` is one accessibility node as the platform would expose it. Its `uid` is the id the agent
+double reports: unique across the device, never reused, and replaced when a screen is torn down and
+composed again. A `Window` owns a tree of nodes and caches their protocol dicts (`NODE` in
+docs/protocol.md) until it is marked changed, so a warm read of the 573 nodes of the Big tab costs a
+list lookup, not 573 dict builds.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+Bounds = tuple[int, int, int, int]  # left, top, right, bottom in physical pixels
+
+_node_ids = itertools.count(100)
+_window_ids = itertools.count(10)
+
+
+def next_node_id() -> int:
+    return next(_node_ids)
+
+
+def next_window_id() -> int:
+    return next(_window_ids)
+
+
+@dataclass(frozen=True)
+class ScrollInfo:
+    """Scroll semantics of a scrollable container (`scroll` in a NODE)."""
+
+    vertical: bool
+    can_back: bool
+    can_forward: bool
+    items: int | None
+    first: int | None
+    last: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "horizontal": not self.vertical,
+            "vertical": self.vertical,
+            "can_back": self.can_back,
+            "can_forward": self.can_forward,
+            "items": self.items,
+            "first": self.first,
+            "last": self.last,
+        }
+
+
+class Scroller(Protocol):
+    """What a scrollable node moves: content offset in pixels along its axis."""
+
+    def offset(self) -> float: ...
+
+    def max_offset(self) -> float: ...
+
+    def scroll_to(self, offset: float) -> None: ...
+
+
+@dataclass(eq=False)
+class Node:
+    """One accessibility node. Behaviour hooks are plain callables set by the screen that built it."""
+
+    cls: str
+    bounds: Bounds
+    text: str | None = None
+    desc: str | None = None
+    res: str | None = None
+    hint: str | None = None
+    package: str = ""
+    clickable: bool = False
+    long_clickable: bool = False
+    focusable: bool = False
+    focused: bool = False
+    editable: bool = False
+    checkable: bool = False
+    checked: bool = False
+    enabled: bool = True
+    selected: bool = False
+    scrollable: bool = False
+    visible: bool = True
+    password: bool = False
+    scroll: ScrollInfo | None = None
+    children: list[Node] = field(default_factory=list)
+    parent: Node | None = None
+    uid: int = field(default_factory=next_node_id)
+    #: whether ACTION_SET_TEXT works on this node (Compose and EditText fields: yes)
+    accepts_set_text: bool = False
+    on_click: Callable[[], None] | None = None
+    on_long_click: Callable[[], None] | None = None
+    #: for a scrollable container: what a drag or a fling moves
+    scroller: Scroller | None = None
+
+    def add(self, child: Node) -> Node:
+        child.parent = self
+        if not child.package:
+            child.package = self.package
+        self.children.append(child)
+        return child
+
+    def contains(self, x: int, y: int) -> bool:
+        left, top, right, bottom = self.bounds
+        return left <= x < right and top <= y < bottom
+
+    def walk(self) -> Iterator[Node]:
+        """Depth-first pre-order, iteratively (trees may be deep)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def shown_text(self) -> str:
+        """What a person sees in the node (a password as dots)."""
+        text = self.text or ""
+        return "\u2022" * len(text) if self.password else text
+
+
+def node_dict(node: Node, parent_id: int | None, depth: int, children: list[int]) -> dict[str, Any]:
+    """The NODE shape of docs/protocol.md, every key present."""
+    return {
+        "id": node.uid,
+        "parent": parent_id,
+        "depth": depth,
+        "class": node.cls,
+        "text": node.text,
+        "desc": node.desc,
+        "res": node.res,
+        "hint": node.hint,
+        "package": node.package,
+        "bounds": list(node.bounds),
+        "clickable": node.clickable,
+        "long_clickable": node.long_clickable,
+        "focusable": node.focusable,
+        "focused": node.focused,
+        "editable": node.editable,
+        "checkable": node.checkable,
+        "checked": node.checked,
+        "enabled": node.enabled,
+        "selected": node.selected,
+        "scrollable": node.scrollable,
+        "visible": node.visible,
+        "password": node.password,
+        "scroll": node.scroll.to_dict() if node.scroll is not None else None,
+        "children": children,
+    }
+
+
+@dataclass(frozen=True)
+class TreeRead:
+    """One read of a window's tree: the node dicts in pre-order, and each node's depth."""
+
+    nodes: list[dict[str, Any]]
+    depths: list[int]
+
+
+class Window:
+    """One window as the accessibility framework lists it (`WINDOW` in docs/protocol.md)."""
+
+    def __init__(
+        self,
+        *,
+        type: str,
+        title: str,
+        package: str,
+        layer: int,
+        bounds: Bounds,
+        sends_change_events: bool,
+        owner: str | None = None,
+        modal: bool = False,
+        root: Node | None = None,
+    ) -> None:
+        self.id = next_window_id()
+        self.type = type
+        self.title = title
+        self.package = package
+        self.layer = layer
+        self.bounds = bounds
+        self.sends_change_events = sends_change_events
+        self.owner = owner
+        self.modal = modal
+        self.focused = False
+        self.active = False
+        self.root = root or Node("android.widget.FrameLayout", bounds, package=package)
+        self.version = 0
+        self._read: TreeRead | None = None
+
+    def changed(self) -> None:
+        """Drop the cached dicts: the next read builds them again."""
+        self.version += 1
+        self._read = None
+
+    def read(self) -> TreeRead:
+        """The node dicts, from the cache while the window is unchanged."""
+        if self._read is None:
+            self._read = _read_tree(self.root)
+        return self._read
+
+    def node_count(self) -> int:
+        return len(self.read().nodes)
+
+    def nodes(self) -> Iterator[Node]:
+        return self.root.walk()
+
+    def find(self, uid: int) -> Node | None:
+        return next((n for n in self.root.walk() if n.uid == uid), None)
+
+    def by_res(self, res: str) -> Node | None:
+        return next((n for n in self.root.walk() if n.res == res), None)
+
+    def contains(self, x: int, y: int) -> bool:
+        left, top, right, bottom = self.bounds
+        return left <= x < right and top <= y < bottom
+
+    def meta(self) -> dict[str, Any]:
+        """The WINDOW keys other than `nodes` and `node_count`."""
+        return {
+            "id": self.id,
+            "type": self.type,
+            "title": self.title,
+            "package": self.package,
+            "layer": self.layer,
+            "focused": self.focused,
+            "active": self.active,
+            "bounds": list(self.bounds),
+            "sends_change_events": self.sends_change_events,
+            "owner": self.owner,
+            "modal": self.modal,
+        }
+
+
+def _read_tree(root: Node) -> TreeRead:
+    nodes: list[dict[str, Any]] = []
+    depths: list[int] = []
+    stack: list[tuple[Node, int | None, int]] = [(root, None, 0)]
+    while stack:
+        node, parent_id, depth = stack.pop()
+        nodes.append(node_dict(node, parent_id, depth, [c.uid for c in node.children]))
+        depths.append(depth)
+        for child in reversed(node.children):
+            stack.append((child, node.uid, depth + 1))
+    return TreeRead(nodes, depths)

@@ -1,0 +1,151 @@
+"""Pixels of the UI model with Pillow: what screenshots, screencap and the controller's frames show.
+
+Windows are drawn bottom-most first, each from a per-window image cached until the window changes
+(the Big tab's 500 cells are drawn once per composition, not once per frame). A modal window dims
+what lies under it. The status bar clock shows seconds, so the top of the screen changes every
+second as on a real device's frames (the tree's clock text shows minutes).
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from PIL import Image, ImageDraw, ImageFont
+
+from .node import Node, Window
+
+if TYPE_CHECKING:
+    from .model import UiModel
+
+BACKGROUND = (250, 250, 252)
+BAR = (32, 33, 36)
+BAR_TEXT = (240, 240, 240)
+ACCENT = (60, 90, 200)
+TEXT = (30, 30, 30)
+HINT = (130, 130, 140)
+CELL = (226, 232, 246)
+CELL_SELECTED = (120, 160, 240)
+KEYBOARD = (214, 218, 224)
+KEY = (250, 250, 250)
+
+Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
+
+@lru_cache(maxsize=16)
+def font(size: int) -> Font:
+    return ImageFont.load_default(size=size)
+
+
+def render(model: UiModel, width: int | None = None, height: int | None = None) -> Image.Image:
+    geo = model.geo
+    image = Image.new("RGB", (geo.width, geo.height), BACKGROUND)
+    windows = list(reversed(model._windows))  # bottom-most first
+    _cache: dict[tuple[int, int, int], Image.Image] = model.render_cache
+    live = set()
+    for w in windows:
+        if w.modal:
+            image = Image.eval(image, lambda v: v * 6 // 10)
+        key = (w.id, w.version, int(model.clock.wall()) if w is model.status_bar else 0)
+        live.add(key)
+        layer = _cache.get(key)
+        if layer is None:
+            layer = _draw_window(model, w)
+            _cache[key] = layer
+        image.paste(layer, (w.bounds[0], w.bounds[1]))
+    for key in [k for k in _cache if k not in live and k[0] in {w.id for w in windows}]:
+        del _cache[key]
+    if len(_cache) > 64:
+        for key in [k for k in _cache if k not in live]:
+            del _cache[key]
+    if (width and width != geo.width) or (height and height != geo.height):
+        w_out = width or round(geo.width * (height or geo.height) / geo.height)
+        h_out = height or round(geo.height * w_out / geo.width)
+        image = image.resize((w_out, h_out), Image.Resampling.BILINEAR)
+    return image
+
+
+def _draw_window(model: UiModel, w: Window) -> Image.Image:
+    left, top, right, bottom = w.bounds
+    if w is model.status_bar:
+        return _status_bar(model, w)
+    fill = BAR if w is model.nav_bar else KEYBOARD if w is model.keyboard else BACKGROUND
+    image = Image.new("RGB", (right - left, bottom - top), fill)
+    draw = ImageDraw.Draw(image)
+    if w.modal:
+        draw.rectangle((0, 0, right - left - 1, bottom - top - 1), outline=(180, 180, 190), width=3)
+    for node in w.nodes():
+        if node.visible:
+            _draw_node(draw, node, left, top, w is model.nav_bar)
+    return image
+
+
+def _status_bar(model: UiModel, w: Window) -> Image.Image:
+    left, top, right, bottom = w.bounds
+    image = Image.new("RGB", (right - left, bottom - top), BAR)
+    draw = ImageDraw.Draw(image)
+    clock = time.strftime("%H:%M:%S", time.gmtime(model.clock.wall()))
+    draw.text((42, (bottom - top) // 2), clock, fill=BAR_TEXT, font=font(40), anchor="lm")
+    x = right - 250
+    for i in range(3):
+        draw.rectangle((x + i * 70 + 15, 24, x + i * 70 + 55, bottom - 24), fill=BAR_TEXT)
+    return image
+
+
+def _draw_node(draw: ImageDraw.ImageDraw, node: Node, ox: int, oy: int, dark: bool) -> None:
+    x0, t, r, b = node.bounds
+    box = (x0 - ox, t - oy, r - ox - 1, b - oy - 1)
+    if box[2] <= box[0] or box[3] <= box[1]:
+        return
+    cls = node.cls
+    h = b - t
+    if cls.endswith("Button"):
+        draw.rounded_rectangle(box, radius=min(40, h // 2), fill=ACCENT)
+        _text(draw, box, node.text or "", (255, 255, 255), h, center=True)
+    elif cls.endswith("EditText"):
+        outline = ACCENT if node.focused else (150, 150, 160)
+        draw.rounded_rectangle(box, radius=12, outline=outline, width=4 if node.focused else 2)
+        shown = node.shown_text()
+        if shown:
+            _text(draw, (box[0] + 30, box[1], box[2], box[3]), shown, TEXT, h)
+        else:
+            _text(draw, (box[0] + 30, box[1], box[2], box[3]), node.hint or "", HINT, h)
+    elif node.res and node.res.startswith("cell_"):
+        draw.rectangle(box, fill=CELL_SELECTED if node.selected else CELL, outline=(255, 255, 255))
+        _text(draw, box, node.text or "", TEXT, h, center=True)
+    elif node.res and node.res.startswith("tab_") and node.text:
+        if node.selected:
+            draw.rectangle((box[0], box[3] - 8, box[2], box[3]), fill=ACCENT)
+        _text(draw, box, node.text, ACCENT if node.selected else TEXT, h, center=True)
+    elif node.res and node.res.startswith("item_"):
+        draw.line((box[0], box[3], box[2], box[3]), fill=(220, 220, 225), width=2)
+        if node.selected:
+            draw.rectangle(box, fill=CELL)
+        _text(draw, (box[0] + 50, box[1], box[2], box[3]), node.text or "", TEXT, min(h, 147))
+    elif node.clickable and (node.text or node.desc):
+        label = node.text or node.desc or ""
+        if dark:
+            _text(draw, box, {"Back": "<", "Home": "O", "Overview": "[]"}.get(label, label), BAR_TEXT, h,
+                  center=True)
+        else:
+            draw.rounded_rectangle((box[0] + 6, box[1] + 8, box[2] - 6, box[3] - 8), radius=12,
+                                   fill=CELL_SELECTED if node.checked else KEY)
+            _text(draw, box, label, TEXT, h, center=True)
+    elif node.text:
+        _text(draw, box, node.text, TEXT, h)
+
+
+def _text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, fill: tuple[int, int, int],
+          height: int, *, center: bool = False) -> None:
+    if not text:
+        return
+    size = max(12, min(44, int(height * 0.55)))
+    f = font(size)
+    while size > 12 and draw.textlength(text, font=f) > box[2] - box[0] - 8:
+        size -= 2
+        f = font(size)
+    mid_y = (box[1] + box[3]) // 2
+    if center:
+        draw.text(((box[0] + box[2]) // 2, mid_y), text, fill=fill, font=f, anchor="mm")
+    else:
+        draw.text((box[0] + 8, mid_y), text, fill=fill, font=f, anchor="lm")

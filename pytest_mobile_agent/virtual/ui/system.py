@@ -1,0 +1,183 @@
+"""The system's windows: status bar, navigation bar, keyboard, permission prompt and launcher.
+
+All of them are classic Android Views, so they send change events (unlike the Compose app).
+Node counts (documented because the Big tab's 573 depends on them): the status bar has 6 nodes,
+the navigation bar 4.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from .geometry import Geometry
+from .node import Node, Window
+
+SYSTEMUI = "com.android.systemui"
+PERMISSION_CONTROLLER = "com.google.android.permissioncontroller"
+KEYBOARD_PACKAGE = "com.google.android.inputmethod.latin"
+LAUNCHER_PACKAGE = "com.google.android.apps.nexuslauncher"
+
+# Layers, top-most first in a snapshot.
+LAYER_STATUS_BAR = 8
+LAYER_NAV_BAR = 7
+LAYER_KEYBOARD = 6
+LAYER_PROMPT = 4
+LAYER_ALERT = 3
+LAYER_APP = 1
+
+STATUS_BAR_NODES = 6
+NAV_BAR_NODES = 4
+
+# Android key codes the model understands.
+KEYCODE_HOME = 3
+KEYCODE_BACK = 4
+KEYCODE_0 = 7
+KEYCODE_A = 29
+KEYCODE_COMMA = 55
+KEYCODE_PERIOD = 56
+KEYCODE_SHIFT_LEFT = 59
+KEYCODE_TAB = 61
+KEYCODE_SPACE = 62
+KEYCODE_ENTER = 66
+KEYCODE_DEL = 67
+KEYCODE_MINUS = 69
+KEYCODE_AT = 77
+META_SHIFT_ON = 1
+
+
+def clock_text(wall: float) -> str:
+    """The status bar clock's text in the tree: hours and minutes (UTC, as an emulator shows)."""
+    return time.strftime("%H:%M", time.gmtime(wall))
+
+
+def status_bar(geo: Geometry, wall: float) -> Window:
+    w = Window(type="system", title="StatusBar", package=SYSTEMUI, layer=LAYER_STATUS_BAR,
+               bounds=geo.status_bar, sends_change_events=True, owner=SYSTEMUI)
+    root = w.root
+    root.res = f"{SYSTEMUI}:id/status_bar"
+    h = geo.status_bar[3]
+    root.add(Node("android.widget.TextView", (42, 0, 200, h), text=clock_text(wall),
+                  res=f"{SYSTEMUI}:id/clock"))
+    root.add(Node("android.widget.LinearLayout", (210, 0, 500, h), desc="Notifications",
+                  res=f"{SYSTEMUI}:id/notification_icon_area"))
+    x = geo.width - 250
+    for name, desc in (("wifi_signal", "Wifi signal full."), ("mobile_signal", "Phone signal full."),
+                       ("battery", "Battery 100 percent.")):
+        root.add(Node("android.widget.ImageView", (x, 0, x + 70, h), desc=desc,
+                      res=f"{SYSTEMUI}:id/{name}"))
+        x += 70
+    return w
+
+
+def nav_bar(geo: Geometry, on_key: Callable[[int], object]) -> Window:
+    w = Window(type="system", title="NavigationBar0", package=SYSTEMUI, layer=LAYER_NAV_BAR,
+               bounds=geo.nav_bar, sends_change_events=True, owner=SYSTEMUI)
+    root = w.root
+    root.res = f"{SYSTEMUI}:id/navigation_bar_frame"
+    top, bottom = geo.nav_bar[1], geo.nav_bar[3]
+    third = geo.width // 3
+    for i, (name, desc, code) in enumerate((("back", "Back", KEYCODE_BACK), ("home", "Home", KEYCODE_HOME),
+                                             ("recent_apps", "Overview", None))):
+        node = Node("android.widget.ImageView", (i * third, top, (i + 1) * third, bottom), desc=desc,
+                    res=f"{SYSTEMUI}:id/{name}", clickable=True, focusable=True)
+        if code is not None:
+            node.on_click = (lambda c=code: on_key(c))
+        root.add(node)
+    return w
+
+
+# The keyboard: (label, key code or None for a special key, width in key units)
+_KEY_ROWS: list[list[tuple[str, float]]] = [
+    [(c, 1) for c in "1234567890"],
+    [(c, 1) for c in "qwertyuiop"],
+    [(c, 1) for c in "asdfghjkl"],
+    [("shift", 1.5)] + [(c, 1) for c in "zxcvbnm"] + [("delete", 1.5)],
+    [("?123", 1.5), (",", 1), ("space", 5), (".", 1), ("enter", 1.5)],
+]
+
+
+def keyboard(geo: Geometry, press: Callable[[str], None]) -> Window:
+    """Gboard-like: 43 keys, each a clickable node whose `text` is what it types."""
+    w = Window(type="input_method", title="InputMethod", package=KEYBOARD_PACKAGE, layer=LAYER_KEYBOARD,
+               bounds=geo.keyboard, sends_change_events=True, owner=KEYBOARD_PACKAGE)
+    w.root.res = f"{KEYBOARD_PACKAGE}:id/keyboard_holder"
+    top = geo.keyboard[1] + 12
+    unit = geo.width / 10
+    row_h = 144
+    for r, row in enumerate(_KEY_ROWS):
+        span = sum(width for _, width in row)
+        x = (10 - span) * unit / 2
+        y = top + r * row_h
+        for label, width in row:
+            right = x + width * unit
+            node = Node("android.widget.FrameLayout", (round(x), y, round(right), y + row_h),
+                        text=label if len(label) == 1 else None, desc=label, clickable=True,
+                        res=f"{KEYBOARD_PACKAGE}:id/key_pos_{r}_{len(w.root.children)}")
+            node.on_click = (lambda k=label: press(k))
+            w.root.add(node)
+            x = right
+    return w
+
+
+def key_label_for_char(ch: str) -> tuple[str, bool] | None:
+    """The keyboard key that types `ch`, and whether shift is needed; None when no key does."""
+    if ch.isascii() and ch.isalpha():
+        return ch.lower(), ch.isupper()
+    if ch.isascii() and ch.isdigit() or ch in ",.":
+        return ch, False
+    if ch == " ":
+        return "space", False
+    return None
+
+
+_PROMPT_MESSAGES = {
+    "camera": "Allow Compose fixture to take pictures and record video?",
+    "location": "Allow Compose fixture to access this device\u2019s location?",
+    "notifications": "Allow Compose fixture to send you notifications?",
+    "microphone": "Allow Compose fixture to record audio?",
+}
+
+PROMPT_CHOICES = (
+    ("permission_allow_foreground_only_button", "While using the app", "granted"),
+    ("permission_allow_one_time_button", "Only this time", "granted_once"),
+    ("permission_deny_button", "Don\u2019t allow", "denied"),
+)
+
+
+def permission_prompt(geo: Geometry, permission: str, answer: Callable[[str], None]) -> Window:
+    """The permission controller's dialog: modal, owned by the permission controller, sends events."""
+    left, right = geo.dp(24), geo.width - geo.dp(24)
+    top = geo.height // 2 - 420
+    w = Window(type="application", title="Permission", package=PERMISSION_CONTROLLER, layer=LAYER_PROMPT,
+               bounds=(left, top, right, top + 840), sends_change_events=True,
+               owner=PERMISSION_CONTROLLER, modal=True)
+    rid = "com.android.permissioncontroller:id/"
+    w.root.res = rid + "grant_dialog"
+    w.root.add(Node("android.widget.ImageView", (left + 450, top + 60, left + 530, top + 140),
+                    desc=permission, res=rid + "permission_icon"))
+    message = _PROMPT_MESSAGES.get(permission, f"Allow Compose fixture to use {permission}?")
+    w.root.add(Node("android.widget.TextView", (left + 60, top + 170, right - 60, top + 330),
+                    text=message, res=rid + "permission_message"))
+    y = top + 380
+    for res, label, verdict in PROMPT_CHOICES:
+        node = Node("android.widget.Button", (left + 60, y, right - 60, y + 130), text=label, res=rid + res,
+                    clickable=True, focusable=True)
+        node.on_click = (lambda v=verdict: answer(v))
+        w.root.add(node)
+        y += 140
+    return w
+
+
+def launcher(geo: Geometry, launch: Callable[[], None]) -> Window:
+    """The home screen shown while no app is in front; a View toolkit, so it sends events."""
+    w = Window(type="application", title="Home", package=LAUNCHER_PACKAGE, layer=LAYER_APP,
+               bounds=geo.app, sends_change_events=True, owner=None)
+    w.root.res = f"{LAUNCHER_PACKAGE}:id/launcher"
+    workspace = w.root.add(Node("android.widget.FrameLayout", geo.content, res=f"{LAUNCHER_PACKAGE}:id/workspace"))
+    icon = workspace.add(Node("android.widget.TextView", (60, 1900, 300, 2150), text="Compose fixture",
+                              desc="Compose fixture", clickable=True, long_clickable=True, focusable=True))
+    icon.on_click = launch
+    workspace.add(Node("android.widget.TextView", (320, 1900, 560, 2150), text="Settings", desc="Settings",
+                       clickable=True, long_clickable=True, focusable=True))
+    return w
