@@ -90,8 +90,8 @@ class Node:
     uid: int = field(default_factory=next_node_id)
     #: whether ACTION_SET_TEXT works on this node (Compose and EditText fields: yes)
     accepts_set_text: bool = False
-    on_click: Callable[[], None] | None = None
-    on_long_click: Callable[[], None] | None = None
+    on_click: Callable[[], object] | None = None
+    on_long_click: Callable[[], object] | None = None
     #: for a scrollable container: what a drag or a fling moves
     scroller: Scroller | None = None
 
