@@ -507,10 +507,11 @@ class AdbdConnection:
 class AdbdEndpoint:
     """The adbd front of one virtual device, listening on 127.0.0.1:``port``."""
 
-    def __init__(self, device: Any, *, port: int = 0, io_timeout: float = 10.0) -> None:
+    def __init__(self, device: Any, *, port: int = 0, io_timeout: float = 10.0, listener: socket.socket | None = None) -> None:
         self.device = device
         self.io_timeout = io_timeout
-        self._listener = _bind(port)
+        self._listener = listener if listener is not None else bind_loopback(port)
+        self._listener.settimeout(0.25)
         self.port: int = self._listener.getsockname()[1]
         self._connections: list[AdbdConnection] = []
         self._lock = threading.Lock()
@@ -519,14 +520,12 @@ class AdbdEndpoint:
         self._thread.start()
 
     @classmethod
-    def on_emulator_port(cls, device: Any, *, ports: range = ADBD_PORTS, io_timeout: float = 10.0) -> AdbdEndpoint:
+    def on_emulator_port(cls, device: Any, *, io_timeout: float = 10.0) -> AdbdEndpoint:
         """The first free odd port of 5555..5585, where an adb server looks for emulators."""
-        for port in ports:
-            try:
-                return cls(device, port=port, io_timeout=io_timeout)
-            except OSError:
-                continue
-        raise errors.MobileAgentError(f"every emulator port {ports.start}..{ports.stop - 1} is taken")
+        listener = reserve_emulator_port()
+        if listener is None:
+            raise errors.AddressInUse(f"every emulator port {ADBD_PORTS.start}..{ADBD_PORTS.stop - 1} is taken")
+        return cls(device, io_timeout=io_timeout, listener=listener)
 
     @property
     def emulator_serial(self) -> str | None:
@@ -591,7 +590,19 @@ class AdbdEndpoint:
                 conn.thread.join(timeout=2)
 
 
-def _bind(port: int) -> socket.socket:
+def reserve_emulator_port(preferred: int | None = None, ports: range = ADBD_PORTS) -> socket.socket | None:
+    """A listener on ``preferred`` when free, else on the first free odd port of 5555..5585."""
+    candidates = [preferred] if preferred in ports else []
+    for port in [*candidates, *ports]:
+        try:
+            return bind_loopback(port)
+        except OSError:
+            continue
+    return None
+
+
+def bind_loopback(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1:port (0: a free one)."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # Linux: TIME_WAIT only, never a live listener
     try:
