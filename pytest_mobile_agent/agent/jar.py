@@ -1,0 +1,153 @@
+"""The agent jar: the file `agent-android/build.sh` writes, its version and its build.
+
+The package carries `agent/VERSION`, a copy of `agent-android/VERSION` (a test checks they match):
+the version a jar built from this tree reports in its hello. The build is the first 12 lowercase
+hex digits of the XXH3-64 digest of the jar's bytes (docs/protocol.md section 2), which the agent
+computes the same way from the file it was started from.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import xxhash
+
+from pytest_mobile_agent.errors import InvalidJar, JarMissing
+
+JAR_ENV = "MOBILE_AGENT_JAR"
+JAR_RELATIVE = Path("agent-android") / "dist" / "mobile-agent-android.jar"
+VERSION_FILE = Path(__file__).with_name("VERSION")
+DEX_ENTRY = "classes.dex"
+VERSION_MARKER = b"mobile-agent-android "
+_VERSION_RE = re.compile(rb"mobile-agent-android ([0-9A-Za-z][0-9A-Za-z.+-]{0,40})")
+_ZIP_MAGIC = b"PK\x03\x04"
+_DEX_MAGIC = b"dex\n"
+_STAND_IN_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+def expected_version() -> str:
+    """The agent version this package expects: its copy of agent-android/VERSION."""
+    return VERSION_FILE.read_text(encoding="ascii").strip()
+
+
+def build_of(data: bytes) -> str:
+    """The first 12 hex digits of the XXH3-64 digest (seed 0) of `data`, big-endian."""
+    return xxhash.xxh3_64(data).hexdigest()[:12]
+
+
+def default_path() -> Path:
+    """MOBILE_AGENT_JAR, else agent-android/dist/mobile-agent-android.jar in this source tree."""
+    named = os.environ.get(JAR_ENV)
+    if named:
+        return Path(named)
+    return Path(__file__).resolve().parents[2] / JAR_RELATIVE
+
+
+def _check_format(data: bytes, where: str) -> None:
+    if data.startswith(_DEX_MAGIC):
+        return
+    if not data.startswith(_ZIP_MAGIC):
+        raise InvalidJar(
+            f"{where} is not an agent jar: a jar is a zip (starting with PK\\x03\\x04) or a bare dex, "
+            f"and this file starts with {data[:4]!r}",
+            advice="Rebuild it with agent-android/build.sh, or point MOBILE_AGENT_JAR at the built jar",
+        )
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            archive.getinfo(DEX_ENTRY)
+    except KeyError:
+        raise InvalidJar(f"{where} is a zip without {DEX_ENTRY}, so app_process cannot start it",
+                         advice="Rebuild it with agent-android/build.sh") from None
+    except zipfile.BadZipFile as exc:
+        raise InvalidJar(f"{where} is not a readable zip ({exc})",
+                         advice="Rebuild it with agent-android/build.sh") from None
+
+
+@dataclass(frozen=True)
+class AgentJar:
+    """The bytes the agent starts from, the version they are expected to report, and their build."""
+
+    data: bytes = field(repr=False)
+    version: str
+    build: str
+    path: Path | None = None
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, version: str | None = None, path: Path | None = None) -> AgentJar:
+        """A jar (zip with classes.dex) or a bare dex; InvalidJar for anything else."""
+        _check_format(data, str(path) if path else "the agent jar")
+        return cls(data=bytes(data), version=version or expected_version(), build=build_of(data), path=path)
+
+    @classmethod
+    def from_path(cls, path: str | os.PathLike[str], *, version: str | None = None) -> AgentJar:
+        where = Path(path)
+        try:
+            data = where.read_bytes()
+        except FileNotFoundError:
+            raise missing(where) from None
+        except IsADirectoryError:
+            raise InvalidJar(f"{where} is a directory, not an agent jar") from None
+        return cls.from_bytes(data, version=version, path=where)
+
+    @classmethod
+    def locate(cls) -> AgentJar:
+        """The jar named by MOBILE_AGENT_JAR, else the one agent-android/build.sh wrote."""
+        return cls.from_path(default_path())
+
+    @classmethod
+    def stand_in(cls, version: str | None = None) -> AgentJar:
+        """The package's stand-in jar for the virtual device: a small deterministic zip whose stored
+        classes.dex holds `mobile-agent-android <VERSION>`, which the virtual agent reads."""
+        version = version or expected_version()
+        return cls.from_bytes(stand_in_bytes(version), version=version)
+
+    def dex(self) -> bytes:
+        """The classes.dex the jar holds (a bare dex is its own)."""
+        if self.data.startswith(_DEX_MAGIC):
+            return self.data
+        with zipfile.ZipFile(io.BytesIO(self.data)) as archive:
+            return archive.read(DEX_ENTRY)
+
+    def reported_version(self) -> str | None:
+        """The version named in the dex's `mobile-agent-android <VERSION>` string, if found."""
+        match = _VERSION_RE.search(self.dex())
+        return match.group(1).decode("ascii") if match else None
+
+    def describe(self) -> str:
+        where = str(self.path) if self.path else "in memory"
+        return f"mobile-agent-android {self.version} jar, build {self.build} ({where})"
+
+
+def missing(path: Path) -> JarMissing:
+    return JarMissing(
+        f"the agent jar is missing: no file at {path}",
+        advice="Build it with agent-android/build.sh (it needs ANDROID_HOME pointing at an Android SDK), "
+        f"or set {JAR_ENV} to a built jar; `--android-serial virtual` needs no jar",
+    )
+
+
+def stand_in_dex(version: str) -> bytes:
+    """A classes.dex-like blob: the dex magic, the version string the agent's code carries, padding."""
+    body = b"dev/mobileagent/agent/Main\x00" + VERSION_MARKER + version.encode("ascii") + b"\x00"
+    blob = _DEX_MAGIC + b"035\x00" + bytes(24) + body
+    return blob + bytes(-len(blob) % 16)
+
+
+def stand_in_bytes(version: str) -> bytes:
+    """A deterministic zip (fixed times, stored entries) with the manifest and the stand-in dex."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
+        for name, content in (
+            ("META-INF/MANIFEST.MF", b"Manifest-Version: 1.0\r\nCreated-By: pytest-mobile-agent stand-in\r\n\r\n"),
+            (DEX_ENTRY, stand_in_dex(version)),
+        ):
+            info = zipfile.ZipInfo(name, date_time=_STAND_IN_TIME)
+            info.external_attr = 0o644 << 16
+            info.create_system = 3
+            archive.writestr(info, content)
+    return buffer.getvalue()

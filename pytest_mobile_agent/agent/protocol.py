@@ -1,0 +1,576 @@
+"""Agent protocol 1 (docs/protocol.md): the frame codec and the host's protocol state machine.
+
+Nothing here does I/O. `FrameDecoder` is fed bytes in any chunking and returns whole messages;
+`HostSession` is fed bytes and the time, and hands back the frames to send and the events that
+happened (a response, a protocol event, a sequence gap, a disconnection). The connection drives it
+over a real stream; the tests drive it with an injected clock.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import struct
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from pytest_mobile_agent.errors import ProtocolError, Unauthorized, VersionMismatch
+
+log = logging.getLogger("pytest_mobile_agent.agent")
+
+MAX_FRAME = 16 * 1024 * 1024
+PROTOCOLS: tuple[int, ...] = (1,)
+AGENT_NAME = "mobile-agent-android"
+HOST_NAME = "pytest-mobile-agent 0.1.0"
+
+LIVENESS_TIMEOUT = 3.0  # an agent silent this long is dead
+PING_INTERVAL = 1.0  # the host pings after this long without sending anything
+RESYNC_BACKOFF_FIRST = 0.05
+RESYNC_BACKOFF_MAX = 1.0
+RESYNC_DEADLINE_MS = 5000
+
+_HEADER = struct.Struct(">I")
+
+Message = dict[str, Any]
+
+# --- the frame codec -----------------------------------------------------------------------------
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def encode(message: Mapping[str, Any]) -> bytes:
+    """One frame: the 4-byte big-endian length, then the message as compact UTF-8 JSON."""
+    if not isinstance(message.get("type"), str):
+        raise ProtocolError("a message needs a string `type`")
+    try:
+        payload = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError) as exc:
+        raise ProtocolError(f"cannot encode a {message.get('type')} message: {exc}") from None
+    if len(payload) > MAX_FRAME:
+        raise ProtocolError(f"a {message['type']} frame of {len(payload)} bytes exceeds the limit of {MAX_FRAME}")
+    return _HEADER.pack(len(payload)) + payload
+
+
+def decode_payload(payload: bytes) -> Message:
+    """The message in a frame's payload (the bytes after the length)."""
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProtocolError(f"a frame that is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    try:
+        message = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise ProtocolError(f"a frame that is not JSON ({str(exc)[:80]})") from None
+    if not isinstance(message, dict):
+        raise ProtocolError(f"a frame holding a JSON {type(message).__name__}, not an object")
+    if not isinstance(message.get("type"), str):
+        raise ProtocolError("a frame without a string `type`")
+    return message
+
+
+def decode(frame: bytes) -> Message:
+    """The message of exactly one whole frame (length prefix included)."""
+    decoder = FrameDecoder()
+    messages = decoder.feed(frame)
+    if len(messages) != 1 or decoder.pending:
+        raise ProtocolError(f"expected exactly one whole frame, got {len(messages)} and {decoder.pending} bytes more")
+    return messages[0]
+
+
+class FrameDecoder:
+    """Incremental frame decoder: feed any chunking, get whole messages back.
+
+    A length of 0 or over the limit is refused as soon as its 4 bytes arrive, so a hostile length
+    never makes the decoder wait for 4 GiB. After a ProtocolError the decoder is unusable (the
+    connection is closed).
+    """
+
+    def __init__(self, max_frame: int = MAX_FRAME) -> None:
+        self._buffer = bytearray()
+        self._max_frame = max_frame
+        self._failed: ProtocolError | None = None
+
+    def feed(self, data: bytes) -> list[Message]:
+        if self._failed is not None:
+            raise self._failed
+        self._buffer += data
+        messages: list[Message] = []
+        offset = 0
+        buffer = self._buffer
+        try:
+            while len(buffer) - offset >= _HEADER.size:
+                (length,) = _HEADER.unpack_from(buffer, offset)
+                if length == 0:
+                    raise ProtocolError("a frame of length 0")
+                if length > self._max_frame:
+                    raise ProtocolError(f"a frame of {length} bytes exceeds the limit of {self._max_frame}")
+                end = offset + _HEADER.size + length
+                if end > len(buffer):
+                    break
+                messages.append(decode_payload(bytes(buffer[offset + _HEADER.size : end])))
+                offset = end
+        except ProtocolError as exc:
+            self._failed = exc
+            self._buffer.clear()
+            raise
+        if offset:
+            del buffer[:offset]
+        return messages
+
+    @property
+    def pending(self) -> int:
+        """Bytes of an incomplete frame held back."""
+        return len(self._buffer)
+
+
+# --- message shapes ------------------------------------------------------------------------------
+
+_INT, _STR, _BOOL, _OBJ, _LIST = "integer", "string", "boolean", "object", "array"
+
+
+def _is(kind: str, value: Any) -> bool:
+    if kind == _INT:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == _STR:
+        return isinstance(value, str)
+    if kind == _BOOL:
+        return isinstance(value, bool)
+    if kind == _OBJ:
+        return isinstance(value, dict)
+    return isinstance(value, list)
+
+
+REQUIRED: dict[str, dict[str, str]] = {
+    "auth": {"token": _STR},
+    "refused": {"code": _STR, "message": _STR},
+    "hello": {"agent": _STR, "version": _STR, "build": _STR, "protocols": _LIST, "capabilities": _LIST,
+              "pid": _INT, "socket": _STR},
+    "welcome": {"protocol": _INT, "host": _STR},
+    "refuse": {"code": _STR, "message": _STR},
+    "closing": {"reason": _STR},
+    "request": {"id": _INT, "method": _STR, "deadline_ms": _INT, "params": _OBJ},
+    "response": {"id": _INT},
+    "event": {"seq": _INT, "name": _STR, "data": _OBJ},
+    "ping": {"nonce": _INT},
+    "pong": {"nonce": _INT},
+}
+_ERROR_KEYS = {"code": _STR, "message": _STR, "retryable": _BOOL}
+
+
+def _check_keys(where: str, obj: Mapping[str, Any], keys: Mapping[str, str]) -> None:
+    for key, kind in keys.items():
+        if key not in obj:
+            raise ProtocolError(f"a {where} without `{key}`")
+        if not _is(kind, obj[key]):
+            raise ProtocolError(f"a {where} whose `{key}` is not a JSON {kind}")
+
+
+def validate(message: Mapping[str, Any]) -> None:
+    """ProtocolError when a message of a known type lacks a required key or has one of the wrong
+    JSON type. Unknown keys, and messages of unknown types, pass (forward compatibility)."""
+    kind = message.get("type")
+    keys = REQUIRED.get(kind) if isinstance(kind, str) else None
+    if keys is None:
+        return
+    _check_keys(f"{kind} frame", message, keys)
+    if kind == "hello":
+        if not all(_is(_INT, p) for p in message["protocols"]):
+            raise ProtocolError("a hello whose `protocols` are not integers")
+        if not all(_is(_STR, c) for c in message["capabilities"]):
+            raise ProtocolError("a hello whose `capabilities` are not strings")
+    elif kind == "response":
+        has_result, has_error = "result" in message, "error" in message
+        if has_result == has_error:
+            raise ProtocolError("a response needs exactly one of `result` and `error`")
+        if has_result and not _is(_OBJ, message["result"]):
+            raise ProtocolError("a response whose `result` is not a JSON object")
+        if has_error:
+            if not _is(_OBJ, message["error"]):
+                raise ProtocolError("a response whose `error` is not a JSON object")
+            _check_keys("response error", message["error"], _ERROR_KEYS)
+
+
+# --- values and events ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hello:
+    agent: str
+    version: str
+    build: str
+    protocols: tuple[int, ...]
+    capabilities: tuple[str, ...]
+    pid: int
+    socket: str
+
+    @classmethod
+    def from_message(cls, message: Mapping[str, Any]) -> Hello:
+        return cls(
+            agent=message["agent"], version=message["version"], build=message["build"],
+            protocols=tuple(message["protocols"]), capabilities=tuple(message["capabilities"]),
+            pid=message["pid"], socket=message["socket"],
+        )
+
+    def names(self) -> str:
+        """`mobile-agent-android 0.1.0 (build 7fec0cb05341)`."""
+        return f"{self.agent} {self.version} (build {self.build})"
+
+
+@dataclass(frozen=True)
+class Established:
+    """The handshake completed: the host sent `welcome` with `protocol`."""
+
+    hello: Hello
+    protocol: int
+
+
+@dataclass(frozen=True)
+class Response:
+    """A response to the request `id`: `result`, or `error` (code, message, retryable)."""
+
+    id: int
+    result: dict[str, Any] | None
+    error: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class ProtocolEvent:
+    seq: int
+    name: str
+    data: dict[str, Any]
+    received_at: float
+
+
+@dataclass(frozen=True)
+class OutOfSync:
+    """An event's seq skipped ahead: `got` arrived where `expected` was due. A resync follows."""
+
+    expected: int
+    got: int
+
+
+@dataclass(frozen=True)
+class Resynced:
+    """The agent resynchronized; the next event carries `seq + 1`."""
+
+    seq: int
+
+
+class Hint(str, Enum):
+    """What a caller can do after a disconnection."""
+
+    REATTACH = "attach again to relaunch or reuse the agent"
+    REPLACED = "another host connection took the agent over; attach again to take it back"
+    RELAUNCH = "the agent exited; attach again to launch a new one"
+
+
+@dataclass(frozen=True)
+class Disconnection:
+    """The connection is over; `reconnect_hint` says what to do about it."""
+
+    reason: str
+    reconnect_hint: str = Hint.REATTACH.value
+
+
+SessionEvent = Established | Response | ProtocolEvent | OutOfSync | Resynced | Disconnection
+
+_CLOSING_HINTS = {
+    "replaced": Hint.REPLACED.value,
+    "shutdown": Hint.RELAUNCH.value,
+    "idle": Hint.RELAUNCH.value,
+}
+
+
+# --- the host's state machine --------------------------------------------------------------------
+
+
+class State(Enum):
+    AUTHENTICATING = "authenticating"
+    ESTABLISHED = "established"
+    CLOSED = "closed"
+
+
+@dataclass
+class _Resync:
+    """The resync the host owes the agent: in flight as `request_id`, or due at `retry_at`."""
+
+    request_id: int | None = None
+    retry_at: float | None = None
+    backoff: float = RESYNC_BACKOFF_FIRST
+    deadline: float | None = None
+
+
+@dataclass
+class HostSession:
+    """The host's side of one connection, fed bytes and a clock.
+
+    Drive it: `start(now)`; then `receive(data, now)` for bytes read, `stream_ended(now)` at the
+    end of the stream, `tick(now)` when `next_timer()` falls due; send whatever `take_outgoing()`
+    returns and act on `take_events()`. `request()` queues a request and returns its id.
+    """
+
+    token: str = field(repr=False)
+    protocols: tuple[int, ...] = PROTOCOLS
+    host: str = HOST_NAME
+    liveness_timeout: float = LIVENESS_TIMEOUT
+    ping_interval: float = PING_INTERVAL
+    state: State = State.AUTHENTICATING
+    hello: Hello | None = None
+    protocol: int | None = None
+    failure: Exception | None = None
+    _decoder: FrameDecoder = field(default_factory=FrameDecoder, repr=False)
+    _outgoing: list[bytes] = field(default_factory=list, repr=False)
+    _events: list[SessionEvent] = field(default_factory=list, repr=False)
+    _next_id: int = 1
+    _next_nonce: int = 1
+    _last_sent: float = 0.0
+    _last_received: float = 0.0
+    _expected_seq: int = 1
+    _resync: _Resync | None = None
+    _resync_on_next_read: bool = False
+    _internal: set[int] = field(default_factory=set, repr=False)
+    _resync_ids: set[int] = field(default_factory=set, repr=False)
+
+    # --- driving ------------------------------------------------------------------------------
+
+    def start(self, now: float) -> None:
+        self._last_received = now
+        self._send({"type": "auth", "token": self.token}, now)
+
+    def receive(self, data: bytes, now: float) -> None:
+        if self.state is State.CLOSED:
+            return
+        self._last_received = now
+        try:
+            for message in self._decoder.feed(data):
+                validate(message)
+                self._handle(message, now)
+                if self.state is State.CLOSED:
+                    return
+        except ProtocolError as exc:
+            self.failure = exc
+            self._close(f"the agent broke protocol 1: {exc}", Hint.REATTACH.value)
+
+    def stream_ended(self, now: float) -> None:
+        if self.state is State.CLOSED:
+            return
+        if self.state is State.AUTHENTICATING:
+            self.failure = ProtocolError("the agent's stream ended during the handshake")
+        self._close("the agent's stream ended (the agent was stopped or killed)", Hint.REATTACH.value)
+
+    def tick(self, now: float) -> None:
+        if self.state is State.CLOSED:
+            return
+        if now - self._last_received >= self.liveness_timeout:
+            silent = now - self._last_received
+            if self.state is State.AUTHENTICATING:
+                self.failure = ProtocolError(f"the agent did not answer the handshake within {silent:.1f} s")
+            self._close(f"the agent was silent for {silent:.1f} s and is taken for dead", Hint.REATTACH.value)
+            return
+        if self.state is not State.ESTABLISHED:
+            return
+        self._tick_resync(now)
+        if now - self._last_sent >= self.ping_interval:
+            self._send({"type": "ping", "nonce": self._take_nonce()}, now)
+
+    def next_timer(self) -> float:
+        """The time at which `tick` has something to do."""
+        due = self._last_received + self.liveness_timeout
+        if self.state is State.ESTABLISHED:
+            due = min(due, self._last_sent + self.ping_interval)
+            resync = self._resync
+            if resync is not None:
+                if resync.retry_at is not None:
+                    due = min(due, resync.retry_at)
+                if resync.deadline is not None:
+                    due = min(due, resync.deadline)
+        return due
+
+    def take_outgoing(self) -> bytes:
+        data = b"".join(self._outgoing)
+        self._outgoing.clear()
+        return data
+
+    def take_events(self) -> list[SessionEvent]:
+        events, self._events = self._events, []
+        return events
+
+    def close(self, reason: str = "the host closed the connection") -> None:
+        self._close(reason, Hint.REATTACH.value)
+
+    # --- requests ---------------------------------------------------------------------------
+
+    def request(self, method: str, params: Mapping[str, Any], deadline_ms: int, now: float) -> int:
+        """Queue a request; its response comes back as a `Response` with the returned id.
+
+        A read (`snapshot`) after a resync the agent reported failed sends that resync first.
+        """
+        if self.state is not State.ESTABLISHED:
+            raise ProtocolError(f"cannot send {method}: the connection is {self.state.value}")
+        if method == "snapshot" and self._resync_on_next_read and self._resync is None:
+            self._resync_on_next_read = False
+            self._start_resync(now)
+        request_id = self._send_request(method, params, deadline_ms, now)
+        if method == "resync":
+            self._resync_ids.add(request_id)
+        return request_id
+
+    def _send_request(self, method: str, params: Mapping[str, Any], deadline_ms: int, now: float) -> int:
+        request_id = self._next_id
+        self._next_id += 1
+        self._send({"type": "request", "id": request_id, "method": method,
+                    "deadline_ms": max(0, int(deadline_ms)), "params": dict(params)}, now)
+        return request_id
+
+    @property
+    def resync_pending(self) -> bool:
+        """A resync is in flight or waiting for its backoff."""
+        return self._resync is not None
+
+    # --- internals --------------------------------------------------------------------------
+
+    def _send(self, message: Mapping[str, Any], now: float) -> None:
+        self._outgoing.append(encode(message))
+        self._last_sent = now
+
+    def _take_nonce(self) -> int:
+        nonce = self._next_nonce
+        self._next_nonce += 1
+        return nonce
+
+    def _close(self, reason: str, hint: str) -> None:
+        if self.state is State.CLOSED:
+            return
+        self.state = State.CLOSED
+        self._events.append(Disconnection(reason, hint))
+
+    def _handle(self, message: Message, now: float) -> None:
+        kind = message["type"]
+        if kind == "closing":
+            reason = message["reason"]
+            if self.state is State.AUTHENTICATING:
+                self.failure = ProtocolError(f"the agent closed the connection during the handshake ({reason})")
+            self._close(f"the agent closed the connection ({reason})", _CLOSING_HINTS.get(reason, Hint.REATTACH.value))
+        elif self.state is State.AUTHENTICATING:
+            self._handle_handshake(message, now)
+        elif kind == "response":
+            self._handle_response(message, now)
+        elif kind == "event":
+            self._handle_event(message, now)
+        elif kind == "ping":
+            self._send({"type": "pong", "nonce": message["nonce"]}, now)
+        elif kind == "pong":
+            pass  # receiving it already counted as a sign of life
+        elif kind in REQUIRED:
+            raise ProtocolError(f"an unexpected {kind} frame after the handshake")
+        else:
+            log.debug("ignoring a frame of unknown type %r", kind)
+
+    def _handle_handshake(self, message: Message, now: float) -> None:
+        kind = message["type"]
+        if kind == "refused":
+            code, text = message["code"], message["message"]
+            self.failure = Unauthorized(f"the agent refused the connection: {code} ({text})") if code == "unauthorized" \
+                else ProtocolError(f"the agent refused the connection: {code} ({text})")
+            self._close(f"the agent refused the connection ({code})", Hint.REATTACH.value)
+            return
+        if kind != "hello":
+            raise ProtocolError(f"a {kind} frame before the hello")
+        hello = Hello.from_message(message)
+        self.hello = hello
+        common = sorted(set(hello.protocols) & set(self.protocols))
+        if not common:
+            spoken = list(self.protocols)
+            self._send({"type": "refuse", "code": "version_mismatch", "message": f"host speaks protocols {spoken}"}, now)
+            self.failure = VersionMismatch(
+                f"{hello.names()} speaks protocols {list(hello.protocols)}; this host speaks {spoken}"
+            )
+            self._close("refused with version_mismatch: no common protocol", Hint.RELAUNCH.value)
+            return
+        self.protocol = common[-1]
+        self._send({"type": "welcome", "protocol": self.protocol, "host": self.host}, now)
+        self.state = State.ESTABLISHED
+        self._events.append(Established(hello, self.protocol))
+
+    def _handle_response(self, message: Message, now: float) -> None:
+        request_id = message["id"]
+        result, error = message.get("result"), message.get("error")
+        if request_id in self._resync_ids:
+            self._resync_ids.discard(request_id)
+            if result is not None:
+                self._resynced(result, now)
+        if self._resync is not None and request_id == self._resync.request_id:
+            self._internal.discard(request_id)
+            self._resync_answered(result, error, now)
+            return
+        if request_id in self._internal:
+            self._internal.discard(request_id)  # a resync answered after its deadline: already retried
+            return
+        self._events.append(Response(request_id, result, error))
+
+    def _resynced(self, result: Mapping[str, Any], now: float) -> None:
+        seq = result.get("seq")
+        if not isinstance(seq, int) or isinstance(seq, bool):
+            raise ProtocolError("a resync result without an integer `seq`")
+        self._expected_seq = seq + 1
+        self._resync = None
+        self._events.append(Resynced(seq))
+
+    def _resync_answered(self, result: Mapping[str, Any] | None, error: Mapping[str, Any] | None, now: float) -> None:
+        assert self._resync is not None
+        if result is not None:
+            self._resynced(result, now)
+            return
+        assert error is not None
+        if error["retryable"]:
+            self._schedule_resync_retry(now, f"{error['code']}: {error['message']}")
+        else:
+            log.warning("the agent failed the resync (%s: %s); it is sent again on the next read",
+                        error["code"], error["message"])
+            self._resync = None
+            self._resync_on_next_read = True
+
+    def _schedule_resync_retry(self, now: float, why: str) -> None:
+        resync = self._resync
+        assert resync is not None
+        resync.request_id = None
+        resync.deadline = None
+        resync.retry_at = now + resync.backoff
+        log.debug("resync failed (%s); again in %.0f ms", why, resync.backoff * 1000)
+        resync.backoff = min(resync.backoff * 2, RESYNC_BACKOFF_MAX)
+
+    def _start_resync(self, now: float) -> None:
+        resync = self._resync or _Resync()
+        self._resync = resync
+        resync.retry_at = None
+        resync.request_id = self._send_request("resync", {}, RESYNC_DEADLINE_MS, now)
+        self._internal.add(resync.request_id)
+        resync.deadline = now + RESYNC_DEADLINE_MS / 1000
+
+    def _tick_resync(self, now: float) -> None:
+        resync = self._resync
+        if resync is None:
+            return
+        if resync.retry_at is not None and now >= resync.retry_at:
+            self._start_resync(now)
+        elif resync.deadline is not None and now >= resync.deadline:
+            self._schedule_resync_retry(now, "no answer within its deadline")
+
+    def _handle_event(self, message: Message, now: float) -> None:
+        seq = message["seq"]
+        if self._resync is None and seq != self._expected_seq:
+            self._events.append(OutOfSync(self._expected_seq, seq))
+            self._start_resync(now)
+        elif self._resync is None:
+            self._expected_seq = seq + 1
+        self._events.append(ProtocolEvent(seq, message["name"], message["data"], now))
+
+
+def choose_protocol(offered: Iterable[int], spoken: Iterable[int] = PROTOCOLS) -> int | None:
+    """The highest protocol both sides speak, or None."""
+    common = set(offered) & set(spoken)
+    return max(common) if common else None

@@ -1,0 +1,151 @@
+"""What this host knows about the agents it started: socket, pid, token, versions and build per serial.
+
+`Records()` keeps them in memory; `Records.in_dir(path)` also in a directory, one JSON file per
+serial with mode 0600 (the token is a secret), written atomically (a temp file, then os.replace), so
+a later process reuses the agent an earlier one left running. A corrupt or foreign file is no record
+and a logged warning, never a crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("pytest_mobile_agent.agent")
+
+RECORD_KIND = "pytest-mobile-agent/agent-record"
+RECORD_FORMAT = 1
+_TOKEN_RE = re.compile(r"^[0-9a-f]{32}$")
+
+
+@dataclass(frozen=True)
+class Record:
+    """An agent this host started on `serial`. `build` is None for a record written before builds
+    were recorded, which makes the agent incompatible with every jar."""
+
+    serial: str
+    socket: str
+    pid: int
+    token: str = field(repr=False)
+    version: str
+    protocol: int
+    build: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": RECORD_KIND, "format": RECORD_FORMAT, "serial": self.serial, "socket": self.socket,
+                "pid": self.pid, "token": self.token, "version": self.version, "protocol": self.protocol,
+                "build": self.build}
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Record:
+        """ValueError when `obj` is not one of our records."""
+        if not isinstance(obj, dict) or obj.get("kind") != RECORD_KIND:
+            raise ValueError("not a pytest-mobile-agent agent record")
+        values: dict[str, Any] = {key: obj.get(key) for key in ("serial", "socket", "pid", "token", "version", "protocol", "build")}
+        for key in ("serial", "socket", "version"):
+            if not isinstance(values[key], str):
+                raise ValueError(f"`{key}` is not a string")
+        for key in ("pid", "protocol"):
+            if not isinstance(values[key], int) or isinstance(values[key], bool):
+                raise ValueError(f"`{key}` is not an integer")
+        if not isinstance(values["token"], str) or not _TOKEN_RE.match(values["token"]):
+            raise ValueError("`token` is not 32 lowercase hex digits")
+        if values["build"] is not None and not isinstance(values["build"], str):
+            raise ValueError("`build` is neither a string nor null")
+        return cls(**values)
+
+
+class Records:
+    """Records in memory, per serial. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, Record] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def in_dir(cls, path: str | os.PathLike[str]) -> DirRecords:
+        return DirRecords(Path(path))
+
+    def get(self, serial: str) -> Record | None:
+        with self._lock:
+            return self._records.get(serial)
+
+    def put(self, record: Record) -> None:
+        with self._lock:
+            self._records[record.serial] = record
+
+    def forget(self, serial: str) -> None:
+        with self._lock:
+            self._records.pop(serial, None)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({sorted(self._records)})"
+
+
+def _file_name(serial: str) -> str:
+    """A file name for any serial (`127.0.0.1:5555` included): unsafe bytes as `%XX`."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", lambda m: "".join(f"%{b:02X}" for b in m[0].encode("utf-8")), serial)
+    return f"{safe}.json"
+
+
+class DirRecords(Records):
+    """Records that are also files in a directory: they outlive the process that wrote them."""
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__()
+        self.directory = directory
+
+    def path_for(self, serial: str) -> Path:
+        return self.directory / _file_name(serial)
+
+    def get(self, serial: str) -> Record | None:
+        path = self.path_for(serial)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return super().get(serial)
+        except OSError as exc:
+            log.warning("cannot read the agent record %s (%s); treating it as no record", path, exc.strerror)
+            return None
+        try:
+            record = Record.from_json(json.loads(text))
+        except (ValueError, TypeError, RecursionError) as exc:
+            log.warning("the agent record %s is corrupt or not ours (%s); treating it as no record", path, exc)
+            return None
+        if record.serial != serial:
+            log.warning("the agent record %s names another serial; treating it as no record", path)
+            return None
+        return record
+
+    def put(self, record: Record) -> None:
+        super().put(record)
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        data = json.dumps(record.to_json(), indent=1).encode("utf-8")
+        fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".record-", suffix=".tmp")
+        try:
+            os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, self.path_for(record.serial))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+
+    def forget(self, serial: str) -> None:
+        super().forget(serial)
+        with contextlib.suppress(FileNotFoundError):
+            self.path_for(serial).unlink()
+
+    def __repr__(self) -> str:
+        return f"DirRecords({str(self.directory)!r})"
