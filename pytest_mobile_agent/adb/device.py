@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from pytest_mobile_agent.adb import wire
 from pytest_mobile_agent.adb.connection import Connection
 from pytest_mobile_agent.adb.shell import ShellOutput, ShellStream, command_line, past_deadline
-from pytest_mobile_agent.adb.sync import Pusher, default_mtime
+from pytest_mobile_agent.adb.sync import Pusher, default_mtime, send_spec
 from pytest_mobile_agent.errors import (
     Closed,
     InvalidArgument,
@@ -185,14 +185,16 @@ class Device:
     def push_bytes(self, data: bytes | bytearray | memoryview, remote: str, mode: int = 0o644,
                    mtime: int | None = None) -> None:
         """Write `data` to `remote` on the device. adbd widens the owner's bits to group and other."""
+        spec = send_spec(remote, mode)
         with self._sync() as conn:
-            Pusher(conn, remote, mode).push_bytes(data, default_mtime() if mtime is None else mtime)
+            Pusher(conn, remote, spec).push_bytes(data, default_mtime() if mtime is None else mtime)
 
     def push(self, local_path: str | os.PathLike[str], remote: str, mode: int = 0o644) -> None:
         """Copy a local file to `remote`, keeping its mtime."""
         path = Path(local_path)
+        spec = send_spec(remote, mode)
         with path.open("rb") as source, self._sync() as conn:
-            Pusher(conn, remote, mode).push_file(source, int(path.stat().st_mtime))
+            Pusher(conn, remote, spec).push_file(source, int(path.stat().st_mtime))
 
     def _sync(self) -> Connection:
         return self._transport("sync:")

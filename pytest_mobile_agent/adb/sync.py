@@ -35,11 +35,11 @@ def send_spec(remote: str, mode: int) -> bytes:
 class Pusher:
     """Writes one file through a connection already switched to `sync:`."""
 
-    def __init__(self, conn: Connection, remote: str, mode: int) -> None:
+    def __init__(self, conn: Connection, remote: str, spec: bytes) -> None:
         self.conn = conn
         self.remote = remote
         self.operation = f"push {remote}"
-        self._spec = send_spec(remote, mode)
+        self._spec = spec
 
     def push_bytes(self, data: bytes | bytearray | memoryview, mtime: int) -> None:
         view = memoryview(data).cast("B")
