@@ -177,4 +177,4 @@ def test_a_reset_connection_is_closed_not_an_oserror():
 
 
 def test_socket_timeouts_count_as_timeouts():
-    assert errors.is_timeout(socket.timeout())
+    assert errors.is_timeout(TimeoutError()) and errors.is_timeout(socket.timeout())  # noqa: UP041

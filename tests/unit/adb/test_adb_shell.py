@@ -132,9 +132,8 @@ def test_a_pty_stream_asks_for_a_pseudo_terminal(scripted):
 
 def test_a_stream_read_past_its_timeout_is_a_timeout(scripted):
     server = scripted(shell_handler("sleep 10", [], stdin=[]))
-    with client(server).device(SERIAL).shell_stream("sleep 10") as stream:
-        with pytest.raises(errors.Timeout) as info:
-            stream.read(0.1)
+    with client(server).device(SERIAL).shell_stream("sleep 10") as stream, pytest.raises(errors.Timeout) as info:
+        stream.read(0.1)
     assert info.value.is_timeout() and "100 ms" in str(info.value)
 
 
