@@ -1,0 +1,502 @@
+"""The mirror: a replica of the device's windows kept current from the session's backends, and the
+API an app's tests use.
+
+    screen = Mirror(session.backend())
+    screen.find(text="Login").tap()
+    screen.wait_for(text="Welcome", timeout=5)
+    print(screen.dump())
+
+How the replica stays current (design D8): an event reads again (the agent reads every window, from
+its cache where its events keep it current); a frame whose hash changed reads again; after an
+action the read takes the agent's idle bound; while a wait or a settle goes on, the replica is read
+again every second, and without frames the mirror probes the bounds of a sample of nodes every
+100 ms and reads again, evicting their windows, when any moved. A warm snapshot, with nothing new
+on the event stream, is served from the replica with no device read.
+
+A mirror is driven from one thread (the test's); the backends deliver events from theirs.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pytest_mobile_agent.errors import Disconnected as DisconnectedError
+from pytest_mobile_agent.errors import MobileAgentError, NoMatch, StaleElement, WaitTimeout
+from pytest_mobile_agent.mirror.dump import dump_view
+from pytest_mobile_agent.mirror.element import Element
+from pytest_mobile_agent.mirror.keys import key_code
+from pytest_mobile_agent.mirror.replica import Entry, Replica, View
+from pytest_mobile_agent.mirror.selectors import Selector, describe_entry, nearest
+from pytest_mobile_agent.session.backends import (
+    Ack,
+    Backend,
+    Bounds,
+    Disconnected,
+    Frame,
+    OutOfSync,
+    ProtocolEvent,
+    ReadReason,
+    Release,
+    Resynced,
+    Screenshot,
+    SessionEvent,
+)
+
+log = logging.getLogger("pytest_mobile_agent.mirror")
+
+T = TypeVar("T")
+
+_PRIORITY = {
+    ReadReason.POLL: 0,
+    ReadReason.FRAME: 1,
+    ReadReason.EVENT: 2,
+    ReadReason.MOVED: 3,
+    ReadReason.ATTACH: 4,
+    ReadReason.RESYNC: 5,
+    ReadReason.ACTION: 6,
+}
+DIRECTIONS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
+DUMP_LINES_IN_ERRORS = 80
+
+
+class Mirror:
+    """The replica and the user-facing API (the `screen` fixture)."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        timeout: float = 5.0,
+        quiet: float = 0.3,
+        poll_interval: float = 1.0,
+        probe_interval: float = 0.1,
+        probe_limit: int = 48,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """`timeout` is the default of waits; `quiet` how long nothing must change for the screen to
+        count as settled; `poll_interval` the read-again period while waiting; `probe_interval` and
+        `probe_limit` the bounds probes without frames."""
+        self.backend = backend
+        self.timeout = timeout
+        self.quiet = quiet
+        self.poll_interval = poll_interval
+        self.probe_interval = probe_interval
+        self.probe_limit = probe_limit
+        self._clock = clock
+        self._replica = Replica()
+        self._dirty: ReadReason | None = ReadReason.ATTACH
+        self._dirty_windows: set[int] = set()
+        self._last_hash: int | None = None
+        self._last_read_at = float("-inf")
+        self._last_change_at = float("-inf")
+        self._last_input_at = float("-inf")
+        self._last_probe_at = float("-inf")
+        self.disconnection: Disconnected | None = None
+        self.reads = 0
+        self.probes = 0
+        self.events_seen = 0
+
+    # --- state -----------------------------------------------------------------------------------
+
+    @property
+    def scale(self) -> float:
+        """Physical pixels per point (2.625 at 420 dpi)."""
+        return self.backend.scale
+
+    @property
+    def connected(self) -> bool:
+        self._pump(0.0)
+        return self.disconnection is None
+
+    def snapshot(self) -> View:
+        """The replica, brought up to date: a device read only when something changed since."""
+        return self._view()
+
+    def refresh(self, reason: ReadReason = ReadReason.POLL) -> View:
+        """Read the device now, whatever the event stream says."""
+        self._mark(reason)
+        return self._view()
+
+    def settle(self, timeout: float = 3.0, quiet: float | None = None) -> bool:
+        """Wait until nothing changed for `quiet` seconds; False when the screen kept changing until
+        `timeout` (a screen that never stops, such as an endless animation)."""
+        quiet = self.quiet if quiet is None else quiet
+
+        def settled(_: View) -> bool:
+            if self._dirty is not None:
+                return False
+            return self._clock() - max(self._last_change_at, self._last_input_at) >= quiet
+
+        try:
+            self._until(settled, timeout, "settling")
+        except WaitTimeout:
+            return False
+        return True
+
+    def wait_disconnected(self, timeout: float = 5.0) -> Disconnected:
+        """Wait until the agent connection is reported gone (a killed agent: at once)."""
+        deadline = self._clock() + timeout
+        while self.disconnection is None:
+            left = deadline - self._clock()
+            if left <= 0:
+                raise WaitTimeout("waiting for the agent to be reported disconnected", timeout)
+            self._pump(left)
+        return self.disconnection
+
+    # --- queries ---------------------------------------------------------------------------------
+
+    def find(self, **criteria: Any) -> Element:
+        """The first element matching the criteria (top-most window first, in tree order), now.
+
+        Criteria: text, text_contains, text_matches, id, desc, desc_contains, class_name, package,
+        clickable, focused, enabled, checked, selected, scrollable, editable, visible, window, within.
+        Raises NoMatch, showing the nearest candidates and the tree, when nothing matches.
+        """
+        selector = Selector.of(criteria)
+        view = self._view()
+        found = selector.select(view)
+        if not found:
+            raise NoMatch(
+                f"no element matches {selector.describe()}",
+                candidates=nearest(selector, view),
+                tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS),
+            )
+        return Element(self, found[0].ref)
+
+    def find_all(self, **criteria: Any) -> list[Element]:
+        """Every element matching the criteria, now (possibly none)."""
+        selector = Selector.of(criteria)
+        return [Element(self, e.ref) for e in selector.select(self._view())]
+
+    def exists(self, **criteria: Any) -> bool:
+        return bool(Selector.of(criteria).select(self._view()))
+
+    def wait_for(self, timeout: float | None = None, **criteria: Any) -> Element:
+        """The first element matching the criteria, waiting up to `timeout` seconds (default the
+        mirror's) for one to appear. Raises WaitTimeout with the nearest candidates and the tree."""
+        selector = Selector.of(criteria)
+        timeout = self.timeout if timeout is None else timeout
+
+        def appeared(view: View) -> Entry | None:
+            found = selector.select(view)
+            return found[0] if found else None
+
+        entry = self._until(appeared, timeout, f"waiting for {selector.describe()}", selector)
+        assert entry is not None  # _until returns only a truthy result
+        return Element(self, entry.ref)
+
+    def wait_gone(self, timeout: float | None = None, **criteria: Any) -> None:
+        """Wait up to `timeout` seconds until no element matches the criteria."""
+        selector = Selector.of(criteria)
+        timeout = self.timeout if timeout is None else timeout
+        self._until(lambda view: not selector.select(view), timeout, f"waiting for {selector.describe()} to go", selector)
+
+    # --- actions ---------------------------------------------------------------------------------
+
+    def tap(self, target: Element | None = None, **criteria: Any) -> Ack:
+        """Tap the centre of an element, or of the first match of the criteria."""
+        x, y = self._center(self._target(target, criteria))
+        return self._input(lambda: self.backend.input.tap(x, y))
+
+    def tap_at(self, x: float, y: float) -> Ack:
+        """Tap at physical pixel (x, y)."""
+        return self._input(lambda: self.backend.input.tap(x / self.scale, y / self.scale))
+
+    def long_press(self, target: Element | None = None, hold: float = 0.6, **criteria: Any) -> Ack:
+        x, y = self._center(self._target(target, criteria))
+        return self._input(lambda: self.backend.input.long_press(x, y, hold))
+
+    def swipe(
+        self, x1: float, y1: float, x2: float, y2: float, duration: float = 0.3, resting: bool = False
+    ) -> Ack:
+        """Swipe from (x1, y1) to (x2, y2), physical pixels, over `duration` seconds. `resting`
+        rests at the end before lifting, so the content stops where the finger left it."""
+        s = self.scale
+        release = Release.RESTING if resting else Release.MOVING
+        return self._input(lambda: self.backend.input.swipe(x1 / s, y1 / s, x2 / s, y2 / s, duration, release))
+
+    def swipe_within(
+        self, target: Element, direction: str, *, distance: float = 0.6, duration: float = 0.3, resting: bool = False
+    ) -> Ack:
+        """Swipe the finger `direction` across `distance` of the element's size, centred in it."""
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {sorted(DIRECTIONS)}, not {direction!r}")
+        if not 0 < distance <= 1:
+            raise ValueError(f"distance is a share of the element's size, in (0, 1], not {distance}")
+        left, top, right, bottom = target.bounds
+        dx, dy = DIRECTIONS[direction]
+        cx, cy = (left + right) / 2, (top + bottom) / 2
+        hw, hh = (right - left) * distance / 2, (bottom - top) * distance / 2
+        return self.swipe(cx - dx * hw, cy - dy * hh, cx + dx * hw, cy + dy * hh, duration, resting)
+
+    def scroll_until(
+        self,
+        direction: str = "down",
+        max_swipes: int = 10,
+        container: Element | None = None,
+        **criteria: Any,
+    ) -> Element:
+        """Scroll (`direction` the content's: down shows what is below) until an element matches.
+
+        The container is the given one, else the largest scrollable element on screen. Stops early
+        when the container says it cannot scroll further. Raises WaitTimeout when nothing matched.
+        """
+        selector = Selector.of(criteria)
+        finger = {"down": "up", "up": "down", "right": "left", "left": "right"}.get(direction)
+        if finger is None:
+            raise ValueError(f"direction must be one of up, down, left, right, not {direction!r}")
+        for attempt in range(max_swipes + 1):
+            view = self._view()
+            found = selector.select(view)
+            if found:
+                return Element(self, found[0].ref)
+            box = container or self._largest_scrollable(view)
+            if attempt == max_swipes or box is None or not _can_scroll(box.entry, direction):
+                break
+            self.swipe_within(box, finger, distance=0.5, duration=0.3, resting=True)
+            self.settle(timeout=2.0)
+        view = self._view()
+        raise NoMatch(
+            f"no element matches {selector.describe()} after scrolling {direction} ({max_swipes} swipes at most)",
+            candidates=nearest(selector, view),
+            tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS),
+        )
+
+    def type_text(self, text: str, target: Element | None = None, method: str = "auto", **criteria: Any) -> Ack:
+        """Set text in an element (tapped first when it is not focused), or in the focused node.
+
+        `method` is the agent's: auto (direct where the node allows it, else key events, else the
+        clipboard), direct, keys, clipboard. The acknowledgement names the method used.
+        """
+        node_id: int | None = None
+        if target is not None or criteria:
+            element = self._target(target, criteria)
+            if not element.focused:
+                element.tap()
+                self._view()
+            node_id = element.node.id
+        return self._input(lambda: self.backend.input.text(text, node=node_id, method=method))
+
+    def press_key(self, key: int | str, meta: int = 0) -> Ack:
+        """Press a key: a code or a name such as "back", "home", "enter"."""
+        code = key_code(key)
+        return self._input(lambda: self.backend.input.key(code, meta))
+
+    def screenshot(self, path: str | Path | None = None, format: str = "png") -> Screenshot:
+        """A screenshot from the agent, upright; written to `path` as well when one is given."""
+        shot = self.backend.frames.screenshot(format)
+        if path is not None:
+            Path(path).write_bytes(shot.data)
+        return shot
+
+    def dump(self, within: Element | None = None, max_lines: int | None = None) -> str:
+        """The tree as readable text: windows, then one indented line per node with its ref."""
+        view = self._view()
+        if within is None:
+            return dump_view(view, max_lines=max_lines)
+        entry = self._entry(within.ref)
+        return dump_view(view, entries=(entry, *view.subtree(entry)), max_lines=max_lines)
+
+    def __repr__(self) -> str:
+        view = self._replica.view
+        nodes = view.node_count if view else 0
+        return f"<Mirror {nodes} nodes, {self.reads} reads{', disconnected' if self.disconnection else ''}>"
+
+    # --- keeping the replica current ---------------------------------------------------------------
+
+    def _view(self) -> View:
+        self._pump(0.0)
+        if self._dirty is not None or self._replica.view is None:
+            self._read()
+        view = self._replica.view
+        assert view is not None
+        return view
+
+    def _mark(self, reason: ReadReason, windows: tuple[int, ...] | list[int] = ()) -> None:
+        if self._dirty is None or _PRIORITY[reason] > _PRIORITY[self._dirty]:
+            self._dirty = reason
+        self._dirty_windows.update(windows)
+
+    def _read(self) -> None:
+        self._check_connected()
+        reason = self._dirty or ReadReason.POLL
+        windows = sorted(self._dirty_windows)
+        self._dirty = None
+        self._dirty_windows.clear()
+        try:
+            snapshot = self.backend.tree.read(reason, windows)
+        except BaseException:
+            self._mark(reason, windows)  # still owed
+            raise
+        changed = self._replica.apply(snapshot)
+        now = self._clock()
+        self.reads += 1
+        self._last_read_at = now
+        self._last_probe_at = now
+        if changed:
+            self._last_change_at = now
+
+    def _pump(self, timeout: float) -> bool:
+        events = self.backend.events
+        first = events.next_event(timeout) if timeout > 0 else None
+        batch = ([first] if first is not None else []) + events.drain()
+        for event in batch:
+            self._handle(event)
+        return bool(batch)
+
+    def _handle(self, event: SessionEvent) -> None:
+        self.events_seen += 1
+        if isinstance(event, ProtocolEvent):
+            if event.name == "window_changed" and event.window is not None:
+                self._mark(ReadReason.EVENT, [event.window])
+            else:
+                self._mark(ReadReason.EVENT, event.windows)
+        elif isinstance(event, Frame):
+            if event.hash != self._last_hash:
+                self._last_hash = event.hash
+                self._last_change_at = max(self._last_change_at, event.captured_at)
+                self._mark(ReadReason.FRAME)
+        elif isinstance(event, (OutOfSync, Resynced)):
+            self._mark(ReadReason.RESYNC)
+        elif isinstance(event, Disconnected):
+            self.disconnection = event
+
+    def _until(self, condition: Callable[[View], T], timeout: float, what: str, selector: Selector | None = None) -> T:
+        deadline = self._clock() + max(0.0, timeout)
+        while True:
+            view = self._view()
+            result = condition(view)
+            if result:
+                return result
+            now = self._clock()
+            if now >= deadline:
+                raise WaitTimeout(
+                    what,
+                    timeout,
+                    candidates=nearest(selector, view) if selector is not None else [],
+                    tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS),
+                )
+            self._wait_step(deadline)
+
+    def _wait_step(self, deadline: float) -> None:
+        """Wait for an event, a poll or a probe, whichever falls due first (never past `deadline`)."""
+        probing = not self.backend.frames.live and self.backend.tree.can_probe
+        next_poll = self._last_read_at + self.poll_interval
+        next_probe = self._last_probe_at + self.probe_interval if probing else float("inf")
+        wake = min(deadline, next_poll, next_probe)
+        if self._pump(max(0.0, wake - self._clock())):
+            return
+        now = self._clock()
+        if now >= next_poll:
+            self._mark(ReadReason.POLL)
+        elif probing and now >= next_probe:
+            self._probe()
+
+    def _probe(self) -> None:
+        """Probe a sample of the replica's nodes; read again, evicting, the windows where one moved."""
+        view = self._replica.view
+        self._last_probe_at = self._clock()
+        if view is None:
+            return
+        sample = _sample(view, self.probe_limit)
+        if not sample:
+            return
+        self._check_connected()
+        found = self.backend.tree.probe([e.node.id for e in sample])
+        self.probes += 1
+        moved = sorted({e.window.id for e in sample if _moved(e, found.get(e.window.id, {}))})
+        if moved:
+            log.debug("probed nodes moved in windows %s", moved)
+            self._mark(ReadReason.MOVED, moved)
+
+    def _check_connected(self) -> None:
+        if self.disconnection is not None:
+            raise DisconnectedError(
+                f"the agent connection ended ({self.disconnection.reason})",
+                reconnect_hint=self.disconnection.reconnect_hint,
+            )
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    def _input(self, send: Callable[[], Ack]) -> Ack:
+        self._check_connected()
+        ack = send()
+        self._last_input_at = self._clock()
+        self._mark(ReadReason.ACTION)
+        if not ack.accepted:
+            log.warning("the platform did not accept the input (%s path)", ack.path)
+        return ack
+
+    def _target(self, target: Element | None, criteria: dict[str, Any]) -> Element:
+        if target is not None and criteria:
+            raise TypeError("give an element or selector criteria, not both")
+        if target is None:
+            if not criteria:
+                raise TypeError("give an element or selector criteria (text=, id=, ...)")
+            return self.find(**criteria)
+        return target
+
+    def _center(self, element: Element) -> tuple[float, float]:
+        """The element's centre in points."""
+        entry = element.entry
+        left, top, right, bottom = entry.node.bounds
+        if right <= left or bottom <= top:
+            raise MobileAgentError(f"{describe_entry(entry)} has no area on the screen to touch")
+        return ((left + right) / 2 / self.scale, (top + bottom) / 2 / self.scale)
+
+    def _entry(self, ref: int) -> Entry:
+        entry = self._find_entry(ref)
+        if entry is None:
+            raise StaleElement(
+                f"element @{ref} is no longer on the screen",
+                advice="find it again (screen.find / screen.wait_for)",
+            )
+        return entry
+
+    def _find_entry(self, ref: int, refresh: bool = True) -> Entry | None:
+        view = self._view() if refresh else self._replica.view
+        return view.entry(ref) if view is not None else None
+
+    def _largest_scrollable(self, view: View) -> Element | None:
+        best: Entry | None = None
+        best_area = 0
+        for entry in view.entries:
+            node = entry.node
+            if not node.scrollable or not node.visible:
+                continue
+            left, top, right, bottom = node.bounds
+            area = (right - left) * (bottom - top)
+            if area > best_area:
+                best, best_area = entry, area
+        return Element(self, best.ref) if best is not None else None
+
+
+def _can_scroll(entry: Entry, direction: str) -> bool:
+    scroll = entry.node.scroll
+    if scroll is None:
+        return True  # the toolkit does not say: try
+    if direction in ("down", "right"):
+        return scroll.can_forward
+    return scroll.can_back
+
+
+def _moved(entry: Entry, probed: Mapping[int, Bounds]) -> bool:
+    """A probed node moved, or the agent no longer knows it."""
+    bounds = probed.get(entry.node.id)
+    return bounds is None or bounds != entry.node.bounds
+
+
+def _sample(view: View, limit: int) -> list[Entry]:
+    """Up to `limit` visible nodes with an area, spread evenly over the replica."""
+    candidates = [
+        e for e in view.entries
+        if e.node.visible and e.node.bounds[2] > e.node.bounds[0] and e.node.bounds[3] > e.node.bounds[1]
+    ]
+    if len(candidates) <= limit:
+        return candidates
+    step = len(candidates) / limit
+    return [candidates[int(i * step)] for i in range(limit)]

@@ -1,0 +1,150 @@
+"""The replica: the device's windows as the latest read showed them, with stable refs for nodes.
+
+A node's ref is kept for as long as the node stays where it was: the same window, the same parent
+(by ref), and the same resource id, or without one the same position among its siblings, with the
+same class. The agent's own node ids change whenever it evicts a window's cache; refs do not, so an
+element a test holds survives the re-read after a tap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from pytest_mobile_agent.session.backends import Node, Snapshot, Window
+
+MAX_REMEMBERED_REFS = 100_000
+
+RefKey = tuple[int, int, object, str]
+"""(window id, parent ref or -1, resource id or sibling index, class)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A node of the replica: the agent's node, where it sits, and its ref."""
+
+    ref: int
+    node: Node
+    window: Window
+    parent: int | None
+    """The parent's ref."""
+    index: int
+    """The node's position in its window's pre-order list (descendants follow it contiguously)."""
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One generation of the replica: what a warm snapshot returns, without a device read."""
+
+    generation: int
+    snapshot: Snapshot
+    entries: tuple[Entry, ...]
+    by_ref: dict[int, Entry]
+    by_window: dict[int, tuple[Entry, ...]]
+
+    @property
+    def windows(self) -> tuple[Window, ...]:
+        return self.snapshot.windows
+
+    @property
+    def node_count(self) -> int:
+        return len(self.entries)
+
+    def entry(self, ref: int) -> Entry | None:
+        return self.by_ref.get(ref)
+
+    def subtree(self, entry: Entry) -> tuple[Entry, ...]:
+        """The entry's descendants (pre-order, contiguous after it in its window)."""
+        entries = self.by_window[entry.window.id]
+        depth = entry.node.depth
+        end = entry.index + 1
+        while end < len(entries) and entries[end].node.depth > depth:
+            end += 1
+        return entries[entry.index + 1 : end]
+
+    def children(self, entry: Entry) -> list[Entry]:
+        return [e for e in self.subtree(entry) if e.parent == entry.ref]
+
+    def ancestors(self, entry: Entry) -> Iterator[Entry]:
+        parent = entry.parent
+        while parent is not None:
+            found = self.by_ref.get(parent)
+            if found is None:
+                return
+            yield found
+            parent = found.parent
+
+
+class Replica:
+    """Applies snapshots; hands out refs that stay stable across reads."""
+
+    def __init__(self) -> None:
+        self._refs: dict[RefKey, int] = {}
+        self._next_ref = 1
+        self.view: View | None = None
+        self.generation = 0
+
+    def apply(self, snapshot: Snapshot) -> bool:
+        """Make `snapshot` the replica's content; True when anything a test can see changed."""
+        previous = self.view
+        entries: list[Entry] = []
+        by_window: dict[int, tuple[Entry, ...]] = {}
+        for window in snapshot.windows:
+            window_entries = self._window_entries(window)
+            by_window[window.id] = window_entries
+            entries.extend(window_entries)
+        by_ref = {e.ref: e for e in entries}
+        if len(self._refs) > MAX_REMEMBERED_REFS:  # forget the keys of nodes long gone
+            live = set(by_ref)
+            self._refs = {k: r for k, r in self._refs.items() if r in live}
+        changed = previous is None or _changed(previous, by_ref, snapshot)
+        self.generation += 1
+        self.view = View(self.generation, snapshot, tuple(entries), by_ref, by_window)
+        return changed
+
+    def _window_entries(self, window: Window) -> tuple[Entry, ...]:
+        refs = self._refs
+        ref_of: dict[int, int] = {}
+        sibling: dict[int, int] = {}
+        out: list[Entry] = []
+        wid = window.id
+        for index, node in enumerate(window.nodes):
+            parent_ref = ref_of.get(node.parent) if node.parent is not None else None
+            position = sibling.get(node.id, 0)
+            key: RefKey = (wid, -1 if parent_ref is None else parent_ref, node.res or position, node.class_name)
+            ref = refs.get(key)
+            if ref is None:
+                ref = self._next_ref
+                self._next_ref += 1
+                refs[key] = ref
+            ref_of[node.id] = ref
+            for i, child in enumerate(node.children):
+                sibling[child] = i
+            out.append(Entry(ref, node, window, parent_ref, index))
+        return tuple(out)
+
+
+def _changed(previous: View, by_ref: dict[int, Entry], snapshot: Snapshot) -> bool:
+    if len(previous.by_ref) != len(by_ref):
+        return True
+    if tuple(w.id for w in previous.snapshot.windows) != tuple(w.id for w in snapshot.windows):
+        return True
+    for ref, entry in by_ref.items():
+        old = previous.by_ref.get(ref)
+        if old is None or not _same(old.node, entry.node):
+            return True
+    return False
+
+
+def _same(a: Node, b: Node) -> bool:
+    return (
+        a.bounds == b.bounds
+        and a.text == b.text
+        and a.desc == b.desc
+        and a.focused == b.focused
+        and a.checked == b.checked
+        and a.selected == b.selected
+        and a.enabled == b.enabled
+        and a.visible == b.visible
+        and a.scroll == b.scroll
+    )
