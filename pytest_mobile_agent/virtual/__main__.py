@@ -1,0 +1,94 @@
+"""``python -m pytest_mobile_agent.virtual [--devices N] [--real-adb]``: serve virtual devices.
+
+Starts a lab, prints the serials, the ports and the environment to use, and serves until Ctrl-C or
+SIGTERM, then stops everything it started (the real adb server by its pid).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from types import FrameType
+
+from pytest_mobile_agent import errors
+from pytest_mobile_agent.virtual.lab import VirtualLab
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m pytest_mobile_agent.virtual",
+        description="Serve virtual Android devices (API 36 emulator doubles) on loopback until interrupted.",
+    )
+    parser.add_argument("--devices", type=int, default=1, metavar="N", help="how many devices (default 1)")
+    parser.add_argument(
+        "--real-adb",
+        action="store_true",
+        help="put Debian's adb server in front of the devices' adbd endpoints instead of the built-in one",
+    )
+    parser.add_argument("--adbd", action="store_true", help="also start each device's adbd endpoint (5555.. odd ports)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log the fronts' traffic")
+    args = parser.parse_args(argv)
+    if args.devices < 1:
+        parser.error("--devices must be at least 1")
+    return args
+
+
+def describe(lab: VirtualLab) -> str:
+    """What to tell the user: serials, ports and the environment."""
+    server = f"Debian's adb server (pid {lab.real.pid})" if lab.real is not None else "the built-in adb endpoint"
+    lines = [f"virtual devices: {', '.join(lab.serials)}", f"adb server: 127.0.0.1:{lab.adb_port} ({server})"]
+    for serial in lab.serials:
+        port = lab.adbd_port(serial)
+        if port is not None:
+            lines.append(f"  {serial}: adbd endpoint on 127.0.0.1:{port}")
+    lines += [
+        "",
+        "to use it:",
+        f"  export ANDROID_ADB_SERVER_PORT={lab.adb_port}",
+        f"  adb -P {lab.adb_port} -s {lab.serials[0]} shell echo ok",
+        f"  pytest --android-serial {lab.serials[0]}",
+        "",
+        "serving until interrupted (Ctrl-C)",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        lab = VirtualLab.start(args.devices, real_adb=args.real_adb)
+    except errors.MobileAgentError as exc:
+        print(f"cannot start the virtual devices: {exc}", file=sys.stderr)
+        return 1
+    try:
+        if args.adbd:
+            for serial in lab.serials:
+                lab.start_adbd(serial)
+        print(describe(lab), flush=True)
+        while not stop.wait(0.5):
+            if lab.real is not None and lab.real.process.poll() is not None:
+                print(f"the adb server exited with {lab.real.process.returncode}", file=sys.stderr)
+                return 1
+            if lab.real is None and lab.builtin.stopped:
+                print("the adb endpoint was killed (host:kill)", file=sys.stderr)
+                return 0
+    finally:
+        lab.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    print("stopped", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
