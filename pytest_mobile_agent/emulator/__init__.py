@@ -15,7 +15,7 @@ from pytest_mobile_agent.emulator.discovery import DiscoveryFile, candidate_dirs
 from pytest_mobile_agent.emulator.endpoint import Endpoint, console_port, resolve
 from pytest_mobile_agent.emulator.frame import ChangeDetector, Frame, FrameHasher, status_bar_rows
 from pytest_mobile_agent.emulator.hardware import Hardware
-from pytest_mobile_agent.emulator.proto_source import ProtoSource, proto_source
+from pytest_mobile_agent.emulator.proto_source import ProtoSource
 
 __all__ = [
     "PROTO_SOURCE",
@@ -32,7 +32,6 @@ __all__ = [
     "candidate_dirs",
     "console_port",
     "parse_ini",
-    "proto_source",
     "resolve",
     "status_bar_rows",
 ]
@@ -41,5 +40,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     # PROTO_SOURCE looks for the SDK's proto and parses it: done on first use, not at import.
     if name == "PROTO_SOURCE":
+        from pytest_mobile_agent.emulator.proto_source import proto_source
+
         return proto_source()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,6 +27,7 @@ def candidate_dirs(
     env: Mapping[str, str] | None = None,
     platform: str | None = None,
     uid: int | None = None,
+    run_user_root: Path = Path("/run/user"),
 ) -> list[Path]:
     """Directories where emulators write discovery files, most likely first.
 
@@ -44,17 +45,17 @@ def candidate_dirs(
     elif platform == "darwin":
         dirs = _macos_dirs(env)
     else:
-        dirs = _linux_dirs(env, uid)
+        dirs = _linux_dirs(env, uid, run_user_root)
     return _unique([*dirs, *(d / "avd" / "running" for d in _user_dirs(env))])
 
 
-def _linux_dirs(env: Mapping[str, str], uid: int | None) -> list[Path]:
+def _linux_dirs(env: Mapping[str, str], uid: int | None, run_user_root: Path) -> list[Path]:
     runtime = env.get("XDG_RUNTIME_DIR", "").strip()
     if runtime:
         return [Path(runtime) / "avd" / "running"]
     if uid is None:
         uid = os.getuid() if hasattr(os, "getuid") else 0
-    run_user = Path("/run/user") / str(uid)
+    run_user = run_user_root / str(uid)
     if run_user.is_dir():
         return [run_user / "avd" / "running"]
     return []  # the emulator falls back to <user dir>/avd/running, listed by the caller
@@ -116,11 +117,11 @@ def parse_ini(data: bytes | str) -> dict[str, str]:
     """
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
     props: dict[str, str] = {}
-    for line in text.splitlines():
+    for line in text.split("\n"):  # only \n ends a line: a value may hold any other character
         key, sep, value = line.partition("=")
         key = key.strip()
         if sep and key:
-            props[key] = value.rstrip("\r\n")
+            props[key] = value.removesuffix("\r")
     return props
 
 

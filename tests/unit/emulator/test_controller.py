@@ -1,0 +1,207 @@
+"""emulator::controller::tests, against small grpcio servers that record what reaches them."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from concurrent import futures
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf import empty_pb2
+
+from pytest_mobile_agent.emulator import Controller, Endpoint
+from pytest_mobile_agent.emulator._proto import emulator_controller_pb2 as pb
+from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as pb_grpc
+from pytest_mobile_agent.errors import Closed, ControllerError, Unavailable, is_timeout
+from pytest_mobile_agent.virtual.controller import SilentPort
+
+TOKEN = "s" * 64
+HARDWARE = {"hw.lcd.width": "1080", "hw.lcd.height": "2400", "hw.lcd.density": "420", "hw.keyboard": "false"}
+
+
+class Recorder(pb_grpc.EmulatorControllerServicer):
+    """Records each call's peer, metadata and request; streams the frames it is given."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, dict[str, str], Any]] = []
+        self.stream_seqs: list[int] = [0]
+        self.release = threading.Event()
+        self.hold_screenshot = False
+
+    def _record(self, name: str, request: Any, context: grpc.ServicerContext) -> None:
+        self.calls.append((name, context.peer(), dict(context.invocation_metadata()), request))
+
+    def getStatus(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self._record("getStatus", request, context)
+        return pb.EmulatorStatus(hardwareConfig=pb.EntryList(entry=[pb.Entry(key=k, value=v) for k, v in HARDWARE.items()]))
+
+    def getScreenshot(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self._record("getScreenshot", request, context)
+        if self.hold_screenshot:
+            self.release.wait(5.0)
+        w = request.width or 1080
+        h = request.height or 2400
+        return pb.Image(format=pb.ImageFormat(format=pb.ImageFormat.RGB888, width=w, height=h), image=bytes(w * h * 3))
+
+    def streamScreenshot(self, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        self._record("streamScreenshot", request, context)
+        fmt = pb.ImageFormat(format=pb.ImageFormat.RGB888, width=request.width, height=request.height)
+        for seq in self.stream_seqs:
+            yield pb.Image(format=fmt, image=bytes(request.width * request.height * 3), seq=seq)
+        self.release.wait(5.0)  # then a still screen: nothing more
+
+    def sendTouch(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self._record("sendTouch", request, context)
+        return empty_pb2.Empty()
+
+
+@pytest.fixture
+def recorder() -> Iterator[tuple[Recorder, Endpoint]]:
+    servicer = Recorder()
+    executor = futures.ThreadPoolExecutor(max_workers=8)
+    server = grpc.server(executor, options=[("grpc.so_reuseport", 0)])
+    pb_grpc.add_EmulatorControllerServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        yield servicer, Endpoint.at(port, token=TOKEN, serial="emulator-5554")
+    finally:
+        servicer.release.set()
+        server.stop(grace=0).wait(5.0)
+        executor.shutdown(wait=True)
+
+
+def peers(servicer: Recorder, name: str) -> set[str]:
+    return {peer for call, peer, _, _ in servicer.calls if call == name}
+
+
+def test_input_travels_on_a_second_connection(recorder: tuple[Recorder, Endpoint]) -> None:
+    servicer, endpoint = recorder
+    with Controller.connect(endpoint) as controller:
+        controller.screenshot(540, 1200)
+        controller.touch(250, 50, True)
+        controller.touch(250, 50, False)
+    main = peers(servicer, "getStatus") | peers(servicer, "getScreenshot")
+    touch = peers(servicer, "sendTouch")
+    assert len(main) == 1 and len(touch) == 1
+    assert main.isdisjoint(touch)  # another client port: another TCP connection
+
+
+def test_the_token_travels_as_bearer_metadata(recorder: tuple[Recorder, Endpoint]) -> None:
+    servicer, endpoint = recorder
+    with Controller.connect(endpoint) as controller:
+        controller.touch(1, 2, True)
+    assert {md.get("authorization") for _, _, md, _ in servicer.calls} == {f"Bearer {TOKEN}"}
+
+
+def test_a_touch_is_lifted_with_pressure_zero(recorder: tuple[Recorder, Endpoint]) -> None:
+    servicer, endpoint = recorder
+    with Controller.connect(endpoint) as controller:
+        controller.touch(300, 70, True, identifier=2)
+        controller.touch(300, 70, False, identifier=2)
+    down, up = [request.touches[0] for call, _, _, request in servicer.calls if call == "sendTouch"]
+    assert (down.x, down.y, down.identifier) == (300, 70, 2) and down.pressure > 0
+    assert (up.x, up.y, up.identifier, up.pressure) == (300, 70, 2, 0)
+
+
+def test_a_silent_endpoint_fails_at_the_deadline() -> None:
+    with SilentPort() as silent:
+        endpoint = Endpoint.at(silent.port, token=TOKEN, serial="emulator-5554")
+        started = time.monotonic()
+        with pytest.raises(Unavailable) as caught:
+            Controller.connect(endpoint, timeout=0.5)
+        elapsed = time.monotonic() - started
+        assert silent.accepted >= 1  # TCP was accepted: the deadline, not a refusal, ended it
+    assert 0.4 <= elapsed < 3.0
+    assert "no HTTP/2 answer within the 0.5 s deadline" in caught.value.reason
+    assert "`-grpc 8554 -grpc-use-token`" in caught.value.warning()
+
+
+def test_a_unary_call_fails_at_its_deadline(recorder: tuple[Recorder, Endpoint]) -> None:
+    servicer, endpoint = recorder
+    servicer.hold_screenshot = True
+    with Controller.connect(endpoint) as controller:
+        started = time.monotonic()
+        with pytest.raises(Exception) as caught:
+            controller.screenshot(timeout=0.3)
+        elapsed = time.monotonic() - started
+    assert is_timeout(caught.value) and "getScreenshot" in str(caught.value)
+    assert 0.25 <= elapsed < 2.0
+
+
+def test_a_closed_port_is_unavailable_with_the_fallback_warning() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    endpoint = Endpoint.at(port, token=TOKEN, serial="emulator-5554")
+    with pytest.raises(Unavailable) as caught:
+        Controller.connect(endpoint, timeout=1.0)
+    warning = caught.value.warning()
+    assert warning.startswith(
+        f"emulator control endpoint unavailable for emulator-5554 (connecting to http://127.0.0.1:{port}: "
+        "tcp connect error: Connection refused (os error"
+    )
+    assert warning.endswith(
+        "): taps and frames fall back to the agent. Start the emulator with `-grpc 8554 -grpc-use-token` "
+        "to use the fast path, or enable it without a restart through the emulator console command "
+        "`grpc 8554`, for example `adb -s emulator-5554 emu grpc 8554`."
+    )
+    assert TOKEN not in warning
+
+
+def test_the_stream_asks_for_both_dimensions_and_counts_dropped_frames(recorder: tuple[Recorder, Endpoint]) -> None:
+    servicer, endpoint = recorder
+    servicer.stream_seqs = [0, 1, 4, 6]
+    with Controller.connect(endpoint) as controller, controller.stream(540) as stream:
+        frames = [stream.next(2.0) for _ in range(4)]
+        assert [f.seq for f in frames if f is not None] == [0, 1, 4, 6]
+        assert all(f is not None and (f.width, f.height) == (540, 1200) for f in frames)
+        assert (stream.received, stream.dropped) == (4, 3)
+        assert controller.stats().dropped == 3
+    (request,) = [r for call, _, _, r in servicer.calls if call == "streamScreenshot"]
+    assert (request.format, request.width, request.height) == (pb.ImageFormat.RGB888, 540, 1200)
+
+
+def test_next_waits_as_long_as_told_on_a_still_screen(recorder: tuple[Recorder, Endpoint]) -> None:
+    _, endpoint = recorder
+    with Controller.connect(endpoint) as controller, controller.stream(540) as stream:
+        assert stream.next(2.0) is not None
+        started = time.monotonic()
+        assert stream.next(0.3) is None
+        assert time.monotonic() - started >= 0.29
+    with pytest.raises(Closed):
+        stream.next(0.1)
+
+
+def test_full_resolution_frames_pass_the_raised_receive_limit(recorder: tuple[Recorder, Endpoint]) -> None:
+    servicer, endpoint = recorder
+    with Controller.connect(endpoint) as controller:
+        frame = controller.screenshot()
+    assert (frame.width, frame.height, len(frame.data)) == (1080, 2400, 7_776_000)
+    (request,) = [r for call, _, _, r in servicer.calls if call == "getScreenshot"]
+    assert (request.width, request.height) == (0, 0)
+
+
+def test_a_refused_call_keeps_the_controllers_status() -> None:
+    class Refusing(Recorder):
+        def sendTouch(self, request: Any, context: grpc.ServicerContext) -> Any:
+            context.abort(grpc.StatusCode.PERMISSION_DENIED, f"The endpoint is not allowed for Bearer {TOKEN}")
+
+    servicer = Refusing()
+    executor = futures.ThreadPoolExecutor(max_workers=4)
+    server = grpc.server(executor)
+    pb_grpc.add_EmulatorControllerServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        with Controller.connect(Endpoint.at(port, token=TOKEN)) as controller, pytest.raises(ControllerError) as caught:
+            controller.touch(1, 1, True)
+    finally:
+        server.stop(grace=0).wait(5.0)
+        executor.shutdown(wait=True)
+    assert caught.value.code == "PERMISSION_DENIED"
+    assert "sendTouch" in str(caught.value) and TOKEN not in str(caught.value) and "<token>" in str(caught.value)
