@@ -25,6 +25,9 @@ from pytest_mobile_agent.errors import (
 
 log = logging.getLogger("pytest_mobile_agent.adb")
 
+# adb 29 answers a forward for a missing serial with an empty FAIL; say so rather than print nothing.
+NO_REASON = "FAIL without a reason (is the serial right? `adb devices` lists the targets)"
+
 
 
 
@@ -111,7 +114,7 @@ class Connection:
         if status == wire.OKAY:
             return
         if status == wire.FAIL:
-            reason = self.read_fail_message(request, deadline=deadline, total=total)
+            reason = self.read_fail_message(request, deadline=deadline, total=total) or NO_REASON
             log.debug("<- %s FAIL %s", request, reason)
             if reason == "closed":
                 raise Closed(f"{request}: closed (nothing accepted the connection on the device)")
@@ -123,7 +126,7 @@ class Connection:
             length = wire.parse_hex_length(self.recv_exact(4, request, deadline=deadline, total=total))
             return self.recv_exact(length, request, deadline=deadline, total=total).decode("utf-8", "replace")
         except Closed:
-            return "FAIL without a message"
+            return ""
 
     def read_length_prefixed(self, operation: str, *, deadline: float | None = None, total: float | None = None) -> bytes:
         length = wire.parse_hex_length(self.recv_exact(4, operation, deadline=deadline, total=total))

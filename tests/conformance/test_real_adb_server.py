@@ -1,0 +1,130 @@
+"""The client against Google's own adb server (Debian's `adb` package), started on a free port.
+
+The server runs with `adb -P <port> nodaemon server`, emulator port scanning, USB and mDNS off, so
+that its listing is empty whatever else runs on the machine. Each server is stopped by its pid.
+Without `adb` on PATH these tests skip and say so (`.ci/system-deps` installs it).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pytest_mobile_agent import errors
+from pytest_mobile_agent.adb import AdbServer
+
+ADB = shutil.which("adb")
+pytestmark = pytest.mark.skipif(ADB is None, reason="the adb binary is not on PATH (Debian: apt-get install adb)")
+
+START_DEADLINE = 10.0
+
+
+@dataclass
+class RealServer:
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+
+    @property
+    def client(self) -> AdbServer:
+        return AdbServer(host="127.0.0.1", port=self.port, io_timeout=5.0)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(tmp_path: Path) -> RealServer:
+    assert ADB is not None
+    port = _free_port()
+    env = dict(os.environ, ANDROID_ADB_SERVER_PORT=str(port), ADB_EMU="0", ADB_USB="0", ADB_MDNS="0",
+               ADB_LOCAL_TRANSPORT_MAX_PORT="5553")
+    env.pop("ADB_SERVER_SOCKET", None)
+    log = tmp_path / f"adb-{port}.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen([ADB, "-P", str(port), "nodaemon", "server"], env=env, stdout=out,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    server = RealServer(process, port, log)
+    deadline = time.monotonic() + START_DEADLINE
+    while True:
+        try:
+            server.client.version()
+            return server
+        except errors.ServerUnreachable:
+            if process.poll() is not None or time.monotonic() > deadline:
+                server.stop()
+                pytest.fail(f"adb server did not start on port {port}: {log.read_text(errors='replace')}")
+            time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealServer]:
+    server = start_server(tmp_path_factory.mktemp("adb"))
+    yield server
+    server.stop()
+
+
+def test_host_version_answers_the_servers_version(real_server):
+    version = real_server.client.version()
+    assert version >= 31  # adb 1.0.31 and later all speak shell v2 through the server
+    help_text = subprocess.run([ADB, "version"], capture_output=True, timeout=10, text=True).stdout
+    assert f"1.0.{version}" in help_text
+
+
+def test_the_address_comes_from_android_adb_server_port(real_server, monkeypatch):
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(real_server.port))
+    monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
+    assert AdbServer().address == f"127.0.0.1:{real_server.port}"
+    assert AdbServer().version() == real_server.client.version()
+
+
+def test_a_server_with_no_target_lists_none(real_server):
+    assert real_server.client.devices() == []
+    assert real_server.client.targets() == []
+
+
+def test_a_missing_serial_fails_with_the_servers_message(real_server):
+    device = real_server.client.device("mobile-agent-no-such-serial")
+    with pytest.raises(errors.AdbFailure) as info:
+        device.shell("true")
+    assert info.value.reason == "device 'mobile-agent-no-such-serial' not found"
+    with pytest.raises(errors.AdbFailure):
+        device.push_bytes(b"x", "/data/local/tmp/x")
+    with pytest.raises(errors.AdbFailure):
+        device.open_abstract("mobile-agent-it")
+
+
+def test_a_forward_for_a_missing_serial_fails(real_server):
+    with pytest.raises(errors.AdbFailure):
+        real_server.client.device("mobile-agent-no-such-serial").forward_tcp("tcp:1")
+    assert real_server.client.device("mobile-agent-no-such-serial").forwards() == []
+
+
+def test_host_kill_stops_the_server(tmp_path):
+    server = start_server(tmp_path)
+    try:
+        server.client.kill()
+        assert server.process.wait(5) == 0
+        with pytest.raises(errors.ServerUnreachable, match="adb start-server"):
+            server.client.version()
+    finally:
+        server.stop()
