@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -91,10 +92,8 @@ class ScriptedAgent:
 
     def hang_up(self) -> None:
         """Close the agent's end: the host sees the end of the stream."""
-        try:
+        with contextlib.suppress(OSError):
             self._end.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self._end.close()
 
     def close(self) -> None:

@@ -1,0 +1,88 @@
+"""agent::jar::tests: the jar's build, its version, the missing and malformed jar, the stand-in."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+import xxhash
+
+from pytest_mobile_agent.agent.jar import (
+    JAR_ENV,
+    AgentJar,
+    build_of,
+    expected_version,
+    stand_in_bytes,
+)
+from pytest_mobile_agent.errors import InvalidJar, JarMissing
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def test_the_package_carries_the_version_of_agent_android() -> None:
+    assert expected_version() == (REPO / "agent-android" / "VERSION").read_text().strip()
+    assert (REPO / "pytest_mobile_agent" / "agent" / "VERSION").read_text() == \
+        (REPO / "agent-android" / "VERSION").read_text()
+
+
+def test_a_jars_build_is_a_digest_of_its_bytes(tmp_path: Path) -> None:
+    data = stand_in_bytes("0.1.0")
+    path = tmp_path / "agent.jar"
+    path.write_bytes(data)
+    jar = AgentJar.from_path(path)
+    assert jar.build == xxhash.xxh3_64(data).hexdigest()[:12] == build_of(data)
+    assert len(jar.build) == 12 and int(jar.build, 16) >= 0
+    other = AgentJar.from_bytes(data + b"\0")  # a trailing byte: another build of the same version
+    assert other.version == jar.version and other.build != jar.build
+    assert build_of(b"") == "2d06800538d3"  # XXH3-64 of nothing, seed 0: 2d06800538d394c2
+
+
+def test_the_jar_is_found_through_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "named.jar"
+    path.write_bytes(stand_in_bytes("0.1.0"))
+    monkeypatch.setenv(JAR_ENV, str(path))
+    jar = AgentJar.locate()
+    assert jar.path == path and jar.version == expected_version()
+
+
+def test_a_missing_jar_says_how_to_build_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(JAR_ENV, str(tmp_path / "nothing.jar"))
+    with pytest.raises(JarMissing) as caught:
+        AgentJar.locate()
+    text = str(caught.value)
+    assert "nothing.jar" in text and "agent-android/build.sh" in text and "ANDROID_HOME" in text
+    assert "--android-serial virtual" in text
+
+
+def test_a_jar_that_is_not_a_zip_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "agent.jar"
+    path.write_text("<html>404</html>")
+    with pytest.raises(InvalidJar, match="not an agent jar"):
+        AgentJar.from_path(path)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("README", "no dex")
+    with pytest.raises(InvalidJar, match="without classes.dex"):
+        AgentJar.from_bytes(buffer.getvalue())
+    with pytest.raises(InvalidJar, match="not a readable zip"):
+        AgentJar.from_bytes(b"PK\x03\x04garbage")
+
+
+def test_the_stand_in_is_deterministic_and_names_its_version_in_its_bytes() -> None:
+    jar = AgentJar.stand_in()
+    assert jar.data == AgentJar.stand_in().data and jar.build == AgentJar.stand_in().build
+    assert f"mobile-agent-android {expected_version()}".encode() in jar.data  # stored, not deflated
+    assert jar.reported_version() == expected_version()
+    assert zipfile.ZipFile(io.BytesIO(jar.data)).testzip() is None
+    assert len(jar.data) < 2048
+    older = AgentJar.stand_in("0.0.9")
+    assert older.reported_version() == "0.0.9" and older.build != jar.build
+
+
+def test_a_bare_dex_is_a_jar_of_its_own_bytes() -> None:
+    dex = AgentJar.stand_in().dex()
+    assert dex.startswith(b"dex\n")
+    bare = AgentJar.from_bytes(dex)
+    assert bare.dex() == dex and bare.build == build_of(dex)
