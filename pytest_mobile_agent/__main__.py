@@ -1,0 +1,69 @@
+"""`python -m pytest_mobile_agent <command>`: the package's command line.
+
+A small argparse dispatcher: each subcommand is a function that takes the parsed arguments and
+returns the exit status. Add one with `_register(...)` in `build_parser`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from pytest_mobile_agent import errors
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _targets(args: argparse.Namespace) -> int:
+    """Print the targets as `adb devices -l` does, with their facts and the advice for each state."""
+    from pytest_mobile_agent.adb import AdbServer
+    from pytest_mobile_agent.adb.targets import format_target
+
+    try:
+        server = AdbServer(host=args.host, port=args.port)
+        targets = server.targets()
+    except errors.ServerUnreachable as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"advice: {exc.advice}", file=sys.stderr)
+        return 2
+    except errors.MobileAgentError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"List of devices attached (adb server at {server.address})")
+    for target in targets:
+        print(format_target(target))
+    return 0
+
+
+def _register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], name: str, command: Command,
+              help_text: str) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(name, help=help_text, description=help_text)
+    parser.set_defaults(command=command)
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m pytest_mobile_agent",
+                                     description="pytest-mobile-agent's command line")
+    subparsers = parser.add_subparsers(dest="name", metavar="COMMAND")
+    targets = _register(subparsers, "targets", _targets,
+                        "list the adb server's targets with their facts, and advice for the unusable ones")
+    targets.add_argument("--host", default=None, help="the adb server's host (default 127.0.0.1 or ADB_SERVER_SOCKET)")
+    targets.add_argument("-P", "--port", type=int, default=None,
+                         help="the adb server's port (default 5037, ANDROID_ADB_SERVER_PORT or ADB_SERVER_SOCKET)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command: Command | None = getattr(args, "command", None)
+    if command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    return command(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
