@@ -96,9 +96,10 @@ def convert(event: Any, now: float) -> SessionEvent | None:
     at = getattr(event, "received_at", None)
     at = at if isinstance(at, (int, float)) else now
     if hasattr(event, "reconnect_hint"):
+        hint = getattr(event.reconnect_hint, "value", event.reconnect_hint)  # agent.protocol.Hint
         return Disconnected(
             reason=str(getattr(event, "reason", "closed")),
-            reconnect_hint=str(event.reconnect_hint or DEFAULT_RECONNECT_HINT),
+            reconnect_hint=str(hint or DEFAULT_RECONNECT_HINT),
             at=at,
         )
     if hasattr(event, "expected") and hasattr(event, "got"):

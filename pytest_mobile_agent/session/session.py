@@ -90,11 +90,11 @@ class Session:
     ) -> Session:
         """A session on `attached` (an agent.Attached), with an optional connected emulator.Controller.
 
-        The display scale comes from `wm density` on `device` (or `attached.device`), the override
+        The display scale comes from `wm density` on `device` (else the attached agent's), the override
         density first; `scale` gives it instead.
         """
         if scale is None:
-            scale = read_scale(device if device is not None else getattr(attached, "device", None))
+            scale = read_scale(device if device is not None else _device_of(attached))
         return cls(attached, scale, controller, serial=serial, warning=warning, tree_options=tree_options)
 
     @classmethod
@@ -109,7 +109,7 @@ class Session:
     ) -> Session:
         """A session on the paths `select_paths` chose; the session owns the controller it got."""
         if scale is None:
-            scale = read_scale(device if device is not None else getattr(attached, "device", None))
+            scale = read_scale(device if device is not None else _device_of(attached))
         return cls(
             attached,
             scale,
@@ -229,6 +229,14 @@ def read_scale(device: Any) -> float:
     output = device.shell(DENSITY_COMMAND)
     text = output.text() if hasattr(output, "text") else str(output)
     return scale_from_wm_density(text)
+
+
+def _device_of(attached: Any) -> Any:
+    """The device an agent.Attached was deployed on (its deployer's)."""
+    device = getattr(attached, "device", None)
+    if device is None:
+        device = getattr(getattr(attached, "deployer", None), "device", None)
+    return device
 
 
 def _reused(outcome: Any) -> bool:

@@ -1,0 +1,319 @@
+"""session::tests: the session on a scripted agent connection, through its backends and a mirror."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from pytest_mobile_agent.agent.protocol import Disconnection, OutOfSync, ProtocolEvent, Resynced
+from pytest_mobile_agent.errors import AgentError, Disconnected, ProtocolError
+from pytest_mobile_agent.mirror import Mirror
+from pytest_mobile_agent.session import BackendTaken, ReadReason, Session
+from pytest_mobile_agent.session import backends as b
+
+from .fakes import (
+    FakeAttached,
+    FakeConnection,
+    FakeController,
+    FakeDevice,
+    keyboard_window,
+    node,
+    snapshot,
+    tabs_window,
+    window,
+)
+
+
+def start(conn: FakeConnection | None = None, controller: FakeController | None = None,
+          density: str = "Physical density: 420\n") -> tuple[Session, FakeAttached]:
+    attached = FakeAttached(connection=conn or FakeConnection(), device=FakeDevice(density))
+    return Session.start(attached, controller), attached
+
+
+def test_a_read_passes_the_agents_snapshot_through_with_the_scale_and_the_backend() -> None:
+    conn = FakeConnection()
+    scroll = {"horizontal": False, "vertical": True, "can_back": False, "can_forward": True,
+              "items": 500, "first": 0, "last": 11}
+    big = window(12, [node(1, children=(2,)), node(2, 1, 1, scrollable=True, scroll=scroll)], events=False)
+    conn.always("snapshot", snapshot(big, keyboard_window(), seq=41, node_count=5000, truncated=True))
+    session, attached = start(conn)
+    assert attached.device.commands == ["wm density"]
+    snap = session.backend().tree.read(ReadReason.ATTACH)
+    assert snap.scale == 2.625 and snap.backend == "agent"
+    assert [w.id for w in snap.windows] == [12, 31]  # the keyboard's window included, in order
+    assert snap.windows[1].type == "input_method" and snap.windows[1].nodes[1].desc == "q"
+    assert snap.node_count == 5000 and snap.truncated and snap.seq == 41
+    assert snap.windows[0].nodes[1].scroll == b.Scroll(False, True, False, True, 500, 0, 11)
+    assert not snap.windows[0].metadata.sends_change_events
+    assert session.reads == 1 and session.last_read is not None
+    assert session.last_read.reason is ReadReason.ATTACH and session.last_read.node_count == 5000
+
+
+def test_events_reach_the_backends_stream_in_order() -> None:
+    conn = FakeConnection()
+    session, _ = start(conn)
+    events = session.backend().events
+    for seq in (1, 2, 3):
+        conn.emit(ProtocolEvent(seq, "window_changed", {"window": 12, "nodes": [seq]}, received_at=100.0 + seq))
+    got = [events.next_event(1.0) for _ in range(3)]
+    assert [e.seq for e in got if isinstance(e, b.ProtocolEvent)] == [1, 2, 3]
+    assert all(isinstance(e, b.ProtocolEvent) and e.window == 12 for e in got)
+    assert got[0] is not None and got[0].at == 101.0  # the host time it arrived
+    assert events.next_event(0.01) is None
+
+
+def test_a_sequence_gap_reaches_the_mirror_and_the_stream_is_resynchronized() -> None:
+    conn = FakeConnection()
+    conn.always("snapshot", snapshot(tabs_window(events=True)))
+    session, _ = start(conn)
+    mirror = Mirror(session.backend())
+    mirror.snapshot()
+    assert len(conn.sent("snapshot")) == 1
+    conn.emit(ProtocolEvent(1, "window_changed", {"window": 12}, received_at=1.0))
+    conn.emit(OutOfSync(expected=2, got=5))
+    conn.emit(Resynced(seq=5))
+    mirror.snapshot()
+    # the gap makes the mirror read everything again, with the idle bound of a read after a resync
+    reads = conn.sent("snapshot")
+    assert len(reads) == 2 and reads[1]["idle_timeout_ms"] == 500
+    assert session.last_read is not None and session.last_read.reason is ReadReason.RESYNC
+    conn.emit(ProtocolEvent(6, "window_changed", {"window": 12}, received_at=2.0))
+    mirror.snapshot()
+    assert len(conn.sent("snapshot")) == 3 and conn.sent("snapshot")[2]["idle_timeout_ms"] == 0
+
+
+def test_a_mirror_on_the_session_reads_a_compose_window_again_after_a_tap() -> None:
+    conn = FakeConnection()
+    conn.script("snapshot", snapshot(tabs_window(events=False)))
+    conn.always("snapshot", snapshot(tabs_window(events=False, first_id=7)))  # evicted: new ids
+    session, _ = start(conn)
+    screen = Mirror(session.backend())
+    login = screen.find(text="Login")
+    before = login.ref
+    screen.snapshot()
+    assert len(conn.sent("snapshot")) == 1  # no event came: the replica serves it
+    ack = login.tap()
+    assert ack.accepted and ack.path == "agent"
+    assert conn.sent("tap") == [{"x": 180, "y": 273, "hold_ms": 0}]
+    screen.snapshot()
+    reads = conn.sent("snapshot")
+    assert len(reads) == 2 and reads[1]["idle_timeout_ms"] == 500 and reads[1]["idle_quiet_ms"] == 200
+    assert screen.find(text="Login").ref == before and login.node.id == 8
+
+
+def _foreign_input_read(conn: FakeConnection, first: dict) -> dict:
+    conn.script("snapshot", first)
+    conn.always("snapshot", first)
+    controller = FakeController()
+    session, _ = start(conn, controller)
+    try:
+        backend = session.backend()
+        backend.tree.read(ReadReason.ATTACH)
+        backend.input.tap(100, 100)
+        assert controller.touches == [(262, 262, True), (262, 262, False)]
+        assert conn.sent("tap") == []
+        backend.tree.read(ReadReason.ACTION)
+        assert conn.sent("resync") == []  # no resync: the stream stays as it is
+        return conn.sent("snapshot")[-1]
+    finally:
+        session.stop()
+
+
+def test_after_input_the_agent_did_not_inject_a_read_evicts_only_the_event_less_windows() -> None:
+    conn = FakeConnection()
+    params = _foreign_input_read(conn, snapshot(tabs_window(events=False), keyboard_window()))
+    assert params["evict_event_less"] is True
+    assert "evict" not in params  # the other windows' cache, kept current by events, stays
+
+
+def test_without_the_events_capability_a_read_after_foreign_input_still_evicts() -> None:
+    conn = FakeConnection(capabilities=("window_metadata",))
+    params = _foreign_input_read(conn, snapshot(tabs_window(events=False)))
+    assert params["evict_event_less"] is True
+
+
+def test_without_compose_foreign_input_only_delays_the_read() -> None:
+    clock = [100.0]
+    slept: list[float] = []
+    conn = FakeConnection()
+    conn.always("snapshot", snapshot(tabs_window(events=True)))
+    attached = FakeAttached(connection=conn)
+    session = Session(attached, 2.625, FakeController(), clock=lambda: clock[0], sleep=slept.append)
+    try:
+        backend = session.backend()
+        backend.tree.read(ReadReason.ATTACH)
+        backend.input.tap(10, 10)
+        clock[0] += 0.05
+        backend.tree.read(ReadReason.ACTION)
+        assert slept == [pytest.approx(0.15)]  # until the input is 200 ms old
+        assert "evict_event_less" not in conn.sent("snapshot")[-1]
+        backend.tree.read(ReadReason.POLL)
+        assert slept == [pytest.approx(0.15)]  # only the first read after the input waits
+    finally:
+        session.stop()
+
+
+def test_a_probe_asks_the_agent_for_the_nodes_and_maps_them_back_to_their_windows() -> None:
+    conn = FakeConnection()
+    conn.always("snapshot", snapshot(tabs_window(12), keyboard_window(31)))
+    conn.always("bounds", {"nodes": [{"id": 2, "bounds": [0, 300, 360, 426]},
+                                     {"id": 101, "bounds": [0, 1500, 108, 1650]},
+                                     {"id": 999, "bounds": [0, 0, 1, 1]}]})
+    session, _ = start(conn)
+    tree = session.backend().tree
+    assert tree.can_probe
+    tree.read(ReadReason.ATTACH)
+    found = tree.probe([2, 3, 101])
+    assert conn.sent("bounds") == [{"ids": [2, 3, 101]}] and conn.timeouts("bounds") == [0.5]
+    assert found == {12: {2: (0, 300, 360, 426)}, 31: {101: (0, 1500, 108, 1650)}}
+
+
+def test_an_agent_without_bounds_probes_is_never_probed() -> None:
+    clock = [0.0]
+    conn = FakeConnection(capabilities=("events", "window_metadata"))
+    conn.always("snapshot", snapshot(tabs_window(events=False)))
+    session, _ = start(conn)
+    backend = session.backend()
+    assert not backend.tree.can_probe
+    with pytest.raises(ProtocolError, match="bounds"):
+        backend.tree.probe([1])
+    screen = Mirror(backend, clock=lambda: clock[0], quiet=0.05)
+    screen.snapshot()
+    _advance_settle(screen, clock, 0.5)
+    assert conn.sent("bounds") == []
+
+
+def _advance_settle(screen: Mirror, clock: list[float], seconds: float) -> None:
+    """Drive the mirror's waits on a stepped clock: each wait step moves time on by 20 ms."""
+    events = screen.backend.events
+    original = events.next_event
+
+    def stepping(timeout: float) -> b.SessionEvent | None:
+        clock[0] += min(timeout, 0.02) if timeout > 0 else 0
+        return original(0)
+
+    events.next_event = stepping  # type: ignore[method-assign]
+    try:
+        screen.settle(timeout=seconds, quiet=seconds * 2)
+    finally:
+        events.next_event = original  # type: ignore[method-assign]
+
+
+def test_a_read_for_moved_nodes_asks_the_agent_to_evict_their_windows() -> None:
+    conn = FakeConnection()
+    conn.always("snapshot", snapshot(tabs_window(12), keyboard_window(31)))
+    session, _ = start(conn)
+    tree = session.backend().tree
+    tree.read(ReadReason.MOVED, [31, 12, 31])
+    params = conn.sent("snapshot")[-1]
+    assert params["evict"] == [12, 31] and params["idle_timeout_ms"] == 0
+
+
+def test_a_settle_without_frames_probes_the_agent_and_reads_the_moved_window_evicted() -> None:
+    clock = [0.0]
+    conn = FakeConnection()
+    conn.script("snapshot", snapshot(tabs_window(12, events=False, login_top=1210), keyboard_window(31)))
+    conn.always("snapshot", snapshot(tabs_window(12, events=False, login_top=210), keyboard_window(31)))
+    moved = {"nodes": [{"id": 1, "bounds": [0, 0, 1080, 2400]}, {"id": 2, "bounds": [0, 700, 360, 826]},
+                       {"id": 3, "bounds": [360, 210, 720, 336]}, {"id": 100, "bounds": [0, 1500, 1080, 2400]},
+                       {"id": 101, "bounds": [0, 1500, 108, 1650]}]}
+    conn.script("bounds", moved)
+    conn.always("bounds", lambda p: {"nodes": [{"id": i, "bounds": _bounds_now(i)} for i in p["ids"]]})
+    session, _ = start(conn)
+    screen = Mirror(session.backend(), clock=lambda: clock[0], quiet=0.1, probe_interval=0.1)
+    assert screen.find(text="Login").bounds[1] == 1210
+    _advance_settle(screen, clock, 0.6)
+    assert len(conn.sent("bounds")) >= 2
+    reads = conn.sent("snapshot")
+    assert reads[1]["evict"] == [12] and reads[1]["idle_timeout_ms"] == 0  # only the moved window
+    assert screen.find(text="Login").bounds[1] == 210
+
+
+def _bounds_now(node_id: int) -> list[int]:
+    return {1: [0, 0, 1080, 2400], 2: [0, 210, 360, 336], 3: [360, 210, 720, 336],
+            100: [0, 1500, 1080, 2400], 101: [0, 1500, 108, 1650]}[node_id]
+
+
+def test_input_goes_to_the_agent_in_pixels_and_returns_its_verdict() -> None:
+    conn = FakeConnection()
+    conn.script("tap", {"accepted": False})
+    conn.script("text", {"accepted": True, "method": "direct"})
+    session, _ = start(conn)
+    backend = session.backend()
+    assert backend.input.tap(100, 200) == b.Ack(accepted=False, path="agent")
+    assert conn.sent("tap") == [{"x": 262, "y": 525, "hold_ms": 0}]
+    ack = backend.input.text("héllo 👋", node=88)
+    assert ack.accepted and ack.method == "direct"
+    assert session.inputs.agent == 2 and session.inputs.controller == 0
+
+
+def test_screenshots_go_through_the_agent() -> None:
+    conn = FakeConnection()
+    png = b"\x89PNG\r\n\x1a\n-fake"
+    conn.always("screenshot", {"format": "png", "width": 2400, "height": 1080, "rotation": 1,
+                               "data": base64.b64encode(png).decode()})
+    controller = FakeController()
+    session, _ = start(conn, controller)
+    try:
+        shot = session.screenshot()
+        assert (shot.width, shot.height, shot.rotation, shot.data) == (2400, 1080, 1, png)
+        assert conn.sent("screenshot") == [{"format": "png"}]
+        conn.always("screenshot", {"format": "png", "width": 1, "height": 1, "data": "%%%"})
+        with pytest.raises(ProtocolError, match="screenshot"):
+            session.backend().frames.screenshot()
+    finally:
+        session.stop()
+
+
+def test_the_agent_going_away_is_reported_disconnected_with_a_reconnect_hint() -> None:
+    conn = FakeConnection()
+    conn.always("snapshot", snapshot(tabs_window()))
+    session, _ = start(conn)
+    screen = Mirror(session.backend())
+    screen.snapshot()
+    conn.emit(Disconnection("the agent closed the connection"))
+    gone = screen.wait_disconnected(timeout=1.0)
+    assert gone.reason == "the agent closed the connection"
+    assert gone.reconnect_hint == "attach again to relaunch or reuse the agent"
+    assert not screen.connected
+    with pytest.raises(Disconnected) as info:
+        screen.refresh()
+    assert info.value.reconnect_hint == gone.reconnect_hint
+    assert session.status()[-1] == (
+        "agent: disconnected (the agent closed the connection); attach again to relaunch or reuse the agent"
+    )
+
+
+def test_a_failed_read_keeps_the_agents_code() -> None:
+    conn = FakeConnection()
+    conn.script("snapshot", AgentError("automation_unavailable", "UI automation is not connected", method="snapshot"))
+    session, _ = start(conn)
+    with pytest.raises(AgentError) as info:
+        session.backend().tree.read(ReadReason.ATTACH)
+    assert info.value.code == "automation_unavailable"
+    assert "UI automation is not connected" in str(info.value)
+
+
+def test_stop_asks_the_agent_to_shut_down() -> None:
+    conn = FakeConnection()
+    controller = FakeController(streams=[[]])
+    attached = FakeAttached(connection=conn)
+    from pytest_mobile_agent.session import ControllerChoice, Selection
+
+    selection = Selection("emulator-5554", True, ControllerChoice.Auto(), controller=controller)
+    session = Session.start_selected(attached, selection)
+    session.stop()
+    session.stop()
+    assert attached.stops == 1 and conn.sent("shutdown") == [{}]
+    assert controller.closed  # the session owned the controller select_paths connected
+    assert session.frames._thread is None
+
+
+def test_the_backend_is_taken_once() -> None:
+    session, _ = start()
+    backend = session.backend()
+    assert isinstance(backend.tree, b.TreeBackend) and isinstance(backend.events, b.EventBackend)
+    assert isinstance(backend.input, b.InputBackend) and isinstance(backend.frames, b.FrameBackend)
+    with pytest.raises(BackendTaken, match="already taken"):
+        session.backend()
