@@ -12,8 +12,8 @@ Host services: ``host:version`` (``0029``), ``host:devices``, ``host:devices-l``
 ``killforward-all``, ``list-forward``; two statuses and the bound port for ``tcp:0``) and
 ``host:kill``, under the ``host:``, ``host-serial:SERIAL:``, ``host-transport-id:N:``, ``host-usb:``
 and ``host-local:`` prefixes. After a transport is chosen, the next request is a device service,
-passed to ``device.open_service``; a service the device refuses closes the connection, as the real
-server does when adbd answers the OPEN with CLSE.
+passed to ``device.open_service``; a service the device refuses is answered ``FAIL closed``, as the
+real server answers when adbd meets the OPEN with CLSE.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ NO_DEVICES = "no devices/emulators found"
 MORE_THAN_ONE = "more than one device/emulator"
 UNKNOWN_HOST_SERVICE = "unknown host service"
 NO_TRANSPORT = "device offline (no transport)"
+CLOSED = "closed"
 MAX_REQUEST = 0xFFFF
 
 
@@ -394,7 +395,8 @@ class AdbServerEndpoint:
             device_stream = _open_service(transport.device, service, connect_host)
         except Exception as exc:
             log.debug("adb endpoint %s: %s refused %r: %s", self.port, transport.serial, service, exc)
-            return  # adbd answered CLSE: the server closes the client's connection
+            sock.sendall(encode_fail(CLOSED))  # what the real server says when adbd answers CLSE
+            return
         sock.sendall(OKAY)
         bridge(sock, device_stream, self._stopped)
 

@@ -38,13 +38,13 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 
 ADB_BINARY = "/usr/bin/adb"
 FIRST_CONSOLE_PORT = 5554
-DeviceFactory = Callable[[str], Any]
+DeviceFactory = Callable[[str, int], Any]  # (serial, index) -> a device model
 
 
-def default_device_factory(serial: str) -> Any:
+def default_device_factory(serial: str, index: int) -> Any:
     from pytest_mobile_agent.virtual.device import VirtualDevice
 
-    return VirtualDevice(serial=serial)
+    return VirtualDevice(serial, index=index)
 
 
 def emulator_serial(index: int) -> str:
@@ -201,14 +201,14 @@ class VirtualLab:
                 lab._start_real(count, attach_timeout, emulator_ports)
             else:
                 for index in range(count):
-                    lab._add_device(emulator_serial(index))
+                    lab._add_device(emulator_serial(index), index)
         except BaseException:
             lab.stop()
             raise
         return lab
 
-    def _add_device(self, serial: str) -> Any:
-        device = self._factory(serial)
+    def _add_device(self, serial: str, index: int) -> Any:
+        device = self._factory(serial, index)
         self._devices[serial] = device
         self.builtin.add_device(serial, device)
         return device
@@ -229,7 +229,7 @@ class VirtualLab:
                 port = int(listener.getsockname()[1])
                 serial = f"127.0.0.1:{port}"
                 connected.append(port)
-            device = self._add_device(serial)
+            device = self._add_device(serial, index)
             self._adbd[serial] = AdbdEndpoint(device, listener=listener)
         for port in emulators:
             self.real.attach_emulator(port)

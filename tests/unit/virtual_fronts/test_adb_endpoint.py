@@ -139,12 +139,12 @@ def test_tport_answers_the_transport_id(two_devices: tuple[AdbServerEndpoint, Sc
     assert second.opened == ["echo:"] and first.opened == []
 
 
-def test_a_service_the_device_refuses_closes_the_connection(server: AdbServerEndpoint) -> None:
+def test_a_service_the_device_refuses_fails_with_closed(server: AdbServerEndpoint) -> None:
     with connect(server) as sock:
         request(sock, "host:transport-any")
         assert sock.recv(4) == b"OKAY"
         request(sock, "localabstract:nobody-listens")
-        assert read_all(sock) == b""
+        assert read_all(sock) == fail("closed")
 
 
 def test_a_forward_answers_two_statuses_and_the_bound_port_then_connects(server: AdbServerEndpoint, scripted_device: ScriptedDevice) -> None:

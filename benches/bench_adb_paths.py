@@ -1,0 +1,142 @@
+"""Shell round trip and push, through Debian's adb server and the virtual device's adbd endpoint.
+
+In one run, for our client, adbutils and the adb binary: 100 `echo ok` round trips (p50, p95, max)
+and a 16 MiB push (best of 3, MiB/s), then the ratios against the targets:
+
+* our shell p50 at most half the binary's, and no slower than adbutils';
+* our push throughput at least 0.8 of the binary's, and no lower than adbutils'.
+
+    python3 benches/bench_adb_paths.py [--runs 100] [--push-mib 16] [--builtin]
+
+`--builtin` adds our client on the lab's built-in adb endpoint, for comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from pytest_mobile_agent.adb import AdbServer
+from pytest_mobile_agent.virtual.lab import VirtualLab, adb_binary
+
+REMOTE = "/data/local/tmp/mobile-agent-bench-push.bin"
+
+
+def timed(fn: Callable[[], object], runs: int) -> list[float]:
+    """Milliseconds per call, sorted."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - started) * 1000)
+    return sorted(times)
+
+
+def summary(times: list[float]) -> tuple[float, float, float]:
+    return statistics.median(times), times[max(0, int(len(times) * 0.95) - 1)], times[-1]
+
+
+def throughput(fn: Callable[[], object], size: int, runs: int = 3) -> float:
+    """MiB/s of the best of `runs`."""
+    best = min(timed(fn, runs))
+    return size / (1024 * 1024) / (best / 1000)
+
+
+def check(out: list[str], label: str, ok: bool) -> None:
+    out.append(f"  {'met' if ok else 'MISSED'}: {label}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--push-mib", type=int, default=16)
+    parser.add_argument("--builtin", action="store_true", help="also measure our client on the built-in endpoint")
+    args = parser.parse_args()
+    binary = adb_binary()
+    if binary is None:
+        print("no adb binary: apt-get install adb", file=sys.stderr)
+        return 2
+    import adbutils
+
+    size = args.push_mib * 1024 * 1024
+    payload = os.urandom(size)
+    with tempfile.TemporaryDirectory() as tmp, VirtualLab.start(1, real_adb=True) as lab:
+        local = Path(tmp) / "push.bin"
+        local.write_bytes(payload)
+        serial = lab.serials[0]
+        ours = AdbServer(host="127.0.0.1", port=lab.adb_port).device(serial)
+        theirs = adbutils.AdbClient(host="127.0.0.1", port=lab.adb_port).device(serial)
+        base = [binary, "-P", str(lab.adb_port), "-s", serial]
+
+        def binary_shell() -> None:
+            result = subprocess.run([*base, "shell", "echo", "ok"], capture_output=True, check=True, timeout=10)
+            assert result.stdout == b"ok\n", result.stdout
+
+        def ours_shell() -> None:
+            assert ours.shell("echo ok").stdout == b"ok\n"
+
+        def adbutils_shell() -> None:
+            assert theirs.shell("echo ok") == "ok"
+
+        for warm in (ours_shell, adbutils_shell, binary_shell):
+            warm()
+        shell = {
+            "ours": summary(timed(ours_shell, args.runs)),
+            "adbutils": summary(timed(adbutils_shell, args.runs)),
+            "adb binary": summary(timed(binary_shell, args.runs)),
+        }
+        push = {
+            "ours": throughput(lambda: ours.push(local, REMOTE), size),
+            "adbutils": throughput(lambda: theirs.sync.push(str(local), REMOTE), size),
+            "adb binary": throughput(
+                lambda: subprocess.run([*base, "push", str(local), REMOTE], capture_output=True, check=True, timeout=60), size
+            ),
+        }
+        builtin: tuple[tuple[float, float, float], float] | None = None
+        if args.builtin:
+            on_builtin = AdbServer(host="127.0.0.1", port=lab.builtin_adb_port).device(serial)
+            builtin = (
+                summary(timed(lambda: on_builtin.shell("echo ok"), args.runs)),
+                throughput(lambda: on_builtin.push(local, REMOTE), size),
+            )
+        ours.shell(f"rm -f {REMOTE}")
+        real_pid = lab.real.pid if lab.real else None
+
+    out = [
+        f"through Debian's adb server (pid {real_pid}) and the adbd endpoint of {serial}; "
+        f"shell: {args.runs} x `echo ok`; push: {args.push_mib} MiB, best of 3",
+        "",
+        f"{'':12} {'shell p50':>10} {'p95':>8} {'max':>8}   {'push MiB/s':>10}",
+    ]
+    for name in shell:
+        p50, p95, worst = shell[name]
+        out.append(f"{name:12} {p50:8.2f}ms {p95:6.2f}ms {worst:6.2f}ms   {push[name]:10.1f}")
+    if builtin is not None:
+        (p50, p95, worst), rate = builtin
+        out.append(f"{'ours, built-in endpoint':12} {p50:8.2f}ms {p95:6.2f}ms {worst:6.2f}ms   {rate:10.1f}")
+    ratio_shell_bin = shell["ours"][0] / shell["adb binary"][0]
+    ratio_shell_au = shell["ours"][0] / shell["adbutils"][0]
+    ratio_push_bin = push["ours"] / push["adb binary"]
+    ratio_push_au = push["ours"] / push["adbutils"]
+    out += [
+        "",
+        f"shell p50, ours / binary: {ratio_shell_bin:.2f} (target <= 0.5); ours / adbutils: {ratio_shell_au:.2f} (target <= 1.0)",
+        f"push throughput, ours / binary: {ratio_push_bin:.2f} (target >= 0.8); ours / adbutils: {ratio_push_au:.2f} (target >= 1.0)",
+    ]
+    check(out, "shell p50 at most half the binary's", ratio_shell_bin <= 0.5)
+    check(out, "shell p50 no slower than adbutils'", ratio_shell_au <= 1.0)
+    check(out, "push at least 0.8 of the binary's", ratio_push_bin >= 0.8)
+    check(out, "push no lower than adbutils'", ratio_push_au >= 1.0)
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

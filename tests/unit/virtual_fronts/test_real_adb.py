@@ -1,0 +1,77 @@
+"""Debian's own adb server attaches the virtual device's adbd endpoint, and its client drives it."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_mobile_agent.virtual.adbd_endpoint import ADBD_PORTS
+from pytest_mobile_agent.virtual.lab import VirtualLab, adb_binary
+
+ADB = adb_binary()
+pytestmark = pytest.mark.skipif(ADB is None, reason="no adb binary (/usr/bin/adb): apt-get install adb")
+
+
+def adb(lab: VirtualLab, *args: str, timeout: float = 10.0) -> subprocess.CompletedProcess[bytes]:
+    assert ADB is not None
+    return subprocess.run([ADB, "-P", str(lab.adb_port), *args], capture_output=True, timeout=timeout, check=False)
+
+
+@pytest.fixture(scope="module")
+def lab() -> Iterator[VirtualLab]:
+    with VirtualLab.start(1, real_adb=True) as started:
+        yield started
+
+
+def test_the_real_server_attaches_the_adbd_endpoint_as_an_emulator(lab: VirtualLab) -> None:
+    serial = lab.serials[0]
+    port = lab.adbd_port(serial)
+    assert port in ADBD_PORTS
+    # emulator-5554 on 127.0.0.1:5555 unless another lab holds that port.
+    assert serial == f"emulator-{port - 1}"
+    listing = adb(lab, "devices", "-l").stdout.decode()
+    line = next(line for line in listing.splitlines() if line.startswith(serial))
+    assert line.split()[1] == "device"
+    assert "model:" in line and "transport_id:" in line
+
+
+def test_adb_shell_runs_through_the_real_server(lab: VirtualLab) -> None:
+    result = adb(lab, "-s", lab.serials[0], "shell", "echo", "ok")
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"ok\n", b"")
+    status = adb(lab, "-s", lab.serials[0], "shell", "echo err >&2; exit 7")
+    assert (status.returncode, status.stdout, status.stderr) == (7, b"", b"err\n")
+
+
+def test_adb_push_through_the_real_server(lab: VirtualLab, tmp_path: Path) -> None:
+    local = tmp_path / "payload.bin"
+    local.write_bytes(bytes(range(256)) * 4096)
+    local.chmod(0o644)
+    remote = "/data/local/tmp/mobile-agent-it-real-push.bin"
+    serial = lab.serials[0]
+    try:
+        pushed = adb(lab, "-s", serial, "push", str(local), remote)
+        assert pushed.returncode == 0, pushed.stderr
+        back = adb(lab, "-s", serial, "exec-out", f"cat {remote}")
+        assert back.stdout == local.read_bytes()
+        assert adb(lab, "-s", serial, "shell", f"stat -c %a {remote}").stdout == b"666\n"
+    finally:
+        adb(lab, "-s", serial, "shell", f"rm -f {remote}")
+
+
+def test_without_a_free_emulator_port_the_device_attaches_through_adb_connect() -> None:
+    with VirtualLab.start(1, real_adb=True, emulator_ports=range(0)) as lab:
+        serial = lab.serials[0]
+        assert serial == f"127.0.0.1:{lab.adbd_port(serial)}"
+        result = adb(lab, "-s", serial, "shell", "echo", "connected")
+        assert (result.returncode, result.stdout) == (0, b"connected\n")
+
+
+def test_several_devices_behind_the_real_server() -> None:
+    with VirtualLab.start(2, real_adb=True) as lab:
+        assert len(set(lab.serials)) == 2
+        for serial in lab.serials:
+            result = adb(lab, "-s", serial, "shell", "getprop", "ro.build.version.sdk")
+            assert (result.returncode, result.stdout) == (0, b"36\n")
