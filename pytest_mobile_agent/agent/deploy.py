@@ -288,12 +288,17 @@ class Deployer:
             stream.write(token.encode("ascii") + b"\n")
             stream.close_stdin()
             deadline = time.monotonic() + options.ready_timeout
+            waiting = f"the launch of {socket} on {self.serial} (waiting for its ready line)"
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise Timeout(f"the launch of {socket} on {self.serial} (waiting for its ready line)",
-                                  options.ready_timeout)
-                line = stream.read_line(left)
+                    raise Timeout(waiting, options.ready_timeout)
+                try:
+                    line = stream.read_line(left)
+                except MobileAgentError as exc:
+                    if exc.is_timeout():
+                        raise Timeout(waiting, options.ready_timeout) from None
+                    raise DeployError(f"the launch stream of {socket} on {self.serial} failed: {exc}") from exc
                 if line is None:
                     raise DeployError(self._ended_without_ready(socket, kept))
                 parsed = parse_launch_line(line)
