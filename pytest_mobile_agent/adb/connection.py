@@ -50,6 +50,8 @@ class Connection:
         except ConnectionRefusedError:
             raise ServerUnreachable(address, "connection refused (nothing listens there)") from None
         except OSError as exc:
+            if is_timeout(exc) and deadline is not None and time.monotonic() >= deadline:
+                raise Timeout(f"connecting to the adb server at {address}", timeout) from None
             if is_timeout(exc):
                 raise ServerUnreachable(address, f"no answer within the connect deadline of {timeout:g} s") from None
             raise ServerUnreachable(address, exc.strerror or str(exc)) from None

@@ -122,8 +122,10 @@ def test_a_stream_writes_stdin_and_reads_lines_then_exits(scripted):
 
 
 def test_a_pty_stream_asks_for_a_pseudo_terminal(scripted):
-    server = scripted(shell_handler("getevent -l", [(wire.SHELL_STDOUT, b"/dev/input/event1: EV_KEY\r\n")], mode="pty", stdin=[]))
+    server = scripted(shell_handler("getevent -l", [(wire.SHELL_STDOUT, b"/dev/input/event1: EV_KEY\r\n")], mode="pty",
+                                    stdin=[(wire.SHELL_WINDOW_SIZE, b"24x80,0x0\x00")]))
     with client(server).device(SERIAL).shell_stream_with("getevent -l", pty=True) as stream:
+        stream.resize(24, 80)
         assert stream.read(1.0) == (wire.SHELL_STDOUT, b"/dev/input/event1: EV_KEY\r\n")
     # the handler waits for the close: dropping the stream is what ends the command (SIGHUP on adbd)
     server.wait_idle(2.0)
