@@ -141,10 +141,10 @@ class FixtureApp:
         if self.alert is not None:
             self.model.remove_window(self.alert)
             self.alert = None
-        if self.window is not None:
-            self.model.clear_focus_in(self.window)
-            self.model.remove_window(self.window)
-            self.window = None
+        window, self.window = self.window, None
+        if window is not None:
+            self.model.clear_focus_in(window)
+            self.model.remove_window(window)
         self.model.dismiss_permission()
         self.composed = False
         self.list = None
