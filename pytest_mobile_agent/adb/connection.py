@@ -136,18 +136,6 @@ class Connection:
             return b""
         return self.recv_exact(length, operation, deadline=deadline, total=total)
 
-    def read_to_end(self, operation: str, *, limit: int = 16 * 1024 * 1024) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            chunk = self.recv(65536, operation)
-            if not chunk:
-                return b"".join(chunks)
-            size += len(chunk)
-            if size > limit:
-                raise ProtocolError(f"{operation}: reply over {limit} bytes")
-            chunks.append(chunk)
-
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.sock.close()

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.adb import wire
 from pytest_mobile_agent.adb.connection import Connection
 from pytest_mobile_agent.adb.shell import ShellOutput, ShellStream, command_line, past_deadline
 from pytest_mobile_agent.adb.sync import Pusher, default_mtime, send_spec
@@ -34,7 +33,12 @@ log = logging.getLogger("pytest_mobile_agent.adb")
 
 @dataclass(frozen=True)
 class ForwardRule:
-    """One line of a forward or reverse listing."""
+    """One line of a forward or reverse listing.
+
+    For a forward, `local` is the host side and `remote` the device side. A reverse listing comes
+    from adbd, whose listener is on the device: there `local` is the device-side spec (the one given
+    to `reverse` as `remote`) and `remote` the host side, as `adb reverse --list` prints them.
+    """
 
     serial: str
     local: str
@@ -166,8 +170,7 @@ class Device:
         conn = self._transport(f"shell,v2,raw:{line}", deadline=deadline, total=total)
         stream = ShellStream(conn, line)
         with stream:
-            stream._conn.sendall(wire.encode_shell_packet(wire.SHELL_CLOSE_STDIN, b""), operation,
-                                 deadline=deadline, total=total)
+            stream.close_stdin(deadline=deadline, total=total)
             return stream.collect(deadline=deadline, total=total)
 
     def shell_stream(self, cmd: str | Iterable[str]) -> ShellStream:

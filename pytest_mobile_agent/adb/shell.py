@@ -96,8 +96,10 @@ class ShellStream:
             packet = wire.encode_shell_packet(wire.SHELL_STDIN, bytes(view[start : start + wire.SYNC_MAX_CHUNK]))
             self._conn.sendall(packet, self.operation)
 
-    def close_stdin(self) -> None:
-        self._conn.sendall(wire.encode_shell_packet(wire.SHELL_CLOSE_STDIN, b""), self.operation)
+    def close_stdin(self, *, deadline: float | None = None, total: float | None = None) -> None:
+        """End the command's stdin (a command reading it sees end of file)."""
+        self._conn.sendall(wire.encode_shell_packet(wire.SHELL_CLOSE_STDIN, b""), self.operation,
+                           deadline=deadline, total=total)
 
     def resize(self, rows: int, cols: int, x_pixels: int = 0, y_pixels: int = 0) -> None:
         """Tell a pty command its window size."""
