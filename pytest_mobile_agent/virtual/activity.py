@@ -1,0 +1,213 @@
+"""Packages and the activity manager of the virtual device.
+
+`pm list packages` lists a realistic set of system packages plus every app installed with
+`activity.install(app)`; `am start` launches only installed apps (there is no default app: the UI
+model of the Compose fixture registers itself). An app implements the `App` protocol below.
+
+`start(component, extras, stop_first, wait)` is what `am start [-S] [-W] -n PKG/ACT [--es K V]`
+does: the app's process starts if it was not running (a cold launch, else WARM/HOT), the activity
+comes to the front, listeners hear ("start", component) and ("foreground", component). Without an
+installed app that has the activity it fails as am does: `Error type 3` and
+`Error: Activity class {PKG/PKG.ACT} does not exist.`. `force_stop(package)` stops the app's
+process and, when it was in front, the launcher comes back to the front.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from pytest_mobile_agent.virtual import process as pm
+
+if TYPE_CHECKING:
+    from pytest_mobile_agent.virtual.device import VirtualDevice
+
+log = logging.getLogger("pytest_mobile_agent.virtual")
+
+LAUNCHER = "com.google.android.apps.nexuslauncher/.NexusLauncherActivity"
+
+SYSTEM_PACKAGES = (
+    "android", "com.android.systemui", "com.android.settings", "com.android.shell",
+    "com.android.phone", "com.android.providers.settings", "com.android.providers.media.module",
+    "com.android.providers.contacts", "com.android.providers.downloads",
+    "com.android.providers.telephony", "com.android.providers.calendar",
+    "com.android.permissioncontroller", "com.google.android.permissioncontroller",
+    "com.android.packageinstaller", "com.google.android.packageinstaller",
+    "com.android.inputdevices", "com.android.keychain", "com.android.location.fused",
+    "com.android.bluetooth", "com.android.nfc", "com.android.se", "com.android.server.telecom",
+    "com.android.networkstack.tethering", "com.android.emulator.multidisplay",
+    "com.android.emergency", "com.android.camera2", "com.android.chrome", "com.android.vending",
+    "com.google.android.gms", "com.google.android.gsf", "com.google.android.apps.nexuslauncher",
+    "com.google.android.inputmethod.latin", "com.google.android.apps.messaging",
+    "com.google.android.dialer", "com.google.android.contacts", "com.google.android.deskclock",
+    "com.google.android.calendar", "com.google.android.apps.photos", "com.google.android.youtube",
+    "com.google.android.apps.maps", "com.google.android.gm", "com.google.android.documentsui",
+    "com.google.android.webview", "com.google.android.tts", "com.google.android.apps.wallpaper",
+    "com.google.android.apps.restore", "com.google.android.ext.services",
+    "com.google.android.captiveportallogin", "com.google.android.networkstack",
+    "com.google.android.cellbroadcastreceiver", "com.google.android.apps.wellbeing",
+    "com.google.android.apps.safetyhub", "com.google.android.modulemetadata",
+    "com.google.android.overlay.modules.ext.services", "com.google.android.sdksandbox",
+    "com.android.wallpaperbackup", "com.android.dynsystem", "com.android.localtransport",
+    "com.android.sharedstoragebackup", "com.android.backupconfirm", "com.android.externalstorage",
+    "com.android.mtp", "com.android.printspooler", "com.android.stk", "com.android.traceur",
+    "com.android.vpndialogs", "com.android.wallpaper.livepicker", "com.android.certinstaller",
+    "com.android.carrierconfig", "com.android.cts.priv.ctsshim", "com.android.cts.ctsshim",
+    "com.android.bips", "com.android.bookmarkprovider", "com.android.companiondevicemanager",
+    "com.android.dreams.basic", "com.android.egg", "com.android.musicfx", "com.android.simappdialog",
+    "com.android.soundpicker", "com.android.storagemanager", "com.android.smspush",
+)
+
+
+@runtime_checkable
+class App(Protocol):
+    """An installed app (the UI model of the Compose fixture implements it)."""
+
+    package: str
+
+    def has_activity(self, activity: str) -> bool:
+        """activity is fully qualified: `dev.mobileagent.fixture.MainActivity`."""
+        ...
+
+    def start(self, activity: str, extras: dict[str, str]) -> None:
+        """Bring the activity to the front with these extras (the intent's string extras)."""
+        ...
+
+    def stop(self) -> None:
+        """The app's process is killed (force-stop)."""
+        ...
+
+
+@dataclass(frozen=True)
+class StartResult:
+    ok: bool
+    component: str
+    launch_state: str = "COLD"  # COLD, WARM, HOT
+    total_time_ms: int = 0
+    wait_time_ms: int = 0
+    error: str = ""
+
+
+Listener = Callable[[str, str], None]
+
+
+def normalize_component(component: str) -> tuple[str, str] | None:
+    """`pkg/.Act` or `pkg/pkg.Act` -> (pkg, fully qualified activity); None if malformed."""
+    package, sep, activity = component.partition("/")
+    if not sep or not package or not activity:
+        return None
+    if activity.startswith("."):
+        activity = package + activity
+    return package, activity
+
+
+def short_component(package: str, activity: str) -> str:
+    if activity.startswith(package + "."):
+        return f"{package}/{activity[len(package):]}"
+    return f"{package}/{activity}"
+
+
+class ActivityManager:
+    def __init__(self, device: VirtualDevice) -> None:
+        self.device = device
+        self.apps: dict[str, App] = {}
+        self._running: dict[str, pm.Process] = {}
+        self._foreground: str | None = LAUNCHER
+        self._listeners: list[Listener] = []
+
+    # --- packages -----------------------------------------------------------------------------------
+
+    def install(self, app: App) -> None:
+        self.apps[app.package] = app
+
+    def uninstall(self, package: str) -> None:
+        self.force_stop(package)
+        self.apps.pop(package, None)
+
+    def packages(self, third_party_only: bool = False) -> list[str]:
+        installed = sorted(self.apps)
+        if third_party_only:
+            return installed
+        return [*SYSTEM_PACKAGES, *[p for p in installed if p not in SYSTEM_PACKAGES]]
+
+    # --- listeners ----------------------------------------------------------------------------------
+
+    def add_listener(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def _notify(self, event: str, component: str) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event, component)
+            except Exception:  # noqa: BLE001 - one listener's failure must not stop a launch
+                log.exception("activity listener failed on %s %s", event, component)
+
+    # --- the activity manager ------------------------------------------------------------------------
+
+    def foreground(self) -> str | None:
+        """The resumed activity as `pkg/.Act` (the launcher when no app is in front)."""
+        return self._foreground
+
+    def is_running(self, package: str) -> bool:
+        proc = self._running.get(package)
+        return proc is not None and not proc.dead
+
+    def pid_of(self, package: str) -> int | None:
+        proc = self._running.get(package)
+        return proc.pid if proc is not None and not proc.dead else None
+
+    def start(self, component: str, extras: dict[str, str] | None = None, stop_first: bool = False,
+              wait: bool = False) -> StartResult:
+        started = time.monotonic()
+        parsed = normalize_component(component)
+        if parsed is None:
+            return StartResult(False, component, error=f"Error: Bad component name: {component}")
+        package, activity = parsed
+        app = self.apps.get(package)
+        if app is None or not app.has_activity(activity):
+            return StartResult(False, component, error=f"Error type 3\nError: Activity class {{{package}/{activity}}} does not exist.")
+        if stop_first:
+            self.force_stop(package)
+        if self.is_running(package):
+            state = "HOT" if self._foreground and self._foreground.startswith(package + "/") else "WARM"
+        else:
+            state = "COLD"
+            self._spawn_app_process(package)
+        app.start(activity, dict(extras or {}))
+        short = short_component(package, activity)
+        self._foreground = short
+        self._notify("start", short)
+        self._notify("foreground", short)
+        elapsed = int((time.monotonic() - started) * 1000)
+        return StartResult(True, short, state, elapsed, elapsed)
+
+    def _spawn_app_process(self, package: str) -> None:
+        table = self.device.processes
+        zygote = table.get(350)
+        if zygote is None:
+            return
+        proc = table.fork(zygote, argv=[package])
+        proc.uid = proc.gid = 10000 + 100 + (abs(hash(package)) % 800)
+        proc.signals.block(pm.ART_SIGBLK)
+        self._running[package] = proc
+
+    def force_stop(self, package: str) -> None:
+        app = self.apps.get(package)
+        proc = self._running.pop(package, None)
+        if proc is not None and not proc.dead:
+            self.device.processes.exit(proc, 128 + pm.SIGKILL)
+        if app is not None:
+            app.stop()
+        if self._foreground and self._foreground.startswith(package + "/"):
+            self._foreground = LAUNCHER
+            self._notify("stop", package)
+            self._notify("foreground", LAUNCHER)
+        elif proc is not None:
+            self._notify("stop", package)

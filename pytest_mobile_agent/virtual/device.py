@@ -1,0 +1,370 @@
+"""VirtualDevice: the model of one API 36 emulator, what adbd and the device's processes do.
+
+The fronts (the adb-server endpoint, the adbd transport endpoint) reach it through one seam:
+
+    stream = device.open_service(service, peer_uid=2000, host=None) -> DeviceStream
+
+where `service` is the string adbd receives in an OPEN and the stream carries the service's bytes
+(`send(bytes)`, `recv(timeout)` returning b"" at the end and raising errors.Timeout when nothing
+came in time, `close()`):
+
+* `shell,v2,raw:CMD`, `shell,v2,pty:CMD`, `shell:CMD`, `exec:CMD` (virtual/shell_service.py);
+* `sync:` (virtual/sync_service.py);
+* `localabstract:NAME`, `tcp:PORT` (`tcp:HOST:PORT` with a loopback host), connecting to a listener
+  on the device (virtual/sockets.py);
+* `reverse:forward:[norebind:]REMOTE;LOCAL`, `reverse:killforward:REMOTE`,
+  `reverse:killforward-all`, `reverse:list-forward`, answered as adbd answers them: one `OKAY`
+  (adbd writes no first OKAY: the adb server's own OKAY for the opened stream is the client's
+  first), then for `tcp:0` the port bound; `FAIL` + adbd's text otherwise; list-forward is the
+  length-prefixed list alone. The device then listens on REMOTE; a connection to it calls
+  `host(LOCAL)`, the callable the front gave to this or an earlier open_service (or
+  `set_host_connector`), which returns a byte stream to the host side, and the two are joined.
+
+A service the device does not know, or a connection nobody listens for, raises errors.Closed from
+open_service (the front answers with CLSE, or FAIL with the message). The uid of the shell is
+`peer_uid` (2000, the shell user adbd runs as; 0 after `adb root`).
+
+Extension points: `programs.register(name, fn)`, `app_process_mains[MAIN] = fn`,
+`sockets.listen_abstract(name, owner_pid)`, `automation` (the UI-automation slot), `activity`
+(packages and the activity manager), `display`, `log(tag, message)` (logcat's buffer).
+
+Pids: init is 1, the system processes have fixed low pids, adbd is 412 (its children are the
+shells), and new processes count up from 3000 (per device: two devices have independent tables,
+file systems and properties, and each serial `emulator-5554`, `emulator-5556`... has its own
+`ro.serialno` `EMULATOR36X1X..`).
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pytest_mobile_agent import errors
+from pytest_mobile_agent.virtual import process as pm
+from pytest_mobile_agent.virtual.fs import Cred, FileSystem
+from pytest_mobile_agent.virtual.programs import SEARCH_PATH, Program, ProgramRegistry
+from pytest_mobile_agent.virtual.shell.interp import sh_main
+from pytest_mobile_agent.virtual.shell_service import (
+    ShellSession,
+    parse_shell_service,
+    run_to_completion,
+)
+from pytest_mobile_agent.virtual.streams import ByteStream, Kernel, OpenFile
+
+log = logging.getLogger("pytest_mobile_agent.virtual")
+
+HostConnector = Callable[[str], ByteStream]
+AppProcessMain = Callable[[pm.Process, list[str]], int]
+
+ADBD_PID = 412
+
+SYSTEM_PROCESSES: tuple[tuple[int, int, int, list[str]], ...] = (
+    (1, 0, 0, ["/system/bin/init", "second_stage"]),
+    (2, 0, 0, ["[kthreadd]"]),
+    (160, 1, 0, ["/system/bin/ueventd"]),
+    (280, 1, 1036, ["/system/bin/logd"]),
+    (281, 1, 1000, ["/system/bin/servicemanager"]),
+    (282, 1, 1000, ["/system/bin/hwservicemanager"]),
+    (300, 1, 0, ["/system/bin/vold", "--blkid_context=u:r:blkid:s0"]),
+    (350, 1, 0, ["zygote64"]),
+    (351, 1, 0, ["zygote"]),
+    (380, 1, 1000, ["/system/bin/surfaceflinger"]),
+    (ADBD_PID, 1, 2000, ["/apex/com.android.adbd/bin/adbd", "--root_seclabel=u:r:su:s0"]),
+    (620, 350, 1000, ["system_server"]),
+    (780, 350, 10069, ["com.android.systemui"]),
+    (810, 350, 1001, ["com.android.phone"]),
+    (905, 350, 10089, ["com.google.android.inputmethod.latin"]),
+    (1010, 350, 10112, ["com.google.android.apps.nexuslauncher"]),
+)
+
+
+def _default_properties(serial: str, index: int) -> dict[str, str]:
+    return {
+        "ro.build.version.sdk": "36",
+        "ro.build.version.release": "16",
+        "ro.build.version.release_or_codename": "16",
+        "ro.build.version.codename": "REL",
+        "ro.build.version.security_patch": "2025-06-05",
+        "ro.build.id": "BP22.250325.006",
+        "ro.build.type": "userdebug",
+        "ro.build.tags": "dev-keys",
+        "ro.build.flavor": "sdk_gphone64_x86_64-userdebug",
+        "ro.build.fingerprint": "google/sdk_gphone64_x86_64/emu64xa:16/BP22.250325.006/13344233:userdebug/dev-keys",
+        "ro.product.model": "sdk_gphone64_x86_64",
+        "ro.product.name": "sdk_gphone64_x86_64",
+        "ro.product.device": "emu64xa",
+        "ro.product.brand": "google",
+        "ro.product.manufacturer": "Google",
+        "ro.product.board": "goldfish_x86_64",
+        "ro.product.cpu.abi": "x86_64",
+        "ro.product.cpu.abilist": "x86_64,arm64-v8a",
+        "ro.product.cpu.abilist64": "x86_64,arm64-v8a",
+        "ro.product.cpu.abilist32": "",
+        "ro.hardware": "ranchu",
+        "ro.boot.hardware": "ranchu",
+        "ro.kernel.qemu": "1",
+        "ro.boot.qemu": "1",
+        "ro.boot.qemu.avd_name": "Pixel_7_API_36",
+        "ro.serialno": f"EMULATOR36X1X{index // 10}X{index % 10}",
+        "ro.boot.serialno": f"EMULATOR36X1X{index // 10}X{index % 10}",
+        "ro.debuggable": "1",
+        "ro.secure": "1",
+        "ro.adb.secure": "0",
+        "ro.sf.lcd_density": "420",
+        "sys.boot_completed": "1",
+        "dev.bootcomplete": "1",
+        "init.svc.adbd": "running",
+        "service.adb.root": "0",
+        "persist.sys.timezone": "GMT",
+        "persist.sys.locale": "en-US",
+        "ro.opengles.version": "196610",
+        "net.hostname": "localhost",
+    }
+
+
+@dataclass
+class ReverseRule:
+    remote: str
+    local: str
+    listener: object
+
+
+class VirtualDevice:
+    """One virtual API 36 emulator."""
+
+    kernel_release = "6.6.66-android15-8-g3b8e3f1f9a4e-ab13086044"
+
+    def __init__(self, serial: str = "emulator-5554", *, index: int | None = None,
+                 properties: dict[str, str] | None = None) -> None:
+        self.serial = serial
+        if index is None:
+            tail = serial.rsplit("-", 1)[-1]
+            index = (int(tail) - 5554) // 2 if tail.isdigit() else 0
+        self.index = index
+        self.kernel = Kernel()
+        self.properties: dict[str, str] = _default_properties(serial, index)
+        if properties:
+            self.properties.update(properties)
+        self.fs = FileSystem()
+        self.processes = pm.ProcessTable(self.kernel, first_pid=3000, device=self)
+        self.programs = ProgramRegistry()
+        self.app_process_mains: dict[str, AppProcessMain] = {}
+        self._pts = 0
+        self._host_connector: HostConnector | None = None
+        self._log: collections.deque[str] = collections.deque(maxlen=2000)
+        self._log_lock = threading.Lock()
+        self._boot_time = time.time()
+        self._start_system()
+        self.sh_program: Program = sh_main(self)
+        self._install_programs()
+        self.fs.proc_provider = self._proc_files
+        self.fs.pid_lister = lambda: [p.pid for p in self.processes.processes()]
+        self.fs.tty_opener = self._open_tty
+        self._install_extensions()
+
+    # --- setup --------------------------------------------------------------------------------------
+
+    def _start_system(self) -> None:
+        for pid, ppid, uid, argv in SYSTEM_PROCESSES:
+            self.processes.add_system(pid, ppid, argv, uid)
+        adbd = self.processes.get(ADBD_PID)
+        assert adbd is not None
+        self.adbd = adbd
+        adbd.env = {"PATH": ":".join(SEARCH_PATH)}
+
+    def _install_programs(self) -> None:
+        from pytest_mobile_agent.virtual.programs import android, toybox
+
+        self.programs.register("sh", self.sh_program)
+        self.programs.register("mksh", self.sh_program)
+        toybox.install(self)
+        android.install(self)
+
+    def _install_extensions(self) -> None:
+        from pytest_mobile_agent.virtual.activity import ActivityManager
+        from pytest_mobile_agent.virtual.automation import AutomationSlot
+        from pytest_mobile_agent.virtual.display import Display
+        from pytest_mobile_agent.virtual.sockets import SocketNamespace
+
+        self.sockets = SocketNamespace(self)
+        self.automation = AutomationSlot(self)
+        self.activity = ActivityManager(self)
+        self.display = Display(self)
+        self.reverse_rules: dict[str, ReverseRule] = {}
+        self.transport_name = f"host-{self.index + 1}"
+
+    def shell_environment(self) -> dict[str, str]:
+        """The environment adbd gives the shells it starts."""
+        return {
+            "PATH": ":".join(SEARCH_PATH),
+            "HOME": "/",
+            "TMPDIR": "/data/local/tmp",
+            "USER": "shell",
+            "LOGNAME": "shell",
+            "SHELL": "/bin/sh",
+            "HOSTNAME": self.properties.get("ro.product.device", "emu64xa"),
+            "ANDROID_DATA": "/data",
+            "ANDROID_ROOT": "/system",
+            "ANDROID_STORAGE": "/storage",
+            "ANDROID_ART_ROOT": "/apex/com.android.art",
+            "ANDROID_I18N_ROOT": "/apex/com.android.i18n",
+            "ANDROID_TZDATA_ROOT": "/apex/com.android.tzdata",
+            "ANDROID_ASSETS": "/system/app",
+            "EXTERNAL_STORAGE": "/sdcard",
+            "ASEC_MOUNTPOINT": "/mnt/asec",
+            "DOWNLOAD_CACHE": "/data/cache",
+            "BOOTCLASSPATH": "/apex/com.android.art/javalib/core-oj.jar:/apex/com.android.art/javalib/core-libart.jar:/system/framework/framework.jar",
+            "SYSTEMSERVERCLASSPATH": "/system/framework/services.jar",
+        }
+
+    def allocate_pts(self) -> str:
+        with self.kernel.lock:
+            name = f"/dev/pts/{self._pts}"
+            self._pts += 1
+            return name
+
+    def _open_tty(self, cred: Cred) -> OpenFile:
+        proc = self.processes.get(cred.pid)
+        tty_file = None
+        if proc is not None and proc.tty is not None:
+            for file in proc.fds.values():
+                if file.isatty():
+                    tty_file = file
+                    break
+        if tty_file is None:
+            import errno
+            import os
+
+            raise OSError(errno.ENXIO, os.strerror(errno.ENXIO), "/dev/tty")
+        return tty_file.dup()
+
+    def _proc_files(self, pid: int) -> dict[str, bytes] | None:
+        proc = self.processes.get(pid)
+        if proc is None:
+            return None
+        return {
+            "cmdline": proc.cmdline_bytes(),
+            "status": proc_status(proc).encode(),
+            "stat": proc_stat(proc).encode(),
+            "comm": (proc.comm + "\n").encode(),
+        }
+
+    # --- properties and log ---------------------------------------------------------------------------
+
+    def getprop(self, name: str, default: str = "") -> str:
+        return self.properties.get(name, default)
+
+    def setprop(self, name: str, value: str) -> None:
+        self.properties[name] = value
+
+    def log(self, tag: str, message: str, priority: str = "I", pid: int = 0) -> None:
+        """A line in logcat's ring buffer (`logcat -d` prints it in threadtime format)."""
+        now = time.time()
+        stamp = time.strftime("%m-%d %H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
+        with self._log_lock:
+            self._log.append(f"{stamp} {pid or ADBD_PID:5} {pid or ADBD_PID:5} {priority} {tag}: {message}")
+
+    def log_lines(self) -> list[str]:
+        with self._log_lock:
+            return list(self._log)
+
+    def clear_log(self) -> None:
+        with self._log_lock:
+            self._log.clear()
+
+    # --- the seam ---------------------------------------------------------------------------------------
+
+    def set_host_connector(self, connector: HostConnector | None) -> None:
+        """The way back to the host for reverse rules: connector(LOCAL) -> a byte stream."""
+        self._host_connector = connector
+
+    def open_service(self, service: str, peer_uid: int = 2000, *, host: HostConnector | None = None,
+                     host_connector: HostConnector | None = None) -> ByteStream:
+        """The device side of an adbd service; errors.Closed when adbd would refuse it."""
+        connector = host or host_connector
+        if connector is not None:
+            self._host_connector = connector
+        shell = parse_shell_service(service)
+        if shell is not None:
+            args, command = shell
+            return ShellSession(self, args, command, peer_uid)
+        if service == "sync:":
+            from pytest_mobile_agent.virtual.sync_service import SyncSession
+
+            return SyncSession(self, peer_uid)
+        if service.startswith("localabstract:"):
+            return self.sockets.connect_abstract(service[len("localabstract:"):], peer_uid)
+        if service.startswith("tcp:"):
+            return self.sockets.connect_tcp_spec(service, peer_uid)
+        if service.startswith("reverse:"):
+            from pytest_mobile_agent.virtual.reverse import reverse_service
+
+            return reverse_service(self, service[len("reverse:"):])
+        raise errors.Closed(f"the device does not offer the service {service!r}")
+
+    def host_connector(self) -> HostConnector | None:
+        return self._host_connector
+
+    # --- conveniences for in-process users ---------------------------------------------------------
+
+    def shell(self, command: str, *, stdin: bytes = b"", timeout: float = 10.0, uid: int = 2000) -> tuple[int, bytes, bytes]:
+        """Run a command as `adb shell` would (shell v2, raw): (status, stdout, stderr)."""
+        session = ShellSession(self, ["v2", "raw"], command, uid)
+        try:
+            return run_to_completion(session, stdin, timeout)
+        finally:
+            session.close()
+
+    def close(self) -> None:
+        """End every process started since boot (SIGKILL), as powering the emulator off would."""
+        for proc in self.processes.processes():
+            if proc.pid >= 3000:
+                proc.deliver(pm.SIGKILL)
+        self.sockets.close_all()
+
+
+def proc_status(proc: pm.Process) -> str:
+    state = {"S": "S (sleeping)", "T": "T (stopped)", "Z": "Z (zombie)", "R": "R (running)"}[proc.state_letter()]
+    sig = proc.signals
+    uid = proc.uid
+    groups = "" if uid != 2000 else "1004 1007 1011 1015 1028 3001 3002 3003 3006 3009 3011 "
+    return (
+        f"Name:\t{proc.comm}\n"
+        "Umask:\t0000\n"
+        f"State:\t{state}\n"
+        f"Tgid:\t{proc.pid}\n"
+        "Ngid:\t0\n"
+        f"Pid:\t{proc.pid}\n"
+        f"PPid:\t{proc.ppid}\n"
+        "TracerPid:\t0\n"
+        f"Uid:\t{uid}\t{uid}\t{uid}\t{uid}\n"
+        f"Gid:\t{proc.gid}\t{proc.gid}\t{proc.gid}\t{proc.gid}\n"
+        "FDSize:\t64\n"
+        f"Groups:\t{groups}\n"
+        "VmPeak:\t10788000 kB\nVmSize:\t10783892 kB\nVmRSS:\t    3344 kB\n"
+        f"Threads:\t{1 if proc.thread is None else 1}\n"
+        "SigQ:\t0/63197\n"
+        f"SigPnd:\t{0:016x}\n"
+        f"ShdPnd:\t{pm.mask_of(sig.blocked_pending):016x}\n"
+        f"SigBlk:\t{sig.blocked:016x}\n"
+        f"SigIgn:\t{pm.mask_of(sig.ignored):016x}\n"
+        f"SigCgt:\t{pm.mask_of(sig.caught):016x}\n"
+        "CapInh:\t0000000000000000\n"
+        f"CapPrm:\t{'000001ffffffffff' if uid == 0 else '0000000000000000'}\n"
+        f"CapEff:\t{'000001ffffffffff' if uid == 0 else '0000000000000000'}\n"
+        "CapBnd:\t00000000000000c0\n"
+        "CapAmb:\t0000000000000000\n"
+        "NoNewPrivs:\t0\n"
+        "Seccomp:\t0\n"
+        "Cpus_allowed_list:\t0-1\n"
+        "voluntary_ctxt_switches:\t1\n"
+        "nonvoluntary_ctxt_switches:\t0\n"
+    )
+
+
+def proc_stat(proc: pm.Process) -> str:
+    return f"{proc.pid} ({proc.comm}) {proc.state_letter()} {proc.ppid} {proc.pgid} {proc.sid} 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 0 0 0\n"

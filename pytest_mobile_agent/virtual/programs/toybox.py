@@ -1,0 +1,538 @@
+"""The toybox commands of the device: cat, sleep, tty, id, whoami, rm, ls, mkdir, chmod, stat,
+touch, env, kill, ps, true, false, echo, uname.
+
+Messages follow toybox (`cat: /x: No such file or directory`, `mkdir: '/x': File exists`, status
+1). `ps` prints toybox's columns: `ps -A -o PID,ARGS` gives a `  PID ARGS` header and one
+`%5d ARGS` line per process, where ARGS is /proc/<pid>/cmdline with NULs as spaces (so a process
+that renamed itself, as the agent does with `mobile-agent SOCKET`, shows its new name); plain `ps`
+shows the default `USER PID PPID VSZ RSS WCHAN ADDR S NAME` columns for the caller's own
+processes on its terminal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat as stat_module
+import time
+from typing import TYPE_CHECKING
+
+from pytest_mobile_agent.virtual import process as pm
+from pytest_mobile_agent.virtual.fs import Cred, StatResult
+from pytest_mobile_agent.virtual.shell.interp import b_kill, cred_of
+
+if TYPE_CHECKING:
+    from pytest_mobile_agent.virtual.device import VirtualDevice
+
+USERS = {0: "root", 1000: "system", 2000: "shell", 9997: "everybody", 1004: "input", 1007: "log",
+         1011: "adb", 1015: "sdcard_rw", 1028: "sdcard_r", 3001: "net_bt_admin", 3002: "net_bt",
+         3003: "inet", 3006: "net_bw_stats", 3009: "readproc", 3011: "uhid", 1041: "audioserver"}
+SHELL_GROUP_ORDER = (2000, 1004, 1007, 1011, 1015, 1028, 3001, 3002, 3003, 3006, 3009, 3011, 9997)
+
+
+def _name(uid: int) -> str:
+    return USERS.get(uid, f"u0_a{uid - 10000}" if uid >= 10000 else str(uid))
+
+
+def _path(proc: pm.Process, device: VirtualDevice, arg: str) -> str:
+    return device.fs.normalize(arg, proc.cwd)
+
+
+def _fail(proc: pm.Process, tool: str, what: str, exc: OSError) -> None:
+    proc.stderr.write(f"{tool}: {what}: {exc.strerror or exc}\n")
+
+
+def install(device: VirtualDevice) -> None:
+    fs = device.fs
+    reg = device.programs.register
+
+    def cat(proc: pm.Process) -> int:
+        args = [a for a in proc.argv[1:] if a != "-u"] or ["-"]
+        status = 0
+        for arg in args:
+            if arg == "-":
+                while True:
+                    data = proc.stdin.read()
+                    if not data:
+                        break
+                    proc.stdout.write(data)
+                continue
+            try:
+                file = fs.open(_path(proc, device, arg), cred_of(proc))
+            except OSError as exc:
+                _fail(proc, "cat", arg, exc)
+                status = 1
+                continue
+            try:
+                while True:
+                    data = file.read(65536, proc, None) or b""
+                    if not data:
+                        break
+                    proc.stdout.write(data)
+            finally:
+                with proc.kernel.lock:
+                    file.release()
+        return status
+
+    def sleep(proc: pm.Process) -> int:
+        total = 0.0
+        for arg in proc.argv[1:]:
+            scale = {"s": 1, "m": 60, "h": 3600, "d": 86400}.get(arg[-1:], 0)
+            text = arg[:-1] if scale else arg
+            try:
+                total += float(text) * (scale or 1)
+            except ValueError:
+                proc.stderr.write(f"sleep: Not a number '{arg}'\n")
+                return 1
+        if len(proc.argv) < 2:
+            proc.stderr.write("sleep: Needs 1 argument\n")
+            return 1
+        proc.sleep(total)
+        return 0
+
+    def tty(proc: pm.Process) -> int:
+        file = proc.fd(0)
+        if file.isatty():
+            proc.stdout.write(getattr(file, "path", "/dev/pts/0") + "\n")
+            return 0
+        if "-s" not in proc.argv:
+            proc.stdout.write("not a tty\n")
+        return 1
+
+    def id_(proc: pm.Process) -> int:
+        uid = proc.uid
+        if "-u" in proc.argv:
+            proc.stdout.write(f"{uid}\n")
+            return 0
+        if "-g" in proc.argv:
+            proc.stdout.write(f"{proc.gid}\n")
+            return 0
+        if "-un" in proc.argv or ("-u" in proc.argv and "-n" in proc.argv):
+            proc.stdout.write(_name(uid) + "\n")
+            return 0
+        groups = (0,) if uid == 0 else SHELL_GROUP_ORDER if uid == 2000 else (uid,)
+        listed = ",".join(f"{g}({_name(g)})" for g in groups)
+        context = "u:r:su:s0" if uid == 0 else "u:r:shell:s0"
+        proc.stdout.write(f"uid={uid}({_name(uid)}) gid={proc.gid}({_name(proc.gid)}) groups={listed} context={context}\n")
+        return 0
+
+    def whoami(proc: pm.Process) -> int:
+        proc.stdout.write(_name(proc.uid) + "\n")
+        return 0
+
+    def rm(proc: pm.Process) -> int:
+        force = recursive = False
+        targets: list[str] = []
+        for arg in proc.argv[1:]:
+            if arg.startswith("-") and len(arg) > 1 and not targets:
+                force = force or "f" in arg
+                recursive = recursive or "r" in arg or "R" in arg
+            else:
+                targets.append(arg)
+        if not targets and not force:
+            proc.stderr.write("rm: Needs 1 argument\n")
+            return 1
+        status = 0
+        cred = cred_of(proc)
+        for arg in targets:
+            path = _path(proc, device, arg)
+            try:
+                _remove(path, cred, recursive)
+            except OSError as exc:
+                if force and exc.errno == errno.ENOENT:
+                    continue
+                _fail(proc, "rm", arg, exc)
+                status = 1
+        return status
+
+    def _remove(path: str, cred: Cred, recursive: bool) -> None:
+        info = fs.stat(path, cred, follow=False)
+        if info.is_dir:
+            if not recursive:
+                raise OSError(errno.EISDIR, os.strerror(errno.EISDIR))
+            for name in fs.listdir(path, cred):
+                _remove(path.rstrip("/") + "/" + name, cred, True)
+            fs.rmdir(path, cred)
+        else:
+            fs.unlink(path, cred)
+
+    def ls(proc: pm.Process) -> int:
+        flags: set[str] = set()
+        targets: list[str] = []
+        for arg in proc.argv[1:]:
+            if arg.startswith("-") and len(arg) > 1:
+                flags.update(arg[1:])
+            else:
+                targets.append(arg)
+        cred = cred_of(proc)
+        status = 0
+        lines: list[str] = []
+        for arg in targets or ["."]:
+            path = _path(proc, device, arg)
+            try:
+                info = fs.stat(path, cred, follow="l" not in flags)
+                if info.is_dir and "d" not in flags:
+                    names = fs.listdir(path, cred)
+                    if "a" in flags:
+                        names = [".", "..", *names]
+                    if len(targets) > 1:
+                        lines.append(f"{arg}:")
+                    for name in names:
+                        if not name.startswith(".") or "a" in flags:
+                            child = path.rstrip("/") + "/" + name
+                            lines.append(_ls_line(child, name, cred, flags))
+                else:
+                    lines.append(_ls_line(path, arg, cred, flags))
+            except OSError as exc:
+                _fail(proc, "ls", arg, exc)
+                status = 1
+        if lines:
+            proc.stdout.write("\n".join(lines) + "\n")
+        return status
+
+    def _ls_line(path: str, shown: str, cred: Cred, flags: set[str]) -> str:
+        if "l" not in flags:
+            return shown
+        try:
+            info = fs.stat(path, cred, follow=False)
+        except OSError:
+            return shown
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.mtime))
+        tail = shown
+        if stat_module.S_ISLNK(info.mode):
+            with contextlib.suppress(OSError):
+                tail += " -> " + fs.readlink(path, cred)
+        return f"{stat_module.filemode(info.mode)} {info.nlink} {_name(info.uid):<8} {_name(info.gid):<8} {info.size:>8} {when} {tail}"
+
+    def mkdir(proc: pm.Process) -> int:
+        parents = False
+        mode = 0o777
+        targets: list[str] = []
+        args = proc.argv[1:]
+        while args:
+            arg = args.pop(0)
+            if arg == "-p":
+                parents = True
+            elif arg == "-m" and args:
+                mode = int(args.pop(0), 8)
+            elif arg.startswith("-m") and len(arg) > 2:
+                mode = int(arg[2:], 8)
+            else:
+                targets.append(arg)
+        if not targets:
+            proc.stderr.write("mkdir: Needs 1 argument\n")
+            return 1
+        status = 0
+        for arg in targets:
+            try:
+                fs.mkdir(_path(proc, device, arg), cred_of(proc), mode, parents=parents)
+            except OSError as exc:
+                proc.stderr.write(f"mkdir: '{arg}': {exc.strerror}\n")
+                status = 1
+        return status
+
+    def chmod(proc: pm.Process) -> int:
+        args = [a for a in proc.argv[1:] if a not in ("-R", "-f")]
+        if len(args) < 2:
+            proc.stderr.write("chmod: Needs 2 arguments\n")
+            return 1
+        mode_text, targets = args[0], args[1:]
+        status = 0
+        cred = cred_of(proc)
+        for arg in targets:
+            path = _path(proc, device, arg)
+            try:
+                current = fs.stat(path, cred).mode & 0o7777
+                fs.chmod(path, _parse_mode(mode_text, current), cred)
+            except ValueError:
+                proc.stderr.write(f"chmod: bad mode '{mode_text}'\n")
+                return 1
+            except OSError as exc:
+                _fail(proc, "chmod", arg, exc)
+                status = 1
+        return status
+
+    def stat(proc: pm.Process) -> int:
+        args = proc.argv[1:]
+        fmt: str | None = None
+        follow = False
+        targets: list[str] = []
+        while args:
+            arg = args.pop(0)
+            if arg == "-c" and args:
+                fmt = args.pop(0)
+            elif arg.startswith("--format="):
+                fmt = arg.split("=", 1)[1]
+            elif arg == "-L":
+                follow = True
+            else:
+                targets.append(arg)
+        if not targets:
+            proc.stderr.write("stat: Needs 1 argument\n")
+            return 1
+        status = 0
+        cred = cred_of(proc)
+        for arg in targets:
+            try:
+                info = fs.stat(_path(proc, device, arg), cred, follow=follow)
+            except OSError as exc:
+                _fail(proc, "stat", f"'{arg}'", exc)
+                status = 1
+                continue
+            proc.stdout.write((_stat_format(fmt, arg, info) if fmt is not None else _stat_default(arg, info)) + "\n")
+        return status
+
+    def touch(proc: pm.Process) -> int:
+        status = 0
+        for arg in [a for a in proc.argv[1:] if not a.startswith("-")]:
+            path = _path(proc, device, arg)
+            cred = cred_of(proc)
+            try:
+                if fs.exists(path, cred):
+                    fs.set_mtime(path, time.time(), cred)
+                else:
+                    file = fs.open(path, cred, read=False, write=True, create=True)
+                    with proc.kernel.lock:
+                        file.release()
+            except OSError as exc:
+                _fail(proc, "touch", f"'{arg}'", exc)
+                status = 1
+        return status
+
+    def env(proc: pm.Process) -> int:
+        proc.stdout.write("".join(f"{k}={v}\n" for k, v in sorted(proc.env.items())))
+        return 0
+
+    def kill(proc: pm.Process) -> int:
+        from pytest_mobile_agent.virtual.shell.interp import Interpreter, ShellState
+
+        sh = Interpreter(device, proc, ShellState(name="kill", shell_pid=proc.pid))
+        status = b_kill(sh, proc.argv)
+        return status
+
+    def true(proc: pm.Process) -> int:
+        return 0
+
+    def false(proc: pm.Process) -> int:
+        return 1
+
+    def echo(proc: pm.Process) -> int:
+        from pytest_mobile_agent.virtual.shell.interp import Interpreter, ShellState, b_echo
+
+        return b_echo(Interpreter(device, proc, ShellState(shell_pid=proc.pid)), proc.argv)
+
+    def uname(proc: pm.Process) -> int:
+        release = device.kernel_release
+        if "-a" in proc.argv:
+            proc.stdout.write(f"Linux localhost {release} #1 SMP PREEMPT Mon Jan 1 00:00:00 UTC 2025 x86_64 Toybox\n")
+        elif "-r" in proc.argv:
+            proc.stdout.write(release + "\n")
+        elif "-m" in proc.argv:
+            proc.stdout.write("x86_64\n")
+        else:
+            proc.stdout.write("Linux\n")
+        return 0
+
+    def ps(proc: pm.Process) -> int:
+        return _ps(device, proc)
+
+    for name, fn in {
+        "cat": cat, "sleep": sleep, "tty": tty, "id": id_, "whoami": whoami, "rm": rm, "ls": ls,
+        "mkdir": mkdir, "chmod": chmod, "stat": stat, "touch": touch, "env": env, "kill": kill,
+        "true": true, "false": false, "echo": echo, "uname": uname, "ps": ps,
+    }.items():
+        reg(name, fn)
+
+
+def _parse_mode(text: str, current: int) -> int:
+    if text and all(c in "01234567" for c in text):
+        return int(text, 8)
+    mode = current
+    for clause in text.split(","):
+        who = ""
+        i = 0
+        while i < len(clause) and clause[i] in "ugoa":
+            who += clause[i]
+            i += 1
+        if i >= len(clause) or clause[i] not in "+-=":
+            raise ValueError(text)
+        op, perms = clause[i], clause[i + 1 :]
+        if any(c not in "rwxst" for c in perms):
+            raise ValueError(text)
+        who = who or "a"
+        bits = 0
+        for c in perms:
+            for w in who:
+                shift = {"u": 6, "g": 3, "o": 0, "a": -1}[w]
+                shifts = (6, 3, 0) if shift < 0 else (shift,)
+                for s in shifts:
+                    bits |= {"r": 4, "w": 2, "x": 1}.get(c, 0) << s
+        mask = 0
+        for w in who:
+            mask |= {"u": 0o700, "g": 0o070, "o": 0o007, "a": 0o777}[w]
+        if op == "+":
+            mode |= bits
+        elif op == "-":
+            mode &= ~bits
+        else:
+            mode = (mode & ~mask) | bits
+    return mode
+
+
+def _file_type(mode: int) -> str:
+    if stat_module.S_ISDIR(mode):
+        return "directory"
+    if stat_module.S_ISLNK(mode):
+        return "symbolic link"
+    if stat_module.S_ISCHR(mode):
+        return "character special file"
+    return "regular file" if mode & 0o777777 and stat_module.S_ISREG(mode) else "regular empty file"
+
+
+def _stat_format(fmt: str, name: str, info: StatResult) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(fmt):
+        c = fmt[i]
+        if c != "%" or i + 1 >= len(fmt):
+            out.append(c)
+            i += 1
+            continue
+        code = fmt[i + 1]
+        i += 2
+        out.append({
+            "a": f"{info.mode & 0o7777:o}",
+            "A": stat_module.filemode(info.mode),
+            "s": str(info.size),
+            "n": name,
+            "N": f"'{name}'",
+            "u": str(info.uid),
+            "U": _name(info.uid),
+            "g": str(info.gid),
+            "G": _name(info.gid),
+            "Y": str(info.mtime),
+            "X": str(info.mtime),
+            "Z": str(info.mtime),
+            "i": str(info.ino),
+            "h": str(info.nlink),
+            "f": f"{info.mode:x}",
+            "F": _file_type(info.mode) if info.size or not info.is_file else "regular empty file",
+            "%": "%",
+        }.get(code, "?"))
+    return "".join(out)
+
+
+def _stat_default(name: str, info: StatResult) -> str:
+    when = time.strftime("%Y-%m-%d %H:%M:%S.000000000 +0000", time.gmtime(info.mtime))
+    kind = _file_type(info.mode) if info.size or not info.is_file else "regular empty file"
+    return (
+        f"  File: {name}\n"
+        f"  Size: {info.size}\t Blocks: {(info.size + 511) // 512}\t IO Blocks: 4096\t{kind}\n"
+        f"Device: fd05h/64773d\t Inode: {info.ino}\t Links: {info.nlink}\n"
+        f"Access: ({info.mode & 0o7777:04o}/{stat_module.filemode(info.mode)})\t"
+        f"Uid: ({info.uid:5}/{_name(info.uid):>8})\tGid: ({info.gid:5}/{_name(info.gid):>8})\n"
+        f"Access: {when}\nModify: {when}\nChange: {when}"
+    )
+
+
+_PS_COLUMNS = {
+    # name: (header, width, right aligned)
+    "PID": ("PID", 5, True), "PPID": ("PPID", 5, True), "USER": ("USER", 12, False),
+    "UID": ("UID", 5, True), "S": ("S", 1, False), "STAT": ("S", 1, False), "TTY": ("TT", 8, False),
+    "PGID": ("PGID", 5, True), "SID": ("SID", 5, True), "NAME": ("NAME", 0, False),
+    "CMD": ("CMD", 0, False), "COMM": ("COMM", 0, False), "ARGS": ("ARGS", 0, False),
+    "VSZ": ("VSZ", 7, True), "RSS": ("RSS", 6, True), "WCHAN": ("WCHAN", 10, False),
+    "ADDR": ("ADDR", 10, True),
+}
+
+
+def _ps_value(proc: pm.Process, column: str) -> str:
+    if column == "PID":
+        return str(proc.pid)
+    if column == "PPID":
+        return str(proc.ppid)
+    if column == "USER":
+        return proc.user_name()
+    if column == "UID":
+        return str(proc.uid)
+    if column in ("S", "STAT"):
+        return proc.state_letter()
+    if column == "TTY":
+        return proc.tty.removeprefix("/dev/") if proc.tty else "?"
+    if column == "PGID":
+        return str(proc.pgid)
+    if column == "SID":
+        return str(proc.sid)
+    if column in ("NAME", "CMD"):
+        return proc.args_line().split(" ", 1)[0] if column == "NAME" else proc.comm
+    if column == "COMM":
+        return proc.comm
+    if column == "ARGS":
+        return proc.args_line()
+    if column == "VSZ":
+        return "10783892" if proc.uid != 0 or proc.pid > 100 else "0"
+    if column == "RSS":
+        return "3344"
+    if column == "WCHAN":
+        return "0" if proc.state_letter() == "R" else "do_sys_poll"
+    if column == "ADDR":
+        return "0"
+    return "?"
+
+
+def _ps(device: VirtualDevice, proc: pm.Process) -> int:
+    args = proc.argv[1:]
+    show_all = False
+    columns: list[str] = []
+    pids: set[int] | None = None
+    while args:
+        arg = args.pop(0)
+        if arg in ("-A", "-e"):
+            show_all = True
+        elif arg == "-o" and args:
+            columns.extend(c.strip().upper() for c in args.pop(0).split(",") if c.strip())
+        elif arg == "-p" and args:
+            pids = {int(p) for p in args.pop(0).split(",") if p.strip().isdigit()}
+        elif arg.startswith("-o") and len(arg) > 2:
+            columns.extend(c.strip().upper() for c in arg[2:].split(",") if c.strip())
+        elif arg.isdigit():
+            pids = (pids or set()) | {int(arg)}
+        elif arg.startswith("-"):
+            if "A" in arg or "e" in arg:
+                show_all = True
+        else:
+            proc.stderr.write(f"ps: bad -o {arg}\n" if False else f"ps: Unknown option '{arg}'\n")
+            return 1
+    for column in columns:
+        name = column.split("=", 1)[0].split(":", 1)[0]
+        if name not in _PS_COLUMNS:
+            proc.stderr.write(f"ps: bad -o {column}\n")
+            return 1
+    if not columns:
+        columns = ["USER", "PID", "PPID", "VSZ", "RSS", "WCHAN", "ADDR", "S", "NAME"]
+    procs = device.processes.processes()
+    if pids is not None:
+        procs = [p for p in procs if p.pid in pids]
+    elif not show_all:
+        procs = [p for p in procs if p.uid == proc.uid and p.tty == proc.tty]
+    widths = []
+    for index, column in enumerate(columns):
+        header, width, right = _PS_COLUMNS[column.split("=", 1)[0].split(":", 1)[0]]
+        last = index == len(columns) - 1
+        widths.append((header, 0 if last else width, right))
+    lines = [_ps_row([h for h, _, _ in widths], widths)]
+    for entry in procs:
+        lines.append(_ps_row([_ps_value(entry, c.split("=", 1)[0].split(":", 1)[0]) for c in columns], widths))
+    proc.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _ps_row(values: list[str], widths: list[tuple[str, int, bool]]) -> str:
+    cells = []
+    for value, (_, width, right) in zip(values, widths, strict=False):
+        if width == 0:
+            cells.append(value)
+        else:
+            cells.append(value.rjust(width) if right else value.ljust(width))
+    return " ".join(cells).rstrip()

@@ -1,0 +1,1011 @@
+"""The interpreter of the device shell (Android's /system/bin/sh, mksh) over the virtual process model.
+
+Builtins run in the shell's own process, as mksh's do: `echo`, `printf`, `read`, `trap`, `exec`,
+`exit`, `kill`, `cd`, `pwd`, `export`, `unset`, `shift`, `wait`, `test`/`[`, `command -v`, `true`,
+`false`, `:`. Everything else is a program of `device.programs` (toybox and the Android tools),
+run in a forked child process, which the shell waits for unless the command ends with `&`.
+
+Process structure follows the real shell: `( ... )` forks a subshell, `cmd &` forks a child (whose
+standard input is /dev/null unless redirected, since the shell has no job control), a pipeline
+forks one child per command, `$(...)` forks a child whose output the shell reads, `exec cmd`
+replaces the current process (same pid). A `sh -c` script, subshell or background job that is one
+simple command runs that command in its own process without another fork, as mksh does for the
+last command of `-c`, so SIGHUP to the shell adbd started reaches `sleep 60` itself.
+
+An unknown command prints `<$0>: NAME: inaccessible or not found` (`/system/bin/sh: foo: ...` for a
+shell adbd started) and has status 127; a syntax error prints `<$0>: syntax error: ...` and the
+script exits 1; a failed redirection prints `<$0>: can't create PATH: <strerror>` (or `can't
+open`) and the command has status 1. Traps: `trap '' SIGS` ignores (inherited by children and
+kept across exec), `trap - SIGS` restores the default, `trap 'cmd' SIGS` runs cmd after the
+current foreground command, `trap 'cmd' EXIT` runs at the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import posixpath
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from pytest_mobile_agent import errors
+from pytest_mobile_agent.virtual import process as pm
+from pytest_mobile_agent.virtual.fs import SHELL_GROUPS, Cred
+from pytest_mobile_agent.virtual.shell import parser as ast
+from pytest_mobile_agent.virtual.streams import NullFile, OpenFile, Pipe
+
+if TYPE_CHECKING:
+    from pytest_mobile_agent.virtual.device import VirtualDevice
+
+Program = Callable[[pm.Process], int]
+SHELL_PATH = "/system/bin/sh"
+
+
+class _ExitShell(Exception):  # noqa: N818 - control flow
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+@dataclass
+class ShellState:
+    """What a subshell copies: variables, exports, positional parameters, traps."""
+
+    name: str = SHELL_PATH
+    vars: dict[str, str] = field(default_factory=dict)
+    exported: set[str] = field(default_factory=set)
+    positional: list[str] = field(default_factory=list)
+    last_status: int = 0
+    last_bg: int | None = None
+    shell_pid: int = 0
+    traps: dict[int, str] = field(default_factory=dict)  # 0 is EXIT; only commands, not ignores
+    children: list[pm.Process] = field(default_factory=list)
+    cmdsub_status: int | None = None  # the status of the last $(...) of the current command
+
+    def copy_for_subshell(self) -> ShellState:
+        return ShellState(
+            name=self.name,
+            vars=dict(self.vars),
+            exported=set(self.exported),
+            positional=list(self.positional),
+            last_status=self.last_status,
+            last_bg=self.last_bg,
+            shell_pid=self.shell_pid,
+            traps={},
+        )
+
+    def environ(self) -> dict[str, str]:
+        return {k: self.vars[k] for k in self.exported if k in self.vars}
+
+
+def cred_of(proc: pm.Process) -> Cred:
+    groups = frozenset({0}) if proc.uid == 0 else SHELL_GROUPS if proc.uid == 2000 else frozenset({proc.uid})
+    return Cred(proc.uid, groups, proc.pid)
+
+
+def sh_main(device: VirtualDevice) -> Program:
+    """The `sh` program: `sh -c SCRIPT [NAME ARGS...]`, or a script read from standard input."""
+
+    def main(proc: pm.Process) -> int:
+        argv = proc.argv
+        state = ShellState(name=argv[0] if argv else SHELL_PATH, shell_pid=proc.pid)
+        state.vars.update(proc.env)
+        state.exported.update(proc.env)
+        args = argv[1:]
+        if args and args[0] == "-c":
+            if len(args) < 2:
+                proc.stderr.write(f"{state.name}: -c: option requires an argument\n")
+                return 1
+            script = args[1]
+            if len(args) > 2:
+                state.name = args[2]
+                state.positional = args[3:]
+            return Interpreter(device, proc, state).run_script(script, top=True)
+        script = proc.stdin.read_all().decode(errors="replace")
+        return Interpreter(device, proc, state).run_script(script, top=False)
+
+    return main
+
+
+class Interpreter:
+    """Runs parsed scripts in one process (the shell or one of its subshells)."""
+
+    def __init__(self, device: VirtualDevice, proc: pm.Process, state: ShellState) -> None:
+        self.device = device
+        self.proc = proc
+        self.state = state
+        self.pending_traps: list[int] = []
+
+    # --- entry points -------------------------------------------------------------------------------
+
+    def run_script(self, text: str, *, top: bool) -> int:
+        try:
+            tree = ast.parse(text)
+        except errors.ShellSyntaxError as exc:
+            self.err(f"{self.state.name}: {exc.message}\n")
+            return 1
+        try:
+            if top and self._single_external(tree) is not None:
+                return self._exec_simple(self._single_external(tree))  # type: ignore[arg-type]
+            status = self.run_list(tree)
+        except _ExitShell as done:
+            status = done.status
+        return self._run_exit_trap(status)
+
+    def _run_exit_trap(self, status: int) -> int:
+        action = self.state.traps.pop(0, None)
+        if action:
+            with contextlib.suppress(_ExitShell, errors.ShellSyntaxError):
+                self.run_list(ast.parse(action))
+        return status
+
+    def run_in_child(self, node: ast.ListNode | ast.AndOr | ast.Command) -> int:
+        """The body of a forked child (subshell, background job, pipeline member)."""
+        try:
+            single = self._single_external(node)
+            if single is not None:
+                return self._exec_simple(single)
+            if isinstance(node, ast.ListNode):
+                status = self.run_list(node)
+            elif isinstance(node, ast.AndOr):
+                status = self.run_and_or(node)
+            else:
+                status = self.run_command(node)
+        except _ExitShell as done:
+            status = done.status
+        return self._run_exit_trap(status)
+
+    def _single_external(self, node: object) -> ast.Simple | None:
+        """The one simple external command a node consists of, if so (mksh's exec of it)."""
+        if self.state.traps:
+            return None
+        if isinstance(node, ast.ListNode):
+            if len(node.items) != 1 or node.items[0].background:
+                return None
+            node = node.items[0].and_or
+        if isinstance(node, ast.AndOr):
+            if node.rest or len(node.first.commands) != 1 or node.first.negate:
+                return None
+            node = node.first.commands[0]
+        if not isinstance(node, ast.Simple) or not node.words:
+            return None
+        name = node.words[0].literal()
+        if name is None or name in BUILTINS or name == "exec":
+            return None
+        if any(isinstance(p, ast.CmdSub) for w in (*node.words, *(a.value for a in node.assigns)) for p in w.parts):
+            return None
+        return node
+
+    def _exec_simple(self, command: ast.Simple) -> int:
+        """Run one external command in this very process (no fork)."""
+        argv = self.expand_words(command.words)
+        env = self._command_env(command)
+        if not argv:
+            return 0
+        program = self.lookup(argv[0])
+        if isinstance(program, str):
+            self.err(program)
+            return 127
+        if self.apply_redirects(command.redirects, permanent=True) is None:
+            return 1
+        self.proc.exec_image(argv, env)
+        return program(self.proc)
+
+    # --- output helpers -------------------------------------------------------------------------------
+
+    def err(self, text: str) -> None:
+        with contextlib.suppress(OSError, pm.Interrupted):
+            self.proc.stderr.write(text)
+
+    def out(self, text: str | bytes) -> None:
+        self.proc.stdout.write(text)
+
+    # --- lists and pipelines ----------------------------------------------------------------------------
+
+    def run_list(self, node: ast.ListNode) -> int:
+        status = self.state.last_status
+        for item in node.items:
+            if item.background:
+                self._start_background(item.and_or)
+                status = 0
+            else:
+                status = self.run_and_or(item.and_or)
+            self.state.last_status = status
+            self._run_pending_traps()
+        return status
+
+    def _start_background(self, and_or: ast.AndOr) -> None:
+        child = self.device.processes.fork(self.proc)
+        if not self._redirects_stdin(and_or):
+            child.set_fd(0, NullFile())
+        sub = Interpreter(self.device, child, self.state.copy_for_subshell())
+        child.start(lambda p: sub.run_in_child(and_or))
+        self.state.last_bg = child.pid
+        self.state.children.append(child)
+
+    @staticmethod
+    def _redirects_stdin(and_or: ast.AndOr) -> bool:
+        if and_or.rest or len(and_or.first.commands) != 1:
+            return False
+        command = and_or.first.commands[0]
+        return any(r.fd == 0 for r in command.redirects)
+
+    def run_and_or(self, node: ast.AndOr) -> int:
+        status = self.run_pipeline(node.first)
+        for op, pipeline in node.rest:
+            self.state.last_status = status
+            if (op == "&&" and status == 0) or (op == "||" and status != 0):
+                status = self.run_pipeline(pipeline)
+        return status
+
+    def run_pipeline(self, node: ast.Pipeline) -> int:
+        if len(node.commands) == 1:
+            status = self.run_command(node.commands[0])
+        else:
+            status = self._run_piped(node.commands)
+        return (0 if status else 1) if node.negate else status
+
+    def _run_piped(self, commands: tuple[ast.Command, ...]) -> int:
+        table = self.device.processes
+        children: list[pm.Process] = []
+        previous: OpenFile | None = None
+        for index, command in enumerate(commands):
+            child = table.fork(self.proc)
+            if previous is not None:
+                child.set_fd(0, previous)
+                previous = None
+            if index < len(commands) - 1:
+                pipe = Pipe(self.proc.kernel)
+                child.set_fd(1, pipe.open_writer())
+                previous = pipe.open_reader()
+            sub = Interpreter(self.device, child, self.state.copy_for_subshell())
+            child.start(_child_body(sub, command))
+            children.append(child)
+        status = 0
+        for child in children:
+            status = self.wait_child(child)
+        return status
+
+    def wait_child(self, child: pm.Process) -> int:
+        while True:
+            try:
+                result = self.proc.wait_for(child)
+                return result if result is not None else 0
+            except pm.Interrupted as interrupted:
+                self.pending_traps.append(interrupted.sig)
+
+    def _run_pending_traps(self) -> None:
+        while True:
+            sig = self.proc.signals.take()
+            if sig is not None:
+                self.pending_traps.append(sig)
+                continue
+            break
+        while self.pending_traps:
+            sig = self.pending_traps.pop(0)
+            action = self.state.traps.get(sig)
+            if action:
+                saved = self.state.last_status
+                self.run_list(ast.parse(action))
+                self.state.last_status = saved
+
+    # --- commands -----------------------------------------------------------------------------------
+
+    def run_command(self, node: ast.Command) -> int:
+        if isinstance(node, ast.Simple):
+            return self.run_simple(node)
+        if isinstance(node, ast.Subshell):
+            child = self.device.processes.fork(self.proc)
+            sub = Interpreter(self.device, child, self.state.copy_for_subshell())
+            if sub.apply_redirects(node.redirects, permanent=True) is None:
+                self.device.processes.exit(child, 1)
+                return 1
+            child.start(lambda p: sub.run_in_child(node.body))
+            return self.wait_child(child)
+        saved = self.apply_redirects(node.redirects, permanent=False)
+        if saved is None:
+            return 1
+        try:
+            return self.run_list(node.body)
+        finally:
+            self.restore(saved)
+
+    def _command_env(self, command: ast.Simple) -> dict[str, str]:
+        env = self.state.environ()
+        for assign in command.assigns:
+            env[assign.name] = self.expand_string(assign.value)
+        return env
+
+    def run_simple(self, command: ast.Simple) -> int:
+        self.state.cmdsub_status = None
+        argv = self.expand_words(command.words)
+        if not argv:
+            for assign in command.assigns:
+                self.state.vars[assign.name] = self.expand_string(assign.value)
+            saved = self.apply_redirects(command.redirects, permanent=False)
+            if saved is None:
+                return 1
+            self.restore(saved)
+            sub_status = self.state.cmdsub_status
+            return sub_status if sub_status is not None else 0
+        name = argv[0]
+        if name == "exec":
+            return self._builtin_exec(command, argv[1:])
+        builtin = BUILTINS.get(name)
+        if builtin is not None:
+            saved = self.apply_redirects(command.redirects, permanent=False)
+            if saved is None:
+                return 1
+            try:
+                return builtin(self, argv)
+            except BrokenPipeError:
+                return 1
+            finally:
+                self.restore(saved)
+        program = self.lookup(name)
+        if isinstance(program, str):
+            self.err(program)
+            return 127
+        env = self._command_env(command)
+        child = self.device.processes.fork(self.proc, argv=argv)
+        sub = Interpreter(self.device, child, self.state.copy_for_subshell())
+        if sub.apply_redirects(command.redirects, permanent=True) is None:
+            self.device.processes.exit(child, 1)
+            return 1
+        child.exec_image(argv, env)
+        child.start(program)
+        return self.wait_child(child)
+
+    def _builtin_exec(self, command: ast.Simple, args: list[str]) -> int:
+        if not args:
+            return 0 if self.apply_redirects(command.redirects, permanent=True) is not None else 1
+        program = self.lookup(args[0])
+        if isinstance(program, str):
+            self.err(program.replace(f"{self.state.name}: ", f"{self.state.name}: exec: ", 1))
+            raise _ExitShell(127)
+        if self.apply_redirects(command.redirects, permanent=True) is None:
+            raise _ExitShell(1)
+        self.proc.exec_image(args, self._command_env(command))
+        raise _ExitShell(program(self.proc))
+
+    def lookup(self, name: str) -> Program | str:
+        """The program for a command name, or the shell's error line."""
+        programs = self.device.programs
+        if "/" in name:
+            path = posixpath.normpath(posixpath.join(self.proc.cwd, name))
+            base = posixpath.basename(path)
+            directory = posixpath.dirname(path)
+            if directory in programs.search_path and programs.get(base) is not None:
+                return programs.get(base)  # type: ignore[return-value]
+            cred = cred_of(self.proc)
+            if self.device.fs.exists(path, cred):
+                return f"{self.state.name}: {name}: can't execute: Permission denied\n"
+            return f"{self.state.name}: {name}: inaccessible or not found\n"
+        program = programs.get(name)
+        if program is None:
+            return f"{self.state.name}: {name}: inaccessible or not found\n"
+        return program
+
+    # --- redirections -----------------------------------------------------------------------------------
+
+    def apply_redirects(self, redirects: tuple[ast.Redirect, ...], *, permanent: bool) -> list[tuple[int, OpenFile | None]] | None:
+        """Apply to this process's fds; the saved fds to restore (empty when permanent), None on error."""
+        saved: list[tuple[int, OpenFile | None]] = []
+        proc = self.proc
+        for redirect in redirects:
+            target = self.expand_string(redirect.target)
+            if not permanent:
+                with proc.kernel.lock:
+                    old = proc.fds.get(redirect.fd)
+                    saved.append((redirect.fd, old.dup() if old is not None else None))
+            try:
+                file = self._open_redirect(redirect, target)
+            except OSError as exc:
+                verb = "can't open" if redirect.op in ("<", "<&") else "can't create"
+                if redirect.op in ("<&", ">&"):
+                    self.err(f"{self.state.name}: {target}: bad file descriptor\n")
+                else:
+                    self.err(f"{self.state.name}: {verb} {target}: {exc.strerror or exc}\n")
+                self.restore(saved)
+                return None
+            if file is None:
+                proc.close_fd(redirect.fd)
+            else:
+                proc.set_fd(redirect.fd, file)
+        return saved
+
+    def _open_redirect(self, redirect: ast.Redirect, target: str) -> OpenFile | None:
+        op = redirect.op
+        if op in ("<&", ">&"):
+            if target == "-":
+                return None
+            if not target.isdigit():
+                raise OSError(errno.EBADF, "Bad file descriptor")
+            return self.proc.fd(int(target)).dup()
+        cred = cred_of(self.proc)
+        path = self.device.fs.normalize(target, self.proc.cwd) if target else target
+        if not target:
+            raise OSError(errno.ENOENT, os.strerror(errno.ENOENT))
+        fs = self.device.fs
+        if op == "<":
+            return fs.open(path, cred, read=True)
+        if op in (">", ">|"):
+            return fs.open(path, cred, read=False, write=True, create=True, truncate=True)
+        if op == ">>":
+            return fs.open(path, cred, read=False, write=True, create=True, append=True)
+        return fs.open(path, cred, read=True, write=True, create=True)
+
+    def restore(self, saved: list[tuple[int, OpenFile | None]]) -> None:
+        for fd, file in reversed(saved):
+            if file is None:
+                self.proc.close_fd(fd)
+            else:
+                self.proc.set_fd(fd, file)
+
+    # --- expansion ------------------------------------------------------------------------------------
+
+    def param(self, name: str) -> str | None:
+        state = self.state
+        if name == "?":
+            return str(state.last_status)
+        if name == "$":
+            return str(state.shell_pid)
+        if name == "!":
+            return str(state.last_bg) if state.last_bg is not None else ""
+        if name == "#":
+            return str(len(state.positional))
+        if name == "-":
+            return ""
+        if name == "0":
+            return state.name
+        if name.isdigit():
+            index = int(name)
+            return state.positional[index - 1] if index <= len(state.positional) else None
+        if name in ("@", "*"):
+            return " ".join(state.positional)
+        return state.vars.get(name)
+
+    def _param_value(self, part: ast.Param) -> str:
+        value = self.param(part.name)
+        if part.op == "#":
+            return str(len(value or ""))
+        if not part.op:
+            return value or ""
+        arg = self.expand_string(part.arg) if part.arg is not None else ""
+        unset_or_null = value is None or (part.op.startswith(":") and value == "")
+        if part.op in (":-", "-"):
+            return arg if unset_or_null else value or ""
+        if part.op in (":=", "="):
+            if unset_or_null:
+                self.state.vars[part.name] = arg
+                return arg
+            return value or ""
+        return "" if unset_or_null else arg  # :+ and +
+
+    def command_substitution(self, body: ast.ListNode) -> str:
+        child = self.device.processes.fork(self.proc)
+        pipe = Pipe(self.proc.kernel)
+        child.set_fd(1, pipe.open_writer())
+        reader = pipe.open_reader()
+        sub = Interpreter(self.device, child, self.state.copy_for_subshell())
+        child.start(lambda p: sub.run_in_child(body))
+        out = bytearray()
+        try:
+            while True:
+                data = reader.read(65536, self.proc, None)
+                if not data:
+                    break
+                out += data
+        finally:
+            with self.proc.kernel.lock:
+                reader.release()
+        status = self.wait_child(child)
+        self.state.cmdsub_status = status
+        self.state.last_status = status
+        return out.decode(errors="replace").rstrip("\n")
+
+    def expand_string(self, word: ast.Word) -> str:
+        """A word without field splitting (assignments, redirection targets)."""
+        out: list[str] = []
+        for part in word.parts:
+            if isinstance(part, ast.Lit):
+                out.append(part.text)
+            elif isinstance(part, ast.Param):
+                out.append(self._param_value(part))
+            else:
+                out.append(self.command_substitution(part.body))
+        return "".join(out)
+
+    def expand_words(self, words: tuple[ast.Word, ...]) -> list[str]:
+        fields: list[str] = []
+        for word in words:
+            fields.extend(self.expand_word(word))
+        return fields
+
+    def expand_word(self, word: ast.Word) -> list[str]:
+        ifs = self.state.vars.get("IFS", " \t\n")
+        fields: list[str] = []
+        current = ""
+        have = False
+
+        def add_split(value: str) -> None:
+            nonlocal current, have
+            if not value:
+                return
+            pieces = [p for p in re.split("[" + re.escape(ifs) + "]+", value) if p] if ifs else [value]
+            if not pieces:
+                if have:
+                    fields.append(current)
+                    current, have = "", False
+                return
+            if value[0] in ifs and have:
+                fields.append(current)
+                current, have = "", False
+            for index, piece in enumerate(pieces):
+                if index:
+                    fields.append(current)
+                    current = ""
+                current += piece
+                have = True
+            if value[-1] in ifs:
+                fields.append(current)
+                current, have = "", False
+
+        for part in word.parts:
+            if isinstance(part, ast.Lit):
+                current += part.text
+                have = have or part.quoted or bool(part.text)
+            elif isinstance(part, ast.Param) and part.name == "@" and part.quoted and not part.op:
+                params = self.state.positional
+                if params:
+                    current += params[0]
+                    have = True
+                    for extra in params[1:]:
+                        fields.append(current)
+                        current = extra
+            elif isinstance(part, ast.Param):
+                value = self._param_value(part)
+                if part.quoted:
+                    current += value
+                    have = True
+                else:
+                    add_split(value)
+            else:
+                value = self.command_substitution(part.body)
+                if part.quoted:
+                    current += value
+                    have = True
+                else:
+                    add_split(value)
+        if have:
+            fields.append(current)
+        return fields
+
+
+def _child_body(sub: Interpreter, node: ast.Command) -> Program:
+    return lambda proc: sub.run_in_child(node)
+
+
+# --- builtins ---------------------------------------------------------------------------------------
+
+
+def _escapes(text: str) -> tuple[str, bool]:
+    """echo/print backslash sequences; the bool says \\c was met (stop, no newline)."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c != "\\" or i + 1 >= len(text):
+            out.append(c)
+            i += 1
+            continue
+        n = text[i + 1]
+        simple = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "\\": "\\", "e": "\x1b"}
+        if n in simple:
+            out.append(simple[n])
+            i += 2
+        elif n == "c":
+            return "".join(out), True
+        elif n == "0":
+            digits = re.match(r"[0-7]{0,3}", text[i + 2 :])
+            code = digits.group(0) if digits else ""
+            out.append(chr(int(code, 8) if code else 0))
+            i += 2 + len(code)
+        else:
+            out.append("\\" + n)
+            i += 2
+    return "".join(out), False
+
+
+def b_echo(sh: Interpreter, argv: list[str]) -> int:
+    args = argv[1:]
+    newline = True
+    interpret = True
+    while args and re.fullmatch(r"-[neE]+", args[0]):
+        for flag in args[0][1:]:
+            if flag == "n":
+                newline = False
+            elif flag == "e":
+                interpret = True
+            else:
+                interpret = False
+        args = args[1:]
+    text = " ".join(args)
+    stop = False
+    if interpret:
+        text, stop = _escapes(text)
+    sh.out(text + ("\n" if newline and not stop else ""))
+    return 0
+
+
+_PRINTF_SPEC = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+|\*))?([diouxXcsbeEfgG%])")
+
+
+def _printf_once(fmt: str, args: list[str]) -> tuple[str, list[str], bool, bool]:
+    """One pass of the format; returns text, remaining args, whether it consumed any, error."""
+    out: list[str] = []
+    consumed = False
+    error = False
+    pos = 0
+    for match in _PRINTF_SPEC.finditer(fmt):
+        literal, _ = _escapes(fmt[pos : match.start()])
+        out.append(literal)
+        pos = match.end()
+        flags, width, precision, conv = match.groups()
+        if conv == "%":
+            out.append("%")
+            continue
+        if width == "*":
+            width = args.pop(0) if args else "0"
+            consumed = True
+        if precision == "*":
+            precision = args.pop(0) if args else "0"
+            consumed = True
+        arg = args.pop(0) if args else None
+        if arg is not None:
+            consumed = True
+        spec = "%" + flags + (width or "") + (("." + precision) if precision is not None else "")
+        if conv in "diouxX":
+            text = arg or "0"
+            try:
+                number = int(text, 0) if not text.startswith("'") else ord(text[1:2] or "\0")
+            except ValueError:
+                error = True
+                number = 0
+            out.append((spec + ("d" if conv in "iu" else conv)) % number)
+        elif conv in "eEfgG":
+            try:
+                value = float(arg or "0")
+            except ValueError:
+                error = True
+                value = 0.0
+            out.append((spec + conv) % value)
+        elif conv == "c":
+            out.append((arg or "")[:1])
+        elif conv == "b":
+            out.append((spec + "s") % _escapes(arg or "")[0])
+        else:
+            out.append((spec + "s") % (arg or ""))
+    literal, _ = _escapes(fmt[pos:])
+    out.append(literal)
+    return "".join(out), args, consumed, error
+
+
+def b_printf(sh: Interpreter, argv: list[str]) -> int:
+    if len(argv) < 2:
+        sh.err("printf: Needs 1 argument\n")
+        return 1
+    fmt, args = argv[1], list(argv[2:])
+    chunks: list[str] = []
+    failed = False
+    while True:
+        text, args, consumed, error = _printf_once(fmt, args)
+        chunks.append(text)
+        failed = failed or error
+        if not args or not consumed:
+            break
+    sh.out("".join(chunks))
+    return 1 if failed else 0
+
+
+def b_read(sh: Interpreter, argv: list[str]) -> int:
+    args = argv[1:]
+    raw = False
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        if args[0] == "-r":
+            raw = True
+        args = args[1:]
+    names = args or ["REPLY"]
+    line = sh.proc.stdin.readline()
+    eof = not line.endswith(b"\n")
+    text = line.decode(errors="replace").removesuffix("\n")
+    if not raw:
+        text = re.sub(r"\\(.)", r"\1", text.removesuffix("\\"))
+    if names == ["REPLY"]:
+        sh.state.vars["REPLY"] = text
+    else:
+        ifs = sh.state.vars.get("IFS", " \t\n")
+        pieces = text.strip(ifs).split(None, len(names) - 1) if ifs else [text]
+        for index, name in enumerate(names):
+            sh.state.vars[name] = pieces[index] if index < len(pieces) else ""
+    return 1 if eof else 0
+
+
+def b_trap(sh: Interpreter, argv: list[str]) -> int:
+    args = argv[1:]
+    proc = sh.proc
+    if not args:
+        for sig, action in sorted(sh.state.traps.items()):
+            name = "EXIT" if sig == 0 else pm.SIGNAL_NAMES.get(sig, str(sig))
+            sh.out(f"trap -- {_quote(action)} {name}\n")
+        for sig in sorted(proc.signals.ignored):
+            sh.out(f"trap -- '' {pm.SIGNAL_NAMES.get(sig, str(sig))}\n")
+        return 0
+    if len(args) == 1 and parse_trap_signal(args[0]) is not None:
+        action, names = "-", args
+    else:
+        action, names = args[0], args[1:]
+    status = 0
+    for name in names:
+        parsed = parse_trap_signal(name)
+        if parsed is None:
+            sh.err(f"{sh.state.name}: trap: bad signal '{name}'\n")
+            status = 1
+            continue
+        sig = parsed
+        if action == "-":
+            sh.state.traps.pop(sig, None)
+            if sig:
+                proc.signals.default(sig)
+        elif action == "":
+            sh.state.traps.pop(sig, None)
+            if sig:
+                proc.signals.ignore(sig)
+        else:
+            sh.state.traps[sig] = action
+            if sig:
+                proc.signals.catch(sig)
+    return status
+
+
+def parse_trap_signal(name: str) -> int | None:
+    if name.upper() in ("EXIT", "0"):
+        return 0
+    sig = pm.parse_signal(name)
+    return sig if sig else None
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def b_exit(sh: Interpreter, argv: list[str]) -> int:
+    status = sh.state.last_status
+    if len(argv) > 1:
+        try:
+            status = int(argv[1]) & 0xFF
+        except ValueError:
+            sh.err(f"{sh.state.name}: exit: {argv[1]}: bad number\n")
+            status = 1
+    raise _ExitShell(status)
+
+
+def b_true(sh: Interpreter, argv: list[str]) -> int:
+    return 0
+
+
+def b_false(sh: Interpreter, argv: list[str]) -> int:
+    return 1
+
+
+def b_cd(sh: Interpreter, argv: list[str]) -> int:
+    target = argv[1] if len(argv) > 1 else sh.state.vars.get("HOME", "/")
+    fs = sh.device.fs
+    path = fs.normalize(target, sh.proc.cwd)
+    try:
+        info = fs.stat(path, cred_of(sh.proc))
+        if not info.is_dir:
+            raise OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+    except OSError as exc:
+        sh.err(f"{sh.state.name}: cd: {target}: {exc.strerror}\n")
+        return 2
+    sh.proc.cwd = path
+    sh.state.vars["PWD"] = path
+    return 0
+
+
+def b_pwd(sh: Interpreter, argv: list[str]) -> int:
+    sh.out(sh.proc.cwd + "\n")
+    return 0
+
+
+def b_export(sh: Interpreter, argv: list[str]) -> int:
+    for arg in argv[1:]:
+        if arg == "-p":
+            continue
+        name, eq, value = arg.partition("=")
+        if eq:
+            sh.state.vars[name] = value
+        sh.state.exported.add(name)
+    if len(argv) == 1 or argv[1:] == ["-p"]:
+        for name in sorted(sh.state.exported):
+            if name in sh.state.vars:
+                sh.out(f"export {name}={_quote(sh.state.vars[name])}\n")
+    return 0
+
+
+def b_unset(sh: Interpreter, argv: list[str]) -> int:
+    for name in argv[1:]:
+        if name in ("-v", "-f"):
+            continue
+        sh.state.vars.pop(name, None)
+        sh.state.exported.discard(name)
+    return 0
+
+
+def b_shift(sh: Interpreter, argv: list[str]) -> int:
+    count = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else 1
+    if count > len(sh.state.positional):
+        return 1
+    sh.state.positional = sh.state.positional[count:]
+    return 0
+
+
+def b_wait(sh: Interpreter, argv: list[str]) -> int:
+    targets = sh.state.children
+    if len(argv) > 1:
+        wanted = {int(a) for a in argv[1:] if a.isdigit()}
+        targets = [c for c in targets if c.pid in wanted]
+        if not targets:
+            return 127
+    status = 0
+    for child in list(targets):
+        status = sh.wait_child(child)
+    return status
+
+
+def b_kill(sh: Interpreter, argv: list[str]) -> int:
+    args = argv[1:]
+    sig = pm.SIGTERM
+    if args and args[0] == "-l":
+        sh.out(" ".join(pm.SIGNAL_NAMES[n] for n in sorted(pm.SIGNAL_NAMES)) + "\n")
+        return 0
+    if args and args[0] == "-s" and len(args) > 1:
+        parsed = pm.parse_signal(args[1])
+        if parsed is None:
+            sh.err(f"{sh.state.name}: kill: bad signal '{args[1]}'\n")
+            return 1
+        sig, args = parsed, args[2:]
+    elif args and args[0].startswith("-") and len(args[0]) > 1 and args[0] != "--":
+        parsed = pm.parse_signal(args[0][1:])
+        if parsed is None:
+            sh.err(f"{sh.state.name}: kill: bad signal '{args[0][1:]}'\n")
+            return 1
+        sig, args = parsed, args[1:]
+    if args and args[0] == "--":
+        args = args[1:]
+    if not args:
+        sh.err(f"{sh.state.name}: kill: usage: kill [-s signame | -signum | -signame] {{job | pid | pgrp}} ...\n")
+        return 1
+    status = 0
+    for target in args:
+        try:
+            pid = int(target)
+        except ValueError:
+            sh.err(f"{sh.state.name}: kill: {target}: arguments must be jobs or process IDs\n")
+            status = 1
+            continue
+        try:
+            if pid < 0:
+                sh.device.processes.kill_group(-pid, sig)
+            else:
+                sh.device.processes.kill(pid, sig, sh.proc.uid)
+        except OSError as exc:
+            sh.err(f"{sh.state.name}: kill: {target}: {exc.strerror}\n")
+            status = 1
+    if sh.proc.dead:
+        sh.proc.checkpoint()
+    return status
+
+
+def b_test(sh: Interpreter, argv: list[str]) -> int:
+    args = argv[1:]
+    if argv[0] == "[":
+        if not args or args[-1] != "]":
+            sh.err(f"{sh.state.name}: [: missing ]\n")
+            return 2
+        args = args[:-1]
+    try:
+        return 0 if _test(sh, args) else 1
+    except ValueError as exc:
+        sh.err(f"{sh.state.name}: test: {exc}\n")
+        return 2
+
+
+def _test(sh: Interpreter, args: list[str]) -> bool:
+    if not args:
+        return False
+    if args[0] == "!":
+        return not _test(sh, args[1:])
+    if len(args) == 1:
+        return args[0] != ""
+    fs = sh.device.fs
+    cred = cred_of(sh.proc)
+    if len(args) == 2:
+        op, operand = args
+        if op == "-z":
+            return operand == ""
+        if op == "-n":
+            return operand != ""
+        path = fs.normalize(operand, sh.proc.cwd)
+        try:
+            info = fs.stat(path, cred)
+        except OSError:
+            return False
+        checks = {"-e": True, "-f": info.is_file, "-d": info.is_dir, "-s": info.size > 0,
+                  "-r": True, "-w": True, "-x": bool(info.mode & 0o111)}
+        if op not in checks:
+            raise ValueError(f"{op}: unknown operand")
+        return checks[op]
+    if len(args) == 3:
+        left, op, right = args
+        if op in ("=", "=="):
+            return left == right
+        if op == "!=":
+            return left != right
+        numeric = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-gt": int.__gt__,
+                   "-le": int.__le__, "-ge": int.__ge__}
+        if op in numeric:
+            try:
+                return bool(numeric[op](int(left), int(right)))
+            except ValueError:
+                raise ValueError(f"{left if not left.lstrip('-').isdigit() else right}: bad number") from None
+    raise ValueError("syntax error")
+
+
+def b_command(sh: Interpreter, argv: list[str]) -> int:
+    args = argv[1:]
+    if args and args[0] in ("-v", "-V"):
+        status = 1
+        for name in args[1:]:
+            if name in BUILTINS or name == "exec":
+                sh.out(name + "\n")
+                status = 0
+            elif sh.device.programs.get(name) is not None:
+                sh.out(f"/system/bin/{name}\n")
+                status = 0
+        return status
+    return 0
+
+
+def b_umask(sh: Interpreter, argv: list[str]) -> int:
+    sh.out("0000\n")
+    return 0
+
+
+Builtin = Callable[[Interpreter, list[str]], int]
+
+BUILTINS: dict[str, Builtin] = {
+    "echo": b_echo,
+    "printf": b_printf,
+    "read": b_read,
+    "trap": b_trap,
+    "exit": b_exit,
+    "true": b_true,
+    "false": b_false,
+    ":": b_true,
+    "cd": b_cd,
+    "pwd": b_pwd,
+    "export": b_export,
+    "unset": b_unset,
+    "shift": b_shift,
+    "wait": b_wait,
+    "kill": b_kill,
+    "test": b_test,
+    "[": b_test,
+    "command": b_command,
+    "umask": b_umask,
+}

@@ -1,0 +1,541 @@
+"""Parser of the device shell's language: the subset of Android's /system/bin/sh (mksh) the driver
+and its users send.
+
+Grammar (POSIX sh, no here-documents, no `case`/`if`/loops, no globbing):
+
+    list     := and_or ((';' | '&' | newline) and_or)* [';' | '&']
+    and_or   := pipeline (('&&' | '||') newline* pipeline)*
+    pipeline := ['!'] command ('|' newline* command)*
+    command  := '(' list ')' redir* | '{' list '}' redir* | simple
+    simple   := (NAME=word | redir)* (word | redir)*
+    redir    := [fd] ('<' | '>' | '>>' | '>|' | '<>' | '<&' | '>&') word
+
+Words keep their quoting: single quotes, double quotes (where `$` expansions and the escapes
+\\$ \\` \\" \\\\ \\newline apply), backslash escapes, `$NAME`, `${NAME}`, `${NAME:-word}`, `$?`, `$$`, `$!`,
+`$#`, `$0`..`$9`, `$@`, `$*` and `$(list)` command substitution. `#` starts a comment at the start
+of a word. Any text either parses or raises errors.ShellSyntaxError with mksh's wording
+("syntax error: 'X' unexpected", "no closing quote"); nothing else escapes the parser.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pytest_mobile_agent.errors import ShellSyntaxError
+
+META = set(" \t\n;&|()<>")
+NAME_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+NAME_CHARS = NAME_START | set("0123456789")
+SPECIAL_PARAMS = set("?$!#@*-0123456789")
+MAX_DEPTH = 200
+
+
+@dataclass(frozen=True)
+class Lit:
+    text: str
+    quoted: bool
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    quoted: bool
+    op: str = ""  # "", ":-", "-", ":=", ":+", "+", "#" (length)
+    arg: Word | None = None
+
+
+@dataclass(frozen=True)
+class CmdSub:
+    body: ListNode
+    quoted: bool
+
+
+Part = Lit | Param | CmdSub
+
+
+@dataclass(frozen=True)
+class Word:
+    parts: tuple[Part, ...]
+
+    def literal(self) -> str | None:
+        """The word's text when it has no expansions."""
+        if all(isinstance(p, Lit) for p in self.parts):
+            return "".join(p.text for p in self.parts)  # type: ignore[union-attr]
+        return None
+
+    def is_quoted(self) -> bool:
+        return any(getattr(p, "quoted", False) for p in self.parts)
+
+
+@dataclass(frozen=True)
+class Redirect:
+    fd: int
+    op: str  # "<", ">", ">>", ">|", "<>", "<&", ">&"
+    target: Word
+
+
+@dataclass(frozen=True)
+class Assign:
+    name: str
+    value: Word
+
+
+@dataclass(frozen=True)
+class Simple:
+    assigns: tuple[Assign, ...]
+    words: tuple[Word, ...]
+    redirects: tuple[Redirect, ...]
+
+
+@dataclass(frozen=True)
+class Subshell:
+    body: ListNode
+    redirects: tuple[Redirect, ...]
+
+
+@dataclass(frozen=True)
+class Group:
+    body: ListNode
+    redirects: tuple[Redirect, ...]
+
+
+Command = Simple | Subshell | Group
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    commands: tuple[Command, ...]
+    negate: bool = False
+
+
+@dataclass(frozen=True)
+class AndOr:
+    first: Pipeline
+    rest: tuple[tuple[str, Pipeline], ...] = ()
+
+
+@dataclass(frozen=True)
+class Item:
+    and_or: AndOr
+    background: bool
+
+
+@dataclass(frozen=True)
+class ListNode:
+    items: tuple[Item, ...] = field(default_factory=tuple)
+
+
+def parse(text: str) -> ListNode:
+    """The whole script; errors.ShellSyntaxError for anything else."""
+    parser = _Parser(text)
+    try:
+        tree = parser.parse_list(top=True)
+    except RecursionError:
+        raise ShellSyntaxError("syntax error: expression nested too deeply") from None
+    parser.skip_blanks()
+    if not parser.at_end():
+        raise parser.unexpected()
+    return tree
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.s = text
+        self.i = 0
+        self.depth = 0
+
+    # --- characters -------------------------------------------------------------------------------
+
+    def at_end(self) -> bool:
+        return self.i >= len(self.s)
+
+    def peek(self, k: int = 0) -> str:
+        j = self.i + k
+        return self.s[j] if j < len(self.s) else ""
+
+    def startswith(self, token: str) -> bool:
+        return self.s.startswith(token, self.i)
+
+    def skip_blanks(self) -> None:
+        while True:
+            c = self.peek()
+            if c in (" ", "\t"):
+                self.i += 1
+            elif c == "\\" and self.peek(1) == "\n":
+                self.i += 2
+            elif c == "#":
+                while not self.at_end() and self.peek() != "\n":
+                    self.i += 1
+            else:
+                return
+
+    def skip_newlines(self) -> None:
+        while True:
+            self.skip_blanks()
+            if self.peek() == "\n":
+                self.i += 1
+            else:
+                return
+
+    def unexpected(self) -> ShellSyntaxError:
+        if self.at_end():
+            return ShellSyntaxError("syntax error: unexpected EOF")
+        token = self.peek()
+        for op in ("&&", "||", ";;", ">>", "<&", ">&", "<>", ">|"):
+            if self.startswith(op):
+                token = op
+                break
+        if token == "\n":
+            token = "newline"
+        return ShellSyntaxError(f"syntax error: '{token}' unexpected")
+
+    # --- structure -----------------------------------------------------------------------------------
+
+    def parse_list(self, top: bool = False, closer: str = "") -> ListNode:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ShellSyntaxError("syntax error: expression nested too deeply")
+        items: list[Item] = []
+        while True:
+            self.skip_newlines()
+            if self.at_end() or self._at_closer(closer):
+                break
+            and_or = self.parse_and_or()
+            self.skip_blanks()
+            background = False
+            if self.peek() == "&" and not self.startswith("&&"):
+                self.i += 1
+                background = True
+            elif self.peek() == ";" and not self.startswith(";;") or self.peek() == "\n":
+                self.i += 1
+            elif not (self.at_end() or self._at_closer(closer)):
+                raise self.unexpected()
+            items.append(Item(and_or, background))
+        self.depth -= 1
+        if not items and not top:
+            raise self.unexpected()
+        return ListNode(tuple(items))
+
+    def _at_closer(self, closer: str) -> bool:
+        if closer == ")":
+            return self.peek() == ")"
+        if closer == "}":
+            return self.peek() == "}" and (self.peek(1) == "" or self.peek(1) in META)
+        return False
+
+    def parse_and_or(self) -> AndOr:
+        first = self.parse_pipeline()
+        rest: list[tuple[str, Pipeline]] = []
+        while True:
+            self.skip_blanks()
+            if self.startswith("&&") or self.startswith("||"):
+                op = self.s[self.i : self.i + 2]
+                self.i += 2
+                self.skip_newlines()
+                rest.append((op, self.parse_pipeline()))
+            else:
+                return AndOr(first, tuple(rest))
+
+    def parse_pipeline(self) -> Pipeline:
+        self.skip_blanks()
+        negate = False
+        if self.peek() == "!" and (self.peek(1) in (" ", "\t")):
+            negate = True
+            self.i += 1
+        commands = [self.parse_command()]
+        while True:
+            self.skip_blanks()
+            if self.peek() == "|" and not self.startswith("||"):
+                self.i += 1
+                self.skip_newlines()
+                commands.append(self.parse_command())
+            else:
+                return Pipeline(tuple(commands), negate)
+
+    def parse_command(self) -> Command:
+        self.skip_blanks()
+        if self.peek() == "(":
+            self.i += 1
+            body = self.parse_list(closer=")")
+            if self.peek() != ")":
+                raise self.unexpected()
+            self.i += 1
+            return Subshell(body, self.parse_redirects_only())
+        if self.peek() == "{" and self.peek(1) in (" ", "\t", "\n"):
+            self.i += 1
+            body = self.parse_list(closer="}")
+            if self.peek() != "}":
+                raise self.unexpected()
+            self.i += 1
+            return Group(body, self.parse_redirects_only())
+        return self.parse_simple()
+
+    def parse_redirects_only(self) -> tuple[Redirect, ...]:
+        redirects: list[Redirect] = []
+        while True:
+            self.skip_blanks()
+            redirect = self.try_redirect()
+            if redirect is None:
+                c = self.peek()
+                if c and c not in META:
+                    raise self.unexpected()
+                return tuple(redirects)
+            redirects.append(redirect)
+
+    def parse_simple(self) -> Simple:
+        assigns: list[Assign] = []
+        words: list[Word] = []
+        redirects: list[Redirect] = []
+        while True:
+            self.skip_blanks()
+            c = self.peek()
+            if c == "" or c in "\n;&|)":
+                break
+            if c == "(":
+                raise self.unexpected()
+            redirect = self.try_redirect()
+            if redirect is not None:
+                redirects.append(redirect)
+                continue
+            if not words:
+                assign = self.try_assignment()
+                if assign is not None:
+                    assigns.append(assign)
+                    continue
+            words.append(self.parse_word())
+        if not (assigns or words or redirects):
+            raise self.unexpected()
+        return Simple(tuple(assigns), tuple(words), tuple(redirects))
+
+    def try_assignment(self) -> Assign | None:
+        j = self.i
+        if self.peek() not in NAME_START or not self.peek():
+            return None
+        while j < len(self.s) and self.s[j] in NAME_CHARS:
+            j += 1
+        if j >= len(self.s) or self.s[j] != "=":
+            return None
+        name = self.s[self.i : j]
+        self.i = j + 1
+        c = self.peek()
+        value = Word(()) if (c == "" or c in META) else self.parse_word()
+        return Assign(name, value)
+
+    def try_redirect(self) -> Redirect | None:
+        j = self.i
+        while j < len(self.s) and self.s[j].isdigit():
+            j += 1
+        digits = self.s[self.i : j]
+        if j >= len(self.s) or self.s[j] not in "<>":
+            return None
+        if digits and len(digits) > 2:
+            return None
+        fd_default = 0 if self.s[j] == "<" else 1
+        fd = int(digits) if digits else fd_default
+        self.i = j
+        for op in (">>", ">|", "<>", "<&", ">&", "<", ">"):
+            if self.startswith(op):
+                self.i += len(op)
+                break
+        else:  # pragma: no cover - the loop always matches "<" or ">"
+            raise self.unexpected()
+        self.skip_blanks()
+        c = self.peek()
+        if c == "" or c in META:
+            raise self.unexpected()
+        return Redirect(fd, op, self.parse_word())
+
+    # --- words ---------------------------------------------------------------------------------------
+
+    def parse_word(self) -> Word:
+        parts: list[Part] = []
+        buf: list[str] = []
+
+        def flush(quoted: bool = False) -> None:
+            if buf:
+                parts.append(Lit("".join(buf), quoted))
+                buf.clear()
+
+        start = self.i
+        while not self.at_end():
+            c = self.peek()
+            if c in META:
+                break
+            if c == "\\":
+                if self.peek(1) == "":
+                    self.i += 1
+                    buf.append("\\")
+                    continue
+                if self.peek(1) == "\n":
+                    self.i += 2
+                    continue
+                flush()
+                parts.append(Lit(self.peek(1), True))
+                self.i += 2
+            elif c == "'":
+                flush()
+                end = self.s.find("'", self.i + 1)
+                if end < 0:
+                    raise ShellSyntaxError("syntax error: no closing quote")
+                parts.append(Lit(self.s[self.i + 1 : end], True))
+                self.i = end + 1
+            elif c == '"':
+                flush()
+                self.i += 1
+                parts.extend(self.parse_double_quoted())
+            elif c == "$":
+                flush()
+                parts.append(self.parse_dollar(quoted=False))
+            elif c == "`":
+                flush()
+                parts.append(self.parse_backquote(quoted=False))
+            else:
+                buf.append(c)
+                self.i += 1
+        flush()
+        if self.i == start:
+            raise self.unexpected()
+        return Word(tuple(parts))
+
+    def parse_double_quoted(self) -> list[Part]:
+        parts: list[Part] = []
+        buf: list[str] = []
+        while True:
+            if self.at_end():
+                raise ShellSyntaxError("syntax error: no closing quote")
+            c = self.peek()
+            if c == '"':
+                self.i += 1
+                if buf or not parts:
+                    parts.append(Lit("".join(buf), True))
+                return parts
+            if c == "\\" and self.peek(1) in ("$", "`", '"', "\\", "\n"):
+                if self.peek(1) != "\n":
+                    buf.append(self.peek(1))
+                self.i += 2
+            elif c == "$":
+                if buf:
+                    parts.append(Lit("".join(buf), True))
+                    buf = []
+                parts.append(self.parse_dollar(quoted=True))
+            elif c == "`":
+                if buf:
+                    parts.append(Lit("".join(buf), True))
+                    buf = []
+                parts.append(self.parse_backquote(quoted=True))
+            else:
+                buf.append(c)
+                self.i += 1
+
+    def parse_dollar(self, quoted: bool) -> Part:
+        self.i += 1  # the $
+        c = self.peek()
+        if c == "(":
+            if self.peek(1) == "(":
+                raise ShellSyntaxError("syntax error: arithmetic expansion is not supported")
+            self.i += 1
+            body = self.parse_list(closer=")")
+            if self.peek() != ")":
+                raise self.unexpected()
+            self.i += 1
+            return CmdSub(body, quoted)
+        if c == "{":
+            end = self.i + 1
+            j = end
+            while j < len(self.s) and self.s[j] in NAME_CHARS:
+                j += 1
+            if j == end and j < len(self.s) and self.s[j] in SPECIAL_PARAMS:
+                j += 1
+            name = self.s[end:j]
+            if not name:
+                if self.s.startswith("#", end):
+                    k = end + 1
+                    while k < len(self.s) and self.s[k] in NAME_CHARS:
+                        k += 1
+                    if k < len(self.s) and self.s[k] == "}" and k > end + 1:
+                        self.i = k + 1
+                        return Param(self.s[end + 1 : k], quoted, "#")
+                raise ShellSyntaxError("syntax error: bad substitution")
+            self.i = j
+            op = ""
+            for candidate in (":-", ":=", ":+", "-", "=", "+"):
+                if self.startswith(candidate):
+                    op = candidate
+                    self.i += len(candidate)
+                    break
+            arg: Word | None = None
+            if op:
+                arg = self.parse_brace_word(quoted)
+            if self.peek() != "}":
+                raise ShellSyntaxError("syntax error: bad substitution")
+            self.i += 1
+            return Param(name, quoted, op, arg)
+        if c and c in SPECIAL_PARAMS:
+            self.i += 1
+            return Param(c, quoted)
+        if c and c in NAME_START:
+            j = self.i
+            while j < len(self.s) and self.s[j] in NAME_CHARS:
+                j += 1
+            name = self.s[self.i : j]
+            self.i = j
+            return Param(name, quoted)
+        return Lit("$", quoted)
+
+    def parse_brace_word(self, quoted: bool) -> Word:
+        parts: list[Part] = []
+        buf: list[str] = []
+        while True:
+            if self.at_end():
+                raise ShellSyntaxError("syntax error: bad substitution")
+            c = self.peek()
+            if c == "}":
+                break
+            if c == "$":
+                if buf:
+                    parts.append(Lit("".join(buf), quoted))
+                    buf = []
+                parts.append(self.parse_dollar(quoted))
+            elif c == "'" and not quoted:
+                end = self.s.find("'", self.i + 1)
+                if end < 0:
+                    raise ShellSyntaxError("syntax error: no closing quote")
+                buf.append(self.s[self.i + 1 : end])
+                self.i = end + 1
+            elif c == "\\" and self.peek(1):
+                buf.append(self.peek(1))
+                self.i += 2
+            else:
+                buf.append(c)
+                self.i += 1
+        if buf:
+            parts.append(Lit("".join(buf), True))
+        return Word(tuple(parts))
+
+    def parse_backquote(self, quoted: bool) -> Part:
+        end = self.i + 1
+        text: list[str] = []
+        while True:
+            if end >= len(self.s):
+                raise ShellSyntaxError("syntax error: no closing quote")
+            c = self.s[end]
+            if c == "`":
+                break
+            if c == "\\" and end + 1 < len(self.s) and self.s[end + 1] in "$`\\":
+                text.append(self.s[end + 1])
+                end += 2
+                continue
+            text.append(c)
+            end += 1
+        self.i = end + 1
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ShellSyntaxError("syntax error: expression nested too deeply")
+        inner = _Parser("".join(text))
+        inner.depth = self.depth
+        body = inner.parse_list(top=True)
+        inner.skip_blanks()
+        if not inner.at_end():
+            raise inner.unexpected()
+        self.depth -= 1
+        return CmdSub(body, quoted)
