@@ -1,0 +1,247 @@
+"""The virtual device's controller double, seen through the client and through raw gRPC calls."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import numpy as np
+import pytest
+from google.protobuf import empty_pb2
+
+from pytest_mobile_agent.emulator import Controller, discovery, resolve
+from pytest_mobile_agent.emulator._proto import emulator_controller_pb2 as pb
+from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as pb_grpc
+from pytest_mobile_agent.errors import Unavailable
+from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble, fit_size
+
+from .fake_display import STATUS_BAR, FakeDisplay
+
+
+@pytest.fixture
+def display() -> FakeDisplay:
+    return FakeDisplay()
+
+
+@pytest.fixture
+def double(display: FakeDisplay, discovery_dir: Path) -> Iterator[ControllerDouble]:
+    with ControllerDouble(display, serial="emulator-5554") as started:
+        yield started
+
+
+def stub_for(double: ControllerDouble) -> tuple[grpc.Channel, pb_grpc.EmulatorControllerStub]:
+    channel = grpc.insecure_channel(f"127.0.0.1:{double.port}", options=[("grpc.max_receive_message_length", -1)])
+    return channel, pb_grpc.EmulatorControllerStub(channel)
+
+
+def auth(double: ControllerDouble) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {double.token}"),)
+
+
+def test_the_discovery_file_names_the_port_and_a_64_character_token(double: ControllerDouble, discovery_dir: Path) -> None:
+    assert double.discovery_path == discovery_dir / f"pid_{os.getpid()}.ini"
+    props = discovery.parse_ini(double.discovery_path.read_bytes())
+    assert props["port.serial"] == "5554" and props["port.adb"] == "5555"
+    assert props["grpc.port"] == str(double.port) and props["grpc.token"] == double.token
+    assert double.token is not None and len(double.token) == 64
+    assert props["emulator.version"] == "37.1.11.0" and props["avd.id"] == "Pixel_7_API_36"
+    assert '"-grpc-use-token"' in props["cmdline"] and double.token not in props["cmdline"]
+    assert (double.discovery_path.stat().st_mode & 0o777) == 0o600
+    endpoint = resolve("emulator-5554")
+    assert (endpoint.port, endpoint.token) == (double.port, double.token)
+
+
+def test_the_discovery_file_is_removed_at_stop(display: FakeDisplay, discovery_dir: Path) -> None:
+    double = ControllerDouble(display).start()
+    path = double.discovery_path
+    assert path is not None and path.exists()
+    double.stop()
+    assert not path.exists()
+    with pytest.raises(Unavailable):
+        resolve("emulator-5554")
+
+
+def test_the_port_is_the_console_port_plus_3000_unless_taken(display: FakeDisplay, discovery_dir: Path) -> None:
+    with socket.socket() as taken:
+        try:
+            taken.bind(("127.0.0.1", 8556))
+        except OSError:
+            pytest.fail("127.0.0.1:8556 is in use by something else on this machine")
+        taken.listen()
+        with ControllerDouble(display, serial="emulator-5556") as double:
+            assert double.port not in (0, 8556)
+            assert resolve("emulator-5556").port == double.port
+    console = next(c for c in range(5584, 5554, -2) if _free(c + 3000))
+    with ControllerDouble(display, serial=f"emulator-{console}") as double:
+        assert double.port == console + 3000
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def test_two_doubles_in_one_process_advertise_two_live_pids(display: FakeDisplay, discovery_dir: Path) -> None:
+    with ControllerDouble(display, serial="emulator-5554") as first, ControllerDouble(display, serial="emulator-5556") as second:
+        assert first.discovery_path != second.discovery_path
+        assert resolve("emulator-5554").port == first.port
+        assert resolve("emulator-5556").port == second.port
+        holder = second.discovery_path
+        assert holder is not None
+        pid = int(holder.stem.removeprefix("pid_"))
+        assert discovery.pid_alive(pid)
+    assert not discovery.pid_alive(pid) or _wait_dead(pid)
+
+
+def _wait_dead(pid: int) -> bool:
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        if not discovery.pid_alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_calls_without_or_with_a_wrong_token_are_refused_with_the_emulators_messages(double: ControllerDouble) -> None:
+    channel, stub = stub_for(double)
+    with channel:
+        with pytest.raises(grpc.RpcError) as missing:
+            stub.getStatus(empty_pb2.Empty(), timeout=5)
+        assert (missing.value.code(), missing.value.details()) == (
+            grpc.StatusCode.UNAUTHENTICATED,
+            "Missing the 'authorization' header with security credentials.",
+        )
+        with pytest.raises(grpc.RpcError) as wrong:
+            stub.getStatus(empty_pb2.Empty(), timeout=5, metadata=(("authorization", f"bearer {double.token}"),))
+        assert wrong.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert wrong.value.details() == f"The token `bearer {double.token}` is invalid"  # case-sensitive
+        with pytest.raises(grpc.RpcError) as stream:
+            next(iter(stub.streamScreenshot(pb.ImageFormat(format=pb.ImageFormat.RGB888), timeout=5)))
+        assert stream.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert stub.getStatus(empty_pb2.Empty(), timeout=5, metadata=auth(double)).booted
+
+
+def test_the_status_carries_the_avds_hardware_config(double: ControllerDouble) -> None:
+    channel, stub = stub_for(double)
+    with channel:
+        status = stub.getStatus(empty_pb2.Empty(), timeout=5, metadata=auth(double))
+    config = {e.key: e.value for e in status.hardwareConfig.entry}
+    assert {k: config[k] for k in ("hw.lcd.width", "hw.lcd.height", "hw.lcd.density", "hw.keyboard")} == {
+        "hw.lcd.width": "1080", "hw.lcd.height": "2400", "hw.lcd.density": "420", "hw.keyboard": "false",
+    }
+    assert "hw.lcd.width" not in status.platformConfig  # as on the emulators spike S7 measured
+    assert status.version.startswith("37.1.11.0") and status.vmConfig.hypervisorType == pb.VmConfiguration.KVM
+
+
+def test_a_declared_keyboard_is_reported_and_receives_keys(display: FakeDisplay, discovery_dir: Path) -> None:
+    with ControllerDouble(display, avd=AvdConfig(keyboard=True), platform_config=True) as double:
+        with Controller.connect(resolve("emulator-5554")) as controller:
+            assert controller.keys_supported is True
+            assert controller.status().platformConfig["hw.keyboard"] == "true"
+        channel, stub = stub_for(double)
+        with channel:
+            stub.sendKey(pb.KeyboardEvent(key="GoBack", eventType=pb.KeyboardEvent.keypress), timeout=5, metadata=auth(double))
+        assert [k.key for k in double.keys_delivered] == ["GoBack"] and double.keys_dropped == 0
+
+
+def test_keys_are_accepted_and_dropped_without_a_keyboard(double: ControllerDouble) -> None:
+    channel, stub = stub_for(double)
+    with channel:
+        stub.sendKey(pb.KeyboardEvent(text="hello"), timeout=5, metadata=auth(double))
+    assert double.keys_dropped == 1 and double.keys_delivered == []
+
+
+@pytest.mark.parametrize(
+    ("want", "got"),
+    [((720, 720), (324, 720)), ((100, 100), (45, 100)), ((1080, 600), (270, 600)), ((540, 1200), (540, 1200)),
+     ((500, 1112), (500, 1111)), ((270, 0), (1080, 2400)), ((0, 0), (1080, 2400)), ((5000, 9000), (1080, 2400))],
+)
+def test_screenshots_are_sized_as_the_emulators_resize_keep_aspect_ratio(want: tuple[int, int], got: tuple[int, int]) -> None:
+    assert fit_size(1080, 2400, *want) == got
+
+
+def test_rgb_rgba_and_png_screenshots_show_the_same_pixels_top_down(double: ControllerDouble, display: FakeDisplay) -> None:
+    channel, stub = stub_for(double)
+    with channel:
+        images = {
+            fmt: stub.getScreenshot(pb.ImageFormat(format=fmt, width=540, height=1200), timeout=10, metadata=auth(double))
+            for fmt in (pb.ImageFormat.RGB888, pb.ImageFormat.RGBA8888, pb.ImageFormat.PNG)
+        }
+    rgb = images[pb.ImageFormat.RGB888]
+    assert (rgb.format.width, rgb.format.height, len(rgb.image), rgb.seq) == (540, 1200, 540 * 1200 * 3, 0)
+    assert len(images[pb.ImageFormat.RGBA8888].image) == 540 * 1200 * 4
+    assert images[pb.ImageFormat.PNG].image.startswith(b"\x89PNG")
+    pixels = np.frombuffer(rgb.image, np.uint8).reshape(1200, 540, 3)
+    assert tuple(pixels[0, 0]) == (30, 30, 60)  # the status bar is the first row
+    assert tuple(pixels[-1, 0]) == (200, 0, 0)  # the red bottom edge is the last
+    rgba = np.frombuffer(images[pb.ImageFormat.RGBA8888].image, np.uint8).reshape(1200, 540, 4)
+    assert np.array_equal(rgba[:, :, :3], pixels) and (rgba[:, :, 3] == 255).all()
+
+
+def test_an_invalid_display_is_an_invalid_argument(double: ControllerDouble) -> None:
+    channel, stub = stub_for(double)
+    with channel, pytest.raises(grpc.RpcError) as caught:
+        stub.getScreenshot(pb.ImageFormat(display=3), timeout=5, metadata=auth(double))
+    assert (caught.value.code(), caught.value.details()) == (grpc.StatusCode.INVALID_ARGUMENT, "Invalid display: 3")
+
+
+def test_the_stream_sends_a_frame_at_once_then_only_when_the_display_changed(
+    double: ControllerDouble, display: FakeDisplay
+) -> None:
+    with Controller.connect(resolve("emulator-5554")) as controller, controller.stream(540) as stream:
+        first = stream.next(5.0)
+        assert first is not None and first.seq == 0 and (first.width, first.height) == (540, 1200)
+        assert stream.next(0.3) is None  # a still display sends nothing
+        display.tick()
+        ticked = stream.next(5.0)
+        assert ticked is not None and ticked.seq == 1
+        controller.touch(540, 1200, True)
+        controller.touch(540, 1200, False)  # a mark where the touch lifted
+        touched = stream.next(5.0)
+        assert touched is not None and touched.seq == 2
+        assert touched.pixel(270, 600) == (0, 120, 255)
+        assert display.touch_log[-2:] == [(540, 1200, True), (540, 1200, False)]
+
+
+def test_the_seq_counts_display_changes_the_stream_did_not_send(double: ControllerDouble, display: FakeDisplay) -> None:
+    with Controller.connect(resolve("emulator-5554")) as controller, controller.stream(540) as stream:
+        assert stream.next(5.0) is not None
+        with display.condition:  # three changes at once: the stream sends the latest
+            display.clock += 3
+            display.changes += 3
+            display.condition.notify_all()
+        frame = stream.next(5.0)
+        assert frame is not None and frame.seq == 3 and stream.dropped == 2
+
+
+def test_a_touch_on_the_status_bar_changes_nothing(double: ControllerDouble, display: FakeDisplay) -> None:
+    with Controller.connect(resolve("emulator-5554")) as controller, controller.stream(540) as stream:
+        assert stream.next(5.0) is not None
+        controller.touch(250, STATUS_BAR // 2, True)
+        controller.touch(250, STATUS_BAR // 2, False)
+        assert stream.next(0.3) is None
+    assert double.touches == [(250, 42, True, 0), (250, 42, False, 0)]
+
+
+def test_a_jwt_mode_emulator_is_unavailable_to_the_client(display: FakeDisplay, discovery_dir: Path) -> None:
+    with ControllerDouble(display, auth="jwt") as double:
+        props = discovery.parse_ini(double.discovery_path.read_bytes())  # type: ignore[union-attr]
+        assert "grpc.token" not in props and props["grpc.jwks"] and props["grpc.jwk_active"]
+        with pytest.raises(Unavailable, match="wants signed JWT tokens"):
+            resolve("emulator-5554")
+
+
+def test_an_open_endpoint_needs_no_token(display: FakeDisplay, discovery_dir: Path) -> None:
+    with ControllerDouble(display, auth="none"):
+        endpoint = resolve("emulator-5554")
+        assert endpoint.token is None
+        with Controller.connect(endpoint) as controller:
+            assert controller.hardware.width == 1080
