@@ -382,6 +382,10 @@ class Deployer:
         out = self.device.shell(f"cat /proc/{int(pid)}/cmdline")
         return out.exit_code == 0 and socket in out.stdout.replace(b"\0", b" ").decode("utf-8", "replace")
 
+    def kill(self, pid: int, socket: str) -> None:
+        """SIGKILL the agent `pid` if its /proc/<pid>/cmdline still names `socket` (test cleanup)."""
+        self._kill(pid, socket)
+
     def _kill(self, pid: int, socket: str) -> None:
         """SIGKILL `pid`, only while its /proc/<pid>/cmdline still names `socket`."""
         if not self._running(pid, socket):

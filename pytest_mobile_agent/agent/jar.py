@@ -8,10 +8,13 @@ computes the same way from the file it was started from.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import re
+import struct
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -113,6 +116,13 @@ class AgentJar:
         with zipfile.ZipFile(io.BytesIO(self.data)) as archive:
             return archive.read(DEX_ENTRY)
 
+    def as_version(self, version: str) -> AgentJar:
+        """A bare dex of this jar's code that reports `version`: every `mobile-agent-android <VERSION>`
+        rewritten (same length), the dex checksum recomputed. The tests' and benches' older agent."""
+        old = VERSION_MARKER + self.version.encode("ascii")
+        new = VERSION_MARKER + version.encode("ascii")
+        return AgentJar.from_bytes(rewrite_dex(self.dex(), old, new), version=version)
+
     def reported_version(self) -> str | None:
         """The version named in the dex's `mobile-agent-android <VERSION>` string, if found."""
         match = _VERSION_RE.search(self.dex())
@@ -129,6 +139,21 @@ def missing(path: Path) -> JarMissing:
         advice="Build it with agent-android/build.sh (it needs ANDROID_HOME pointing at an Android SDK), "
         f"or set {JAR_ENV} to a built jar; `--android-serial virtual` needs no jar",
     )
+
+
+def rewrite_dex(dex: bytes, old: bytes, new: bytes) -> bytes:
+    """`dex` with every `old` replaced by `new` (the same length), then its SHA-1 signature (bytes
+    12..32, over what follows) and Adler-32 checksum (bytes 8..12, over what follows) recomputed, as
+    the dex format has them, so that ART loads it."""
+    if len(old) != len(new):
+        raise ValueError(f"a rewrite keeps the length: {old!r} and {new!r} differ")
+    if old not in dex:
+        raise ValueError(f"the dex does not contain {old!r}")
+    data = bytearray(dex.replace(old, new))
+    if data[:4] == _DEX_MAGIC and len(data) >= 32:
+        data[12:32] = hashlib.sha1(bytes(data[32:])).digest()
+        data[8:12] = struct.pack("<I", zlib.adler32(bytes(data[12:])))
+    return bytes(data)
 
 
 def stand_in_dex(version: str) -> bytes:

@@ -86,3 +86,17 @@ def test_a_bare_dex_is_a_jar_of_its_own_bytes() -> None:
     assert dex.startswith(b"dex\n")
     bare = AgentJar.from_bytes(dex)
     assert bare.dex() == dex and bare.build == build_of(dex)
+
+
+def test_an_older_version_is_the_dex_rewritten_with_its_checksum_recomputed() -> None:
+    import struct
+    import zlib
+
+    jar = AgentJar.stand_in()
+    older = jar.as_version("0.0.9")
+    assert older.data.startswith(b"dex\n") and older.version == "0.0.9"
+    assert older.reported_version() == "0.0.9" and b"mobile-agent-android 0.1.0" not in older.data
+    assert len(older.data) == len(jar.dex())
+    assert struct.unpack("<I", older.data[8:12])[0] == zlib.adler32(older.data[12:])
+    with pytest.raises(ValueError):
+        jar.as_version("0.10.0")  # another length would shift the dex's offsets

@@ -1,0 +1,332 @@
+"""The seed's agent deployment integration tests (tests/agent_deploy.rs), on whatever target
+`--android-serial` names: `virtual` (the agent double, started from AgentJar.stand_in()) or a real
+device or emulator (the jar agent-android/build.sh wrote, AgentJar.locate()).
+
+What they do on the device: start agents with a 10 s idle bound and stop each one at the end; a test
+that fails first kills its agents by pid, after checking /proc/<pid>/cmdline against their sockets.
+The replacement test starts the current dex with every `mobile-agent-android 0.1.0` rewritten to
+0.0.9 (the dex checksum recomputed), pushed as a bare dex; the build test pushes the jar's own dex
+bare. The conflict test runs `uiautomator events`, which holds UI automation while it runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from pytest_mobile_agent import errors
+from pytest_mobile_agent.adb import Device
+from pytest_mobile_agent.agent import (
+    AgentJar,
+    AgentState,
+    Attached,
+    Deployer,
+    DeployOptions,
+    Launched,
+    Records,
+    Reused,
+)
+from pytest_mobile_agent.agent.launch import JAR_MODE, PS_COMMAND, find_agents, parse_ps, remote_jar
+from pytest_mobile_agent.agent.protocol import FrameDecoder, encode
+from pytest_mobile_agent.gates import HostGate
+
+pytestmark = pytest.mark.device
+
+IDLE_EXIT_MS = 10_000
+QUIET_WAIT_S = 60.0
+SIGHUP_AND_SIGPIPE = 0x1001
+
+
+@dataclass
+class Deployments:
+    """Deployers for one test, and the cleanup that stops (or kills) every agent they started."""
+
+    device: Device
+    jar: AgentJar
+    records: Records = field(default_factory=Records)
+    attached: list[Attached] = field(default_factory=list)
+    started: list[tuple[int, str]] = field(default_factory=list)
+
+    def deployer(self, jar: AgentJar | None = None, records: Records | None = None, **options: Any) -> Deployer:
+        options.setdefault("idle_exit_ms", IDLE_EXIT_MS)
+        return Deployer(self.device, jar or self.jar, self.records if records is None else records,
+                        DeployOptions(**options))
+
+    def attach(self, deployer: Deployer | None = None) -> Attached:
+        result = (deployer or self.deployer()).attach()
+        self.attached.append(result)
+        self.started.append((result.record.pid, result.record.socket))
+        return result
+
+    def agents(self) -> list[Any]:
+        return find_agents(parse_ps(self.device.shell(PS_COMMAND).stdout.decode()))
+
+    def cleanup(self) -> None:
+        for one in self.attached:
+            with contextlib.suppress(errors.MobileAgentError):
+                one.stop()
+        killer = self.deployer()
+        for pid, socket in self.started:
+            killer.kill(pid, socket)  # only while /proc/<pid>/cmdline still names the socket
+
+
+@pytest.fixture
+def agent_jar(android_target: Any) -> AgentJar:
+    return AgentJar.stand_in() if android_target.virtual else AgentJar.locate()
+
+
+@pytest.fixture
+def deployments(device: Device, agent_jar: AgentJar) -> Iterator[Deployments]:
+    deployments = Deployments(device, agent_jar)
+    _wait_quiet(deployments)
+    try:
+        yield deployments
+    finally:
+        deployments.cleanup()
+
+
+def _wait_quiet(deployments: Deployments) -> None:
+    """The shared-device rule: wait until no agent runs (up to a minute)."""
+    deadline = time.monotonic() + QUIET_WAIT_S
+    while deployments.agents():
+        if time.monotonic() > deadline:
+            pytest.fail(f"an agent still runs on {deployments.device.serial} after {QUIET_WAIT_S:g} s: "
+                        f"{deployments.agents()}")
+        time.sleep(0.5)
+
+
+def _status(device: Device, pid: int) -> dict[str, str]:
+    out = device.shell(f"cat /proc/{pid}/status")
+    assert out.exit_code == 0, out
+    fields = {}
+    for line in out.stdout.decode().splitlines():
+        key, _, value = line.partition(":")
+        fields[key.strip()] = value.strip()
+    return fields
+
+
+def _running(device: Device, pid: int) -> bool:
+    return device.shell(f"cat /proc/{pid}/cmdline").exit_code == 0
+
+
+def _wait_gone(device: Device, pid: int, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while _running(device, pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _packages(device: Device) -> bytes:
+    out = device.shell("pm list packages")
+    assert out.exit_code == 0, f"pm list packages failed: {out}"
+    return out.stdout
+
+
+def _alive(attached: Attached) -> None:
+    assert attached.connection.request("bounds", {"ids": []}, timeout=2.0) == {"nodes": []}
+
+
+# --- the tests -------------------------------------------------------------------------------------
+
+
+def test_a_first_attach_starts_the_agent_and_installs_nothing(deployments: Deployments) -> None:
+    device = deployments.device
+    packages = _packages(device)
+    deployer = deployments.deployer()
+    assert deployer.state() is AgentState.ABSENT
+    attached = deployments.attach(deployer)
+    assert isinstance(attached.outcome, Launched) and attached.outcome.replaced is None
+    assert deployer.state() is AgentState.RUNNING
+    pid, socket = attached.record.pid, attached.record.socket
+    assert attached.connection.hello.pid == pid and attached.connection.hello.build == deployments.jar.build
+    uid = _status(device, pid)["Uid"].split()
+    assert uid[0] == "2000", uid  # the shell user
+    assert device.shell(f"ls {remote_jar(socket)}").exit_code != 0  # the jar was deleted
+    ps = device.shell(PS_COMMAND).stdout.decode()
+    assert f"mobile-agent {socket}" in ps
+    assert attached.record.token not in ps  # the token is on no command line
+    assert _packages(device) == packages  # nothing installed
+    _alive(attached)
+    attached.stop()
+    assert deployer.state() is AgentState.ABSENT
+    assert deployments.records.get(device.serial) is None
+
+
+def test_a_compatible_agent_is_reused_without_starting_a_process(deployments: Deployments) -> None:
+    first = deployments.attach()
+    again = deployments.attach()
+    assert again.outcome == Reused()
+    assert again.record == first.record and again.connection.hello.pid == first.record.pid
+    assert [a.pid for a in deployments.agents()] == [first.record.pid]
+    assert first.connection.wait_closed(2.0)  # the newer connection replaced the older one
+    _alive(again)
+
+
+def test_an_incompatible_agent_is_replaced_by_the_current_build(deployments: Deployments) -> None:
+    jar = deployments.jar
+    older = jar.as_version("0.0.9")  # the current dex reading 0.0.9, pushed as a bare dex
+    old = deployments.attach(deployments.deployer(older))
+    assert old.connection.hello.version == "0.0.9"
+    old.connection.close()
+    current = deployments.deployer()
+    assert current.state() is AgentState.INCOMPATIBLE
+    started = time.perf_counter()
+    new = deployments.attach(current)
+    took = (time.perf_counter() - started) * 1000
+    print(f"replacing an older build took {took:.1f} ms")
+    assert isinstance(new.outcome, Launched)
+    assert new.outcome.replaced is not None and "another version" in new.outcome.replaced
+    assert _wait_gone(deployments.device, old.record.pid)
+    assert new.connection.hello.version == jar.version
+    assert current.state() is AgentState.RUNNING
+
+
+def test_an_agent_of_another_build_of_the_same_version_is_replaced(deployments: Deployments) -> None:
+    jar = deployments.jar
+    bare = AgentJar.from_bytes(jar.dex())  # the same version from other bytes
+    assert bare.version == jar.version and bare.build != jar.build
+    old = deployments.attach(deployments.deployer(bare))
+    assert old.connection.hello.build == bare.build
+    old.connection.close()
+    current = deployments.deployer()
+    assert current.state() is AgentState.INCOMPATIBLE
+    new = deployments.attach(current)
+    assert isinstance(new.outcome, Launched)
+    assert new.outcome.replaced is not None and "another build" in new.outcome.replaced
+    assert _wait_gone(deployments.device, old.record.pid)
+    assert new.connection.hello.build == jar.build
+
+
+class _Observing:
+    """The device, with the mode of each pushed file read back right after the push."""
+
+    def __init__(self, device: Device) -> None:
+        self._device = device
+        self.modes: dict[str, str] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._device, name)
+
+    def push_bytes(self, data: bytes, remote: str, mode: int = 0o644, **kwargs: Any) -> None:
+        self._device.push_bytes(data, remote, mode, **kwargs)
+        self.modes[remote] = self._device.shell(f"stat -c %a {remote}").stdout.decode().strip()
+
+
+def test_the_jar_is_pushed_read_only(deployments: Deployments) -> None:
+    observing = _Observing(deployments.device)
+    deployer = Deployer(observing, deployments.jar, deployments.records,  # type: ignore[arg-type]
+                        DeployOptions(idle_exit_ms=IDLE_EXIT_MS))
+    attached = deployments.attach(deployer)
+    assert JAR_MODE == 0o444
+    assert observing.modes == {remote_jar(attached.record.socket): "444"}  # arrives unwidened
+    assert deployments.device.shell(f"ls {remote_jar(attached.record.socket)}").exit_code != 0
+
+
+def test_the_agent_outlives_its_launch_stream_and_a_closed_stdout(deployments: Deployments,
+                                                                   android_target: Any) -> None:
+    attached = deployments.attach()
+    pid = attached.record.pid
+    status = _status(deployments.device, pid)
+    assert status["PPid"] == "1"  # reparented to init: the launch shell has exited
+    assert int(status["SigIgn"], 16) & SIGHUP_AND_SIGPIPE == SIGHUP_AND_SIGPIPE
+    _alive(attached)
+    refused = _connect_as_root(deployments, android_target, attached.record.socket)
+    if refused is not None:
+        assert refused == [{"type": "refused", "code": "peer_not_allowed", "message": "peer not allowed"}]
+    time.sleep(0.2)  # the agent has written its diagnostic to the closed stdout by now
+    assert _running(deployments.device, pid)
+    _alive(attached)
+    again = deployments.attach()
+    assert again.outcome == Reused()
+
+
+def _connect_as_root(deployments: Deployments, android_target: Any, socket: str) -> list[dict] | None:
+    """The frames a root peer gets; None (printed) where no root connection can be made."""
+    if android_target.virtual:
+        # the virtual device's seam for a connection from a uid 0 process (as under `su 0`)
+        stream = android_target.lab.device(android_target.serial).open_service(f"localabstract:{socket}", peer_uid=0)
+        try:
+            stream.send(encode({"type": "auth", "token": deployments.records.get(deployments.device.serial).token}))
+            return _frames_until_end(lambda: stream.recv(2.0))
+        finally:
+            stream.close()
+    if deployments.device.shell("su 0 id -u").stdout.strip() != b"0":
+        print("no `su 0` on this device: the root-peer part is skipped")
+        return None
+    out = deployments.device.shell(f"su 0 toybox nc -U @{socket} </dev/null")
+    print(f"root peer through su 0: status {out.exit_code}")
+    return None
+
+
+def _frames_until_end(recv: Any) -> list[dict]:
+    decoder = FrameDecoder()
+    frames: list[dict] = []
+    deadline = time.monotonic() + 3.0
+    while time.monotonic() < deadline:
+        data = recv()
+        if not data:
+            break
+        frames.extend(decoder.feed(data))
+    return frames
+
+
+def test_a_wrong_token_learns_nothing_but_unauthorized(deployments: Deployments) -> None:
+    attached = deployments.attach()
+    stream = deployments.device.open_abstract(attached.record.socket)
+    try:
+        stream.sendall(encode({"type": "auth", "token": "0" * 32}))
+        frames = _frames_until_end(lambda: stream.recv(65536, timeout=2.0))
+    finally:
+        stream.close()
+    assert frames == [{"type": "refused", "code": "unauthorized", "message": "unauthorized"}]
+    _alive(deployments.attach())  # the agent goes on serving its host
+
+
+def test_another_tool_holding_automation_is_a_conflict_naming_it_until_forced(deployments: Deployments) -> None:
+    device = deployments.device
+    holder = device.shell_stream("uiautomator events")
+    try:
+        _wait_for(lambda: any("uiautomator" in e.args for e in parse_ps(device.shell(PS_COMMAND).stdout.decode())))
+        time.sleep(0.3)  # it registers with the automation service after it starts
+        with pytest.raises(errors.Conflict) as caught:
+            deployments.attach()
+        text = str(caught.value)
+        assert "uiautomator events" in text and "already registered" in text and "force" in text
+        assert deployments.agents() == []
+        forced = deployments.attach(deployments.deployer(force=True))
+        assert isinstance(forced.outcome, Launched)
+        assert any("uiautomator" in name for name in forced.outcome.took_over), forced.outcome
+        _alive(forced)
+    finally:
+        holder.close()
+
+
+def test_an_agent_another_host_started_is_a_conflict_until_forced(deployments: Deployments) -> None:
+    other_host = deployments.attach(deployments.deployer(records=Records()))  # another host's records
+    other_host.connection.close()
+    started = time.perf_counter()
+    with pytest.raises(errors.Conflict) as caught:
+        deployments.attach()
+    found = (time.perf_counter() - started) * 1000
+    text = str(caught.value)
+    assert "mobile-agent" in text and str(other_host.record.pid) in text and other_host.record.socket in text
+    assert [a.pid for a in deployments.agents()] == [other_host.record.pid]  # nothing started
+    HostGate().check(found, 1000, "the conflict found")
+    forced = deployments.attach(deployments.deployer(force=True))
+    assert isinstance(forced.outcome, Launched)
+    assert any(other_host.record.socket in name for name in forced.outcome.took_over), forced.outcome
+    assert _wait_gone(deployments.device, other_host.record.pid)
+
+
+def _wait_for(predicate: Any, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.05)
