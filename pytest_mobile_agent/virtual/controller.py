@@ -64,13 +64,16 @@ class Display(Protocol):
 class DisplayFeed:
     """Size, density, renders and change waits of a display object.
 
-    The change counter is `changes` (or `change_count`, `generation`, `version`), the condition
-    `condition` (or `changed`); a display with `wait_for_change(after, timeout) -> int` is waited
-    on through it; one with a counter and no condition is polled every 20 ms.
+    The change counter is `change_count` (or `changes`, `generation`, `version`), the condition
+    `cond` (or `condition`); a display with `wait_change(seen, timeout) -> int` is waited on
+    through it; one with a counter and no condition is polled every 20 ms. The hardware config
+    reports the physical size and density (`physical_width`, ... when the display keeps overrides
+    beside them, as `wm size` / `wm density` do).
     """
 
-    _COUNTERS = ("changes", "change_count", "generation", "version", "frame")
-    _CONDITIONS = ("condition", "changed", "cond")
+    _COUNTERS = ("change_count", "changes", "generation", "version", "frame")
+    _CONDITIONS = ("cond", "condition")
+    _WAITERS = ("wait_change", "wait_for_change")
 
     def __init__(self, display: Any) -> None:
         self.display = display
@@ -98,6 +101,17 @@ class DisplayFeed:
         density = getattr(self.display, "density", 420)
         return int(density() if callable(density) else density)
 
+    @property
+    def physical_size(self) -> tuple[int, int]:
+        width: Any = getattr(self.display, "physical_width", None)
+        height: Any = getattr(self.display, "physical_height", None)
+        return (int(width), int(height)) if _is_int(width) and _is_int(height) else self.size
+
+    @property
+    def physical_density(self) -> int:
+        density: Any = getattr(self.display, "physical_density", None)
+        return int(density) if _is_int(density) else self.density
+
     def counter(self) -> int:
         if self._counter_name is None:
             return 0
@@ -106,8 +120,8 @@ class DisplayFeed:
 
     def wait_change(self, after: int, timeout: float) -> int:
         """The counter once it differs from `after`, or as it is after `timeout` seconds."""
-        waiter = getattr(self.display, "wait_for_change", None)
-        if callable(waiter):
+        waiter = next((w for n in self._WAITERS if callable(w := getattr(self.display, n, None))), None)
+        if waiter is not None:
             return int(waiter(after, timeout))
         deadline = time.monotonic() + timeout
         if self._condition is not None:
@@ -122,21 +136,23 @@ class DisplayFeed:
             time.sleep(min(0.02, max(0.0, deadline - time.monotonic())))
         return now
 
-    def encoded(self, fmt: int, width: int, height: int) -> tuple[bytes, int]:
-        """The display's current pixels in `fmt` at width x height, and the change counter they
-        show. Cached per counter, so streams and screenshots of one frame render it once."""
+    def encoded(self, fmt: int, want_w: int, want_h: int) -> tuple[bytes, int, int, int]:
+        """The display's current pixels in `fmt`, sized for a request of want_w x want_h as the
+        emulator sizes screenshots (fit_size): (bytes, change counter, width, height). Cached per
+        counter, so the streams and screenshots of one frame render and scale it once."""
         with self._lock:
             counter = self.counter()
             if counter != self._cache_counter or self._image is None:
                 self._image = self.display.render()
                 self._cache.clear()
                 self._cache_counter = counter
+            width, height = fit_size(self._image.width, self._image.height, want_w, want_h)
             key = (fmt, width, height)
             data = self._cache.get(key)
             if data is None:
                 data = _encode(_scaled(self._image, width, height), fmt)
                 self._cache[key] = data
-            return data, counter
+            return data, counter, width, height
 
 
 def _is_int(value: Any) -> bool:
@@ -361,8 +377,8 @@ class ControllerDouble:
     # --- what the rpcs do ------------------------------------------------------------------
 
     def status(self) -> Any:
-        width, height = self.feed.size
-        config = self.avd.hardware(width, height, self.feed.density)
+        width, height = self.feed.physical_size
+        config = self.avd.hardware(width, height, self.feed.physical_density)
         uptime_ms = int((time.monotonic() - self._started_at) * 1000)
         status = pb.EmulatorStatus(
             version=f"{EMULATOR_VERSION} ({EMULATOR_VERSION} (build_id {EMULATOR_BUILD}))",
@@ -416,9 +432,7 @@ class ControllerDouble:
     # --- helpers ---------------------------------------------------------------------------
 
     def _image(self, request: Any, seq: int | None, *, base: int = 0) -> tuple[Any, int]:
-        dw, dh = self.feed.size
-        width, height = fit_size(dw, dh, request.width, request.height)
-        data, counter = self.feed.encoded(request.format, width, height)
+        data, counter, width, height = self.feed.encoded(request.format, request.width, request.height)
         fmt = pb.ImageFormat(
             format=request.format,
             width=width,
