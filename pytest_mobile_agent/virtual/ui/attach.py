@@ -1,0 +1,97 @@
+"""Plugging the UI model into a virtual device: its display, its activity manager and logcat.
+
+`attach(device)` makes the device's one `UiModel` (`device.ui`), installs the Compose fixture app
+with the activity manager (`am start -S -n dev.mobileagent.fixture/.MainActivity --es tab Big`
+starts it on a tab, `am force-stop` stops it), gives the display its content (render and touch) and
+sends the model's log lines to logcat.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .fixture import MAIN_ACTIVITY, PACKAGE
+from .geometry import Geometry
+from .model import UiModel
+
+
+class FixtureAppEntry:
+    """The fixture app as the activity manager sees an installed app (`activity.App`)."""
+
+    package = PACKAGE
+
+    def __init__(self, model: UiModel) -> None:
+        self.model = model
+
+    def has_activity(self, activity: str) -> bool:
+        return activity in (PACKAGE + MAIN_ACTIVITY, MAIN_ACTIVITY)
+
+    def start(self, activity: str, extras: dict[str, str]) -> None:
+        self.model.start_app(extras)
+
+    def stop(self) -> None:
+        self.model.stop_app()
+
+
+class DisplayContent:
+    """What the display shows and where its touches go: the UI model."""
+
+    def __init__(self, model: UiModel) -> None:
+        self.model = model
+
+    def render(self, width: int | None = None, height: int | None = None) -> Any:
+        return self.model.render(width, height)
+
+    def touch(self, x: int, y: int, pressed: bool) -> None:
+        self.model.touch(x, y, pressed)
+
+    def key(self, code: int, meta: int = 0) -> bool:
+        return self.model.key(code, meta)
+
+
+def attach(device: Any) -> UiModel:
+    """The device's UI model, made and wired on the first call."""
+    existing = getattr(device, "ui", None)
+    if isinstance(existing, UiModel):
+        return existing
+    display = getattr(device, "display", None)
+    model = UiModel(geometry=_geometry(display))
+    device.ui = model
+    log = getattr(device, "log", None)
+    if callable(log):
+        model.log = lambda tag, msg: log(tag, msg)
+    _set_content(display, DisplayContent(model), model)
+    activity = getattr(device, "activity", None)
+    if activity is not None:
+        activity.install(FixtureAppEntry(model))
+        component = f"{PACKAGE}/{MAIN_ACTIVITY}"
+        model.on_launch = lambda: activity.start(component)
+    return model
+
+
+def _geometry(display: Any) -> Geometry:
+    if display is None:
+        return Geometry()
+    size = getattr(display, "size", None)
+    width, height = size if isinstance(size, tuple) and len(size) == 2 else (
+        getattr(display, "width", 1080), getattr(display, "height", 2400))
+    density = getattr(display, "physical_density", None) or getattr(display, "density", 420)
+    if not all(isinstance(v, int) for v in (width, height, density)):
+        return Geometry()
+    return Geometry(int(width), int(height), int(density))
+
+
+def _set_content(display: Any, content: DisplayContent, model: UiModel) -> None:
+    """Give the display its content, whichever way it takes it, and tell it of every change."""
+    if display is None:
+        return
+    for name in ("set_content", "set_content_provider", "set_provider"):
+        setter = getattr(display, name, None)
+        if callable(setter):
+            setter(content)
+            break
+    else:
+        display.content = content
+    changed = getattr(display, "content_changed", None) or getattr(display, "changed", None)
+    if callable(changed):
+        model.add_listener(lambda change: changed())

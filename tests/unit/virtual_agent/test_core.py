@@ -1,0 +1,329 @@
+"""The agent double's protocol server over the device's streams: docs/protocol.md, frame by frame."""
+
+from __future__ import annotations
+
+import base64
+import io
+import struct
+import time
+from collections.abc import Iterator
+
+import pytest
+from PIL import Image
+
+from pytest_mobile_agent.virtual.agent import AgentCore
+from pytest_mobile_agent.virtual.streams import Kernel
+from pytest_mobile_agent.virtual.ui import UiModel
+from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS
+
+from .helpers import DISPLAY, SOCKET, TOKEN, Host, make_core, wait_for
+
+WINDOW_KEYS = {"id", "type", "title", "package", "layer", "focused", "active", "bounds", "sends_change_events",
+               "owner", "modal", "node_count", "nodes"}
+NODE_KEYS = {"id", "parent", "depth", "class", "text", "desc", "res", "hint", "package", "bounds", "clickable",
+             "long_clickable", "focusable", "focused", "editable", "checkable", "checked", "enabled", "selected",
+             "scrollable", "visible", "password", "scroll", "children"}
+
+
+@pytest.fixture
+def kernel() -> Kernel:
+    return Kernel()
+
+
+@pytest.fixture
+def ui() -> UiModel:
+    return UiModel()
+
+
+@pytest.fixture
+def core(ui: UiModel) -> Iterator[AgentCore]:
+    agent, _ = make_core(ui)
+    yield agent
+    agent.stop()
+
+
+@pytest.fixture
+def host(core: AgentCore, kernel: Kernel) -> Iterator[Host]:
+    h = Host(core, kernel)
+    h.handshake()
+    yield h
+    h.close()
+
+
+def on_tab(ui: UiModel, tab: str) -> None:
+    ui.start_app({"tab": tab})
+    time.sleep((LAUNCH_MS + COMPOSE_MS[tab] + 20) / 1000)
+    ui.advance()
+
+
+def node(snapshot: dict, res: str) -> dict:
+    return next(n for w in snapshot["windows"] for n in w["nodes"] if n["res"] == res)
+
+
+def center(n: dict) -> dict:
+    left, top, right, bottom = n["bounds"]
+    return {"x": (left + right) // 2, "y": (top + bottom) // 2}
+
+
+# --- handshake ----------------------------------------------------------------------------------
+
+
+def test_a_right_token_gets_the_hello_with_the_agents_identity(core: AgentCore, kernel: Kernel) -> None:
+    h = Host(core, kernel)
+    h.send({"type": "auth", "token": TOKEN})
+    assert h.recv() == {"type": "hello", "agent": "mobile-agent-android", "version": "0.1.0",
+                        "build": "7fec0cb05341", "protocols": [1],
+                        "capabilities": ["events", "bounds", "window_metadata", "text_clipboard"],
+                        "pid": 2973, "socket": SOCKET}
+
+
+def test_a_wrong_token_learns_nothing_but_unauthorized(core: AgentCore, kernel: Kernel) -> None:
+    h = Host(core, kernel)
+    h.send({"type": "auth", "token": "f" * 32})
+    assert h.recv() == {"type": "refused", "code": "unauthorized", "message": "unauthorized"}
+    assert h.recv() is None
+    assert not core.stopped
+
+
+def test_a_root_peer_is_refused_and_logged_and_the_agent_keeps_serving(kernel: Kernel) -> None:
+    core, lines = make_core()
+    try:
+        root = Host(core, kernel, peer_uid=0)
+        assert root.recv() == {"type": "refused", "code": "peer_not_allowed", "message": "peer not allowed"}
+        assert root.recv() is None
+        assert lines == ["refused peer uid 0"]
+        assert Host(core, kernel).handshake()["type"] == "hello"
+    finally:
+        core.stop()
+
+
+def test_a_frame_before_auth_is_a_protocol_error_that_closes_the_connection(core: AgentCore, kernel: Kernel) -> None:
+    h = Host(core, kernel)
+    h.send({"type": "request", "id": 1, "method": "snapshot", "deadline_ms": 100, "params": {}})
+    assert h.recv() == {"type": "closing", "reason": "protocol_error"}
+    assert h.recv() is None
+    bad = Host(core, kernel)
+    bad.send_raw(struct.pack(">I", 0))
+    assert bad.recv() == {"type": "closing", "reason": "protocol_error"}
+    not_json = Host(core, kernel)
+    not_json.send_raw(struct.pack(">I", 3) + b"[1]")
+    assert not_json.recv() == {"type": "closing", "reason": "protocol_error"}
+    assert Host(core, kernel).handshake()["type"] == "hello"  # still serving
+
+
+def test_a_version_mismatch_refusal_makes_the_agent_exit(core: AgentCore, kernel: Kernel) -> None:
+    h = Host(core, kernel)
+    h.send({"type": "auth", "token": TOKEN})
+    assert h.recv_kind("hello")["protocols"] == [1]
+    h.send({"type": "refuse", "code": "version_mismatch", "message": "host speaks protocols [2]"})
+    assert h.recv() is None
+    assert wait_for(lambda: core.stopped)
+    assert core.exit_status == 0
+
+
+def test_a_newer_connection_replaces_the_current_one(core: AgentCore, kernel: Kernel, host: Host) -> None:
+    newer = Host(core, kernel)
+    newer.handshake()
+    assert host.recv_kind("closing") == {"type": "closing", "reason": "replaced"}
+    assert host.recv() is None
+    assert newer.result("bounds", {"ids": []}) == {"nodes": []}
+
+
+def test_a_connection_with_a_wrong_token_does_not_replace_the_current_one(
+        core: AgentCore, kernel: Kernel, host: Host) -> None:
+    intruder = Host(core, kernel)
+    intruder.send({"type": "auth", "token": "0" * 32})
+    assert intruder.recv()["code"] == "unauthorized"
+    assert host.result("bounds", {"ids": []}) == {"nodes": []}
+
+
+# --- snapshot -----------------------------------------------------------------------------------
+
+
+def test_a_snapshot_of_the_big_tab_has_the_protocols_shapes_and_573_nodes(ui: UiModel, host: Host) -> None:
+    on_tab(ui, "Big")
+    snap = host.result("snapshot")
+    assert set(snap) >= {"windows", "node_count", "truncated", "idle", "seq", "display"}
+    assert snap["node_count"] == 573 and snap["truncated"] is False
+    assert snap["display"] == DISPLAY
+    assert snap["idle"] == {"waited_ms": 0, "idle": snap["idle"]["idle"]}
+    assert [w["title"] for w in snap["windows"]] == ["StatusBar", "NavigationBar0", "Compose fixture"]
+    ids = [n["id"] for w in snap["windows"] for n in w["nodes"]]
+    assert len(ids) == len(set(ids)) == 573  # unique across windows
+    for w in snap["windows"]:
+        assert set(w) == WINDOW_KEYS
+        assert w["node_count"] == len(w["nodes"])
+        assert all(set(n) == NODE_KEYS for n in w["nodes"])
+        assert w["nodes"][0]["parent"] is None
+    app = snap["windows"][2]
+    assert (app["type"], app["package"], app["sends_change_events"], app["owner"], app["modal"],
+            app["focused"], app["bounds"]) == ("application", "dev.mobileagent.fixture", False, None, False, True,
+                                               [0, 0, 1080, 2400])
+    assert snap["windows"][0]["owner"] == "com.android.systemui"
+
+
+def test_a_lower_node_cap_truncates_and_still_reports_the_full_count(ui: UiModel, host: Host) -> None:
+    on_tab(ui, "Big")
+    snap = host.result("snapshot", {"max_nodes": 100})
+    assert snap["node_count"] == 573 and snap["truncated"] is True
+    serialized = [n for w in snap["windows"] for n in w["nodes"]]
+    assert len(serialized) == 100
+    present = {n["id"] for n in serialized}
+    assert all(c in present for n in serialized for c in n["children"])
+    assert snap["windows"][2]["node_count"] == 563
+    shallow = host.result("snapshot", {"max_depth": 2})
+    assert shallow["truncated"] is True and shallow["node_count"] == 573
+    assert max(n["depth"] for w in shallow["windows"] for n in w["nodes"]) == 2
+
+
+def test_scroll_semantics_describe_the_list(ui: UiModel, host: Host) -> None:
+    on_tab(ui, "List")
+    lst = node(host.result("snapshot"), "list")
+    assert lst["scrollable"] is True
+    assert lst["scroll"] == {"horizontal": False, "vertical": True, "can_back": False, "can_forward": True,
+                             "items": 100, "first": 0, "last": 13}
+
+
+def test_a_compose_window_is_served_from_the_cache_until_evicted(ui: UiModel, host: Host) -> None:
+    on_tab(ui, "Big")
+    snap = host.result("snapshot")
+    cell = node(snap, "cell_5")
+    x, y = center(cell).values()
+    ui.touch(x, y, True)  # input the agent did not inject (the controller's)
+    ui.touch(x, y, False)
+    assert node(host.result("snapshot"), "cell_5")["selected"] is False  # stale, as on a device
+    assert node(host.result("snapshot", {"evict": [snap["windows"][2]["id"]]}), "cell_5")["selected"] is True
+    ui.touch(x, y, True)
+    ui.touch(x, y, False)
+    assert node(host.result("snapshot", {"evict_event_less": True}), "cell_5")["selected"] is False
+
+
+def test_the_agents_own_tap_reads_the_compose_window_again(ui: UiModel, host: Host) -> None:
+    on_tab(ui, "Big")
+    cell = node(host.result("snapshot"), "cell_9")
+    assert host.result("tap", {**center(cell), "hold_ms": 0}) == {"accepted": True}
+    assert node(host.result("snapshot"), "cell_9")["selected"] is True
+
+
+def test_a_snapshot_after_a_tab_tap_waits_for_idle_and_shows_the_new_screen(ui: UiModel, host: Host) -> None:
+    on_tab(ui, "Login")
+    tab = node(host.result("snapshot"), "tab_big")
+    host.result("tap", center(tab))
+    snap = host.result("snapshot", {"idle_timeout_ms": 500, "idle_quiet_ms": 200})
+    assert snap["idle"]["idle"] is True and 150 <= snap["idle"]["waited_ms"] <= 500
+    assert snap["node_count"] == 573
+
+
+def test_bounds_answers_the_nodes_it_knows_and_leaves_the_others_out(ui: UiModel, host: Host) -> None:
+    on_tab(ui, "List")
+    item = node(host.result("snapshot"), "item_1")
+    assert host.result("bounds", {"ids": [item["id"], 999_999]}) == {"nodes": [{"id": item["id"], "bounds": item["bounds"]}]}
+    assert host.call("bounds", {"ids": "x"})["error"]["code"] == "invalid_params"
+
+
+# --- events -------------------------------------------------------------------------------------
+
+
+def test_events_carry_a_seq_from_1_and_only_windows_that_send_them_change(ui: UiModel, host: Host) -> None:
+    on_tab(ui, "Login")
+    field = node(host.result("snapshot"), "username")
+    host.result("tap", center(field))
+    assert wait_for(lambda: bool(host.recv_kind_events()))
+    shift = next(n for n in ui.keyboard.nodes() if n.desc == "shift")
+    x, y = (shift.bounds[0] + shift.bounds[2]) // 2, (shift.bounds[1] + shift.bounds[3]) // 2
+    host.result("tap", {"x": x, "y": y})
+    deadline = time.monotonic() + 2
+    while not any(e["name"] == "window_changed" for e in host.events) and time.monotonic() < deadline:
+        host.recv_kind_events()
+    seqs = [e["seq"] for e in host.events]
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert any(e["name"] == "windows_changed" and ui.keyboard.id in e["data"]["windows"] for e in host.events)
+    changed = next(e for e in host.events if e["name"] == "window_changed")
+    assert changed["data"] == {"window": ui.keyboard.id, "nodes": [shift.uid], "kinds": ["state"]}
+    app_id = next(w.id for w in ui.windows() if w.package == "dev.mobileagent.fixture")
+    assert all(e["data"].get("window") != app_id for e in host.events)  # Compose sends none
+    assert host.result("snapshot")["seq"] == seqs[-1]
+
+
+def test_resync_drops_the_caches_and_the_next_event_follows_its_seq(ui: UiModel, host: Host) -> None:
+    on_tab(ui, "Login")
+    host.result("tap", center(node(host.result("snapshot"), "username")))
+    time.sleep(0.05)
+    seq = host.result("resync")["seq"]
+    assert seq >= 1
+    host.result("key", {"code": 4})  # back: the keyboard goes away
+    event = host.recv_kind("event")
+    assert event["seq"] == seq + 1 and event["name"] == "windows_changed"
+
+
+def test_pings_come_after_a_second_of_silence_and_pings_are_answered(host: Host) -> None:
+    host.send({"type": "ping", "nonce": 42})
+    assert host.recv_kind("pong") == {"type": "pong", "nonce": 42}
+    ping = host.recv(2.5)
+    assert ping is not None and ping["type"] == "ping" and isinstance(ping["nonce"], int)
+
+
+# --- input --------------------------------------------------------------------------------------
+
+
+def test_a_swipe_moves_every_8_ms_and_a_resting_release_stops_the_list(ui: UiModel, host: Host) -> None:
+    on_tab(ui, "List")
+    assert host.result("swipe", {"x1": 540, "y1": 2000, "x2": 540, "y2": 800, "duration_ms": 300, "rest_ms": 60}) \
+        == {"accepted": True, "moves": 39}
+    rested = node(host.result("snapshot", {"idle_timeout_ms": 500}), "list")["scroll"]["first"]
+    time.sleep(0.7)
+    assert node(host.result("snapshot", {"evict_event_less": True}), "list")["scroll"]["first"] == rested
+    assert host.result("swipe", {"x1": 540, "y1": 2000, "x2": 540, "y2": 800, "duration_ms": 300})["moves"] == 38
+    time.sleep(0.8)
+    flung = node(host.result("snapshot", {"evict_event_less": True}), "list")["scroll"]["first"]
+    assert flung - rested > 1.5 * rested
+
+
+def test_a_swipe_longer_than_its_deadline_is_deadline_exceeded(host: Host) -> None:
+    error = host.call("swipe", {"x1": 0, "y1": 0, "x2": 10, "y2": 10, "duration_ms": 3000}, deadline_ms=500)["error"]
+    assert error == {"code": "deadline_exceeded", "message": error["message"], "retryable": True}
+
+
+def test_text_names_the_method_it_used(ui: UiModel, host: Host) -> None:
+    on_tab(ui, "Login")
+    snap = host.result("snapshot")
+    username, invite = node(snap, "username"), node(snap, "invite_code")
+    assert host.result("text", {"node": username["id"], "text": "héllo 👋", "method": "auto"}) == \
+        {"accepted": True, "method": "direct"}
+    assert host.result("text", {"node": invite["id"], "text": "Ab 12", "method": "auto"})["method"] == "keys"
+    ui.clipboard = "mine"
+    assert host.result("text", {"node": invite["id"], "text": "ünï", "method": "auto"})["method"] == "clipboard"
+    assert ui.clipboard == "mine"  # restored
+    fields = {n["res"]: n["text"] for n in host.result("snapshot", {"evict_event_less": True})["windows"][-1]["nodes"]
+              if n["res"] in ("username", "invite_code")}
+    assert fields == {"username": "héllo 👋", "invite_code": "ünï"}
+    refused = host.call("text", {"node": invite["id"], "text": "x", "method": "direct"})["error"]
+    assert refused["code"] == "invalid_params"
+    assert host.call("text", {"node": 999_999, "text": "x"})["error"]["code"] == "not_found"
+    assert host.result("text", {"node": None, "text": "Zed"}) == {"accepted": True, "method": "keys"}
+
+
+def test_unknown_methods_and_bad_params_are_errors_and_the_connection_stays(host: Host) -> None:
+    assert host.call("fly")["error"] == {"code": "unknown_method", "message": "unknown method 'fly'",
+                                         "retryable": False}
+    assert host.call("tap", {"x": "1", "y": 2})["error"]["code"] == "invalid_params"
+    assert host.call("snapshot", {"max_nodes": -1})["error"]["code"] == "invalid_params"
+    assert host.result("key", {"code": 3, "meta": 0}) == {"accepted": True}
+
+
+def test_a_screenshot_is_an_upright_png_of_the_display(ui: UiModel, host: Host) -> None:
+    on_tab(ui, "Big")
+    shot = host.result("screenshot", {"format": "png"})
+    assert (shot["format"], shot["width"], shot["height"], shot["rotation"]) == ("png", 1080, 2400, 0)
+    image = Image.open(io.BytesIO(base64.b64decode(shot["data"])))
+    assert image.size == (1080, 2400) and image.format == "PNG"
+    jpeg = host.result("screenshot", {"format": "jpeg", "quality": 50})
+    assert Image.open(io.BytesIO(base64.b64decode(jpeg["data"]))).format == "JPEG"
+    assert host.call("screenshot", {"format": "gif"})["error"]["code"] == "invalid_params"
+
+
+def test_shutdown_answers_then_closes_and_stops_the_agent(core: AgentCore, host: Host) -> None:
+    assert host.result("shutdown") == {}
+    assert host.recv_kind("closing") == {"type": "closing", "reason": "shutdown"}
+    assert host.recv() is None
+    assert wait_for(lambda: core.stopped) and core.exit_status == 0
