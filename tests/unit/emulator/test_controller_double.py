@@ -245,3 +245,28 @@ def test_an_open_endpoint_needs_no_token(display: FakeDisplay, discovery_dir: Pa
         assert endpoint.token is None
         with Controller.connect(endpoint) as controller:
             assert controller.hardware.width == 1080
+
+
+def test_the_double_serves_the_virtual_devices_display(discovery_dir: Path) -> None:
+    from pytest_mobile_agent.virtual.display import Display
+
+    display = Display(None)  # type: ignore[arg-type]  # the device is not needed for frames and touches
+    display.override_density = 480  # `wm density 480`: the AVD's hardware keeps its own
+    events = display.subscribe()
+    with ControllerDouble(display) as double, Controller.connect(resolve("emulator-5554")) as controller:
+        assert (controller.hardware.width, controller.hardware.height, controller.hardware.density) == (1080, 2400, 420)
+        with controller.stream(540) as stream:
+            first = stream.next(5.0)
+            assert first is not None and (first.width, first.height, first.seq) == (540, 1200, 0)
+            display.changed()
+            later = stream.next(5.0)
+            assert later is not None and later.seq == 1
+        controller.touch(250, 50, True)
+        controller.touch(250, 50, False)
+        assert double.touches == [(250, 50, True, 0), (250, 50, False, 0)]
+    lines = []
+    while not events.empty():
+        lines.append(events.get_nowait())
+    codes = [(code, value) for _, _, code, value in lines]
+    assert ("ABS_MT_POSITION_X", 250) in codes and ("ABS_MT_POSITION_Y", 50) in codes
+    assert ("BTN_TOUCH", "DOWN") in codes and ("BTN_TOUCH", "UP") in codes
