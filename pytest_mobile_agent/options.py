@@ -1,0 +1,177 @@
+"""The plugin's options: each a command-line option, an ini key and, where the seed names one, an
+environment variable. The command line wins over the environment, the environment over the ini file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+SERIAL_ENV = "MOBILE_AGENT_ANDROID_SERIAL"
+REQUIRE_ENV = "MOBILE_AGENT_REQUIRE_DEVICE"
+CONTROLLER_ENV = "MOBILE_AGENT_EMULATOR_CONTROLLER"
+JAR_ENV = "MOBILE_AGENT_JAR"
+RECORDS_ENV = "MOBILE_AGENT_RECORDS"
+
+VIRTUAL = "virtual"
+AUTO = "auto"
+
+DEFAULT_FIXTURE_PACKAGE = "dev.mobileagent.fixture"
+DEFAULT_FIXTURE_ACTIVITY = ".MainActivity"
+
+NO_SERIAL_REASON = (
+    "no Android target named: pass --android-serial SERIAL (or `virtual` for the built-in "
+    f"virtual device, `auto` for the only online target) or set {SERIAL_ENV}"
+)
+
+
+@dataclass(frozen=True)
+class Option:
+    flag: str
+    dest: str
+    help: str
+    env: str | None = None
+    default: str | None = None
+    is_flag: bool = False
+    choices: tuple[str, ...] | None = None
+    metavar: str | None = None
+
+
+OPTIONS = (
+    Option("--android-serial", "android_serial", "the target: a serial, `auto` (the only online target), "
+           "`virtual` (a built-in virtual device; `virtual:N` for N of them), or a comma list from which each "
+           "xdist worker takes its own", env=SERIAL_ENV, metavar="SERIAL"),
+    Option("--android-require-device", "android_require_device", "fail the run, with the target's advice, "
+           "when the named target is missing or unusable (instead of skipping its tests)", env=REQUIRE_ENV,
+           is_flag=True),
+    Option("--emulator-controller", "emulator_controller", "the emulator's gRPC fast path: `auto` (from the "
+           "emulator's discovery file), `off`, or an endpoint URL such as http://127.0.0.1:8554?token=...",
+           env=CONTROLLER_ENV, default="auto", metavar="auto|off|URL"),
+    Option("--agent-jar", "agent_jar", "the agent jar to deploy (default agent-android/dist/mobile-agent-android.jar)",
+           env=JAR_ENV, metavar="PATH"),
+    Option("--agent-force", "agent_force", "let the agent stop whatever holds UI automation (uiautomator, "
+           "another host's agent) instead of failing with a conflict", is_flag=True),
+    Option("--agent-records", "agent_records", "where the agent records live, so consecutive runs and xdist "
+           "workers reuse the running agent (default under the pytest cache)", env=RECORDS_ENV, metavar="DIR"),
+    Option("--quiet-wait", "quiet_wait", "seconds to wait before a device test until no foreign agent runs and "
+           "nothing holds UI automation", default="60", metavar="SECONDS"),
+    Option("--disturbance-retries", "disturbance_retries", "runs in all of a device test that another user of "
+           "the device disturbs", default="3", metavar="N"),
+    Option("--virtual-adb", "virtual_adb", "with --android-serial virtual: the built-in adb endpoint (default), "
+           "or Debian's adb server with the virtual device's adbd endpoint attached", default="builtin",
+           choices=("builtin", "real")),
+    Option("--fixture-package", "fixture_package", "the package compose_fixture starts",
+           default=DEFAULT_FIXTURE_PACKAGE, metavar="PACKAGE"),
+    Option("--fixture-activity", "fixture_activity", "the activity compose_fixture starts",
+           default=DEFAULT_FIXTURE_ACTIVITY, metavar="ACTIVITY"),
+)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mobile-agent", "Android devices and emulators (pytest-mobile-agent)")
+    for option in OPTIONS:
+        env_note = f" (env {option.env})" if option.env else ""
+        if option.is_flag:
+            group.addoption(option.flag, dest=option.dest, action="store_true", default=None,
+                            help=option.help + env_note)
+            parser.addini(option.dest, option.help, type="bool", default=False)
+        else:
+            default_note = f"; default {option.default}" if option.default else ""
+            group.addoption(option.flag, dest=option.dest, default=None, metavar=option.metavar,
+                            choices=option.choices, help=option.help + env_note + default_note)
+            parser.addini(option.dest, option.help, default=option.default or "")
+
+
+def _option(dest: str) -> Option:
+    return next(option for option in OPTIONS if option.dest == dest)
+
+
+def raw_value(config: pytest.Config, dest: str) -> str | bool | None:
+    """The option's value: the command line, else the environment, else the ini file, else its default."""
+    option = _option(dest)
+    given = config.getoption(dest, default=None)
+    if given is not None:
+        return given  # type: ignore[no-any-return]
+    if option.env and os.environ.get(option.env, "").strip():
+        value = os.environ[option.env].strip()
+        return value.lower() in {"1", "true", "yes", "on"} if option.is_flag else value
+    ini = config.getini(dest)
+    if option.is_flag:
+        return bool(ini)
+    return str(ini).strip() or option.default
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the fixtures and hooks read from the options, parsed and checked once."""
+
+    serials: tuple[str, ...]
+    require_device: bool
+    emulator_controller: str
+    agent_jar: Path | None
+    agent_force: bool
+    records_dir: Path
+    quiet_wait: float
+    disturbance_runs: int
+    virtual_adb: str
+    fixture_package: str
+    fixture_activity: str
+
+    @property
+    def named(self) -> bool:
+        return bool(self.serials)
+
+    @property
+    def virtual_count(self) -> int:
+        """How many virtual devices `virtual` / `virtual:N` asks for (0 for real targets)."""
+        if len(self.serials) == 1 and self.serials[0].split(":")[0] == VIRTUAL:
+            _, _, count = self.serials[0].partition(":")
+            return int(count) if count else 1
+        return 0
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> Settings:
+        serial_text = str(raw_value(config, "android_serial") or "")
+        serials = tuple(part.strip() for part in serial_text.split(",") if part.strip())
+        _check_serials(serials)
+        cache_dir = Path(str(config.cache.mkdir("mobile-agent"))) if config.cache else Path(".mobile-agent")
+        records = raw_value(config, "agent_records")
+        jar = raw_value(config, "agent_jar")
+        return cls(
+            serials=serials,
+            require_device=bool(raw_value(config, "android_require_device")),
+            emulator_controller=str(raw_value(config, "emulator_controller") or "auto"),
+            agent_jar=Path(str(jar)) if jar else None,
+            agent_force=bool(raw_value(config, "agent_force")),
+            records_dir=Path(str(records)) if records else cache_dir / "records",
+            quiet_wait=_number(raw_value(config, "quiet_wait"), "--quiet-wait", float, minimum=0),
+            disturbance_runs=int(_number(raw_value(config, "disturbance_retries"), "--disturbance-retries", int, minimum=1)),
+            virtual_adb=str(raw_value(config, "virtual_adb") or "builtin"),
+            fixture_package=str(raw_value(config, "fixture_package")),
+            fixture_activity=str(raw_value(config, "fixture_activity")),
+        )
+
+
+def _check_serials(serials: tuple[str, ...]) -> None:
+    for serial in serials:
+        if serial.split(":")[0] == VIRTUAL:
+            _, _, count = serial.partition(":")
+            if len(serials) > 1 or (count and not (count.isdigit() and 1 <= int(count) <= 16)):
+                raise pytest.UsageError(
+                    f"--android-serial {','.join(serials)}: `virtual` stands alone, as `virtual` or `virtual:N` (N from 1 to 16)"
+                )
+        elif any(ch.isspace() or ord(ch) < 32 for ch in serial):
+            raise pytest.UsageError(f"--android-serial: {serial!r} is not a serial")
+
+
+def _number(value: object, flag: str, kind: type, minimum: float) -> float:
+    try:
+        number = kind(str(value))
+    except ValueError:
+        raise pytest.UsageError(f"{flag} takes a number, not {value!r}") from None
+    if number < minimum:
+        raise pytest.UsageError(f"{flag} must be at least {minimum:g}, not {value}")
+    return float(number)
