@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 
 log = logging.getLogger("pytest_mobile_agent.emulator")
 
@@ -213,6 +214,9 @@ def read_file(path: Path) -> DiscoveryFile | None:
         return None
     try:
         stat = path.stat()
+        if not S_ISREG(stat.st_mode):  # a FIFO or a device would block the read
+            log.debug("ignoring %s: not a regular file", path)
+            return None
         if stat.st_size > MAX_FILE_BYTES:
             log.debug("ignoring %s: %d bytes is too large for a discovery file", path, stat.st_size)
             return None

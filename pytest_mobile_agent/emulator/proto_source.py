@@ -23,6 +23,7 @@ from pytest_mobile_agent.errors import ProtocolError
 
 PROTO_ENV = "MOBILE_AGENT_EMULATOR_PROTO"
 SDK_RELATIVE = Path("emulator", "lib", "emulator_controller.proto")
+MAX_NESTING = 32  # messages inside messages; the emulator's proto nests two deep
 OWN_PROTO = Path(__file__).resolve().parent / "_proto" / "emulator_controller.proto"
 # The emulator release our declaration was written against (emulator-facts.md, the seed).
 WRITTEN_AGAINST = "emulator 37.1.11.0 (build 15917651)"
@@ -199,6 +200,8 @@ class _Parser:
         return self.model
 
     def message(self, scope: str) -> None:
+        if scope.count(".") - self.model.package.count(".") >= MAX_NESTING:
+            raise ProtocolError(f"messages nested more than {MAX_NESTING} deep in {scope}")
         name = _join(scope, self.take())
         self.model.messages.setdefault(name, {})
         self.expect("{")

@@ -142,3 +142,8 @@ def test_the_parser_never_raises_on_arbitrary_text(text: str) -> None:
 def test_the_parser_reads_back_what_an_emulator_writes(props: dict[str, str]) -> None:
     text = "".join(f"{k}={v}\n" for k, v in props.items())
     assert parse_ini(text) == {k: v for k, v in props.items()}
+
+
+def test_a_fifo_named_like_a_discovery_file_is_skipped_without_blocking(discovery_dir: Path) -> None:
+    os.mkfifo(discovery_dir / f"pid_{os.getpid()}.ini")
+    assert discovery.scan([discovery_dir]) == []

@@ -4,10 +4,13 @@ wire-compatible with the emulator's field numbers, and the SDK's copy is compare
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pytest_mobile_agent.emulator import proto_source, regenerate
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2 as pb
@@ -310,3 +313,27 @@ def test_the_package_exposes_proto_source() -> None:
 
     assert emulator.PROTO_SOURCE is proto_source.proto_source()
     assert emulator.PROTO_SOURCE.speaks.name == "emulator_controller.proto"
+
+
+TOKENS = ["message", "enum", "service", "rpc", "returns", "stream", "oneof", "option", "map", "repeated",
+          "package", "reserved", "{", "}", "(", ")", "<", ">", "[", "]", ";", "=", ",", "x", "Image", "1",
+          "-3", "0x1f", "1.5", '"s"', "//c\n", "/*c*/", "int32", "google.protobuf.Empty"]
+
+
+@given(st.lists(st.sampled_from(TOKENS), max_size=80))
+def test_the_proto_reader_fails_only_with_a_protocol_error_on_token_soup(tokens: list[str]) -> None:
+    with contextlib.suppress(ProtocolError):
+        model = parse_proto(" ".join(tokens))
+        assert all(isinstance(d, str) for d in compare(own_model(), model))  # and it compares
+
+
+@given(st.text(max_size=400))
+def test_the_proto_reader_fails_only_with_a_protocol_error_on_any_text(text: str) -> None:
+    with contextlib.suppress(ProtocolError):
+        model = parse_proto(text)
+        assert all(isinstance(d, str) for d in compare(own_model(), model))
+
+
+def test_deep_nesting_is_a_protocol_error_not_a_recursion_error() -> None:
+    with pytest.raises(ProtocolError, match="nested more than"):
+        parse_proto("message m { " * 500)
