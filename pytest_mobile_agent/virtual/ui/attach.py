@@ -76,9 +76,9 @@ def _geometry(display: Any) -> Geometry:
     width, height = size if isinstance(size, tuple) and len(size) == 2 else (
         getattr(display, "width", 1080), getattr(display, "height", 2400))
     density = getattr(display, "physical_density", None) or getattr(display, "density", 420)
-    if not all(isinstance(v, int) for v in (width, height, density)):
-        return Geometry()
-    return Geometry(int(width), int(height), int(density))
+    if isinstance(width, int) and isinstance(height, int) and isinstance(density, int):
+        return Geometry(width, height, density)
+    return Geometry()
 
 
 def _set_content(display: Any, content: DisplayContent, model: UiModel) -> None:

@@ -49,9 +49,15 @@ for _code, _ch in _UNSHIFTED.items():
 class UiModel:
     """Everything on the screen of one virtual device."""
 
-    def __init__(self, clock: Clock | None = None, geometry: Geometry | None = None) -> None:
+    def __init__(self, clock: Clock | None = None, geometry: Geometry | None = None, *,
+                 ticker: bool | None = None) -> None:
         self.lock = threading.RLock()
         self.clock: Clock = clock or MonotonicClock()
+        #: run due timers on a thread of their own while any are pending (the real clock's default),
+        #: so a composition or fling started by a touch lands without anyone reading the model
+        self._ticker_enabled = isinstance(self.clock, MonotonicClock) if ticker is None else ticker
+        self._ticker: threading.Thread | None = None
+        self._ticker_cond = threading.Condition(self.lock)
         self.geo = geometry or Geometry()
         self.clipboard: str | None = None
         self.log: Callable[[str, str], None] = lambda tag, msg: None
@@ -111,6 +117,26 @@ class UiModel:
     def schedule(self, delay_ms: float, fn: Callable[[], None]) -> None:
         with self.lock:
             heapq.heappush(self._timers, (self.clock.now_ms() + delay_ms, next(self._timer_seq), fn))
+            if self._ticker_enabled:
+                if self._ticker is None or not self._ticker.is_alive():
+                    self._ticker = threading.Thread(target=self._tick, name="ui-timers", daemon=True)
+                    self._ticker.start()
+                else:
+                    self._ticker_cond.notify_all()
+
+    def _tick(self) -> None:
+        """Run timers as they fall due; end once none is pending (a new one starts another)."""
+        with self.lock:
+            while self._timers:
+                delay = (self._timers[0][0] - self.clock.now_ms()) / 1000.0
+                if delay > 0:
+                    self._ticker_cond.wait(delay)
+                    continue
+                try:
+                    self.advance()
+                except Exception:  # a screen's bug must not stop the clock
+                    log.exception("UI timer failed")
+            self._ticker = None
 
     def next_due_ms(self) -> float:
         """The model time of the next change nobody caused: a timer, or the clock's next minute."""

@@ -1,0 +1,218 @@
+"""The agent double as a process of the virtual device: identity from its jar, its name, UI
+automation and conflicts, the root peer, idle exit and signals."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import xxhash
+
+from pytest_mobile_agent import errors
+from pytest_mobile_agent.agent import protocol as wire
+from pytest_mobile_agent.virtual import agent
+from pytest_mobile_agent.virtual.device import VirtualDevice
+from pytest_mobile_agent.virtual.process import SIGKILL, SIGTERM, Process
+from pytest_mobile_agent.virtual.streams import PLAIN, NullFile, Pipe, PipeReader
+
+from .helpers import TOKEN, wait_for
+
+JAR = b"PK\x03\x04 classes.dex ... mobile-agent-android 0.1.0\x00 ... dev/mobileagent/agent/Main"
+
+
+class Launched:
+    """An agent process started as app_process starts it, its standard output on a pipe."""
+
+    def __init__(self, proc: Process, out: PipeReader) -> None:
+        self.proc = proc
+        self.out = out
+        self.buffer = b""
+
+    def line(self, timeout: float = 3.0) -> str:
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            data = self.out.read(4096, PLAIN, deadline)
+            if data is None:
+                raise errors.Timeout("agent stdout", timeout)
+            if not data:
+                raise AssertionError(f"stdout ended: {self.buffer!r}")
+            self.buffer += data
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode()
+
+    def payload(self, prefix: str, timeout: float = 3.0) -> dict[str, Any]:
+        line = self.line(timeout)
+        assert line.startswith(prefix + " "), line
+        value: dict[str, Any] = json.loads(line[len(prefix) + 1:])
+        return value
+
+
+@pytest.fixture
+def device() -> Iterator[VirtualDevice]:
+    dev = VirtualDevice("emulator-5570")
+    agent.register(dev)
+    yield dev
+    for proc in dev.processes.processes():
+        if proc.args_line().startswith(("mobile-agent ", "uiautomator")):
+            proc.deliver(SIGKILL)
+    dev.close()
+
+
+def launch(device: VirtualDevice, socket: str, *extra: str, jar: bytes = JAR, token: str = TOKEN,
+           idle_ms: int = 10_000) -> Launched:
+    path = f"/data/local/tmp/{socket}.jar"
+    device.fs.add_file(path, jar, mode=0o444, uid=2000, gid=2000)
+    words = ["serve", "--socket", socket, "--idle-exit-ms", str(idle_ms), *extra]
+    pipe = Pipe(device.kernel)
+    proc = device.processes.fork(device.adbd, argv=["app_process", "/", agent.MAIN_CLASS, *words],
+                                 fds={0: NullFile(), 1: pipe.open_writer(), 2: pipe.open_writer()})
+    proc.env = {"CLASSPATH": path, **({"MOBILE_AGENT_TOKEN": token} if token else {})}
+    reader = pipe.open_reader()
+    proc.start(lambda p: agent.main(p, words))
+    return Launched(proc, reader)
+
+
+def holder_process(device: VirtualDevice, argv: list[str]) -> Process:
+    """A resident automation client (as `uiautomator events` is while it runs)."""
+    proc = device.processes.fork(device.adbd, argv=argv)
+    proc.uid = 2000
+    assert device.automation.acquire(proc.pid, " ".join(argv))
+    return proc
+
+
+def connect(device: VirtualDevice, socket: str, peer_uid: int = 2000) -> Any:
+    return device.sockets.connect_abstract(socket, peer_uid)
+
+
+def frames(stream: Any, timeout: float = 3.0) -> list[dict[str, Any]]:
+    """Every frame until the stream ends."""
+    decoder = wire.FrameDecoder()
+    out: list[dict[str, Any]] = []
+    deadline = time.monotonic() + timeout
+    while True:
+        data = stream.recv(max(0.01, deadline - time.monotonic()))
+        if not data:
+            return out
+        out.extend(decoder.feed(data))
+
+
+def test_the_ready_line_reports_the_build_and_version_of_the_file_it_started_from(device: VirtualDevice) -> None:
+    launched = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000001")
+    ready = launched.payload("MOBILE_AGENT_READY")
+    assert ready == {"pid": launched.proc.pid, "socket": "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000001",
+                     "version": "0.1.0", "build": xxhash.xxh3_64(JAR).hexdigest()[:12], "protocols": [1],
+                     "stopped": []}
+    older = JAR.replace(b"mobile-agent-android 0.1.0", b"mobile-agent-android 0.0.9")
+    launched.proc.deliver(SIGTERM)
+    second = launch(device, "mobile-agent-0.0.9-p1-bbbbbbbbbbbb-000000000002", jar=older)
+    ready = second.payload("MOBILE_AGENT_READY")
+    assert (ready["version"], ready["build"]) == ("0.0.9", xxhash.xxh3_64(older).hexdigest()[:12])
+
+
+def test_the_process_is_named_after_its_socket(device: VirtualDevice) -> None:
+    socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000003"
+    launched = launch(device, socket)
+    launched.payload("MOBILE_AGENT_READY")
+    assert launched.proc.args_line() == f"mobile-agent {socket}"
+    assert socket.encode() in launched.proc.cmdline_bytes()
+    assert device.automation.holder() == (launched.proc.pid, f"mobile-agent {socket}")
+
+
+def test_without_a_token_or_a_readable_jar_the_agent_prints_an_error_line_and_exits_1(device: VirtualDevice) -> None:
+    no_token = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000004", token="")
+    assert no_token.payload("MOBILE_AGENT_ERROR")["code"] == "no_token"
+    assert wait_for(lambda: no_token.proc.dead) and no_token.proc.exit_status == 1
+    not_agent = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000005", jar=b"PK just a zip")
+    error = not_agent.payload("MOBILE_AGENT_ERROR")
+    assert error["code"] == "classpath" and TOKEN not in json.dumps(error)
+    assert device.automation.holder() is None
+
+
+def test_automation_held_by_uiautomator_is_a_conflict_naming_it(device: VirtualDevice) -> None:
+    holder = holder_process(device, ["uiautomator", "events"])
+    launched = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000006")
+    conflict = launched.payload("MOBILE_AGENT_CONFLICT")
+    assert conflict["holder"] == {"pid": holder.pid, "name": "uiautomator events"}
+    assert "already registered!" in conflict["message"] and "UiAutomationService" in conflict["message"]
+    assert wait_for(lambda: launched.proc.dead) and launched.proc.exit_status == 3
+    assert device.automation.holder() == (holder.pid, "uiautomator events")  # not taken over
+
+
+def test_force_stops_the_holder_and_reports_it_in_the_ready_line(device: VirtualDevice) -> None:
+    holder = holder_process(device, ["uiautomator", "events"])
+    launched = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000007", "--force")
+    ready = launched.payload("MOBILE_AGENT_READY")
+    assert ready["stopped"] == [{"pid": holder.pid, "name": "uiautomator events"}]
+    assert holder.dead
+    assert device.automation.holder() == (launched.proc.pid, "mobile-agent mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000007")
+
+
+def test_another_agent_is_a_conflict_until_forced(device: VirtualDevice) -> None:
+    first = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000008")
+    first.payload("MOBILE_AGENT_READY")
+    second = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000009")
+    assert second.payload("MOBILE_AGENT_CONFLICT")["holder"] == {
+        "pid": first.proc.pid, "name": "mobile-agent mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000008"}
+    third = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000010", "--force")
+    assert [s["pid"] for s in third.payload("MOBILE_AGENT_READY")["stopped"]] == [first.proc.pid]
+    assert wait_for(lambda: first.proc.dead)
+    assert "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000008" not in device.sockets.abstract_names()
+
+
+def test_a_root_peer_is_refused_and_logged_and_a_closed_stdout_leaves_it_serving(device: VirtualDevice) -> None:
+    socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000011"
+    launched = launch(device, socket)
+    launched.payload("MOBILE_AGENT_READY")
+    assert frames(connect(device, socket, peer_uid=0)) == [
+        {"type": "refused", "code": "peer_not_allowed", "message": "peer not allowed"}]
+    assert launched.line() == "MOBILE_AGENT_LOG refused peer uid 0"
+    launched.out.release()  # the launch stream is gone: later writes meet EPIPE
+    assert frames(connect(device, socket, peer_uid=0))[0]["code"] == "peer_not_allowed"
+    stream = connect(device, socket)
+    stream.send(wire.encode({"type": "auth", "token": TOKEN}))
+    decoder = wire.FrameDecoder()
+    assert decoder.feed(stream.recv(3.0))[0]["type"] == "hello"
+    assert not launched.proc.dead
+    stream.close()
+
+
+def test_without_a_host_the_agent_exits_after_its_idle_bound_and_releases_everything(device: VirtualDevice) -> None:
+    socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000012"
+    launched = launch(device, socket, idle_ms=300)
+    launched.payload("MOBILE_AGENT_READY")
+    started = time.monotonic()
+    assert wait_for(lambda: launched.proc.dead, timeout=3.0)
+    assert 0.25 <= time.monotonic() - started < 2.0
+    assert launched.proc.exit_status == 0
+    assert device.automation.holder() is None
+    assert socket not in device.sockets.abstract_names()
+
+
+def test_a_connected_host_keeps_the_agent_past_its_idle_bound(device: VirtualDevice) -> None:
+    socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000013"
+    launched = launch(device, socket, idle_ms=300)
+    launched.payload("MOBILE_AGENT_READY")
+    stream = connect(device, socket)
+    stream.send(wire.encode({"type": "auth", "token": TOKEN}))
+    stream.recv(3.0)
+    stream.send(wire.encode({"type": "welcome", "protocol": 1, "host": "test"}))
+    time.sleep(0.6)
+    assert not launched.proc.dead
+    stream.close()
+    assert wait_for(lambda: launched.proc.dead, timeout=3.0)
+
+
+@pytest.mark.parametrize("sig", [SIGTERM, SIGKILL])
+def test_a_signal_ends_the_agent_and_releases_automation_and_its_socket(device: VirtualDevice, sig: int) -> None:
+    socket = f"mobile-agent-0.1.0-p1-aaaaaaaaaaaa-0000000000{sig:02d}"
+    launched = launch(device, socket)
+    launched.payload("MOBILE_AGENT_READY")
+    stream = connect(device, socket)
+    device.processes.kill(launched.proc.pid, sig, 2000)
+    assert launched.proc.dead and launched.proc.exit_status == 128 + sig
+    assert device.automation.holder() is None
+    assert socket not in device.sockets.abstract_names()
+    assert frames(stream) == []  # the host sees the end of the stream at once
