@@ -1,0 +1,145 @@
+package dev.mobileagent.agent.fake;
+
+import dev.mobileagent.agent.platform.NodeAttrs;
+import dev.mobileagent.agent.platform.PNode;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A node of the fake UI. Its key is itself; a torn-down node keeps its attributes but loses its children. */
+public final class FakeNode implements PNode {
+    public final NodeAttrs a = new NodeAttrs();
+    final List<FakeNode> kids = new ArrayList<>();
+    FakeWindow window;
+    volatile boolean alive = true;
+    boolean acceptsSetText;
+    Runnable onClick;
+    public int setTextCalls;
+    public int pasteCalls;
+    /** For a scrollable list: how far its content moved, in pixels. */
+    public int scrolled;
+
+    public static FakeNode of(String className) {
+        FakeNode n = new FakeNode();
+        n.a.className = className;
+        return n;
+    }
+
+    public FakeNode text(String t) { a.text = t; return this; }
+    public FakeNode desc(String d) { a.desc = d; return this; }
+    public FakeNode res(String r) { a.res = r; return this; }
+    public FakeNode hint(String h) { a.hint = h; return this; }
+    public FakeNode pkg(String p) { a.pkg = p; return this; }
+    public FakeNode bounds(int l, int t, int r, int b) { a.bounds = new int[] {l, t, r, b}; return this; }
+    public FakeNode clickable() { a.clickable = true; a.focusable = true; return this; }
+    public FakeNode invisible() { a.visible = false; return this; }
+    public FakeNode provider() { a.fromProvider = true; return this; }
+    public FakeNode item(int index) { a.itemIndex = index; return this; }
+    public FakeNode onClick(Runnable r) { onClick = r; a.clickable = true; return this; }
+
+    /** An editable field; {@code direct} says whether it accepts ACTION_SET_TEXT. */
+    public FakeNode editable(boolean direct) {
+        a.editable = true;
+        a.focusable = true;
+        a.clickable = true;
+        acceptsSetText = direct;
+        return this;
+    }
+
+    public FakeNode scrollable(boolean vertical, Integer items) {
+        a.scrollable = true;
+        a.scroll = new NodeAttrs.ScrollInfo();
+        a.scroll.vertical = vertical;
+        a.scroll.horizontal = !vertical;
+        a.scroll.canForward = true;
+        a.scroll.items = items;
+        return this;
+    }
+
+    public FakeNode add(FakeNode... children) {
+        for (FakeNode c : children) kids.add(c);
+        return this;
+    }
+
+    public List<FakeNode> children() {
+        return kids;
+    }
+
+    public String currentText() {
+        return a.text;
+    }
+
+    @Override
+    public Object key() {
+        return this;
+    }
+
+    @Override
+    public NodeAttrs attrs() {
+        synchronized (FakeNode.class) {
+            return copy(a);
+        }
+    }
+
+    @Override
+    public int childCount() {
+        return kids.size();
+    }
+
+    @Override
+    public PNode child(int index) {
+        if (window != null) window.beforeChildRead(this, index);
+        if (!alive || index >= kids.size()) return null;
+        return kids.get(index);
+    }
+
+    @Override
+    public int[] liveBounds() {
+        return alive ? a.bounds.clone() : null;
+    }
+
+    @Override
+    public boolean canSetText() {
+        return alive && a.editable && acceptsSetText;
+    }
+
+    @Override
+    public boolean setText(String text) {
+        if (!canSetText()) return false;
+        setTextCalls++;
+        window.platform.changeText(this, text);
+        return true;
+    }
+
+    @Override
+    public boolean paste() {
+        if (!alive || !a.editable) return false;
+        pasteCalls++;
+        String clip = window.platform.clipboardText();
+        window.platform.changeText(this, (a.text == null ? "" : a.text) + (clip == null ? "" : clip));
+        return true;
+    }
+
+    @Override
+    public boolean focus() {
+        if (!alive || !a.focusable) return false;
+        window.platform.focus(this);
+        return true;
+    }
+
+    static NodeAttrs copy(NodeAttrs s) {
+        NodeAttrs c = new NodeAttrs();
+        c.className = s.className; c.text = s.text; c.desc = s.desc; c.res = s.res; c.hint = s.hint; c.pkg = s.pkg;
+        c.bounds = s.bounds.clone();
+        c.clickable = s.clickable; c.longClickable = s.longClickable; c.focusable = s.focusable; c.focused = s.focused;
+        c.editable = s.editable; c.checkable = s.checkable; c.checked = s.checked; c.enabled = s.enabled;
+        c.selected = s.selected; c.scrollable = s.scrollable; c.visible = s.visible; c.password = s.password;
+        c.itemIndex = s.itemIndex; c.fromProvider = s.fromProvider;
+        if (s.scroll != null) {
+            NodeAttrs.ScrollInfo x = new NodeAttrs.ScrollInfo();
+            x.horizontal = s.scroll.horizontal; x.vertical = s.scroll.vertical; x.canBack = s.scroll.canBack;
+            x.canForward = s.scroll.canForward; x.items = s.scroll.items; x.first = s.scroll.first; x.last = s.scroll.last;
+            c.scroll = x;
+        }
+        return c;
+    }
+}

@@ -1,0 +1,341 @@
+package dev.mobileagent.agent.fake;
+
+import dev.mobileagent.agent.platform.DisplayInfo;
+import dev.mobileagent.agent.platform.KeyStroke;
+import dev.mobileagent.agent.platform.PNode;
+import dev.mobileagent.agent.platform.Platform;
+import dev.mobileagent.agent.platform.PlatformEvent;
+import dev.mobileagent.agent.platform.PlatformException;
+import dev.mobileagent.agent.platform.RawWindow;
+import dev.mobileagent.agent.platform.Screenshot;
+import java.awt.Color;
+import java.awt.Graphics2D;
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import javax.imageio.ImageIO;
+
+/**
+ * The platform of the host tests: a fixed set of windows and nodes that react to touches and keys
+ * the way the scenarios need (taps click, a tap on a field focuses it and brings the keyboard, a
+ * drag scrolls a list with a velocity tracker that takes a pointer still for 40 ms as stopped),
+ * events from the windows whose toolkit sends them, a clipboard, and rendered screenshots.
+ */
+public final class FakePlatform implements Platform {
+    public static final String KEYBOARD_PACKAGE = "com.google.android.inputmethod.latin";
+    static final long STOPPED_MS = 40;
+    static final long FLING_MS = 250;
+
+    private final List<FakeWindow> windows = new ArrayList<>();
+    private volatile Platform.EventSink sink;
+    private DisplayInfo display = new DisplayInfo(1080, 2400, 420, 0);
+    private String clip;
+    private FakeNode focusedNode;
+    private FakeWindow keyboard;
+    private boolean keyboardEnabled = true;
+    public volatile boolean refuseInjection;
+    public volatile boolean failScreenshots;
+    public volatile boolean released;
+    public final List<long[]> touches = Collections.synchronizedList(new ArrayList<long[]>());
+    public final List<int[]> keys = Collections.synchronizedList(new ArrayList<int[]>());
+    public volatile int clipboardWrites;
+
+    // the gesture in progress
+    private int downX, downY, lastX, lastY;
+    private long downT;
+    private FakeNode dragged;
+    private final List<long[]> samples = new ArrayList<>();
+
+    public synchronized FakePlatform add(FakeWindow w) {
+        w.platform = this;
+        windows.add(w);
+        Collections.sort(windows, (a, b) -> Integer.compare(b.layer, a.layer));
+        return this;
+    }
+
+    public FakePlatform addAndAnnounce(FakeWindow w) {
+        add(w);
+        emit(new PlatformEvent(PlatformEvent.WINDOWS, -1, null, null));
+        return this;
+    }
+
+    public void remove(FakeWindow w) {
+        synchronized (this) {
+            windows.remove(w);
+            if (w.root != null) FakeWindow.kill(w.root);
+        }
+        emit(new PlatformEvent(PlatformEvent.WINDOWS, -1, null, null));
+    }
+
+    /** The app's process is killed: its windows go, their nodes are gone. */
+    public void forceStop(String pkg) {
+        List<FakeWindow> gone = new ArrayList<>();
+        synchronized (this) {
+            for (FakeWindow w : windows) {
+                if (w.root != null && pkg.equals(w.root.a.pkg)) gone.add(w);
+            }
+            if (focusedNode != null && gone.contains(focusedNode.window)) focusedNode = null;
+        }
+        for (FakeWindow w : gone) remove(w);
+    }
+
+    public synchronized FakePlatform display(int width, int height, int density, int rotation) {
+        display = new DisplayInfo(width, height, density, rotation);
+        return this;
+    }
+
+    public synchronized void setKeyboardEnabled(boolean on) {
+        keyboardEnabled = on;
+    }
+
+    public synchronized String clipboardText() {
+        return clip;
+    }
+
+    public synchronized void setClipboardForTest(String text) {
+        clip = text;
+    }
+
+    public synchronized FakeWindow window(int id) {
+        for (FakeWindow w : windows) if (w.id == id) return w;
+        return null;
+    }
+
+    public synchronized FakeNode focusedNode() {
+        return focusedNode;
+    }
+
+    void emit(PlatformEvent e) {
+        Platform.EventSink s = sink;
+        if (s != null) s.onEvent(e);
+    }
+
+    void contentChanged(FakeWindow w, FakeNode node, String kind) {
+        if (!w.sendsEvents) return;
+        emit(new PlatformEvent(PlatformEvent.CONTENT, w.id, Collections.<Object>singletonList(node), new HashSet<>(Arrays.asList(kind))));
+    }
+
+    /** A change of the node's text, as the app would apply it. */
+    public void changeText(FakeNode node, String text) {
+        synchronized (FakeNode.class) {
+            node.a.text = text;
+        }
+        if (node.window != null) contentChanged(node.window, node, "text");
+    }
+
+    void focus(FakeNode node) {
+        FakeWindow kb = null;
+        synchronized (this) {
+            synchronized (FakeNode.class) {
+                if (focusedNode != null) focusedNode.a.focused = false;
+                focusedNode = node;
+                node.a.focused = true;
+            }
+            if (node.a.editable && keyboard == null && keyboardEnabled) {
+                keyboard = Fixtures.keyboard(this);
+                kb = keyboard;
+            }
+        }
+        if (kb != null) addAndAnnounce(kb);
+        if (node.window != null) contentChanged(node.window, node, "state");
+    }
+
+    void hideKeyboard() {
+        FakeWindow kb;
+        synchronized (this) {
+            kb = keyboard;
+            keyboard = null;
+        }
+        if (kb != null) remove(kb);
+    }
+
+    // --- Platform -------------------------------------------------------------------------------
+
+    @Override
+    public synchronized List<RawWindow> windows() throws PlatformException {
+        if (released) throw new PlatformException("automation_unavailable", "UI automation was released");
+        return new ArrayList<RawWindow>(windows);
+    }
+
+    @Override
+    public synchronized DisplayInfo display() {
+        return display;
+    }
+
+    @Override
+    public void setEventSink(Platform.EventSink sink) {
+        this.sink = sink;
+    }
+
+    @Override
+    public boolean injectTouch(int action, int x, int y, long downTimeMs, long eventTimeMs) throws PlatformException {
+        checkInjection();
+        touches.add(new long[] {action, x, y, downTimeMs, eventTimeMs});
+        Runnable click = null;
+        synchronized (this) {
+            if (action == 0) {
+                downX = lastX = x;
+                downY = lastY = y;
+                downT = eventTimeMs;
+                samples.clear();
+                samples.add(new long[] {eventTimeMs, x, y});
+                dragged = scrollableAt(x, y);
+            } else if (action == 2) {
+                if (x == lastX && y == lastY) return true; // a repeated position changes nothing
+                long lastT = samples.isEmpty() ? downT : samples.get(samples.size() - 1)[0];
+                if (eventTimeMs - lastT > STOPPED_MS) samples.clear();
+                samples.add(new long[] {eventTimeMs, x, y});
+                if (dragged != null) dragged.scrolled += dragged.a.scroll.vertical ? lastY - y : lastX - x;
+                lastX = x;
+                lastY = y;
+            } else if (action == 1) {
+                if (dragged != null) dragged.scrolled += fling(eventTimeMs);
+                boolean still = Math.abs(x - downX) < 16 && Math.abs(y - downY) < 16;
+                if (still) click = clickAt(x, y, eventTimeMs - downT >= 500);
+                dragged = null;
+            }
+        }
+        if (click != null) click.run();
+        return true;
+    }
+
+    private int fling(long upT) {
+        List<long[]> recent = new ArrayList<>();
+        for (long[] s : samples) if (upT - s[0] <= 100) recent.add(s);
+        if (recent.size() < 2 || upT - recent.get(recent.size() - 1)[0] > STOPPED_MS) return 0;
+        long[] a = recent.get(0);
+        long[] b = recent.get(recent.size() - 1);
+        if (b[0] == a[0]) return 0;
+        boolean vertical = dragged.a.scroll.vertical;
+        double v = (double) (vertical ? a[2] - b[2] : a[1] - b[1]) / (b[0] - a[0]);
+        return (int) Math.round(v * FLING_MS);
+    }
+
+    private FakeWindow windowAt(int x, int y) {
+        for (FakeWindow w : windows) {
+            int[] b = w.bounds;
+            if (x >= b[0] && x < b[2] && y >= b[1] && y < b[3] && w.root != null) return w;
+        }
+        return null;
+    }
+
+    private static boolean contains(FakeNode n, int x, int y) {
+        int[] b = n.a.bounds;
+        return x >= b[0] && x < b[2] && y >= b[1] && y < b[3];
+    }
+
+    private FakeNode deepest(FakeNode n, int x, int y, boolean scrollable) {
+        FakeNode best = null;
+        if (contains(n, x, y) && (scrollable ? n.a.scrollable : (n.a.clickable || n.a.editable))) best = n;
+        for (FakeNode c : n.kids) {
+            FakeNode d = deepest(c, x, y, scrollable);
+            if (d != null) best = d;
+        }
+        return best;
+    }
+
+    private FakeNode scrollableAt(int x, int y) {
+        FakeWindow w = windowAt(x, y);
+        return w == null ? null : deepest(w.root, x, y, true);
+    }
+
+    private Runnable clickAt(int x, int y, boolean longPress) {
+        FakeWindow w = windowAt(x, y);
+        if (w == null) return null;
+        final FakeNode n = deepest(w.root, x, y, false);
+        if (n == null) return null;
+        if (n.a.editable) return () -> focus(n);
+        if (longPress) n.a.longClickable = true;
+        return n.onClick;
+    }
+
+    @Override
+    public boolean injectKey(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException {
+        checkInjection();
+        keys.add(new int[] {action, code, meta});
+        if (action != 0) return true;
+        FakeNode target;
+        synchronized (this) {
+            target = focusedNode;
+        }
+        if (code == 4) {
+            hideKeyboard();
+        } else if (code == 279 && target != null) {
+            target.paste();
+        } else if (target != null && target.a.editable) {
+            char c = FakeKeyMap.charFor(code, meta);
+            if (c != 0) changeText(target, (target.a.text == null ? "" : target.a.text) + c);
+        }
+        return true;
+    }
+
+    private void checkInjection() throws PlatformException {
+        if (refuseInjection) {
+            throw new PlatformException("injection_refused", "the platform refused injected input");
+        }
+    }
+
+    @Override
+    public List<KeyStroke> keyStrokesFor(String text) {
+        return FakeKeyMap.strokes(text);
+    }
+
+    @Override
+    public synchronized PNode focusedInput() {
+        return focusedNode;
+    }
+
+    @Override
+    public synchronized Object saveClipboard() {
+        return clip;
+    }
+
+    @Override
+    public synchronized void setClipboardText(String text) {
+        clipboardWrites++;
+        clip = text;
+    }
+
+    @Override
+    public synchronized void restoreClipboard(Object saved) {
+        clip = (String) saved;
+    }
+
+    @Override
+    public Screenshot screenshot(String format, int quality) throws PlatformException {
+        if (failScreenshots) throw new PlatformException("screenshot_failed", "the capture failed");
+        DisplayInfo d;
+        List<FakeWindow> ws;
+        synchronized (this) {
+            d = display;
+            ws = new ArrayList<>(windows);
+        }
+        BufferedImage img = new BufferedImage(d.width, d.height, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = img.createGraphics();
+        g.setColor(Color.WHITE);
+        g.fillRect(0, 0, d.width, d.height);
+        for (int i = ws.size() - 1; i >= 0; i--) {
+            int[] b = ws.get(i).bounds;
+            g.setColor(new Color(0x30 * (i + 1) & 0xff, 0x80, 0xc0));
+            g.fillRect(b[0], b[1], b[2] - b[0], b[3] - b[1]);
+        }
+        g.dispose();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            ImageIO.write(img, "jpeg".equals(format) ? "jpg" : "png", out);
+        } catch (IOException e) {
+            throw new PlatformException("screenshot_failed", "encoding failed: " + e.getMessage());
+        }
+        return new Screenshot(format, d.width, d.height, d.rotation, out.toByteArray());
+    }
+
+    @Override
+    public void release() {
+        released = true;
+    }
+}

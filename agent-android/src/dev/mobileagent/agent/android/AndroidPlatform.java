@@ -1,0 +1,296 @@
+package dev.mobileagent.agent.android;
+
+import android.accessibilityservice.AccessibilityServiceInfo;
+import android.app.UiAutomation;
+import android.content.ClipData;
+import android.graphics.Bitmap;
+import android.graphics.Matrix;
+import android.os.HandlerThread;
+import android.view.InputDevice;
+import android.view.KeyCharacterMap;
+import android.view.KeyEvent;
+import android.view.MotionEvent;
+import android.view.accessibility.AccessibilityEvent;
+import android.view.accessibility.AccessibilityNodeInfo;
+import android.view.accessibility.AccessibilityWindowInfo;
+import dev.mobileagent.agent.platform.DisplayInfo;
+import dev.mobileagent.agent.platform.KeyStroke;
+import dev.mobileagent.agent.platform.PNode;
+import dev.mobileagent.agent.platform.Platform;
+import dev.mobileagent.agent.platform.PlatformEvent;
+import dev.mobileagent.agent.platform.PlatformException;
+import dev.mobileagent.agent.platform.RawWindow;
+import dev.mobileagent.agent.platform.Screenshot;
+import dev.mobileagent.agent.wrappers.Clipboards;
+import dev.mobileagent.agent.wrappers.Displays;
+import dev.mobileagent.agent.wrappers.MissingApi;
+import dev.mobileagent.agent.wrappers.UiAutomations;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The platform over UiAutomation, obtained as the shell user and connected once. Its callbacks run
+ * on a looper thread of its own; every call here comes from the server's worker threads.
+ */
+public final class AndroidPlatform implements Platform {
+    static final String INJECTION_ADVICE = "the platform refused injected input; enable input injection for "
+        + "adb (on Xiaomi devices \"USB debugging (Security settings)\" in the developer options, on some "
+        + "other vendors a similar developer setting), then start the agent again";
+
+    private final UiAutomation ua;
+    private final HandlerThread looperThread;
+    private volatile Platform.EventSink sink;
+    private volatile boolean released;
+    private Clipboards clipboards;
+
+    private AndroidPlatform(UiAutomation ua, HandlerThread looperThread) {
+        this.ua = ua;
+        this.looperThread = looperThread;
+    }
+
+    /** UI automation is held by someone else: the platform's whole message. */
+    public static final class Conflict extends Exception {
+        public Conflict(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Connects UI automation (FLAG_DONT_SUPPRESS_ACCESSIBILITY_SERVICES keeps other accessibility
+     * services running). The caller has prepared the main looper; callbacks go to a HandlerThread,
+     * so connect, which waits for them, never waits on its own thread.
+     */
+    public static AndroidPlatform connect(long timeoutMs) throws Conflict, MissingApi, PlatformException {
+        HandlerThread t = new HandlerThread("mobile-agent-automation");
+        t.setDaemon(true);
+        t.start();
+        UiAutomation ua = UiAutomations.create(t.getLooper());
+        try {
+            UiAutomations.connect(ua, UiAutomation.FLAG_DONT_SUPPRESS_ACCESSIBILITY_SERVICES, timeoutMs);
+        } catch (RuntimeException e) {
+            t.quitSafely();
+            String message = messageOf(e);
+            if (message.contains("already registered")) throw new Conflict(message);
+            throw new PlatformException("automation_unavailable", "connecting UI automation failed: " + message);
+        }
+        AndroidPlatform p = new AndroidPlatform(ua, t);
+        p.configure();
+        return p;
+    }
+
+    static String messageOf(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getMessage() == null) t = t.getCause();
+        return t.getMessage() == null ? t.toString() : t.getMessage();
+    }
+
+    private void configure() {
+        AccessibilityServiceInfo info = ua.getServiceInfo();
+        if (info != null) {
+            info.flags |= AccessibilityServiceInfo.FLAG_RETRIEVE_INTERACTIVE_WINDOWS
+                | AccessibilityServiceInfo.FLAG_REPORT_VIEW_IDS
+                | AccessibilityServiceInfo.FLAG_INCLUDE_NOT_IMPORTANT_VIEWS;
+            info.eventTypes = AccessibilityEvent.TYPES_ALL_MASK;
+            ua.setServiceInfo(info);
+        }
+        ua.setOnAccessibilityEventListener(new UiAutomation.OnAccessibilityEventListener() {
+            @Override
+            public void onAccessibilityEvent(AccessibilityEvent event) {
+                Platform.EventSink s = sink;
+                if (s != null) s.onEvent(translate(event));
+            }
+        });
+    }
+
+    static PlatformEvent translate(AccessibilityEvent e) {
+        int type = e.getEventType();
+        if (type == AccessibilityEvent.TYPE_WINDOWS_CHANGED) return new PlatformEvent(PlatformEvent.WINDOWS, -1, null, null);
+        Set<String> kinds = new HashSet<>();
+        switch (type) {
+            case AccessibilityEvent.TYPE_WINDOW_CONTENT_CHANGED:
+                int c = e.getContentChangeTypes();
+                if ((c & AccessibilityEvent.CONTENT_CHANGE_TYPE_SUBTREE) != 0) kinds.add("structure");
+                if ((c & AccessibilityEvent.CONTENT_CHANGE_TYPE_TEXT) != 0) kinds.add("text");
+                if ((c & AccessibilityEvent.CONTENT_CHANGE_TYPE_CONTENT_DESCRIPTION) != 0) kinds.add("content");
+                if ((c & AccessibilityEvent.CONTENT_CHANGE_TYPE_STATE_DESCRIPTION) != 0) kinds.add("state");
+                if (kinds.isEmpty()) kinds.add("content");
+                break;
+            case AccessibilityEvent.TYPE_VIEW_TEXT_CHANGED: kinds.add("text"); break;
+            case AccessibilityEvent.TYPE_VIEW_SCROLLED: kinds.add("scroll"); break;
+            case AccessibilityEvent.TYPE_VIEW_TEXT_SELECTION_CHANGED: kinds.add("selection"); break;
+            case AccessibilityEvent.TYPE_VIEW_SELECTED:
+            case AccessibilityEvent.TYPE_VIEW_FOCUSED:
+            case AccessibilityEvent.TYPE_VIEW_CLICKED:
+            case AccessibilityEvent.TYPE_VIEW_LONG_CLICKED: kinds.add("state"); break;
+            case AccessibilityEvent.TYPE_WINDOW_STATE_CHANGED: kinds.add("structure"); break;
+            default:
+                return new PlatformEvent(PlatformEvent.OTHER, e.getWindowId(), null, null);
+        }
+        List<Object> nodes = new ArrayList<>(1);
+        AccessibilityNodeInfo source = e.getSource();
+        if (source != null) nodes.add(source);
+        return new PlatformEvent(PlatformEvent.CONTENT, e.getWindowId(), nodes, kinds);
+    }
+
+    private void check() throws PlatformException {
+        if (released) throw new PlatformException("automation_unavailable", "UI automation was released");
+    }
+
+    @Override
+    public List<RawWindow> windows() throws PlatformException {
+        check();
+        List<AccessibilityWindowInfo> infos = ua.getWindows();
+        List<RawWindow> out = new ArrayList<>();
+        if (infos != null) for (AccessibilityWindowInfo i : infos) out.add(new AndroidWindow(i));
+        Collections.sort(out, new Comparator<RawWindow>() {
+            @Override
+            public int compare(RawWindow a, RawWindow b) {
+                return Integer.compare(b.layer(), a.layer());
+            }
+        });
+        return out;
+    }
+
+    @Override
+    public DisplayInfo display() throws PlatformException {
+        try {
+            int[] d = Displays.info();
+            return new DisplayInfo(d[0], d[1], d[2], d[3]);
+        } catch (MissingApi e) {
+            throw new PlatformException("internal", e.getMessage());
+        }
+    }
+
+    @Override
+    public void setEventSink(Platform.EventSink sink) {
+        this.sink = sink;
+    }
+
+    @Override
+    public boolean injectTouch(int action, int x, int y, long downTimeMs, long eventTimeMs) throws PlatformException {
+        check();
+        long base = android.os.SystemClock.uptimeMillis() - eventTimeMs;
+        MotionEvent ev = MotionEvent.obtain(base + downTimeMs, base + eventTimeMs, action, x, y, 0);
+        ev.setSource(InputDevice.SOURCE_TOUCHSCREEN);
+        try {
+            return ua.injectInputEvent(ev, action != MotionEvent.ACTION_MOVE);
+        } catch (SecurityException e) {
+            throw new PlatformException("injection_refused", INJECTION_ADVICE + " (" + e.getMessage() + ")");
+        } finally {
+            ev.recycle();
+        }
+    }
+
+    @Override
+    public boolean injectKey(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException {
+        check();
+        long base = android.os.SystemClock.uptimeMillis() - eventTimeMs;
+        KeyEvent ev = new KeyEvent(base + downTimeMs, base + eventTimeMs, action, code, 0, meta,
+            KeyCharacterMap.VIRTUAL_KEYBOARD, 0, 0, InputDevice.SOURCE_KEYBOARD);
+        try {
+            return ua.injectInputEvent(ev, true);
+        } catch (SecurityException e) {
+            throw new PlatformException("injection_refused", INJECTION_ADVICE + " (" + e.getMessage() + ")");
+        }
+    }
+
+    @Override
+    public List<KeyStroke> keyStrokesFor(String text) {
+        KeyEvent[] events = KeyCharacterMap.load(KeyCharacterMap.VIRTUAL_KEYBOARD).getEvents(text.toCharArray());
+        if (events == null) return null;
+        List<KeyStroke> out = new ArrayList<>(events.length);
+        for (KeyEvent e : events) out.add(new KeyStroke(e.getAction(), e.getKeyCode(), e.getMetaState()));
+        return out;
+    }
+
+    @Override
+    public PNode focusedInput() throws PlatformException {
+        check();
+        AccessibilityNodeInfo n = ua.findFocus(AccessibilityNodeInfo.FOCUS_INPUT);
+        return n == null ? null : new AndroidNode(n);
+    }
+
+    private synchronized Clipboards clipboards() throws PlatformException {
+        if (clipboards == null) {
+            try {
+                clipboards = Clipboards.connect();
+            } catch (MissingApi e) {
+                throw new PlatformException("internal", e.getMessage());
+            }
+        }
+        return clipboards;
+    }
+
+    @Override
+    public Object saveClipboard() throws PlatformException {
+        try {
+            return clipboards().get();
+        } catch (MissingApi e) {
+            throw new PlatformException("internal", e.getMessage());
+        }
+    }
+
+    @Override
+    public void setClipboardText(String text) throws PlatformException {
+        try {
+            clipboards().set(ClipData.newPlainText("mobile-agent", text));
+        } catch (MissingApi e) {
+            throw new PlatformException("internal", e.getMessage());
+        }
+    }
+
+    @Override
+    public void restoreClipboard(Object saved) throws PlatformException {
+        try {
+            if (saved == null) clipboards().clear();
+            else clipboards().set((ClipData) saved);
+        } catch (MissingApi e) {
+            throw new PlatformException("internal", e.getMessage());
+        }
+    }
+
+    /**
+     * UiAutomation.takeScreenshot is upright on current releases; a capture in the natural
+     * orientation under a rotated display (older releases) is turned here.
+     */
+    @Override
+    public Screenshot screenshot(String format, int quality) throws PlatformException {
+        check();
+        DisplayInfo d = display();
+        Bitmap b = ua.takeScreenshot();
+        if (b == null) throw new PlatformException("screenshot_failed", "UiAutomation.takeScreenshot returned no image");
+        boolean displayLandscape = d.width > d.height;
+        boolean imageLandscape = b.getWidth() > b.getHeight();
+        if (displayLandscape != imageLandscape && b.getWidth() != b.getHeight()) {
+            Matrix m = new Matrix();
+            m.postRotate(d.rotation == 1 ? -90 : 90);
+            Bitmap turned = Bitmap.createBitmap(b, 0, 0, b.getWidth(), b.getHeight(), m, false);
+            b.recycle();
+            b = turned;
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        boolean ok = b.compress("jpeg".equals(format) ? Bitmap.CompressFormat.JPEG : Bitmap.CompressFormat.PNG, quality, out);
+        int w = b.getWidth();
+        int h = b.getHeight();
+        b.recycle();
+        if (!ok || out.size() == 0) throw new PlatformException("screenshot_failed", "encoding the screenshot failed");
+        return new Screenshot(format, w, h, d.rotation, out.toByteArray());
+    }
+
+    @Override
+    public synchronized void release() {
+        if (released) return;
+        released = true;
+        try {
+            UiAutomations.disconnect(ua);
+        } catch (MissingApi | RuntimeException e) {
+            // the process exits next, which releases the slot as well
+        }
+        looperThread.quitSafely();
+    }
+}

@@ -1,0 +1,86 @@
+package dev.mobileagent.agent.input;
+
+import dev.mobileagent.agent.core.AgentError;
+import dev.mobileagent.agent.platform.Clock;
+import dev.mobileagent.agent.platform.KeyStroke;
+import dev.mobileagent.agent.platform.PNode;
+import dev.mobileagent.agent.platform.Platform;
+import dev.mobileagent.agent.platform.PlatformException;
+import java.util.List;
+
+/**
+ * Text input by the method the node allows: set directly (replacing the node's text), else key
+ * events when the virtual key map types every character, else a paste from the clipboard, which is
+ * restored afterwards (any unicode, nothing installed). `keys` and `clipboard` insert at the cursor
+ * of the node, which is focused first.
+ */
+public final class TextEntry {
+    public static final int KEYCODE_PASTE = 279;
+
+    private final Platform platform;
+    private final Clock clock;
+
+    public TextEntry(Platform platform, Clock clock) {
+        this.platform = platform;
+        this.clock = clock;
+    }
+
+    /** The method {@code auto} picks for this node and text. */
+    public String choose(PNode node, String text) {
+        if (node.canSetText()) return "direct";
+        if (platform.keyStrokesFor(text) != null) return "keys";
+        return "clipboard";
+    }
+
+    /** Enters the text; returns {accepted, method}. */
+    public Object[] enter(PNode node, int nodeId, String text, String method) throws AgentError, PlatformException {
+        String m = "auto".equals(method) ? choose(node, text) : method;
+        boolean ok;
+        switch (m) {
+            case "direct":
+                if (!node.canSetText()) throw AgentError.invalid("node " + nodeId + " does not accept text set directly");
+                ok = node.setText(text);
+                break;
+            case "keys":
+                List<KeyStroke> strokes = platform.keyStrokesFor(text);
+                if (strokes == null) throw AgentError.invalid("no key map types every character of the text; use auto or clipboard");
+                focus(node);
+                ok = typeKeys(strokes);
+                break;
+            case "clipboard":
+                ok = paste(node, text);
+                break;
+            default:
+                throw AgentError.invalid("method must be one of auto, direct, keys, clipboard, not " + method);
+        }
+        return new Object[] {ok, m};
+    }
+
+    private void focus(PNode node) {
+        if (!node.attrs().focused) node.focus();
+    }
+
+    private boolean typeKeys(List<KeyStroke> strokes) throws PlatformException {
+        boolean ok = true;
+        long down = clock.nowMs();
+        for (KeyStroke k : strokes) {
+            long now = clock.nowMs();
+            if (k.action == 0) down = now;
+            ok &= platform.injectKey(k.action, k.code, k.meta, down, now);
+        }
+        return ok;
+    }
+
+    private boolean paste(PNode node, String text) throws PlatformException {
+        Object saved = platform.saveClipboard();
+        try {
+            platform.setClipboardText(text);
+            focus(node);
+            if (node.paste()) return true;
+            long now = clock.nowMs();
+            return platform.injectKey(0, KEYCODE_PASTE, 0, now, now) & platform.injectKey(1, KEYCODE_PASTE, 0, now, now);
+        } finally {
+            platform.restoreClipboard(saved);
+        }
+    }
+}

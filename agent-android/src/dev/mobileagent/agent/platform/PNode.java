@@ -1,0 +1,29 @@
+package dev.mobileagent.agent.platform;
+
+/** One node of a window's tree as the platform holds it (an AccessibilityNodeInfo on Android). */
+public interface PNode {
+    /** Identity of the node for id stability: equal keys are the same node of the same window. */
+    Object key();
+
+    /** The attributes read with the node. */
+    NodeAttrs attrs();
+
+    int childCount();
+
+    /** The child, or null when it is gone (the subtree was torn down while it was read). */
+    PNode child(int index);
+
+    /** The node's current bounds from the live tree, or null when the node is gone. */
+    int[] liveBounds();
+
+    /** Whether the node accepts text set directly (an editable node offering ACTION_SET_TEXT). */
+    boolean canSetText();
+
+    boolean setText(String text);
+
+    /** Pastes the clipboard into the node (ACTION_PASTE); false when refused. */
+    boolean paste();
+
+    /** Gives the node input focus; false when refused. */
+    boolean focus();
+}

@@ -1,0 +1,49 @@
+package dev.mobileagent.agent.platform;
+
+import java.util.List;
+
+/**
+ * Everything that touches Android: windows and nodes, events, input injection, screenshots, the
+ * clipboard and the display. AndroidPlatform implements it over UiAutomation; the host tests use
+ * FakePlatform. Every method may be called from any worker thread.
+ */
+public interface Platform {
+    /** Every interactive window (keyboard and system UI included), top-most first. */
+    List<RawWindow> windows() throws PlatformException;
+
+    DisplayInfo display() throws PlatformException;
+
+    /** Where accessibility events go; called on the platform's own thread. */
+    void setEventSink(EventSink sink);
+
+    /** Injects one touch event: action 0 down, 1 up, 2 move. Returns the platform's verdict. */
+    boolean injectTouch(int action, int x, int y, long downTimeMs, long eventTimeMs) throws PlatformException;
+
+    /** Injects one key event: action 0 down, 1 up. Returns the platform's verdict. */
+    boolean injectKey(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException;
+
+    /** The key events that type {@code text} with the virtual key map, or null when it cannot type all of it. */
+    List<KeyStroke> keyStrokesFor(String text);
+
+    /** The node that has input focus, or null. */
+    PNode focusedInput() throws PlatformException;
+
+    /** The primary clip, opaque, so that it can be put back; null when the clipboard is empty. */
+    Object saveClipboard() throws PlatformException;
+
+    void setClipboardText(String text) throws PlatformException;
+
+    /** Puts back what saveClipboard returned (null: clears the clipboard). */
+    void restoreClipboard(Object saved) throws PlatformException;
+
+    /** An upright screenshot in every display orientation; never a blank image. */
+    Screenshot screenshot(String format, int quality) throws PlatformException;
+
+    /** Releases UI automation; idempotent. */
+    void release();
+
+    /** Receives accessibility events. */
+    interface EventSink {
+        void onEvent(PlatformEvent event);
+    }
+}

@@ -1,0 +1,54 @@
+package dev.mobileagent.agent.server;
+
+import static dev.mobileagent.agent.protocol.Messages.put;
+
+import java.util.Arrays;
+import java.util.List;
+import org.json.JSONArray;
+import org.json.JSONObject;
+
+/** What the server says about itself, and its limits. */
+public final class ServerConfig {
+    public static final List<String> CAPABILITIES = Arrays.asList("events", "bounds", "window_metadata", "text_clipboard");
+
+    public String agent = "mobile-agent-android";
+    public String version;
+    public String build;
+    public long pid;
+    public String socket;
+    public String token;
+    public int allowedUid = 2000;
+    public long idleExitMs = 60_000;
+    /** A connection has this long to send auth, and then welcome. */
+    public int handshakeTimeoutMs = 5_000;
+    /** A welcomed host silent this long is gone (it pings every second). */
+    public int livenessTimeoutMs = 3_000;
+    public int pingIntervalMs = 1_000;
+    public int workers = 8;
+
+    public JSONObject hello() {
+        JSONObject o = new JSONObject();
+        put(o, "type", "hello");
+        put(o, "agent", agent);
+        put(o, "version", version);
+        put(o, "build", build);
+        put(o, "protocols", new JSONArray().put(1));
+        JSONArray caps = new JSONArray();
+        for (String c : CAPABILITIES) caps.put(c);
+        put(o, "capabilities", caps);
+        put(o, "pid", pid);
+        put(o, "socket", socket);
+        return o;
+    }
+
+    public JSONObject readyLine(JSONArray stopped) {
+        JSONObject o = new JSONObject();
+        put(o, "pid", pid);
+        put(o, "socket", socket);
+        put(o, "version", version);
+        put(o, "build", build);
+        put(o, "protocols", new JSONArray().put(1));
+        put(o, "stopped", stopped == null ? new JSONArray() : stopped);
+        return o;
+    }
+}

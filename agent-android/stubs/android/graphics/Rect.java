@@ -1,0 +1,10 @@
+package android.graphics;
+
+/** Compile-only stub of android.graphics.Rect. */
+public final class Rect {
+    public int left;
+    public int top;
+    public int right;
+    public int bottom;
+    public Rect() { throw new RuntimeException("Stub!"); }
+}

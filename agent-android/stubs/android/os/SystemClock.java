@@ -1,0 +1,8 @@
+package android.os;
+
+/** Compile-only stub of android.os.SystemClock. */
+public final class SystemClock {
+    SystemClock() { throw new RuntimeException("Stub!"); }
+    public static long uptimeMillis() { throw new RuntimeException("Stub!"); }
+    public static void sleep(long ms) { throw new RuntimeException("Stub!"); }
+}
