@@ -1,0 +1,114 @@
+"""What a failing device test leaves behind: a screenshot, the tree dump and the logcat lines of its
+run, attached to its report (sections, and pytest-html extras when pytest-html runs) and written
+under the pytest cache (`.pytest_cache/d/mobile-agent/artifacts/<test>/`).
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .errors import MobileAgentError
+
+log = logging.getLogger("pytest_mobile_agent.artifacts")
+
+DEVICE_TIME_COMMAND = "date +'%m-%d %H:%M:%S.000'"
+MAX_LOGCAT_LINES = 2000
+
+
+@dataclass
+class ArtifactSources:
+    """What the fixtures of one test put in reach: filled in as they are set up."""
+
+    device: Any = None
+    session: Any = None
+    screen: Any = None
+    logcat_since: str | None = None
+    written: list[Path] = field(default_factory=list)
+
+    def mark_start(self, device: Any) -> None:
+        """Remember the device's clock, so the logcat of this run can be cut from the rest."""
+        self.device = device
+        try:
+            self.logcat_since = device.shell(DEVICE_TIME_COMMAND).text().strip() or None
+        except MobileAgentError as exc:
+            log.debug("no device time for the logcat cut: %s", exc)
+
+
+ARTIFACTS_KEY = pytest.StashKey[ArtifactSources]()
+
+
+def artifact_dir(config: pytest.Config, nodeid: str) -> Path:
+    base = Path(str(config.cache.mkdir("mobile-agent"))) if config.cache else Path(".mobile-agent")
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", nodeid).strip("_")[:150] or "test"
+    path = base / "artifacts" / name
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def collect(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Attach the artifacts of a failed test to its report."""
+    sources = item.stash.get(ARTIFACTS_KEY, None)
+    if sources is None or sources.device is None:
+        return
+    directory = artifact_dir(item.config, item.nodeid)
+    attached: list[str] = []
+    for name, produce in _producers(sources):
+        try:
+            produced = produce()
+        except (MobileAgentError, OSError, ValueError) as exc:
+            report.sections.append((f"mobile-agent {name}", f"could not be captured: {exc}"))
+            continue
+        if produced is None:
+            continue
+        path = directory / name
+        if isinstance(produced, bytes):
+            path.write_bytes(produced)
+            _html_image(report, produced)
+        else:
+            path.write_text(produced)
+            report.sections.append((f"mobile-agent {path.stem}", produced))
+        sources.written.append(path)
+        attached.append(str(path))
+    if attached:
+        report.sections.append(("mobile-agent artifacts", "\n".join(attached)))
+
+
+def _producers(sources: ArtifactSources) -> list[tuple[str, Callable[[], bytes | str | None]]]:
+    producers: list[tuple[str, Callable[[], bytes | str | None]]] = []
+    if sources.session is not None:
+        producers.append(("screenshot.png", lambda: _screenshot(sources.session)))
+    if sources.screen is not None:
+        producers.append(("tree.txt", lambda: str(sources.screen.dump())))
+    producers.append(("logcat.txt", lambda: _logcat(sources)))
+    return producers
+
+
+def _screenshot(session: Any) -> bytes | None:
+    shot = session.screenshot()
+    data = getattr(shot, "data", shot)
+    return data if isinstance(data, bytes) else None
+
+
+def _logcat(sources: ArtifactSources) -> str:
+    since = f" -t {shlex.quote(sources.logcat_since)}" if sources.logcat_since else ""
+    output = sources.device.shell(f"logcat -d -v threadtime{since}").text()
+    lines = output.splitlines()[-MAX_LOGCAT_LINES:]
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _html_image(report: pytest.TestReport, png: bytes) -> None:
+    """pytest-html shows `report.extras`; without it the list is inert."""
+    try:
+        from pytest_html import extras  # type: ignore[import-not-found]
+    except ImportError:
+        return
+    report.extras = [*getattr(report, "extras", []), extras.png(base64.b64encode(png).decode("ascii"))]  # type: ignore[attr-defined]
