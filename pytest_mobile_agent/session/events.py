@@ -67,10 +67,10 @@ class EventStream:
                 log.exception("event observer failed")
 
     def next_event(self, timeout: float) -> SessionEvent | None:
-        deadline = self._clock() + max(0.0, timeout)
+        deadline = time.monotonic() + max(0.0, timeout)  # real time: the injected clock only stamps
         with self._cond:
             while not self._queue:
-                left = deadline - self._clock()
+                left = deadline - time.monotonic()
                 if left <= 0:
                     return None
                 self._cond.wait(left)

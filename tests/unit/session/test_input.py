@@ -1,0 +1,136 @@
+"""session::input::tests: gestures in pixels to the agent or the controller, keys and text to the agent."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_mobile_agent.errors import AgentError, ControllerError
+from pytest_mobile_agent.session.backends import Ack, ReadReason, Release
+from pytest_mobile_agent.session.input import InputRouter, one_pixel_on, swipe_path
+from pytest_mobile_agent.session.tree import AgentTree
+
+from .fakes import FakeConnection, FakeController, node, snapshot, tabs_window, window
+
+SCALE = 2.625
+
+
+def router(controller: FakeController | None = None, conn: FakeConnection | None = None,
+           failures: list[BaseException] | None = None) -> tuple[InputRouter, FakeConnection, list[float]]:
+    conn = conn or FakeConnection()
+    slept: list[float] = []
+    tree = AgentTree(conn, lambda: SCALE, capabilities=conn.hello.capabilities)
+    r = InputRouter(conn, tree, lambda: SCALE, controller, sleep=slept.append,
+                    on_controller_failure=failures.append if failures is not None else None)
+    return r, conn, slept
+
+
+def test_taps_and_long_presses_go_out_in_pixels() -> None:
+    r, conn, _ = router()
+    r.tap(100, 200)
+    r.long_press(40, 80.5, hold=0.8)
+    assert conn.sent("tap") == [{"x": 262, "y": 525, "hold_ms": 0}, {"x": 105, "y": 211, "hold_ms": 800}]
+    assert conn.timeouts("tap") == [5.0, pytest.approx(5.8)]  # 5 s plus the gesture's duration
+
+
+def test_swipes_keep_their_duration_and_keys_their_code() -> None:
+    r, conn, _ = router()
+    ack = r.swipe(100, 600, 100, 200, duration=0.3)
+    r.key(4)
+    r.key(66, meta=1)
+    assert conn.sent("swipe") == [{"x1": 262, "y1": 1575, "x2": 262, "y2": 525, "duration_ms": 300, "rest_ms": 0}]
+    assert conn.timeouts("swipe") == [pytest.approx(5.3)]
+    assert ack == Ack(accepted=True, path="agent", moves=38)
+    assert conn.sent("key") == [{"code": 4, "meta": 0}, {"code": 66, "meta": 1}]
+
+
+def test_a_swipe_on_the_controller_is_down_moves_and_up_along_the_line() -> None:
+    controller = FakeController()
+    r, conn, slept = router(controller)
+    ack = r.swipe(0, 0, 0, 32 / SCALE * 4, duration=0.032)  # 0 to 128 pixels in 32 ms
+    assert controller.touches == [(0, 0, True), (0, 32, True), (0, 64, True), (0, 96, True), (0, 128, True),
+                                  (0, 128, False)]
+    assert slept == [0.008] * 4  # a move every 8 ms
+    assert ack == Ack(accepted=True, path="controller", moves=4)
+    assert conn.sent("swipe") == [] and r.counts.controller == 1 and r.counts.agent == 0
+
+
+def test_a_swipe_without_duration_still_moves_once() -> None:
+    controller = FakeController()
+    r, _, _ = router(controller)
+    r.swipe(0, 0, 100, 0, duration=0)
+    assert controller.touches == [(0, 0, True), (262, 0, True), (262, 0, False)]
+    assert swipe_path((0, 0, 10, 10), 0.0) == [(10, 10)]
+
+
+def test_a_swipe_released_resting_asks_the_agent_to_rest_60_ms() -> None:
+    r, conn, _ = router()
+    r.swipe(100, 600, 100, 200, duration=0.3, release=Release.RESTING)
+    assert conn.sent("swipe")[0]["rest_ms"] == 60
+    assert conn.timeouts("swipe") == [pytest.approx(5.36)]
+
+
+def test_a_swipe_released_resting_on_the_controller_rests_then_moves_a_pixel_on_and_lifts() -> None:
+    controller = FakeController()
+    r, _, slept = router(controller)
+    r.swipe(0, 128 / SCALE, 0, 0, duration=0.016, release=Release.RESTING)  # upwards
+    assert controller.touches == [(0, 128, True), (0, 64, True), (0, 0, True), (0, -1, True), (0, -1, False)]
+    assert slept == [0.008, 0.008, 0.06]  # the rest comes after the last move, before the pixel on
+    assert one_pixel_on((0, 0, 300, 0)) == (1, 0) and one_pixel_on((0, 0, 0, 0)) == (0, 1)
+
+
+def test_text_names_the_node_of_the_latest_read_and_its_method() -> None:
+    conn = FakeConnection()
+    field = node(88, None, 0, cls="android.widget.EditText", editable=True, focused=True)
+    conn.always("snapshot", snapshot(tabs_window(), window(20, [field])))
+    r, _, _ = router(conn=conn)
+    r.text("héllo 👋")  # before any read: the agent picks the focused node
+    r._tree.read(ReadReason.ATTACH)
+    r.text("héllo 👋", method="keys")
+    r.text("x", node=3, method="direct")
+    assert conn.sent("text") == [
+        {"node": None, "text": "héllo 👋", "method": "auto"},
+        {"node": 88, "text": "héllo 👋", "method": "keys"},
+        {"node": 3, "text": "x", "method": "direct"},
+    ]
+
+
+def test_acknowledgements_carry_the_platforms_verdict_and_the_text_method() -> None:
+    conn = FakeConnection()
+    conn.script("text", {"accepted": True, "method": "keys"}, {"accepted": True, "method": "clipboard"})
+    conn.script("key", {"accepted": False})
+    r, _, _ = router(conn=conn)
+    assert r.text("abc").method == "keys"
+    assert r.text("€").method == "clipboard"
+    assert r.key(4) == Ack(accepted=False, path="agent")
+    conn.script("tap", AgentError("injection_refused", "enable USB debugging (Security settings)", method="tap"))
+    with pytest.raises(AgentError) as info:
+        r.tap(1, 1)
+    assert info.value.code == "injection_refused"
+
+
+def test_keys_and_text_stay_with_the_agent_with_a_controller() -> None:
+    controller = FakeController(keyboard=True)
+    r, conn, _ = router(controller)
+    r.key(4)
+    r.text("a")
+    assert controller.touches == [] and len(conn.sent("key")) == 1 and len(conn.sent("text")) == 1
+
+
+def test_a_controller_that_fails_before_the_touch_lands_hands_the_input_to_the_agent_for_good() -> None:
+    controller = FakeController(fail_at_touch=0)
+    failures: list[BaseException] = []
+    r, conn, _ = router(controller, failures=failures)
+    assert r.tap(10, 10).path == "agent"
+    controller.fail_at_touch = None
+    assert r.swipe(0, 0, 10, 10, 0.1).path == "agent"  # after that, all input goes through the agent
+    assert controller.touches == [] and len(conn.sent("tap")) == 1 and len(conn.sent("swipe")) == 1
+    assert isinstance(r.controller_failure, ControllerError) and failures == [r.controller_failure]
+
+
+def test_a_controller_that_fails_after_the_touch_landed_reports_it_and_moves_on_to_the_agent() -> None:
+    controller = FakeController(fail_at_touch=1)
+    r, conn, _ = router(controller)
+    with pytest.raises(ControllerError, match="UNAVAILABLE"):
+        r.tap(10, 10)
+    assert conn.sent("tap") == []  # half a tap landed: not sent twice
+    assert r.tap(10, 10).path == "agent"
