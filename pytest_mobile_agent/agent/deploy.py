@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import shlex
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -44,6 +43,7 @@ log = logging.getLogger("pytest_mobile_agent.agent")
 
 _POLL = 0.05
 _MAX_KEPT_LINES = 20
+_MAX_STDERR = 4096
 
 
 # --- what the deployer needs of a device (adb.Device, or a test's fake) ---------------------------
@@ -58,7 +58,7 @@ class _Output(Protocol):
 class _Stream(Protocol):
     def write(self, data: bytes) -> None: ...
     def close_stdin(self) -> None: ...
-    def read_line(self, timeout: float | None = None) -> str | None: ...
+    def read(self, timeout: float | None = None) -> tuple[int, bytes] | None: ...
     def close(self) -> None: ...
 
 
@@ -69,6 +69,48 @@ class DeviceLike(Protocol):
     def shell_stream(self, cmd: str) -> Any: ...
     def push_bytes(self, data: bytes, remote: str, mode: int = 0o644) -> None: ...
     def open_abstract(self, name: str) -> Any: ...
+
+
+class _LaunchOutput:
+    """The launch stream's standard output line by line, with stderr and stray lines kept (bounded)
+    to explain a launch that ends without its ready line."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self._buffer = bytearray()
+        self._stderr = bytearray()
+        self._kept: list[str] = []
+
+    def next_line(self, timeout: float) -> str | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            newline = self._buffer.find(b"\n")
+            if newline >= 0:
+                line = bytes(self._buffer[:newline])
+                del self._buffer[:newline + 1]
+                return line.rstrip(b"\r").decode("utf-8", "replace")
+            item = self._stream.read(max(0.001, deadline - time.monotonic()))
+            if item is None:
+                rest, self._buffer = bytes(self._buffer), bytearray()
+                return rest.decode("utf-8", "replace") if rest else None
+            kind, data = item
+            if kind == 1:
+                self._buffer += data
+            elif len(self._stderr) < _MAX_STDERR:
+                self._stderr += data[:_MAX_STDERR - len(self._stderr)]
+
+    def keep(self, line: str) -> None:
+        if line.strip() and len(self._kept) < _MAX_KEPT_LINES:
+            self._kept.append(line.strip())
+
+    def describe(self) -> str:
+        parts = []
+        if self._kept:
+            parts.append("stdout: " + "; ".join(self._kept))
+        stderr = self._stderr.decode("utf-8", "replace").strip()
+        if stderr:
+            parts.append("stderr: " + "; ".join(stderr.splitlines()[:_MAX_KEPT_LINES]))
+        return ", ".join(parts) or "no output"
 
 
 # --- values --------------------------------------------------------------------------------------
@@ -283,7 +325,7 @@ class Deployer:
         command = launch_command(remote, socket, options.idle_exit_ms, force=options.force,
                                  extra_args=options.extra_args)
         stream = self.device.shell_stream(command)
-        kept: list[str] = []
+        output = _LaunchOutput(stream)
         try:
             stream.write(token.encode("ascii") + b"\n")
             stream.close_stdin()
@@ -294,13 +336,14 @@ class Deployer:
                 if left <= 0:
                     raise Timeout(waiting, options.ready_timeout)
                 try:
-                    line = stream.read_line(left)
+                    line = output.next_line(left)
                 except MobileAgentError as exc:
                     if exc.is_timeout():
                         raise Timeout(waiting, options.ready_timeout) from None
                     raise DeployError(f"the launch stream of {socket} on {self.serial} failed: {exc}") from exc
                 if line is None:
-                    raise DeployError(self._ended_without_ready(socket, kept))
+                    raise DeployError(f"the agent {socket} on {self.serial} exited before its ready line "
+                                      f"({output.describe()})")
                 parsed = parse_launch_line(line)
                 if isinstance(parsed, Ready):
                     return parsed
@@ -309,17 +352,12 @@ class Deployer:
                 if isinstance(parsed, ErrorLine):
                     raise DeployError(f"the agent {socket} on {self.serial} failed to start: "
                                       f"{parsed.code}: {parsed.message}")
-                if len(kept) < _MAX_KEPT_LINES:
-                    kept.append(line)
+                output.keep(line)
         except Timeout:
             self._kill_by_socket(socket)
             raise
         finally:
             stream.close()
-
-    def _ended_without_ready(self, socket: str, kept: Sequence[str]) -> str:
-        text = "; ".join(line.strip() for line in kept if line.strip()) or "no output"
-        return f"the agent {socket} on {self.serial} exited before its ready line ({text})"
 
     def _held(self, line: ConflictLine) -> Conflict:
         holder = line.holder.describe() if line.holder else "an unknown client"

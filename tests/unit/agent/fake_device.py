@@ -66,9 +66,17 @@ class LaunchStream:
     def close_stdin(self) -> None:
         self.lines, self.ends = self.device.run_launch(self.command, self.stdin.decode().strip())
 
-    def read_line(self, timeout: float | None = None) -> str | None:
+    def read(self, timeout: float | None = None) -> tuple[int, bytes] | None:
+        """(1, stdout bytes) or (2, stderr bytes); None once the command exited."""
         if self.lines:
-            return self.lines.pop(0)
+            line = self.lines.pop(0)
+            if line.startswith("stderr:"):
+                return 2, line[len("stderr:"):].encode() + b"\n"
+            half = len(line) // 2  # lines arrive split across packets
+            if half:
+                self.lines.insert(0, line[half:])
+                return 1, line[:half].encode()
+            return 1, line.encode()
         if self.ends:
             return None
         time.sleep(timeout or 0)
@@ -196,7 +204,8 @@ class FakeDevice:
         jar = re.search(r"CLASSPATH=(\S+)", command)[1]  # type: ignore[index]
         force = " --force" in command
         if self.launch_script is not None:
-            return list(self.launch_script), self.launch_ends
+            return [line if line.startswith("stderr:") else line + "\n" for line in self.launch_script], \
+                self.launch_ends
         data = self.files[jar][0]
         version = re.search(rb"mobile-agent-android ([0-9.]+)", data)[1].decode()  # type: ignore[index]
         stopped: list[dict[str, Any]] = []
@@ -208,11 +217,11 @@ class FakeDevice:
             line = {"holder": {"pid": pid, "name": args},
                     "message": "UiAutomationService android.accessibilityservice.IAccessibilityServiceClient"
                                "$Stub$Proxy@5d4d5e8 already registered!"}
-            return ["MOBILE_AGENT_CONFLICT " + json.dumps(line)], True
+            return ["MOBILE_AGENT_CONFLICT " + json.dumps(line) + "\n"], True
         for pid, args in holders:
             stopped.append({"pid": pid, "name": args})
             self.exit(pid)
         agent = self.add_agent(socket, token, version=version, build=self.report_build or build_of(data))
         ready = {"pid": agent.pid, "socket": socket, "version": version, "build": agent.build,
                  "protocols": [1], "stopped": stopped}
-        return ["some linker warning", "MOBILE_AGENT_READY " + json.dumps(ready)], False
+        return ["some linker warning\n", "MOBILE_AGENT_READY " + json.dumps(ready) + "\n"], False

@@ -253,8 +253,8 @@ def test_a_stale_jar_is_stopped_and_the_error_says_to_rebuild(device: FakeDevice
 
 
 def test_an_agent_exiting_before_its_ready_line_is_an_error_with_its_output(device: FakeDevice) -> None:
-    device.launch_script = ["Exception in thread main: java.lang.ClassNotFoundException"]
-    with pytest.raises(DeployError, match="before its ready line.*ClassNotFoundException"):
+    device.launch_script = ["CANNOT LINK EXECUTABLE", "stderr:java.lang.ClassNotFoundException: Main"]
+    with pytest.raises(DeployError, match="before its ready line.*CANNOT LINK.*stderr: java.lang.ClassNotFound"):
         _deployer(device).attach()
     assert device.files == {}
 
