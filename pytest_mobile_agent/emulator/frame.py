@@ -27,7 +27,7 @@ RGB888 = 2
 
 @dataclass(frozen=True)
 class Frame:
-    """An RGB888 frame, top row first. `seq` counts the device's frames since the stream began;
+    """An RGB888 frame, top row first (0x0 and empty for an inactive display). `seq` counts the device's frames since the stream began;
     `timestamp_us` is the emulator's capture time (unix µs); `received_at` the host's monotonic
     arrival time; `rotation` the emulator's Rotation.SkinRotation (0 portrait)."""
 
@@ -78,9 +78,11 @@ class Frame:
         fmt = image.format
         width, height = fmt.width or image.width, fmt.height or image.height
         data = image.image  # one access: the protobuf runtime hands out a new bytes object each time
-        if fmt.format == RGBA8888:
+        if not data:  # an inactive or not yet visible display: the emulator sends an empty image
+            width = height = 0
+        elif fmt.format == RGBA8888:
             data = _rgba_to_rgb(data, width, height)
-        elif fmt.format == PNG and data:
+        elif fmt.format == PNG:
             data, width, height = _png_to_rgb(data)
         return cls(
             width=width,

@@ -115,3 +115,9 @@ def test_rgba_and_png_images_become_rgb888_frames() -> None:
     broken = pb.Image(format=pb.ImageFormat(format=pb.ImageFormat.PNG, width=20, height=30), image=b"\x89PNG garbage")
     with pytest.raises(ProtocolError, match="does not decode"):
         Frame.from_image(broken)
+
+
+def test_an_empty_image_is_an_empty_frame() -> None:
+    image = pb.Image(format=pb.ImageFormat(format=pb.ImageFormat.RGB888, width=540, height=1200), image=b"", seq=0)
+    frame = Frame.from_image(image)
+    assert (frame.width, frame.height, frame.data, frame.seq) == (0, 0, b"", 0)
