@@ -336,3 +336,15 @@ def test_frames_of_unknown_types_after_the_handshake_are_ignored() -> None:
     session = _established(0.0)
     session.receive(encode({"type": "from_the_future", "x": 1}), 0.1)
     assert session.state is State.ESTABLISHED and session.take_events() == []
+
+
+@given(st.binary(max_size=200), st.integers(min_value=1, max_value=32))
+def test_the_host_session_fed_arbitrary_bytes_either_goes_on_or_closes_cleanly(data: bytes, step: int) -> None:
+    session = _established(0.0)
+    for start in range(0, len(data), step):
+        session.receive(data[start:start + step], 0.1)
+    session.tick(0.2)
+    if session.state is State.CLOSED:  # garbage, or by chance a valid closing frame
+        assert session.failure is None or isinstance(session.failure, ProtocolError)
+        assert isinstance(session.take_events()[-1], Disconnection)
+    session.take_outgoing()
