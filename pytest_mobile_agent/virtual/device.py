@@ -158,6 +158,8 @@ class VirtualDevice:
         self._log: collections.deque[str] = collections.deque(maxlen=2000)
         self._log_lock = threading.Lock()
         self._boot_time = time.time()
+        self.boot_monotonic = time.monotonic()
+        self.log_listeners: list[Callable[[], None]] = []
         self._start_system()
         self.sh_program: Program = sh_main(self)
         self._install_programs()
@@ -267,6 +269,8 @@ class VirtualDevice:
         stamp = time.strftime("%m-%d %H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
         with self._log_lock:
             self._log.append(f"{stamp} {pid or ADBD_PID:5} {pid or ADBD_PID:5} {priority} {tag}: {message}")
+        for listener in list(self.log_listeners):
+            listener()
 
     def log_lines(self) -> list[str]:
         with self._log_lock:

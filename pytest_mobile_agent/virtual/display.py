@@ -53,6 +53,7 @@ class Display:
         self.cond = threading.Condition()
         self.change_count = 0
         self._subscribers: list[queue.SimpleQueue[EventLine]] = []
+        self._event_listeners: list[Callable[[EventLine], None]] = []
         self._sub_lock = threading.Lock()
         self._tracking_id = -1
         self._touching = False
@@ -134,15 +135,29 @@ class Display:
             if events in self._subscribers:
                 self._subscribers.remove(events)
 
+    def add_event_listener(self, listener: Callable[[EventLine], None]) -> None:
+        """listener(event) for every input event published from now on (getevent's reader)."""
+        with self._sub_lock:
+            self._event_listeners.append(listener)
+
+    def remove_event_listener(self, listener: Callable[[EventLine], None]) -> None:
+        with self._sub_lock:
+            if listener in self._event_listeners:
+                self._event_listeners.remove(listener)
+
     def add_touch_listener(self, listener: Callable[[int, int, bool], None]) -> None:
         self._touch_listeners.append(listener)
 
     def _publish(self, events: list[EventLine]) -> None:
         with self._sub_lock:
             subscribers = list(self._subscribers)
+            listeners = list(self._event_listeners)
         for subscriber in subscribers:
             for event in events:
                 subscriber.put(event)
+        for listener in listeners:
+            for event in events:
+                listener(event)
 
     def touch(self, x: int, y: int, pressed: bool) -> None:
         """One touch report of contact 0 at (x, y) in display pixels; pressed False lifts it."""

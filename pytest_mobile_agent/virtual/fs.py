@@ -372,6 +372,7 @@ class FileSystem:
              create: bool = False, truncate: bool = False, exclusive: bool = False, mode: int = 0o666) -> OpenFile:
         """open(2) with the usual flag semantics."""
         path = self.normalize(path)
+        created = False
         try:
             node, canonical = self._resolve(path, cred)
             if exclusive and create:
@@ -384,6 +385,7 @@ class FileSystem:
             node = self._node("file", mode & 0o7777, cred.uid, parent.gid if parent.mode & 0o2000 else cred.uid)
             parent.children[name] = node
             parent.mtime = time.time()
+            created = True
         if node.kind == "chr":
             want = (4 if read else 0) | (2 if write else 0)
             if not self._can(node, cred, want):
@@ -397,7 +399,7 @@ class FileSystem:
         want = (4 if read else 0) | (2 if write else 0)
         if write and (node.read_only or self._under_read_only(canonical)):
             raise fs_error(errno.EROFS, path)
-        if not self._can(node, cred, want):
+        if not created and not self._can(node, cred, want):
             raise fs_error(errno.EACCES, path)
         if truncate and write:
             node.data.clear()
@@ -455,6 +457,13 @@ class FileSystem:
             raise fs_error(errno.EPERM, path)
         del parent.children[name]
         parent.mtime = time.time()
+
+    def symlink(self, target: str, path: str, cred: Cred) -> None:
+        parent, name, _ = self._parent(path, cred)
+        if name in parent.children:
+            raise fs_error(errno.EEXIST, path)
+        self._check_write_dir(parent, cred, path)
+        parent.children[name] = self._node("link", 0o777, cred.uid, cred.uid, target=target)
 
     def rmdir(self, path: str, cred: Cred) -> None:
         parent, name, _ = self._parent(path, cred)
