@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from pytest_mobile_agent.errors import ProtocolError, Unauthorized, VersionMismatch
+from pytest_mobile_agent.errors import ProtocolError, Timeout, Unauthorized, VersionMismatch
 
 log = logging.getLogger("pytest_mobile_agent.agent")
 
@@ -368,7 +368,8 @@ class HostSession:
         if now - self._last_received >= self.liveness_timeout:
             silent = now - self._last_received
             if self.state is State.AUTHENTICATING:
-                self.failure = ProtocolError(f"the agent did not answer the handshake within {silent:.1f} s")
+                self.failure = Timeout("the handshake with the agent", self.liveness_timeout,
+                                       detail=f"nothing received for {silent:.1f} s")
             self._close(f"the agent was silent for {silent:.1f} s and is taken for dead", Hint.REATTACH.value)
             return
         if self.state is not State.ESTABLISHED:

@@ -348,3 +348,12 @@ def test_the_host_session_fed_arbitrary_bytes_either_goes_on_or_closes_cleanly(d
         assert session.failure is None or isinstance(session.failure, ProtocolError)
         assert isinstance(session.take_events()[-1], Disconnection)
     session.take_outgoing()
+
+
+def test_an_agent_silent_through_the_handshake_is_a_timeout() -> None:
+    session = HostSession(token=TOKEN)
+    session.start(0.0)
+    session.tick(3.0)
+    assert session.state is State.CLOSED
+    assert session.failure is not None and session.failure.is_timeout()
+    assert "handshake" in str(session.failure)
