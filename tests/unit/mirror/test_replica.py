@@ -1,0 +1,135 @@
+"""The replica kept current: warm snapshots, events, frames, polls, probes, stable refs."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_mobile_agent.errors import Disconnected, StaleElement
+from pytest_mobile_agent.session import backends as b
+from pytest_mobile_agent.session.backends import ReadReason
+
+from .fakes import Rig, login_screen
+
+R = ReadReason
+
+
+def frame(hash: int, at: float) -> b.Frame:
+    return b.Frame(hash=hash, captured_at=at, received_at=at, seq=0, width=540, height=1200)
+
+
+def test_the_first_look_reads_with_the_attach_bound_and_a_warm_snapshot_reads_nothing() -> None:
+    rig = Rig(login_screen())
+    first = rig.mirror.snapshot()
+    assert rig.reasons == [R.ATTACH] and first.node_count == 5
+    for _ in range(100):
+        assert rig.mirror.snapshot() is first
+    assert rig.reasons == [R.ATTACH]
+
+
+def test_an_event_reads_again_for_the_window_it_names() -> None:
+    rig = Rig(login_screen())
+    rig.mirror.snapshot()
+    rig.events.put(b.ProtocolEvent(1, "window_changed", {"window": 12, "nodes": [3]}, 0.0))
+    rig.mirror.snapshot()
+    rig.events.put(b.ProtocolEvent(2, "windows_changed", {"windows": [12, 31]}, 0.0))
+    rig.mirror.snapshot()
+    assert rig.tree.reads == [(R.ATTACH, []), (R.EVENT, [12]), (R.EVENT, [12, 31])]
+
+
+def test_a_frame_reads_again_only_when_its_hash_changes() -> None:
+    rig = Rig(login_screen(), live_frames=True)
+    rig.mirror.snapshot()
+    rig.events.put(frame(7, 1.0))
+    rig.mirror.snapshot()
+    rig.events.put(frame(7, 1.1))
+    rig.events.put(frame(7, 1.2))
+    rig.mirror.snapshot()
+    rig.events.put(frame(8, 1.3))
+    rig.mirror.snapshot()
+    assert rig.reasons == [R.ATTACH, R.FRAME, R.FRAME]
+
+
+def test_a_gap_and_a_resync_read_everything_again_with_the_idle_bound() -> None:
+    rig = Rig(login_screen())
+    rig.mirror.snapshot()
+    rig.events.put(b.OutOfSync(expected=3, got=9, at=0.0))
+    rig.events.put(b.ProtocolEvent(9, "window_changed", {"window": 12}, 0.0))
+    rig.mirror.snapshot()
+    assert rig.reasons == [R.ATTACH, R.RESYNC]  # one read, for the strongest reason
+
+
+def test_refs_stay_stable_when_the_agent_renumbers_the_nodes() -> None:
+    rig = Rig(login_screen(first=1))
+    login = rig.mirror.find(text="Login")
+    sign_in = rig.mirror.find(desc="Sign in")
+    rig.tree.screen = login_screen(first=50, welcome=True)  # the cache was evicted: new agent ids
+    view = rig.mirror.refresh()
+    assert rig.mirror.find(text="Login") == login and login.node.id == 51
+    assert rig.mirror.find(desc="Sign in").ref == sign_in.ref
+    welcome = rig.mirror.find(text_contains="Welcome")
+    assert welcome.ref not in (login.ref, sign_in.ref) and view.node_count == 6
+    rig.tree.screen = login_screen(first=90)
+    rig.mirror.refresh()
+    assert not welcome.exists
+    with pytest.raises(StaleElement, match="no longer on the screen"):
+        _ = welcome.text
+    assert login.text == "Login"
+
+
+def test_while_waiting_the_replica_is_read_again_every_second() -> None:
+    rig = Rig(login_screen(), can_probe=False)
+    rig.tree.on_read = lambda n: setattr(rig.tree, "screen", login_screen(welcome=True)) if n == 3 else None
+    start = rig.clock.now
+    found = rig.mirror.wait_for(text="Welcome, ada", timeout=10)
+    assert found.text == "Welcome, ada"
+    assert rig.reasons == [R.ATTACH, R.POLL, R.POLL]
+    assert rig.clock.now - start == pytest.approx(2.0)
+
+
+def test_a_settle_without_frames_probes_and_reads_the_moved_window_evicted() -> None:
+    rig = Rig(login_screen())
+    rig.mirror.snapshot()
+    moved = {2: (0, 400, 360, 526)}
+    rig.tree.bounds_now = lambda i: moved.get(i, _bounds_of(rig, i))
+    rig.tree.on_read = lambda n: (setattr(rig.tree, "bounds_now", None) if n == 2 else None)
+    assert rig.mirror.settle(timeout=2.0)
+    assert rig.tree.reads[1] == (R.MOVED, [12])
+    assert len(rig.tree.probes) >= 2 and all(len(p) == 5 for p in rig.tree.probes)
+
+
+def _bounds_of(rig: Rig, node_id: int) -> b.Bounds:
+    for w in rig.tree.screen["windows"]:
+        for n in w["nodes"]:
+            if n["id"] == node_id:
+                return tuple(n["bounds"])  # type: ignore[return-value]
+    raise KeyError(node_id)
+
+
+def test_with_frames_the_settle_never_probes() -> None:
+    rig = Rig(login_screen(), live_frames=True)
+    rig.mirror.snapshot()
+    assert rig.mirror.settle(timeout=2.0)
+    assert rig.tree.probes == []
+
+
+def test_a_screen_that_never_stops_changing_ends_the_settle_at_its_timeout() -> None:
+    rig = Rig(login_screen(), live_frames=True)
+    rig.mirror.snapshot()
+    for k in range(200):
+        rig.events.at(rig.clock.now + 0.05 * k, frame(k, rig.clock.now + 0.05 * k))
+    start = rig.clock.now
+    assert rig.mirror.settle(timeout=1.0) is False
+    assert rig.clock.now - start == pytest.approx(1.0, abs=0.06)
+
+
+def test_a_disconnection_ends_the_reads_with_the_reconnect_hint() -> None:
+    rig = Rig(login_screen())
+    rig.mirror.snapshot()
+    rig.events.put(b.Disconnected("killed", "attach again to relaunch or reuse the agent", 0.0))
+    assert rig.mirror.wait_disconnected(1.0).reason == "killed"
+    with pytest.raises(Disconnected, match="killed") as info:
+        rig.mirror.refresh()
+    assert info.value.reconnect_hint == "attach again to relaunch or reuse the agent"
+    with pytest.raises(Disconnected):
+        rig.mirror.tap(text="Login")
+    assert rig.input.calls == []
