@@ -290,15 +290,6 @@ class FrameStream:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __iter__(self) -> FrameStream:
-        return self
-
-    def __next__(self) -> Frame:
-        while True:
-            frame = self.next(1.0)
-            if frame is not None:
-                return frame
-
     def _read(self) -> None:
         try:
             self._call.initial_metadata()  # the response headers: the stream is open
