@@ -1,9 +1,10 @@
 """The controller client's integration tests (seed task 5.4), against the target --android-serial names.
 
 `--android-serial virtual`: the controller double serves the lab device's display, with its discovery
-file in a per-test directory (MOBILE_AGENT_AVD_DISCOVERY_DIR). Until the lab has a device model with a
-display, a small test-pattern display stands in and the parts that need the device's shell (getevent,
-screencap, wm) say they were skipped. `--android-serial emulator-5554`: a real emulator started with
+file in a per-test directory (MOBILE_AGENT_AVD_DISCOVERY_DIR), unless the lab device runs one itself
+(`device.controller`). Where the device's shell lacks a program a check needs (getevent, screencap,
+wm), the test says so: it skips the getevent check, and compares with the display's own render
+instead of screencap. `--android-serial emulator-5554`: a real emulator started with
 `-grpc <port> -grpc-use-token`, resolved from its discovery file.
 
 Measurements are printed (run with -s): the first frame's latency and the frames of the next second
@@ -16,7 +17,6 @@ from __future__ import annotations
 import io
 import re
 import statistics
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,7 +27,7 @@ import grpc
 import numpy as np
 import pytest
 from google.protobuf import empty_pb2
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from pytest_mobile_agent.emulator import Controller, Endpoint, Hardware, console_port, resolve
 from pytest_mobile_agent.emulator import discovery as discovery_module
@@ -41,43 +41,6 @@ from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
 pytestmark = pytest.mark.device
 
 FRAME_WINDOW_S = 1.0  # the seed's window is 3 s
-
-
-class PatternDisplay:
-    """A stand-in display (size, density, render, touch, change counter and condition) for a lab
-    without a device model: a status bar whose clock changes every second, content that changes
-    where a touch lifts."""
-
-    def __init__(self, width: int = 1080, height: int = 2400, density: int = 420) -> None:
-        self.size = (width, height)
-        self.density = density
-        self.changes = 0
-        self.condition = threading.Condition()
-        self.touches: list[tuple[int, int, bool]] = []
-        self._marks: list[tuple[int, int]] = []
-
-    def render(self) -> Image.Image:
-        width, height = self.size
-        image = Image.new("RGB", self.size, (245, 245, 245))
-        draw = ImageDraw.Draw(image)
-        draw.rectangle((0, 0, width - 1, 83), fill=(20, 20, 40))
-        shade = int(time.time()) % 200 + 40  # the clock
-        draw.rectangle((40, 20, 220, 64), fill=(shade, shade, shade))
-        draw.rectangle((0, height - 126, width - 1, height - 1), fill=(0, 0, 0))  # the navigation bar
-        for x, y in self._marks:
-            draw.ellipse((x - 30, y - 30, x + 30, y + 30), fill=(0, 90, 200))
-        return image
-
-    def touch(self, x: int, y: int, pressed: bool) -> None:
-        self.touches.append((x, y, pressed))
-        if not pressed and y >= 84:
-            self._marks.append((x, y))
-            self._changed()
-
-    def _changed(self) -> None:
-        with self.condition:
-            self.changes += 1
-            self.condition.notify_all()
 
 
 @dataclass
@@ -98,16 +61,9 @@ class ControllerTarget:
 
 
 def _virtual_device(request: pytest.FixtureRequest) -> tuple[Any, Any]:
-    """The lab's device model and its adb client Device, or (None, None) while the lab has no
-    device model yet."""
-    try:
-        target = request.getfixturevalue("android_target")
-        model = target.lab.device(target.serial)
-    except (ImportError, AttributeError):
-        return None, None
-    if getattr(model, "display", None) is None:
-        return None, None
-    return model, request.getfixturevalue("device")
+    """The lab's device model (its display is what the double serves) and its adb client Device."""
+    target = request.getfixturevalue("android_target")
+    return target.lab.device(target.serial), request.getfixturevalue("device")
 
 
 @pytest.fixture
@@ -129,9 +85,7 @@ def controller_target(
         yield _virtual_target(existing, device)
         return
     monkeypatch.setenv(DISCOVERY_DIR_ENV, str(tmp_path / "avd" / "running"))
-    display = model.display if model is not None else PatternDisplay()
-    lab_serial = getattr(model, "serial", None) or "emulator-5554"
-    double = ControllerDouble(display, serial=lab_serial, avd=AvdConfig()).start()
+    double = ControllerDouble(model.display, serial=model.serial, avd=AvdConfig()).start()
     try:
         yield _virtual_target(double, device)
     finally:
