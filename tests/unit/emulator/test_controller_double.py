@@ -270,3 +270,13 @@ def test_the_double_serves_the_virtual_devices_display(discovery_dir: Path) -> N
     codes = [(code, value) for _, _, code, value in lines]
     assert ("ABS_MT_POSITION_X", 250) in codes and ("ABS_MT_POSITION_Y", 50) in codes
     assert ("BTN_TOUCH", "DOWN") in codes and ("BTN_TOUCH", "UP") in codes
+
+
+def test_a_wrong_token_makes_the_endpoint_unavailable_without_showing_it(double: ControllerDouble) -> None:
+    from pytest_mobile_agent.emulator import Endpoint
+
+    wrong = "w" * 64
+    with pytest.raises(Unavailable) as caught:
+        Controller.connect(Endpoint.at(double.port, token=wrong, serial="emulator-5554"))
+    assert "UNAUTHENTICATED: The token `Bearer <token>` is invalid" in caught.value.reason
+    assert wrong not in caught.value.warning()
