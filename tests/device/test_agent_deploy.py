@@ -123,10 +123,10 @@ def _wait_gone(device: Device, pid: int, timeout: float = 5.0) -> bool:
     return True
 
 
-def _packages(device: Device) -> bytes:
+def _packages(device: Device) -> list[str]:
     out = device.shell("pm list packages")
     assert out.exit_code == 0, f"pm list packages failed: {out}"
-    return out.stdout
+    return sorted(out.stdout.decode().split())  # pm's order is not stable
 
 
 def _alive(attached: Attached) -> None:
@@ -298,7 +298,9 @@ def test_another_tool_holding_automation_is_a_conflict_naming_it_until_forced(de
         with pytest.raises(errors.Conflict) as caught:
             deployments.attach()
         text = str(caught.value)
-        assert "uiautomator events" in text and "already registered" in text and "force" in text
+        pids = [e.pid for e in parse_ps(device.shell(PS_COMMAND).stdout.decode()) if "uiautomator" in e.args]
+        assert "uiautomator" in text and any(f"pid {pid}" in text for pid in pids), text
+        assert "already registered" in text and "force" in text
         assert deployments.agents() == []
         forced = deployments.attach(deployments.deployer(force=True))
         assert isinstance(forced.outcome, Launched)
