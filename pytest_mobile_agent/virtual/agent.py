@@ -51,7 +51,8 @@ SHELL_UID = 2000
 VERSION_PATTERN = re.compile(rb"mobile-agent-android ([0-9A-Za-z][0-9A-Za-z.+-]*)")
 
 PING_AFTER_S = 1.0
-HANDSHAKE_TIMEOUT_S = 10.0
+HANDSHAKE_TIMEOUT_S = 5.0  # for auth after connecting, and for welcome after the hello
+SILENT_HOST_S = 3.0  # a welcomed connection that sends nothing this long is closed
 SWIPE_STEP_MS = 8
 #: after its own input the agent re-reads event-less windows on every snapshot for this long,
 #: since nothing tells it when Compose has finished composing what the input started
@@ -139,6 +140,7 @@ class Connection:
         self.welcomed = False
         self.seq = 0
         self.last_sent = time.monotonic()
+        self.last_received = time.monotonic()
         self.next_nonce = 1
         self._pending: deque[dict[str, Any]] = deque()
 
@@ -169,7 +171,8 @@ class Connection:
                 self.stream.close()
 
     def read(self, deadline: float | None) -> dict[str, Any] | None:
-        """The next message; None at the end of the stream. ProtocolError on bad bytes."""
+        """The next message; None at the end of the stream, or when a welcomed host has been
+        silent for 3 s (it is gone). ProtocolError on bad bytes; errors.Timeout at `deadline`."""
         while not self._pending:
             if self.closed or self.core.stopped:
                 return None
@@ -179,11 +182,14 @@ class Connection:
             except errors.Timeout:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise
+                if self.welcomed and time.monotonic() - self.last_received >= SILENT_HOST_S:
+                    return None
                 continue
             except (errors.MobileAgentError, OSError):
                 return None
             if not data:
                 return None
+            self.last_received = time.monotonic()
             for message in self.decoder.feed(data):
                 wire.validate(message)
                 self._pending.append(message)
@@ -328,13 +334,15 @@ class AgentCore:
 
     def _answer(self, conn: Connection, message: dict[str, Any], read_at: float) -> None:
         request_id = message["id"]
-        deadline = read_at + message["deadline_ms"] / 1000.0
+        deadline = read_at + max(0, message["deadline_ms"]) / 1000.0
         method = message["method"]
         after: Callable[[], None] | None = None
         try:
             handler = self._methods().get(method)
             if handler is None:
                 raise RequestError("unknown_method", f"unknown method {method!r}")
+            if message["deadline_ms"] < 0:
+                raise RequestError("invalid_params", "deadline_ms must be at least 0")
             params = message["params"]
             result, after = handler(params, deadline, conn)
             if time.monotonic() > deadline:
@@ -575,8 +583,6 @@ class AgentCore:
             raise RequestError("invalid_params", "node must be a node id or null")
         with self._input_lock, self.ui.lock:
             node = self._text_target(node_id)
-            if not node.focused:
-                self.ui.focus(node)
             used = method
             if method == "auto":
                 if node.accepts_set_text:
@@ -588,16 +594,18 @@ class AgentCore:
             if used == "direct":
                 if not self.ui.set_text(node, text):
                     raise RequestError("invalid_params", f"node {node.uid} does not accept text set directly")
-            elif used == "keys":
+                self._own_input()
+                return {"accepted": True, "method": used}, None
+            if not node.focused:
+                self.ui.focus(node)  # keys and pastes go where the focus is, at its cursor
+            if used == "keys":
                 missing = sorted({ch for ch in text if ch not in KEY_MAP})
                 if missing:
                     raise RequestError("invalid_params", f"no key map types {''.join(missing)!r}")
-                self._clear(node)
                 for ch in text:
                     self.ui.key(*KEY_MAP[ch])
             else:
                 saved = self.ui.clipboard
-                self._clear(node)
                 self.ui.clipboard = text
                 pasted = self.ui.paste(node)
                 self.ui.clipboard = saved
@@ -619,11 +627,6 @@ class AgentCore:
         if not node.editable:
             raise RequestError("invalid_params", f"node {node.uid} is not editable")
         return node
-
-    def _clear(self, node: Any) -> None:
-        """Select all and delete: every method replaces the field's text."""
-        for _ in range(len(node.text or "")):
-            self.ui.key(67, 0)
 
     # --- screenshot -----------------------------------------------------------------------------
 

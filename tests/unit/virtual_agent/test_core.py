@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 from PIL import Image
 
+from pytest_mobile_agent.virtual import agent
 from pytest_mobile_agent.virtual.agent import AgentCore
 from pytest_mobile_agent.virtual.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel
@@ -271,10 +272,10 @@ def test_a_swipe_moves_every_8_ms_and_a_resting_release_stops_the_list(ui: UiMod
     assert host.result("swipe", {"x1": 540, "y1": 2000, "x2": 540, "y2": 800, "duration_ms": 300, "rest_ms": 60}) \
         == {"accepted": True, "moves": 39}
     rested = node(host.result("snapshot", {"idle_timeout_ms": 500}), "list")["scroll"]["first"]
-    time.sleep(0.7)
+    assert not ui.flinging  # released at rest: no fling
     assert node(host.result("snapshot", {"evict_event_less": True}), "list")["scroll"]["first"] == rested
     assert host.result("swipe", {"x1": 540, "y1": 2000, "x2": 540, "y2": 800, "duration_ms": 300})["moves"] == 38
-    time.sleep(0.8)
+    assert ui.flinging and wait_for(lambda: not ui.flinging)
     flung = node(host.result("snapshot", {"evict_event_less": True}), "list")["scroll"]["first"]
     assert flung - rested > 1.5 * rested
 
@@ -296,11 +297,26 @@ def test_text_names_the_method_it_used(ui: UiModel, host: Host) -> None:
     assert ui.clipboard == "mine"  # restored
     fields = {n["res"]: n["text"] for n in host.result("snapshot", {"evict_event_less": True})["windows"][-1]["nodes"]
               if n["res"] in ("username", "invite_code")}
-    assert fields == {"username": "héllo 👋", "invite_code": "ünï"}
+    assert fields == {"username": "héllo 👋", "invite_code": "Ab 12ünï"}  # keys and pastes insert
     refused = host.call("text", {"node": invite["id"], "text": "x", "method": "direct"})["error"]
     assert refused["code"] == "invalid_params"
     assert host.call("text", {"node": 999_999, "text": "x"})["error"]["code"] == "not_found"
     assert host.result("text", {"node": None, "text": "Zed"}) == {"accepted": True, "method": "keys"}
+    assert ui.focused is not None and ui.focused.text == "Ab 12ünïZed"  # the focused field: the invite code
+
+
+def test_a_host_silent_for_3_s_is_gone(core: AgentCore, host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert agent.SILENT_HOST_S == 3.0
+    monkeypatch.setattr(agent, "SILENT_HOST_S", 0.6)  # the same rule, sooner
+    host.send({"type": "ping", "nonce": 1})
+    assert host.recv_kind("pong")["nonce"] == 1
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # read the agent's pings, answer none of them
+        message = host.recv(5)
+        if message is None:
+            break
+    assert time.monotonic() < deadline
+    assert wait_for(lambda: not core.connected)
 
 
 def test_unknown_methods_and_bad_params_are_errors_and_the_connection_stays(host: Host) -> None:
@@ -308,6 +324,7 @@ def test_unknown_methods_and_bad_params_are_errors_and_the_connection_stays(host
                                          "retryable": False}
     assert host.call("tap", {"x": "1", "y": 2})["error"]["code"] == "invalid_params"
     assert host.call("snapshot", {"max_nodes": -1})["error"]["code"] == "invalid_params"
+    assert host.call("key", {"code": 3}, deadline_ms=-1)["error"]["code"] == "invalid_params"
     assert host.result("key", {"code": 3, "meta": 0}) == {"accepted": True}
 
 

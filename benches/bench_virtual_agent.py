@@ -1,0 +1,80 @@
+"""The agent double's snapshot of the Big tab (573 nodes), served over one of the device's streams.
+
+Measures, p50/p95/max over --runs each:
+- warm: a snapshot request answered from the agent's node cache, request frame to decoded response;
+- cold: the same after `evict_event_less` (the Compose window's 563 node dicts built again);
+- build: the UI model building the 573 node dicts of every window, no protocol;
+- tap+read: a tap on a Big cell and the snapshot after it (the agent's own input re-reads Compose).
+
+    python3 benches/bench_virtual_agent.py --runs 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "unit"))
+
+from virtual_agent.helpers import Host, make_core  # noqa: E402
+
+from pytest_mobile_agent.virtual.streams import Kernel  # noqa: E402
+from pytest_mobile_agent.virtual.ui import UiModel  # noqa: E402
+from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS  # noqa: E402
+
+
+def report(name: str, samples: list[float]) -> None:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+    print(f"  {name:<10} p50 {statistics.median(ordered):7.2f} ms  p95 {p95:7.2f} ms  max {ordered[-1]:7.2f} ms"
+          f"  (n={len(ordered)})")
+
+
+def timed(fn: object, runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()  # type: ignore[operator]
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=200)
+    runs = parser.parse_args().runs
+    ui = UiModel()
+    ui.start_app({"tab": "Big"})
+    time.sleep((LAUNCH_MS + COMPOSE_MS["Big"] + 50) / 1000)
+    core, _ = make_core(ui)
+    host = Host(core, Kernel())
+    host.handshake()
+    snap = host.result("snapshot")
+    assert snap["node_count"] == 573, snap["node_count"]
+    cell = next(n for n in snap["windows"][-1]["nodes"] if n["res"] == "cell_250")
+    x, y = (cell["bounds"][0] + cell["bounds"][2]) // 2, (cell["bounds"][1] + cell["bounds"][3]) // 2
+    print(f"agent double, Big tab snapshot ({snap['node_count']} nodes), {runs} runs each")
+    report("warm", timed(lambda: host.result("snapshot"), runs))
+    report("cold", timed(lambda: host.result("snapshot", {"evict_event_less": True}), runs))
+
+    def build() -> None:
+        for w in ui.windows():
+            w.changed()
+            w.read()
+
+    report("build", timed(build, runs))
+
+    def tap_and_read() -> None:
+        host.result("tap", {"x": x, "y": y})
+        host.result("snapshot")
+
+    report("tap+read", timed(tap_and_read, max(10, runs // 10)))
+    host.close()
+    core.stop()
+
+
+if __name__ == "__main__":
+    main()
