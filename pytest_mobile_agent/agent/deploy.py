@@ -166,7 +166,7 @@ class Attached:
         if self.stopped:
             return
         self.stopped = True
-        self.deployer._stop(self.record.pid, self.record.socket, self.connection)
+        self.deployer._stop(self.record.pid, self.record.socket, self.connection, self.record.token)
         self.deployer.records.forget(self.record.serial)
 
 
@@ -393,7 +393,14 @@ class Deployer:
         self.records.forget(self.serial)
         return True
 
-    def _stop(self, pid: int, socket: str, conn: Connection | None) -> None:
+    def _stop(self, pid: int, socket: str, conn: Connection | None, token: str | None = None) -> None:
+        """Ask for shutdown (through `conn`, else, with `token`, a new connection when the agent still
+        runs, as after another connection replaced ours), wait for the exit, kill past the timeout."""
+        if (conn is None or conn.closed) and token is not None and self._running(pid, socket):
+            try:
+                conn = self._connect(socket, token)
+            except MobileAgentError as exc:
+                log.debug("the agent %s does not answer (%s); it will be killed", socket, exc)
         if conn is not None:
             try:
                 conn.request("shutdown", {}, timeout=min(2.0, self.options.exit_timeout))

@@ -323,3 +323,12 @@ def test_during_a_launch_no_command_line_and_no_log_record_holds_the_token(
     assert all(token not in agent.args for agent in device.agents.values())
     assert caplog.records and all(token not in record.getMessage() for record in caplog.records)
     assert token not in repr(result) and token not in repr(result.record)
+
+
+def test_stop_through_a_replaced_connection_asks_for_shutdown_on_a_new_one(device: FakeDevice) -> None:
+    records = Records()
+    first = _deployer(device, records).attach()
+    first.connection.close()  # as when a newer connection replaced it
+    first.stop()
+    assert device.agents == {} and device.kills == []
+    assert [f["method"] for p in device.peers for f in p.frames("request")] == ["shutdown"]
