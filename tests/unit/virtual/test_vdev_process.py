@@ -1,0 +1,193 @@
+"""The process model: parents, reparenting, signals, ignore masks, stream close, /proc."""
+
+from __future__ import annotations
+
+import time
+
+from pytest_mobile_agent.virtual import process as pm
+from pytest_mobile_agent.virtual.device import VirtualDevice
+
+from .conftest import ShellClient, wait_for
+
+LAUNCH = (
+    "read -r t && (trap '' HUP PIPE; MOBILE_AGENT_TOKEN=\"$t\" CLASSPATH=/data/local/tmp/x.jar "
+    "exec app_process / dev.mobileagent.agent.Main serve --socket S --idle-exit-ms 10000 </dev/null &)"
+)
+TOKEN = "0123456789abcdef0123456789abcdef"
+
+
+def status_field(device: VirtualDevice, pid: int, name: str) -> str:
+    text = device.fs.read_file(f"/proc/{pid}/status", device_cred()).decode()
+    for line in text.splitlines():
+        key, _, value = line.partition(":\t")
+        if key == name:
+            return value
+    raise AssertionError(f"{name} not in /proc/{pid}/status")
+
+
+def device_cred():  # noqa: ANN201 - the shell user's credentials
+    from pytest_mobile_agent.virtual.fs import Cred
+
+    return Cred(2000)
+
+
+def pids_named(device: VirtualDevice, text: str) -> list[int]:
+    return [p.pid for p in device.processes.processes() if p.args_line() == text]
+
+
+def install_agent_stand_in(device: VirtualDevice, seen: dict[str, object]) -> None:
+    """A main class that behaves as the agent does at the process level: rename, print, serve."""
+
+    def main(proc: pm.Process, args: list[str]) -> int:
+        socket = args[args.index("--socket") + 1]
+        proc.set_name(f"mobile-agent {socket}")
+        seen["token"] = proc.env.get("MOBILE_AGENT_TOKEN")
+        listener = device.sockets.listen_abstract(socket, proc.pid)
+        proc.stdout.write(f"ready {proc.pid}\n")
+        while True:
+            try:
+                stream, uid = listener.accept(None, waiter=proc)
+            except Exception:  # noqa: BLE001 - the listener closed
+                return 0
+            try:
+                proc.stdout.write(f"refused uid {uid}\n" if uid == 0 else "client\n")
+                seen.setdefault("writes", []).append("ok")  # type: ignore[union-attr]
+            except BrokenPipeError:
+                seen.setdefault("writes", []).append("EPIPE")  # type: ignore[union-attr]
+            stream.close()
+
+    device.app_process_mains["dev.mobileagent.agent.Main"] = main
+    device.fs.add_file("/data/local/tmp/x.jar", b"PK\x03\x04", 0o444, 2000, 2000)
+
+
+def test_the_agent_launch_line_detaches_ignores_hup_and_pipe_and_hides_the_token(device: VirtualDevice) -> None:
+    seen: dict[str, object] = {}
+    install_agent_stand_in(device, seen)
+    client = ShellClient(device, LAUNCH)
+    client.write(TOKEN.encode() + b"\n")
+    out = client.read_until(b"\n").decode()
+    pid = int(out.split()[1])
+    client.close()  # dropping the stream: SIGHUP to the shell, which has exited already
+    time.sleep(0.05)
+    proc = device.processes.get(pid)
+    assert proc is not None and not proc.dead
+    assert status_field(device, pid, "PPid") == "1"
+    assert status_field(device, pid, "SigIgn") == "0000000000001001"
+    assert status_field(device, pid, "SigBlk") == "0000000080001204"
+    assert seen["token"] == TOKEN
+    cmdline = device.fs.read_file(f"/proc/{pid}/cmdline", device_cred())
+    assert cmdline.rstrip(b"\0") == b"mobile-agent S" and TOKEN.encode() not in cmdline
+    status, ps, _ = device.shell("ps -A -o PID,ARGS")
+    assert f"{pid:>5} mobile-agent S\n".encode() in ps
+    # a root peer makes it print on the closed stdout: EPIPE, and it keeps serving
+    device.sockets.connect_abstract("S", peer_uid=0).close()
+    assert wait_for(lambda: seen.get("writes") == ["EPIPE"])
+    assert device.processes.get(pid) is not None
+    device.sockets.connect_abstract("S", peer_uid=2000).close()
+    assert wait_for(lambda: seen.get("writes") == ["EPIPE", "EPIPE"])
+
+
+def test_a_background_process_outlives_its_shell_and_is_reparented_to_init(device: VirtualDevice) -> None:
+    status, out, _ = device.shell("(sleep 30 </dev/null >/dev/null 2>&1 &); echo started")
+    assert (status, out) == (0, b"started\n")
+    [pid] = pids_named(device, "sleep 30")
+    assert device.processes.get(pid).ppid == 1  # type: ignore[union-attr]
+    assert status_field(device, pid, "PPid") == "1"
+
+
+def test_trap_ignore_hup_pipe_shows_in_sigign(device: VirtualDevice) -> None:
+    status, out, _ = device.shell("trap '' HUP PIPE; cat /proc/self/status")
+    assert status == 0
+    assert b"SigIgn:\t0000000000001001\n" in out
+
+
+def test_closing_a_shell_stream_ends_its_foreground_sleep_with_sighup(device: VirtualDevice) -> None:
+    client = ShellClient(device, "sleep 60")
+    assert wait_for(lambda: bool(pids_named(device, "sleep 60")))
+    [pid] = pids_named(device, "sleep 60")
+    proc = device.processes.get(pid)
+    assert proc is not None
+    client.close()
+    assert wait_for(lambda: proc.dead, 1.0)
+    assert proc.exit_status == 128 + pm.SIGHUP
+
+
+def test_a_command_with_hup_ignored_survives_the_stream_close(device: VirtualDevice) -> None:
+    client = ShellClient(device, "trap '' HUP; sleep 60")
+    assert wait_for(lambda: bool(pids_named(device, "sleep 60")))
+    [pid] = pids_named(device, "sleep 60")
+    client.close()
+    time.sleep(0.05)
+    assert device.processes.get(pid) is not None
+
+
+def test_kill_ends_a_process_with_128_plus_the_signal(device: VirtualDevice) -> None:
+    status, out, _ = device.shell("sleep 30 & p=$!; kill -9 $p; wait $p; echo $?; sleep 30 & kill -s TERM $!; wait $!; echo $?")
+    assert (status, out) == (0, b"137\n143\n")
+
+
+def test_kill_of_a_missing_pid_says_no_such_process(device: VirtualDevice) -> None:
+    status, _, err = device.shell("kill 31999")
+    assert status == 1 and err == b"/system/bin/sh: kill: 31999: No such process\n"
+
+
+def test_the_shell_user_may_not_signal_root_processes(device: VirtualDevice) -> None:
+    status, _, err = device.shell("kill -9 1")
+    assert status == 1 and err == b"/system/bin/sh: kill: 1: Operation not permitted\n"
+
+
+def test_stop_and_continue(device: VirtualDevice) -> None:
+    client = ShellClient(device, "sleep 0.2; echo done")
+    assert wait_for(lambda: bool(pids_named(device, "sleep 0.2")))
+    [pid] = pids_named(device, "sleep 0.2")
+    device.processes.kill(pid, pm.SIGSTOP, 2000)
+    assert device.processes.get(pid).state_letter() == "T"  # type: ignore[union-attr]
+    time.sleep(0.3)
+    assert not client.pump(0.05) or b"done" not in client.stdout
+    device.processes.kill(pid, pm.SIGCONT, 2000)
+    assert client.wait(2.0) == 0 and client.stdout == b"done\n"
+
+
+def test_a_stream_stays_open_while_a_background_child_holds_stdout(device: VirtualDevice) -> None:
+    client = ShellClient(device, "sleep 0.2 & echo now")
+    client.close_stdin()
+    client.read_until(b"now\n")
+    assert client.status is None and not client.ended
+    assert client.wait(2.0) == 0
+
+
+def test_a_command_reading_stdin_sees_end_of_file(device: VirtualDevice) -> None:
+    client = ShellClient(device, "cat; echo end")
+    client.write(b"some input\n")
+    client.close_stdin()
+    assert client.wait() == 0
+    assert client.stdout == b"some input\nend\n"
+
+
+def test_a_pty_stream_runs_the_command_on_a_terminal(device: VirtualDevice) -> None:
+    client = ShellClient(device, "tty; echo err >&2", pty=True)
+    assert client.wait() == 0
+    assert client.stdout == b"/dev/pts/0\r\nerr\r\n" and client.stderr == b""
+
+
+def test_writing_to_a_closed_pipe_without_ignoring_sigpipe_kills_the_writer(device: VirtualDevice) -> None:
+    def writer(proc: pm.Process) -> int:
+        proc.stdout.close()
+        return 0
+
+    device.programs.register("closer", writer)
+    status, out, _ = device.shell("cat /proc/self/status | closer; echo ${?}")
+    assert out == b"0\n"
+
+
+def test_two_devices_have_separate_pids_files_and_serials() -> None:
+    a, b = VirtualDevice("emulator-5554"), VirtualDevice("emulator-5556")
+    try:
+        a.shell("echo a > /data/local/tmp/which")
+        assert b.shell("cat /data/local/tmp/which")[0] == 1
+        assert a.getprop("ro.serialno") != b.getprop("ro.serialno")
+        a.shell("sleep 30 >/dev/null 2>&1 &")
+        assert not [p for p in b.processes.processes() if "sleep" in p.args_line()]
+    finally:
+        a.close()
+        b.close()

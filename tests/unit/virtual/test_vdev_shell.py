@@ -1,0 +1,199 @@
+"""The device shell: parsing, quoting, expansions, redirections, lists, subshells, builtins."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_mobile_agent import errors
+from pytest_mobile_agent.virtual.device import VirtualDevice
+from pytest_mobile_agent.virtual.shell import parser as ast
+
+
+def run(device: VirtualDevice, command: str, stdin: bytes = b"") -> tuple[int, str, str]:
+    status, out, err = device.shell(command, stdin=stdin, timeout=3)
+    return status, out.decode(), err.decode()
+
+
+# --- parser ----------------------------------------------------------------------------------------
+
+
+def test_a_list_parses_into_and_or_items_with_background_flags() -> None:
+    tree = ast.parse("a && b || c; d & e")
+    assert [item.background for item in tree.items] == [False, True, False]
+    first = tree.items[0].and_or
+    assert [op for op, _ in first.rest] == ["&&", "||"]
+
+
+def test_redirections_parse_with_their_fds_and_targets() -> None:
+    command = ast.parse("cmd <in >out 2>&1 >>log </dev/null").items[0].and_or.first.commands[0]
+    assert isinstance(command, ast.Simple)
+    assert [(r.fd, r.op, r.target.literal()) for r in command.redirects] == [
+        (0, "<", "in"), (1, ">", "out"), (2, ">&", "1"), (1, ">>", "log"), (0, "<", "/dev/null")]
+
+
+def test_prefix_assignments_are_kept_apart_from_the_words() -> None:
+    command = ast.parse('A=1 B="x y" exec prog arg').items[0].and_or.first.commands[0]
+    assert isinstance(command, ast.Simple)
+    assert [a.name for a in command.assigns] == ["A", "B"]
+    assert [w.literal() for w in command.words] == ["exec", "prog", "arg"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("echo 'open", "syntax error: no closing quote"),
+        ('echo "open', "syntax error: no closing quote"),
+        ("echo )", "syntax error: ')' unexpected"),
+        ("&& echo", "syntax error: '&&' unexpected"),
+        ("echo a |", "syntax error: unexpected EOF"),
+        ("( echo a", "syntax error: unexpected EOF"),
+        ("echo >", "syntax error: unexpected EOF"),
+        ("()", "syntax error: ')' unexpected"),
+    ],
+)
+def test_bad_syntax_is_a_clean_error_with_the_shells_wording(text: str, message: str) -> None:
+    with pytest.raises(errors.ShellSyntaxError) as caught:
+        ast.parse(text)
+    assert caught.value.message == message
+
+
+@given(st.text(max_size=200))
+def test_the_parser_never_raises_anything_but_a_syntax_error(text: str) -> None:
+    try:
+        ast.parse(text)
+    except errors.ShellSyntaxError:
+        pass
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=40))
+def test_a_shlex_quoted_word_parses_back_to_itself(text: str) -> None:
+    command = ast.parse("echo " + shlex.quote(text)).items[0].and_or.first.commands[0]
+    assert isinstance(command, ast.Simple)
+    assert command.words[1].literal() == text
+
+
+# --- the interpreter ---------------------------------------------------------------------------------
+
+
+HOSTILE = [
+    "it's", 'say "hi"', "$HOME", "`id`", "$(id)", "a;b", "a && b", "a|b", "back\\slash", "new\nline",
+    "tab\there", "*", "~", "-n", "'", '"', "  spaced  ", "ünïcødé ✓", "#not a comment", "a&", "(x)", "{y}",
+    ">out", "<in", "2>&1",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_strings_survive_shlex_quoting(device: VirtualDevice, text: str) -> None:
+    status, out, err = run(device, f"printf '%s' {shlex.quote(text)}")
+    assert (status, out, err) == (0, text, "")
+
+
+def test_an_unknown_command_fails_with_127_and_the_shells_message(device: VirtualDevice) -> None:
+    assert run(device, "nosuchtool --flag") == (127, "", "/system/bin/sh: nosuchtool: inaccessible or not found\n")
+
+
+def test_an_unknown_command_in_a_list_does_not_stop_the_list(device: VirtualDevice) -> None:
+    assert run(device, "nosuch; echo $?") == (0, "127\n", "/system/bin/sh: nosuch: inaccessible or not found\n")
+
+
+def test_a_syntax_error_is_reported_on_stderr_with_status_1(device: VirtualDevice) -> None:
+    assert run(device, "echo 'x") == (1, "", "/system/bin/sh: syntax error: no closing quote\n")
+
+
+def test_and_or_and_sequence_follow_the_statuses(device: VirtualDevice) -> None:
+    assert run(device, "true && echo a; false && echo b; false || echo c; true || echo d") == (0, "a\nc\n", "")
+
+
+def test_the_exit_status_and_stderr_stay_apart(device: VirtualDevice) -> None:
+    assert run(device, "echo out; echo err >&2; exit 7") == (7, "out\n", "err\n")
+
+
+def test_variables_prefix_assignments_and_exports(device: VirtualDevice) -> None:
+    status, out, _ = run(device, 'X=1; Y=2 env | cat > /data/local/tmp/env; echo "$X ${Y:-unset}"; cat /data/local/tmp/env')
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == "1 unset"
+    assert "Y=2" in lines and "X=1" not in lines and "HOME=/" in lines
+
+
+def test_unquoted_expansions_split_and_quoted_ones_do_not(device: VirtualDevice) -> None:
+    assert run(device, 'V="a  b"; printf "[%s]" $V; printf "[%s]" "$V"') == (0, "[a][b][a  b]", "")
+
+
+def test_command_substitution_captures_the_output(device: VirtualDevice) -> None:
+    assert run(device, 'echo "uid=$(id -u)" `echo back`') == (0, "uid=2000 back\n", "")
+
+
+def test_redirections_write_append_and_read_files(device: VirtualDevice) -> None:
+    script = "echo one > /data/local/tmp/f; echo two >> /data/local/tmp/f; cat < /data/local/tmp/f; cat /data/local/tmp/f 2>&1 >/dev/null"
+    assert run(device, script) == (0, "one\ntwo\n", "")
+
+
+def test_two_to_one_merges_stderr_into_stdout(device: VirtualDevice) -> None:
+    assert run(device, "cat /nope 2>&1") == (1, "cat: /nope: No such file or directory\n", "")
+
+
+def test_a_refused_redirection_fails_the_command_with_the_shells_message(device: VirtualDevice) -> None:
+    assert run(device, "echo x > /system/x; echo $?") == (0, "1\n", "/system/bin/sh: can't create /system/x: Read-only file system\n")
+
+
+def test_a_subshell_keeps_its_variables_and_exit_to_itself(device: VirtualDevice) -> None:
+    assert run(device, "X=outer; (X=inner; echo $X; exit 3); echo $? $X") == (0, "inner\n3 outer\n", "")
+
+
+def test_a_pipeline_connects_the_commands(device: VirtualDevice) -> None:
+    assert run(device, "echo piped | cat | cat") == (0, "piped\n", "")
+
+
+def test_read_r_takes_a_line_from_stdin_keeping_backslashes(device: VirtualDevice) -> None:
+    assert run(device, 'read -r a b && echo "[$a][$b]"', stdin=b"x\\y rest of it\nnext\n") == (0, "[x\\y][rest of it]\n", "")
+
+
+def test_read_at_end_of_file_fails(device: VirtualDevice) -> None:
+    assert run(device, "read -r t || echo eof") == (0, "eof\n", "")
+
+
+def test_echo_and_printf_builtins(device: VirtualDevice) -> None:
+    assert run(device, r"echo -n a; echo 'b\tc'; printf '%s=%d\n' x 5 y 6; printf '%05.1f|%x\n' 3.14159 255") == (
+        0, "ab\tc\nx=5\ny=6\n003.1|ff\n", "")
+
+
+def test_exec_replaces_the_shell_process(device: VirtualDevice) -> None:
+    status, out, _ = run(device, "echo $$; exec sh -c 'echo $$'")
+    first, second = out.split()
+    assert status == 0 and first == second
+
+
+def test_the_background_job_gets_its_pid_in_bang(device: VirtualDevice) -> None:
+    status, out, _ = run(device, "sleep 5 & echo $!; kill $!")
+    assert status == 0 and out.strip().isdigit()
+
+
+def test_tty_on_a_pipe_is_not_a_tty(device: VirtualDevice) -> None:
+    assert run(device, "tty") == (1, "not a tty\n", "")
+
+
+def test_id_u_is_the_shell_user(device: VirtualDevice) -> None:
+    assert run(device, "id -u") == (0, "2000\n", "")
+
+
+def test_file_tools_rm_ls_mkdir_chmod_stat(device: VirtualDevice) -> None:
+    script = (
+        "cd /data/local/tmp && mkdir -p a/b/c && echo hi > a/f && chmod 640 a/f && stat -c '%a %s %U' a/f && "
+        "ls a && rm a/f && rm a/f; echo $?; rm -f a/f; echo $?; mkdir a; echo $?"
+    )
+    status, out, err = run(device, script)
+    assert out == "640 3 shell\nb\nf\n1\n0\n1\n"
+    assert err == "rm: a/f: No such file or directory\nmkdir: 'a': File exists\n"
+
+
+def test_ls_of_a_directory_the_shell_may_not_read_is_permission_denied(device: VirtualDevice) -> None:
+    assert run(device, "ls /data") == (1, "", "ls: /data: Permission denied\n")
+
+
+def test_trap_with_a_command_runs_it_on_exit(device: VirtualDevice) -> None:
+    assert run(device, "trap 'echo bye' EXIT; echo hi") == (0, "hi\nbye\n", "")
