@@ -205,3 +205,15 @@ def test_a_refused_call_keeps_the_controllers_status() -> None:
         executor.shutdown(wait=True)
     assert caught.value.code == "PERMISSION_DENIED"
     assert "sendTouch" in str(caught.value) and TOKEN not in str(caught.value) and "<token>" in str(caught.value)
+
+
+def test_opening_a_stream_that_never_answers_fails_at_its_deadline(recorder: tuple[Recorder, Endpoint]) -> None:
+    servicer, endpoint = recorder
+    servicer.stream_seqs = []  # no first frame: the response headers never come
+    with Controller.connect(endpoint) as controller:
+        started = time.monotonic()
+        with pytest.raises(Exception) as caught:
+            controller.stream(540, open_timeout=0.3)
+        elapsed = time.monotonic() - started
+    assert is_timeout(caught.value) and "opening the frame stream" in str(caught.value)
+    assert 0.25 <= elapsed < 2.5
