@@ -7,6 +7,7 @@ request round trip through the connection, on whatever target is named.
 Each line prints p50, p95 and the maximum (ms):
 
 * launched attach: a first attach that pushes and starts the agent (the agent stopped after each);
+* stop: `Attached.stop`, from the shutdown request to the process gone from /proc;
 * reused attach: an attach that finds the recorded agent and reuses it (most of it the process list);
 * replacement of an older build: an attach that stops an agent started from a 0.0.9 dex, then launches;
 * request round trip: one `bounds` request with no ids through the connection (the agent's cheapest).
@@ -46,14 +47,15 @@ def measure(device: Any, jar: AgentJar, runs: int, requests: int) -> list[str]:
     options = DeployOptions(idle_exit_ms=IDLE_EXIT_MS)
     lines = []
 
-    launched = []
+    launched, stops = [], []
     for _ in range(runs):
         records = Records()
         took, attached = timed(Deployer(device, jar, records, options).attach)
         assert isinstance(attached.outcome, Launched), attached.outcome
         launched.append(took)
-        attached.stop()
+        stops.append(timed(attached.stop)[0])
     lines.append(f"launched attach              {summary(launched)}")
+    lines.append(f"stop (shutdown to exit)      {summary(stops)}")
 
     records = Records()
     first = Deployer(device, jar, records, options).attach()
@@ -86,6 +88,15 @@ def measure(device: Any, jar: AgentJar, runs: int, requests: int) -> list[str]:
     return lines
 
 
+def _ensure_agent_double(lab: Any) -> None:
+    """Register the agent double on the lab's device if the lab did not (a no-op once it does)."""
+    from pytest_mobile_agent.virtual import agent as double
+
+    device = lab.device(lab.serials[0])
+    if double.MAIN_CLASS not in device.app_process_mains:
+        double.register(device)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--serial", default="virtual", help="a serial on the local adb server, or `virtual`")
@@ -97,6 +108,7 @@ def main() -> int:
         from pytest_mobile_agent.virtual import VirtualLab
 
         lab = VirtualLab.start(1)
+        _ensure_agent_double(lab)
         server, serial, jar = AdbServer(host="127.0.0.1", port=lab.adb_port), lab.serials[0], AgentJar.stand_in()
     else:
         server, serial, jar = AdbServer(), args.serial, AgentJar.locate()
