@@ -740,9 +740,14 @@ def error_line(code: str, message: str) -> str:
 
 
 def already_registered() -> str:
-    """The platform's message when UI automation is taken (the proxy's hash differs each time)."""
-    return ("UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@"
-            f"{secrets.token_hex(4)[1:]} already registered!")
+    """The platform's message when UI automation is taken: the device's IllegalStateException's
+    message, as the Java agent reports `getMessage()` (the proxy's hash differs each time)."""
+    try:
+        from pytest_mobile_agent.virtual.automation import already_registered_message
+    except ImportError:  # a device model without the slot's module
+        return ("UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@"
+                f"{secrets.token_hex(4)[1:]} already registered!")
+    return already_registered_message().removeprefix("java.lang.IllegalStateException: ")
 
 
 # --- the process ----------------------------------------------------------------------------------

@@ -1,0 +1,90 @@
+"""The agent double started as the host starts the real agent: the launch line on a shell v2 stream,
+the token on standard input, the stream dropped after the ready line; then served over
+`localabstract:` with a snapshot of the fixture's Big tab."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from pytest_mobile_agent.adb import wire as adb_wire
+from pytest_mobile_agent.agent import protocol as wire
+from pytest_mobile_agent.agent.launch import launch_command
+from pytest_mobile_agent.virtual import agent
+from pytest_mobile_agent.virtual.device import VirtualDevice
+from pytest_mobile_agent.virtual.process import SIGKILL
+from pytest_mobile_agent.virtual.ui.attach import attach
+
+from .helpers import TOKEN, wait_for
+
+SOCKET = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-00000000abcd"
+JAR = f"/data/local/tmp/{SOCKET}.jar"
+
+
+@pytest.fixture
+def device() -> Iterator[VirtualDevice]:
+    dev = VirtualDevice("emulator-5574")
+    agent.register(dev)
+    attach(dev)
+    yield dev
+    for proc in dev.processes.processes():
+        if proc.args_line().startswith("mobile-agent "):
+            proc.deliver(SIGKILL)
+    dev.close()
+
+
+def read_stdout_line(stream: object, timeout: float = 5.0) -> str:
+    decoder = adb_wire.ShellPacketDecoder()
+    out = b""
+    deadline = time.monotonic() + timeout
+    while b"\n" not in out:
+        data = stream.recv(max(0.01, deadline - time.monotonic()))  # type: ignore[attr-defined]
+        assert data, f"the stream ended: {out!r}"
+        for kind, payload in decoder.feed(data):
+            if kind == adb_wire.SHELL_STDOUT:
+                out += payload
+    return out.split(b"\n", 1)[0].decode()
+
+
+def test_the_launch_line_starts_a_detached_agent_that_serves_the_fixture(device: VirtualDevice) -> None:
+    device.fs.add_file(JAR, b"dex\n\x00mobile-agent-android 0.1.0\x00...", mode=0o444, uid=2000, gid=2000)
+    status, _, err = device.shell("am start -S -n dev.mobileagent.fixture/.MainActivity --es tab Big")
+    assert status == 0, err
+    stream = device.open_service("shell,v2,raw:" + launch_command(JAR, SOCKET, 10_000))
+    stream.send(adb_wire.encode_shell_packet(adb_wire.SHELL_STDIN, (TOKEN + "\n").encode()))
+    line = read_stdout_line(stream)
+    assert line.startswith("MOBILE_AGENT_READY ")
+    ready = json.loads(line.split(" ", 1)[1])
+    stream.close()  # adbd's SIGHUP goes to a shell that is gone, never to the agent
+    proc = device.processes.get(ready["pid"])
+    assert proc is not None and proc.ppid == 1
+    assert proc.args_line() == f"mobile-agent {SOCKET}"
+    assert TOKEN not in proc.args_line() and TOKEN.encode() not in proc.cmdline_bytes()
+    time.sleep(0.4)  # the Big tab composes
+    conn = device.open_service(f"localabstract:{SOCKET}")
+    decoder = wire.FrameDecoder()
+    inbox: list[dict] = []
+
+    def recv(kind: str) -> dict:
+        deadline = time.monotonic() + 5
+        while True:
+            while inbox:
+                message = inbox.pop(0)
+                if message["type"] == kind:
+                    return message
+            inbox.extend(decoder.feed(conn.recv(max(0.01, deadline - time.monotonic()))))
+
+    conn.send(wire.encode({"type": "auth", "token": TOKEN}))
+    assert recv("hello")["pid"] == proc.pid
+    conn.send(wire.encode({"type": "welcome", "protocol": 1, "host": "test"}))
+    conn.send(wire.encode({"type": "request", "id": 1, "method": "snapshot", "deadline_ms": 5000, "params": {}}))
+    snapshot = recv("response")["result"]
+    assert snapshot["node_count"] == 573
+    assert snapshot["display"] == {"width": 1080, "height": 2400, "density": 420, "rotation": 0}
+    conn.send(wire.encode({"type": "request", "id": 2, "method": "shutdown", "deadline_ms": 5000, "params": {}}))
+    assert recv("response")["result"] == {}
+    assert wait_for(lambda: proc.dead) and proc.exit_status == 0
+    assert device.automation.holder() is None
