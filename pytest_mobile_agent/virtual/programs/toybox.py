@@ -6,7 +6,7 @@ Messages follow toybox (`cat: /x: No such file or directory`, `mkdir: '/x': File
 `%5d ARGS` line per process, where ARGS is /proc/<pid>/cmdline with NULs as spaces (so a process
 that renamed itself, as the agent does with `mobile-agent SOCKET`, shows its new name); plain `ps`
 shows the default `USER PID PPID VSZ RSS WCHAN ADDR S NAME` columns for the caller's own
-processes on its terminal.
+processes on its terminal (or, without one, in its session).
 """
 
 from __future__ import annotations
@@ -465,7 +465,7 @@ def _ps_value(proc: pm.Process, column: str) -> str:
     if column == "SID":
         return str(proc.sid)
     if column in ("NAME", "CMD"):
-        return proc.args_line().split(" ", 1)[0] if column == "NAME" else proc.comm
+        return proc.args_line().split(" ", 1)[0].rsplit("/", 1)[-1] if column == "NAME" else proc.comm
     if column == "COMM":
         return proc.comm
     if column == "ARGS":
@@ -515,7 +515,7 @@ def _ps(device: VirtualDevice, proc: pm.Process) -> int:
     if pids is not None:
         procs = [p for p in procs if p.pid in pids]
     elif not show_all:
-        procs = [p for p in procs if p.uid == proc.uid and p.tty == proc.tty]
+        procs = [p for p in procs if p.uid == proc.uid and (p.tty == proc.tty if proc.tty else p.sid == proc.sid)]
     widths = []
     for index, column in enumerate(columns):
         header, width, right = _PS_COLUMNS[column.split("=", 1)[0].split(":", 1)[0]]

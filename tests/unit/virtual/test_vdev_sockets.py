@@ -1,0 +1,152 @@
+"""Abstract sockets, tcp: services and reverse rules on the device side."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_mobile_agent import errors
+from pytest_mobile_agent.adb.wire import encode_fail, encode_length_prefixed
+from pytest_mobile_agent.virtual.device import VirtualDevice
+from pytest_mobile_agent.virtual.streams import DeviceStream, stream_pair
+
+from .conftest import wait_for
+
+
+def reply(device: VirtualDevice, service: str, **kw: object) -> bytes:
+    stream = device.open_service(service, **kw)  # type: ignore[arg-type]
+    out = bytearray()
+    while True:
+        data = stream.recv(1.0)
+        if not data:
+            return bytes(out)
+        out += data
+
+
+class Host:
+    """A host side for reverse rules: each connector call opens one stream, kept for the test."""
+
+    def __init__(self, device: VirtualDevice) -> None:
+        self.device = device
+        self.opened: list[tuple[str, DeviceStream]] = []
+
+    def __call__(self, local: str) -> DeviceStream:
+        if local == "tcp:1":
+            raise errors.Closed("connection refused")
+        ours, theirs = stream_pair(self.device.kernel, label=f"host {local}")
+        self.opened.append((local, ours))
+        return theirs
+
+
+def test_a_service_stream_reaches_a_live_abstract_socket(device: VirtualDevice) -> None:
+    listener = device.sockets.listen_abstract("mobile-agent-it-live", owner_pid=1)
+    stream = device.open_service("localabstract:mobile-agent-it-live", peer_uid=2000)
+    server, uid = listener.accept(1.0)
+    assert uid == 2000
+    stream.send(b"ping")
+    assert server.recv(1.0) == b"ping"
+    server.send(b"pong")
+    assert stream.recv(1.0) == b"pong"
+    server.close()
+    assert stream.recv(1.0) == b""
+    listener.close()
+
+
+def test_a_service_stream_to_a_missing_socket_fails_with_closed(device: VirtualDevice) -> None:
+    with pytest.raises(errors.Closed):
+        device.open_service("localabstract:mobile-agent-it-missing")
+
+
+def test_a_name_in_use_cannot_be_bound_again(device: VirtualDevice) -> None:
+    device.sockets.listen_abstract("taken", owner_pid=1)
+    with pytest.raises(errors.AddressInUse):
+        device.sockets.listen_abstract("taken", owner_pid=1)
+
+
+def test_a_listener_closes_when_its_owner_dies(device: VirtualDevice) -> None:
+    def owner(proc) -> int:  # noqa: ANN001
+        device.sockets.listen_abstract("owned", proc.pid)
+        proc.sleep(30)
+        return 0
+
+    device.programs.register("owner", owner)
+    device.shell("owner >/dev/null 2>&1 &")
+    assert wait_for(lambda: "owned" in device.sockets.abstract_names())
+    device.shell("kill %d" % next(p.pid for p in device.processes.processes() if p.argv == ["owner"]))
+    assert wait_for(lambda: "owned" not in device.sockets.abstract_names())
+    with pytest.raises(errors.Closed):
+        device.sockets.connect_abstract("owned")
+
+
+def test_tcp_services_connect_to_device_ports(device: VirtualDevice) -> None:
+    listener = device.sockets.listen_tcp(8080, owner_pid=1)
+    stream = device.open_service("tcp:8080")
+    server, _ = listener.accept(1.0)
+    stream.send(b"GET")
+    assert server.recv(1.0) == b"GET"
+    with pytest.raises(errors.Closed):
+        device.open_service("tcp:8081")
+    with pytest.raises(errors.Closed):
+        device.open_service("tcp:10.0.0.1:8080")
+
+
+def test_a_reverse_rule_makes_the_device_side_listen_and_joins_the_host(device: VirtualDevice) -> None:
+    host = Host(device)
+    assert reply(device, "reverse:forward:localabstract:mobile-agent-it-rev;tcp:9000", host=host) == b"OKAY"
+    assert "mobile-agent-it-rev" in device.sockets.abstract_names()
+    client = device.open_service("localabstract:mobile-agent-it-rev")
+    assert wait_for(lambda: bool(host.opened))
+    local, host_end = host.opened[0]
+    assert local == "tcp:9000"
+    client.send(b"from device")
+    assert host_end.recv(1.0) == b"from device"
+    host_end.send(b"from host")
+    assert client.recv(1.0) == b"from host"
+    client.close()
+    assert host_end.recv(1.0) == b""
+
+
+def test_reverse_lists_kills_and_refuses_as_adbd(device: VirtualDevice) -> None:
+    host = Host(device)
+    assert reply(device, "reverse:forward:localabstract:a;tcp:1000", host=host) == b"OKAY"
+    assert reply(device, "reverse:forward:tcp:5000;localabstract:b") == b"OKAY"
+    listing = f"{device.transport_name} localabstract:a tcp:1000\n{device.transport_name} tcp:5000 localabstract:b\n"
+    assert reply(device, "reverse:list-forward") == encode_length_prefixed(listing.encode())
+    assert reply(device, "reverse:forward:norebind:localabstract:a;tcp:2000") == encode_fail("cannot rebind existing socket")
+    assert reply(device, "reverse:forward:localabstract:a;tcp:2000") == b"OKAY"
+    assert reply(device, "reverse:killforward:localabstract:a") == b"OKAY"
+    assert "a" not in device.sockets.abstract_names()
+    assert reply(device, "reverse:killforward:localabstract:a") == encode_fail("listener 'localabstract:a' not found")
+    assert reply(device, "reverse:killforward-all") == b"OKAY"
+    assert reply(device, "reverse:list-forward") == b"0000"
+
+
+def test_reverse_tcp_0_reports_the_port_bound(device: VirtualDevice) -> None:
+    data = reply(device, "reverse:forward:tcp:0;tcp:7000")
+    assert data[:4] == b"OKAY"
+    port = int(data[8:].decode())
+    assert data[4:8] == b"%04x" % len(str(port)) and port in device.sockets.tcp_ports()
+
+
+@pytest.mark.parametrize(
+    ("service", "message"),
+    [
+        ("reverse:forward:localabstract:x", "bad forward: localabstract:x"),
+        ("reverse:forward:;tcp:1", "bad forward: ;tcp:1"),
+        ("reverse:forward:udp:1;tcp:1", "cannot bind listener: unknown socket specification:udp:1"),
+        ("reverse:forward:tcp:70000;tcp:1", "cannot bind listener: bad port number '70000'"),
+        ("reverse:bogus", "not a reverse forwarding command"),
+    ],
+)
+def test_a_reverse_adbd_refuses_reports_its_error(device: VirtualDevice, service: str, message: str) -> None:
+    assert reply(device, service) == encode_fail(message)
+
+
+def test_a_reverse_on_a_name_a_process_listens_on_cannot_bind(device: VirtualDevice) -> None:
+    device.sockets.listen_abstract("busy", owner_pid=1)
+    assert reply(device, "reverse:forward:localabstract:busy;tcp:1") == encode_fail("cannot bind listener: Address already in use")
+
+
+def test_a_reverse_whose_host_side_refuses_closes_the_device_connection(device: VirtualDevice) -> None:
+    reply(device, "reverse:forward:localabstract:refused;tcp:1", host=Host(device))
+    client = device.open_service("localabstract:refused")
+    assert client.recv(1.0) == b""
