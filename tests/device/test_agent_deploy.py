@@ -90,13 +90,24 @@ def deployments(device: Device, agent_jar: AgentJar) -> Iterator[Deployments]:
         deployments.cleanup()
 
 
+AUTOMATION_CLIENTS = ("uiautomator", "com.github.uiautomator", "io.appium.uiautomator2")
+
+
+def _busy(deployments: Deployments) -> list[str]:
+    """The agents and the known automation clients running on the device."""
+    entries = parse_ps(deployments.device.shell(PS_COMMAND).stdout.decode())
+    agents = [agent.describe() for agent in find_agents(entries)]
+    clients = [f"{e.args} (pid {e.pid})" for e in entries
+               if any(e.args.split()[0].endswith(name) for name in AUTOMATION_CLIENTS)]
+    return agents + clients
+
+
 def _wait_quiet(deployments: Deployments) -> None:
-    """The shared-device rule: wait until no agent runs (up to a minute)."""
+    """The shared-device rule: wait, up to a minute, until no agent runs and nothing holds UI automation."""
     deadline = time.monotonic() + QUIET_WAIT_S
-    while deployments.agents():
+    while busy := _busy(deployments):
         if time.monotonic() > deadline:
-            pytest.fail(f"an agent still runs on {deployments.device.serial} after {QUIET_WAIT_S:g} s: "
-                        f"{deployments.agents()}")
+            pytest.fail(f"the device {deployments.device.serial} is not quiet after {QUIET_WAIT_S:g} s: {busy}")
         time.sleep(0.5)
 
 
