@@ -98,7 +98,7 @@ def _busy(deployments: Deployments) -> list[str]:
     entries = parse_ps(deployments.device.shell(PS_COMMAND).stdout.decode())
     agents = [agent.describe() for agent in find_agents(entries)]
     clients = [f"{e.args} (pid {e.pid})" for e in entries
-               if any(e.args.split()[0].endswith(name) for name in AUTOMATION_CLIENTS)]
+               if e.args and any(e.args.split()[0].endswith(name) for name in AUTOMATION_CLIENTS)]
     return agents + clients
 
 
