@@ -71,7 +71,8 @@ def test_a_listener_closes_when_its_owner_dies(device: VirtualDevice) -> None:
     device.programs.register("owner", owner)
     device.shell("owner >/dev/null 2>&1 &")
     assert wait_for(lambda: "owned" in device.sockets.abstract_names())
-    device.shell("kill %d" % next(p.pid for p in device.processes.processes() if p.argv == ["owner"]))
+    owner_pid = next(p.pid for p in device.processes.processes() if p.argv == ["owner"])
+    device.shell(f"kill {owner_pid}")
     assert wait_for(lambda: "owned" not in device.sockets.abstract_names())
     with pytest.raises(errors.Closed):
         device.sockets.connect_abstract("owned")
