@@ -440,7 +440,7 @@ class AgentCore:
                 for w in windows:
                     if not w.sends_change_events:
                         self._cache.pop(w.id, None)
-            reads = [(w, self._cached_read(w)) for w in windows]
+            reads = [(w.meta(), self._cached_read(w)) for w in windows]
         out, node_count, truncated = _serialize(reads, p["max_nodes"], p["max_depth"])
         return {"windows": out, "node_count": node_count, "truncated": truncated, "idle": idle, "seq": seq,
                 "display": self.platform.display()}, None
@@ -654,13 +654,14 @@ class AgentCore:
 # --- serialization --------------------------------------------------------------------------------
 
 
-def _serialize(reads: list[tuple[Any, TreeRead]], max_nodes: int, max_depth: int) -> tuple[list[dict[str, Any]], int, bool]:
+def _serialize(reads: list[tuple[dict[str, Any], TreeRead]], max_nodes: int,
+               max_depth: int) -> tuple[list[dict[str, Any]], int, bool]:
     """The WINDOW dicts with the caps applied; the full node count; whether anything was cut."""
     out: list[dict[str, Any]] = []
     node_count = 0
     budget = max_nodes
     truncated = False
-    for window, read in reads:
+    for meta, read in reads:
         count = len(read.nodes)
         node_count += count
         if count <= budget and (not read.depths or max(read.depths) <= max_depth):
@@ -669,7 +670,6 @@ def _serialize(reads: list[tuple[Any, TreeRead]], max_nodes: int, max_depth: int
             nodes = _capped(read, budget, max_depth)
             truncated = True
         budget -= len(nodes)
-        meta = window.meta()
         meta["node_count"] = count
         meta["nodes"] = nodes
         out.append(meta)
@@ -757,7 +757,13 @@ ART_SIGBLK = 0x80001204
 SIGTERM, SIGKILL = 15, 9
 FORCE_STOP_WAIT_S = 2.0
 ACCEPT_SLICE_S = 0.25
-KNOWN_CLIENTS = ("uiautomator", "mobile-agent ", "com.github.uiautomator", "io.appium.uiautomator2")
+KNOWN_CLIENTS = ("uiautomator", "mobile-agent ")
+KNOWN_INSTRUMENTATIONS = ("com.github.uiautomator", "io.appium.uiautomator2")
+
+
+def _is_automation_client(args_line: str) -> bool:
+    """uiautomator, another agent, or an instrumentation server (what `--force` stops)."""
+    return args_line.startswith(KNOWN_CLIENTS) or any(name in args_line for name in KNOWN_INSTRUMENTATIONS)
 
 
 @dataclass(frozen=True)
@@ -906,7 +912,7 @@ def _take_automation(proc: Any, device: Any, args: Args, out: _Stdout) -> list[d
     if args.force:
         for other in proc.table.processes():
             line = other.args_line()
-            if other.pid != proc.pid and not other.dead and line.startswith(KNOWN_CLIENTS) \
+            if other.pid != proc.pid and not other.dead and _is_automation_client(line) \
                     and all(s["pid"] != other.pid for s in stopped):
                 stopped.extend(_force_stop(proc, device, {"pid": other.pid, "name": line}))
     if not automation.acquire(proc.pid, f"mobile-agent {args.socket}"):

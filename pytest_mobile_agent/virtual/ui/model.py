@@ -64,7 +64,8 @@ class UiModel:
         #: set by the device: starting the app from the launcher goes through the activity manager
         self.on_launch: Callable[[], None] | None = None
         self.render_cache: dict[tuple[int, int, int], Image.Image] = {}
-        self._listeners: list[Listener] = []
+        self._listeners: list[Listener] = []  # copied on write
+        self._listeners_lock = threading.Lock()
         self._timers: list[tuple[float, int, Callable[[], None]]] = []
         self._timer_seq = itertools.count()
         self._windows: list[Window] = []
@@ -96,16 +97,19 @@ class UiModel:
     # --- listeners and timers -------------------------------------------------------------------
 
     def add_listener(self, listener: Listener) -> None:
-        with self.lock:
-            self._listeners.append(listener)
+        """Listeners are called with the model's lock held: they must be quick and must not wait
+        for another thread that may want the model."""
+        with self._listeners_lock:
+            self._listeners = [*self._listeners, listener]
 
     def remove_listener(self, listener: Listener) -> None:
-        with self.lock:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
+        """Safe from any thread and under any lock (a process's death callbacks run under the
+        device's kernel lock): it never takes the model's lock."""
+        with self._listeners_lock:
+            self._listeners = [entry for entry in self._listeners if entry is not listener]
 
     def _notify(self, change: Change) -> None:
-        for listener in list(self._listeners):
+        for listener in self._listeners:
             try:
                 listener(change)
             except Exception:  # a listener's bug must not break the UI
