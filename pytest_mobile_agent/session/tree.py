@@ -6,7 +6,9 @@ reads the target's own changes trigger (events, polls, frames, moved nodes) do n
 mirror's settle replaces the platform's idle wait. Input the agent did not inject (the
 controller's) leaves the agent's cache of event-less (Compose) windows stale and starts no idle
 wait, so the next read waits until that input is 200 ms old and, when the latest read showed an
-event-less window, asks the agent to evict those windows first.
+event-less window, asks the agent to evict those windows first. Polls and frame-triggered reads
+evict the event-less windows too: the agent serves those from its cache until told otherwise, and a
+poll served from that cache would see nothing new.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ from pytest_mobile_agent.session.backends import (
 log = logging.getLogger("pytest_mobile_agent.session")
 
 BOUNDS_CAPABILITY = "bounds"
+EVICTING_EVENT_LESS = frozenset({ReadReason.POLL, ReadReason.FRAME})
+"""Reads that exist because an event-less window may have changed unannounced (a poll, a frame whose
+hash changed): the agent serves such a window from its cache until told otherwise, so they evict it."""
 FOREIGN_INPUT_QUIET = 0.2
 """How old input the agent did not inject must be before a read (the agent's idle_quiet_ms)."""
 
@@ -143,7 +148,8 @@ class AgentTree:
             params["idle_timeout_ms"] = 0
         if reason is ReadReason.MOVED and windows:
             params["evict"] = sorted(set(windows))
-        if self._take_foreign_input():
+        foreign = self._take_foreign_input()
+        if foreign or reason in EVICTING_EVENT_LESS:
             params["evict_event_less"] = True
         return params
 

@@ -38,6 +38,8 @@ def test_reads_after_an_attach_action_or_resync_wait_for_idle_and_others_do_not(
     for reason in (ReadReason.EVENT, ReadReason.POLL, ReadReason.FRAME, ReadReason.MOVED):
         assert by_reason[reason]["idle_timeout_ms"] == 0
         assert "idle_quiet_ms" not in by_reason[reason]
+    # polls and frame-triggered reads exist for windows that may change unannounced: they evict those
+    assert [r for r in ReadReason if by_reason[r].get("evict_event_less")] == [ReadReason.POLL, ReadReason.FRAME]
     # the node and depth caps reach every request; every read is one request with a 10 s deadline
     assert all(p["max_nodes"] == 300 and p["max_depth"] == 12 for p in sent)
     assert conn.timeouts("snapshot") == [10.0] * len(ReadReason)
