@@ -29,8 +29,6 @@ log = logging.getLogger("pytest_mobile_agent.adb")
 NO_REASON = "FAIL without a reason (is the serial right? `adb devices` lists the targets)"
 
 
-
-
 class Connection:
     """A socket to the adb server (and, after a transport is chosen, to a service on adbd)."""
 

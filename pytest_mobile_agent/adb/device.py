@@ -285,6 +285,3 @@ def _parse_port(text: bytes, request: str) -> int:
     if not value.isdigit() or not 0 < int(value) < 65536:
         raise ProtocolError(f"{request}: expected the bound port, got {text!r}")
     return int(value)
-
-
-
