@@ -31,7 +31,12 @@ from typing import Any
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.wire import OKAY, encode_fail, encode_length_prefixed, parse_hex_length
-from pytest_mobile_agent.virtual.adbd_endpoint import FEATURES, device_properties, recv_device
+from pytest_mobile_agent.virtual.adbd_endpoint import (
+    FEATURES,
+    device_properties,
+    recv_device,
+    wait_readable,
+)
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -94,25 +99,25 @@ class ServiceFailed(Exception):
 class SocketStream:
     """A host socket with the DeviceStream shape (``send``, ``recv(timeout)``, ``close``)."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, io_timeout: float = 10.0) -> None:
         self._sock = sock
+        self._io_timeout = io_timeout
+        sock.settimeout(io_timeout)  # the write deadline; reads poll (see wait_readable)
 
     def send(self, data: bytes) -> None:
         try:
-            self._sock.settimeout(10.0)
             self._sock.sendall(data)
         except OSError as exc:
-            raise errors.wrap_os_error(exc, "writing to a host socket", 10.0) from exc
+            raise errors.wrap_os_error(exc, "writing to a host socket", self._io_timeout) from exc
 
     sendall = send
 
     def recv(self, timeout: float | None = None) -> bytes:
         try:
-            self._sock.settimeout(timeout)
+            if not wait_readable(self._sock, timeout):
+                raise errors.Timeout("reading a host socket", timeout)
             return self._sock.recv(65536)
-        except OSError as exc:
-            if errors.is_timeout(exc):
-                raise errors.Timeout("reading a host socket", timeout) from exc
+        except OSError:
             return b""
 
     def close(self) -> None:
@@ -144,17 +149,20 @@ def connect_host(spec: str, timeout: float | None = None) -> SocketStream:
     return SocketStream(sock)
 
 
-def bridge(sock: socket.socket, device_stream: Any, stopped: threading.Event) -> None:
-    """Copy bytes both ways until either side ends; a client that goes away closes the stream."""
+def bridge(sock: socket.socket, device_stream: Any, stopped: threading.Event, io_timeout: float = 10.0) -> None:
+    """Copy bytes both ways until either side ends; a client that goes away closes the stream.
+
+    The socket's timeout is the write deadline (a client that reads nothing for that long is
+    dropped); reads poll, so both threads share the socket safely.
+    """
+    sock.settimeout(io_timeout)
 
     def client_to_device() -> None:
         try:
-            sock.settimeout(0.25)
             while not stopped.is_set():
-                try:
-                    data = sock.recv(256 * 1024)
-                except TimeoutError:
+                if not wait_readable(sock, 0.25):
                     continue
+                data = sock.recv(256 * 1024)
                 if not data:
                     break
                 device_stream.send(data)
@@ -178,7 +186,6 @@ def bridge(sock: socket.socket, device_stream: Any, stopped: threading.Event) ->
                 continue
             if not data:
                 break
-            sock.settimeout(10.0)
             sock.sendall(data)
     except Exception as exc:
         log.debug("adb endpoint: device to client ended: %s", exc)
@@ -333,6 +340,7 @@ class AdbServerEndpoint:
             except OSError:
                 return
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.settimeout(self.io_timeout)  # the write deadline; reads poll
             with self._lock:
                 self._clients.add(sock)
             threading.Thread(target=self._serve_client, args=(sock,), name="virtual-adb-client", daemon=True).start()
@@ -398,7 +406,7 @@ class AdbServerEndpoint:
             sock.sendall(encode_fail(CLOSED))  # what the real server says when adbd answers CLSE
             return
         sock.sendall(OKAY)
-        bridge(sock, device_stream, self._stopped)
+        bridge(sock, device_stream, self._stopped, self.io_timeout)
 
     # --- host services ---
 
@@ -606,14 +614,13 @@ def _read_exact(sock: socket.socket, n: int, timeout: float, stopped: threading.
     """n bytes, or None at the end of the stream, a stop, or a request left unfinished past timeout."""
     buffer = bytearray()
     deadline = time.monotonic() + timeout
-    sock.settimeout(0.25)
     while len(buffer) < n:
         try:
+            if not wait_readable(sock, 0.25):
+                if stopped.is_set() or time.monotonic() > deadline:
+                    return None
+                continue
             chunk = sock.recv(n - len(buffer))
-        except TimeoutError:
-            if stopped.is_set() or time.monotonic() > deadline:
-                return None
-            continue
         except OSError:
             return None
         if not chunk:

@@ -17,8 +17,10 @@ connection to a reverse rule) are OPENed toward the server through :meth:`AdbdCo
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import queue
+import select
 import socket
 import struct
 import threading
@@ -132,6 +134,19 @@ def device_properties(device: Any) -> dict[str, str]:
     if callable(getprop):
         return {k: str(getprop(k)) for k in ("ro.product.name", "ro.product.model", "ro.product.device")}
     return {}
+
+
+def wait_readable(sock: socket.socket, timeout: float | None) -> bool:
+    """True when a recv on sock would not block (data, end of stream or an error).
+
+    Reads poll instead of changing the socket's timeout, which a writer on another thread shares:
+    a socket keeps one timeout, the write deadline, for its whole life.
+    """
+    if sock.fileno() < 0:
+        raise OSError(errno.EBADF, "the socket is closed")
+    poller = select.poll()
+    poller.register(sock, select.POLLIN | select.POLLPRI)
+    return bool(poller.poll(None if timeout is None else max(0, int(timeout * 1000))))
 
 
 def recv_device(stream: Any, timeout: float) -> bytes | None:
@@ -329,11 +344,10 @@ class AdbdConnection:
         started and not finished within the I/O timeout is a ProtocolError."""
         buffer = bytearray()
         deadline = time.monotonic() + self.io_timeout
-        self.sock.settimeout(0.25)
         while len(buffer) < n:
-            try:
+            if wait_readable(self.sock, 0.25):
                 chunk = self.sock.recv(n - len(buffer))
-            except TimeoutError:
+            else:
                 if self.stopped.is_set():
                     return None
                 if (buffer or not idle_ok) and time.monotonic() > deadline:
