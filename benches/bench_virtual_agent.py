@@ -2,6 +2,7 @@
 
 Measures, p50/p95/max over --runs each:
 - warm: a snapshot request answered from the agent's node cache, request frame to decoded response;
+- agent: the agent's side of a warm snapshot alone (the handler and the frame's encoding);
 - cold: the same after `evict_event_less` (the Compose window's 563 node dicts built again);
 - build: the UI model building the 573 node dicts of every window, no protocol;
 - tap+read: a tap on a Big cell and the snapshot after it (the agent's own input re-reads Compose).
@@ -21,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "unit"
 
 from virtual_agent.helpers import Host, make_core  # noqa: E402
 
+from pytest_mobile_agent.agent import protocol as wire  # noqa: E402
 from pytest_mobile_agent.virtual.streams import Kernel  # noqa: E402
 from pytest_mobile_agent.virtual.ui import UiModel  # noqa: E402
 from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS  # noqa: E402
@@ -58,6 +60,14 @@ def main() -> None:
     x, y = (cell["bounds"][0] + cell["bounds"][2]) // 2, (cell["bounds"][1] + cell["bounds"][3]) // 2
     print(f"agent double, Big tab snapshot ({snap['node_count']} nodes), {runs} runs each")
     report("warm", timed(lambda: host.result("snapshot"), runs))
+    conn = core.current
+    assert conn is not None
+
+    def agent_side() -> None:  # the handler and the frame's encoding, without the host's decode
+        result, _ = core._snapshot({}, time.monotonic() + 5, conn)
+        wire.encode({"type": "response", "id": 1, "result": result})
+
+    report("agent", timed(agent_side, runs))
     report("cold", timed(lambda: host.result("snapshot", {"evict_event_less": True}), runs))
 
     def build() -> None:
