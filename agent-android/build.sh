@@ -89,8 +89,9 @@ check() {
     javac "${JAVAC_QUIET[@]}" --release 17 -cp "$cp" -d "$tests" $(sources "$HERE/test")
     local classes
     classes=$(cd "$HERE/test" && find . -name '*Test.java' | LC_ALL=C sort | sed -e 's|^\./||' -e 's|\.java$||' -e 's|/|.|g')
+    printf 'handlers=java.util.logging.ConsoleHandler\n.level=WARNING\n' > "$BUILD/check/logging.properties"
     # The stubs are only for compiling: the tests run on the fake platform, never on a stub.
-    java -cp "$tests:$BUILD/check/host:$BUILD/check/agent:$JSON_JAR:$JUNIT_JAR:$HAMCREST_JAR" \
+    java -Djava.util.logging.config.file="$BUILD/check/logging.properties" -cp "$tests:$BUILD/check/host:$BUILD/check/agent:$JSON_JAR:$JUNIT_JAR:$HAMCREST_JAR" \
         -Dmobile_agent.repo="$(cd "$HERE/.." && pwd)" org.junit.runner.JUnitCore $classes
 }
 

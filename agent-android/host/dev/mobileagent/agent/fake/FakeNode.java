@@ -60,6 +60,11 @@ public final class FakeNode implements PNode {
         return this;
     }
 
+    /** What a click on the node does in the app. */
+    public void click() {
+        if (onClick != null) onClick.run();
+    }
+
     public List<FakeNode> children() {
         return kids;
     }

@@ -59,9 +59,9 @@ final class Connection {
     private boolean peerAllowed() throws IOException {
         int uid = peer.uid();
         if (uid == server.config.allowedUid) return true;
+        server.output.log("refused peer uid " + uid);
         sendQuietly(Messages.refused("peer_not_allowed", "peer not allowed"));
         close();
-        server.output.log("refused peer uid " + uid);
         return false;
     }
 
@@ -90,6 +90,7 @@ final class Connection {
         String type = m.optString("type");
         if ("welcome".equals(type)) {
             long protocol = Messages.requireLong(m, "protocol");
+            Messages.requireString(m, "host");
             if (protocol != Messages.PROTOCOL) throw new ProtocolException("welcome chose protocol " + protocol + ", not one of [1]");
             welcomed = true;
             return true;

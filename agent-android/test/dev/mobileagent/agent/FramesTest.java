@@ -1,0 +1,103 @@
+package dev.mobileagent.agent;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.fail;
+
+import dev.mobileagent.agent.protocol.Frames;
+import dev.mobileagent.agent.protocol.ProtocolException;
+import java.io.ByteArrayInputStream;
+import java.io.EOFException;
+import java.nio.charset.StandardCharsets;
+import org.json.JSONObject;
+import org.junit.Test;
+
+/** The frame codec: length prefix, UTF-8 JSON object with a string type, the 16 MiB limit. */
+public class FramesTest {
+    static byte[] frame(byte[] payload) {
+        byte[] f = new byte[payload.length + 4];
+        int n = payload.length;
+        f[0] = (byte) (n >>> 24);
+        f[1] = (byte) (n >>> 16);
+        f[2] = (byte) (n >>> 8);
+        f[3] = (byte) n;
+        System.arraycopy(payload, 0, f, 4, n);
+        return f;
+    }
+
+    static void rejected(byte[] bytes) throws Exception {
+        try {
+            Frames.read(new ByteArrayInputStream(bytes));
+            fail("accepted a bad frame");
+        } catch (ProtocolException expected) {
+            // the connection closes
+        }
+    }
+
+    @Test
+    public void aMessageRoundTripsWithABigEndianLength() throws Exception {
+        JSONObject m = Support.obj("{\"type\":\"text\",\"text\":\"héllo 👋\",\"n\":7}");
+        byte[] f = Frames.encode(m);
+        int n = ((f[0] & 0xff) << 24) | ((f[1] & 0xff) << 16) | ((f[2] & 0xff) << 8) | (f[3] & 0xff);
+        assertEquals(f.length - 4, n);
+        JSONObject back = Frames.read(new ByteArrayInputStream(f));
+        assertEquals("héllo 👋", back.getString("text"));
+        assertEquals(7, back.getInt("n"));
+    }
+
+    @Test
+    public void aCleanEndOfStreamIsNoFrame() throws Exception {
+        assertNull(Frames.read(new ByteArrayInputStream(new byte[0])));
+    }
+
+    @Test(expected = EOFException.class)
+    public void aStreamEndingInsideAFrameIsAnError() throws Exception {
+        byte[] f = Frames.encode(Support.obj("{\"type\":\"ping\",\"nonce\":1}"));
+        byte[] cut = new byte[f.length - 2];
+        System.arraycopy(f, 0, cut, 0, cut.length);
+        Frames.read(new ByteArrayInputStream(cut));
+    }
+
+    @Test
+    public void aZeroLengthIsAProtocolError() throws Exception {
+        rejected(new byte[] {0, 0, 0, 0});
+    }
+
+    @Test
+    public void aLengthOverSixteenMebibytesIsAProtocolErrorBeforeAnyPayloadIsRead() throws Exception {
+        rejected(new byte[] {0x01, 0x00, 0x00, 0x01});
+    }
+
+    @Test
+    public void bytesThatAreNotUtf8AreAProtocolError() throws Exception {
+        rejected(frame(new byte[] {'{', '"', 't', 'y', 'p', 'e', '"', ':', '"', (byte) 0xff, '"', '}'}));
+    }
+
+    @Test
+    public void jsonThatIsNotAnObjectIsAProtocolError() throws Exception {
+        rejected(frame("[1,2]".getBytes(StandardCharsets.UTF_8)));
+        rejected(frame("\"auth\"".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    public void anObjectWithoutAStringTypeIsAProtocolError() throws Exception {
+        rejected(frame("{\"token\":\"x\"}".getBytes(StandardCharsets.UTF_8)));
+        rejected(frame("{\"type\":5}".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    public void bytesThatAreNotJsonAreAProtocolError() throws Exception {
+        rejected(frame("{\"type\":".getBytes(StandardCharsets.UTF_8)));
+        rejected(frame("{\"type\":\"ping\"} trailing".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    public void aMessageWithoutATypeCannotBeEncoded() {
+        try {
+            Frames.encode(Support.obj("{\"nonce\":1}"));
+            fail("encoded a message without a type");
+        } catch (ProtocolException expected) {
+            // refused
+        }
+    }
+}

@@ -1,0 +1,277 @@
+package dev.mobileagent.agent;
+
+import static dev.mobileagent.agent.Support.TOKEN;
+import static dev.mobileagent.agent.Support.o;
+import static dev.mobileagent.agent.Support.obj;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import dev.mobileagent.agent.Support.Client;
+import dev.mobileagent.agent.Support.Harness;
+import dev.mobileagent.agent.fake.FakeWindow;
+import dev.mobileagent.agent.fake.Fixtures;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.json.JSONObject;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+
+/** The protocol server over loopback: auth, handshake, replacement, pings, deadlines, bad frames, exits. */
+public class ProtocolServerTest {
+    private Harness h;
+
+    @Before
+    public void start() throws Exception {
+        h = new Harness(Fixtures.fixedUi());
+    }
+
+    @After
+    public void stop() {
+        h.close();
+    }
+
+    @Test
+    public void aRightTokenGetsHelloWithTheAgentsIdentityAndTheWelcomeStartsTheSession() throws Exception {
+        Client c = h.connect();
+        c.send(o("type", "auth", "token", TOKEN));
+        JSONObject hello = c.read(3000);
+        assertEquals("hello", hello.getString("type"));
+        assertEquals("mobile-agent-android", hello.getString("agent"));
+        assertEquals(Version.version(), hello.getString("version"));
+        assertEquals("7fec0cb05341", hello.getString("build"));
+        assertEquals(1, hello.getJSONArray("protocols").getInt(0));
+        assertEquals(4242, hello.getLong("pid"));
+        assertEquals(h.config.socket, hello.getString("socket"));
+        String caps = hello.getJSONArray("capabilities").toString();
+        for (String cap : new String[] {"events", "bounds", "window_metadata", "text_clipboard"}) assertTrue(caps, caps.contains(cap));
+        c.send(obj("{\"type\":\"welcome\",\"protocol\":1,\"host\":\"junit\"}"));
+        assertTrue(c.request("snapshot", "{}").has("result"));
+    }
+
+    @Test
+    public void theVersionStringIsTheOnlyPlaceOfTheVersion() {
+        assertTrue(Version.AGENT.startsWith("mobile-agent-android "));
+        assertEquals(Version.AGENT, "mobile-agent-android " + Version.version());
+    }
+
+    @Test
+    public void aWrongTokenIsRefusedUnauthorizedRevealingNothing() throws Exception {
+        Client c = h.connect();
+        c.send(o("type", "auth", "token", "ffffffffffffffffffffffffffffffff"));
+        JSONObject r = c.read(3000);
+        assertEquals("{\"type\":\"refused\",\"code\":\"unauthorized\",\"message\":\"unauthorized\"}", r.toString());
+        assertTrue(c.closedWithin(2000));
+    }
+
+    @Test
+    public void aMissingTokenIsRefusedUnauthorized() throws Exception {
+        Client c = h.connect();
+        c.send(obj("{\"type\":\"auth\"}"));
+        assertEquals("unauthorized", c.read(3000).getString("code"));
+        assertTrue(c.closedWithin(2000));
+    }
+
+    @Test
+    public void aRootPeerIsRefusedAndLoggedWhileTheAgentKeepsServing() throws Exception {
+        Client host = h.host();
+        h.transport.setPeerUid(0);
+        Client root = h.connect();
+        JSONObject r = root.read(3000);
+        assertEquals("refused", r.getString("type"));
+        assertEquals("peer_not_allowed", r.getString("code"));
+        assertTrue(root.closedWithin(2000));
+        assertTrue(h.stdout(), h.stdout().contains("MOBILE_AGENT_LOG refused peer uid 0\n"));
+        assertTrue("the host keeps being served", host.request("snapshot", "{}").has("result"));
+        h.transport.setPeerUid(2000);
+    }
+
+    @Test
+    public void aFirstFrameOtherThanAuthIsAProtocolErrorClose() throws Exception {
+        Client c = h.connect();
+        c.send(obj("{\"type\":\"ping\",\"nonce\":1}"));
+        JSONObject r = c.read(3000);
+        assertEquals("closing", r.getString("type"));
+        assertEquals("protocol_error", r.getString("reason"));
+        assertTrue(c.closedWithin(2000));
+    }
+
+    @Test
+    public void aRequestBeforeWelcomeIsAProtocolErrorClose() throws Exception {
+        Client c = h.connect();
+        c.send(o("type", "auth", "token", TOKEN));
+        c.read(3000);
+        c.send(obj("{\"type\":\"request\",\"id\":1,\"method\":\"snapshot\",\"deadline_ms\":1000,\"params\":{}}"));
+        assertEquals("protocol_error", c.next("closing", 3000).getString("reason"));
+    }
+
+    @Test
+    public void aRefuseWithVersionMismatchMakesTheAgentReleaseAutomationAndExit() throws Exception {
+        Client c = h.connect();
+        c.send(o("type", "auth", "token", TOKEN));
+        c.read(3000);
+        c.send(obj("{\"type\":\"refuse\",\"code\":\"version_mismatch\",\"message\":\"host speaks protocols [2]\"}"));
+        assertTrue(c.closedWithin(2000));
+        assertTrue("the agent exits", h.exiter.await(2000));
+        assertEquals(0, h.exiter.status);
+        assertTrue("UI automation is released", h.platform.released);
+    }
+
+    @Test
+    public void aWelcomeChoosingAProtocolNotOfferedIsAProtocolError() throws Exception {
+        Client c = h.connect();
+        c.send(o("type", "auth", "token", TOKEN));
+        c.read(3000);
+        c.send(obj("{\"type\":\"welcome\",\"protocol\":2,\"host\":\"junit\"}"));
+        assertEquals("protocol_error", c.next("closing", 3000).getString("reason"));
+    }
+
+    @Test
+    public void aNewerConnectionReplacesTheOlderWhichIsToldSoAndClosed() throws Exception {
+        Client older = h.host();
+        assertTrue(older.request("snapshot", "{}").has("result"));
+        Client newer = h.host();
+        assertEquals("replaced", older.next("closing", 3000).getString("reason"));
+        assertTrue(older.closedWithin(2000));
+        assertTrue(newer.request("snapshot", "{}").has("result"));
+    }
+
+    @Test
+    public void aPingIsAnsweredWithItsNonce() throws Exception {
+        Client c = h.host();
+        c.send(obj("{\"type\":\"ping\",\"nonce\":5}"));
+        JSONObject pong = c.next("pong", 3000);
+        assertEquals(5, pong.getLong("nonce"));
+    }
+
+    @Test
+    public void theAgentPingsAHostAfterASecondWithoutFrames() throws Exception {
+        Client c = h.host();
+        long start = System.nanoTime();
+        JSONObject ping = c.next("ping", 3000);
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(ping.has("nonce"));
+        assertTrue("no ping before the second: " + ms, ms >= 900);
+        c.send(o("type", "pong", "nonce", ping.getLong("nonce")));
+    }
+
+    @Test
+    public void aRequestThatCannotFinishByItsDeadlineIsAnsweredDeadlineExceeded() throws Exception {
+        Client c = h.host();
+        final CountDownLatch release = new CountDownLatch(1);
+        FakeWindow app = h.platform.window(Fixtures.COMPOSE);
+        app.setHook((w, parent, index) -> {
+            try {
+                release.await(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        long start = System.nanoTime();
+        JSONObject r = c.request("snapshot", "{}", 300);
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        release.countDown();
+        app.setHook(null);
+        JSONObject err = r.getJSONObject("error");
+        assertEquals("deadline_exceeded", err.getString("code"));
+        assertTrue(err.getBoolean("retryable"));
+        assertTrue("answered at the deadline, not after the read: " + ms, ms < 2000);
+        assertTrue("the connection still serves", c.request("snapshot", "{}").has("result"));
+    }
+
+    @Test
+    public void aGestureLongerThanItsDeadlineIsRefusedUpFront() throws Exception {
+        Client c = h.host();
+        JSONObject r = c.request("tap", "{\"x\":10,\"y\":10,\"hold_ms\":2000}", 500);
+        assertEquals("deadline_exceeded", r.getJSONObject("error").getString("code"));
+        assertTrue("nothing was injected", h.platform.touches.isEmpty());
+    }
+
+    @Test
+    public void anOversizedFrameIsAProtocolErrorAndTheAgentKeepsServingOthers() throws Exception {
+        Client c = h.host();
+        c.sendRaw(new byte[] {0x01, 0x00, 0x00, 0x01, '{'});
+        assertEquals("protocol_error", c.next("closing", 3000).getString("reason"));
+        assertTrue(c.closedWithin(2000));
+        assertTrue(h.host().request("snapshot", "{}").has("result"));
+    }
+
+    @Test
+    public void aFrameThatIsNotJsonIsAProtocolError() throws Exception {
+        Client c = h.host();
+        c.sendRaw(FramesTest.frame("not json".getBytes(StandardCharsets.UTF_8)));
+        assertEquals("protocol_error", c.next("closing", 3000).getString("reason"));
+    }
+
+    @Test
+    public void aRequestWithoutARequiredKeyIsAProtocolError() throws Exception {
+        Client c = h.host();
+        c.send(obj("{\"type\":\"request\",\"id\":3,\"method\":\"snapshot\",\"params\":{}}"));
+        assertEquals("protocol_error", c.next("closing", 3000).getString("reason"));
+    }
+
+    @Test
+    public void aFrameOfAnUnknownTypeAfterWelcomeIsIgnored() throws Exception {
+        Client c = h.host();
+        c.send(obj("{\"type\":\"telemetry\",\"x\":1}"));
+        assertTrue(c.request("snapshot", "{}").has("result"));
+    }
+
+    @Test
+    public void anUnknownMethodIsAnsweredUnknownMethod() throws Exception {
+        JSONObject r = h.host().request("teleport", "{}");
+        assertEquals("unknown_method", r.getJSONObject("error").getString("code"));
+        assertFalse(r.getJSONObject("error").getBoolean("retryable"));
+    }
+
+    @Test
+    public void badParamsAreInvalidParams() throws Exception {
+        Client c = h.host();
+        assertEquals("invalid_params", c.request("tap", "{\"x\":\"ten\",\"y\":1}").getJSONObject("error").getString("code"));
+        assertEquals("invalid_params", c.request("snapshot", "{\"max_nodes\":-1}").getJSONObject("error").getString("code"));
+    }
+
+    @Test
+    public void shutdownIsAnsweredThenTheAgentClosesReleasesAndExits() throws Exception {
+        Client c = h.host();
+        JSONObject r = c.request("shutdown", "{}");
+        assertEquals("{}", r.getJSONObject("result").toString());
+        assertEquals("shutdown", c.next("closing", 3000).getString("reason"));
+        assertTrue(h.exiter.await(2000));
+        assertEquals(0, h.exiter.status);
+        assertTrue(h.platform.released);
+    }
+
+    @Test
+    public void aSilentWelcomedHostIsClosedAfterTheLivenessTimeout() throws Exception {
+        h.config.livenessTimeoutMs = 300;
+        h.config.pingIntervalMs = 60_000;
+        Client c = h.host();
+        assertTrue(c.closedWithin(2500));
+    }
+
+    @Test
+    public void withoutAHostTheAgentExitsAfterTheIdleBound() throws Exception {
+        try (Harness idle = new Harness(Fixtures.fixedUi(), 200)) {
+            assertTrue(idle.exiter.await(3000));
+            assertEquals(0, idle.exiter.status);
+            assertTrue(idle.platform.released);
+        }
+    }
+
+    @Test
+    public void aConnectedHostKeepsTheAgentPastTheIdleBoundAndItsEndRestartsIt() throws Exception {
+        try (Harness idle = new Harness(Fixtures.fixedUi(), 300)) {
+            Client c = idle.host();
+            Thread.sleep(600);
+            assertFalse("no exit while a host is connected", idle.exiter.await(1));
+            c.send(obj("{\"type\":\"ping\",\"nonce\":1}"));
+            assertNotNull(c.next("pong", 2000));
+            c.close();
+            assertTrue(idle.exiter.await(3000));
+        }
+    }
+}

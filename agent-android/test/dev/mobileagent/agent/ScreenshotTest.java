@@ -1,0 +1,70 @@
+package dev.mobileagent.agent;
+
+import static dev.mobileagent.agent.Support.call;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.fail;
+
+import dev.mobileagent.agent.core.Agent;
+import dev.mobileagent.agent.core.AgentError;
+import dev.mobileagent.agent.fake.FakeClock;
+import dev.mobileagent.agent.fake.FakePlatform;
+import dev.mobileagent.agent.fake.Fixtures;
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayInputStream;
+import java.util.Base64;
+import javax.imageio.ImageIO;
+import org.json.JSONObject;
+import org.junit.Test;
+
+/** Screenshots: upright with the display's rotation, png or jpeg, a failure an error. */
+public class ScreenshotTest {
+    final FakeClock clock = new FakeClock();
+
+    static BufferedImage decode(JSONObject r) throws Exception {
+        return ImageIO.read(new ByteArrayInputStream(Base64.getDecoder().decode(r.getString("data"))));
+    }
+
+    @Test
+    public void aLandscapeScreenshotHasLandscapeDimensionsAndTheDisplayOrientation() throws Exception {
+        FakePlatform p = Fixtures.fixedUi().display(2400, 1080, 420, 1);
+        JSONObject r = call(new Agent(p, clock), clock, "screenshot", "{\"format\":\"png\"}");
+        assertEquals("png", r.getString("format"));
+        assertEquals(2400, r.getInt("width"));
+        assertEquals(1080, r.getInt("height"));
+        assertEquals(1, r.getInt("rotation"));
+        BufferedImage img = decode(r);
+        assertEquals(2400, img.getWidth());
+        assertEquals(1080, img.getHeight());
+    }
+
+    @Test
+    public void aJpegScreenshotIsAJpeg() throws Exception {
+        JSONObject r = call(new Agent(Fixtures.fixedUi(), clock), clock, "screenshot", "{\"format\":\"jpeg\",\"quality\":50}");
+        byte[] data = Base64.getDecoder().decode(r.getString("data"));
+        assertEquals(0xff, data[0] & 0xff);
+        assertEquals(0xd8, data[1] & 0xff);
+        assertEquals(1080, decode(r).getWidth());
+    }
+
+    @Test
+    public void aFailedCaptureIsAnErrorNeverABlankImage() throws Exception {
+        FakePlatform p = Fixtures.fixedUi();
+        p.failScreenshots = true;
+        try {
+            call(new Agent(p, clock), clock, "screenshot", "{}");
+            fail("a failed capture returned an image");
+        } catch (AgentError e) {
+            assertEquals("screenshot_failed", e.code);
+        }
+    }
+
+    @Test
+    public void anUnknownFormatIsInvalidParams() throws Exception {
+        try {
+            call(new Agent(Fixtures.fixedUi(), clock), clock, "screenshot", "{\"format\":\"gif\"}");
+            fail();
+        } catch (AgentError e) {
+            assertEquals("invalid_params", e.code);
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package dev.mobileagent.agent;
+
+import static dev.mobileagent.agent.Support.call;
+import static dev.mobileagent.agent.Support.find;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import dev.mobileagent.agent.core.Agent;
+import dev.mobileagent.agent.core.AgentError;
+import dev.mobileagent.agent.fake.FakeClock;
+import dev.mobileagent.agent.fake.FakeNode;
+import dev.mobileagent.agent.fake.FakePlatform;
+import dev.mobileagent.agent.fake.FakeWindow;
+import dev.mobileagent.agent.fake.Fixtures;
+import org.json.JSONObject;
+import org.junit.Test;
+
+/** The text method: direct where the node accepts it, else keys, else the clipboard, restored after. */
+public class TextTest {
+    final FakeClock clock = new FakeClock();
+
+    static FakeNode field(FakeWindow w, String res) {
+        return byRes(w.rootNode(), res);
+    }
+
+    static FakeNode byRes(FakeNode n, String res) {
+        if (res.equals(n.a.res)) return n;
+        for (FakeNode c : n.children()) {
+            FakeNode f = byRes(c, res);
+            if (f != null) return f;
+        }
+        return null;
+    }
+
+    @Test
+    public void aFocusedReactNativeInputIsFilledDirectlyInOneOperation() throws Exception {
+        FakeWindow form = Fixtures.reactNativeForm();
+        FakePlatform p = new FakePlatform().add(form);
+        Agent agent = new Agent(p, clock);
+        FakeNode name = field(form, "name");
+        call(agent, clock, "tap", "{\"x\":540,\"y\":360}");
+        assertEquals(name, p.focusedNode());
+        int keysBefore = p.keys.size();
+        JSONObject r = call(agent, clock, "text", "{\"node\":null,\"text\":\"Ada Lovelace\",\"method\":\"auto\"}");
+        assertTrue(r.getBoolean("accepted"));
+        assertEquals("direct", r.getString("method"));
+        assertEquals("Ada Lovelace", name.currentText());
+        assertEquals("one operation", 1, name.setTextCalls);
+        assertEquals("no key events", keysBefore, p.keys.size());
+    }
+
+    @Test
+    public void aFocusedElementWithoutDirectSettingGetsKeyEventsAndTheFallbackIsNamed() throws Exception {
+        FakePlatform p = Fixtures.fixedUi();
+        Agent agent = new Agent(p, clock);
+        int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
+        JSONObject r = call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"1234\"}");
+        assertEquals("keys", r.getString("method"));
+        assertTrue(r.getBoolean("accepted"));
+        FakeNode node = field(p.window(Fixtures.COMPOSE), "pin");
+        assertEquals("1234", node.currentText());
+        assertEquals(0, node.setTextCalls);
+        assertEquals(8, p.keys.size());
+    }
+
+    @Test
+    public void textNoKeyMapCanTypeIsPastedThroughTheClipboardWhichIsRestored() throws Exception {
+        FakePlatform p = Fixtures.fixedUi();
+        p.setClipboardForTest("the user's clip");
+        Agent agent = new Agent(p, clock);
+        int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
+        JSONObject r = call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"héllo 👋\"}");
+        assertEquals("clipboard", r.getString("method"));
+        assertEquals("héllo 👋", field(p.window(Fixtures.COMPOSE), "pin").currentText());
+        assertEquals("the clipboard is restored", "the user's clip", p.clipboardText());
+    }
+
+    @Test
+    public void anEmptyClipboardIsEmptyAgainAfterThePaste() throws Exception {
+        FakePlatform p = Fixtures.fixedUi();
+        Agent agent = new Agent(p, clock);
+        int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
+        call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"日本\",\"method\":\"clipboard\"}");
+        assertEquals(null, p.clipboardText());
+        assertEquals(1, p.clipboardWrites);
+    }
+
+    @Test
+    public void autoChoosesDirectForANodeThatAcceptsItEvenForUnicode() throws Exception {
+        FakePlatform p = Fixtures.fixedUi();
+        Agent agent = new Agent(p, clock);
+        int user = find(call(agent, clock, "snapshot", "{}"), "res", "username").getInt("id");
+        assertEquals("direct", call(agent, clock, "text", "{\"node\":" + user + ",\"text\":\"héllo 👋\"}").getString("method"));
+    }
+
+    @Test
+    public void directAskedOfANodeThatRefusesItIsInvalidParams() throws Exception {
+        FakePlatform p = Fixtures.fixedUi();
+        Agent agent = new Agent(p, clock);
+        int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
+        try {
+            call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"1\",\"method\":\"direct\"}");
+            fail("direct was accepted");
+        } catch (AgentError e) {
+            assertEquals("invalid_params", e.code);
+        }
+    }
+
+    @Test
+    public void anUnknownNodeIsNotFoundAndNothingFocusedIsInvalidParams() throws Exception {
+        Agent agent = new Agent(Fixtures.fixedUi(), clock);
+        try {
+            call(agent, clock, "text", "{\"node\":99999,\"text\":\"x\"}");
+            fail();
+        } catch (AgentError e) {
+            assertEquals("not_found", e.code);
+        }
+        try {
+            call(agent, clock, "text", "{\"text\":\"x\"}");
+            fail();
+        } catch (AgentError e) {
+            assertEquals("invalid_params", e.code);
+        }
+    }
+}
