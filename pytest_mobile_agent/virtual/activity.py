@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -194,7 +195,7 @@ class ActivityManager:
         if zygote is None:
             return
         proc = table.fork(zygote, argv=[package])
-        proc.uid = proc.gid = 10000 + 100 + (abs(hash(package)) % 800)
+        proc.uid = proc.gid = 10000 + 100 + zlib.crc32(package.encode()) % 800
         proc.signals.block(pm.ART_SIGBLK)
         self._running[package] = proc
 

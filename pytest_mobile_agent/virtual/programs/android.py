@@ -18,8 +18,8 @@
   makes it, by SIGKILL (status 137). `uiautomator dump [FILE]` takes the slot for the dump.
 * `su [0|root|2000|shell] [COMMAND...]`: the command (default: a shell) in the same process with
   the new uid; other callers than root and the shell user get `su: uid N not allowed to su`.
-* `app_process [VM options] DIR [--nice-name=N] MAIN [ARGS...]`: ART starts with SigBlk
-  0x80001204, CLASSPATH from the environment, and calls `device.app_process_mains[MAIN](proc,
+* `app_process [VM options] DIR [--nice-name=N] MAIN [ARGS...]`: ART starts (in at most 50 ms,
+  at once when its parent has exited) with SigBlk 0x80001204, CLASSPATH from the environment, and calls `device.app_process_mains[MAIN](proc,
   ARGS)`; a class it cannot find (no registered main, or a CLASSPATH entry that is not a readable
   file) fails as ART does: `java.lang.ClassNotFoundException: Didn't find class "MAIN" on path:
   DexPathList[...]` on stderr, `E AppRuntime: ERROR: could not find class 'MAIN'` in logcat,
@@ -52,6 +52,8 @@ from pytest_mobile_agent.virtual.shell.interp import cred_of
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice
+
+ART_STARTUP_S = 0.05
 
 UIAUTOMATOR_STACK = (
     "\tat android.os.Parcel.createExceptionOrNull(Parcel.java:3348)\n"
@@ -443,6 +445,7 @@ def install(device: VirtualDevice) -> None:
             return 10
         main_class, main_args = args[0], args[1:]
         proc.signals.block(pm.ART_SIGBLK)
+        _art_startup(proc)
         if nice_name:
             proc.set_name(nice_name)
         classpath = [p for p in proc.env.get("CLASSPATH", "").split(":") if p]
@@ -460,6 +463,16 @@ def install(device: VirtualDevice) -> None:
             device.log("AppRuntime", f"ERROR: could not find class '{main_class}'", "E", proc.pid)
             return 1
         return main(proc, main_args)
+
+    def _art_startup(proc: pm.Process) -> None:
+        """ART takes a while to start (about 200 ms on the emulator): the model takes at most
+        ART_STARTUP_S, and is done at once when the parent that forked it has exited, so a launch
+        from a subshell's background (`( ... &)`) is reparented to init before main runs, as on
+        the device."""
+        parent = device.processes.get(proc.ppid)
+        if parent is None or parent.pid < 3000:
+            return
+        proc.wait(parent.cond, lambda: parent.dead, time.monotonic() + ART_STARTUP_S)
 
     def _readable(proc: pm.Process, path: str) -> bool:
         try:

@@ -1,5 +1,5 @@
 """The toybox commands of the device: cat, sleep, tty, id, whoami, rm, ls, mkdir, chmod, stat,
-touch, env, kill, ps, true, false, echo, uname.
+touch, env, kill, ps, true, false, echo, uname, grep (-v -i -F -q -c -e), head (-n), wc (-l).
 
 Messages follow toybox (`cat: /x: No such file or directory`, `mkdir: '/x': File exists`, status
 1). `ps` prints toybox's columns: `ps -A -o PID,ARGS` gives a `  PID ARGS` header and one
@@ -337,10 +337,95 @@ def install(device: VirtualDevice) -> None:
     def ps(proc: pm.Process) -> int:
         return _ps(device, proc)
 
+    def _inputs(proc: pm.Process, files: list[str], tool: str) -> list[tuple[str, bytes]] | None:
+        if not files:
+            return [("(standard input)", proc.stdin.read_all())]
+        out = []
+        for arg in files:
+            try:
+                out.append((arg, fs.read_file(_path(proc, device, arg), cred_of(proc))))
+            except OSError as exc:
+                _fail(proc, tool, arg, exc)
+                return None
+        return out
+
+    def grep(proc: pm.Process) -> int:
+        import re
+
+        args = proc.argv[1:]
+        flags: set[str] = set()
+        patterns: list[str] = []
+        files: list[str] = []
+        while args:
+            arg = args.pop(0)
+            if arg == "-e" and args:
+                patterns.append(args.pop(0))
+            elif arg.startswith("-") and len(arg) > 1 and not files and arg != "--":
+                flags.update(arg[1:])
+            elif not patterns and "e" not in flags:
+                patterns.append(arg)
+            else:
+                files.append(arg)
+        if not patterns:
+            proc.stderr.write("grep: no pattern\n")
+            return 2
+        options = re.IGNORECASE if "i" in flags else 0
+        try:
+            regexes = [re.compile(re.escape(p) if "F" in flags else p, options) for p in patterns]
+        except re.error as exc:
+            proc.stderr.write(f"grep: bad regex '{patterns[0]}': {exc}\n")
+            return 2
+        sources = _inputs(proc, files, "grep")
+        if sources is None:
+            return 2
+        count = 0
+        out: list[str] = []
+        for name, data in sources:
+            for line in data.decode(errors="replace").splitlines():
+                hit = any(r.search(line) for r in regexes)
+                if hit != ("v" in flags):
+                    count += 1
+                    out.append(f"{name}:{line}" if len(sources) > 1 else line)
+        if "q" not in flags:
+            proc.stdout.write(f"{count}\n" if "c" in flags else "".join(line + "\n" for line in out))
+        return 0 if count else 1
+
+    def head(proc: pm.Process) -> int:
+        args = proc.argv[1:]
+        lines = 10
+        files: list[str] = []
+        while args:
+            arg = args.pop(0)
+            if arg == "-n" and args:
+                lines = int(args.pop(0))
+            elif arg.startswith("-") and arg[1:].isdigit():
+                lines = int(arg[1:])
+            else:
+                files.append(arg)
+        sources = _inputs(proc, files, "head")
+        if sources is None:
+            return 1
+        for _, data in sources:
+            proc.stdout.write(b"".join(data.splitlines(keepends=True)[:lines]))
+        return 0
+
+    def wc(proc: pm.Process) -> int:
+        args = [a for a in proc.argv[1:] if not a.startswith("-")]
+        sources = _inputs(proc, args, "wc")
+        if sources is None:
+            return 1
+        only_lines = "-l" in proc.argv
+        for name, data in sources:
+            newlines = data.count(b"\n")
+            counts = f"{newlines}" if only_lines else f"{newlines} {len(data.split())} {len(data)}"
+            proc.stdout.write(counts + ("" if name == "(standard input)" else f" {name}") + "\n")
+        return 0
+
     for name, fn in {
         "cat": cat, "sleep": sleep, "tty": tty, "id": id_, "whoami": whoami, "rm": rm, "ls": ls,
         "mkdir": mkdir, "chmod": chmod, "stat": stat, "touch": touch, "env": env, "kill": kill,
-        "true": true, "false": false, "echo": echo, "uname": uname, "ps": ps,
+        "true": true, "false": false, "echo": echo, "uname": uname, "ps": ps, "grep": grep,
+        "head": head, "wc": wc,
     }.items():
         reg(name, fn)
 

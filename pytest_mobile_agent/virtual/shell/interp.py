@@ -104,8 +104,7 @@ def sh_main(device: VirtualDevice) -> Program:
                 state.name = args[2]
                 state.positional = args[3:]
             return Interpreter(device, proc, state).run_script(script, top=True)
-        script = proc.stdin.read_all().decode(errors="replace")
-        return Interpreter(device, proc, state).run_script(script, top=False)
+        return Interpreter(device, proc, state).run_interactive()
 
     return main
 
@@ -134,6 +133,42 @@ class Interpreter:
         except _ExitShell as done:
             status = done.status
         return self._run_exit_trap(status)
+
+    def run_interactive(self) -> int:
+        """`sh -` (what adbd starts for an empty command): one line at a time from stdin, with
+        mksh's prompt (`emu64xa:/ $ `, `#` for root) when stdin is a terminal; a line left open
+        (an unclosed quote or a trailing `|`, `&&`) waits for the next one."""
+        stdin = self.proc.stdin
+        tty = stdin.isatty()
+        host = self.device.getprop("ro.product.device", "localhost")
+        pending = ""
+        status = 0
+        while True:
+            if tty:
+                mark = "#" if self.proc.uid == 0 else "$"
+                prompt = "> " if pending else f"{host}:{self.proc.cwd} {mark} "
+                try:
+                    self.proc.stdout.write(prompt)
+                except OSError:
+                    return status
+            line = stdin.readline()
+            if not line:
+                return self._run_exit_trap(status)
+            pending += line.decode(errors="replace")
+            try:
+                tree = ast.parse(pending)
+            except errors.ShellSyntaxError as exc:
+                if "EOF" in exc.message or "closing quote" in exc.message:
+                    continue
+                self.err(f"{self.state.name}: {exc.message}\n")
+                pending = ""
+                status = self.state.last_status = 1
+                continue
+            pending = ""
+            try:
+                status = self.run_list(tree)
+            except _ExitShell as done:
+                return self._run_exit_trap(done.status)
 
     def _run_exit_trap(self, status: int) -> int:
         action = self.state.traps.pop(0, None)

@@ -196,3 +196,31 @@ def test_ls_of_a_directory_the_shell_may_not_read_is_permission_denied(device: V
 
 def test_trap_with_a_command_runs_it_on_exit(device: VirtualDevice) -> None:
     assert run(device, "trap 'echo bye' EXIT; echo hi") == (0, "hi\nbye\n", "")
+
+
+def test_legacy_shell_and_exec_services_carry_raw_merged_output(device: VirtualDevice) -> None:
+    for service in ("shell:echo out; echo err >&2", "exec:sh -c 'echo out; echo err >&2'"):
+        stream = device.open_service(service)
+        data = b""
+        while True:
+            chunk = stream.recv(2.0)
+            if not chunk:
+                break
+            data += chunk
+        assert data == b"out\nerr\n"
+
+
+def test_an_interactive_shell_runs_line_by_line_with_the_prompt_on_a_pty(device: VirtualDevice) -> None:
+    from .conftest import ShellClient
+
+    assert device.shell("", stdin=b"echo a\necho 'b\nc'\nexit 3\necho never\n") == (3, b"a\nb\nc\n", b"")
+    client = ShellClient(device, "", pty=True)
+    client.read_until(b"emu64xa:/ $ ")
+    client.write(b"id -u\r")
+    assert b"emu64xa:/ $ id -u\r\n2000\r\n" in client.read_until(b"2000\r\n")
+    client.close()
+
+
+def test_grep_head_and_wc_filter_the_output(device: VirtualDevice) -> None:
+    assert run(device, "printf 'a1\\nb2\\na3\\n' | grep a | wc -l; printf 'x\\ny\\n' | head -n 1; echo z | grep -q q || echo none") == (
+        0, "2\nx\nnone\n", "")
