@@ -12,6 +12,7 @@ bare. The conflict test runs `uiautomator events`, which holds UI automation whi
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -228,6 +229,47 @@ class _Observing:
     def push_bytes(self, data: bytes, remote: str, mode: int = 0o644, **kwargs: Any) -> None:
         self._device.push_bytes(data, remote, mode, **kwargs)
         self.modes[remote] = self._device.shell(f"stat -c %a {remote}").stdout.decode().strip()
+
+
+class _SnoopingStream:
+    """The launch stream, with the process list taken right after the token went in, mid-launch."""
+
+    def __init__(self, stream: Any, device: Device, snapshots: list[str]) -> None:
+        self._stream, self._device, self._snapshots = stream, device, snapshots
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    def close_stdin(self) -> None:
+        self._stream.close_stdin()
+        for _ in range(3):
+            self._snapshots.append(self._device.shell("ps -A -o PID,ARGS").stdout.decode())
+
+
+class _Snooping(_Observing):
+    def __init__(self, device: Device) -> None:
+        super().__init__(device)
+        self.snapshots: list[str] = []
+
+    def shell_stream(self, cmd: str) -> Any:
+        self.snapshots.append(cmd)
+        return _SnoopingStream(self._device.shell_stream(cmd), self._device, self.snapshots)
+
+
+def test_during_a_launch_no_command_line_and_no_log_record_holds_the_token(
+        deployments: Deployments, caplog: pytest.LogCaptureFixture) -> None:
+    snooping = _Snooping(deployments.device)
+    deployer = Deployer(snooping, deployments.jar, deployments.records,  # type: ignore[arg-type]
+                        DeployOptions(idle_exit_ms=IDLE_EXIT_MS))
+    with caplog.at_level(logging.DEBUG):
+        attached = deployments.attach(deployer)
+        _alive(attached)
+    token = attached.record.token
+    assert len(snooping.snapshots) == 4  # the command and three process lists taken mid-launch
+    assert all(token not in text for text in snooping.snapshots)
+    cmdline = deployments.device.shell(f"cat /proc/{attached.record.pid}/cmdline").stdout
+    assert token.encode() not in cmdline
+    assert caplog.records and all(token not in record.getMessage() for record in caplog.records)
 
 
 def test_the_jar_is_pushed_read_only(deployments: Deployments) -> None:
