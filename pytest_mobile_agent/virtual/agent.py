@@ -997,18 +997,15 @@ def ui_of(device: Any) -> UiModel:
 
 
 def display_info(device: Any, ui: UiModel) -> dict[str, int]:
-    """The `display` of a snapshot: the device's display, falling back on the UI's geometry."""
+    """The `display` of a snapshot: the logical size (turned by the rotation), the density in
+    effect and the rotation, as the UI is laid out for them."""
     display = getattr(device, "display", None)
-    width, height = ui.geo.width, ui.geo.height
-    size = getattr(display, "size", None)
-    if isinstance(size, tuple) and len(size) == 2:
-        width, height = int(size[0]), int(size[1])
-    elif display is not None and isinstance(getattr(display, "width", None), int):
-        width, height = int(display.width), int(display.height)
-    density = getattr(display, "density", ui.geo.density)
     rotation = getattr(display, "rotation", 0)
-    return {"width": width, "height": height, "density": int(density) if isinstance(density, int) else ui.geo.density,
-            "rotation": int(rotation) if isinstance(rotation, int) else 0}
+    with ui.lock:
+        ui.advance()  # lays the UI out again if the display changed
+        geo = ui.geo
+    return {"width": geo.width, "height": geo.height, "density": geo.density,
+            "rotation": int(rotation) % 4 if isinstance(rotation, int) else 0}
 
 
 def register(device: Any) -> None:

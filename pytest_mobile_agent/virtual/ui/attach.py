@@ -61,6 +61,8 @@ def attach(device: Any) -> UiModel:
     if callable(log):
         model.log = lambda tag, msg: log(tag, msg)
     _set_content(display, DisplayContent(model), model)
+    if display is not None:
+        model.geometry_source = lambda: _geometry(display)
     activity = getattr(device, "activity", None)
     if activity is not None:
         activity.install(FixtureAppEntry(model))
@@ -70,15 +72,20 @@ def attach(device: Any) -> UiModel:
 
 
 def _geometry(display: Any) -> Geometry:
+    """The display's logical geometry: its size (a `wm size` override first) turned by its
+    rotation, and the density in effect."""
     if display is None:
         return Geometry()
     size = getattr(display, "size", None)
     width, height = size if isinstance(size, tuple) and len(size) == 2 else (
         getattr(display, "width", 1080), getattr(display, "height", 2400))
-    density = getattr(display, "physical_density", None) or getattr(display, "density", 420)
-    if isinstance(width, int) and isinstance(height, int) and isinstance(density, int):
-        return Geometry(width, height, density)
-    return Geometry()
+    density = getattr(display, "density", 420)
+    rotation = getattr(display, "rotation", 0)
+    if not (isinstance(width, int) and isinstance(height, int) and isinstance(density, int)):
+        return Geometry()
+    if isinstance(rotation, int) and rotation % 2 == 1:
+        width, height = height, width
+    return Geometry(width, height, density)
 
 
 def _set_content(display: Any, content: DisplayContent, model: UiModel) -> None:

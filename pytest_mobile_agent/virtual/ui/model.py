@@ -63,6 +63,9 @@ class UiModel:
         self.log: Callable[[str, str], None] = lambda tag, msg: None
         #: set by the device: starting the app from the launcher goes through the activity manager
         self.on_launch: Callable[[], None] | None = None
+        #: set by the device: the display's logical size and density now (rotation, `wm size`,
+        #: `wm density`); the model lays itself out again when it changes
+        self.geometry_source: Callable[[], Geometry] | None = None
         self.render_cache: dict[tuple[int, int, int], Image.Image] = {}
         self._listeners: list[Listener] = []  # copied on write
         self._listeners_lock = threading.Lock()
@@ -152,6 +155,10 @@ class UiModel:
     def advance(self) -> None:
         """Run every timer due by now, in order, and tick the status bar clock."""
         with self.lock:
+            if self.geometry_source is not None:
+                geometry = self.geometry_source()
+                if geometry != self.geo:
+                    self.relayout(geometry)
             now = self.clock.now_ms()
             while self._timers and self._timers[0][0] <= now:
                 _, _, fn = heapq.heappop(self._timers)
@@ -162,6 +169,31 @@ class UiModel:
                 clock = self.status_bar.root.children[0]
                 clock.text = text
                 self.nodes_changed(self.status_bar, [clock], ("text",))
+
+    def relayout(self, geometry: Geometry) -> None:
+        """The display changed size or orientation: the system's windows are laid out again and
+        the app's activity is recreated on its tab (its dialogs and the keyboard go away)."""
+        with self.lock:
+            if geometry == self.geo:
+                return
+            running, tab = self.app.running, self.app.tab
+            self.app.stop()
+            self.hide_keyboard()
+            for w in (self.status_bar, self.nav_bar, self.launcher):
+                self._remove(w)
+            self.geo = geometry
+            self.status_bar = system.status_bar(geometry, self.clock.wall())
+            self.nav_bar = system.nav_bar(geometry, lambda code: self._key(code, 0))
+            self.keyboard = system.keyboard(geometry, self._keyboard_press)
+            self.launcher = system.launcher(geometry, self._launch_from_home)
+            for w in (self.status_bar, self.nav_bar):
+                self._insert(w)
+            if running:
+                self.app.start({"tab": tab})
+            else:
+                self._insert(self.launcher)
+            self._restack()
+            self._windows_changed()
 
     # --- windows --------------------------------------------------------------------------------
 

@@ -88,3 +88,29 @@ def test_the_launch_line_starts_a_detached_agent_that_serves_the_fixture(device:
     assert recv("response")["result"] == {}
     assert wait_for(lambda: proc.dead) and proc.exit_status == 0
     assert device.automation.holder() is None
+
+
+def test_a_landscape_screenshot_has_landscape_dimensions_and_the_display_orientation(device: VirtualDevice) -> None:
+    from pytest_mobile_agent.virtual.agent import AgentCore, Identity, Platform, display_info
+    from pytest_mobile_agent.virtual.streams import Kernel
+
+    from .helpers import Host
+
+    ui = attach(device)
+    device.shell("am start -n dev.mobileagent.fixture/.MainActivity --es tab Big")
+    device.display.rotation = 1
+    core = AgentCore(Identity("0.1.0", "aaaaaaaaaaaa", 1, SOCKET, TOKEN), Platform(ui, lambda: display_info(device, ui)))
+    try:
+        host = Host(core, Kernel())
+        host.handshake()
+        shot = host.result("screenshot")
+        assert (shot["width"], shot["height"], shot["rotation"]) == (2400, 1080, 1)
+        snapshot = host.result("snapshot")
+        assert snapshot["display"] == {"width": 2400, "height": 1080, "density": 420, "rotation": 1}
+        assert snapshot["windows"][0]["bounds"] == [0, 0, 2400, 84]  # the status bar across the top
+        device.display.rotation = 0
+        device.display.override_density = 480
+        assert host.result("snapshot")["display"] == {"width": 1080, "height": 2400, "density": 480, "rotation": 0}
+        host.close()
+    finally:
+        core.stop()
