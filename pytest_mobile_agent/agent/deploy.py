@@ -255,7 +255,12 @@ class Deployer:
             return _Previous(record, f"it speaks no protocol this host speaks ({exc})", None, exits_by_itself=True)
         except MobileAgentError as exc:
             return _Previous(record, f"it does not answer as recorded ({exc})", None, kill_now=True)
-        reason = self._incompatibility(conn.hello, record)
+        hello = conn.hello
+        if (hello.pid, hello.socket) != (record.pid, record.socket):
+            conn.close()
+            return _Previous(record, f"it does not answer as recorded (its hello names pid {hello.pid} and "
+                                     f"socket {hello.socket})", None, kill_now=True)
+        reason = self._incompatibility(hello, record)
         if reason is None:
             log.info("reusing %s on %s", conn.hello.names(), self.serial)
             return Attached(conn, Reused(), record, self)

@@ -37,6 +37,7 @@ class FakeAgent:
     protocols: tuple[int, ...] = (1,)
     exits_on_shutdown: bool = True
     args: str = ""
+    hello_pid: int | None = None  # the pid its hello names, when not its own
     connections: list[ScriptedAgent] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -141,7 +142,7 @@ class FakeDevice:
         if agent is None:
             raise Closed(f"localabstract:{name}: closed (nothing accepted the connection on the device)")
         identity = AgentIdentity(token=agent.token, version=agent.version, build=agent.build,
-                                 protocols=agent.protocols, pid=agent.pid, socket=agent.socket)
+                                 protocols=agent.protocols, pid=agent.hello_pid or agent.pid, socket=agent.socket)
 
         def on_shutdown() -> None:
             if agent.exits_on_shutdown:

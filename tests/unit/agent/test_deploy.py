@@ -332,3 +332,14 @@ def test_stop_through_a_replaced_connection_asks_for_shutdown_on_a_new_one(devic
     first.stop()
     assert device.agents == {} and device.kills == []
     assert [f["method"] for p in device.peers for f in p.frames("request")] == ["shutdown"]
+
+
+def test_an_agent_whose_hello_names_another_pid_than_recorded_is_unreachable(device: FakeDevice) -> None:
+    records = Records()
+    old = _recorded(device, records, hello_pid=1234)
+    result = _deployer(device, records).attach()
+    try:
+        assert "does not answer as recorded" in (result.outcome.replaced or "")  # type: ignore[union-attr]
+        assert old.pid in device.kills
+    finally:
+        result.connection.close()
