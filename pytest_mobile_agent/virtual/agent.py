@@ -1011,3 +1011,11 @@ def display_info(device: Any, ui: UiModel) -> dict[str, int]:
 def register(device: Any) -> None:
     """Make `app_process / dev.mobileagent.agent.Main ...` run the agent double on `device`."""
     device.app_process_mains[MAIN_CLASS] = main
+
+
+def install(device: Any) -> UiModel:
+    """Everything this module and the UI model add to a device: the agent double as
+    `app_process`'s `dev.mobileagent.agent.Main`, and the Compose fixture app's UI (installed with
+    the activity manager, shown on the display). The device calls it once, at construction."""
+    register(device)
+    return ui_of(device)
