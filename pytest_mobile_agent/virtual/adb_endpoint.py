@@ -5,7 +5,8 @@ answers ``OKAY`` or ``FAIL`` and a length-prefixed message, as Google's server d
 against Debian's adb 29 server: ``device 'X' not found``, ``no devices/emulators found``,
 ``more than one device/emulator``, ``unknown host service``, ``device offline (no transport)``).
 
-Host services: ``host:version`` (``0029``), ``host:devices``, ``host:devices-l``, ``host:features``,
+Host services: ``host:version`` (``0029``), ``host:devices``, ``host:devices-l``,
+``host:track-devices`` (the list, then again at each change), ``host:features``,
 ``host:host-features``, ``get-state``, ``get-serialno``, ``host:transport:SERIAL``,
 ``host:transport-any``, ``host:transport-id:N``, ``host:tport:serial:SERIAL`` (``tport`` answers the
 8 byte transport id), forwards (``forward:``, ``forward:norebind:``, ``killforward:``,
@@ -382,6 +383,9 @@ class AdbServerEndpoint:
             if not request.startswith("host"):
                 self._open_device_service(sock, transport, request)
                 return
+            if _split_prefix(request)[1] in ("track-devices", "track-devices-l"):
+                self._track_devices(sock, long=request.endswith("-l"))
+                return
             try:
                 reply, chosen, done = self._host_request(request, transport)
             except ServiceFailed as failure:
@@ -468,6 +472,18 @@ class AdbServerEndpoint:
             except ServiceFailed:
                 if time.monotonic() > deadline or self._stopped.wait(0.1):
                     raise
+
+    def _track_devices(self, sock: socket.socket, *, long: bool) -> None:
+        """``host:track-devices``: the list now and again at each change, until the client leaves."""
+        sent: str | None = None
+        sock.sendall(OKAY)
+        while not self._stopped.is_set():
+            listing = self._device_list(long=long)
+            if listing != sent:
+                sock.sendall(encode_length_prefixed(listing.encode()))
+                sent = listing
+            if wait_readable(sock, 0.25) and not sock.recv(4096):
+                return  # the client closed its end
 
     def _device_list(self, *, long: bool) -> str:
         lines = [t.devices_l_line() if long else f"{t.serial}\tdevice" for t in self.transports()]

@@ -232,3 +232,24 @@ def test_several_devices_are_listed_and_reached_by_serial(
             request(sock, f"shell:echo {serial}")
             assert read_all(sock) == f"OKAY{serial}\n".encode()
         assert device.opened == [f"shell:echo {serial}"]
+
+
+def test_track_devices_sends_the_list_and_again_when_a_device_arrives(server: AdbServerEndpoint) -> None:
+    with connect(server) as sock:
+        request(sock, "host:track-devices")
+        assert sock.recv(4) == b"OKAY"
+        first = b"emulator-5554\tdevice\n"
+        assert _recv_n(sock, 4 + len(first)) == b"%04x" % len(first) + first
+        server.add_device("emulator-5556", ScriptedDevice())
+        second = first + b"emulator-5556\tdevice\n"
+        assert _recv_n(sock, 4 + len(second)) == b"%04x" % len(second) + second
+
+
+def _recv_n(sock: socket.socket, n: int) -> bytes:
+    data = bytearray()
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return bytes(data)

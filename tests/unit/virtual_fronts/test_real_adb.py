@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,3 +77,58 @@ def test_several_devices_behind_the_real_server() -> None:
         for serial in lab.serials:
             result = adb(lab, "-s", serial, "shell", "getprop", "ro.build.version.sdk")
             assert (result.returncode, result.stdout) == (0, b"36\n")
+
+
+def _exchange(port: int, *requests: str) -> bytes:
+    """Send the requests on one connection (a pause after each), then read to the end."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5.0) as sock:
+        for text in requests:
+            sock.sendall(b"%04x" % len(text) + text.encode())
+            time.sleep(0.01)
+        sock.shutdown(socket.SHUT_WR)
+        reply = bytearray()
+        while chunk := sock.recv(65536):
+            reply += chunk
+    return bytes(reply)
+
+
+def _differential_cases(serial: str) -> list[tuple[str, ...]]:
+    transport = f"host:transport:{serial}"
+    return [
+        ("host:version",),
+        ("host:transport:mobile-agent-it-nope",),
+        ("host:tport:serial:mobile-agent-it-nope",),
+        ("host-serial:mobile-agent-it-nope:get-state",),
+        ("host:transport-id:999",),
+        ("host:frobnicate",),
+        ("shell:echo no transport",),
+        (f"host-serial:{serial}:get-state",),
+        (f"host-serial:{serial}:get-serialno",),
+        (f"host-serial:{serial}:wait-for-any-device",),
+        (f"host-serial:{serial}:killforward:tcp:1",),
+        (f"host-serial:{serial}:forward:tcp:1",),
+        (f"host-serial:{serial}:forward:norebind:tcp:1;",),
+        (f"host-serial:{serial}:list-forward",),
+        ("host:killforward-all",),
+        (transport, "localabstract:mobile-agent-it-missing"),
+        (transport, "bogus:service"),
+        (transport, "shell,v2,raw:echo ok; echo e >&2; exit 4"),
+        (transport, "shell:echo legacy"),
+        (transport, "exec:echo x"),
+        (transport, "sync:"),
+        (transport, "reverse:list-forward"),
+        (transport, "reverse:killforward:tcp:5"),
+        (transport, "reverse:forward:tcp:1"),
+        (transport, "host:version"),
+        (transport, f"host-serial:{serial}:get-state"),
+    ]
+
+
+def test_the_builtin_endpoint_answers_byte_for_byte_as_the_real_server(lab: VirtualLab) -> None:
+    serial = lab.serials[0]
+    for case in _differential_cases(serial):
+        real = _exchange(lab.adb_port, *case)
+        builtin = _exchange(lab.builtin_adb_port, *case)
+        assert builtin == real, f"{case}: the real server said {real!r}, the built-in endpoint {builtin!r}"
+    features = _exchange(lab.adb_port, f"host-serial:{serial}:features")
+    assert set(features[8:].split(b",")) == set(_exchange(lab.builtin_adb_port, f"host-serial:{serial}:features")[8:].split(b","))
