@@ -938,8 +938,7 @@ def _force_stop(proc: Any, device: Any, holder: dict[str, Any]) -> list[dict[str
         while time.monotonic() < end:
             other = proc.table.get(pid)
             if other is None or other.dead:
-                device.log("MobileAgent", f"stopped automation client {pid} ({holder['name']})") \
-                    if hasattr(device, "log") else None
+                log.info("agent: stopped automation client %s (%s)", pid, holder["name"])
                 return [holder]
             time.sleep(0.01)
     return []

@@ -1,0 +1,49 @@
+"""The agent double's frames, byte for byte, against the golden frames of protocol 1
+(tests/golden/, the frames both codecs and the Java agent are tested against)."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+from pytest_mobile_agent.virtual.streams import Kernel
+
+from .helpers import Host, make_core
+
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
+
+
+def raw_frame(host: Host, timeout: float = 3.0) -> bytes:
+    """The next whole frame's bytes, as the agent wrote them."""
+    data = b""
+    while len(data) < 4 or len(data) < 4 + struct.unpack(">I", data[:4])[0]:
+        chunk = host.stream.recv(timeout)
+        assert chunk, "the stream ended"
+        data += chunk
+    return data
+
+
+def test_the_hello_is_the_golden_frame_byte_for_byte() -> None:
+    core, _ = make_core()
+    try:
+        host = Host(core, Kernel())
+        host.send({"type": "auth", "token": "0123456789abcdef0123456789abcdef"})
+        assert raw_frame(host) == (GOLDEN / "hello.frame").read_bytes()
+    finally:
+        core.stop()
+
+
+def test_the_refusals_and_the_replacement_notice_are_the_golden_frames() -> None:
+    core, _ = make_core()
+    try:
+        wrong = Host(core, Kernel())
+        wrong.send({"type": "auth", "token": "f" * 32})
+        assert raw_frame(wrong) == (GOLDEN / "refused.frame").read_bytes()
+        root = Host(core, Kernel(), peer_uid=0)
+        assert raw_frame(root) == (GOLDEN / "refused-peer.frame").read_bytes()
+        first = Host(core, Kernel())
+        first.handshake()
+        Host(core, Kernel()).handshake()
+        assert raw_frame(first) == (GOLDEN / "closing.frame").read_bytes()
+    finally:
+        core.stop()
