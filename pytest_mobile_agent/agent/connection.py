@@ -49,7 +49,9 @@ ConnectionEvent = ProtocolEvent | OutOfSync | Resynced | Disconnection
 
 
 class EventSink(Protocol):
-    """Receives every event of the connection that is not a response, in order."""
+    """Receives every event of the connection that is not a response, in order, on the reader
+    thread: it must return quickly and never wait for a response of the same connection (hand the
+    event to another thread, as the session's event stream does)."""
 
     def __call__(self, event: ConnectionEvent) -> None: ...
 
@@ -130,7 +132,8 @@ class Connection:
         while True:
             for index, event in enumerate(events := session.take_events()):
                 if isinstance(event, Established):
-                    self._buffer_early(events[index + 1:])
+                    for early in events[index + 1:]:  # events read with the hello: kept for the sink
+                        self._dispatch(early)
                     return
                 if isinstance(event, Disconnection):
                     self._flush()  # a refuse with version_mismatch goes out before the close
@@ -149,10 +152,6 @@ class Connection:
             else:
                 session.tick(self._clock())
             self._flush()
-
-    def _buffer_early(self, events: list[SessionEvent]) -> None:
-        for event in events:
-            self._dispatch(event)
 
     # --- public API ---------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -570,8 +570,3 @@ class HostSession:
             self._expected_seq = seq + 1
         self._events.append(ProtocolEvent(seq, message["name"], message["data"], now))
 
-
-def choose_protocol(offered: Iterable[int], spoken: Iterable[int] = PROTOCOLS) -> int | None:
-    """The highest protocol both sides speak, or None."""
-    common = set(offered) & set(spoken)
-    return max(common) if common else None
