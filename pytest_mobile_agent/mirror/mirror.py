@@ -61,6 +61,7 @@ _PRIORITY = {
 }
 DIRECTIONS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 DUMP_LINES_IN_ERRORS = 80
+SCROLL_QUIET = 0.15
 
 
 class Mirror:
@@ -257,8 +258,9 @@ class Mirror:
             box = container or self._largest_scrollable(view)
             if attempt == max_swipes or box is None or not _can_scroll(box.entry, direction):
                 break
-            self.swipe_within(box, finger, distance=0.5, duration=0.3, resting=True)
-            self.settle(timeout=2.0)
+            # a resting release leaves the content where the finger lifted: a short settle suffices
+            self.swipe_within(box, finger, distance=0.7, duration=0.3, resting=True)
+            self.settle(timeout=2.0, quiet=SCROLL_QUIET)
         view = self._view()
         raise NoMatch(
             f"no element matches {selector.describe()} after scrolling {direction} ({max_swipes} swipes at most)",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -96,6 +97,7 @@ class AgentTree:
         self._latest: Snapshot | None = None
         self._window_of: dict[int, int] = {}
         self.reads = 0
+        self.reads_by_reason: Counter[ReadReason] = Counter()
         self.last_read: ReadRecord | None = None
 
     @property
@@ -169,6 +171,7 @@ class AgentTree:
         self._window_of = {node.id: window.id for window in snapshot.windows for node in window.nodes}
         self._latest = snapshot
         self.reads += 1
+        self.reads_by_reason[reason] += 1
         self.last_read = ReadRecord(
             reason=reason,
             params=dict(params),

@@ -301,8 +301,33 @@ def test_open_on_the_agent_path_waits_for_the_screen_to_slide_in(rig: Rig) -> No
     assert screen.backend.tree.can_probe and not screen.backend.frames.live
     screen.swipe_within(lst, "up", distance=0.7, duration=0.1)  # a fling
     assert screen.settle(timeout=8.0, quiet=0.4)
-    assert screen.probes > 0
+    assert screen.probes > 0 and session.tree.reads_by_reason[ReadReason.MOVED] > 0
     settled = {e.node.text: e.node.bounds for e in screen.snapshot().entries if e.node.text}
     fresh = session.tree.read(ReadReason.MOVED, [w.id for w in screen.snapshot().windows])
     now = {n.text: n.bounds for w in fresh.windows for n in w.nodes if n.text}
     assert now == settled
+
+
+# --- the mirror's API on the full stack (beyond the seed) ----------------------------------------------
+
+
+def test_scroll_until_brings_a_list_item_into_view_and_a_tap_selects_it(rig: Rig) -> None:
+    rig.open("List")
+    _, screen = rig.start()
+    screen.wait_for(text="Item 1")
+    item = screen.scroll_until(text="Item 30", max_swipes=10)
+    assert item.visible and item.bounds[3] > item.bounds[1]
+    item.tap()
+    screen.wait_for(text="Item 30", selected=True)
+
+
+def test_type_text_fills_a_field_and_the_keyboard_window_appears(rig: Rig) -> None:
+    rig.open("Login")
+    _, screen = rig.start()
+    ack = screen.wait_for(id="username").type_text("ada")
+    assert ack.accepted and ack.method == "direct"
+    screen.wait_for(id="username", text="ada")
+    assert screen.find(id="username").focused
+    screen.wait_for(window="input_method", clickable=True)
+    screen.press_key("back")
+    screen.wait_gone(window="input_method", clickable=True)
