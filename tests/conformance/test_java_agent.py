@@ -1,0 +1,290 @@
+"""The Python host's `Connection` against the Java agent on the host JVM.
+
+`agent-android/build.sh --host DIR` compiles the agent (src/ against the Android stubs) and its host
+entry point `dev.mobileagent.agent.HostMain`, which serves protocol 1 on loopback TCP with the fake
+platform and a fixed UI (the status bar over the Compose fixture's Login tab). Each test starts its
+own agent process and stops it by pid. HostMain takes control lines on standard input: `tick` (the
+status bar's clock changes: an event), `gap` (the next event skips a seq), `peer-uid UID`.
+
+The last test runs `agent-android/build.sh --check`, the agent's JUnit suite: that is how CI runs it.
+Without javac (or, for that test, junit4) these tests skip and say so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import secrets
+import selectors
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_mobile_agent import errors
+from pytest_mobile_agent.agent.connection import Connection, ConnectionEvent
+from pytest_mobile_agent.agent.protocol import HostSession, OutOfSync, ProtocolEvent, Resynced
+
+ROOT = Path(__file__).resolve().parents[2]
+AGENT_DIR = ROOT / "agent-android"
+BUILD_SH = AGENT_DIR / "build.sh"
+JSON_JAR = Path(os.environ.get("MOBILE_AGENT_JSON_JAR", "/usr/share/java/com.android.json.jar"))
+JUNIT_JAR = Path(os.environ.get("JUNIT_JAR", "/usr/share/java/junit4.jar"))
+JAVAC = shutil.which("javac")
+JAVA = shutil.which("java")
+
+pytestmark = pytest.mark.skipif(
+    JAVAC is None or JAVA is None or not JSON_JAR.is_file(),
+    reason="the Java agent needs javac and java (Debian: openjdk-17-jdk-headless) and org.json "
+    "(Debian: libandroid-json-java)",
+)
+
+READY_DEADLINE = 20.0
+COMPILE_DEADLINE = 180.0
+CHECK_DEADLINE = 300.0
+COMPOSE, STATUS_BAR = 12, 1
+
+
+@dataclass
+class JavaAgent:
+    process: subprocess.Popen[bytes]
+    ready: dict[str, Any]
+    token: str
+
+    @property
+    def port(self) -> int:
+        return int(self.ready["port"])
+
+    def stream(self) -> socket.socket:
+        return socket.create_connection(("127.0.0.1", self.port), timeout=5.0)
+
+    def connect(self, token: str | None = None, session: HostSession | None = None) -> Connection:
+        return Connection.open(self.stream(), token or self.token, timeout=5.0, name="java-agent", session=session)
+
+    def control(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode() + b"\n")
+        self.process.stdin.flush()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()  # by its own pid: Popen.kill signals this process only
+        self.process.wait(timeout=10)
+        for f in (self.process.stdin, self.process.stdout):
+            if f is not None:
+                f.close()
+
+
+def _read_line(process: subprocess.Popen[bytes], deadline: float) -> str:
+    assert process.stdout is not None
+    fd = process.stdout.fileno()
+    line = b""
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while not line.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise errors.Timeout("the Java agent's ready line", READY_DEADLINE)
+            if not sel.select(left):
+                continue
+            chunk = os.read(fd, 1)
+            if not chunk:
+                raise errors.ProtocolError(f"the Java agent exited before its ready line (got {line!r})")
+            line += chunk
+    return line.decode()
+
+
+@pytest.fixture(scope="session")
+def classpath(tmp_path_factory: pytest.TempPathFactory) -> str:
+    out = tmp_path_factory.mktemp("java-agent")
+    done = subprocess.run(["bash", str(BUILD_SH), "--host", str(out)], capture_output=True, timeout=COMPILE_DEADLINE,
+                          check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stdout.decode().strip().splitlines()[-1]
+
+
+@pytest.fixture
+def agent(classpath: str) -> Iterator[JavaAgent]:
+    token = secrets.token_hex(16)
+    env = dict(os.environ, MOBILE_AGENT_TOKEN=token)
+    process = subprocess.Popen(
+        [str(JAVA), "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", classpath, "dev.mobileagent.agent.HostMain",
+         "serve", "--port", "0", "--idle-exit-ms", "20000"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+    )
+    started = JavaAgent(process, {}, token)
+    try:
+        line = _read_line(process, time.monotonic() + READY_DEADLINE)
+        prefix, _, payload = line.partition(" ")
+        assert prefix == "MOBILE_AGENT_READY", line
+        started.ready = json.loads(payload)
+        yield started
+    finally:
+        started.stop()
+
+
+def _collect(conn: Connection) -> queue.Queue[ConnectionEvent]:
+    events: queue.Queue[ConnectionEvent] = queue.Queue()
+
+    def sink(event: ConnectionEvent) -> None:
+        events.put(event)
+
+    conn.set_sink(sink)
+    return events
+
+
+def _next(events: queue.Queue[ConnectionEvent], kind: type, timeout: float = 3.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError(f"no {kind.__name__} within {timeout} s")
+        event = events.get(timeout=left)
+        if isinstance(event, kind):
+            return event
+
+
+def _node(snapshot: dict[str, Any], key: str, value: str) -> dict[str, Any]:
+    for window in snapshot["windows"]:
+        for node in window["nodes"]:
+            if node.get(key) == value:
+                return dict(node)
+    raise AssertionError(f"no node with {key}={value!r}")
+
+
+def test_the_handshake_names_the_agent_its_version_and_build(agent: JavaAgent) -> None:
+    assert agent.ready["version"] == (AGENT_DIR / "VERSION").read_text().strip()
+    assert agent.ready["protocols"] == [1]
+    assert agent.ready["stopped"] == []
+    with agent.connect() as conn:
+        hello = conn.hello
+        assert hello.agent == "mobile-agent-android"
+        assert hello.version == agent.ready["version"]
+        assert hello.build == agent.ready["build"]
+        assert hello.pid == agent.ready["pid"] == agent.process.pid
+        assert hello.socket == agent.ready["socket"]
+        assert {"events", "bounds", "window_metadata", "text_clipboard"} <= set(hello.capabilities)
+        assert conn.protocol == 1
+
+
+def test_a_refused_token_is_unauthorized_and_the_agent_keeps_serving(agent: JavaAgent) -> None:
+    with pytest.raises(errors.Unauthorized):
+        agent.connect(token="f" * 32)
+    with agent.connect() as conn:
+        assert conn.request("snapshot", {}, timeout=5.0)["windows"]
+
+
+def test_a_root_peer_is_refused_and_the_agent_keeps_serving(agent: JavaAgent) -> None:
+    with agent.connect() as host:
+        agent.control("peer-uid 0")
+        time.sleep(0.1)
+        with pytest.raises(errors.ProtocolError, match="peer_not_allowed"):
+            agent.connect()
+        agent.control("peer-uid 2000")
+        time.sleep(0.1)
+        assert host.request("snapshot", {}, timeout=5.0)["windows"]
+
+
+def test_a_host_speaking_no_shared_protocol_refuses_with_version_mismatch_and_the_agent_exits(agent: JavaAgent) -> None:
+    with pytest.raises(errors.VersionMismatch):
+        agent.connect(session=HostSession(token=agent.token, protocols=(2,)))
+    assert agent.process.wait(timeout=10) == 0
+
+
+def test_a_snapshot_reads_every_window_with_unique_ids_and_the_display(agent: JavaAgent) -> None:
+    with agent.connect() as conn:
+        snap = conn.request("snapshot", {"idle_timeout_ms": 500, "idle_quiet_ms": 200}, timeout=10.0)
+    assert [w["id"] for w in snap["windows"]] == [STATUS_BAR, COMPOSE]
+    app = snap["windows"][1]
+    assert app["sends_change_events"] is False
+    assert app["owner"] is None
+    assert snap["windows"][0]["owner"] == "com.android.systemui"
+    ids = [n["id"] for w in snap["windows"] for n in w["nodes"]]
+    assert len(ids) == len(set(ids)) == snap["node_count"]
+    assert snap["display"] == {"width": 1080, "height": 2400, "density": 420, "rotation": 0}
+    assert snap["seq"] == 0
+    assert snap["truncated"] is False
+
+
+def test_a_tap_is_accepted_and_the_next_read_shows_the_new_screen(agent: JavaAgent) -> None:
+    with agent.connect() as conn:
+        assert conn.request("tap", {"x": 900, "y": 270, "hold_ms": 0}, timeout=5.0) == {"accepted": True}
+        snap = conn.request("snapshot", {"idle_timeout_ms": 500}, timeout=10.0)
+        assert snap["idle"]["idle"] is True
+        assert snap["windows"][1]["node_count"] == 573
+        assert _node(snap, "text", "Cell 499")
+        capped = conn.request("snapshot", {"max_nodes": 100}, timeout=10.0)
+        assert capped["truncated"] is True and capped["node_count"] == snap["node_count"]
+
+
+def test_text_is_set_directly_or_typed_and_the_method_is_named(agent: JavaAgent) -> None:
+    with agent.connect() as conn:
+        snap = conn.request("snapshot", {}, timeout=10.0)
+        user, pin = _node(snap, "res", "username")["id"], _node(snap, "res", "pin")["id"]
+        direct = conn.request("text", {"node": user, "text": "héllo 👋", "method": "auto"}, timeout=5.0)
+        assert direct == {"accepted": True, "method": "direct"}
+        assert conn.request("text", {"node": pin, "text": "1234", "method": "auto"}, timeout=5.0)["method"] == "keys"
+        assert conn.request("text", {"node": pin, "text": "日本", "method": "auto"}, timeout=5.0)["method"] == "clipboard"
+        after = conn.request("snapshot", {"evict_event_less": True}, timeout=10.0)
+        assert _node(after, "res", "username")["text"] == "héllo 👋"
+        assert _node(after, "res", "pin")["text"] == "1234日本"
+        with pytest.raises(errors.AgentError) as refused:
+            conn.request("text", {"node": pin, "text": "1", "method": "direct"}, timeout=5.0)
+        assert refused.value.code == "invalid_params"
+
+
+def test_events_arrive_with_seq_from_1(agent: JavaAgent) -> None:
+    with agent.connect() as conn:
+        events = _collect(conn)
+        agent.control("tick")
+        agent.control("tick")
+        first, second = _next(events, ProtocolEvent), _next(events, ProtocolEvent)
+        assert (first.seq, second.seq) == (1, 2)
+        assert first.name == "window_changed"
+        assert first.data["window"] == STATUS_BAR and first.data["kinds"] == ["text"]
+
+
+def test_a_sequence_gap_is_out_of_sync_and_the_host_resyncs(agent: JavaAgent) -> None:
+    with agent.connect() as conn:
+        events = _collect(conn)
+        agent.control("tick")
+        assert _next(events, ProtocolEvent).seq == 1
+        agent.control("gap")
+        agent.control("tick")
+        gap = _next(events, OutOfSync)
+        assert (gap.expected, gap.got) == (2, 3)
+        assert _next(events, Resynced).seq == 3
+        agent.control("tick")
+        assert _next(events, ProtocolEvent).seq == 4
+
+
+def test_pings_keep_a_quiet_connection_alive(agent: JavaAgent) -> None:
+    with agent.connect() as conn:
+        time.sleep(3.3)  # longer than either side's 3 s liveness bound, with nothing but pings
+        assert not conn.closed
+        assert conn.request("snapshot", {}, timeout=5.0)["windows"]
+
+
+def test_shutdown_is_answered_and_the_agent_exits(agent: JavaAgent) -> None:
+    conn = agent.connect()
+    try:
+        assert conn.request("shutdown", {}, timeout=5.0) == {}
+        assert agent.process.wait(timeout=10) == 0
+        assert conn.wait_closed(5.0)
+    finally:
+        conn.close()
+
+
+@pytest.mark.skipif(not JUNIT_JAR.is_file(), reason="JUnit 4 is not installed (Debian: apt-get install junit4)")
+def test_the_agents_junit_suite_passes() -> None:
+    done = subprocess.run(["bash", str(BUILD_SH), "--check"], capture_output=True, timeout=CHECK_DEADLINE, check=False)
+    output = done.stdout.decode(errors="replace") + done.stderr.decode(errors="replace")
+    assert done.returncode == 0, output[-6000:]
+    assert "OK (" in output
