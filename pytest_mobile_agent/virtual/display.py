@@ -59,6 +59,7 @@ class Display:
         self._touching = False
         self._last_xy: tuple[int | None, int | None] = (None, None)
         self._touch_listeners: list[Callable[[int, int, bool], None]] = []
+        self._touch_lock = threading.Lock()  # one report at a time, whoever touches
 
     # --- geometry -------------------------------------------------------------------------------------
 
@@ -161,6 +162,17 @@ class Display:
 
     def touch(self, x: int, y: int, pressed: bool) -> None:
         """One touch report of contact 0 at (x, y) in display pixels; pressed False lifts it."""
+        with self._touch_lock:
+            events = self._report(x, y, pressed)
+            if events is None:
+                return
+            self._publish(events)
+        if self.content is not None and hasattr(self.content, "touch"):
+            self.content.touch(x, y, pressed)
+        for listener in list(self._touch_listeners):
+            listener(x, y, pressed)
+
+    def _report(self, x: int, y: int, pressed: bool) -> list[EventLine] | None:
         events: list[EventLine] = []
         dev = TOUCH_DEVICE
         if pressed:
@@ -180,14 +192,10 @@ class Display:
             self._touching = True
         else:
             if not self._touching:
-                return
+                return None
             events.append((dev, "EV_ABS", "ABS_MT_PRESSURE", 0))
             events.append((dev, "EV_ABS", "ABS_MT_TRACKING_ID", 0xFFFFFFFF))
             events.append((dev, "EV_KEY", "BTN_TOUCH", "UP"))
             self._touching = False
         events.append((dev, "EV_SYN", "SYN_REPORT", 0))
-        self._publish(events)
-        if self.content is not None and hasattr(self.content, "touch"):
-            self.content.touch(x, y, pressed)
-        for listener in list(self._touch_listeners):
-            listener(x, y, pressed)
+        return events

@@ -5,6 +5,11 @@ Builtins run in the shell's own process, as mksh's do: `echo`, `printf`, `read`,
 `false`, `:`. Everything else is a program of `device.programs` (toybox and the Android tools),
 run in a forked child process, which the shell waits for unless the command ends with `&`.
 
+Words expand as POSIX says: parameters and `$(...)`, field splitting of unquoted results on IFS,
+then pathname expansion (`*`, `?`, `[...]`, hidden names only for a leading `.`, a pattern that
+matches nothing stays as it is) against the device's files with the shell's permissions.
+`VAR=x cmd` puts VAR in cmd's environment only (for a builtin, in the shell for its duration).
+
 Process structure follows the real shell: `( ... )` forks a subshell, `cmd &` forks a child (whose
 standard input is /dev/null unless redirected, since the shell has no job control), a pipeline
 forks one child per command, `$(...)` forks a child whose output the shell reads, `exec cmd`
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fnmatch
 import os
 import posixpath
 import re
@@ -220,12 +226,12 @@ class Interpreter:
         env = self._command_env(command)
         if not argv:
             return 0
+        if self.apply_redirects(command.redirects, permanent=True) is None:
+            return 1
         program = self.lookup(argv[0])
         if isinstance(program, str):
             self.err(program)
             return 127
-        if self.apply_redirects(command.redirects, permanent=True) is None:
-            return 1
         self.proc.exec_image(argv, env)
         return program(self.proc)
 
@@ -247,7 +253,11 @@ class Interpreter:
                 self._start_background(item.and_or)
                 status = 0
             else:
-                status = self.run_and_or(item.and_or)
+                try:
+                    status = self.run_and_or(item.and_or)
+                except pm.Interrupted as interrupted:  # a trapped signal ended a blocking builtin
+                    self.pending_traps.append(interrupted.sig)
+                    status = 128 + interrupted.sig
             self.state.last_status = status
             self._run_pending_traps()
         return status
@@ -371,18 +381,14 @@ class Interpreter:
             return self._builtin_exec(command, argv[1:])
         builtin = BUILTINS.get(name)
         if builtin is not None:
+            return self._run_builtin(builtin, command, argv)
+        program = self.lookup(name)
+        if isinstance(program, str):
             saved = self.apply_redirects(command.redirects, permanent=False)
             if saved is None:
                 return 1
-            try:
-                return builtin(self, argv)
-            except BrokenPipeError:
-                return 1
-            finally:
-                self.restore(saved)
-        program = self.lookup(name)
-        if isinstance(program, str):
-            self.err(program)
+            self.err(program)  # the child's stderr, after its redirections, says it
+            self.restore(saved)
             return 127
         env = self._command_env(command)
         child = self.device.processes.fork(self.proc, argv=argv)
@@ -393,6 +399,26 @@ class Interpreter:
         child.exec_image(argv, env)
         child.start(program)
         return self.wait_child(child)
+
+    def _run_builtin(self, builtin: Builtin, command: ast.Simple, argv: list[str]) -> int:
+        """A builtin in this process; `VAR=x builtin` sets VAR for its duration only."""
+        saved = self.apply_redirects(command.redirects, permanent=False)
+        if saved is None:
+            return 1
+        previous = {a.name: self.state.vars.get(a.name) for a in command.assigns}
+        for assign in command.assigns:
+            self.state.vars[assign.name] = self.expand_string(assign.value)
+        try:
+            return builtin(self, argv)
+        except BrokenPipeError:
+            return 1
+        finally:
+            for name, value in previous.items():
+                if value is None:
+                    self.state.vars.pop(name, None)
+                else:
+                    self.state.vars[name] = value
+            self.restore(saved)
 
     def _builtin_exec(self, command: ast.Simple, args: list[str]) -> int:
         if not args:
@@ -561,63 +587,104 @@ class Interpreter:
         return fields
 
     def expand_word(self, word: ast.Word) -> list[str]:
+        """Expansions, then field splitting of unquoted results, then pathname expansion."""
         ifs = self.state.vars.get("IFS", " \t\n")
-        fields: list[str] = []
-        current = ""
-        have = False
+        fields: list[tuple[str, str, bool]] = []  # text, glob pattern, has an unquoted glob char
+        text, pattern, globbing, have = "", "", False, False
+
+        def push() -> None:
+            nonlocal text, pattern, globbing, have
+            fields.append((text, pattern, globbing))
+            text, pattern, globbing, have = "", "", False, False
+
+        def add(value: str, quoted: bool) -> None:
+            nonlocal text, pattern, globbing, have
+            text += value
+            pattern += _glob_escape(value) if quoted else value
+            globbing = globbing or (not quoted and any(c in value for c in "*?["))
+            have = have or quoted or bool(value)
 
         def add_split(value: str) -> None:
-            nonlocal current, have
             if not value:
                 return
             pieces = [p for p in re.split("[" + re.escape(ifs) + "]+", value) if p] if ifs else [value]
             if not pieces:
                 if have:
-                    fields.append(current)
-                    current, have = "", False
+                    push()
                 return
             if value[0] in ifs and have:
-                fields.append(current)
-                current, have = "", False
+                push()
             for index, piece in enumerate(pieces):
                 if index:
-                    fields.append(current)
-                    current = ""
-                current += piece
-                have = True
+                    push()
+                add(piece, False)
             if value[-1] in ifs:
-                fields.append(current)
-                current, have = "", False
+                push()
 
         for part in word.parts:
             if isinstance(part, ast.Lit):
-                current += part.text
-                have = have or part.quoted or bool(part.text)
+                add(part.text, part.quoted)
             elif isinstance(part, ast.Param) and part.name == "@" and part.quoted and not part.op:
-                params = self.state.positional
-                if params:
-                    current += params[0]
-                    have = True
-                    for extra in params[1:]:
-                        fields.append(current)
-                        current = extra
-            elif isinstance(part, ast.Param):
-                value = self._param_value(part)
-                if part.quoted:
-                    current += value
-                    have = True
-                else:
-                    add_split(value)
+                for index, param in enumerate(self.state.positional):
+                    if index:
+                        push()
+                    add(param, True)
             else:
-                value = self.command_substitution(part.body)
+                value = self._param_value(part) if isinstance(part, ast.Param) else self.command_substitution(part.body)
                 if part.quoted:
-                    current += value
-                    have = True
+                    add(value, True)
                 else:
                     add_split(value)
         if have:
-            fields.append(current)
-        return fields
+            push()
+        out: list[str] = []
+        for field_text, field_pattern, field_globbing in fields:
+            matches = self.glob(field_pattern) if field_globbing else []
+            out.extend(matches or [field_text])
+        return out
+
+    def glob(self, pattern: str) -> list[str]:
+        """Pathname expansion against the device's files; [] when nothing matches."""
+        fs = self.device.fs
+        cred = cred_of(self.proc)
+        absolute = pattern.startswith("/")
+        parts = [p for p in pattern.split("/") if p]
+        candidates = ["/" if absolute else ""]
+        for index, part in enumerate(parts):
+            last = index == len(parts) - 1
+            following: list[str] = []
+            for base in candidates:
+                directory = fs.normalize(base or ".", self.proc.cwd)
+                if not any(c in part for c in "*?["):
+                    literal = _glob_unescape(part)
+                    path = (base.rstrip("/") + "/" if base else "") + literal
+                    if base == "/":
+                        path = "/" + literal
+                    if fs.exists(fs.normalize(path, self.proc.cwd), cred) or not last:
+                        following.append(path)
+                    continue
+                try:
+                    names = fs.listdir(directory, cred)
+                except OSError:
+                    continue
+                for name in names:
+                    if name.startswith(".") and not part.startswith("."):
+                        continue
+                    if fnmatch.fnmatchcase(name, part):
+                        following.append(("/" + name) if base == "/" else (base.rstrip("/") + "/" + name if base else name))
+            candidates = following
+        found = sorted(c for c in candidates if c and fs.exists(fs.normalize(c, self.proc.cwd), cred))
+        if pattern.endswith("/"):
+            found = [c + "/" for c in found if fs.stat(fs.normalize(c, self.proc.cwd), cred).is_dir]
+        return found
+
+
+def _glob_escape(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+def _glob_unescape(text: str) -> str:
+    return re.sub(r"\[([*?\[])\]", r"\1", text)
 
 
 def _child_body(sub: Interpreter, node: ast.Command) -> Program:
@@ -763,7 +830,10 @@ def b_read(sh: Interpreter, argv: list[str]) -> int:
         sh.state.vars["REPLY"] = text
     else:
         ifs = sh.state.vars.get("IFS", " \t\n")
-        pieces = text.strip(ifs).split(None, len(names) - 1) if ifs else [text]
+        white = "".join(c for c in ifs if c in " \t\n")
+        stripped = text.strip(white)
+        pieces = re.split("[" + re.escape(ifs) + "]" + ("+" if ifs == white else ""), stripped, maxsplit=len(names) - 1) if ifs else [text]
+        pieces = [p.strip(white) for p in pieces[:-1]] + pieces[-1:] if pieces else pieces
         for index, name in enumerate(names):
             sh.state.vars[name] = pieces[index] if index < len(pieces) else ""
     return 1 if eof else 0

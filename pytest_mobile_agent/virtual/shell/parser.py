@@ -1,7 +1,8 @@
 """Parser of the device shell's language: the subset of Android's /system/bin/sh (mksh) the driver
 and its users send.
 
-Grammar (POSIX sh, no here-documents, no `case`/`if`/loops, no globbing):
+Grammar (POSIX sh, no here-documents, no `case`/`if`/loops; pathname expansion is the
+interpreter's):
 
     list     := and_or ((';' | '&' | newline) and_or)* [';' | '&']
     and_or   := pipeline (('&&' | '||') newline* pipeline)*

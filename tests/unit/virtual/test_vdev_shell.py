@@ -224,3 +224,16 @@ def test_an_interactive_shell_runs_line_by_line_with_the_prompt_on_a_pty(device:
 def test_grep_head_and_wc_filter_the_output(device: VirtualDevice) -> None:
     assert run(device, "printf 'a1\\nb2\\na3\\n' | grep a | wc -l; printf 'x\\ny\\n' | head -n 1; echo z | grep -q q || echo none") == (
         0, "2\nx\nnone\n", "")
+
+
+def test_pathname_expansion_matches_device_files_and_leaves_quoted_patterns(device: VirtualDevice) -> None:
+    script = "cd /data/local/tmp && touch mobile-agent-it-1 mobile-agent-it-2 other .hidden && echo mobile-agent-it-* '*' zz* && echo * && rm -f /data/local/tmp/mobile-agent-it-* && echo *"
+    assert run(device, script) == (0, "mobile-agent-it-1 mobile-agent-it-2 * zz*\nmobile-agent-it-1 mobile-agent-it-2 other\nother\n", "")
+
+
+def test_a_missing_command_reports_on_its_redirected_stderr(device: VirtualDevice) -> None:
+    assert run(device, "nosuch 2>/dev/null; echo $?") == (0, "127\n", "")
+
+
+def test_a_prefix_assignment_applies_to_a_builtin_for_its_duration(device: VirtualDevice) -> None:
+    assert run(device, 'IFS=, read -r a b; echo "$a|$b|${IFS:-unset}"', stdin=b"x,y\n") == (0, "x|y|unset\n", "")
