@@ -40,7 +40,10 @@ def start_cli(*args: str) -> tuple[subprocess.Popen[str], list[str]]:
 def host_version(port: int) -> bytes:
     with socket.create_connection(("127.0.0.1", port), timeout=2.0) as sock:
         sock.sendall(b"000chost:version")
-        return sock.recv(64)
+        reply = bytearray()
+        while chunk := sock.recv(64):  # the real server may send OKAY and the version apart
+            reply += chunk
+        return bytes(reply)
 
 
 def stop(process: subprocess.Popen[str]) -> tuple[int, str]:
