@@ -2,7 +2,8 @@
 
 Builtins run in the shell's own process, as mksh's do: `echo`, `printf`, `read`, `trap`, `exec`,
 `exit`, `kill`, `cd`, `pwd`, `export`, `unset`, `shift`, `wait`, `test`/`[`, `command -v`, `true`,
-`false`, `:`. Everything else is a program of `device.programs` (toybox and the Android tools),
+`false`, `:`, `break`, `continue`; `if`/`elif`/`else`, `while`, `until` and `for` run in the shell
+too. Everything else is a program of `device.programs` (toybox and the Android tools),
 run in a forked child process, which the shell waits for unless the command ends with `&`.
 
 Words expand as POSIX says: parameters and `$(...)`, field splitting of unquoted results on IFS,
@@ -48,6 +49,13 @@ if TYPE_CHECKING:
 
 Program = Callable[[pm.Process], int]
 SHELL_PATH = "/system/bin/sh"
+
+
+class _LoopControl(Exception):  # noqa: N818 - control flow: break / continue
+    def __init__(self, kind: str, levels: int) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.levels = levels
 
 
 class _ExitShell(Exception):  # noqa: N818 - control flow
@@ -123,6 +131,7 @@ class Interpreter:
         self.proc = proc
         self.state = state
         self.pending_traps: list[int] = []
+        self.loop_depth = 0
 
     # --- entry points -------------------------------------------------------------------------------
 
@@ -354,9 +363,50 @@ class Interpreter:
         if saved is None:
             return 1
         try:
-            return self.run_list(node.body)
+            if isinstance(node, ast.Group):
+                return self.run_list(node.body)
+            if isinstance(node, ast.If):
+                return self._run_if(node)
+            return self._run_loop(node)
         finally:
             self.restore(saved)
+
+    def _run_if(self, node: ast.If) -> int:
+        for condition, body in node.branches:
+            if self.run_list(condition) == 0:
+                return self.run_list(body)
+        return self.run_list(node.otherwise) if node.otherwise is not None else 0
+
+    def _run_loop(self, node: ast.Loop | ast.For) -> int:
+        status = 0
+        if isinstance(node, ast.For):
+            values = self.expand_words(node.words) if node.words is not None else list(self.state.positional)
+            iterations: list[str | None] = list(values)
+        else:
+            iterations = []
+        index = 0
+        self.loop_depth += 1
+        try:
+            while True:
+                if isinstance(node, ast.For):
+                    if index >= len(iterations):
+                        return status
+                    self.state.vars[node.name] = iterations[index] or ""
+                    index += 1
+                else:
+                    condition = self.run_list(node.condition)
+                    if (condition == 0) == node.until:
+                        return status
+                try:
+                    status = self.run_list(node.body)
+                except _LoopControl as control:
+                    if control.levels > 1:
+                        control.levels -= 1
+                        raise
+                    if control.kind == "break":
+                        return 0
+        finally:
+            self.loop_depth -= 1
 
     def _command_env(self, command: ast.Simple) -> dict[str, str]:
         env = self.state.environ()
@@ -1091,6 +1141,13 @@ def b_umask(sh: Interpreter, argv: list[str]) -> int:
     return 0
 
 
+def b_break(sh: Interpreter, argv: list[str]) -> int:
+    levels = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() and int(argv[1]) > 0 else 1
+    if sh.loop_depth == 0:
+        return 0
+    raise _LoopControl("break" if argv[0] == "break" else "continue", min(levels, sh.loop_depth))
+
+
 Builtin = Callable[[Interpreter, list[str]], int]
 
 BUILTINS: dict[str, Builtin] = {
@@ -1113,4 +1170,6 @@ BUILTINS: dict[str, Builtin] = {
     "[": b_test,
     "command": b_command,
     "umask": b_umask,
+    "break": b_break,
+    "continue": b_break,
 }

@@ -1,13 +1,16 @@
 """Parser of the device shell's language: the subset of Android's /system/bin/sh (mksh) the driver
 and its users send.
 
-Grammar (POSIX sh, no here-documents, no `case`/`if`/loops; pathname expansion is the
-interpreter's):
+Grammar (POSIX sh without here-documents, `case`, functions and arithmetic; pathname expansion
+is the interpreter's):
 
     list     := and_or ((';' | '&' | newline) and_or)* [';' | '&']
     and_or   := pipeline (('&&' | '||') newline* pipeline)*
     pipeline := ['!'] command ('|' newline* command)*
-    command  := '(' list ')' redir* | '{' list '}' redir* | simple
+    command  := '(' list ')' redir* | '{' list '}' redir* | if | while | until | for | simple
+    if       := 'if' list 'then' list ('elif' list 'then' list)* ['else' list] 'fi'
+    while    := ('while' | 'until') list 'do' list 'done'
+    for      := 'for' NAME ['in' word*] (';' | newline) 'do' list 'done'
     simple   := (NAME=word | redir)* (word | redir)*
     redir    := [fd] ('<' | '>' | '>>' | '>|' | '<>' | '<&' | '>&') word
 
@@ -100,7 +103,31 @@ class Group:
     redirects: tuple[Redirect, ...]
 
 
-Command = Simple | Subshell | Group
+@dataclass(frozen=True)
+class If:
+    branches: tuple[tuple[ListNode, ListNode], ...]  # (condition, body) for if and each elif
+    otherwise: ListNode | None
+    redirects: tuple[Redirect, ...]
+
+
+@dataclass(frozen=True)
+class Loop:
+    until: bool  # while (False) or until (True)
+    condition: ListNode
+    body: ListNode
+    redirects: tuple[Redirect, ...]
+
+
+@dataclass(frozen=True)
+class For:
+    name: str
+    words: tuple[Word, ...] | None  # None: "$@"
+    body: ListNode
+    redirects: tuple[Redirect, ...]
+
+
+Command = Simple | Subshell | Group | If | Loop | For
+RESERVED_CLOSERS = ("then", "elif", "else", "fi", "do", "done")
 
 
 @dataclass(frozen=True)
@@ -181,7 +208,7 @@ class _Parser:
     def unexpected(self) -> ShellSyntaxError:
         if self.at_end():
             return ShellSyntaxError("syntax error: unexpected EOF")
-        token = self.peek()
+        token = self.at_word() or self.peek()
         for op in ("&&", "||", ";;", ">>", "<&", ">&", "<>", ">|"):
             if self.startswith(op):
                 token = op
@@ -192,7 +219,7 @@ class _Parser:
 
     # --- structure -----------------------------------------------------------------------------------
 
-    def parse_list(self, top: bool = False, closer: str = "") -> ListNode:
+    def parse_list(self, top: bool = False, closer: str | tuple[str, ...] = "") -> ListNode:
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise ShellSyntaxError("syntax error: expression nested too deeply")
@@ -217,12 +244,29 @@ class _Parser:
             raise self.unexpected()
         return ListNode(tuple(items))
 
-    def _at_closer(self, closer: str) -> bool:
+    def _at_closer(self, closer: str | tuple[str, ...]) -> bool:
         if closer == ")":
             return self.peek() == ")"
         if closer == "}":
             return self.peek() == "}" and (self.peek(1) == "" or self.peek(1) in META)
+        if isinstance(closer, tuple):
+            return self.at_word() in closer
         return False
+
+    def at_word(self) -> str:
+        """The plain word at the cursor when it is a reserved word (or "" otherwise)."""
+        for word in (*RESERVED_CLOSERS, "if", "while", "until", "for", "in"):
+            if self.startswith(word):
+                after = self.peek(len(word))
+                if after == "" or after in META:
+                    return word
+        return ""
+
+    def expect_word(self, word: str) -> None:
+        self.skip_newlines()
+        if self.at_word() != word:
+            raise self.unexpected()
+        self.i += len(word)
 
     def parse_and_or(self) -> AndOr:
         first = self.parse_pipeline()
@@ -269,7 +313,73 @@ class _Parser:
                 raise self.unexpected()
             self.i += 1
             return Group(body, self.parse_redirects_only())
+        keyword = self.at_word()
+        if keyword == "if":
+            return self.parse_if()
+        if keyword in ("while", "until"):
+            self.i += len(keyword)
+            condition = self.parse_list(closer=("do",))
+            self.expect_word("do")
+            body = self.parse_list(closer=("done",))
+            self.expect_word("done")
+            return Loop(keyword == "until", condition, body, self.parse_redirects_only())
+        if keyword == "for":
+            return self.parse_for()
+        if keyword in RESERVED_CLOSERS:
+            raise self.unexpected()
         return self.parse_simple()
+
+    def parse_if(self) -> If:
+        branches: list[tuple[ListNode, ListNode]] = []
+        otherwise: ListNode | None = None
+        self.i += 2
+        while True:
+            condition = self.parse_list(closer=("then",))
+            self.expect_word("then")
+            body = self.parse_list(closer=("elif", "else", "fi"))
+            branches.append((condition, body))
+            word = self.at_word()
+            self.i += len(word)
+            if word == "elif":
+                continue
+            if word == "else":
+                otherwise = self.parse_list(closer=("fi",))
+                self.expect_word("fi")
+            elif word != "fi":
+                raise self.unexpected()
+            return If(tuple(branches), otherwise, self.parse_redirects_only())
+
+    def parse_for(self) -> For:
+        self.i += 3
+        self.skip_blanks()
+        j = self.i
+        while j < len(self.s) and self.s[j] in NAME_CHARS:
+            j += 1
+        name = self.s[self.i : j]
+        if not name or name[0] not in NAME_START:
+            raise self.unexpected()
+        self.i = j
+        self.skip_newlines()
+        words: tuple[Word, ...] | None = None
+        if self.at_word() == "in":
+            self.i += 2
+            collected: list[Word] = []
+            while True:
+                self.skip_blanks()
+                c = self.peek()
+                if c in (";", "\n"):
+                    self.i += 1
+                    break
+                if c == "" or c in META:
+                    raise self.unexpected()
+                collected.append(self.parse_word())
+            words = tuple(collected)
+        elif self.peek() == ";":
+            self.i += 1
+        self.expect_word("do")
+        body = self.parse_list(closer=("done",))
+        self.expect_word("done")
+        return For(name, words, body, self.parse_redirects_only())
 
     def parse_redirects_only(self) -> tuple[Redirect, ...]:
         redirects: list[Redirect] = []

@@ -237,3 +237,20 @@ def test_a_missing_command_reports_on_its_redirected_stderr(device: VirtualDevic
 
 def test_a_prefix_assignment_applies_to_a_builtin_for_its_duration(device: VirtualDevice) -> None:
     assert run(device, 'IFS=, read -r a b; echo "$a|$b|${IFS:-unset}"', stdin=b"x,y\n") == (0, "x|y|unset\n", "")
+
+
+def test_if_while_until_and_for(device: VirtualDevice) -> None:
+    script = (
+        "if [ -d /data/local/tmp ]; then echo dir; elif true; then echo no; else echo never; fi; "
+        "for i in 1 2 3; do if [ $i = 2 ]; then continue; fi; echo $i; done; "
+        "n=x; while [ $n != xxxx ]; do n=$n$n; done; echo $n; "
+        "until true; do echo never; done; "
+        "for w in a b; do for v in 1 2; do [ $v = 2 ] && break 2; echo $w$v; done; done"
+    )
+    assert run(device, script) == (0, "dir\n1\n3\nxxxx\na1\n", "")
+
+
+def test_a_stray_reserved_word_is_a_syntax_error(device: VirtualDevice) -> None:
+    assert run(device, "fi") == (1, "", "/system/bin/sh: syntax error: 'fi' unexpected\n")
+    with pytest.raises(errors.ShellSyntaxError):
+        ast.parse("if true; then echo x")
