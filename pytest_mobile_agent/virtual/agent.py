@@ -136,6 +136,7 @@ class Connection:
         self.peer_uid = peer_uid
         self.decoder = wire.FrameDecoder()
         self.send_lock = threading.Lock()
+        self._close_lock = threading.Lock()
         self.closed = False
         self.welcomed = False
         self.seq = 0
@@ -159,16 +160,19 @@ class Connection:
             return True
 
     def close(self, reason: str | None = None) -> None:
+        """Close the stream (after a `closing` frame when `reason` is set). Not under the send
+        lock: a send blocked on a host that stopped reading must not keep the stream open."""
         if reason is not None and not self.closed:
             self.send({"type": "closing", "reason": reason})
-        with self.send_lock:
-            self._close_stream()
+        self._close_stream()
 
     def _close_stream(self) -> None:
-        if not self.closed:
+        with self._close_lock:
+            if self.closed:
+                return
             self.closed = True
-            with contextlib.suppress(Exception):  # closing a dead stream
-                self.stream.close()
+        with contextlib.suppress(Exception):  # closing a dead stream
+            self.stream.close()
 
     def read(self, deadline: float | None) -> dict[str, Any] | None:
         """The next message; None at the end of the stream, or when a welcomed host has been

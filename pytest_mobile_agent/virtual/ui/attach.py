@@ -67,7 +67,15 @@ def attach(device: Any) -> UiModel:
     if activity is not None:
         activity.install(FixtureAppEntry(model))
         component = f"{PACKAGE}/{MAIN_ACTIVITY}"
-        model.on_launch = lambda: activity.start(component)
+
+        def launch(package: str) -> None:
+            # Settings is a system app: not in the activity manager's installed (third-party) apps
+            if package == PACKAGE:
+                activity.start(component)
+            else:
+                model.settings.start()
+
+        model.on_launch = launch
     return model
 
 

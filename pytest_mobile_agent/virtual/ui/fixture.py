@@ -129,8 +129,10 @@ class FixtureApp:
             self.model.add_window(self.window)
             self.model.log("ActivityTaskManager", f"START u0 {{cmp={PACKAGE}/{MAIN_ACTIVITY}}}")
             self._select(tab, LAUNCH_MS)
-        elif tab != self.tab or "tab" in extras:
-            self._select(tab, 0.0)
+        else:
+            self.model.bring_to_front(self.window)
+            if tab != self.tab or "tab" in extras:
+                self._select(tab, 0.0)
         prompt = extras.get("prompt")
         if prompt:
             self.model.request_permission(prompt, self.permission_answered)

@@ -23,6 +23,7 @@ from .fixture import FixtureApp
 from .geometry import Geometry
 from .gestures import LONG_PRESS_MS, Fling, Pointer, fling_distance
 from .node import Node, Window
+from .settings import SettingsApp
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -62,7 +63,7 @@ class UiModel:
         self.clipboard: str | None = None
         self.log: Callable[[str, str], None] = lambda tag, msg: None
         #: set by the device: starting the app from the launcher goes through the activity manager
-        self.on_launch: Callable[[], None] | None = None
+        self.on_launch: Callable[[str], None] | None = None
         #: set by the device: the display's logical size and density now (rotation, `wm size`,
         #: `wm density`); the model lays itself out again when it changes
         self.geometry_source: Callable[[], Geometry] | None = None
@@ -93,6 +94,7 @@ class UiModel:
         self.keyboard = system.keyboard(self.geo, self._keyboard_press)
         self.launcher = system.launcher(self.geo, self._launch_from_home)
         self.app = FixtureApp(self)
+        self.settings = SettingsApp(self)
         for w in (self.status_bar, self.nav_bar, self.launcher):
             self._insert(w)
         self._restack()
@@ -176,8 +178,9 @@ class UiModel:
         with self.lock:
             if geometry == self.geo:
                 return
-            running, tab = self.app.running, self.app.tab
+            running, tab, settings = self.app.running, self.app.tab, self.settings.running
             self.app.stop()
+            self.settings.stop()
             self.hide_keyboard()
             for w in (self.status_bar, self.nav_bar, self.launcher):
                 self._remove(w)
@@ -188,10 +191,11 @@ class UiModel:
             self.launcher = system.launcher(geometry, self._launch_from_home)
             for w in (self.status_bar, self.nav_bar):
                 self._insert(w)
+            if settings:
+                self.settings.start()
             if running:
                 self.app.start({"tab": tab})
-            else:
-                self._insert(self.launcher)
+            self._refresh_launcher()
             self._restack()
             self._windows_changed()
 
@@ -217,8 +221,7 @@ class UiModel:
     def add_window(self, window: Window) -> None:
         with self.lock:
             self._insert(window)
-            if window.type == "application" and window.package == self.app.package:
-                self._remove(self.launcher)
+            self._refresh_launcher()
             self._restack()
             self._windows_changed()
 
@@ -229,10 +232,28 @@ class UiModel:
             if self._focused_window is window:
                 self._unfocus()
             self._remove(window)
-            if not self.app.running:
-                self._insert(self.launcher)
+            self._refresh_launcher()
             self._restack()
             self._windows_changed()
+
+    def bring_to_front(self, window: Window) -> None:
+        """An activity already running comes to the front (am start of a running app)."""
+        with self.lock:
+            if window in self._windows:
+                self._stack_seq[window.id] = next(self._order)
+                self._restack()
+                self._windows_changed()
+
+    def _app_windows(self) -> list[Window]:
+        """The activities' windows (not the launcher's, not dialogs)."""
+        return [w for w in self._windows if w.type == "application" and not w.modal and w is not self.launcher]
+
+    def _refresh_launcher(self) -> None:
+        """The home screen is shown while no app's activity is."""
+        if self._app_windows():
+            self._remove(self.launcher)
+        else:
+            self._insert(self.launcher)
 
     def _remove(self, window: Window) -> None:
         if window in self._windows:
@@ -281,12 +302,16 @@ class UiModel:
             self.app.stop()
 
     def foreground(self) -> str | None:
+        """The package of the activity in front; None on the home screen."""
         with self.lock:
-            return self.app.package if self.app.running else None
+            windows = self._app_windows()
+            return windows[0].package if windows else None
 
-    def _launch_from_home(self) -> None:
+    def _launch_from_home(self, package: str) -> None:
         if self.on_launch is not None:
-            self.on_launch()
+            self.on_launch(package)
+        elif package == self.settings.package:
+            self.settings.start()
         else:
             self.app.start({})
 
@@ -446,11 +471,16 @@ class UiModel:
             elif self._prompt is not None:
                 self._answer_prompt("denied")
             else:
-                self.app.back()
+                front = self._app_windows()
+                if front and front[0] is self.settings.window:
+                    self.settings.stop()
+                else:
+                    self.app.back()
             return True
         if code == system.KEYCODE_HOME:
             self.dismiss_permission()
             self.app.stop()
+            self.settings.stop()
             return True
         if code == system.KEYCODE_DEL:
             self.delete_char()

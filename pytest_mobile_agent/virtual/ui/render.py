@@ -110,6 +110,10 @@ def _draw_node(draw: ImageDraw.ImageDraw, node: Node, ox: int, oy: int, dark: bo
             _text(draw, (box[0] + 30, box[1], box[2], box[3]), shown, TEXT, h)
         else:
             _text(draw, (box[0] + 30, box[1], box[2], box[3]), node.hint or "", HINT, h)
+    elif cls.endswith("Switch"):
+        draw.rounded_rectangle(box, radius=h // 2, fill=ACCENT if node.checked else (190, 190, 196))
+        knob = box[2] - h + 6 if node.checked else box[0] + 6
+        draw.ellipse((knob, box[1] + 6, knob + h - 12, box[3] - 6), fill=(255, 255, 255))
     elif node.res and node.res.startswith("cell_"):
         draw.rectangle(box, fill=CELL_SELECTED if node.selected else CELL, outline=(255, 255, 255))
         _text(draw, box, node.text or "", TEXT, h, center=True)

@@ -169,7 +169,7 @@ def permission_prompt(geo: Geometry, permission: str, answer: Callable[[str], No
     return w
 
 
-def launcher(geo: Geometry, launch: Callable[[], None]) -> Window:
+def launcher(geo: Geometry, launch: Callable[[str], None]) -> Window:
     """The home screen shown while no app is in front; a View toolkit, so it sends events."""
     w = Window(type="application", title="Home", package=LAUNCHER_PACKAGE, layer=LAYER_APP,
                bounds=geo.app, sends_change_events=True, owner=None)
@@ -177,7 +177,8 @@ def launcher(geo: Geometry, launch: Callable[[], None]) -> Window:
     workspace = w.root.add(Node("android.widget.FrameLayout", geo.content, res=f"{LAUNCHER_PACKAGE}:id/workspace"))
     icon = workspace.add(Node("android.widget.TextView", (60, 1900, 300, 2150), text="Compose fixture",
                               desc="Compose fixture", clickable=True, long_clickable=True, focusable=True))
-    icon.on_click = launch
-    workspace.add(Node("android.widget.TextView", (320, 1900, 560, 2150), text="Settings", desc="Settings",
-                       clickable=True, long_clickable=True, focusable=True))
+    icon.on_click = (lambda: launch("dev.mobileagent.fixture"))
+    settings = workspace.add(Node("android.widget.TextView", (320, 1900, 560, 2150), text="Settings",
+                                  desc="Settings", clickable=True, long_clickable=True, focusable=True))
+    settings.on_click = (lambda: launch("com.android.settings"))
     return w

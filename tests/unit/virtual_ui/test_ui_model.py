@@ -319,3 +319,23 @@ def test_a_modal_window_dims_what_lies_under_it(ui: UiModel, clock: ManualClock)
     after = ui.render().getpixel((5, 400))
     assert isinstance(before, tuple) and isinstance(after, tuple)
     assert sum(after) < sum(before)
+
+
+def test_the_settings_app_is_a_view_window_that_sends_change_events(ui: UiModel, clock: ManualClock) -> None:
+    notices: list[object] = []
+    ui.add_listener(notices.append)
+    tap(ui, next(n for n in ui.launcher.nodes() if n.text == "Settings"))
+    window = ui.windows()[2]
+    assert (window.package, window.type, window.sends_change_events, window.owner) == (
+        "com.android.settings", "application", True, None)
+    assert ui.foreground() == "com.android.settings"
+    switch = next(n for n in window.nodes() if n.checkable)
+    tap(ui, switch)
+    assert not switch.checked  # Wi-Fi was on
+    assert NodesChanged(window.id, (switch.uid,), ("state",), True) in notices
+    started(ui, clock, "Login")  # the fixture comes on top of it
+    assert ui.foreground() == PACKAGE
+    ui.key(4)  # back finishes the fixture's activity: Settings is in front again
+    assert ui.foreground() == "com.android.settings"
+    ui.key(4)
+    assert ui.foreground() is None and ui.windows()[-1] is ui.launcher
