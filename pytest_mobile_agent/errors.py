@@ -225,6 +225,11 @@ class WaitTimeout(Timeout):
         self.args = (self.message,)
 
 
+class InvalidSelector(MobileAgentError, ValueError, TypeError):
+    """A mirror call that cannot mean anything: an unknown criterion, a bad pattern, an unknown key
+    or direction. A ValueError and a TypeError too, as Python's own would be."""
+
+
 class StaleElement(MobileAgentError):
     """The element is no longer in the mirror's replica (its window or node went away)."""
 

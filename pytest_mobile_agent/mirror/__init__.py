@@ -10,7 +10,7 @@ selectors, waits and settle; the API an app's tests use most (the `screen` fixtu
 
 from __future__ import annotations
 
-from pytest_mobile_agent.errors import NoMatch, StaleElement, WaitTimeout
+from pytest_mobile_agent.errors import InvalidSelector, NoMatch, StaleElement, WaitTimeout
 from pytest_mobile_agent.mirror.dump import dump_view
 from pytest_mobile_agent.mirror.element import Element
 from pytest_mobile_agent.mirror.keys import KEY_CODES, key_code
@@ -22,6 +22,7 @@ __all__ = [
     "KEY_CODES",
     "Element",
     "Entry",
+    "InvalidSelector",
     "Mirror",
     "NoMatch",
     "Replica",

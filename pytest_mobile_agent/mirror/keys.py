@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pytest_mobile_agent.errors import InvalidSelector
+
 KEY_CODES: dict[str, int] = {
     "home": 3,
     "back": 4,
@@ -37,13 +39,13 @@ KEY_CODES: dict[str, int] = {
 def key_code(key: int | str) -> int:
     """A key code from a code or a name (`back`, `KEYCODE_BACK`, `Enter`)."""
     if isinstance(key, bool):
-        raise TypeError("a key is a key code or a key name, not a bool")
+        raise InvalidSelector("a key is a key code or a key name, not a bool")
     if isinstance(key, int):
         if not 0 <= key <= 0xFFFF:
-            raise ValueError(f"key code {key} is out of range")
+            raise InvalidSelector(f"key code {key} is out of range")
         return key
     name = key.strip().lower()
     name = name.removeprefix("keycode_")
     if name in KEY_CODES:
         return KEY_CODES[name]
-    raise ValueError(f"unknown key {key!r}; known names: {', '.join(sorted(KEY_CODES))}, or pass a key code")
+    raise InvalidSelector(f"unknown key {key!r}; known names: {', '.join(sorted(KEY_CODES))}, or pass a key code")

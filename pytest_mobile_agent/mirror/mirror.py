@@ -25,7 +25,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pytest_mobile_agent.errors import Disconnected as DisconnectedError
-from pytest_mobile_agent.errors import MobileAgentError, NoMatch, StaleElement, WaitTimeout
+from pytest_mobile_agent.errors import (
+    InvalidSelector,
+    MobileAgentError,
+    NoMatch,
+    StaleElement,
+    WaitTimeout,
+)
 from pytest_mobile_agent.mirror.dump import dump_view
 from pytest_mobile_agent.mirror.element import Element
 from pytest_mobile_agent.mirror.keys import key_code
@@ -225,9 +231,9 @@ class Mirror:
     ) -> Ack:
         """Swipe the finger `direction` across `distance` of the element's size, centred in it."""
         if direction not in DIRECTIONS:
-            raise ValueError(f"direction must be one of {sorted(DIRECTIONS)}, not {direction!r}")
+            raise InvalidSelector(f"direction must be one of {sorted(DIRECTIONS)}, not {direction!r}")
         if not 0 < distance <= 1:
-            raise ValueError(f"distance is a share of the element's size, in (0, 1], not {distance}")
+            raise InvalidSelector(f"distance is a share of the element's size, in (0, 1], not {distance}")
         left, top, right, bottom = target.bounds
         dx, dy = DIRECTIONS[direction]
         cx, cy = (left + right) / 2, (top + bottom) / 2
@@ -249,7 +255,7 @@ class Mirror:
         selector = Selector.of(criteria)
         finger = {"down": "up", "up": "down", "right": "left", "left": "right"}.get(direction)
         if finger is None:
-            raise ValueError(f"direction must be one of up, down, left, right, not {direction!r}")
+            raise InvalidSelector(f"direction must be one of up, down, left, right, not {direction!r}")
         for attempt in range(max_swipes + 1):
             view = self._view()
             found = selector.select(view)
@@ -435,10 +441,10 @@ class Mirror:
 
     def _target(self, target: Element | None, criteria: dict[str, Any]) -> Element:
         if target is not None and criteria:
-            raise TypeError("give an element or selector criteria, not both")
+            raise InvalidSelector("give an element or selector criteria, not both")
         if target is None:
             if not criteria:
-                raise TypeError("give an element or selector criteria (text=, id=, ...)")
+                raise InvalidSelector("give an element or selector criteria (text=, id=, ...)")
             return self.find(**criteria)
         return target
 

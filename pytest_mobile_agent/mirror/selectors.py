@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
+from pytest_mobile_agent.errors import InvalidSelector
 from pytest_mobile_agent.mirror.replica import Entry, View
 from pytest_mobile_agent.session.backends import Node, Window
 
@@ -54,19 +55,19 @@ class Selector:
 
     def __post_init__(self) -> None:
         if all(getattr(self, f.name) is None for f in fields(self)):
-            raise ValueError("a selector needs at least one criterion (text=, id=, desc=, class_name=, ...)")
+            raise InvalidSelector("a selector needs at least one criterion (text=, id=, desc=, class_name=, ...)")
         if isinstance(self.text_matches, str):
             try:
                 re.compile(self.text_matches)
             except re.error as exc:
-                raise ValueError(f"text_matches is not a valid regular expression: {exc}") from None
+                raise InvalidSelector(f"text_matches is not a valid regular expression: {exc}") from None
 
     @classmethod
     def of(cls, criteria: dict[str, Any]) -> Selector:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(criteria) - known)
         if unknown:
-            raise TypeError(f"unknown selector criteria {unknown}; known: {sorted(known)}")
+            raise InvalidSelector(f"unknown selector criteria {unknown}; known: {sorted(known)}")
         return cls(**criteria)
 
     def describe(self) -> str:
@@ -172,7 +173,7 @@ def _flag_check(name: str, wanted: bool) -> Check:
 def _ref_of(value: Any) -> int:
     ref = getattr(value, "ref", value)
     if not isinstance(ref, int):
-        raise TypeError(f"within= takes an element or a ref, not {value!r}")
+        raise InvalidSelector(f"within= takes an element or a ref, not {value!r}")
     return ref
 
 

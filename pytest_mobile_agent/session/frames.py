@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from PIL import Image
 
 from pytest_mobile_agent.emulator.frame import FrameHasher
-from pytest_mobile_agent.errors import MobileAgentError, ProtocolError
+from pytest_mobile_agent.errors import InvalidArgument, MobileAgentError, ProtocolError
 from pytest_mobile_agent.session.backends import Frame, Screenshot
 from pytest_mobile_agent.session.tree import Requester
 
@@ -151,7 +151,7 @@ class FrameSource:
 
     def screenshot(self, format: str = "png") -> Screenshot:
         if format not in ("png", "jpeg"):
-            raise ValueError(f"screenshot format must be png or jpeg, not {format!r}")
+            raise InvalidArgument(f"a screenshot's format is png or jpeg, not {format!r}")
         result = self._connection.request("screenshot", {"format": format}, SCREENSHOT_TIMEOUT)
         try:
             data = base64.b64decode(result["data"], validate=True)

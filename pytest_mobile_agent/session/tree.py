@@ -210,7 +210,7 @@ def parse_snapshot(result: Mapping[str, Any], *, scale: float, reason: ReadReaso
         )
     except ProtocolError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise ProtocolError(f"malformed snapshot from the agent: {type(exc).__name__} {exc}") from None
 
 

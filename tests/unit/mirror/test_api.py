@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobile_agent.errors import NoMatch, WaitTimeout
+from pytest_mobile_agent.errors import InvalidSelector, NoMatch, WaitTimeout
 from pytest_mobile_agent.mirror import Selector, key_code
 from pytest_mobile_agent.session.backends import ReadReason, Release
 
@@ -60,13 +60,15 @@ def test_selectors_scope_to_a_window_or_an_element() -> None:
 
 
 def test_a_selector_refuses_what_it_cannot_mean() -> None:
-    with pytest.raises(ValueError, match="at least one criterion"):
+    with pytest.raises(InvalidSelector, match="at least one criterion"):
         Selector()
-    with pytest.raises(ValueError, match="regular expression"):
+    with pytest.raises(InvalidSelector, match="regular expression"):
         Selector(text_matches="(")
     screen = Rig(login_screen()).mirror
-    with pytest.raises(TypeError, match="unknown selector criteria \\['txt'\\]"):
+    with pytest.raises(InvalidSelector, match="unknown selector criteria \\['txt'\\]"):
         screen.find(txt="Login")
+    with pytest.raises(InvalidSelector, match="not both"):
+        screen.tap(screen.find(text="Login"), text="Big")
 
 
 def test_find_shows_the_nearest_candidates_and_the_tree() -> None:

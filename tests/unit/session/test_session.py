@@ -7,7 +7,7 @@ import base64
 import pytest
 
 from pytest_mobile_agent.agent.protocol import Disconnection, OutOfSync, ProtocolEvent, Resynced
-from pytest_mobile_agent.errors import AgentError, Disconnected, ProtocolError
+from pytest_mobile_agent.errors import AgentError, Disconnected, InvalidArgument, ProtocolError
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.session import BackendTaken, ReadReason, Session
 from pytest_mobile_agent.session import backends as b
@@ -262,6 +262,8 @@ def test_screenshots_go_through_the_agent() -> None:
         conn.always("screenshot", {"format": "png", "width": 1, "height": 1, "data": "%%%"})
         with pytest.raises(ProtocolError, match="screenshot"):
             session.backend().frames.screenshot()
+        with pytest.raises(InvalidArgument, match="png or jpeg"):
+            session.screenshot("gif")
     finally:
         session.stop()
 
