@@ -404,7 +404,8 @@ class AdbServerEndpoint:
             sock.sendall(encode_fail(NO_TRANSPORT))
             return
         try:
-            device_stream = _open_service(transport.device, service, connect_host)
+            # The way back for reverse rules: the host side is this machine, reached directly.
+            device_stream = transport.device.open_service(service, host=connect_host)
         except Exception as exc:
             log.debug("adb endpoint %s: %s refused %r: %s", self.port, transport.serial, service, exc)
             sock.sendall(encode_fail(CLOSED))  # what the real server says when adbd answers CLSE
@@ -614,16 +615,6 @@ def _split_serial(rest: str) -> tuple[str, str | None]:
         serial, sep, service = rest.partition(":")
         return serial, service if sep else None
     return rest[: match.start()], rest[match.end() :]
-
-
-def _open_service(device: Any, service: str, host: Callable[..., Any]) -> Any:
-    """``device.open_service`` with the way back to the host for reverse rules, when it takes one."""
-    try:
-        return device.open_service(service, host=host)
-    except TypeError as exc:
-        if "host" not in str(exc):
-            raise
-        return device.open_service(service)
 
 
 def _read_exact(sock: socket.socket, n: int, timeout: float, stopped: threading.Event) -> bytes | None:

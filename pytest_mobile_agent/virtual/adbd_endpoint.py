@@ -119,21 +119,17 @@ def decode_header(header: bytes, *, max_payload: int = MAX_PAYLOAD) -> tuple[int
 
 def banner(properties: dict[str, str], features: tuple[str, ...] = FEATURES) -> bytes:
     """``device::ro.product.name=...;ro.product.model=...;ro.product.device=...;features=...``."""
-    keys = ("ro.product.name", "ro.product.model", "ro.product.device")
-    props = "".join(f"{key}={properties.get(key, '')};" for key in keys)
+    props = "".join(f"{key}={properties.get(key, '')};" for key in PRODUCT_KEYS)
     return f"device::{props}features={','.join(features)}".encode()
 
 
+PRODUCT_KEYS = ("ro.product.name", "ro.product.model", "ro.product.device")
+
+
 def device_properties(device: Any) -> dict[str, str]:
-    """The product properties of a device model, whichever way it exposes them."""
-    for name in ("properties", "props"):
-        value = getattr(device, name, None)
-        if value is not None and hasattr(value, "get"):
-            return {k: str(value.get(k, "")) for k in ("ro.product.name", "ro.product.model", "ro.product.device")}
-    getprop = getattr(device, "getprop", None)
-    if callable(getprop):
-        return {k: str(getprop(k)) for k in ("ro.product.name", "ro.product.model", "ro.product.device")}
-    return {}
+    """The product properties of a device model (``device.properties``) that the banner carries."""
+    properties = getattr(device, "properties", None) or {}
+    return {key: str(properties.get(key, "")) for key in PRODUCT_KEYS}
 
 
 def wait_readable(sock: socket.socket, timeout: float | None) -> bool:
@@ -550,14 +546,9 @@ class AdbdEndpoint:
         return banner(device_properties(self.device))
 
     def open_service(self, service: str, conn: AdbdConnection) -> Any:
-        """The device service behind an OPEN; the connection is the way back for reverse rules."""
-        opener = self.device.open_service
-        try:
-            return opener(service, host=conn.open_host)
-        except TypeError as exc:
-            if "host" not in str(exc):
-                raise
-            return opener(service)
+        """The device service behind an OPEN; the connection is the way back for reverse rules
+        (a device-side connection to one is OPENed toward this adb server)."""
+        return self.device.open_service(service, host=conn.open_host)
 
     def connections(self) -> list[AdbdConnection]:
         with self._lock:
