@@ -15,6 +15,9 @@ from .geometry import Geometry
 from .model import UiModel
 
 
+COMPOSED_TIMEOUT_S = 2.0
+
+
 class FixtureAppEntry:
     """The fixture app as the activity manager sees an installed app (`activity.App`)."""
 
@@ -27,7 +30,10 @@ class FixtureAppEntry:
         return activity in (PACKAGE + MAIN_ACTIVITY, MAIN_ACTIVITY)
 
     def start(self, activity: str, extras: dict[str, str]) -> None:
+        """Start the activity and return once its first screen is composed, as the activity
+        manager reports a launch complete when the first frame is drawn (`am start -W`)."""
         self.model.start_app(extras)
+        self.model.wait_composed(COMPOSED_TIMEOUT_S)
 
     def stop(self) -> None:
         self.model.stop_app()

@@ -13,6 +13,7 @@ import heapq
 import itertools
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -295,6 +296,30 @@ class UiModel:
             if stop_first:
                 self.app.stop()
             self.app.start(extras)
+
+    def wait_composed(self, timeout: float) -> bool:
+        """Wait (real time) until the fixture's current screen is composed; False at the timeout."""
+        changed = threading.Event()
+
+        def listener(change: Change) -> None:
+            changed.set()
+
+        self.add_listener(listener)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                with self.lock:
+                    self.advance()
+                    if not self.app.running or self.app.composed:
+                        return True
+                    due = (self.next_due_ms() - self.clock.now_ms()) / 1000.0
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                changed.wait(max(0.001, min(left, due)))
+                changed.clear()
+        finally:
+            self.remove_listener(listener)
 
     def stop_app(self) -> None:
         with self.lock:
