@@ -14,7 +14,6 @@ from .fixture import MAIN_ACTIVITY, PACKAGE
 from .geometry import Geometry
 from .model import UiModel
 
-
 COMPOSED_TIMEOUT_S = 2.0
 
 
