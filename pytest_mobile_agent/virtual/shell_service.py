@@ -6,8 +6,10 @@ as a session leader, child of adbd, with adbd's environment (PATH, HOME=/, TMPDI
 TERM from the service's `TERM=` argument on a pty, else `dumb`). The type defaults as adbd's do:
 a pty when the command is empty, raw otherwise; `raw` and `pty` force it.
 
-* Shell protocol v2: stdin packets go to the command's standard input, close-stdin closes it
-  (on a pty: end of file for the reader), window-size packets are kept; stdout and stderr packets
+* Shell protocol v2: stdin packets go to the command's standard input (buffered without bound,
+  so a front's thread never blocks on a command that does not read), close-stdin closes it (and
+  is ignored on a pty, as adbd ignores it: "PTYs can't close just input"), window-size packets
+  are kept; stdout and stderr packets
   come back separately on raw (merged as stdout on a pty), and the exit packet (the status, 128+n
   for a signal) is sent once the shell has exited *and* every holder of its output closed it, since
   adbd passes data until both output pipes are closed: a background process that keeps the
@@ -23,7 +25,6 @@ foreground process group, as the kernel does.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from typing import TYPE_CHECKING
 
@@ -220,16 +221,17 @@ class ShellSession:
         if self.pty is not None:
             self.pty.master_write(data)
             return
-        writer = self.stdin_writer
-        if writer is None:
-            return
-        with contextlib.suppress(BrokenPipeError):
-            writer.write(data, PLAIN)
+        with self.kernel.lock:
+            writer = self.stdin_writer
+            if writer is None or writer.pipe.readers == 0:
+                return
+            # never blocks the front's thread: what the host sends waits here for the command
+            writer.pipe.buffer += data
+            writer.pipe.cond.notify_all()
 
     def _close_stdin(self) -> None:
         if self.pty is not None:
-            self.pty.close_input()
-            return
+            return  # adbd: "PTYs can't close just input", so the request is ignored
         with self.kernel.lock:
             writer, self.stdin_writer = self.stdin_writer, None
             if writer is not None:
