@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import base64
+import time
+from collections.abc import Iterator
 
 import pytest
+from agent.scripted_agent import TOKEN, ScriptedAgent  # tests/unit/agent's scripted peer
 
-from pytest_mobile_agent.agent.protocol import Disconnection, OutOfSync, ProtocolEvent, Resynced
+from pytest_mobile_agent.agent import Connection
+from pytest_mobile_agent.agent.protocol import Disconnection, Hint, ProtocolEvent
 from pytest_mobile_agent.errors import AgentError, Disconnected, InvalidArgument, ProtocolError
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.session import BackendTaken, ReadReason, Session
@@ -63,24 +67,52 @@ def test_events_reach_the_backends_stream_in_order() -> None:
     assert events.next_event(0.01) is None
 
 
-def test_a_sequence_gap_reaches_the_mirror_and_the_stream_is_resynchronized() -> None:
-    conn = FakeConnection()
-    conn.always("snapshot", snapshot(tabs_window(events=True)))
-    session, _ = start(conn)
+@pytest.fixture
+def scripted() -> Iterator[tuple[ScriptedAgent, Connection]]:
+    """The real agent.Connection on a scripted agent peer (a socketpair)."""
+    agent = ScriptedAgent(handlers={
+        "snapshot": lambda request: snapshot(tabs_window(events=True)),
+        "resync": lambda request: {"seq": 5},
+    }).start()
+    conn = Connection.open(agent.host_end, TOKEN, timeout=2.0)
+    try:
+        yield agent, conn
+    finally:
+        conn.close()
+        agent.close()
+
+
+def test_a_sequence_gap_reaches_the_mirror_and_the_stream_is_resynchronized(
+    scripted: tuple[ScriptedAgent, Connection],
+) -> None:
+    agent, conn = scripted
+    session = Session.start(FakeAttached(connection=conn), scale=2.625)  # type: ignore[arg-type]
     mirror = Mirror(session.backend())
     mirror.snapshot()
-    assert len(conn.sent("snapshot")) == 1
-    conn.emit(ProtocolEvent(1, "window_changed", {"window": 12}, received_at=1.0))
-    conn.emit(OutOfSync(expected=2, got=5))
-    conn.emit(Resynced(seq=5))
+    assert len(agent.frames("request")) == 1
+    agent.event(seq=1)
+    agent.event(seq=5)  # 2 to 4 never came
+    assert agent.wait_for(lambda: any(r["method"] == "resync" for r in agent.frames("request")))
+    deadline = time.monotonic() + 2.0
+    seen: list[b.SessionEvent] = []
+    while not any(isinstance(e, b.Resynced) for e in seen) and time.monotonic() < deadline:
+        event = session.events.next_event(0.1)
+        if event is not None:
+            seen.append(event)
+    kinds = [type(e).__name__ for e in seen]
+    assert kinds == ["ProtocolEvent", "OutOfSync", "ProtocolEvent", "Resynced"], kinds  # seq 5 itself passes too
+    out_of_sync = seen[1]
+    assert isinstance(out_of_sync, b.OutOfSync) and (out_of_sync.expected, out_of_sync.got) == (2, 5)
+    for event in seen:  # hand them on to the mirror, which the test read them in place of
+        session.events.put(event)
     mirror.snapshot()
+    reads = [r for r in agent.frames("request") if r["method"] == "snapshot"]
     # the gap makes the mirror read everything again, with the idle bound of a read after a resync
-    reads = conn.sent("snapshot")
-    assert len(reads) == 2 and reads[1]["idle_timeout_ms"] == 500
+    assert len(reads) == 2 and reads[1]["params"]["idle_timeout_ms"] == 500
     assert session.last_read is not None and session.last_read.reason is ReadReason.RESYNC
-    conn.emit(ProtocolEvent(6, "window_changed", {"window": 12}, received_at=2.0))
-    mirror.snapshot()
-    assert len(conn.sent("snapshot")) == 3 and conn.sent("snapshot")[2]["idle_timeout_ms"] == 0
+    agent.event(seq=6)
+    assert agent.wait_for(lambda: mirror.snapshot() is not None and session.reads == 3)
+    assert [r for r in agent.frames("request") if r["method"] == "snapshot"][2]["params"]["idle_timeout_ms"] == 0
 
 
 def test_a_mirror_on_the_session_reads_a_compose_window_again_after_a_tap() -> None:
@@ -268,23 +300,29 @@ def test_screenshots_go_through_the_agent() -> None:
         session.stop()
 
 
-def test_the_agent_going_away_is_reported_disconnected_with_a_reconnect_hint() -> None:
-    conn = FakeConnection()
-    conn.always("snapshot", snapshot(tabs_window()))
-    session, _ = start(conn)
+def test_the_agent_going_away_is_reported_disconnected_with_a_reconnect_hint(
+    scripted: tuple[ScriptedAgent, Connection],
+) -> None:
+    agent, conn = scripted
+    session = Session.start(FakeAttached(connection=conn), scale=2.625, serial="emulator-5554")  # type: ignore[arg-type]
     screen = Mirror(session.backend())
     screen.snapshot()
-    conn.emit(Disconnection("the agent closed the connection"))
-    gone = screen.wait_disconnected(timeout=1.0)
-    assert gone.reason == "the agent closed the connection"
+    agent.hang_up()  # a killed agent: its socket closes
+    gone = screen.wait_disconnected(timeout=2.0)
     assert gone.reconnect_hint == "attach again to relaunch or reuse the agent"
     assert not screen.connected
     with pytest.raises(Disconnected) as info:
         screen.refresh()
     assert info.value.reconnect_hint == gone.reconnect_hint
-    assert session.status()[-1] == (
-        "agent: disconnected (the agent closed the connection); attach again to relaunch or reuse the agent"
-    )
+    assert session.status()[-1] == f"agent: disconnected ({gone.reason}); attach again to relaunch or reuse the agent"
+
+
+def test_a_close_the_agent_announces_carries_its_hint() -> None:
+    conn = FakeConnection()
+    session, _ = start(conn)
+    screen = Mirror(session.backend())
+    conn.emit(Disconnection("the agent closed the connection (shutdown)", Hint.RELAUNCH))
+    assert screen.wait_disconnected(1.0).reconnect_hint == "the agent exited; attach again to launch a new one"
 
 
 def test_a_failed_read_keeps_the_agents_code() -> None:
