@@ -131,6 +131,10 @@ class Element:
     def wait_for(self, timeout: float | None = None, **criteria: Any) -> Element:
         return self._mirror.wait_for(timeout=timeout, within=self, **criteria)
 
+    def wait_gone(self, timeout: float | None = None) -> None:
+        """Wait until this node is no longer on the screen."""
+        self._mirror.wait_until(lambda view: view.entry(self.ref) is None, timeout, f"@{self.ref} to go")
+
     # --- actions ---------------------------------------------------------------------------------
 
     def tap(self) -> Ack:

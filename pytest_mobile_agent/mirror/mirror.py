@@ -202,6 +202,12 @@ class Mirror:
         timeout = self.timeout if timeout is None else timeout
         self._until(lambda view: not selector.select(view), timeout, f"waiting for {selector.describe()} to go", selector)
 
+    def wait_until(self, condition: Callable[[View], Any], timeout: float | None = None, what: str = "a condition") -> Any:
+        """Wait up to `timeout` seconds until `condition(view)` is truthy, the replica kept current
+        meanwhile (events, frames, the poll, the probes); returns what it returned."""
+        timeout = self.timeout if timeout is None else timeout
+        return self._until(condition, timeout, f"waiting for {what}")
+
     # --- actions ---------------------------------------------------------------------------------
 
     def tap(self, target: Element | None = None, **criteria: Any) -> Ack:

@@ -99,6 +99,11 @@ def test_wait_gone_returns_once_nothing_matches() -> None:
     assert not rig.mirror.exists(text_contains="Welcome")
     with pytest.raises(WaitTimeout, match="to go"):
         rig.mirror.wait_gone(text="Login", timeout=1)
+    login = rig.mirror.find(text="Login")
+    rig.tree.on_read = lambda n: setattr(rig.tree, "screen", {**login_screen(), "windows": []})
+    login.wait_gone(timeout=3)
+    assert not login.exists
+    assert rig.mirror.wait_until(lambda view: view.node_count == 0, timeout=1) is True
 
 
 def test_a_tap_goes_to_the_centre_in_points_and_the_next_read_takes_the_action_bound() -> None:
