@@ -26,6 +26,7 @@ foreground process group, as the kernel does.
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING
 
 from pytest_mobile_agent import errors
@@ -238,12 +239,11 @@ class ShellSession:
                 writer.release()
 
     def _window(self, payload: bytes) -> None:
-        try:
-            rows, cols, *_ = (int(x) for x in payload.decode().split("x")[:2] + ["0"])
-        except ValueError:
+        """adbd's `ROWSxCOLS,XPIXELSxYPIXELS` (TIOCSWINSZ on the pty)."""
+        match = re.fullmatch(rb"(\d+)x(\d+),(\d+)x(\d+)\0?", payload)
+        if match is None or self.pty is None:
             return
-        assert self.pty is not None
-        self.pty.rows, self.pty.cols = rows, cols
+        self.pty.rows, self.pty.cols = int(match.group(1)), int(match.group(2))
 
     def recv(self, timeout: float | None = None) -> bytes:
         if self._closed:

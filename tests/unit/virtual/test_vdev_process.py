@@ -191,3 +191,37 @@ def test_two_devices_have_separate_pids_files_and_serials() -> None:
     finally:
         a.close()
         b.close()
+
+
+def test_a_pty_takes_the_window_size_and_ignores_close_stdin(device: VirtualDevice) -> None:
+    from pytest_mobile_agent.adb.wire import SHELL_WINDOW_SIZE, encode_shell_packet
+
+    client = ShellClient(device, "cat", pty=True)
+    client.stream.send(encode_shell_packet(SHELL_WINDOW_SIZE, b"50x132,0x0\0"))
+    client.close_stdin()  # adbd: "PTYs can't close just input"
+    assert not client.pump(0.1) and client.status is None
+    pty = client.stream.pty  # type: ignore[attr-defined]
+    assert (pty.rows, pty.cols) == (50, 132)
+    client.write(b"typed\r")
+    assert client.read_until(b"typed\r\ntyped\r\n")  # the terminal's echo, then cat's copy
+
+
+def test_kill_0_checks_that_a_process_exists(device: VirtualDevice) -> None:
+    assert device.shell("kill -0 $$; echo $?; kill -0 31999 2>/dev/null; echo $?") == (0, b"0\n1\n", b"")
+
+
+def test_a_caught_signal_interrupts_a_programs_blocking_call(device: VirtualDevice) -> None:
+    seen: list[int] = []
+
+    def server(proc: pm.Process) -> int:
+        proc.signals.catch(pm.SIGTERM)
+        try:
+            proc.sleep(30)
+        except pm.Interrupted as interrupted:
+            seen.append(interrupted.sig)
+            return 0
+        return 1
+
+    device.programs.register("server", server)
+    status, out, _ = device.shell("server & p=$!; sleep 0.05; kill $p; wait $p; echo $?")
+    assert (status, out, seen) == (0, b"0\n", [pm.SIGTERM])
