@@ -420,7 +420,13 @@ class Mirror:
         if not sample:
             return
         self._check_connected()
-        found = self.backend.tree.probe([e.node.id for e in sample])
+        try:
+            found = self.backend.tree.probe([e.node.id for e in sample])
+        except DisconnectedError:
+            raise
+        except MobileAgentError as exc:  # a late or refused probe says nothing: the poll still comes
+            log.debug("a bounds probe failed: %s", exc)
+            return
         self.probes += 1
         moved = sorted({e.window.id for e in sample if _moved(e, found.get(e.window.id, {}))})
         if moved:

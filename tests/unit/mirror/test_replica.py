@@ -133,3 +133,18 @@ def test_a_disconnection_ends_the_reads_with_the_reconnect_hint() -> None:
     with pytest.raises(Disconnected):
         rig.mirror.tap(text="Login")
     assert rig.input.calls == []
+
+
+def test_a_probe_that_fails_leaves_the_wait_to_the_poll() -> None:
+    from pytest_mobile_agent.errors import Timeout
+
+    rig = Rig(login_screen())
+    rig.mirror.snapshot()
+
+    def late(node_id: int) -> b.Bounds:
+        raise Timeout("the agent request bounds", 0.5)
+
+    rig.tree.bounds_now = late
+    rig.tree.on_read = lambda n: setattr(rig.tree, "screen", login_screen(welcome=True)) if n == 2 else None
+    assert rig.mirror.wait_for(text="Welcome, ada", timeout=3).exists
+    assert rig.mirror.probes == 0 and rig.reasons == [R.ATTACH, R.POLL]
