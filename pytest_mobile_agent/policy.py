@@ -48,7 +48,7 @@ def parse_ps(output: str) -> list[DeviceProcess]:
     processes = []
     for line in output.splitlines():
         pid_text, _, args = line.strip().partition(" ")
-        if pid_text.isdigit() and args.strip():
+        if pid_text.isascii() and pid_text.isdigit() and args.strip():  # "²".isdigit() is True
             processes.append(DeviceProcess(int(pid_text), args.strip()))
     return processes
 

@@ -62,12 +62,12 @@ def _check_format(data: bytes, where: str) -> None:
         )
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            archive.getinfo(DEX_ENTRY)
+            archive.read(DEX_ENTRY)  # reading it checks its CRC: a corrupt entry is no jar
     except KeyError:
         raise InvalidJar(f"{where} is a zip without {DEX_ENTRY}, so app_process cannot start it",
                          advice="Rebuild it with agent-android/build.sh") from None
-    except zipfile.BadZipFile as exc:
-        raise InvalidJar(f"{where} is not a readable zip ({exc})",
+    except (zipfile.BadZipFile, EOFError, zlib.error, ValueError, NotImplementedError) as exc:
+        raise InvalidJar(f"{where} is not a readable zip ({exc or type(exc).__name__})",
                          advice="Rebuild it with agent-android/build.sh") from None
 
 

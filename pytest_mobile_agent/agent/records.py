@@ -109,7 +109,7 @@ class DirRecords(Records):
     def get(self, serial: str) -> Record | None:
         path = self.path_for(serial)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_bytes()  # decoded by json.loads below: bad bytes are a corrupt record
         except FileNotFoundError:
             return super().get(serial)
         except OSError as exc:

@@ -187,7 +187,7 @@ def pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True  # it runs, as another user
-    except OSError:
+    except (OSError, OverflowError):  # OverflowError: a pid past pid_t in a file's name
         return False
     return True
 

@@ -314,7 +314,7 @@ def scale_from_wm_density(output: str) -> float:
         if not sep:
             continue
         value = value.strip()
-        if not value.isdigit():
+        if not (value.isascii() and value.isdigit()):  # "²" is a digit to isdigit, not to int
             continue
         name = key.strip().lower()
         if name == "override density":
