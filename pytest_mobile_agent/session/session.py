@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from pytest_mobile_agent.agent.deploy import Reused
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.session.backends import Backend, Disconnected, Screenshot, SessionEvent
 from pytest_mobile_agent.session.events import EventStream
@@ -240,7 +241,7 @@ def _device_of(attached: Any) -> Any:
 
 
 def _reused(outcome: Any) -> bool:
-    return outcome is not None and type(outcome).__name__ == "Reused"
+    return isinstance(outcome, Reused)
 
 
 def _url(controller: Any) -> str | None:
