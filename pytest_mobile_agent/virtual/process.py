@@ -376,7 +376,8 @@ class Process:
                 callback()
         except Terminated:
             return
-        except BrokenPipeError:
+        except OSError as exc:  # EPIPE, EIO on a hung-up terminal...: the program's error exit
+            log.debug("virtual process %d (%s) ended on %s", self.pid, self.comm, exc)
             status = 1
         except Exception:  # a program's bug: the process dies, the device goes on
             log.exception("virtual process %d (%s) failed", self.pid, self.comm)

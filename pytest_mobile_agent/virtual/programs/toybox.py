@@ -318,9 +318,21 @@ def install(device: VirtualDevice) -> None:
         return 1
 
     def echo(proc: pm.Process) -> int:
-        from pytest_mobile_agent.virtual.shell.interp import Interpreter, ShellState, b_echo
+        """toybox echo: escapes only with -e (the shell's builtin echo interprets them always)."""
+        from pytest_mobile_agent.virtual.shell.interp import _escapes
 
-        return b_echo(Interpreter(device, proc, ShellState(shell_pid=proc.pid)), proc.argv)
+        args = proc.argv[1:]
+        newline, escapes = True, False
+        while args and len(args[0]) > 1 and args[0][0] == "-" and set(args[0][1:]) <= set("neE"):
+            newline = newline and "n" not in args[0]
+            escapes = ("e" in args[0]) or (escapes and "E" not in args[0])
+            args = args[1:]
+        text = " ".join(args)
+        stop = False
+        if escapes:
+            text, stop = _escapes(text)
+        proc.stdout.write(text + ("\n" if newline and not stop else ""))
+        return 0
 
     def uname(proc: pm.Process) -> int:
         release = device.kernel_release

@@ -19,7 +19,9 @@ simple command runs that command in its own process without another fork, as mks
 last command of `-c`, so SIGHUP to the shell adbd started reaches `sleep 60` itself.
 
 An unknown command prints `<$0>: NAME: inaccessible or not found` (`/system/bin/sh: foo: ...` for a
-shell adbd started) and has status 127; a syntax error prints `<$0>: syntax error: ...` and the
+shell adbd started) and has status 127; a file without an execute bit `<$0>: NAME: can't execute:
+Permission denied` and 126; an executable shell script (`#!/system/bin/sh` or no `#!` line) runs
+as `sh FILE ARGS`; a syntax error prints `<$0>: syntax error: ...` and the
 script exits 1; a failed redirection prints `<$0>: can't create PATH: <strerror>` (or `can't
 open`) and the command has status 1. Traps: `trap '' SIGS` ignores (inherited by children and
 kept across exec), `trap - SIGS` restores the default, `trap 'cmd' SIGS` runs cmd after the
@@ -118,9 +120,34 @@ def sh_main(device: VirtualDevice) -> Program:
                 state.name = args[2]
                 state.positional = args[3:]
             return Interpreter(device, proc, state).run_script(script, top=True)
+        if args and args[0] not in ("-", "-s", "-i"):
+            return _run_file(device, proc, state, args)
         return Interpreter(device, proc, state).run_interactive()
 
     return main
+
+
+def _run_file(device: VirtualDevice, proc: pm.Process, state: ShellState, args: list[str]) -> int:
+    """`sh FILE [ARGS...]`: the file's text as a script, $0 the file, $1... the arguments."""
+    path = device.fs.normalize(args[0], proc.cwd)
+    try:
+        text = device.fs.read_file(path, cred_of(proc)).decode(errors="replace")
+    except OSError as exc:
+        proc.stderr.write(f"{state.name}: {args[0]}: {exc.strerror}\n")
+        return 127
+    state.name, state.positional = args[0], args[1:]
+    return Interpreter(device, proc, state).run_script(text, top=False)
+
+
+def _may_execute(info: object, cred: Cred) -> bool:
+    mode = getattr(info, "mode", 0)
+    if cred.root:
+        return bool(mode & 0o111)
+    if getattr(info, "uid", -1) == cred.uid:
+        return bool(mode & 0o100)
+    if getattr(info, "gid", -1) in cred.groups:
+        return bool(mode & 0o010)
+    return bool(mode & 0o001)
 
 
 class Interpreter:
@@ -240,7 +267,7 @@ class Interpreter:
         program = self.lookup(argv[0])
         if isinstance(program, str):
             self.err(program)
-            return 127
+            return self.not_found_status(program)
         self.proc.exec_image(argv, env)
         return program(self.proc)
 
@@ -439,7 +466,7 @@ class Interpreter:
                 return 1
             self.err(program)  # the child's stderr, after its redirections, says it
             self.restore(saved)
-            return 127
+            return self.not_found_status(program)
         env = self._command_env(command)
         child = self.device.processes.fork(self.proc, argv=argv)
         sub = Interpreter(self.device, child, self.state.copy_for_subshell())
@@ -476,14 +503,14 @@ class Interpreter:
         program = self.lookup(args[0])
         if isinstance(program, str):
             self.err(program.replace(f"{self.state.name}: ", f"{self.state.name}: exec: ", 1))
-            raise _ExitShell(127)
+            raise _ExitShell(self.not_found_status(program))
         if self.apply_redirects(command.redirects, permanent=True) is None:
             raise _ExitShell(1)
         self.proc.exec_image(args, self._command_env(command))
         raise _ExitShell(program(self.proc))
 
     def lookup(self, name: str) -> Program | str:
-        """The program for a command name, or the shell's error line."""
+        """The program for a command name, or the shell's error line (see `not_found_status`)."""
         programs = self.device.programs
         if "/" in name:
             path = posixpath.normpath(posixpath.join(self.proc.cwd, name))
@@ -491,14 +518,46 @@ class Interpreter:
             directory = posixpath.dirname(path)
             if directory in programs.search_path and programs.get(base) is not None:
                 return programs.get(base)  # type: ignore[return-value]
-            cred = cred_of(self.proc)
-            if self.device.fs.exists(path, cred):
-                return f"{self.state.name}: {name}: can't execute: Permission denied\n"
-            return f"{self.state.name}: {name}: inaccessible or not found\n"
+            return self._script(name, path)
         program = programs.get(name)
         if program is None:
             return f"{self.state.name}: {name}: inaccessible or not found\n"
         return program
+
+    def _script(self, name: str, path: str) -> Program | str:
+        """A file named by path: a shell script (with or without `#!/system/bin/sh`) runs if it
+        has an execute bit the caller may use; anything else cannot be executed here."""
+        fs = self.device.fs
+        cred = cred_of(self.proc)
+        try:
+            info = fs.stat(path, cred)
+        except OSError:
+            return f"{self.state.name}: {name}: inaccessible or not found\n"
+        if info.is_dir or not _may_execute(info, cred):
+            return f"{self.state.name}: {name}: can't execute: Permission denied\n"
+        try:
+            head = fs.read_file(path, cred)[:128]
+        except OSError as exc:
+            return f"{self.state.name}: {name}: can't execute: {exc.strerror}\n"
+        if head.startswith(b"\x7fELF"):
+            return f"{self.state.name}: {name}: can't execute: Exec format error\n"
+        if head.startswith(b"#!"):
+            interpreter = head[2:].split(b"\n", 1)[0].strip().split(b" ", 1)[0].decode(errors="replace")
+            if posixpath.basename(interpreter) not in ("sh", "mksh"):
+                return f"{self.state.name}: {name}: inaccessible or not found\n"
+        shell = self.device.programs.get("sh")
+        assert shell is not None
+
+        def run_script(proc: pm.Process) -> int:
+            proc.exec_image([SHELL_PATH, name, *proc.argv[1:]], proc.env)
+            return shell(proc)
+
+        return run_script
+
+    @staticmethod
+    def not_found_status(message: str) -> int:
+        """127 for a command that is not there, 126 for one that cannot be executed."""
+        return 126 if ": can't execute: " in message else 127
 
     # --- redirections -----------------------------------------------------------------------------------
 

@@ -254,3 +254,15 @@ def test_a_stray_reserved_word_is_a_syntax_error(device: VirtualDevice) -> None:
     assert run(device, "fi") == (1, "", "/system/bin/sh: syntax error: 'fi' unexpected\n")
     with pytest.raises(errors.ShellSyntaxError):
         ast.parse("if true; then echo x")
+
+
+def test_an_executable_script_runs_and_a_plain_file_cannot_be_executed(device: VirtualDevice) -> None:
+    script = (
+        "cd /data/local/tmp && printf '#!/system/bin/sh\\necho in $0 $1\\n' > s.sh && ./s.sh; echo $?; "
+        "chmod 755 s.sh && ./s.sh arg && sh s.sh other"
+    )
+    assert run(device, script) == (0, "126\nin ./s.sh arg\nin s.sh other\n", "/system/bin/sh: ./s.sh: can't execute: Permission denied\n")
+
+
+def test_toybox_echo_interprets_escapes_only_with_e(device: VirtualDevice) -> None:
+    assert run(device, r"/system/bin/echo 'a\tb'; /system/bin/echo -e 'a\tb'; echo 'a\tb'") == (0, "a\\tb\na\tb\na\tb\n", "")
