@@ -402,12 +402,12 @@ class Mirror:
         next_poll = self._last_read_at + self.poll_interval
         next_probe = self._last_probe_at + self.probe_interval if probing else float("inf")
         wake = min(deadline, next_poll, next_probe)
-        if self._pump(max(0.0, wake - self._clock())):
-            return
+        self._pump(max(0.0, wake - self._clock()))
+        # due whatever came meanwhile: a controller repeats unchanged frames, which must not starve the poll
         now = self._clock()
         if now >= next_poll:
             self._mark(ReadReason.POLL)
-        elif probing and now >= next_probe:
+        elif probing and now >= next_probe and self._dirty is None:
             self._probe()
 
     def _probe(self) -> None:

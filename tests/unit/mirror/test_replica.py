@@ -148,3 +148,13 @@ def test_a_probe_that_fails_leaves_the_wait_to_the_poll() -> None:
     rig.tree.on_read = lambda n: setattr(rig.tree, "screen", login_screen(welcome=True)) if n == 2 else None
     assert rig.mirror.wait_for(text="Welcome, ada", timeout=3).exists
     assert rig.mirror.probes == 0 and rig.reasons == [R.ATTACH, R.POLL]
+
+
+def test_repeated_unchanged_frames_do_not_starve_the_poll() -> None:
+    rig = Rig(login_screen(), live_frames=True)
+    rig.mirror.snapshot()
+    for k in range(100):  # the same frame every 50 ms, as a controller repeats them
+        rig.events.at(rig.clock.now + 0.05 * k, frame(7, rig.clock.now + 0.05 * k))
+    rig.tree.on_read = lambda n: setattr(rig.tree, "screen", login_screen(welcome=True)) if n == 3 else None
+    assert rig.mirror.wait_for(text="Welcome, ada", timeout=4).exists
+    assert rig.reasons == [R.ATTACH, R.FRAME, R.POLL]  # the first frame is news; then the poll
