@@ -12,7 +12,7 @@ from typing import Any
 
 from .fixture import MAIN_ACTIVITY, PACKAGE
 from .geometry import Geometry
-from .model import UiModel
+from .model import KEY_MAP, UiModel
 
 COMPOSED_TIMEOUT_S = 2.0
 
@@ -50,8 +50,36 @@ class DisplayContent:
     def touch(self, x: int, y: int, pressed: bool) -> None:
         self.model.touch(x, y, pressed)
 
-    def key(self, code: int, meta: int = 0) -> bool:
-        return self.model.key(code, meta)
+    def key(self, code: int | str, meta: int = 0) -> bool:
+        """A key code, as a number or by name (`input keyevent 4`, `input keyevent KEYCODE_BACK`)."""
+        number = key_code(code)
+        return number is not None and self.model.key(number, meta)
+
+    def text(self, text: str) -> bool:
+        """`input text`: key events through the virtual keyboard's key map (`%s` is a space);
+        characters no key types are dropped, as the platform's KeyCharacterMap drops them."""
+        typed = False
+        for ch in text.replace("%s", " "):
+            if ch in KEY_MAP:
+                typed = self.model.key(*KEY_MAP[ch]) or typed
+        return typed
+
+
+_KEY_NAMES = {"HOME": 3, "BACK": 4, "DPAD_UP": 19, "DPAD_DOWN": 20, "DPAD_LEFT": 21, "DPAD_RIGHT": 22,
+              "COMMA": 55, "PERIOD": 56, "TAB": 61, "SPACE": 62, "ENTER": 66, "DEL": 67, "MINUS": 69,
+              "AT": 77, "MENU": 82, "APP_SWITCH": 187, "FORWARD_DEL": 112}
+_KEY_NAMES.update({str(i): 7 + i for i in range(10)})
+_KEY_NAMES.update({chr(ord("A") + i): 29 + i for i in range(26)})
+
+
+def key_code(code: int | str) -> int | None:
+    """An Android key code from its number or its name (with or without `KEYCODE_`)."""
+    if isinstance(code, int):
+        return code
+    word = code.strip().upper()
+    if word.isdigit():
+        return int(word)
+    return _KEY_NAMES.get(word.removeprefix("KEYCODE_"))
 
 
 def attach(device: Any) -> UiModel:

@@ -75,3 +75,15 @@ def test_input_from_the_shell_reaches_the_ui(device: VirtualDevice, ui: UiModel)
     status, _, err = device.shell(f"input tap {x} {y}")
     assert status == 0, err
     assert ui.keyboard_shown and field.focused
+
+
+def test_input_keyevent_and_text_from_the_shell_type_into_the_focused_field(device: VirtualDevice, ui: UiModel) -> None:
+    device.shell(f"am start -n {PACKAGE}/.MainActivity --es tab Login")
+    field = next(n for w in ui.windows() for n in w.nodes() if n.res == "username")
+    ui.focus(field)
+    assert device.shell("input text Ada%sL")[0] == 0
+    assert device.shell("input keyevent KEYCODE_DEL")[0] == 0
+    assert device.shell("input keyevent 29")[0] == 0
+    assert field.text == "Ada a"
+    device.shell("input keyevent KEYCODE_BACK")
+    assert not ui.keyboard_shown
