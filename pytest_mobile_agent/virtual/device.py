@@ -17,8 +17,9 @@ came in time, `close()`):
   (adbd writes no first OKAY: the adb server's own OKAY for the opened stream is the client's
   first), then for `tcp:0` the port bound; `FAIL` + adbd's text otherwise; list-forward is the
   length-prefixed list alone. The device then listens on REMOTE; a connection to it calls
-  `host(LOCAL)`, the callable the front gave to this or an earlier open_service (or
-  `set_host_connector`), which returns a byte stream to the host side, and the two are joined.
+  `host(LOCAL)`, the callable the front gave with the open_service that installed the rule (else
+  the latest one given, or `set_host_connector`'s), which returns a byte stream to the host side,
+  and the two are joined.
 
 A service the device does not know, or a connection nobody listens for, raises errors.Closed from
 open_service (the front answers with CLSE, or FAIL with the message). The uid of the shell is
@@ -131,6 +132,7 @@ class ReverseRule:
     remote: str
     local: str
     listener: object
+    connector: Callable[[str], ByteStream] | None = None  # the front that installed the rule
 
 
 class VirtualDevice:
@@ -307,11 +309,19 @@ class VirtualDevice:
         if service.startswith("reverse:"):
             from pytest_mobile_agent.virtual.reverse import reverse_service
 
-            return reverse_service(self, service[len("reverse:"):])
+            return reverse_service(self, service[len("reverse:"):], connector)
         raise errors.Closed(f"the device does not offer the service {service!r}")
 
     def host_connector(self) -> HostConnector | None:
         return self._host_connector
+
+    def remove_reverse_rules(self, connector: HostConnector | None = None) -> None:
+        """Drop the reverse rules a front installed (all of them without a connector), as adbd
+        drops a transport's listeners when that host connection goes away."""
+        for name, rule in list(self.reverse_rules.items()):
+            if connector is None or rule.connector is connector:
+                self.reverse_rules.pop(name, None)
+                rule.listener.close()  # type: ignore[attr-defined]
 
     # --- conveniences for in-process users ---------------------------------------------------------
 

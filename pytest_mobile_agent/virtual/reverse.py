@@ -30,7 +30,7 @@ from pytest_mobile_agent.adb.wire import encode_fail, encode_length_prefixed
 from pytest_mobile_agent.virtual.streams import PLAIN, DeviceStream, Pipe, _deadline, pump
 
 if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
+    from pytest_mobile_agent.virtual.device import HostConnector, VirtualDevice
     from pytest_mobile_agent.virtual.sockets import Listener
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
@@ -69,11 +69,11 @@ class ReplyStream:
         self._closed = True
 
 
-def reverse_service(device: VirtualDevice, command: str) -> ReplyStream:
-    return ReplyStream(device, handle_reverse(device, command), f"reverse:{command}")
+def reverse_service(device: VirtualDevice, command: str, connector: HostConnector | None = None) -> ReplyStream:
+    return ReplyStream(device, handle_reverse(device, command, connector), f"reverse:{command}")
 
 
-def handle_reverse(device: VirtualDevice, command: str) -> bytes:
+def handle_reverse(device: VirtualDevice, command: str, connector: HostConnector | None = None) -> bytes:
     """The bytes adbd writes for one reverse request."""
     if command == "list-forward":
         lines = "".join(f"{device.transport_name} {rule.remote} {rule.local}\n" for rule in device.reverse_rules.values())
@@ -98,7 +98,7 @@ def handle_reverse(device: VirtualDevice, command: str) -> bytes:
         pieces = rest.split(";")
         if len(pieces) != 2 or not pieces[0] or not pieces[1] or pieces[1].startswith("*"):
             return encode_fail(f"bad forward: {rest}")
-        return _install(device, pieces[0], pieces[1], no_rebind)
+        return _install(device, pieces[0], pieces[1], no_rebind, connector)
     return encode_fail("not a reverse forwarding command")
 
 
@@ -109,7 +109,7 @@ def _remove(device: VirtualDevice, remote: str) -> None:
         listener.close()
 
 
-def _install(device: VirtualDevice, remote: str, local: str, no_rebind: bool) -> bytes:
+def _install(device: VirtualDevice, remote: str, local: str, no_rebind: bool, connector: HostConnector | None) -> bytes:
     from pytest_mobile_agent.virtual.device import ReverseRule
 
     existing = device.reverse_rules.get(remote)
@@ -117,6 +117,7 @@ def _install(device: VirtualDevice, remote: str, local: str, no_rebind: bool) ->
         if no_rebind:
             return encode_fail("cannot rebind existing socket")
         existing.local = local
+        existing.connector = connector or existing.connector
         return OKAY
     cell = {"name": remote}
     handler = _connector(device, cell)
@@ -144,7 +145,7 @@ def _install(device: VirtualDevice, remote: str, local: str, no_rebind: bool) ->
         name = f"tcp:{listener.port}"
         reply += encode_length_prefixed(str(listener.port).encode())
     cell["name"] = name
-    device.reverse_rules[name] = ReverseRule(name, local, listener)
+    device.reverse_rules[name] = ReverseRule(name, local, listener, connector)
     return reply
 
 
@@ -153,7 +154,7 @@ def _connector(device: VirtualDevice, cell: dict[str, str]) -> Callable[[DeviceS
 
     def join(server_end: DeviceStream) -> None:
         rule = device.reverse_rules.get(cell["name"])
-        connector = device.host_connector()
+        connector = (rule.connector if rule is not None else None) or device.host_connector()
         if connector is None or rule is None:
             server_end.close()
             return

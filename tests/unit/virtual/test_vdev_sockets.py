@@ -151,3 +151,13 @@ def test_a_reverse_whose_host_side_refuses_closes_the_device_connection(device: 
     reply(device, "reverse:forward:localabstract:refused;tcp:1", host=Host(device))
     client = device.open_service("localabstract:refused")
     assert client.recv(1.0) == b""
+
+
+def test_each_rule_goes_back_through_the_front_that_installed_it(device: VirtualDevice) -> None:
+    first, second = Host(device), Host(device)
+    reply(device, "reverse:forward:localabstract:one;tcp:1001", host=first)
+    reply(device, "reverse:forward:localabstract:two;tcp:1002", host=second)
+    device.open_service("localabstract:one")
+    assert wait_for(lambda: [local for local, _ in first.opened] == ["tcp:1001"])
+    device.remove_reverse_rules(second)
+    assert "two" not in device.sockets.abstract_names() and "one" in device.sockets.abstract_names()
