@@ -14,6 +14,7 @@ device listens on a free port and is attached with ``adb connect``, named ``127.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
@@ -110,6 +111,7 @@ class RealAdbServer:
             env=env,
         )
         server = cls(process, chosen)
+        atexit.register(server.stop)  # an interpreter that exits without stopping the lab still ends its child
         try:
             server._wait_ready(time.monotonic() + timeout)
         except BaseException:
@@ -163,6 +165,7 @@ class RealAdbServer:
 
     def stop(self) -> None:
         """Stop the child by its pid: SIGTERM, then SIGKILL past 3 s."""
+        atexit.unregister(self.stop)
         if self.process.poll() is None:
             self.process.terminate()
             try:

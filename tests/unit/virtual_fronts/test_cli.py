@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -52,8 +53,29 @@ def stop(process: subprocess.Popen[str]) -> tuple[int, str]:
     return process.returncode, out
 
 
-def test_the_command_line_prints_the_serials_ports_and_environment_and_stops_on_sigterm() -> None:
-    process, lines = start_cli("--devices", "2")
+@pytest.fixture
+def cli() -> Iterator[Callable[..., tuple[subprocess.Popen[str], list[str]]]]:
+    """Starts the command line; whatever a test asserts, each one is gone afterwards (by its pid)."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(*args: str) -> tuple[subprocess.Popen[str], list[str]]:
+        process, lines = start_cli(*args)
+        started.append(process)
+        return process, lines
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate(timeout=5)
+
+
+def test_the_command_line_prints_the_serials_ports_and_environment_and_stops_on_sigterm(cli: Callable[..., tuple[subprocess.Popen[str], list[str]]]) -> None:
+    process, lines = cli("--devices", "2")
     text = "\n".join(lines)
     assert "virtual devices: emulator-5554, emulator-5556" in text
     port = int(re.search(r"export ANDROID_ADB_SERVER_PORT=(\d+)", text).group(1))  # type: ignore[union-attr]
@@ -66,8 +88,8 @@ def test_the_command_line_prints_the_serials_ports_and_environment_and_stops_on_
 
 
 @pytest.mark.skipif(adb_binary() is None, reason="no adb binary (/usr/bin/adb): apt-get install adb")
-def test_with_real_adb_the_server_is_a_child_stopped_with_the_lab() -> None:
-    process, lines = start_cli("--real-adb")
+def test_with_real_adb_the_server_is_a_child_stopped_with_the_lab(cli: Callable[..., tuple[subprocess.Popen[str], list[str]]]) -> None:
+    process, lines = cli("--real-adb")
     text = "\n".join(lines)
     pid = int(re.search(r"Debian's adb server \(pid (\d+)\)", text).group(1))  # type: ignore[union-attr]
     port = int(re.search(r"export ANDROID_ADB_SERVER_PORT=(\d+)", text).group(1))  # type: ignore[union-attr]
