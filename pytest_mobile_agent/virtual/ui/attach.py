@@ -9,10 +9,12 @@ sends the model's log lines to logcat.
 from __future__ import annotations
 
 from typing import Any
+from xml.sax.saxutils import quoteattr
 
 from .fixture import MAIN_ACTIVITY, PACKAGE
 from .geometry import Geometry
 from .model import KEY_MAP, UiModel
+from .node import Node
 
 COMPOSED_TIMEOUT_S = 2.0
 
@@ -54,6 +56,16 @@ class DisplayContent:
         """A key code, as a number or by name (`input keyevent 4`, `input keyevent KEYCODE_BACK`)."""
         number = key_code(code)
         return number is not None and self.model.key(number, meta)
+
+    def dump_xml(self) -> str:
+        """`uiautomator dump`: every window's tree in the dumper's XML, top-most window first."""
+        with self.model.lock:
+            rotation = 0 if self.model.geo.width < self.model.geo.height else 1
+            parts = ["<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>", f'<hierarchy rotation="{rotation}">']
+            for window in self.model.windows():
+                _dump_node(window.root, 0, parts)
+            parts.append("</hierarchy>")
+        return "".join(parts)
 
     def text(self, text: str) -> bool:
         """`input text`: key events through the virtual keyboard's key map (`%s` is a space);
@@ -143,3 +155,23 @@ def _set_content(display: Any, content: DisplayContent, model: UiModel) -> None:
     changed = getattr(display, "content_changed", None) or getattr(display, "changed", None)
     if callable(changed):
         model.add_listener(lambda change: changed())
+
+
+def _dump_node(node: Node, index: int, parts: list[str]) -> None:
+    left, top, right, bottom = node.bounds
+    attrs = {
+        "index": str(index), "text": node.shown_text(), "resource-id": node.res or "", "class": node.cls,
+        "package": node.package, "content-desc": node.desc or "", "checkable": node.checkable,
+        "checked": node.checked, "clickable": node.clickable, "enabled": node.enabled,
+        "focusable": node.focusable, "focused": node.focused, "scrollable": node.scrollable,
+        "long-clickable": node.long_clickable, "password": node.password, "selected": node.selected,
+        "bounds": f"[{left},{top}][{right},{bottom}]",
+    }
+    text = " ".join(f"{k}={quoteattr(str(v).lower() if isinstance(v, bool) else v)}" for k, v in attrs.items())
+    if not node.children:
+        parts.append(f"<node {text} />")
+        return
+    parts.append(f"<node {text}>")
+    for i, child in enumerate(node.children):
+        _dump_node(child, i, parts)
+    parts.append("</node>")

@@ -87,3 +87,18 @@ def test_input_keyevent_and_text_from_the_shell_type_into_the_focused_field(devi
     assert field.text == "Ada a"
     device.shell("input keyevent KEYCODE_BACK")
     assert not ui.keyboard_shown
+
+
+def test_uiautomator_dump_writes_every_windows_tree(device: VirtualDevice, ui: UiModel) -> None:
+    import xml.etree.ElementTree as ET
+
+    device.shell(f"am start -n {PACKAGE}/.MainActivity --es tab Big")
+    status, _, err = device.shell("uiautomator dump /sdcard/window_dump.xml")
+    assert status == 0, err
+    _, xml, _ = device.shell("cat /sdcard/window_dump.xml")
+    root = ET.fromstring(xml)
+    assert root.tag == "hierarchy" and len(root) == 3  # status bar, navigation bar, the app
+    assert len(root.findall(".//node")) == 573
+    cell = root.find(".//node[@resource-id='cell_1']")
+    assert cell is not None and cell.get("text") == "Cell 1" and cell.get("clickable") == "true"
+    assert device.automation.holder() is None
