@@ -159,7 +159,7 @@ def _set_content(display: Any, content: DisplayContent, model: UiModel) -> None:
 
 def _dump_node(node: Node, index: int, parts: list[str]) -> None:
     left, top, right, bottom = node.bounds
-    attrs = {
+    attrs: dict[str, str | bool] = {
         "index": str(index), "text": node.shown_text(), "resource-id": node.res or "", "class": node.cls,
         "package": node.package, "content-desc": node.desc or "", "checkable": node.checkable,
         "checked": node.checked, "clickable": node.clickable, "enabled": node.enabled,
