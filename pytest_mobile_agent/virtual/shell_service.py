@@ -9,7 +9,8 @@ a pty when the command is empty, raw otherwise; `raw` and `pty` force it.
 * Shell protocol v2: stdin packets go to the command's standard input (buffered without bound,
   so a front's thread never blocks on a command that does not read), close-stdin closes it (and
   is ignored on a pty, as adbd ignores it: "PTYs can't close just input"), window-size packets
-  are kept; stdout and stderr packets
+  are kept; bytes that are not shell packets (an unknown id, a packet over 1 MiB) end the stream
+  as a dead protocol fd does: SIGHUP to the shell, then end of stream; stdout and stderr packets
   come back separately on raw (merged as stdout on a pty), and the exit packet (the status, 128+n
   for a signal) is sent once the shell has exited *and* every holder of its output closed it, since
   adbd passes data until both output pipes are closed: a background process that keeps the
@@ -208,7 +209,13 @@ class ShellSession:
         if not self.v2:
             self._stdin(data)
             return
-        for kind, payload in self._decoder.feed(data):
+        try:
+            packets = self._decoder.feed(data)
+        except errors.ProtocolError as exc:
+            log.info("shell stream of pid %d: %s; closing it", self.proc.pid, exc)
+            self.close()  # what adbd does when it cannot read the protocol fd any more
+            return
+        for kind, payload in packets:
             if kind == SHELL_STDIN:
                 self._stdin(payload)
             elif kind == SHELL_CLOSE_STDIN:

@@ -63,6 +63,20 @@ def adbd_mode(mode: int) -> int:
     return mode
 
 
+def _strtoul(text: str) -> int:
+    """C's strtoul(text, NULL, 0): decimal, 0x hex, 0 octal; the leading digits only."""
+    text = text.strip()
+    base, digits = 10, "0123456789"
+    if text[:2].lower() == "0x":
+        base, digits, text = 16, "0123456789abcdefABCDEF", text[2:]
+    elif text.startswith("0"):
+        base, digits = 8, "01234567"
+    end = 0
+    while end < len(text) and text[end] in digits:
+        end += 1
+    return int(text[:end], base) if end else 0
+
+
 def _strerror(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
@@ -183,10 +197,7 @@ class SyncSession:
             self._fail("missing , in ID_SEND")
             self._end()
             return
-        try:
-            mode = int(mode_text, 0) if mode_text.strip() else 0
-        except ValueError:
-            mode = 0
+        mode = _strtoul(mode_text)
         fs = self.fs
         path = fs.normalize(path)
         try:

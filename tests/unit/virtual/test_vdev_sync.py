@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import struct
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.wire import encode_sync
@@ -129,3 +132,32 @@ def test_after_a_refused_send_adbd_drops_the_data_and_closes(device: VirtualDevi
     stream.send(encode_sync(b"DONE", 0))
     assert stream.recv(1) == fail("couldn't create file: Read-only file system")
     assert stream.recv(1) == b""
+
+
+def test_the_mode_is_read_as_strtoul_reads_it(device: VirtualDevice) -> None:
+    from pytest_mobile_agent.virtual.sync_service import _strtoul
+
+    assert [_strtoul(t) for t in ("33188", "0644", "0x1a4", "", "12abc")] == [33188, 0o644, 0o644, 0, 12]
+    request = encode_sync(b"SEND", b"/data/local/tmp/octal,0755") + encode_sync(b"DATA", b"x") + encode_sync(b"DONE", 0)
+    assert exchange(device, request) == b"OKAY\0\0\0\0"
+    assert device.fs.stat("/data/local/tmp/octal", SHELL).mode & 0o777 == 0o777
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=300))
+def test_any_bytes_to_the_sync_service_end_in_replies_or_a_close(device: VirtualDevice, data: bytes) -> None:
+    stream = device.open_service("sync:")
+    with contextlib.suppress(errors.Closed):
+        stream.send(data)
+    with contextlib.suppress(errors.Timeout):
+        stream.recv(0)
+    stream.close()
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=200))
+def test_any_bytes_on_a_shell_v2_stream_are_input_or_end_it(device: VirtualDevice, data: bytes) -> None:
+    stream = device.open_service("shell,v2,raw:cat >/dev/null")
+    with contextlib.suppress(errors.Closed):
+        stream.send(data)
+    stream.close()
