@@ -81,17 +81,21 @@ check() {
     [ -f "$JUNIT_JAR" ] || die "JUnit 4 not found at $JUNIT_JAR: install junit4 (Debian) or set JUNIT_JAR"
     [ -n "${HAMCREST_JAR:-}" ] && [ -f "$HAMCREST_JAR" ] || die "hamcrest not found: install libhamcrest-java (Debian) or set HAMCREST_JAR"
     gen_version
-    compile_agent_on_stubs "$BUILD/check/agent"
-    compile_host "$BUILD/check/agent" "$BUILD/check/host"
-    local tests="$BUILD/check/test"
+    # A directory of this run's own, so that concurrent checks in one tree never share classes.
+    mkdir -p "$BUILD"
+    CHECK="$(mktemp -d "$BUILD/check.XXXXXX")"
+    trap 'rm -rf "$CHECK"' EXIT
+    compile_agent_on_stubs "$CHECK/agent"
+    compile_host "$CHECK/agent" "$CHECK/host"
+    local tests="$CHECK/test"
     rm -rf "$tests" && mkdir -p "$tests"
-    local cp="$BUILD/check/agent:$BUILD/check/host:$JSON_JAR:$JUNIT_JAR:$HAMCREST_JAR"
+    local cp="$CHECK/agent:$CHECK/host:$JSON_JAR:$JUNIT_JAR:$HAMCREST_JAR"
     javac "${JAVAC_QUIET[@]}" --release 17 -cp "$cp" -d "$tests" $(sources "$HERE/test")
     local classes
     classes=$(cd "$HERE/test" && find . -name '*Test.java' | LC_ALL=C sort | sed -e 's|^\./||' -e 's|\.java$||' -e 's|/|.|g')
-    printf 'handlers=java.util.logging.ConsoleHandler\n.level=WARNING\n' > "$BUILD/check/logging.properties"
+    printf 'handlers=java.util.logging.ConsoleHandler\n.level=WARNING\n' > "$CHECK/logging.properties"
     # The stubs are only for compiling: the tests run on the fake platform, never on a stub.
-    java -Djava.util.logging.config.file="$BUILD/check/logging.properties" -cp "$tests:$BUILD/check/host:$BUILD/check/agent:$JSON_JAR:$JUNIT_JAR:$HAMCREST_JAR" \
+    java -Djava.util.logging.config.file="$CHECK/logging.properties" -cp "$tests:$CHECK/host:$CHECK/agent:$JSON_JAR:$JUNIT_JAR:$HAMCREST_JAR" \
         -Dmobile_agent.repo="$(cd "$HERE/.." && pwd)" org.junit.runner.JUnitCore $classes
 }
 

@@ -288,3 +288,18 @@ def test_the_agents_junit_suite_passes() -> None:
     output = done.stdout.decode(errors="replace") + done.stderr.decode(errors="replace")
     assert done.returncode == 0, output[-6000:]
     assert "OK (" in output
+
+
+def test_without_an_sdk_the_device_build_says_what_is_missing(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("ANDROID_HOME", "ANDROID_SDK_ROOT")}
+    env["ANDROID_HOME"] = str(tmp_path)  # an SDK directory with no platform and no build-tools
+    done = subprocess.run(["bash", str(BUILD_SH)], capture_output=True, timeout=60, check=False, env=env)
+    message = done.stderr.decode()
+    assert done.returncode == 2
+    assert "android.jar" in message and "platforms;android-" in message
+    assert "d8" in message and "build-tools;" in message
+    assert "--check" in message
+    unset = {k: v for k, v in env.items() if k != "ANDROID_HOME"}
+    done = subprocess.run(["bash", str(BUILD_SH)], capture_output=True, timeout=60, check=False, env=unset)
+    assert done.returncode == 2
+    assert "ANDROID_HOME" in done.stderr.decode()

@@ -21,6 +21,7 @@ import org.json.JSONObject;
 public final class AndroidAgent {
     static final long CONNECT_TIMEOUT_MS = 5_000;
     static final long FORCE_RETRY_MS = 5_000;
+    static final long WINDOWS_TIMEOUT_MS = 2_000;
 
     private AndroidAgent() {}
 
@@ -100,6 +101,7 @@ public final class AndroidAgent {
             return 1;
         }
 
+        if (!platform.awaitWindows(WINDOWS_TIMEOUT_MS)) out.log("no interactive window yet; serving anyway");
         AndroidTransport transport;
         try {
             transport = new AndroidTransport(o.socket);

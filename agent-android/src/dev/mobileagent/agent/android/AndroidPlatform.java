@@ -44,6 +44,8 @@ public final class AndroidPlatform implements Platform {
 
     private final UiAutomation ua;
     private final HandlerThread looperThread;
+    /** uptimeMillis minus the agent clock: both monotonic and both stopped in deep sleep, so constant. */
+    private final long uptimeOffsetMs = android.os.SystemClock.uptimeMillis() - dev.mobileagent.agent.platform.Clock.SYSTEM.nowMs();
     private volatile Platform.EventSink sink;
     private volatile boolean released;
     private Clipboards clipboards;
@@ -81,6 +83,25 @@ public final class AndroidPlatform implements Platform {
         AndroidPlatform p = new AndroidPlatform(ua, t);
         p.configure();
         return p;
+    }
+
+    /**
+     * Waits until the platform reports an interactive window (right after connecting, the window
+     * list can be empty until the service info applies). Returns whether one appeared in time.
+     */
+    public boolean awaitWindows(long timeoutMs) {
+        long end = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (System.nanoTime() < end) {
+            List<AccessibilityWindowInfo> ws = ua.getWindows();
+            if (ws != null && !ws.isEmpty()) return true;
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return false;
     }
 
     static String messageOf(Throwable e) {
@@ -174,8 +195,7 @@ public final class AndroidPlatform implements Platform {
     @Override
     public boolean injectTouch(int action, int x, int y, long downTimeMs, long eventTimeMs) throws PlatformException {
         check();
-        long base = android.os.SystemClock.uptimeMillis() - eventTimeMs;
-        MotionEvent ev = MotionEvent.obtain(base + downTimeMs, base + eventTimeMs, action, x, y, 0);
+        MotionEvent ev = MotionEvent.obtain(uptimeOffsetMs + downTimeMs, uptimeOffsetMs + eventTimeMs, action, x, y, 0);
         ev.setSource(InputDevice.SOURCE_TOUCHSCREEN);
         try {
             return ua.injectInputEvent(ev, action != MotionEvent.ACTION_MOVE);
@@ -189,8 +209,7 @@ public final class AndroidPlatform implements Platform {
     @Override
     public boolean injectKey(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException {
         check();
-        long base = android.os.SystemClock.uptimeMillis() - eventTimeMs;
-        KeyEvent ev = new KeyEvent(base + downTimeMs, base + eventTimeMs, action, code, 0, meta,
+        KeyEvent ev = new KeyEvent(uptimeOffsetMs + downTimeMs, uptimeOffsetMs + eventTimeMs, action, code, 0, meta,
             KeyCharacterMap.VIRTUAL_KEYBOARD, 0, 0, InputDevice.SOURCE_KEYBOARD);
         try {
             return ua.injectInputEvent(ev, true);

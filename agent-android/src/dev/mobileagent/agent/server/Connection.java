@@ -12,6 +12,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.json.JSONObject;
@@ -133,7 +134,7 @@ final class Connection {
             return;
         }
         final AtomicBoolean answered = new AtomicBoolean();
-        server.timers.schedule(new Runnable() {
+        final ScheduledFuture<?> timer = server.timers.schedule(new Runnable() {
             @Override
             public void run() {
                 if (answered.compareAndSet(false, true)) {
@@ -146,10 +147,14 @@ final class Connection {
                 @Override
                 public void run() {
                     JSONObject response = perform(id, method, params, deadline);
-                    if (answered.compareAndSet(false, true)) sendQuietly(response);
+                    if (answered.compareAndSet(false, true)) {
+                        timer.cancel(false);
+                        sendQuietly(response);
+                    }
                 }
             });
         } catch (RejectedExecutionException e) {
+            timer.cancel(false);
             if (answered.compareAndSet(false, true)) sendQuietly(Messages.error(id, "busy", "every worker is busy", true));
         }
     }

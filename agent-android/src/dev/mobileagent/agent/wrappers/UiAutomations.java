@@ -17,16 +17,45 @@ public final class UiAutomations {
     public static UiAutomation create(Looper looper) throws MissingApi {
         Class<?> connectionClass = Reflect.type("android.app.UiAutomationConnection");
         Class<?> connectionIface = Reflect.type("android.app.IUiAutomationConnection");
+        Object connection;
         try {
             Constructor<?> cc = connectionClass.getDeclaredConstructor();
             cc.setAccessible(true);
-            Object connection = cc.newInstance();
-            Constructor<UiAutomation> uc = UiAutomation.class.getDeclaredConstructor(Looper.class, connectionIface);
-            uc.setAccessible(true);
-            return uc.newInstance(looper, connection);
+            connection = cc.newInstance();
         } catch (ReflectiveOperationException | SecurityException e) {
-            throw new MissingApi("UiAutomation(Looper, IUiAutomationConnection)", e.getCause() != null ? e.getCause() : e);
+            throw new MissingApi("UiAutomationConnection()", e.getCause() != null ? e.getCause() : e);
         }
+        Throwable last = null;
+        // (Looper, IUiAutomationConnection) on most releases; a constructor that also takes a Context
+        // (later releases) gets a null one: nothing is read from it when a Looper is given.
+        for (Constructor<?> c : UiAutomation.class.getDeclaredConstructors()) {
+            Class<?>[] types = c.getParameterTypes();
+            Object[] args = new Object[types.length];
+            boolean hasLooper = false;
+            boolean hasConnection = false;
+            boolean usable = true;
+            for (int i = 0; i < types.length; i++) {
+                if (types[i] == Looper.class) {
+                    args[i] = looper;
+                    hasLooper = true;
+                } else if (types[i] == connectionIface) {
+                    args[i] = connection;
+                    hasConnection = true;
+                } else if (types[i].getName().equals("android.content.Context")) {
+                    args[i] = null;
+                } else {
+                    usable = false;
+                }
+            }
+            if (!usable || !hasLooper || !hasConnection) continue;
+            try {
+                c.setAccessible(true);
+                return (UiAutomation) c.newInstance(args);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                last = e.getCause() != null ? e.getCause() : e;
+            }
+        }
+        throw new MissingApi("UiAutomation(Looper, IUiAutomationConnection)", last);
     }
 
     /**
