@@ -7,6 +7,7 @@ Each line prints p50, p95 and the maximum (ms):
 
 * first snapshot: a fresh agent's first read of the Big tab (573 nodes), cold, with its idle wait;
 * warm snapshot: `Mirror.snapshot()` with nothing new on the event stream (no device read);
+* tap acknowledged: `Element.tap()` on a cell, to the agent's verdict (the replica current, no read);
 * tap on Login / Big to the tree showing it, on the agent path and the controller path: from the
   tap to `wait_for` finding the Login button / all 500 cells;
 * killed agent to disconnected: from `kill -9` to the mirror reporting the disconnection;
@@ -147,6 +148,12 @@ def measure(bench: Bench, runs: int, controller: Callable[[], contextlib.Abstrac
         parsing = [timed(lambda: parse_snapshot(raw, scale=2.625, reason=ReadReason.POLL, read_at=0.0))[0]
                    for _ in range(50)]
         lines.append(f"parsing a 573-node snapshot (JSON)     {summary(parsing)}")
+        cell = screen.find(text="Cell 1")
+        acks = []
+        for _ in range(20):
+            screen.snapshot()  # the read the previous tap owes, outside the timing
+            acks.append(timed(cell.tap)[0])
+        lines.append(f"tap acknowledged through the mirror    {summary(acks)}")
         login, big = taps(bench, screen, runs)
         lines.append(f"tap Login to the tree, agent path      {summary(login)}")
         lines.append(f"tap Big to 500 cells, agent path       {summary(big)}")

@@ -92,7 +92,8 @@ class Session:
         """A session on `attached` (an agent.Attached), with an optional connected emulator.Controller.
 
         The display scale comes from `wm density` on `device` (else the attached agent's), the override
-        density first; `scale` gives it instead.
+        density first; `scale` gives it instead. A controller given here stays the caller's to close;
+        `start_selected` owns the one `select_paths` connected.
         """
         if scale is None:
             scale = read_scale(device if device is not None else _device_of(attached))
