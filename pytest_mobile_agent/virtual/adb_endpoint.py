@@ -407,7 +407,10 @@ class AdbServerEndpoint:
             # The way back for reverse rules: the host side is this machine, reached directly.
             device_stream = transport.device.open_service(service, host=connect_host)
         except Exception as exc:
-            log.debug("adb endpoint %s: %s refused %r: %s", self.port, transport.serial, service, exc)
+            if isinstance(exc, errors.MobileAgentError):
+                log.debug("adb endpoint %s: %s refused %r: %s", self.port, transport.serial, service, exc)
+            else:  # a bug in the device model: refuse the stream, keep serving, say so
+                log.warning("adb endpoint %s: opening %r on %s failed", self.port, service, transport.serial, exc_info=True)
             sock.sendall(encode_fail(CLOSED))  # what the real server says when adbd answers CLSE
             return
         sock.sendall(OKAY)

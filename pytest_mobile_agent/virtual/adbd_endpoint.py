@@ -448,7 +448,10 @@ class AdbdConnection:
         try:
             device_stream = self.endpoint.open_service(service, self)
         except Exception as exc:
-            log.debug("adbd endpoint %s: %r refused: %s", self.endpoint.port, service, exc)
+            if isinstance(exc, errors.MobileAgentError):
+                log.debug("adbd endpoint %s: %r refused: %s", self.endpoint.port, service, exc)
+            else:  # a bug in the device model: refuse the stream, keep serving, say so
+                log.warning("adbd endpoint %s: opening %r failed", self.endpoint.port, service, exc_info=True)
             self.forget(stream)
             self._send_quietly(A_CLSE, 0, stream.remote_id)
             return

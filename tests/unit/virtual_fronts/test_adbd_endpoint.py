@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_mobile_agent import errors
@@ -281,3 +281,71 @@ def test_several_devices_have_their_own_endpoints_and_banners() -> None:
     finally:
         a.stop()
         b.stop()
+
+
+_COMMANDS = st.sampled_from([A_CNXN, A_OPEN, A_OKAY, A_WRTE, A_CLSE, adbd.A_AUTH, adbd.A_SYNC, 0x12345678])
+_MESSAGES = st.builds(
+    lambda command, arg0, arg1, data: encode_message(command, arg0, arg1, data),
+    _COMMANDS,
+    st.integers(0, 8),
+    st.integers(0, 8),
+    st.one_of(st.just(b"echo:\0"), st.just(b"sink:\0"), st.binary(max_size=40)),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_MESSAGES, max_size=6), st.binary(max_size=30))
+def test_any_message_sequence_ends_in_replies_and_a_close_never_a_hang(
+    endpoint: AdbdEndpoint, messages: list[bytes], tail: bytes
+) -> None:
+    with contextlib.closing(Peer(endpoint.port, timeout=3.0)) as peer:
+        peer.connect()
+        with contextlib.suppress(OSError):
+            peer.sock.sendall(b"".join(messages) + tail)
+            peer.sock.shutdown(socket.SHUT_WR)
+        while True:  # the endpoint answers what it can, then closes at our end of stream
+            try:
+                if not peer.sock.recv(65536):
+                    break
+            except ConnectionResetError:
+                break
+    with contextlib.closing(Peer(endpoint.port)) as fresh:
+        assert fresh.connect().name == "CNXN"
+
+
+@pytest.fixture(scope="module")
+def model_endpoint() -> Iterator[AdbdEndpoint]:
+    from pytest_mobile_agent.virtual.device import VirtualDevice
+
+    device = VirtualDevice("emulator-5554")
+    ep = AdbdEndpoint(device, io_timeout=0.5)
+    yield ep
+    ep.stop()
+    device.close()
+
+
+_SERVICES = st.one_of(
+    st.text(max_size=40),
+    st.builds(lambda p, t: p + t, st.sampled_from(["shell:", "shell,v2,raw:", "sync:", "localabstract:", "tcp:", "reverse:", "reverse:forward:", "exec:"]), st.text(max_size=20)),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_SERVICES)
+def test_any_service_name_on_the_device_model_is_okay_or_clse(
+    model_endpoint: AdbdEndpoint, caplog: pytest.LogCaptureFixture, service: str
+) -> None:
+    caplog.clear()
+    with contextlib.closing(Peer(model_endpoint.port, timeout=3.0)) as peer:
+        peer.connect()
+        peer.send(A_OPEN, 1, 0, service.encode("utf-8", "replace") + b"\0")
+        reply = peer.read()
+        assert reply.name in ("OKAY", "CLSE")
+        if reply.name == "OKAY":
+            peer.send(A_CLSE, 1, reply.arg0)
+        peer.send(A_OPEN, 2, 0, b"shell,v2,raw:echo alive\0")  # the connection still serves
+        while not ((m := peer.read()).name == "WRTE" and m.arg1 == 2):
+            assert m.name in ("OKAY", "CLSE", "WRTE")
+        assert b"alive" in m.data
+    # A service the model cannot open is refused quietly; a warning means the model raised.
+    assert not [r for r in caplog.records if r.levelname == "WARNING" and "adbd endpoint" in r.getMessage()]
