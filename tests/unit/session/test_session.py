@@ -23,6 +23,7 @@ from .fakes import (
     FakeDevice,
     keyboard_window,
     node,
+    rgb_frame,
     snapshot,
     tabs_window,
     window,
@@ -357,3 +358,25 @@ def test_the_backend_is_taken_once() -> None:
     assert isinstance(backend.input, b.InputBackend) and isinstance(backend.frames, b.FrameBackend)
     with pytest.raises(BackendTaken, match="already taken"):
         session.backend()
+
+
+def test_a_frame_with_a_new_hash_reads_the_event_less_windows_again() -> None:
+    conn = FakeConnection()
+    conn.always("snapshot", snapshot(tabs_window(events=False)))
+    same = [rgb_frame(seq=0), rgb_frame(seq=1, status_color=(255, 255, 255))]  # only the clock moved
+    controller = FakeController(streams=[same])
+    session, _ = start(conn, controller)
+    try:
+        screen = Mirror(session.backend())
+        screen.snapshot()
+        deadline = time.monotonic() + 3.0
+        while session.frames_received < 2:
+            assert time.monotonic() < deadline, "frames did not arrive"
+            time.sleep(0.01)
+        screen.snapshot()
+        screen.snapshot()
+        assert session.tree.reads_by_reason == {ReadReason.ATTACH: 1, ReadReason.FRAME: 1}
+        assert conn.sent("snapshot")[1]["evict_event_less"] is True
+        assert conn.sent("snapshot")[1]["idle_timeout_ms"] == 0
+    finally:
+        session.stop()
