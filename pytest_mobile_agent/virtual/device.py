@@ -9,6 +9,8 @@ where `service` is the string adbd receives in an OPEN and the stream carries th
 came in time, `close()`):
 
 * `shell,v2,raw:CMD`, `shell,v2,pty:CMD`, `shell:CMD`, `exec:CMD` (virtual/shell_service.py);
+* `abb_exec:SERVICE\0ARG...` (raw, like exec:) and `abb:SERVICE\0ARG...` (shell protocol v2): the
+  binder call as `cmd SERVICE ARG...` runs it;
 * `sync:` (virtual/sync_service.py);
 * `localabstract:NAME`, `tcp:PORT` (`tcp:HOST:PORT` with a loopback host), connecting to a listener
   on the device (virtual/sockets.py);
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import shlex
 import threading
 import time
 from collections.abc import Callable
@@ -298,6 +301,10 @@ class VirtualDevice:
         if shell is not None:
             args, command = shell
             return ShellSession(self, args, command, peer_uid)
+        if service.startswith(("abb_exec:", "abb:")):
+            kind, _, rest = service.partition(":")
+            line = "cmd " + " ".join(shlex.quote(arg) for arg in rest.split("\0"))
+            return ShellSession(self, ["exec"] if kind == "abb_exec" else ["v2", "raw"], line, peer_uid)
         if service == "sync:":
             from pytest_mobile_agent.virtual.sync_service import SyncSession
 

@@ -164,9 +164,9 @@ class Display:
         """One touch report of contact 0 at (x, y) in display pixels; pressed False lifts it."""
         with self._touch_lock:
             events = self._report(x, y, pressed)
-            if events is None:
-                return
-            self._publish(events)
+        if events is None:
+            return
+        self._publish(events)  # outside the lock: listeners take the device's lock
         if self.content is not None and hasattr(self.content, "touch"):
             self.content.touch(x, y, pressed)
         for listener in list(self._touch_listeners):

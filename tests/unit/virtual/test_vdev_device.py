@@ -143,3 +143,11 @@ def test_display_render_delegates_to_the_content_provider(device: VirtualDevice)
     device.display.set_content(Content())
     assert device.display.render().getpixel((540, 1200)) == (255, 0, 0)
     assert device.display.wait_change(before, 0.1) == before + 1
+
+
+def test_abb_exec_runs_the_binder_call_through_cmd(device: VirtualDevice) -> None:
+    stream = device.open_service("abb_exec:package\0list\0packages\0com.android.shell")
+    data = b""
+    while chunk := stream.recv(2.0):
+        data += chunk
+    assert data == b"package:com.android.shell\n"
