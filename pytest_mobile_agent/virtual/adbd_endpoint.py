@@ -463,6 +463,8 @@ class AdbdConnection:
             self._pump_to_peer(stream, device_stream)
         except errors.MobileAgentError as exc:
             log.debug("adbd endpoint %s: stream %r ended: %s", self.endpoint.port, service, exc)
+        except Exception:  # a bug in the device model's stream: end this stream, keep the connection
+            log.warning("adbd endpoint %s: stream %r failed", self.endpoint.port, service, exc_info=True)
         finally:
             with contextlib.suppress(Exception):
                 device_stream.close()
