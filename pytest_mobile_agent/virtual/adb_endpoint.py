@@ -351,6 +351,8 @@ class AdbServerEndpoint:
             self._serve_requests(sock)
         except (errors.MobileAgentError, OSError) as exc:
             log.debug("adb endpoint %s: client ended: %s", self.port, exc)
+        except Exception:  # a bug behind a request: drop this client, keep serving the others
+            log.warning("adb endpoint %s: a client's request failed", self.port, exc_info=True)
         finally:
             with self._lock:
                 self._clients.discard(sock)
