@@ -6,8 +6,11 @@ platform and a fixed UI (the status bar over the Compose fixture's Login tab). E
 own agent process and stops it by pid. HostMain takes control lines on standard input: `tick` (the
 status bar's clock changes: an event), `gap` (the next event skips a seq), `peer-uid UID`.
 
-The last test runs `agent-android/build.sh --check`, the agent's JUnit suite: that is how CI runs it.
-Without javac (or, for that test, junit4) these tests skip and say so.
+`agent-android/build.sh --check` runs the agent's JUnit suite from here: that is how CI runs it.
+The build digest is checked on both sides: `AgentJar`'s `build_of` against the shared vectors of
+`tests/golden/xxh3_vectors.json` (which the Java `Xxh3Test` checks too), and the build the Java agent
+reports for a file against `build_of` of the same bytes. Without javac (or, for the suite, junit4)
+the Java tests skip and say so.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import pytest
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent.connection import Connection, ConnectionEvent
+from pytest_mobile_agent.agent.jar import build_of
 from pytest_mobile_agent.agent.protocol import HostSession, OutOfSync, ProtocolEvent, Resynced
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +44,7 @@ JUNIT_JAR = Path(os.environ.get("JUNIT_JAR", "/usr/share/java/junit4.jar"))
 JAVAC = shutil.which("javac")
 JAVA = shutil.which("java")
 
-pytestmark = pytest.mark.skipif(
+needs_java = pytest.mark.skipif(
     JAVAC is None or JAVA is None or not JSON_JAR.is_file(),
     reason="the Java agent needs javac and java (Debian: openjdk-17-jdk-headless) and org.json "
     "(Debian: libandroid-json-java)",
@@ -110,13 +114,12 @@ def classpath(tmp_path_factory: pytest.TempPathFactory) -> str:
     return done.stdout.decode().strip().splitlines()[-1]
 
 
-@pytest.fixture
-def agent(classpath: str) -> Iterator[JavaAgent]:
+def _start(classpath: str, *extra: str) -> JavaAgent:
     token = secrets.token_hex(16)
     env = dict(os.environ, MOBILE_AGENT_TOKEN=token)
     process = subprocess.Popen(
         [str(JAVA), "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", classpath, "dev.mobileagent.agent.HostMain",
-         "serve", "--port", "0", "--idle-exit-ms", "20000"],
+         "serve", "--port", "0", "--idle-exit-ms", "20000", *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
     )
     started = JavaAgent(process, {}, token)
@@ -125,6 +128,16 @@ def agent(classpath: str) -> Iterator[JavaAgent]:
         prefix, _, payload = line.partition(" ")
         assert prefix == "MOBILE_AGENT_READY", line
         started.ready = json.loads(payload)
+    except BaseException:
+        started.stop()
+        raise
+    return started
+
+
+@pytest.fixture
+def agent(classpath: str) -> Iterator[JavaAgent]:
+    started = _start(classpath)
+    try:
         yield started
     finally:
         started.stop()
@@ -159,6 +172,7 @@ def _node(snapshot: dict[str, Any], key: str, value: str) -> dict[str, Any]:
     raise AssertionError(f"no node with {key}={value!r}")
 
 
+@needs_java
 def test_the_handshake_names_the_agent_its_version_and_build(agent: JavaAgent) -> None:
     assert agent.ready["version"] == (AGENT_DIR / "VERSION").read_text().strip()
     assert agent.ready["protocols"] == [1]
@@ -174,6 +188,7 @@ def test_the_handshake_names_the_agent_its_version_and_build(agent: JavaAgent) -
         assert conn.protocol == 1
 
 
+@needs_java
 def test_a_refused_token_is_unauthorized_and_the_agent_keeps_serving(agent: JavaAgent) -> None:
     with pytest.raises(errors.Unauthorized):
         agent.connect(token="f" * 32)
@@ -181,6 +196,7 @@ def test_a_refused_token_is_unauthorized_and_the_agent_keeps_serving(agent: Java
         assert conn.request("snapshot", {}, timeout=5.0)["windows"]
 
 
+@needs_java
 def test_a_root_peer_is_refused_and_the_agent_keeps_serving(agent: JavaAgent) -> None:
     with agent.connect() as host:
         agent.control("peer-uid 0")
@@ -192,12 +208,14 @@ def test_a_root_peer_is_refused_and_the_agent_keeps_serving(agent: JavaAgent) ->
         assert host.request("snapshot", {}, timeout=5.0)["windows"]
 
 
+@needs_java
 def test_a_host_speaking_no_shared_protocol_refuses_with_version_mismatch_and_the_agent_exits(agent: JavaAgent) -> None:
     with pytest.raises(errors.VersionMismatch):
         agent.connect(session=HostSession(token=agent.token, protocols=(2,)))
     assert agent.process.wait(timeout=10) == 0
 
 
+@needs_java
 def test_a_snapshot_reads_every_window_with_unique_ids_and_the_display(agent: JavaAgent) -> None:
     with agent.connect() as conn:
         snap = conn.request("snapshot", {"idle_timeout_ms": 500, "idle_quiet_ms": 200}, timeout=10.0)
@@ -213,6 +231,7 @@ def test_a_snapshot_reads_every_window_with_unique_ids_and_the_display(agent: Ja
     assert snap["truncated"] is False
 
 
+@needs_java
 def test_a_tap_is_accepted_and_the_next_read_shows_the_new_screen(agent: JavaAgent) -> None:
     with agent.connect() as conn:
         assert conn.request("tap", {"x": 900, "y": 270, "hold_ms": 0}, timeout=5.0) == {"accepted": True}
@@ -224,6 +243,7 @@ def test_a_tap_is_accepted_and_the_next_read_shows_the_new_screen(agent: JavaAge
         assert capped["truncated"] is True and capped["node_count"] == snap["node_count"]
 
 
+@needs_java
 def test_text_is_set_directly_or_typed_and_the_method_is_named(agent: JavaAgent) -> None:
     with agent.connect() as conn:
         snap = conn.request("snapshot", {}, timeout=10.0)
@@ -240,6 +260,7 @@ def test_text_is_set_directly_or_typed_and_the_method_is_named(agent: JavaAgent)
         assert refused.value.code == "invalid_params"
 
 
+@needs_java
 def test_events_arrive_with_seq_from_1(agent: JavaAgent) -> None:
     with agent.connect() as conn:
         events = _collect(conn)
@@ -251,6 +272,7 @@ def test_events_arrive_with_seq_from_1(agent: JavaAgent) -> None:
         assert first.data["window"] == STATUS_BAR and first.data["kinds"] == ["text"]
 
 
+@needs_java
 def test_a_sequence_gap_is_out_of_sync_and_the_host_resyncs(agent: JavaAgent) -> None:
     with agent.connect() as conn:
         events = _collect(conn)
@@ -265,6 +287,7 @@ def test_a_sequence_gap_is_out_of_sync_and_the_host_resyncs(agent: JavaAgent) ->
         assert _next(events, ProtocolEvent).seq == 4
 
 
+@needs_java
 def test_pings_keep_a_quiet_connection_alive(agent: JavaAgent) -> None:
     with agent.connect() as conn:
         time.sleep(3.3)  # longer than either side's 3 s liveness bound, with nothing but pings
@@ -272,6 +295,7 @@ def test_pings_keep_a_quiet_connection_alive(agent: JavaAgent) -> None:
         assert conn.request("snapshot", {}, timeout=5.0)["windows"]
 
 
+@needs_java
 def test_shutdown_is_answered_and_the_agent_exits(agent: JavaAgent) -> None:
     conn = agent.connect()
     try:
@@ -282,6 +306,7 @@ def test_shutdown_is_answered_and_the_agent_exits(agent: JavaAgent) -> None:
         conn.close()
 
 
+@needs_java
 @pytest.mark.skipif(not JUNIT_JAR.is_file(), reason="JUnit 4 is not installed (Debian: apt-get install junit4)")
 def test_the_agents_junit_suite_passes() -> None:
     done = subprocess.run(["bash", str(BUILD_SH), "--check"], capture_output=True, timeout=CHECK_DEADLINE, check=False)
@@ -290,6 +315,7 @@ def test_the_agents_junit_suite_passes() -> None:
     assert "OK (" in output
 
 
+@needs_java
 def test_without_an_sdk_the_device_build_says_what_is_missing(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("ANDROID_HOME", "ANDROID_SDK_ROOT")}
     env["ANDROID_HOME"] = str(tmp_path)  # an SDK directory with no platform and no build-tools
@@ -303,3 +329,33 @@ def test_without_an_sdk_the_device_build_says_what_is_missing(tmp_path: Path) ->
     done = subprocess.run(["bash", str(BUILD_SH)], capture_output=True, timeout=60, check=False, env=unset)
     assert done.returncode == 2
     assert "ANDROID_HOME" in done.stderr.decode()
+
+
+def _generate(n: int) -> bytes:
+    """The input of tests/golden/xxh3_vectors.json of length n (the generator it documents)."""
+    state, out = n, bytearray(n)
+    for i in range(n):
+        state = (state * 6364136223846793005 + 1442695040888963407) & ((1 << 64) - 1)
+        out[i] = state >> 56
+    return bytes(out)
+
+
+def test_xxh3_the_shared_vectors_give_the_python_build_the_java_agent_checks_too() -> None:
+    doc = json.loads((ROOT / "tests" / "golden" / "xxh3_vectors.json").read_text())
+    lengths = [v["length"] for v in doc["vectors"]]
+    assert {0, 1, 3, 4, 8, 9, 16, 17, 128, 129, 240, 241, 1024, 4096, 100000} <= set(lengths)
+    for vector in doc["vectors"]:
+        assert build_of(_generate(vector["length"])) == vector["xxh3_64"][:12], vector["length"]
+
+
+@needs_java
+def test_the_build_the_java_agent_reports_is_agent_jar_build_of_the_same_bytes(classpath: str, tmp_path: Path) -> None:
+    jar = tmp_path / "agent.jar"
+    jar.write_bytes(secrets.token_bytes(100_003))
+    started = _start(classpath, "--build-file", str(jar))
+    try:
+        assert started.ready["build"] == build_of(jar.read_bytes())
+        with started.connect() as conn:
+            assert conn.hello.build == build_of(jar.read_bytes())
+    finally:
+        started.stop()
