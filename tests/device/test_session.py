@@ -28,6 +28,7 @@ from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOption
 from pytest_mobile_agent.emulator import Endpoint
 from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
 from pytest_mobile_agent.mirror import Mirror
+from pytest_mobile_agent.policy import QuietWait, parse_ps
 from pytest_mobile_agent.session import (
     ControllerChoice,
     PathOptions,
@@ -108,6 +109,8 @@ def rig(android_target: Any, device: Device) -> Iterator[Rig]:
         jar = AgentJar.locate()
         emulator = android_target.serial.startswith("emulator-")
     one = Rig(device, jar, android_target.serial, emulator)
+    # the shared-device rule: up to a minute until no other agent runs and nothing holds UI automation
+    QuietWait(lambda: parse_ps(device.shell("ps -A -o PID,ARGS").text()), lambda: ()).wait()
     try:
         yield one
     finally:
