@@ -8,6 +8,8 @@ Measures, p50/p95/max over --runs each:
 - tap+read: a tap on a Big cell and the snapshot after it (the agent's own input re-reads Compose).
 
     python3 benches/bench_virtual_agent.py --runs 200
+    python3 benches/bench_virtual_agent.py --runs 50 --lab   # through a lab's adb endpoint and the
+                                                             # host's Deployer and Connection
 """
 
 from __future__ import annotations
@@ -44,10 +46,44 @@ def timed(fn: object, runs: int) -> list[float]:
     return out
 
 
+def through_the_lab(runs: int) -> None:
+    """The same snapshot as a test suite gets it: adb endpoint, service stream, host Connection."""
+    from pytest_mobile_agent.adb import AdbServer
+    from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions
+    from pytest_mobile_agent.virtual import agent as double
+    from pytest_mobile_agent.virtual.device import VirtualDevice
+    from pytest_mobile_agent.virtual.lab import VirtualLab
+
+    def factory(serial: str, *args: object, **kwargs: object) -> VirtualDevice:
+        device = VirtualDevice(serial)
+        double.install(device)  # a no-op once the device model installs the double itself
+        return device
+
+    lab = VirtualLab.start(count=1, device_factory=factory)
+    try:
+        device = AdbServer(port=lab.adb_port).device(lab.serials[0])
+        device.shell("am start -W -S -n dev.mobileagent.fixture/.MainActivity --es tab Big")
+        attached = Deployer(device, AgentJar.stand_in(), options=DeployOptions(idle_exit_ms=10_000)).attach()
+        conn = attached.connection
+        assert conn.request("snapshot", {}, 5.0)["node_count"] == 573
+        print(f"through the lab's adb endpoint and the host's Connection, {runs} runs each")
+        report("warm", timed(lambda: conn.request("snapshot", {}, 5.0), runs))
+        report("cold", timed(lambda: conn.request("snapshot", {"evict_event_less": True}, 5.0), runs))
+        report("bounds", timed(lambda: conn.request("bounds", {"ids": [1]}, 5.0), runs))
+        attached.stop()
+    finally:
+        lab.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=200)
-    runs = parser.parse_args().runs
+    parser.add_argument("--lab", action="store_true")
+    options = parser.parse_args()
+    runs = options.runs
+    if options.lab:
+        through_the_lab(runs)
+        return
     ui = UiModel()
     ui.start_app({"tab": "Big"})
     time.sleep((LAUNCH_MS + COMPOSE_MS["Big"] + 50) / 1000)
