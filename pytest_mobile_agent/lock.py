@@ -10,6 +10,7 @@ a waiting worker can say whom it waits for.
 from __future__ import annotations
 
 import getpass
+import hashlib
 import json
 import logging
 import os
@@ -39,7 +40,10 @@ def default_lock_dir() -> Path:
 
 
 def _file_stem(serial: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", serial) or "_"
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", serial) or "_"
+    if len(stem) > 200:  # a file name is at most 255 bytes: keep a prefix and a digest of the serial
+        stem = f"{stem[:183]}-{hashlib.sha256(serial.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+    return stem
 
 
 class AutomationLock:

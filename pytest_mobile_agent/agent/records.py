@@ -9,6 +9,7 @@ and a logged warning, never a crash.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
@@ -24,6 +25,7 @@ log = logging.getLogger("pytest_mobile_agent.agent")
 RECORD_KIND = "pytest-mobile-agent/agent-record"
 RECORD_FORMAT = 1
 _TOKEN_RE = re.compile(r"^[0-9a-f]{32}$")
+_MAX_STEM = 200
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,10 @@ class Records:
 
 def _file_name(serial: str) -> str:
     """A file name for any serial (`127.0.0.1:5555` included): unsafe bytes as `%XX`."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", lambda m: "".join(f"%{b:02X}" for b in m[0].encode("utf-8")), serial)
+    safe = re.sub(r"[^A-Za-z0-9._-]", lambda m: "".join(f"%{b:02X}" for b in m[0].encode("utf-8", "surrogatepass")), serial)
+    if len(safe) > _MAX_STEM:  # a file name is at most 255 bytes: keep a prefix and a digest of the serial
+        digest = hashlib.sha256(serial.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        safe = f"{safe[:_MAX_STEM - 17]}-{digest}"
     return f"{safe}.json"
 
 
