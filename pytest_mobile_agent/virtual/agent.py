@@ -222,7 +222,6 @@ class AgentCore:
         self._input_lock = threading.Lock()
         # the node cache, guarded by the UI model's lock
         self._cache: dict[int, TreeRead] = {}
-        self._cache_filled_at: dict[int, float] = {}
         self._last_activity_ms = 0.0  # last accessibility event or own action (monotonic ms)
         self._last_own_input_ms = -math.inf
         self.ui.add_listener(self._on_change)
@@ -450,15 +449,12 @@ class AgentCore:
                 "display": self.platform.display()}, None
 
     def _cached_read(self, window: Any) -> TreeRead:
-        now = time.monotonic() * 1000.0
+        """The window's nodes from the cache where it is current, else read now and cached."""
         read = self._cache.get(window.id)
-        if read is not None and not window.sends_change_events \
-                and self._cache_filled_at.get(window.id, 0.0) < self._last_own_input_ms + OWN_INPUT_SETTLE_MS:
-            read = None  # still settling after our own input: read it again
-        if read is None:
-            read = window.read()
+        settling = time.monotonic() * 1000.0 < self._last_own_input_ms + OWN_INPUT_SETTLE_MS
+        if read is None or (settling and not window.sends_change_events):
+            read = window.read()  # a Compose window still settling after our input: read it again
             self._cache[window.id] = read
-            self._cache_filled_at[window.id] = now
         return read
 
     def _wait_idle(self, timeout_ms: int, quiet_ms: int, deadline: float) -> dict[str, Any]:
