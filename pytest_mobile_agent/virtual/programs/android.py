@@ -16,8 +16,10 @@
   `java.lang.IllegalStateException: UiAutomationService ...already registered!` with its stack to
   stderr (and logcat's AndroidRuntime FATAL EXCEPTION) and dies as RuntimeInit's KillApplicationHandler
   makes it, by SIGKILL (status 137). `uiautomator dump [FILE]` takes the slot for the dump.
-* `su [0|root|2000|shell] [COMMAND...]`: the command (default: a shell) in the same process with
-  the new uid; other callers than root and the shell user get `su: uid N not allowed to su`.
+* `su [WHO [COMMAND...]]` as AOSP's su: WHO a uid or name (`0`, `root`, `2000,2000`), the command
+  (default /system/bin/sh) exec'd in the same process with the new uid, PATH reset, USER and LOGNAME
+  set; "su: invalid uid/gid 'X'", "su: failed to exec X: No such file or directory", and
+  "su: not allowed" for callers other than root and the shell user.
 * `app_process [VM options] DIR [--nice-name=N] MAIN [ARGS...]`: ART starts (in at most 50 ms,
   at once when its parent has exited) with SigBlk 0x80001204, CLASSPATH from the environment, and calls `device.app_process_mains[MAIN](proc,
   ARGS)`; a class it cannot find (no registered main, or a CLASSPATH entry that is not a readable
@@ -48,6 +50,7 @@ from pytest_mobile_agent.virtual.display import (
     TOUCH_DEVICE,
     TOUCH_NAME,
 )
+from pytest_mobile_agent.virtual.programs import SEARCH_PATH
 from pytest_mobile_agent.virtual.shell.interp import cred_of
 
 if TYPE_CHECKING:
@@ -148,7 +151,8 @@ def install(device: VirtualDevice) -> None:
             if not (sep and width.isdigit() and height.isdigit()):
                 proc.stderr.write(f"Error: bad size {rest[0]}\n")
                 return 255
-            display.override_size = (int(width), int(height))
+            size = (int(width), int(height))
+            display.override_size = None if size == (display.physical_width, display.physical_height) else size
             display.changed()
             return 0
         proc.stderr.write(f"Unknown command: {command}\n")
@@ -399,32 +403,45 @@ def install(device: VirtualDevice) -> None:
     # --- su, app_process --------------------------------------------------------------------------
 
     def su(proc: pm.Process) -> int:
+        """AOSP's su: `su [WHO [COMMAND...]]`, WHO a uid or name (with `,gid`), root by default;
+        the command is exec'd in the same process with PATH reset and USER/LOGNAME set."""
         if proc.uid not in (0, 2000):
-            proc.stderr.write(f"su: uid {proc.uid} not allowed to su\n")
+            proc.stderr.write("su: not allowed\n")
             return 1
         args = proc.argv[1:]
-        uid = 0
-        if args and not args[0].startswith("-"):
-            who = args.pop(0)
-            named = {"root": 0, "shell": 2000, "system": 1000}
-            if who in named:
-                uid = named[who]
-            elif who.isdigit():
-                uid = int(who)
-            else:
-                proc.stderr.write(f"su: unknown user {who}\n")
-                return 1
-        if args and args[0] == "-c":
-            args = ["/system/bin/sh", "-c", " ".join(args[1:])]
+        if args and args[0] in ("-h", "--help"):
+            proc.stderr.write("usage: su [WHO [COMMAND...]]\n\nSwitch to WHO (default 'root') and run the given COMMAND (default sh).\n\n"
+                              "WHO is a comma-separated list of user, group, and supplementary groups\nin that order.\n\n")
+            return 0
+        uid = gid = 0
+        if args:
+            who = args.pop(0).split(",")
+            ids: list[int] = []
+            for token in who:
+                named = {"root": 0, "shell": 2000, "system": 1000}
+                if token in named:
+                    ids.append(named[token])
+                elif token.isdigit():
+                    ids.append(int(token))
+                else:
+                    proc.stderr.write(f"su: invalid uid/gid '{token}'\n")
+                    return 1
+            uid = ids[0]
+            gid = ids[1] if len(ids) > 1 else uid
         if not args:
             args = ["/system/bin/sh"]
-        name = args[0].rsplit("/", 1)[-1]
-        program = device.programs.get(name)
+        program = device.programs.get(args[0].rsplit("/", 1)[-1])
         if program is None:
-            proc.stderr.write(f"su: exec failed for {args[0]} Error:No such file or directory\n")
+            proc.stderr.write(f"su: failed to exec {args[0]}: No such file or directory\n")
             return 1
-        proc.uid = proc.gid = uid
-        proc.exec_image(args)
+        env = dict(proc.env)
+        env["PATH"] = ":".join(SEARCH_PATH)
+        env.pop("IFS", None)
+        user = {0: "root", 2000: "shell", 1000: "system"}.get(uid)
+        if user is not None:
+            env["USER"] = env["LOGNAME"] = user
+        proc.uid, proc.gid = uid, gid
+        proc.exec_image(args, env)
         return program(proc)
 
     def app_process(proc: pm.Process) -> int:

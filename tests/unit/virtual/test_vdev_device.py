@@ -151,3 +151,9 @@ def test_abb_exec_runs_the_binder_call_through_cmd(device: VirtualDevice) -> Non
     while chunk := stream.recv(2.0):
         data += chunk
     assert data == b"package:com.android.shell\n"
+
+
+def test_su_refuses_as_aosps_su_does(device: VirtualDevice) -> None:
+    assert run(device, "su -c id") == (1, "", "su: invalid uid/gid '-c'\n")
+    assert run(device, "su 0 nosuch") == (1, "", "su: failed to exec nosuch: No such file or directory\n")
+    assert run(device, "su 2000,2000 id -u; su root sh -c 'echo $USER'") == (0, "2000\nroot\n", "")
