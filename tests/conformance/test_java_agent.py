@@ -30,11 +30,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent.connection import Connection, ConnectionEvent
 from pytest_mobile_agent.agent.jar import build_of
-from pytest_mobile_agent.agent.protocol import HostSession, OutOfSync, ProtocolEvent, Resynced
+from pytest_mobile_agent.agent.protocol import (
+    FrameDecoder,
+    HostSession,
+    OutOfSync,
+    ProtocolEvent,
+    Resynced,
+    encode,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENT_DIR = ROOT / "agent-android"
@@ -359,3 +368,70 @@ def test_the_build_the_java_agent_reports_is_agent_jar_build_of_the_same_bytes(c
             assert conn.hello.build == build_of(jar.read_bytes())
     finally:
         started.stop()
+
+
+@pytest.fixture(scope="module")
+def shared_agent(classpath: str) -> Iterator[JavaAgent]:
+    started = _start(classpath)
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+_values = st.one_of(st.none(), st.booleans(), st.integers(-3, 2**40), st.text(max_size=12),
+                    st.lists(st.integers(0, 100), max_size=3), st.just({}))
+_messages = st.dictionaries(
+    st.sampled_from(["type", "id", "method", "deadline_ms", "params", "nonce", "token", "protocol"]), _values,
+).map(lambda d: json.dumps(d).encode())
+_typed = st.fixed_dictionaries(
+    {"type": st.sampled_from(["request", "ping", "pong", "auth", "welcome", "refuse", "telemetry"])},
+    optional={"id": _values, "method": st.sampled_from(["snapshot", "bounds", "nope", 7]), "deadline_ms": _values,
+              "params": _values, "nonce": _values},
+).map(lambda d: json.dumps(d).encode())
+
+
+def _welcomed(agent: JavaAgent) -> socket.socket:
+    sock = agent.stream()
+    sock.sendall(encode({"type": "auth", "token": agent.token}))
+    sock.sendall(encode({"type": "welcome", "protocol": 1, "host": "hypothesis"}))
+    return sock
+
+
+def _until_pong_or_close(sock: socket.socket, nonce: int, timeout: float) -> list[dict[str, Any]]:
+    """Every frame the agent sent until our pong (the frame was served or ignored) or the close."""
+    decoder = FrameDecoder()
+    seen: list[dict[str, Any]] = []
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        assert left > 0, f"the agent neither answered nor closed: {seen}"
+        sock.settimeout(left)
+        try:
+            data = sock.recv(65536)
+        except ConnectionResetError:
+            return seen
+        if not data:
+            return seen
+        for message in decoder.feed(data):
+            seen.append(message)
+            if message["type"] == "pong" and message.get("nonce") == nonce:
+                return seen
+
+
+@needs_java
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(payload=st.one_of(st.binary(min_size=1, max_size=64), _messages, _typed))
+def test_any_frame_after_the_handshake_is_served_ignored_or_closed_as_a_protocol_error(
+        shared_agent: JavaAgent, payload: bytes) -> None:
+    assume(b"shutdown" not in payload)
+    with _welcomed(shared_agent) as sock:
+        sock.sendall(len(payload).to_bytes(4, "big") + payload)
+        sock.sendall(encode({"type": "ping", "nonce": 424242}))
+        seen = _until_pong_or_close(sock, 424242, timeout=5.0)
+    kinds = [m["type"] for m in seen]
+    assert kinds[0] == "hello"
+    answered = kinds[-1] == "pong"
+    closed_for_protocol = any(m["type"] == "closing" and m["reason"] == "protocol_error" for m in seen)
+    assert answered or closed_for_protocol, seen
+    assert shared_agent.process.poll() is None, "the agent keeps serving"

@@ -2,6 +2,7 @@ package dev.mobileagent.agent;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
 import dev.mobileagent.agent.protocol.Frames;
@@ -89,6 +90,32 @@ public class FramesTest {
     public void bytesThatAreNotJsonAreAProtocolError() throws Exception {
         rejected(frame("{\"type\":".getBytes(StandardCharsets.UTF_8)));
         rejected(frame("{\"type\":\"ping\"} trailing".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    public void arbitraryPayloadsAreMessagesOrProtocolErrorsNeverAnythingElse() throws Exception {
+        java.util.Random random = new java.util.Random(20261201L);
+        byte[] valid = "{\"type\":\"request\",\"id\":1,\"method\":\"tap\",\"deadline_ms\":5,\"params\":{\"x\":[1,{\"y\":\"\\u00e9\"}]}}"
+            .getBytes(StandardCharsets.UTF_8);
+        int messages = 0;
+        for (int i = 0; i < 5000; i++) {
+            byte[] payload;
+            if (i % 2 == 0) {
+                payload = new byte[1 + random.nextInt(64)];
+                random.nextBytes(payload);
+            } else {
+                payload = valid.clone();
+                for (int k = 0; k <= random.nextInt(4); k++) payload[random.nextInt(payload.length)] = (byte) random.nextInt(256);
+            }
+            try {
+                JSONObject m = Frames.decodePayload(payload);
+                assertEquals(String.class, m.get("type").getClass());
+                messages++;
+            } catch (ProtocolException expected) {
+                // the connection closes with protocol_error
+            }
+        }
+        assertTrue("some mutations stay valid messages", messages > 0);
     }
 
     @Test
