@@ -200,7 +200,7 @@ class Interpreter:
             try:
                 tree = ast.parse(pending)
             except errors.ShellSyntaxError as exc:
-                if "EOF" in exc.message or "closing quote" in exc.message:
+                if "EOF" in exc.message or "closing quote" in exc.message or "unmatched" in exc.message:
                     continue
                 self.err(f"{self.state.name}: {exc.message}\n")
                 pending = ""

@@ -17,8 +17,9 @@ is the interpreter's):
 Words keep their quoting: single quotes, double quotes (where `$` expansions and the escapes
 \\$ \\` \\" \\\\ \\newline apply), backslash escapes, `$NAME`, `${NAME}`, `${NAME:-word}`, `$?`, `$$`, `$!`,
 `$#`, `$0`..`$9`, `$@`, `$*` and `$(list)` command substitution. `#` starts a comment at the start
-of a word. Any text either parses or raises errors.ShellSyntaxError with mksh's wording
-("syntax error: 'X' unexpected", "no closing quote"); nothing else escapes the parser.
+of a word. Any text either parses or raises errors.ShellSyntaxError with mksh's wording ("syntax error: 'X'
+unexpected", "syntax error: unexpected EOF", "syntax error: '(' unmatched" when the text ends inside
+a construct, "syntax error: no closing quote"); nothing else escapes the parser.
 """
 
 from __future__ import annotations
@@ -262,11 +263,20 @@ class _Parser:
                     return word
         return ""
 
-    def expect_word(self, word: str) -> None:
+    def expect_word(self, word: str, opener: str) -> None:
         self.skip_newlines()
         if self.at_word() != word:
-            raise self.unexpected()
+            raise self.unmatched(opener) if self.at_end() else self.unexpected()
         self.i += len(word)
+
+    def unmatched(self, opener: str) -> ShellSyntaxError:
+        """mksh's error when the text ends inside a construct: the construct's first token."""
+        return ShellSyntaxError(f"syntax error: '{opener}' unmatched")
+
+    def expect_char(self, char: str, opener: str) -> None:
+        if self.peek() != char:
+            raise self.unmatched(opener) if self.at_end() else self.unexpected()
+        self.i += 1
 
     def parse_and_or(self) -> AndOr:
         first = self.parse_pipeline()
@@ -302,16 +312,12 @@ class _Parser:
         if self.peek() == "(":
             self.i += 1
             body = self.parse_list(closer=")")
-            if self.peek() != ")":
-                raise self.unexpected()
-            self.i += 1
+            self.expect_char(")", "(")
             return Subshell(body, self.parse_redirects_only())
         if self.peek() == "{" and self.peek(1) in (" ", "\t", "\n"):
             self.i += 1
             body = self.parse_list(closer="}")
-            if self.peek() != "}":
-                raise self.unexpected()
-            self.i += 1
+            self.expect_char("}", "{")
             return Group(body, self.parse_redirects_only())
         keyword = self.at_word()
         if keyword == "if":
@@ -319,9 +325,9 @@ class _Parser:
         if keyword in ("while", "until"):
             self.i += len(keyword)
             condition = self.parse_list(closer=("do",))
-            self.expect_word("do")
+            self.expect_word("do", keyword)
             body = self.parse_list(closer=("done",))
-            self.expect_word("done")
+            self.expect_word("done", keyword)
             return Loop(keyword == "until", condition, body, self.parse_redirects_only())
         if keyword == "for":
             return self.parse_for()
@@ -335,16 +341,19 @@ class _Parser:
         self.i += 2
         while True:
             condition = self.parse_list(closer=("then",))
-            self.expect_word("then")
+            self.expect_word("then", "if")
             body = self.parse_list(closer=("elif", "else", "fi"))
             branches.append((condition, body))
+            self.skip_newlines()
             word = self.at_word()
+            if self.at_end():
+                raise self.unmatched("if")
             self.i += len(word)
             if word == "elif":
                 continue
             if word == "else":
                 otherwise = self.parse_list(closer=("fi",))
-                self.expect_word("fi")
+                self.expect_word("fi", "if")
             elif word != "fi":
                 raise self.unexpected()
             return If(tuple(branches), otherwise, self.parse_redirects_only())
@@ -376,9 +385,9 @@ class _Parser:
             words = tuple(collected)
         elif self.peek() == ";":
             self.i += 1
-        self.expect_word("do")
+        self.expect_word("do", "for")
         body = self.parse_list(closer=("done",))
-        self.expect_word("done")
+        self.expect_word("done", "for")
         return For(name, words, body, self.parse_redirects_only())
 
     def parse_redirects_only(self) -> tuple[Redirect, ...]:
@@ -546,9 +555,7 @@ class _Parser:
                 raise ShellSyntaxError("syntax error: arithmetic expansion is not supported")
             self.i += 1
             body = self.parse_list(closer=")")
-            if self.peek() != ")":
-                raise self.unexpected()
-            self.i += 1
+            self.expect_char(")", "(")
             return CmdSub(body, quoted)
         if c == "{":
             end = self.i + 1
