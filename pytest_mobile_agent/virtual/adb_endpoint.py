@@ -462,6 +462,8 @@ class AdbServerEndpoint:
             return OKAY + encode_length_prefixed(b"unknown")
         if service.startswith("wait-for-"):
             return self._wait_for(selector)
+        if service.startswith("emulator:"):
+            return b""  # an emulator announcing its port: the real server answers nothing and closes
         if service == "kill":
             return OKAY  # _serve_requests stops the server once the reply is out
         forward = self._forward_service(selector, service)

@@ -101,6 +101,7 @@ def _differential_cases(serial: str) -> list[tuple[str, ...]]:
         ("host-serial:mobile-agent-it-nope:get-state",),
         ("host:transport-id:999",),
         ("host:frobnicate",),
+        ("host:emulator:1",),
         ("shell:echo no transport",),
         (f"host-serial:{serial}:get-state",),
         (f"host-serial:{serial}:get-serialno",),
