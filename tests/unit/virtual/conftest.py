@@ -21,7 +21,7 @@ from pytest_mobile_agent.virtual.device import VirtualDevice
 
 
 @pytest.fixture
-def device() -> Iterator[VirtualDevice]:
+def vdev() -> Iterator[VirtualDevice]:
     dev = VirtualDevice()
     yield dev
     dev.close()
@@ -30,9 +30,9 @@ def device() -> Iterator[VirtualDevice]:
 class ShellClient:
     """What the adb client does with a shell v2 stream, on the device's own seam."""
 
-    def __init__(self, device: VirtualDevice, command: str, *, pty: bool = False) -> None:
+    def __init__(self, vdev: VirtualDevice, command: str, *, pty: bool = False) -> None:
         kind = "pty" if pty else "raw"
-        self.stream = device.open_service(f"shell,v2,{kind}:{command}")
+        self.stream = vdev.open_service(f"shell,v2,{kind}:{command}")
         self.decoder = ShellPacketDecoder()
         self.stdout = bytearray()
         self.stderr = bytearray()
@@ -87,12 +87,12 @@ class ShellClient:
 
 
 @pytest.fixture
-def shell(device: VirtualDevice) -> Iterator[type[ShellClient]]:
+def shell(vdev: VirtualDevice) -> Iterator[type[ShellClient]]:
     opened: list[ShellClient] = []
 
     class Bound(ShellClient):
         def __init__(self, command: str, *, pty: bool = False) -> None:
-            super().__init__(device, command, pty=pty)
+            super().__init__(vdev, command, pty=pty)
             opened.append(self)
 
     yield Bound  # type: ignore[misc]

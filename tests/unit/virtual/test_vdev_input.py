@@ -19,70 +19,70 @@ TOUCH_LINES = (
 )
 
 
-def getevent_running(device: VirtualDevice) -> bool:
-    return any(p.argv[:1] == ["getevent"] for p in device.processes.processes())
+def getevent_running(vdev: VirtualDevice) -> bool:
+    return any(p.argv[:1] == ["getevent"] for p in vdev.processes.processes())
 
 
-def test_getevent_on_a_pty_flushes_every_line(device: VirtualDevice) -> None:
-    client = ShellClient(device, "getevent -l", pty=True)
-    assert wait_for(lambda: getevent_running(device) and bool(device.display._event_listeners))
-    device.display.touch(250, 50, True)
+def test_getevent_on_a_pty_flushes_every_line(vdev: VirtualDevice) -> None:
+    client = ShellClient(vdev, "getevent -l", pty=True)
+    assert wait_for(lambda: getevent_running(vdev) and bool(vdev.display._event_listeners))
+    vdev.display.touch(250, 50, True)
     client.read_until(b"SYN_REPORT")
     assert TOUCH_LINES in bytes(client.stdout)
     assert bytes(client.stdout).startswith(b'add device 1: /dev/input/event0\r\n  name:     "qwerty2"\r\n')
     client.close()
-    assert wait_for(lambda: not getevent_running(device), 1.0)  # SIGHUP on close
+    assert wait_for(lambda: not getevent_running(vdev), 1.0)  # SIGHUP on close
 
 
-def test_getevent_on_a_pipe_buffers_in_4096_byte_blocks(device: VirtualDevice) -> None:
-    client = ShellClient(device, "getevent -l")
-    assert wait_for(lambda: getevent_running(device) and bool(device.display._event_listeners))
-    device.display.touch(250, 50, True)
-    device.display.touch(250, 50, False)
+def test_getevent_on_a_pipe_buffers_in_4096_byte_blocks(vdev: VirtualDevice) -> None:
+    client = ShellClient(vdev, "getevent -l")
+    assert wait_for(lambda: getevent_running(vdev) and bool(vdev.display._event_listeners))
+    vdev.display.touch(250, 50, True)
+    vdev.display.touch(250, 50, False)
     assert not client.pump(0.1)  # nothing yet: the lines sit in stdio's buffer
     taps = 0
     while not client.stdout:
         taps += 1
-        device.display.touch(250 + taps % 2 * 50, 50 + taps % 2 * 20, True)
-        device.display.touch(250 + taps % 2 * 50, 50 + taps % 2 * 20, False)
+        vdev.display.touch(250 + taps % 2 * 50, 50 + taps % 2 * 20, True)
+        vdev.display.touch(250 + taps % 2 * 50, 50 + taps % 2 * 20, False)
         client.pump(0.01)
     time.sleep(0.05)
     client.pump(0.05)
     assert len(client.stdout) == 4096 and taps >= 4  # about 700 bytes a tap
 
 
-def test_evdev_drops_a_position_equal_to_the_last_contacts(device: VirtualDevice) -> None:
+def test_evdev_drops_a_position_equal_to_the_last_contacts(vdev: VirtualDevice) -> None:
     events: list[tuple[str, str, str, object]] = []
-    device.display.add_event_listener(events.append)
-    device.display.touch(250, 50, True)
-    device.display.touch(250, 50, False)
+    vdev.display.add_event_listener(events.append)
+    vdev.display.touch(250, 50, True)
+    vdev.display.touch(250, 50, False)
     events.clear()
-    device.display.touch(250, 50, True)
+    vdev.display.touch(250, 50, True)
     assert not [e for e in events if e[2].startswith("ABS_MT_POSITION")]
-    device.display.touch(300, 70, True)
+    vdev.display.touch(300, 70, True)
     assert [(e[2], e[3]) for e in events if e[2].startswith("ABS_MT_POSITION")] == [("ABS_MT_POSITION_X", 300), ("ABS_MT_POSITION_Y", 70)]
 
 
-def test_input_tap_reaches_the_touchscreen(device: VirtualDevice) -> None:
+def test_input_tap_reaches_the_touchscreen(vdev: VirtualDevice) -> None:
     touches: list[tuple[int, int, bool]] = []
-    device.display.add_touch_listener(lambda x, y, pressed: touches.append((x, y, pressed)))
-    assert device.shell("input tap 100 200")[0] == 0
+    vdev.display.add_touch_listener(lambda x, y, pressed: touches.append((x, y, pressed)))
+    assert vdev.shell("input tap 100 200")[0] == 0
     assert touches == [(100, 200, True), (100, 200, False)]
 
 
-def test_uiautomator_events_holds_the_slot_while_it_runs(device: VirtualDevice) -> None:
-    holder = ShellClient(device, "uiautomator events")
-    assert wait_for(lambda: device.automation.holder() is not None)
-    pid, label = device.automation.holder()  # type: ignore[misc]
+def test_uiautomator_events_holds_the_slot_while_it_runs(vdev: VirtualDevice) -> None:
+    holder = ShellClient(vdev, "uiautomator events")
+    assert wait_for(lambda: vdev.automation.holder() is not None)
+    pid, label = vdev.automation.holder()  # type: ignore[misc]
     assert label == "uiautomator"
-    status, ps, _ = device.shell("ps -A -o PID,ARGS")
+    status, ps, _ = vdev.shell("ps -A -o PID,ARGS")
     assert f"{pid:>5} uiautomator\n".encode() in ps
-    assert not device.automation.acquire(99999, "another")
-    status, out, err = device.shell("uiautomator events")
+    assert not vdev.automation.acquire(99999, "another")
+    status, out, err = vdev.shell("uiautomator events")
     assert status == 137
     first = err.decode().splitlines()[0]
     assert first.startswith("java.lang.IllegalStateException: UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@")
     assert first.endswith("already registered!")
     holder.close()
-    assert wait_for(lambda: device.automation.holder() is None, 1.0)
-    assert device.automation.acquire(4242, "next") or device.processes.get(4242) is None
+    assert wait_for(lambda: vdev.automation.holder() is None, 1.0)
+    assert vdev.automation.acquire(4242, "next") or vdev.processes.get(4242) is None

@@ -16,8 +16,8 @@ LAUNCH = (
 TOKEN = "0123456789abcdef0123456789abcdef"
 
 
-def status_field(device: VirtualDevice, pid: int, name: str) -> str:
-    text = device.fs.read_file(f"/proc/{pid}/status", device_cred()).decode()
+def status_field(vdev: VirtualDevice, pid: int, name: str) -> str:
+    text = vdev.fs.read_file(f"/proc/{pid}/status", device_cred()).decode()
     for line in text.splitlines():
         key, _, value = line.partition(":\t")
         if key == name:
@@ -31,18 +31,18 @@ def device_cred():  # noqa: ANN201 - the shell user's credentials
     return Cred(2000)
 
 
-def pids_named(device: VirtualDevice, text: str) -> list[int]:
-    return [p.pid for p in device.processes.processes() if p.args_line() == text]
+def pids_named(vdev: VirtualDevice, text: str) -> list[int]:
+    return [p.pid for p in vdev.processes.processes() if p.args_line() == text]
 
 
-def install_agent_stand_in(device: VirtualDevice, seen: dict[str, object]) -> None:
+def install_agent_stand_in(vdev: VirtualDevice, seen: dict[str, object]) -> None:
     """A main class that behaves as the agent does at the process level: rename, print, serve."""
 
     def main(proc: pm.Process, args: list[str]) -> int:
         socket = args[args.index("--socket") + 1]
         proc.set_name(f"mobile-agent {socket}")
         seen["token"] = proc.env.get("MOBILE_AGENT_TOKEN")
-        listener = device.sockets.listen_abstract(socket, proc.pid)
+        listener = vdev.sockets.listen_abstract(socket, proc.pid)
         proc.stdout.write(f"ready {proc.pid}\n")
         while True:
             try:
@@ -56,127 +56,127 @@ def install_agent_stand_in(device: VirtualDevice, seen: dict[str, object]) -> No
                 seen.setdefault("writes", []).append("EPIPE")  # type: ignore[union-attr]
             stream.close()
 
-    device.app_process_mains["dev.mobileagent.agent.Main"] = main
-    device.fs.add_file("/data/local/tmp/x.jar", b"PK\x03\x04", 0o444, 2000, 2000)
+    vdev.app_process_mains["dev.mobileagent.agent.Main"] = main
+    vdev.fs.add_file("/data/local/tmp/x.jar", b"PK\x03\x04", 0o444, 2000, 2000)
 
 
-def test_the_agent_launch_line_detaches_ignores_hup_and_pipe_and_hides_the_token(device: VirtualDevice) -> None:
+def test_the_agent_launch_line_detaches_ignores_hup_and_pipe_and_hides_the_token(vdev: VirtualDevice) -> None:
     seen: dict[str, object] = {}
-    install_agent_stand_in(device, seen)
-    client = ShellClient(device, LAUNCH)
+    install_agent_stand_in(vdev, seen)
+    client = ShellClient(vdev, LAUNCH)
     client.write(TOKEN.encode() + b"\n")
     out = client.read_until(b"\n").decode()
     pid = int(out.split()[1])
     client.close()  # dropping the stream: SIGHUP to the shell, which has exited already
     time.sleep(0.05)
-    proc = device.processes.get(pid)
+    proc = vdev.processes.get(pid)
     assert proc is not None and not proc.dead
-    assert status_field(device, pid, "PPid") == "1"
-    assert status_field(device, pid, "SigIgn") == "0000000000001001"
-    assert status_field(device, pid, "SigBlk") == "0000000080001204"
+    assert status_field(vdev, pid, "PPid") == "1"
+    assert status_field(vdev, pid, "SigIgn") == "0000000000001001"
+    assert status_field(vdev, pid, "SigBlk") == "0000000080001204"
     assert seen["token"] == TOKEN
-    cmdline = device.fs.read_file(f"/proc/{pid}/cmdline", device_cred())
+    cmdline = vdev.fs.read_file(f"/proc/{pid}/cmdline", device_cred())
     assert cmdline.rstrip(b"\0") == b"mobile-agent S" and TOKEN.encode() not in cmdline
-    status, ps, _ = device.shell("ps -A -o PID,ARGS")
+    status, ps, _ = vdev.shell("ps -A -o PID,ARGS")
     assert f"{pid:>5} mobile-agent S\n".encode() in ps
     # a root peer makes it print on the closed stdout: EPIPE, and it keeps serving
-    device.sockets.connect_abstract("S", peer_uid=0).close()
+    vdev.sockets.connect_abstract("S", peer_uid=0).close()
     assert wait_for(lambda: seen.get("writes") == ["EPIPE"])
-    assert device.processes.get(pid) is not None
-    device.sockets.connect_abstract("S", peer_uid=2000).close()
+    assert vdev.processes.get(pid) is not None
+    vdev.sockets.connect_abstract("S", peer_uid=2000).close()
     assert wait_for(lambda: seen.get("writes") == ["EPIPE", "EPIPE"])
 
 
-def test_a_background_process_outlives_its_shell_and_is_reparented_to_init(device: VirtualDevice) -> None:
-    status, out, _ = device.shell("(sleep 30 </dev/null >/dev/null 2>&1 &); echo started")
+def test_a_background_process_outlives_its_shell_and_is_reparented_to_init(vdev: VirtualDevice) -> None:
+    status, out, _ = vdev.shell("(sleep 30 </dev/null >/dev/null 2>&1 &); echo started")
     assert (status, out) == (0, b"started\n")
-    [pid] = pids_named(device, "sleep 30")
-    assert device.processes.get(pid).ppid == 1  # type: ignore[union-attr]
-    assert status_field(device, pid, "PPid") == "1"
+    [pid] = pids_named(vdev, "sleep 30")
+    assert vdev.processes.get(pid).ppid == 1  # type: ignore[union-attr]
+    assert status_field(vdev, pid, "PPid") == "1"
 
 
-def test_trap_ignore_hup_pipe_shows_in_sigign(device: VirtualDevice) -> None:
-    status, out, _ = device.shell("trap '' HUP PIPE; cat /proc/self/status")
+def test_trap_ignore_hup_pipe_shows_in_sigign(vdev: VirtualDevice) -> None:
+    status, out, _ = vdev.shell("trap '' HUP PIPE; cat /proc/self/status")
     assert status == 0
     assert b"SigIgn:\t0000000000001001\n" in out
 
 
-def test_closing_a_shell_stream_ends_its_foreground_sleep_with_sighup(device: VirtualDevice) -> None:
-    client = ShellClient(device, "sleep 60")
-    assert wait_for(lambda: bool(pids_named(device, "sleep 60")))
-    [pid] = pids_named(device, "sleep 60")
-    proc = device.processes.get(pid)
+def test_closing_a_shell_stream_ends_its_foreground_sleep_with_sighup(vdev: VirtualDevice) -> None:
+    client = ShellClient(vdev, "sleep 60")
+    assert wait_for(lambda: bool(pids_named(vdev, "sleep 60")))
+    [pid] = pids_named(vdev, "sleep 60")
+    proc = vdev.processes.get(pid)
     assert proc is not None
     client.close()
     assert wait_for(lambda: proc.dead, 1.0)
     assert proc.exit_status == 128 + pm.SIGHUP
 
 
-def test_a_command_with_hup_ignored_survives_the_stream_close(device: VirtualDevice) -> None:
-    client = ShellClient(device, "trap '' HUP; sleep 60")
-    assert wait_for(lambda: bool(pids_named(device, "sleep 60")))
-    [pid] = pids_named(device, "sleep 60")
+def test_a_command_with_hup_ignored_survives_the_stream_close(vdev: VirtualDevice) -> None:
+    client = ShellClient(vdev, "trap '' HUP; sleep 60")
+    assert wait_for(lambda: bool(pids_named(vdev, "sleep 60")))
+    [pid] = pids_named(vdev, "sleep 60")
     client.close()
     time.sleep(0.05)
-    assert device.processes.get(pid) is not None
+    assert vdev.processes.get(pid) is not None
 
 
-def test_kill_ends_a_process_with_128_plus_the_signal(device: VirtualDevice) -> None:
-    status, out, _ = device.shell("sleep 30 & p=$!; kill -9 $p; wait $p; echo $?; sleep 30 & kill -s TERM $!; wait $!; echo $?")
+def test_kill_ends_a_process_with_128_plus_the_signal(vdev: VirtualDevice) -> None:
+    status, out, _ = vdev.shell("sleep 30 & p=$!; kill -9 $p; wait $p; echo $?; sleep 30 & kill -s TERM $!; wait $!; echo $?")
     assert (status, out) == (0, b"137\n143\n")
 
 
-def test_kill_of_a_missing_pid_says_no_such_process(device: VirtualDevice) -> None:
-    status, _, err = device.shell("kill 31999")
+def test_kill_of_a_missing_pid_says_no_such_process(vdev: VirtualDevice) -> None:
+    status, _, err = vdev.shell("kill 31999")
     assert status == 1 and err == b"/system/bin/sh: kill: 31999: No such process\n"
 
 
-def test_the_shell_user_may_not_signal_root_processes(device: VirtualDevice) -> None:
-    status, _, err = device.shell("kill -9 1")
+def test_the_shell_user_may_not_signal_root_processes(vdev: VirtualDevice) -> None:
+    status, _, err = vdev.shell("kill -9 1")
     assert status == 1 and err == b"/system/bin/sh: kill: 1: Operation not permitted\n"
 
 
-def test_stop_and_continue(device: VirtualDevice) -> None:
-    client = ShellClient(device, "sleep 0.2; echo done")
-    assert wait_for(lambda: bool(pids_named(device, "sleep 0.2")))
-    [pid] = pids_named(device, "sleep 0.2")
-    device.processes.kill(pid, pm.SIGSTOP, 2000)
-    assert device.processes.get(pid).state_letter() == "T"  # type: ignore[union-attr]
+def test_stop_and_continue(vdev: VirtualDevice) -> None:
+    client = ShellClient(vdev, "sleep 0.2; echo done")
+    assert wait_for(lambda: bool(pids_named(vdev, "sleep 0.2")))
+    [pid] = pids_named(vdev, "sleep 0.2")
+    vdev.processes.kill(pid, pm.SIGSTOP, 2000)
+    assert vdev.processes.get(pid).state_letter() == "T"  # type: ignore[union-attr]
     time.sleep(0.3)
     assert not client.pump(0.05) or b"done" not in client.stdout
-    device.processes.kill(pid, pm.SIGCONT, 2000)
+    vdev.processes.kill(pid, pm.SIGCONT, 2000)
     assert client.wait(2.0) == 0 and client.stdout == b"done\n"
 
 
-def test_a_stream_stays_open_while_a_background_child_holds_stdout(device: VirtualDevice) -> None:
-    client = ShellClient(device, "sleep 0.2 & echo now")
+def test_a_stream_stays_open_while_a_background_child_holds_stdout(vdev: VirtualDevice) -> None:
+    client = ShellClient(vdev, "sleep 0.2 & echo now")
     client.close_stdin()
     client.read_until(b"now\n")
     assert client.status is None and not client.ended
     assert client.wait(2.0) == 0
 
 
-def test_a_command_reading_stdin_sees_end_of_file(device: VirtualDevice) -> None:
-    client = ShellClient(device, "cat; echo end")
+def test_a_command_reading_stdin_sees_end_of_file(vdev: VirtualDevice) -> None:
+    client = ShellClient(vdev, "cat; echo end")
     client.write(b"some input\n")
     client.close_stdin()
     assert client.wait() == 0
     assert client.stdout == b"some input\nend\n"
 
 
-def test_a_pty_stream_runs_the_command_on_a_terminal(device: VirtualDevice) -> None:
-    client = ShellClient(device, "tty; echo err >&2", pty=True)
+def test_a_pty_stream_runs_the_command_on_a_terminal(vdev: VirtualDevice) -> None:
+    client = ShellClient(vdev, "tty; echo err >&2", pty=True)
     assert client.wait() == 0
     assert client.stdout == b"/dev/pts/0\r\nerr\r\n" and client.stderr == b""
 
 
-def test_writing_to_a_closed_pipe_without_ignoring_sigpipe_kills_the_writer(device: VirtualDevice) -> None:
+def test_writing_to_a_closed_pipe_without_ignoring_sigpipe_kills_the_writer(vdev: VirtualDevice) -> None:
     def writer(proc: pm.Process) -> int:
         proc.stdout.close()
         return 0
 
-    device.programs.register("closer", writer)
-    status, out, _ = device.shell("cat /proc/self/status | closer; echo ${?}")
+    vdev.programs.register("closer", writer)
+    status, out, _ = vdev.shell("cat /proc/self/status | closer; echo ${?}")
     assert out == b"0\n"
 
 
@@ -193,10 +193,10 @@ def test_two_devices_have_separate_pids_files_and_serials() -> None:
         b.close()
 
 
-def test_a_pty_takes_the_window_size_and_ignores_close_stdin(device: VirtualDevice) -> None:
+def test_a_pty_takes_the_window_size_and_ignores_close_stdin(vdev: VirtualDevice) -> None:
     from pytest_mobile_agent.adb.wire import SHELL_WINDOW_SIZE, encode_shell_packet
 
-    client = ShellClient(device, "cat", pty=True)
+    client = ShellClient(vdev, "cat", pty=True)
     client.stream.send(encode_shell_packet(SHELL_WINDOW_SIZE, b"50x132,0x0\0"))
     client.close_stdin()  # adbd: "PTYs can't close just input"
     assert not client.pump(0.1) and client.status is None
@@ -206,11 +206,11 @@ def test_a_pty_takes_the_window_size_and_ignores_close_stdin(device: VirtualDevi
     assert client.read_until(b"typed\r\ntyped\r\n")  # the terminal's echo, then cat's copy
 
 
-def test_kill_0_checks_that_a_process_exists(device: VirtualDevice) -> None:
-    assert device.shell("kill -0 $$; echo $?; kill -0 31999 2>/dev/null; echo $?") == (0, b"0\n1\n", b"")
+def test_kill_0_checks_that_a_process_exists(vdev: VirtualDevice) -> None:
+    assert vdev.shell("kill -0 $$; echo $?; kill -0 31999 2>/dev/null; echo $?") == (0, b"0\n1\n", b"")
 
 
-def test_a_caught_signal_interrupts_a_programs_blocking_call(device: VirtualDevice) -> None:
+def test_a_caught_signal_interrupts_a_programs_blocking_call(vdev: VirtualDevice) -> None:
     seen: list[int] = []
 
     def server(proc: pm.Process) -> int:
@@ -222,6 +222,6 @@ def test_a_caught_signal_interrupts_a_programs_blocking_call(device: VirtualDevi
             return 0
         return 1
 
-    device.programs.register("server", server)
-    status, out, _ = device.shell("server & p=$!; sleep 0.05; kill $p; wait $p; echo $?")
+    vdev.programs.register("server", server)
+    status, out, _ = vdev.shell("server & p=$!; sleep 0.05; kill $p; wait $p; echo $?")
     assert (status, out, seen) == (0, b"0\n", [pm.SIGTERM])

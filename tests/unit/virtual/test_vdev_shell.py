@@ -14,8 +14,8 @@ from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.shell import parser as ast
 
 
-def run(device: VirtualDevice, command: str, stdin: bytes = b"") -> tuple[int, str, str]:
-    status, out, err = device.shell(command, stdin=stdin, timeout=3)
+def run(vdev: VirtualDevice, command: str, stdin: bytes = b"") -> tuple[int, str, str]:
+    status, out, err = vdev.shell(command, stdin=stdin, timeout=3)
     return status, out.decode(), err.decode()
 
 
@@ -87,121 +87,121 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("text", HOSTILE)
-def test_hostile_strings_survive_shlex_quoting(device: VirtualDevice, text: str) -> None:
-    status, out, err = run(device, f"printf '%s' {shlex.quote(text)}")
+def test_hostile_strings_survive_shlex_quoting(vdev: VirtualDevice, text: str) -> None:
+    status, out, err = run(vdev, f"printf '%s' {shlex.quote(text)}")
     assert (status, out, err) == (0, text, "")
 
 
-def test_an_unknown_command_fails_with_127_and_the_shells_message(device: VirtualDevice) -> None:
-    assert run(device, "nosuchtool --flag") == (127, "", "/system/bin/sh: nosuchtool: inaccessible or not found\n")
+def test_an_unknown_command_fails_with_127_and_the_shells_message(vdev: VirtualDevice) -> None:
+    assert run(vdev, "nosuchtool --flag") == (127, "", "/system/bin/sh: nosuchtool: inaccessible or not found\n")
 
 
-def test_an_unknown_command_in_a_list_does_not_stop_the_list(device: VirtualDevice) -> None:
-    assert run(device, "nosuch; echo $?") == (0, "127\n", "/system/bin/sh: nosuch: inaccessible or not found\n")
+def test_an_unknown_command_in_a_list_does_not_stop_the_list(vdev: VirtualDevice) -> None:
+    assert run(vdev, "nosuch; echo $?") == (0, "127\n", "/system/bin/sh: nosuch: inaccessible or not found\n")
 
 
-def test_a_syntax_error_is_reported_on_stderr_with_status_1(device: VirtualDevice) -> None:
-    assert run(device, "echo 'x") == (1, "", "/system/bin/sh: syntax error: no closing quote\n")
+def test_a_syntax_error_is_reported_on_stderr_with_status_1(vdev: VirtualDevice) -> None:
+    assert run(vdev, "echo 'x") == (1, "", "/system/bin/sh: syntax error: no closing quote\n")
 
 
-def test_and_or_and_sequence_follow_the_statuses(device: VirtualDevice) -> None:
-    assert run(device, "true && echo a; false && echo b; false || echo c; true || echo d") == (0, "a\nc\n", "")
+def test_and_or_and_sequence_follow_the_statuses(vdev: VirtualDevice) -> None:
+    assert run(vdev, "true && echo a; false && echo b; false || echo c; true || echo d") == (0, "a\nc\n", "")
 
 
-def test_the_exit_status_and_stderr_stay_apart(device: VirtualDevice) -> None:
-    assert run(device, "echo out; echo err >&2; exit 7") == (7, "out\n", "err\n")
+def test_the_exit_status_and_stderr_stay_apart(vdev: VirtualDevice) -> None:
+    assert run(vdev, "echo out; echo err >&2; exit 7") == (7, "out\n", "err\n")
 
 
-def test_variables_prefix_assignments_and_exports(device: VirtualDevice) -> None:
-    status, out, _ = run(device, 'X=1; Y=2 env | cat > /data/local/tmp/env; echo "$X ${Y:-unset}"; cat /data/local/tmp/env')
+def test_variables_prefix_assignments_and_exports(vdev: VirtualDevice) -> None:
+    status, out, _ = run(vdev, 'X=1; Y=2 env | cat > /data/local/tmp/env; echo "$X ${Y:-unset}"; cat /data/local/tmp/env')
     assert status == 0
     lines = out.splitlines()
     assert lines[0] == "1 unset"
     assert "Y=2" in lines and "X=1" not in lines and "HOME=/" in lines
 
 
-def test_unquoted_expansions_split_and_quoted_ones_do_not(device: VirtualDevice) -> None:
-    assert run(device, 'V="a  b"; printf "[%s]" $V; printf "[%s]" "$V"') == (0, "[a][b][a  b]", "")
+def test_unquoted_expansions_split_and_quoted_ones_do_not(vdev: VirtualDevice) -> None:
+    assert run(vdev, 'V="a  b"; printf "[%s]" $V; printf "[%s]" "$V"') == (0, "[a][b][a  b]", "")
 
 
-def test_command_substitution_captures_the_output(device: VirtualDevice) -> None:
-    assert run(device, 'echo "uid=$(id -u)" `echo back`') == (0, "uid=2000 back\n", "")
+def test_command_substitution_captures_the_output(vdev: VirtualDevice) -> None:
+    assert run(vdev, 'echo "uid=$(id -u)" `echo back`') == (0, "uid=2000 back\n", "")
 
 
-def test_redirections_write_append_and_read_files(device: VirtualDevice) -> None:
+def test_redirections_write_append_and_read_files(vdev: VirtualDevice) -> None:
     script = "echo one > /data/local/tmp/f; echo two >> /data/local/tmp/f; cat < /data/local/tmp/f; cat /data/local/tmp/f 2>&1 >/dev/null"
-    assert run(device, script) == (0, "one\ntwo\n", "")
+    assert run(vdev, script) == (0, "one\ntwo\n", "")
 
 
-def test_two_to_one_merges_stderr_into_stdout(device: VirtualDevice) -> None:
-    assert run(device, "cat /nope 2>&1") == (1, "cat: /nope: No such file or directory\n", "")
+def test_two_to_one_merges_stderr_into_stdout(vdev: VirtualDevice) -> None:
+    assert run(vdev, "cat /nope 2>&1") == (1, "cat: /nope: No such file or directory\n", "")
 
 
-def test_a_refused_redirection_fails_the_command_with_the_shells_message(device: VirtualDevice) -> None:
-    assert run(device, "echo x > /system/x; echo $?") == (0, "1\n", "/system/bin/sh: can't create /system/x: Read-only file system\n")
+def test_a_refused_redirection_fails_the_command_with_the_shells_message(vdev: VirtualDevice) -> None:
+    assert run(vdev, "echo x > /system/x; echo $?") == (0, "1\n", "/system/bin/sh: can't create /system/x: Read-only file system\n")
 
 
-def test_a_subshell_keeps_its_variables_and_exit_to_itself(device: VirtualDevice) -> None:
-    assert run(device, "X=outer; (X=inner; echo $X; exit 3); echo $? $X") == (0, "inner\n3 outer\n", "")
+def test_a_subshell_keeps_its_variables_and_exit_to_itself(vdev: VirtualDevice) -> None:
+    assert run(vdev, "X=outer; (X=inner; echo $X; exit 3); echo $? $X") == (0, "inner\n3 outer\n", "")
 
 
-def test_a_pipeline_connects_the_commands(device: VirtualDevice) -> None:
-    assert run(device, "echo piped | cat | cat") == (0, "piped\n", "")
+def test_a_pipeline_connects_the_commands(vdev: VirtualDevice) -> None:
+    assert run(vdev, "echo piped | cat | cat") == (0, "piped\n", "")
 
 
-def test_read_r_takes_a_line_from_stdin_keeping_backslashes(device: VirtualDevice) -> None:
-    assert run(device, 'read -r a b && echo "[$a][$b]"', stdin=b"x\\y rest of it\nnext\n") == (0, "[x\\y][rest of it]\n", "")
+def test_read_r_takes_a_line_from_stdin_keeping_backslashes(vdev: VirtualDevice) -> None:
+    assert run(vdev, 'read -r a b && echo "[$a][$b]"', stdin=b"x\\y rest of it\nnext\n") == (0, "[x\\y][rest of it]\n", "")
 
 
-def test_read_at_end_of_file_fails(device: VirtualDevice) -> None:
-    assert run(device, "read -r t || echo eof") == (0, "eof\n", "")
+def test_read_at_end_of_file_fails(vdev: VirtualDevice) -> None:
+    assert run(vdev, "read -r t || echo eof") == (0, "eof\n", "")
 
 
-def test_echo_and_printf_builtins(device: VirtualDevice) -> None:
-    assert run(device, r"echo -n a; echo 'b\tc'; printf '%s=%d\n' x 5 y 6; printf '%05.1f|%x\n' 3.14159 255") == (
+def test_echo_and_printf_builtins(vdev: VirtualDevice) -> None:
+    assert run(vdev, r"echo -n a; echo 'b\tc'; printf '%s=%d\n' x 5 y 6; printf '%05.1f|%x\n' 3.14159 255") == (
         0, "ab\tc\nx=5\ny=6\n003.1|ff\n", "")
 
 
-def test_exec_replaces_the_shell_process(device: VirtualDevice) -> None:
-    status, out, _ = run(device, "echo $$; exec sh -c 'echo $$'")
+def test_exec_replaces_the_shell_process(vdev: VirtualDevice) -> None:
+    status, out, _ = run(vdev, "echo $$; exec sh -c 'echo $$'")
     first, second = out.split()
     assert status == 0 and first == second
 
 
-def test_the_background_job_gets_its_pid_in_bang(device: VirtualDevice) -> None:
-    status, out, _ = run(device, "sleep 5 & echo $!; kill $!")
+def test_the_background_job_gets_its_pid_in_bang(vdev: VirtualDevice) -> None:
+    status, out, _ = run(vdev, "sleep 5 & echo $!; kill $!")
     assert status == 0 and out.strip().isdigit()
 
 
-def test_tty_on_a_pipe_is_not_a_tty(device: VirtualDevice) -> None:
-    assert run(device, "tty") == (1, "not a tty\n", "")
+def test_tty_on_a_pipe_is_not_a_tty(vdev: VirtualDevice) -> None:
+    assert run(vdev, "tty") == (1, "not a tty\n", "")
 
 
-def test_id_u_is_the_shell_user(device: VirtualDevice) -> None:
-    assert run(device, "id -u") == (0, "2000\n", "")
+def test_id_u_is_the_shell_user(vdev: VirtualDevice) -> None:
+    assert run(vdev, "id -u") == (0, "2000\n", "")
 
 
-def test_file_tools_rm_ls_mkdir_chmod_stat(device: VirtualDevice) -> None:
+def test_file_tools_rm_ls_mkdir_chmod_stat(vdev: VirtualDevice) -> None:
     script = (
         "cd /data/local/tmp && mkdir -p a/b/c && echo hi > a/f && chmod 640 a/f && stat -c '%a %s %U' a/f && "
         "ls a && rm a/f && rm a/f; echo $?; rm -f a/f; echo $?; mkdir a; echo $?"
     )
-    status, out, err = run(device, script)
+    status, out, err = run(vdev, script)
     assert out == "640 3 shell\nb\nf\n1\n0\n1\n"
     assert err == "rm: a/f: No such file or directory\nmkdir: 'a': File exists\n"
 
 
-def test_ls_of_a_directory_the_shell_may_not_read_is_permission_denied(device: VirtualDevice) -> None:
-    assert run(device, "ls /data") == (1, "", "ls: /data: Permission denied\n")
+def test_ls_of_a_directory_the_shell_may_not_read_is_permission_denied(vdev: VirtualDevice) -> None:
+    assert run(vdev, "ls /data") == (1, "", "ls: /data: Permission denied\n")
 
 
-def test_trap_with_a_command_runs_it_on_exit(device: VirtualDevice) -> None:
-    assert run(device, "trap 'echo bye' EXIT; echo hi") == (0, "hi\nbye\n", "")
+def test_trap_with_a_command_runs_it_on_exit(vdev: VirtualDevice) -> None:
+    assert run(vdev, "trap 'echo bye' EXIT; echo hi") == (0, "hi\nbye\n", "")
 
 
-def test_legacy_shell_and_exec_services_carry_raw_merged_output(device: VirtualDevice) -> None:
+def test_legacy_shell_and_exec_services_carry_raw_merged_output(vdev: VirtualDevice) -> None:
     for service in ("shell:echo out; echo err >&2", "exec:sh -c 'echo out; echo err >&2'"):
-        stream = device.open_service(service)
+        stream = vdev.open_service(service)
         data = b""
         while True:
             chunk = stream.recv(2.0)
@@ -211,36 +211,36 @@ def test_legacy_shell_and_exec_services_carry_raw_merged_output(device: VirtualD
         assert data == b"out\nerr\n"
 
 
-def test_an_interactive_shell_runs_line_by_line_with_the_prompt_on_a_pty(device: VirtualDevice) -> None:
+def test_an_interactive_shell_runs_line_by_line_with_the_prompt_on_a_pty(vdev: VirtualDevice) -> None:
     from .conftest import ShellClient
 
-    assert device.shell("", stdin=b"echo a\necho 'b\nc'\nexit 3\necho never\n") == (3, b"a\nb\nc\n", b"")
-    client = ShellClient(device, "", pty=True)
+    assert vdev.shell("", stdin=b"echo a\necho 'b\nc'\nexit 3\necho never\n") == (3, b"a\nb\nc\n", b"")
+    client = ShellClient(vdev, "", pty=True)
     client.read_until(b"emu64xa:/ $ ")
     client.write(b"id -u\r")
     assert b"emu64xa:/ $ id -u\r\n2000\r\n" in client.read_until(b"2000\r\n")
     client.close()
 
 
-def test_grep_head_and_wc_filter_the_output(device: VirtualDevice) -> None:
-    assert run(device, "printf 'a1\\nb2\\na3\\n' | grep a | wc -l; printf 'x\\ny\\n' | head -n 1; echo z | grep -q q || echo none") == (
+def test_grep_head_and_wc_filter_the_output(vdev: VirtualDevice) -> None:
+    assert run(vdev, "printf 'a1\\nb2\\na3\\n' | grep a | wc -l; printf 'x\\ny\\n' | head -n 1; echo z | grep -q q || echo none") == (
         0, "2\nx\nnone\n", "")
 
 
-def test_pathname_expansion_matches_device_files_and_leaves_quoted_patterns(device: VirtualDevice) -> None:
+def test_pathname_expansion_matches_device_files_and_leaves_quoted_patterns(vdev: VirtualDevice) -> None:
     script = "cd /data/local/tmp && touch mobile-agent-it-1 mobile-agent-it-2 other .hidden && echo mobile-agent-it-* '*' zz* && echo * && rm -f /data/local/tmp/mobile-agent-it-* && echo *"
-    assert run(device, script) == (0, "mobile-agent-it-1 mobile-agent-it-2 * zz*\nmobile-agent-it-1 mobile-agent-it-2 other\nother\n", "")
+    assert run(vdev, script) == (0, "mobile-agent-it-1 mobile-agent-it-2 * zz*\nmobile-agent-it-1 mobile-agent-it-2 other\nother\n", "")
 
 
-def test_a_missing_command_reports_on_its_redirected_stderr(device: VirtualDevice) -> None:
-    assert run(device, "nosuch 2>/dev/null; echo $?") == (0, "127\n", "")
+def test_a_missing_command_reports_on_its_redirected_stderr(vdev: VirtualDevice) -> None:
+    assert run(vdev, "nosuch 2>/dev/null; echo $?") == (0, "127\n", "")
 
 
-def test_a_prefix_assignment_applies_to_a_builtin_for_its_duration(device: VirtualDevice) -> None:
-    assert run(device, 'IFS=, read -r a b; echo "$a|$b|${IFS:-unset}"', stdin=b"x,y\n") == (0, "x|y|unset\n", "")
+def test_a_prefix_assignment_applies_to_a_builtin_for_its_duration(vdev: VirtualDevice) -> None:
+    assert run(vdev, 'IFS=, read -r a b; echo "$a|$b|${IFS:-unset}"', stdin=b"x,y\n") == (0, "x|y|unset\n", "")
 
 
-def test_if_while_until_and_for(device: VirtualDevice) -> None:
+def test_if_while_until_and_for(vdev: VirtualDevice) -> None:
     script = (
         "if [ -d /data/local/tmp ]; then echo dir; elif true; then echo no; else echo never; fi; "
         "for i in 1 2 3; do if [ $i = 2 ]; then continue; fi; echo $i; done; "
@@ -248,22 +248,22 @@ def test_if_while_until_and_for(device: VirtualDevice) -> None:
         "until true; do echo never; done; "
         "for w in a b; do for v in 1 2; do [ $v = 2 ] && break 2; echo $w$v; done; done"
     )
-    assert run(device, script) == (0, "dir\n1\n3\nxxxx\na1\n", "")
+    assert run(vdev, script) == (0, "dir\n1\n3\nxxxx\na1\n", "")
 
 
-def test_a_stray_reserved_word_is_a_syntax_error(device: VirtualDevice) -> None:
-    assert run(device, "fi") == (1, "", "/system/bin/sh: syntax error: 'fi' unexpected\n")
+def test_a_stray_reserved_word_is_a_syntax_error(vdev: VirtualDevice) -> None:
+    assert run(vdev, "fi") == (1, "", "/system/bin/sh: syntax error: 'fi' unexpected\n")
     with pytest.raises(errors.ShellSyntaxError):
         ast.parse("if true; then echo x")
 
 
-def test_an_executable_script_runs_and_a_plain_file_cannot_be_executed(device: VirtualDevice) -> None:
+def test_an_executable_script_runs_and_a_plain_file_cannot_be_executed(vdev: VirtualDevice) -> None:
     script = (
         "cd /data/local/tmp && printf '#!/system/bin/sh\\necho in $0 $1\\n' > s.sh && ./s.sh; echo $?; "
         "chmod 755 s.sh && ./s.sh arg && sh s.sh other"
     )
-    assert run(device, script) == (0, "126\nin ./s.sh arg\nin s.sh other\n", "/system/bin/sh: ./s.sh: can't execute: Permission denied\n")
+    assert run(vdev, script) == (0, "126\nin ./s.sh arg\nin s.sh other\n", "/system/bin/sh: ./s.sh: can't execute: Permission denied\n")
 
 
-def test_toybox_echo_interprets_escapes_only_with_e(device: VirtualDevice) -> None:
-    assert run(device, r"/system/bin/echo 'a\tb'; /system/bin/echo -e 'a\tb'; echo 'a\tb'") == (0, "a\\tb\na\tb\na\tb\n", "")
+def test_toybox_echo_interprets_escapes_only_with_e(vdev: VirtualDevice) -> None:
+    assert run(vdev, r"/system/bin/echo 'a\tb'; /system/bin/echo -e 'a\tb'; echo 'a\tb'") == (0, "a\\tb\na\tb\na\tb\n", "")

@@ -18,8 +18,8 @@ from pytest_mobile_agent.virtual.sync_service import adbd_mode
 SHELL = Cred(2000)
 
 
-def exchange(device: VirtualDevice, request: bytes) -> bytes:
-    stream = device.open_service("sync:")
+def exchange(vdev: VirtualDevice, request: bytes) -> bytes:
+    stream = vdev.open_service("sync:")
     stream.send(request)
     out = bytearray()
     while True:
@@ -34,11 +34,11 @@ def exchange(device: VirtualDevice, request: bytes) -> bytes:
     return bytes(out)
 
 
-def push(device: VirtualDevice, path: str, data: bytes, mode: int, mtime: int = 1_700_000_000) -> bytes:
+def push(vdev: VirtualDevice, path: str, data: bytes, mode: int, mtime: int = 1_700_000_000) -> bytes:
     request = encode_sync(b"SEND", f"{path},{0o100000 | mode}".encode())
     for start in range(0, max(1, len(data)), 65536):
         request += encode_sync(b"DATA", data[start : start + 65536])
-    return exchange(device, request + encode_sync(b"DONE", mtime))
+    return exchange(vdev, request + encode_sync(b"DONE", mtime))
 
 
 def fail(message: str) -> bytes:
@@ -46,23 +46,23 @@ def fail(message: str) -> bytes:
 
 
 @pytest.mark.parametrize(("pushed", "arrives"), [(0o644, 0o666), (0o755, 0o777), (0o444, 0o444), (0o600, 0o666), (0o700, 0o777)])
-def test_a_pushed_file_gets_its_owner_bits_copied_to_group_and_other(device: VirtualDevice, pushed: int, arrives: int) -> None:
-    assert push(device, "/data/local/tmp/mobile-agent-it-mode", b"bytes", pushed) == b"OKAY\0\0\0\0"
-    info = device.fs.stat("/data/local/tmp/mobile-agent-it-mode", SHELL)
+def test_a_pushed_file_gets_its_owner_bits_copied_to_group_and_other(vdev: VirtualDevice, pushed: int, arrives: int) -> None:
+    assert push(vdev, "/data/local/tmp/mobile-agent-it-mode", b"bytes", pushed) == b"OKAY\0\0\0\0"
+    info = vdev.fs.stat("/data/local/tmp/mobile-agent-it-mode", SHELL)
     assert (info.mode & 0o7777, info.size, info.mtime, info.uid) == (arrives, 5, 1_700_000_000, 2000)
     assert adbd_mode(pushed) == arrives
 
 
-def test_a_push_over_a_read_only_file_replaces_it(device: VirtualDevice) -> None:
-    assert push(device, "/data/local/tmp/x.jar", b"one", 0o444) == b"OKAY\0\0\0\0"
-    assert push(device, "/data/local/tmp/x.jar", b"two", 0o444) == b"OKAY\0\0\0\0"
-    assert device.fs.read_file("/data/local/tmp/x.jar", SHELL) == b"two"
+def test_a_push_over_a_read_only_file_replaces_it(vdev: VirtualDevice) -> None:
+    assert push(vdev, "/data/local/tmp/x.jar", b"one", 0o444) == b"OKAY\0\0\0\0"
+    assert push(vdev, "/data/local/tmp/x.jar", b"two", 0o444) == b"OKAY\0\0\0\0"
+    assert vdev.fs.read_file("/data/local/tmp/x.jar", SHELL) == b"two"
 
 
-def test_a_large_push_arrives_whole(device: VirtualDevice) -> None:
+def test_a_large_push_arrives_whole(vdev: VirtualDevice) -> None:
     data = bytes(range(256)) * 4096 * 2  # 2 MiB
-    assert push(device, "/sdcard/Download/big.bin", data, 0o644) == b"OKAY\0\0\0\0"
-    assert device.fs.read_file("/sdcard/Download/big.bin", SHELL) == data
+    assert push(vdev, "/sdcard/Download/big.bin", data, 0o644) == b"OKAY\0\0\0\0"
+    assert vdev.fs.read_file("/sdcard/Download/big.bin", SHELL) == data
 
 
 @pytest.mark.parametrize(
@@ -75,44 +75,44 @@ def test_a_large_push_arrives_whole(device: VirtualDevice) -> None:
         ("/data/local/tmp", "couldn't create file: Is a directory"),
     ],
 )
-def test_a_push_adbd_refuses_fails_with_its_message(device: VirtualDevice, path: str, message: str) -> None:
-    assert push(device, path, b"x", 0o644) == fail(message)
+def test_a_push_adbd_refuses_fails_with_its_message(vdev: VirtualDevice, path: str, message: str) -> None:
+    assert push(vdev, path, b"x", 0o644) == fail(message)
 
 
-def test_a_push_without_a_mode_fails_as_adbd_does(device: VirtualDevice) -> None:
-    assert exchange(device, encode_sync(b"SEND", b"/data/local/tmp/nomode")) == fail("missing , in ID_SEND")
+def test_a_push_without_a_mode_fails_as_adbd_does(vdev: VirtualDevice) -> None:
+    assert exchange(vdev, encode_sync(b"SEND", b"/data/local/tmp/nomode")) == fail("missing , in ID_SEND")
 
 
-def test_a_too_long_path_and_an_unknown_id_fail(device: VirtualDevice) -> None:
-    assert exchange(device, b"STAT" + struct.pack("<I", 2000) + b"x" * 2000) == fail("path too long")
-    assert exchange(device, b"JUNK\0\0\0\0") == fail("unknown command 4b4e554a")
+def test_a_too_long_path_and_an_unknown_id_fail(vdev: VirtualDevice) -> None:
+    assert exchange(vdev, b"STAT" + struct.pack("<I", 2000) + b"x" * 2000) == fail("path too long")
+    assert exchange(vdev, b"JUNK\0\0\0\0") == fail("unknown command 4b4e554a")
 
 
-def test_push_makes_missing_parent_directories(device: VirtualDevice) -> None:
-    assert push(device, "/data/local/tmp/a/b/c.txt", b"c", 0o644) == b"OKAY\0\0\0\0"
-    assert device.fs.stat("/data/local/tmp/a/b", SHELL).is_dir
+def test_push_makes_missing_parent_directories(vdev: VirtualDevice) -> None:
+    assert push(vdev, "/data/local/tmp/a/b/c.txt", b"c", 0o644) == b"OKAY\0\0\0\0"
+    assert vdev.fs.stat("/data/local/tmp/a/b", SHELL).is_dir
 
 
-def test_recv_streams_the_file_then_done(device: VirtualDevice) -> None:
-    push(device, "/data/local/tmp/r", b"hello", 0o644)
-    assert exchange(device, encode_sync(b"RECV", b"/data/local/tmp/r")) == encode_sync(b"DATA", b"hello") + encode_sync(b"DONE", 0)
-    assert exchange(device, encode_sync(b"RECV", b"/data/local/tmp/none")) == fail("open failed: No such file or directory")
+def test_recv_streams_the_file_then_done(vdev: VirtualDevice) -> None:
+    push(vdev, "/data/local/tmp/r", b"hello", 0o644)
+    assert exchange(vdev, encode_sync(b"RECV", b"/data/local/tmp/r")) == encode_sync(b"DATA", b"hello") + encode_sync(b"DONE", 0)
+    assert exchange(vdev, encode_sync(b"RECV", b"/data/local/tmp/none")) == fail("open failed: No such file or directory")
 
 
-def test_stat_v1_and_v2(device: VirtualDevice) -> None:
-    push(device, "/data/local/tmp/s", b"abc", 0o755, mtime=1234)
-    assert exchange(device, encode_sync(b"STAT", b"/data/local/tmp/s")) == b"STAT" + struct.pack("<III", 0o100777, 3, 1234)
-    assert exchange(device, encode_sync(b"STAT", b"/data/local/tmp/none")) == b"STAT" + bytes(12)
-    reply = exchange(device, encode_sync(b"STA2", b"/data/local/tmp/s"))
+def test_stat_v1_and_v2(vdev: VirtualDevice) -> None:
+    push(vdev, "/data/local/tmp/s", b"abc", 0o755, mtime=1234)
+    assert exchange(vdev, encode_sync(b"STAT", b"/data/local/tmp/s")) == b"STAT" + struct.pack("<III", 0o100777, 3, 1234)
+    assert exchange(vdev, encode_sync(b"STAT", b"/data/local/tmp/none")) == b"STAT" + bytes(12)
+    reply = exchange(vdev, encode_sync(b"STA2", b"/data/local/tmp/s"))
     ident, error, _dev, _ino, mode, _nlink, uid, _gid, size, _at, mtime, _ct = struct.unpack("<4sIQQIIIIQqqq", reply)
     assert (ident, error, mode, uid, size, mtime) == (b"STA2", 0, 0o100777, 2000, 3, 1234)
-    missing = exchange(device, encode_sync(b"LST2", b"/data/local/tmp/none"))
+    missing = exchange(vdev, encode_sync(b"LST2", b"/data/local/tmp/none"))
     assert missing[:8] == b"LST2" + struct.pack("<I", 2)
 
 
-def test_list_gives_dents_then_done(device: VirtualDevice) -> None:
-    push(device, "/data/local/tmp/l1", b"1", 0o644)
-    reply = exchange(device, encode_sync(b"LIST", b"/data/local/tmp"))
+def test_list_gives_dents_then_done(vdev: VirtualDevice) -> None:
+    push(vdev, "/data/local/tmp/l1", b"1", 0o644)
+    reply = exchange(vdev, encode_sync(b"LIST", b"/data/local/tmp"))
     names = []
     offset = 0
     while True:
@@ -126,27 +126,27 @@ def test_list_gives_dents_then_done(device: VirtualDevice) -> None:
     assert offset == len(reply)
 
 
-def test_after_a_refused_send_adbd_drops_the_data_and_closes(device: VirtualDevice) -> None:
-    stream = device.open_service("sync:")
+def test_after_a_refused_send_adbd_drops_the_data_and_closes(vdev: VirtualDevice) -> None:
+    stream = vdev.open_service("sync:")
     stream.send(encode_sync(b"SEND", b"/system/x,33188") + encode_sync(b"DATA", b"zz"))
     stream.send(encode_sync(b"DONE", 0))
     assert stream.recv(1) == fail("couldn't create file: Read-only file system")
     assert stream.recv(1) == b""
 
 
-def test_the_mode_is_read_as_strtoul_reads_it(device: VirtualDevice) -> None:
+def test_the_mode_is_read_as_strtoul_reads_it(vdev: VirtualDevice) -> None:
     from pytest_mobile_agent.virtual.sync_service import _strtoul
 
     assert [_strtoul(t) for t in ("33188", "0644", "0x1a4", "", "12abc")] == [33188, 0o644, 0o644, 0, 12]
     request = encode_sync(b"SEND", b"/data/local/tmp/octal,0755") + encode_sync(b"DATA", b"x") + encode_sync(b"DONE", 0)
-    assert exchange(device, request) == b"OKAY\0\0\0\0"
-    assert device.fs.stat("/data/local/tmp/octal", SHELL).mode & 0o777 == 0o777
+    assert exchange(vdev, request) == b"OKAY\0\0\0\0"
+    assert vdev.fs.stat("/data/local/tmp/octal", SHELL).mode & 0o777 == 0o777
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=300))
-def test_any_bytes_to_the_sync_service_end_in_replies_or_a_close(device: VirtualDevice, data: bytes) -> None:
-    stream = device.open_service("sync:")
+def test_any_bytes_to_the_sync_service_end_in_replies_or_a_close(vdev: VirtualDevice, data: bytes) -> None:
+    stream = vdev.open_service("sync:")
     with contextlib.suppress(errors.Closed):
         stream.send(data)
     with contextlib.suppress(errors.Timeout):
@@ -156,8 +156,8 @@ def test_any_bytes_to_the_sync_service_end_in_replies_or_a_close(device: Virtual
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=200))
-def test_any_bytes_on_a_shell_v2_stream_are_input_or_end_it(device: VirtualDevice, data: bytes) -> None:
-    stream = device.open_service("shell,v2,raw:cat >/dev/null")
+def test_any_bytes_on_a_shell_v2_stream_are_input_or_end_it(vdev: VirtualDevice, data: bytes) -> None:
+    stream = vdev.open_service("shell,v2,raw:cat >/dev/null")
     with contextlib.suppress(errors.Closed):
         stream.send(data)
     stream.close()
