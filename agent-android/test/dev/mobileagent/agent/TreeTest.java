@@ -164,6 +164,20 @@ public class TreeTest {
     }
 
     @Test
+    public void anEvictionAlsoDropsThePlatformsOwnCachedNodes() throws Exception {
+        snapshot("{}");
+        assertEquals(0, platform.cacheDrops);
+        snapshot("{\"evict\":[12]}");
+        assertEquals(1, platform.cacheDrops);
+        snapshot("{\"evict_event_less\":true}");
+        assertEquals(2, platform.cacheDrops);
+        call(agent, clock, "tap", "{\"x\":5,\"y\":2000}");
+        assertEquals("the agent's own input evicts the Compose window", 3, platform.cacheDrops);
+        call(agent, clock, "resync", "{}");
+        assertEquals(4, platform.cacheDrops);
+    }
+
+    @Test
     public void anExplicitEvictionRereadsOnlyTheNamedWindow() throws Exception {
         snapshot("{}");
         platform.window(Fixtures.COMPOSE).rootNode().children().get(0).a.desc = "changed quietly";

@@ -334,6 +334,14 @@ public final class FakePlatform implements Platform {
         return new Screenshot(format, d.width, d.height, d.rotation, out.toByteArray());
     }
 
+    /** How often the agent asked to drop the platform's cached nodes. */
+    public volatile int cacheDrops;
+
+    @Override
+    public void dropCachedNodes() {
+        cacheDrops++;
+    }
+
     @Override
     public void release() {
         released = true;

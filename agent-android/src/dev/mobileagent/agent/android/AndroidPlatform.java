@@ -21,6 +21,7 @@ import dev.mobileagent.agent.platform.PlatformEvent;
 import dev.mobileagent.agent.platform.PlatformException;
 import dev.mobileagent.agent.platform.RawWindow;
 import dev.mobileagent.agent.platform.Screenshot;
+import dev.mobileagent.agent.wrappers.AccessibilityCaches;
 import dev.mobileagent.agent.wrappers.Clipboards;
 import dev.mobileagent.agent.wrappers.Displays;
 import dev.mobileagent.agent.wrappers.MissingApi;
@@ -49,6 +50,7 @@ public final class AndroidPlatform implements Platform {
     private volatile Platform.EventSink sink;
     private volatile boolean released;
     private Clipboards clipboards;
+    private volatile boolean cacheWarned;
 
     private AndroidPlatform(UiAutomation ua, HandlerThread looperThread) {
         this.ua = ua;
@@ -299,6 +301,18 @@ public final class AndroidPlatform implements Platform {
         b.recycle();
         if (!ok || out.size() == 0) throw new PlatformException("screenshot_failed", "encoding the screenshot failed");
         return new Screenshot(format, w, h, d.rotation, out.toByteArray());
+    }
+
+    @Override
+    public void dropCachedNodes() {
+        try {
+            AccessibilityCaches.clear(ua);
+        } catch (MissingApi | RuntimeException e) {
+            if (!cacheWarned) {
+                cacheWarned = true;
+                java.util.logging.Logger.getLogger("dev.mobileagent.agent").warning("cannot clear the accessibility cache: " + e.getMessage());
+            }
+        }
     }
 
     @Override

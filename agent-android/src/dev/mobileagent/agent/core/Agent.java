@@ -104,6 +104,7 @@ public final class Agent implements Platform.EventSink {
 
         for (int w : evict) caches.invalidate(w);
         if (evictEventLess) caches.invalidateEventLess();
+        if (!evict.isEmpty() || evictEventLess) platform.dropCachedNodes();
         IdleTracker.Result waited = idle.await(idleTimeout, idleQuiet, deadline);
         long seq = events.lastSeq();
 
@@ -187,7 +188,7 @@ public final class Agent implements Platform.EventSink {
     // --- input ----------------------------------------------------------------------------------
 
     private void acted() {
-        caches.invalidateEventLess();
+        if (!caches.invalidateEventLess().isEmpty()) platform.dropCachedNodes();
         idle.noteActivity();
     }
 
@@ -291,6 +292,7 @@ public final class Agent implements Platform.EventSink {
             throw new AgentError("busy", "cannot resync now: " + e.getMessage(), true);
         }
         caches.clear();
+        platform.dropCachedNodes();
         return put(new JSONObject(), "seq", events.lastSeq());
     }
 

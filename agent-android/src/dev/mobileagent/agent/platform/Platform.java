@@ -39,6 +39,12 @@ public interface Platform {
     /** An upright screenshot in every display orientation; never a blank image. */
     Screenshot screenshot(String format, int quality) throws PlatformException;
 
+    /**
+     * Drops the platform's own cached nodes (the accessibility framework caches them too), so that
+     * an evicted window is read from the app again. Best effort: a failure only costs freshness.
+     */
+    void dropCachedNodes();
+
     /** Releases UI automation; idempotent. */
     void release();
 

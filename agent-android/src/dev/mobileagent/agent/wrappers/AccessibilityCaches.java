@@ -1,0 +1,31 @@
+package dev.mobileagent.agent.wrappers;
+
+import android.app.UiAutomation;
+import java.lang.reflect.Method;
+
+/**
+ * Clearing the accessibility framework's own node cache, so that a window the agent evicts is read
+ * from the app again: a toolkit that sends no change events (Compose) leaves that cache stale too.
+ * UiAutomation.clearCache() where the release has it, else AccessibilityInteractionClient's
+ * clearCache(connectionId) (hidden, newer releases) or clearCache() (hidden, older releases).
+ */
+public final class AccessibilityCaches {
+    private AccessibilityCaches() {}
+
+    public static void clear(UiAutomation ua) throws MissingApi {
+        Method own = Reflect.optional(UiAutomation.class, "clearCache");
+        if (own != null) {
+            Reflect.invoke(own, ua);
+            return;
+        }
+        Class<?> client = Reflect.type("android.view.accessibility.AccessibilityInteractionClient");
+        Object instance = Reflect.invoke(Reflect.method(client, "getInstance"), null);
+        Method byConnection = Reflect.optional(client, "clearCache", int.class);
+        if (byConnection != null) {
+            Object id = Reflect.invoke(Reflect.method(UiAutomation.class, "getConnectionId"), ua);
+            Reflect.invoke(byConnection, instance, id);
+            return;
+        }
+        Reflect.invoke(Reflect.method(client, "clearCache"), instance);
+    }
+}
