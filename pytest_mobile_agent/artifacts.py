@@ -47,7 +47,7 @@ ARTIFACTS_KEY = pytest.StashKey[ArtifactSources]()
 
 
 def artifact_dir(config: pytest.Config, nodeid: str) -> Path:
-    base = Path(str(config.cache.mkdir("mobile-agent"))) if config.cache else Path(".mobile-agent")
+    base = Path(str(config.cache.mkdir("mobile-agent"))) if getattr(config, "cache", None) else Path(".mobile-agent")
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", nodeid).strip("_")[:150] or "test"
     path = base / "artifacts" / name
     path.mkdir(parents=True, exist_ok=True)

@@ -1,86 +1,231 @@
-"""The fixtures that carry the driver (first version: the target, the adb server, the device).
+"""The fixtures that carry the driver, importable by any app's test suite.
 
-``android_target`` (session) resolves ``--android-serial``:
+Scopes and teardown:
 
-* a serial: that target on the local adb server (127.0.0.1:5037, ``ANDROID_ADB_SERVER_PORT``);
-* ``auto``: the only online target on that server;
-* ``virtual``: a :class:`~pytest_mobile_agent.virtual.VirtualLab` started for the session, on the
-  built-in adb endpoint, or with ``--virtual-adb real`` behind Debian's adb server with the device's
-  adbd endpoint attached; the lab stops at the end of the session.
+========================  ========  =============================================================
+fixture                   scope     what it is, and what its teardown does
+========================  ========  =============================================================
+``android_target``        session   the target `--android-serial` names (skips, or fails under
+                                    `--android-require-device`, when it is missing or unusable)
+``adb_server``            session   the adb client of the target's server
+``device``                session   the target as an ``adb.Device``
+``agent_jar``             session   the agent build to deploy (the stand-in on the virtual device)
+``agent_records``         session   where the agent records live (reused across runs and workers)
+``path_selection``        session   the controller path chosen once (``select_paths``); closes it
+``controller``            session   the connected emulator controller, or None (the reason is in
+                                    the session's status)
+``automation_lock``       function  the per-serial file lock, held for the test
+``agent``                 function  the resident agent, attached under the lock after the quiet
+                                    wait; teardown closes the connection and leaves the agent
+                                    running, so the next test, run or worker reuses it
+``session``               function  the agent and the controller behind the mirror's backends;
+                                    teardown detaches (the agent keeps running)
+``screen``                function  the mirror on the session: selectors, waits, actions, dumps
+``compose_fixture``       function  a factory starting the fixture app on a tab; force-stops it
+``host_gate``             function  `host_gate.check(measured, bound, what)`
+========================  ========  =============================================================
 
-``adb_server`` and ``device`` are the client objects for that target. A test that asks for them with
-no target named is skipped with the plugin's reason.
+With `--android-serial virtual` each pytest process (each xdist worker too) starts its own
+``VirtualLab``: the virtual devices, their adb fronts, the UI model of the Compose fixture app, the
+agent double and, with `--emulator-controller auto`, an emulator controller double per device whose
+discovery file is where the emulator client looks. To share one virtual device between processes,
+serve it with `python -m pytest_mobile_agent.virtual` and name its serial.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+import contextlib
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.adb import AdbServer, Device
+from pytest_mobile_agent.adb import AdbServer, Device, Target
+from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Records
+from pytest_mobile_agent.artifacts import ARTIFACTS_KEY, ArtifactSources
+from pytest_mobile_agent.gates import HostGate
+from pytest_mobile_agent.lock import AutomationLock
+from pytest_mobile_agent.options import AUTO, NO_SERIAL_REASON, Settings
+from pytest_mobile_agent.policy import DisturbanceWatch, QuietWait, parse_ps
+from pytest_mobile_agent.reruns import WATCH_KEY
 
 if TYPE_CHECKING:
+    from pytest_mobile_agent.mirror import Mirror
+    from pytest_mobile_agent.session import Selection, Session
     from pytest_mobile_agent.virtual import VirtualLab
 
-VIRTUAL = "virtual"
-AUTO = "auto"
-VIRTUAL_FRONTS = ("builtin", "real")
+log = logging.getLogger("pytest_mobile_agent.fixtures")
+
+SETTINGS_KEY = pytest.StashKey[Settings]()
+PROVIDER_KEY = pytest.StashKey["TargetProvider"]()
+DISCOVERY_ENV = "MOBILE_AGENT_AVD_DISCOVERY_DIR"
+CONTROLLER_TOKEN_ENV = "MOBILE_AGENT_EMULATOR_TOKEN"  # the bearer token of an --emulator-controller URL
+PS_COMMAND = "ps -A -o PID,ARGS"
+AUTOMATION_LOCK_TIMEOUT = 900.0
+
+
+# --- the target ----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class AndroidTarget:
-    """The target a session drives: its serial, the adb server it is on, and the lab behind it if virtual."""
+    """The target this process drives: its serial, its adb server, the lab behind it if virtual,
+    and what the server's listing says of it."""
 
     serial: str
     server: AdbServer
-    lab: VirtualLab | None = None  # for `--android-serial virtual`
+    lab: VirtualLab | None = None
+    facts: Target | None = None
 
     @property
     def virtual(self) -> bool:
         return self.lab is not None
 
+    @property
+    def emulator(self) -> bool:
+        if self.facts is not None:
+            return bool(self.facts.emulator)
+        return self.serial.startswith("emulator-")
 
-def resolve_auto(server: AdbServer) -> str:
-    """The serial of the only online target; an error naming the choices otherwise."""
+
+def worker_index(config: pytest.Config) -> int:
+    """0 for a plain run; N for xdist's worker gwN."""
+    workerinput = getattr(config, "workerinput", None)
+    worker = str(workerinput.get("workerid", "gw0")) if workerinput else "gw0"
+    digits = worker.removeprefix("gw")
+    return int(digits) if digits.isdigit() else 0
+
+
+@dataclass
+class TargetProvider:
+    """Resolves (and for `virtual`, starts) the target of this process, once."""
+
+    settings: Settings
+    index: int = 0
+    lab: VirtualLab | None = None
+    controllers: list[Any] = field(default_factory=list)
+    _target: AndroidTarget | None = None
+    _saved_discovery: str | None = None
+    _discovery_dir: tempfile.TemporaryDirectory[str] | None = None
+
+    def target(self) -> AndroidTarget:
+        if self._target is None:
+            self._target = self._virtual() if self.settings.virtual_count else self._named()
+        return self._target
+
+    def _named(self) -> AndroidTarget:
+        serials = self.settings.serials
+        server = AdbServer()
+        serial = serials[self.index % len(serials)]
+        if serial == AUTO:
+            serial = _only_online(server)
+        return AndroidTarget(serial, server, facts=_facts(server, serial))
+
+    def _virtual(self) -> AndroidTarget:
+        from pytest_mobile_agent.virtual import VirtualLab
+
+        count = self.settings.virtual_count
+        self.lab = VirtualLab.start(count, real_adb=self.settings.virtual_adb == "real")
+        for serial in self.lab.serials:
+            _install_apps(self.lab.device(serial))
+        if self.settings.emulator_controller == "auto":
+            self._start_controllers(self.lab)
+        server = AdbServer(host="127.0.0.1", port=self.lab.adb_port)
+        serial = self.lab.serials[self.index % count]
+        return AndroidTarget(serial, server, self.lab, _facts(server, serial))
+
+    def _start_controllers(self, lab: VirtualLab) -> None:
+        """An emulator controller double per virtual device, found as an emulator's would be."""
+        from pytest_mobile_agent.virtual.controller import ControllerDouble
+
+        self._discovery_dir = tempfile.TemporaryDirectory(prefix="mobile-agent-avd-")
+        self._saved_discovery = os.environ.get(DISCOVERY_ENV)
+        os.environ[DISCOVERY_ENV] = self._discovery_dir.name
+        for serial in lab.serials:
+            if serial.startswith("emulator-"):
+                self.controllers.append(ControllerDouble(lab.device(serial).display, serial=serial).start())
+
+    def close(self) -> None:
+        for controller in self.controllers:
+            with contextlib.suppress(Exception):
+                controller.stop()
+        self.controllers.clear()
+        if self._discovery_dir is not None:
+            if self._saved_discovery is None:
+                os.environ.pop(DISCOVERY_ENV, None)
+            else:
+                os.environ[DISCOVERY_ENV] = self._saved_discovery
+            self._discovery_dir.cleanup()
+            self._discovery_dir = None
+        if self.lab is not None:
+            self.lab.stop()
+            self.lab = None
+        self._target = None
+
+
+def _install_apps(device: Any) -> None:
+    """The Compose fixture app and the agent double on a lab device (both idempotent)."""
+    from pytest_mobile_agent.virtual import agent as agent_double
+
+    agent_double.install(device)
+
+
+def _only_online(server: AdbServer) -> str:
     online = [entry.serial for entry in server.devices() if entry.online]
     if len(online) != 1:
-        listed = ", ".join(online) or "none"
         raise errors.MobileAgentError(
-            f"--android-serial auto needs exactly one online target on {server.address}, found {listed}",
+            f"--android-serial auto needs exactly one online target on {server.address}, found {', '.join(online) or 'none'}",
             advice="Name one with --android-serial SERIAL",
         )
     return online[0]
 
 
-def start_virtual(config: pytest.Config) -> AndroidTarget:
-    """A lab for the session, on the front `--virtual-adb` names."""
-    from pytest_mobile_agent.virtual import VirtualLab
+def _facts(server: AdbServer, serial: str) -> Target:
+    """The server's listing of the target; an error with the target's advice when it is not usable."""
+    listed = {target.serial: target for target in server.targets()}
+    target = listed.get(serial)
+    if target is None:
+        others = ", ".join(f"{t.serial} ({t.state})" for t in listed.values()) or "no targets"
+        raise errors.MobileAgentError(
+            f"{serial} is not on the adb server at {server.address} (it lists {others})",
+            advice="Check the serial with `python -m pytest_mobile_agent targets` or `adb devices -l`",
+        )
+    if target.advice:
+        raise errors.MobileAgentError(f"{serial} is {target.state}", advice=target.advice)
+    return target
 
-    lab = VirtualLab.start(1, real_adb=config.getoption("virtual_adb") == "real")
-    return AndroidTarget(lab.serials[0], AdbServer(host="127.0.0.1", port=lab.adb_port), lab)
+
+def provider_of(config: pytest.Config) -> TargetProvider:
+    return config.stash[PROVIDER_KEY]
+
+
+def settings_of(config: pytest.Config) -> Settings:
+    return config.stash[SETTINGS_KEY]
 
 
 @pytest.fixture(scope="session")
-def android_target(request: pytest.FixtureRequest) -> Iterator[AndroidTarget]:
-    from pytest_mobile_agent.plugin import NO_SERIAL_REASON, android_serial
+def mobile_agent_settings(pytestconfig: pytest.Config) -> Settings:
+    """The plugin's options, parsed."""
+    return settings_of(pytestconfig)
 
-    named = android_serial(request.config)
-    if named is None:
+
+@pytest.fixture(scope="session")
+def android_target(pytestconfig: pytest.Config) -> AndroidTarget:
+    settings = settings_of(pytestconfig)
+    if not settings.named:
         pytest.skip(NO_SERIAL_REASON)
-    if named == VIRTUAL:
-        target = start_virtual(request.config)
-        assert target.lab is not None
-        try:
-            yield target
-        finally:
-            target.lab.stop()
-        return
-    server = AdbServer()
-    yield AndroidTarget(resolve_auto(server) if named == AUTO else named, server)
+    try:
+        return provider_of(pytestconfig).target()
+    except errors.MobileAgentError as exc:
+        if settings.require_device:
+            pytest.fail(f"the required Android target is not usable: {exc}", pytrace=False)
+        pytest.skip(f"the Android target is not usable: {exc}")
 
 
 @pytest.fixture(scope="session")
@@ -89,7 +234,239 @@ def adb_server(android_target: AndroidTarget) -> AdbServer:
     return android_target.server
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def device(android_target: AndroidTarget) -> Device:
     """The target, as the adb client's Device."""
     return android_target.server.device(android_target.serial)
+
+
+# --- the agent -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def agent_jar(android_target: AndroidTarget, mobile_agent_settings: Settings) -> AgentJar:
+    """`--agent-jar` / MOBILE_AGENT_JAR, else the built jar; the stand-in on the virtual device."""
+    try:
+        if mobile_agent_settings.agent_jar is not None:
+            return AgentJar.from_path(mobile_agent_settings.agent_jar)
+        return AgentJar.stand_in() if android_target.virtual else AgentJar.locate()
+    except errors.MobileAgentError as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def agent_records(mobile_agent_settings: Settings) -> Records:
+    """The records of the agents this host started, in `--agent-records` (default: the pytest cache)."""
+    mobile_agent_settings.records_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return Records.in_dir(mobile_agent_settings.records_dir)
+
+
+@pytest.fixture
+def automation_lock(request: pytest.FixtureRequest, android_target: AndroidTarget) -> Iterator[float]:
+    """Hold the serial's automation lock for the test; yields the seconds spent waiting for it."""
+    lock = AutomationLock(android_target.serial)
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+
+    def announce(message: str) -> None:
+        if reporter is not None and not hasattr(request.config, "workerinput"):
+            reporter.write_line(f"[mobile-agent] {message}", yellow=True)
+
+    with lock.held(request.node.nodeid, AUTOMATION_LOCK_TIMEOUT, on_wait=announce) as waited:
+        yield waited
+
+
+@pytest.fixture
+def agent(
+    request: pytest.FixtureRequest,
+    automation_lock: float,
+    device: Device,
+    agent_jar: AgentJar,
+    agent_records: Records,
+    mobile_agent_settings: Settings,
+) -> Iterator[Attached]:
+    """The resident agent, attached for this test once the device is quiet.
+
+    Launched on first use, reused (about a millisecond, no process started) by every later test,
+    run and worker that shares the records; teardown closes only the connection.
+    """
+    serial = device.serial
+
+    def own_sockets() -> set[str]:
+        record = agent_records.get(serial)
+        return {record.socket} if record is not None else set()
+
+    def processes() -> list[Any]:
+        return parse_ps(device.shell(PS_COMMAND).text())
+
+    if not mobile_agent_settings.agent_force:
+        QuietWait(processes, own_sockets, timeout=mobile_agent_settings.quiet_wait).wait()
+    deployer = Deployer(device, agent_jar, agent_records, DeployOptions(force=mobile_agent_settings.agent_force))
+    attached = deployer.attach()
+    watch = DisturbanceWatch(processes, own_sockets)
+    request.node.stash[WATCH_KEY] = watch
+    _artifacts(request).mark_start(device)
+    try:
+        yield attached
+    finally:
+        disconnection = attached.connection.disconnection
+        if disconnection is not None and "replaced" in str(disconnection.reason):
+            watch.note(f"another host took our agent's connection ({disconnection.reason})")
+        attached.connection.close()
+
+
+def _artifacts(request: pytest.FixtureRequest) -> ArtifactSources:
+    node = request.node
+    if ARTIFACTS_KEY not in node.stash:
+        node.stash[ARTIFACTS_KEY] = ArtifactSources()
+    return node.stash[ARTIFACTS_KEY]
+
+
+# --- controller, session, screen -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def path_selection(android_target: AndroidTarget, mobile_agent_settings: Settings) -> Iterator[Selection]:
+    """Whether sessions use the emulator's controller (`--emulator-controller`), decided once."""
+    from pytest_mobile_agent.emulator.endpoint import Endpoint
+    from pytest_mobile_agent.session import ControllerChoice, select_paths
+
+    wanted = mobile_agent_settings.emulator_controller
+    if wanted == "off":
+        choice = ControllerChoice.Off()
+    elif wanted == "auto":
+        choice = ControllerChoice.Auto()
+    else:
+        host, port = parse_controller_url(wanted)
+        token = os.environ.get(CONTROLLER_TOKEN_ENV) or None
+        choice = ControllerChoice.Endpoint(Endpoint.at(port, host=host, token=token, serial=android_target.serial))
+    selection = select_paths(android_target.serial, android_target.emulator, choice)
+    try:
+        yield selection
+    finally:
+        if selection.controller is not None:
+            selection.controller.close()
+
+
+def parse_controller_url(url: str) -> tuple[str, int]:
+    """`http://HOST:PORT` (the scheme optional) into its host and port."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    if parts.scheme not in ("http", "grpc") or not parts.hostname or parts.port is None:
+        raise pytest.UsageError(f"--emulator-controller takes auto, off or http://HOST:PORT, not {url!r}")
+    return parts.hostname, parts.port
+
+
+@pytest.fixture(scope="session")
+def controller(path_selection: Selection) -> Any:
+    """The connected emulator controller, or None: a device, `--emulator-controller off`, or an
+    emulator whose endpoint is unavailable (the session's status carries the warning)."""
+    return path_selection.controller
+
+
+@pytest.fixture
+def session(request: pytest.FixtureRequest, agent: Attached, path_selection: Selection, device: Device) -> Iterator[Session]:
+    """The agent and the controller behind the mirror's backends, with the status report."""
+    from pytest_mobile_agent.session import Session
+
+    started = Session.start(
+        agent, controller=path_selection.controller, device=device, serial=path_selection.serial,
+        warning=path_selection.warning,
+    )
+    _artifacts(request).session = started
+    try:
+        yield started
+    finally:
+        request.config.stash.setdefault(STATUS_KEY, {})[device.serial] = started.status()
+        started.detach()
+
+
+STATUS_KEY = pytest.StashKey[dict[str, list[str]]]()
+
+
+@pytest.fixture
+def screen(request: pytest.FixtureRequest, session: Session) -> Mirror:
+    """The mirror: a replica of the device's windows with selectors, waits and actions."""
+    from pytest_mobile_agent.mirror import Mirror
+
+    mirror = Mirror(session.backend())
+    _artifacts(request).screen = mirror
+    return mirror
+
+
+# --- the fixture app -----------------------------------------------------------------------------
+
+
+@dataclass
+class FixtureApp:
+    """The app compose_fixture started: its component and the tab it opened on."""
+
+    package: str
+    activity: str
+    tab: str | None
+
+    @property
+    def component(self) -> str:
+        return f"{self.package}/{self.activity}"
+
+
+def foreground_package(device: Device) -> str | None:
+    """The package of the focused app window (`dumpsys window`'s mCurrentFocus)."""
+    for line in device.shell("dumpsys window").text().splitlines():
+        line = line.strip()
+        if line.startswith("mCurrentFocus=") and "/" in line:
+            return line.split()[-1].split("/")[0] or None
+    return None
+
+
+@pytest.fixture
+def compose_fixture(request: pytest.FixtureRequest, device: Device, mobile_agent_settings: Settings) -> Iterator[Callable[..., FixtureApp]]:
+    """`compose_fixture(tab="Big")` starts the fixture app with `am start -S` on that tab, waits until
+    it is in front, and force-stops it when the test ends. `--fixture-package` and
+    `--fixture-activity` name another app."""
+    import shlex
+
+    package, activity = mobile_agent_settings.fixture_package, mobile_agent_settings.fixture_activity
+    started: list[FixtureApp] = []
+
+    def start(tab: str | None = "Login", *, extras: dict[str, str] | None = None, timeout: float = 20.0) -> FixtureApp:
+        app = FixtureApp(package, activity, tab)
+        pairs = dict(extras or {})
+        if tab is not None:
+            pairs["tab"] = tab
+        args = "".join(f" --es {shlex.quote(k)} {shlex.quote(v)}" for k, v in pairs.items())
+        deadline = time.monotonic() + timeout
+        output = device.shell_until(f"am start -W -S -n {shlex.quote(app.component)}{args}", deadline)
+        if output.exit_code != 0 or "Error" in output.text():
+            raise errors.MobileAgentError(f"am start {app.component} failed: {output.text().strip()}")
+        started.append(app)
+        _wait_in_front(device, package, deadline)
+        watch = request.node.stash.get(WATCH_KEY, None)
+        if watch is not None:
+            watch.foreground = lambda: foreground_package(device)
+            watch.expected_foreground = package
+        return app
+
+    yield start
+    for app in started:
+        with contextlib.suppress(errors.MobileAgentError):
+            device.shell(f"am force-stop {shlex.quote(app.package)}")
+
+
+def _wait_in_front(device: Device, package: str, deadline: float) -> None:
+    while True:
+        current = foreground_package(device)
+        if current == package:
+            return
+        if time.monotonic() >= deadline:
+            raise errors.Timeout(f"waiting for {package} to come to the front (in front: {current or 'nothing'})")
+        time.sleep(0.05)
+
+
+# --- host gates ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def host_gate() -> HostGate:
+    """`host_gate.check(measured, bound, what)`: asserted unless MOBILE_AGENT_HOST_GATES=off."""
+    return HostGate()

@@ -137,7 +137,7 @@ class Settings:
         serial_text = str(raw_value(config, "android_serial") or "")
         serials = tuple(part.strip() for part in serial_text.split(",") if part.strip())
         _check_serials(serials)
-        cache_dir = Path(str(config.cache.mkdir("mobile-agent"))) if config.cache else Path(".mobile-agent")
+        cache_dir = Path(str(config.cache.mkdir("mobile-agent"))) if getattr(config, "cache", None) else Path(".mobile-agent")
         records = raw_value(config, "agent_records")
         jar = raw_value(config, "agent_jar")
         return cls(

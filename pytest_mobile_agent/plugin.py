@@ -1,4 +1,5 @@
-"""The pytest plugin: options, markers and the fixtures that carry the driver.
+"""The pytest plugin: options, markers, the fixtures that carry the driver, and the policies of a
+shared device (the quiet wait, retry-on-disturbance, the automation lock, failure artifacts).
 
 Registered through the `pytest11` entry point `mobile_agent`, so installing the package is enough.
 """
@@ -6,54 +7,128 @@ Registered through the `pytest11` entry point `mobile_agent`, so installing the 
 from __future__ import annotations
 
 import importlib
-import os
 
 import pytest
 
-SERIAL_ENV = "MOBILE_AGENT_ANDROID_SERIAL"
-FIXTURES_PLUGIN = "mobile_agent_fixtures"  # pytest_mobile_agent.fixtures: android_target, adb_server, device
+from pytest_mobile_agent import artifacts, reruns
+from pytest_mobile_agent.errors import MobileAgentError
+from pytest_mobile_agent.fixtures import (
+    PROVIDER_KEY,
+    SETTINGS_KEY,
+    STATUS_KEY,
+    TargetProvider,
+    worker_index,
+)
+from pytest_mobile_agent.options import NO_SERIAL_REASON, SERIAL_ENV, Settings, add_options
 
-NO_SERIAL_REASON = (
-    "no Android target named: pass --android-serial SERIAL (or `virtual` for the built-in "
-    f"virtual device, `auto` for the only online target) or set {SERIAL_ENV}"
+__all__ = ["NO_SERIAL_REASON", "SERIAL_ENV", "android_serial"]
+
+FIXTURES_PLUGIN = "mobile_agent_fixtures"
+RERUNS_PLUGIN = "mobile_agent_reruns"
+# A test that uses any of these needs a target, marked or not.
+DEVICE_FIXTURES = frozenset(
+    {"android_target", "adb_server", "device", "agent", "session", "screen", "controller", "compose_fixture",
+     "automation_lock", "agent_jar", "path_selection"}
+)
+MARKERS = (
+    "device: the test needs an Android target; skipped with the reason when none is named "
+    f"(--android-serial / {SERIAL_ENV}), an error under --android-require-device",
+    "host_gate: the test asserts a wall-clock bound through the host_gate fixture, which only reports "
+    "the figure when MOBILE_AGENT_HOST_GATES=off",
 )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("mobile-agent", "Android devices and emulators (pytest-mobile-agent)")
-    group.addoption(
-        "--android-serial",
-        dest="android_serial",
-        default=None,
-        metavar="SERIAL",
-        help=f"the Android target to drive: a serial, `auto`, or `virtual` (env {SERIAL_ENV})",
-    )
-    parser.addini("android_serial", "default for --android-serial", default="")
-    group.addoption(
-        "--virtual-adb",
-        dest="virtual_adb",
-        default="builtin",
-        choices=("builtin", "real"),
-        help="with --android-serial virtual: the built-in adb endpoint (default), or Debian's adb "
-        "server with the virtual device's adbd endpoint attached",
-    )
+    add_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if not config.pluginmanager.has_plugin(FIXTURES_PLUGIN):
-        config.pluginmanager.register(importlib.import_module("pytest_mobile_agent.fixtures"), FIXTURES_PLUGIN)
-    config.addinivalue_line(
-        "markers",
-        "device: the test needs an Android target (skipped when none is named with --android-serial)",
-    )
+    for marker in MARKERS:
+        config.addinivalue_line("markers", marker)
+    for name, module in ((FIXTURES_PLUGIN, "pytest_mobile_agent.fixtures"), (RERUNS_PLUGIN, "pytest_mobile_agent.reruns")):
+        if not config.pluginmanager.has_plugin(name):
+            config.pluginmanager.register(importlib.import_module(module), name)
+    settings = Settings.from_config(config)
+    config.stash[SETTINGS_KEY] = settings
+    config.stash[PROVIDER_KEY] = TargetProvider(settings, index=worker_index(config))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    provider = config.stash.get(PROVIDER_KEY, None)
+    if provider is not None:
+        provider.close()
 
 
 def android_serial(config: pytest.Config) -> str | None:
-    """The target named by the option, the environment or the ini file, in that order."""
-    value = config.getoption("android_serial") or os.environ.get(SERIAL_ENV) or config.getini("android_serial")
-    return str(value).strip() or None if value else None
+    """The target named by the option, the environment or the ini file (a comma list as given)."""
+    settings = config.stash.get(SETTINGS_KEY, None)
+    return ",".join(settings.serials) if settings and settings.serials else None
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    settings = config.stash[SETTINGS_KEY]
+    if not settings.named:
+        return [f"mobile-agent: no Android target named; device tests are skipped ({NO_SERIAL_REASON.split(': ', 1)[1]})"]
+    lines = [f"mobile-agent: targets {', '.join(settings.serials)}; controller {settings.emulator_controller}; "
+             f"quiet wait {settings.quiet_wait:g} s; {settings.disturbance_runs} runs at most when disturbed"]
+    if settings.virtual_count:
+        return lines
+    try:
+        target = config.stash[PROVIDER_KEY].target()
+    except MobileAgentError as exc:
+        return [*lines, f"mobile-agent: {exc}"]
+    facts = target.facts
+    if facts is not None:
+        lines.append(f"mobile-agent: {facts.serial} {facts.state}, model {facts.model}, API {facts.api_level}, "
+                     f"{'emulator' if facts.emulator else 'device'}")
+    return lines
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under --android-require-device, a missing or unusable target fails the run at once."""
+    settings = session.config.stash[SETTINGS_KEY]
+    if not settings.require_device or hasattr(session.config, "workerinput"):
+        return
+    if not settings.named:
+        raise pytest.UsageError(f"--android-require-device: no Android target named ({NO_SERIAL_REASON.split(': ', 1)[1]})")
+    try:
+        session.config.stash[PROVIDER_KEY].target()
+    except MobileAgentError as exc:
+        raise pytest.UsageError(f"--android-require-device: the Android target is not usable: {exc}") from None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("device") is None and DEVICE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.device)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    if item.get_closest_marker("device") is not None and android_serial(item.config) is None:
+    if item.get_closest_marker("device") is not None and not item.config.stash[SETTINGS_KEY].named:
         pytest.skip(NO_SERIAL_REASON)
+
+
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    runs = item.config.stash[SETTINGS_KEY].disturbance_runs
+    if runs <= 1 or item.get_closest_marker("device") is None or not item.config.stash[SETTINGS_KEY].named:
+        return None
+    reruns.run_with_retries(item, nextitem, runs)
+    return True
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    if report.failed and report.when == "call":
+        artifacts.collect(item, report)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]
+    statuses = terminalreporter.config.stash.get(STATUS_KEY, {})
+    if not statuses:
+        return
+    terminalreporter.write_sep("-", "mobile-agent status")
+    for lines in statuses.values():
+        for line in lines:
+            terminalreporter.write_line(line)

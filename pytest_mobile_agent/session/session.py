@@ -200,6 +200,20 @@ class Session:
             if self._owns_controller and self.controller is not None:
                 self.controller.close()
 
+    def detach(self) -> None:
+        """Stop the frames and close the connection, leaving the agent running for the next attach
+        (reused through its record); a controller the session owns is closed."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        self.frames.stop()
+        try:
+            self.connection.close()
+        finally:
+            if self._owns_controller and self.controller is not None:
+                self.controller.close()
+
     def __enter__(self) -> Session:
         return self
 
