@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import io
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
+from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.activity import App
 from pytest_mobile_agent.virtual.device import VirtualDevice
@@ -157,3 +160,17 @@ def test_su_refuses_as_aosps_su_does(vdev: VirtualDevice) -> None:
     assert run(vdev, "su -c id") == (1, "", "su: invalid uid/gid '-c'\n")
     assert run(vdev, "su 0 nosuch") == (1, "", "su: failed to exec nosuch: No such file or directory\n")
     assert run(vdev, "su 2000,2000 id -u; su root sh -c 'echo $USER'") == (0, "2000\nroot\n", "")
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(
+    st.text(max_size=60),
+    st.sampled_from(["shell", "shell,v2", "exec:", "sync:", "tcp:", "localabstract:", "reverse:", "abb:"]).flatmap(
+        lambda prefix: st.text(max_size=40).map(lambda rest: prefix + rest)),
+))
+def test_any_service_name_opens_a_stream_or_fails_with_a_package_error(vdev: VirtualDevice, service: str) -> None:
+    try:
+        stream = vdev.open_service(service)
+    except errors.MobileAgentError:
+        return
+    stream.close()
