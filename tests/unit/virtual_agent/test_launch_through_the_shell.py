@@ -25,7 +25,7 @@ JAR = f"/data/local/tmp/{SOCKET}.jar"
 
 
 @pytest.fixture
-def device() -> Iterator[VirtualDevice]:
+def vdev() -> Iterator[VirtualDevice]:
     dev = VirtualDevice("emulator-5574")
     agent.register(dev)
     attach(dev)
@@ -49,22 +49,22 @@ def read_stdout_line(stream: object, timeout: float = 5.0) -> str:
     return out.split(b"\n", 1)[0].decode()
 
 
-def test_the_launch_line_starts_a_detached_agent_that_serves_the_fixture(device: VirtualDevice) -> None:
-    device.fs.add_file(JAR, b"dex\n\x00mobile-agent-android 0.1.0\x00...", mode=0o444, uid=2000, gid=2000)
-    status, _, err = device.shell("am start -S -n dev.mobileagent.fixture/.MainActivity --es tab Big")
+def test_the_launch_line_starts_a_detached_agent_that_serves_the_fixture(vdev: VirtualDevice) -> None:
+    vdev.fs.add_file(JAR, b"dex\n\x00mobile-agent-android 0.1.0\x00...", mode=0o444, uid=2000, gid=2000)
+    status, _, err = vdev.shell("am start -S -n dev.mobileagent.fixture/.MainActivity --es tab Big")
     assert status == 0, err
-    stream = device.open_service("shell,v2,raw:" + launch_command(JAR, SOCKET, 10_000))
+    stream = vdev.open_service("shell,v2,raw:" + launch_command(JAR, SOCKET, 10_000))
     stream.send(adb_wire.encode_shell_packet(adb_wire.SHELL_STDIN, (TOKEN + "\n").encode()))
     line = read_stdout_line(stream)
     assert line.startswith("MOBILE_AGENT_READY ")
     ready = json.loads(line.split(" ", 1)[1])
     stream.close()  # adbd's SIGHUP goes to a shell that is gone, never to the agent
-    proc = device.processes.get(ready["pid"])
+    proc = vdev.processes.get(ready["pid"])
     assert proc is not None and proc.ppid == 1
     assert proc.args_line() == f"mobile-agent {SOCKET}"
     assert TOKEN not in proc.args_line() and TOKEN.encode() not in proc.cmdline_bytes()
     time.sleep(0.4)  # the Big tab composes
-    conn = device.open_service(f"localabstract:{SOCKET}")
+    conn = vdev.open_service(f"localabstract:{SOCKET}")
     decoder = wire.FrameDecoder()
     inbox: list[dict] = []
 
@@ -87,19 +87,19 @@ def test_the_launch_line_starts_a_detached_agent_that_serves_the_fixture(device:
     conn.send(wire.encode({"type": "request", "id": 2, "method": "shutdown", "deadline_ms": 5000, "params": {}}))
     assert recv("response")["result"] == {}
     assert wait_for(lambda: proc.dead) and proc.exit_status == 0
-    assert device.automation.holder() is None
+    assert vdev.automation.holder() is None
 
 
-def test_a_landscape_screenshot_has_landscape_dimensions_and_the_display_orientation(device: VirtualDevice) -> None:
+def test_a_landscape_screenshot_has_landscape_dimensions_and_the_display_orientation(vdev: VirtualDevice) -> None:
     from pytest_mobile_agent.virtual.agent import AgentCore, Identity, Platform, display_info
     from pytest_mobile_agent.virtual.streams import Kernel
 
     from .helpers import Host
 
-    ui = attach(device)
-    device.shell("am start -n dev.mobileagent.fixture/.MainActivity --es tab Big")
-    device.display.rotation = 1
-    core = AgentCore(Identity("0.1.0", "aaaaaaaaaaaa", 1, SOCKET, TOKEN), Platform(ui, lambda: display_info(device, ui)))
+    ui = attach(vdev)
+    vdev.shell("am start -n dev.mobileagent.fixture/.MainActivity --es tab Big")
+    vdev.display.rotation = 1
+    core = AgentCore(Identity("0.1.0", "aaaaaaaaaaaa", 1, SOCKET, TOKEN), Platform(ui, lambda: display_info(vdev, ui)))
     try:
         host = Host(core, Kernel())
         host.handshake()
@@ -108,8 +108,8 @@ def test_a_landscape_screenshot_has_landscape_dimensions_and_the_display_orienta
         snapshot = host.result("snapshot")
         assert snapshot["display"] == {"width": 2400, "height": 1080, "density": 420, "rotation": 1}
         assert snapshot["windows"][0]["bounds"] == [0, 0, 2400, 84]  # the status bar across the top
-        device.display.rotation = 0
-        device.display.override_density = 480
+        vdev.display.rotation = 0
+        vdev.display.override_density = 480
         assert host.result("snapshot")["display"] == {"width": 1080, "height": 2400, "density": 480, "rotation": 0}
         host.close()
     finally:

@@ -51,7 +51,7 @@ class Launched:
 
 
 @pytest.fixture
-def device() -> Iterator[VirtualDevice]:
+def vdev() -> Iterator[VirtualDevice]:
     dev = VirtualDevice("emulator-5570")
     agent.register(dev)
     yield dev
@@ -61,13 +61,13 @@ def device() -> Iterator[VirtualDevice]:
     dev.close()
 
 
-def launch(device: VirtualDevice, socket: str, *extra: str, jar: bytes = JAR, token: str = TOKEN,
+def launch(vdev: VirtualDevice, socket: str, *extra: str, jar: bytes = JAR, token: str = TOKEN,
            idle_ms: int = 10_000) -> Launched:
     path = f"/data/local/tmp/{socket}.jar"
-    device.fs.add_file(path, jar, mode=0o444, uid=2000, gid=2000)
+    vdev.fs.add_file(path, jar, mode=0o444, uid=2000, gid=2000)
     words = ["serve", "--socket", socket, "--idle-exit-ms", str(idle_ms), *extra]
-    pipe = Pipe(device.kernel)
-    proc = device.processes.fork(device.adbd, argv=["app_process", "/", agent.MAIN_CLASS, *words],
+    pipe = Pipe(vdev.kernel)
+    proc = vdev.processes.fork(vdev.adbd, argv=["app_process", "/", agent.MAIN_CLASS, *words],
                                  fds={0: NullFile(), 1: pipe.open_writer(), 2: pipe.open_writer()})
     proc.env = {"CLASSPATH": path, **({"MOBILE_AGENT_TOKEN": token} if token else {})}
     reader = pipe.open_reader()
@@ -75,16 +75,16 @@ def launch(device: VirtualDevice, socket: str, *extra: str, jar: bytes = JAR, to
     return Launched(proc, reader)
 
 
-def holder_process(device: VirtualDevice, argv: list[str]) -> Process:
+def holder_process(vdev: VirtualDevice, argv: list[str]) -> Process:
     """A resident automation client (as `uiautomator events` is while it runs)."""
-    proc = device.processes.fork(device.adbd, argv=argv)
+    proc = vdev.processes.fork(vdev.adbd, argv=argv)
     proc.uid = 2000
-    assert device.automation.acquire(proc.pid, " ".join(argv))
+    assert vdev.automation.acquire(proc.pid, " ".join(argv))
     return proc
 
 
-def connect(device: VirtualDevice, socket: str, peer_uid: int = 2000) -> Any:
-    return device.sockets.connect_abstract(socket, peer_uid)
+def connect(vdev: VirtualDevice, socket: str, peer_uid: int = 2000) -> Any:
+    return vdev.sockets.connect_abstract(socket, peer_uid)
 
 
 def frames(stream: Any, timeout: float = 3.0) -> list[dict[str, Any]]:
@@ -99,79 +99,79 @@ def frames(stream: Any, timeout: float = 3.0) -> list[dict[str, Any]]:
         out.extend(decoder.feed(data))
 
 
-def test_the_ready_line_reports_the_build_and_version_of_the_file_it_started_from(device: VirtualDevice) -> None:
-    launched = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000001")
+def test_the_ready_line_reports_the_build_and_version_of_the_file_it_started_from(vdev: VirtualDevice) -> None:
+    launched = launch(vdev, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000001")
     ready = launched.payload("MOBILE_AGENT_READY")
     assert ready == {"pid": launched.proc.pid, "socket": "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000001",
                      "version": "0.1.0", "build": xxhash.xxh3_64(JAR).hexdigest()[:12], "protocols": [1],
                      "stopped": []}
     older = JAR.replace(b"mobile-agent-android 0.1.0", b"mobile-agent-android 0.0.9")
     launched.proc.deliver(SIGTERM)
-    second = launch(device, "mobile-agent-0.0.9-p1-bbbbbbbbbbbb-000000000002", jar=older)
+    second = launch(vdev, "mobile-agent-0.0.9-p1-bbbbbbbbbbbb-000000000002", jar=older)
     ready = second.payload("MOBILE_AGENT_READY")
     assert (ready["version"], ready["build"]) == ("0.0.9", xxhash.xxh3_64(older).hexdigest()[:12])
 
 
-def test_the_process_is_named_after_its_socket(device: VirtualDevice) -> None:
+def test_the_process_is_named_after_its_socket(vdev: VirtualDevice) -> None:
     socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000003"
-    launched = launch(device, socket)
+    launched = launch(vdev, socket)
     launched.payload("MOBILE_AGENT_READY")
     assert launched.proc.args_line() == f"mobile-agent {socket}"
     assert socket.encode() in launched.proc.cmdline_bytes()
-    assert device.automation.holder() == (launched.proc.pid, f"mobile-agent {socket}")
+    assert vdev.automation.holder() == (launched.proc.pid, f"mobile-agent {socket}")
 
 
-def test_without_a_token_or_a_readable_jar_the_agent_prints_an_error_line_and_exits_1(device: VirtualDevice) -> None:
-    no_token = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000004", token="")
+def test_without_a_token_or_a_readable_jar_the_agent_prints_an_error_line_and_exits_1(vdev: VirtualDevice) -> None:
+    no_token = launch(vdev, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000004", token="")
     assert no_token.payload("MOBILE_AGENT_ERROR")["code"] == "no_token"
     assert wait_for(lambda: no_token.proc.dead) and no_token.proc.exit_status == 1
-    not_agent = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000005", jar=b"PK just a zip")
+    not_agent = launch(vdev, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000005", jar=b"PK just a zip")
     error = not_agent.payload("MOBILE_AGENT_ERROR")
     assert error["code"] == "classpath" and TOKEN not in json.dumps(error)
-    assert device.automation.holder() is None
+    assert vdev.automation.holder() is None
 
 
-def test_automation_held_by_uiautomator_is_a_conflict_naming_it(device: VirtualDevice) -> None:
-    holder = holder_process(device, ["uiautomator", "events"])
-    launched = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000006")
+def test_automation_held_by_uiautomator_is_a_conflict_naming_it(vdev: VirtualDevice) -> None:
+    holder = holder_process(vdev, ["uiautomator", "events"])
+    launched = launch(vdev, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000006")
     conflict = launched.payload("MOBILE_AGENT_CONFLICT")
     assert conflict["holder"] == {"pid": holder.pid, "name": "uiautomator events"}
     assert "already registered!" in conflict["message"] and "UiAutomationService" in conflict["message"]
     assert wait_for(lambda: launched.proc.dead) and launched.proc.exit_status == 3
-    assert device.automation.holder() == (holder.pid, "uiautomator events")  # not taken over
+    assert vdev.automation.holder() == (holder.pid, "uiautomator events")  # not taken over
 
 
-def test_force_stops_the_holder_and_reports_it_in_the_ready_line(device: VirtualDevice) -> None:
-    holder = holder_process(device, ["uiautomator", "events"])
-    launched = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000007", "--force")
+def test_force_stops_the_holder_and_reports_it_in_the_ready_line(vdev: VirtualDevice) -> None:
+    holder = holder_process(vdev, ["uiautomator", "events"])
+    launched = launch(vdev, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000007", "--force")
     ready = launched.payload("MOBILE_AGENT_READY")
     assert ready["stopped"] == [{"pid": holder.pid, "name": "uiautomator events"}]
     assert holder.dead
-    assert device.automation.holder() == (launched.proc.pid, "mobile-agent mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000007")
+    assert vdev.automation.holder() == (launched.proc.pid, "mobile-agent mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000007")
 
 
-def test_another_agent_is_a_conflict_until_forced(device: VirtualDevice) -> None:
-    first = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000008")
+def test_another_agent_is_a_conflict_until_forced(vdev: VirtualDevice) -> None:
+    first = launch(vdev, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000008")
     first.payload("MOBILE_AGENT_READY")
-    second = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000009")
+    second = launch(vdev, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000009")
     assert second.payload("MOBILE_AGENT_CONFLICT")["holder"] == {
         "pid": first.proc.pid, "name": "mobile-agent mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000008"}
-    third = launch(device, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000010", "--force")
+    third = launch(vdev, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000010", "--force")
     assert [s["pid"] for s in third.payload("MOBILE_AGENT_READY")["stopped"]] == [first.proc.pid]
     assert wait_for(lambda: first.proc.dead)
-    assert "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000008" not in device.sockets.abstract_names()
+    assert "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000008" not in vdev.sockets.abstract_names()
 
 
-def test_a_root_peer_is_refused_and_logged_and_a_closed_stdout_leaves_it_serving(device: VirtualDevice) -> None:
+def test_a_root_peer_is_refused_and_logged_and_a_closed_stdout_leaves_it_serving(vdev: VirtualDevice) -> None:
     socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000011"
-    launched = launch(device, socket)
+    launched = launch(vdev, socket)
     launched.payload("MOBILE_AGENT_READY")
-    assert frames(connect(device, socket, peer_uid=0)) == [
+    assert frames(connect(vdev, socket, peer_uid=0)) == [
         {"type": "refused", "code": "peer_not_allowed", "message": "peer not allowed"}]
     assert launched.line() == "MOBILE_AGENT_LOG refused peer uid 0"
     launched.out.release()  # the launch stream is gone: later writes meet EPIPE
-    assert frames(connect(device, socket, peer_uid=0))[0]["code"] == "peer_not_allowed"
-    stream = connect(device, socket)
+    assert frames(connect(vdev, socket, peer_uid=0))[0]["code"] == "peer_not_allowed"
+    stream = connect(vdev, socket)
     stream.send(wire.encode({"type": "auth", "token": TOKEN}))
     decoder = wire.FrameDecoder()
     assert decoder.feed(stream.recv(3.0))[0]["type"] == "hello"
@@ -179,23 +179,23 @@ def test_a_root_peer_is_refused_and_logged_and_a_closed_stdout_leaves_it_serving
     stream.close()
 
 
-def test_without_a_host_the_agent_exits_after_its_idle_bound_and_releases_everything(device: VirtualDevice) -> None:
+def test_without_a_host_the_agent_exits_after_its_idle_bound_and_releases_everything(vdev: VirtualDevice) -> None:
     socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000012"
-    launched = launch(device, socket, idle_ms=300)
+    launched = launch(vdev, socket, idle_ms=300)
     launched.payload("MOBILE_AGENT_READY")
     started = time.monotonic()
     assert wait_for(lambda: launched.proc.dead, timeout=3.0)
     assert 0.25 <= time.monotonic() - started < 2.0
     assert launched.proc.exit_status == 0
-    assert device.automation.holder() is None
-    assert socket not in device.sockets.abstract_names()
+    assert vdev.automation.holder() is None
+    assert socket not in vdev.sockets.abstract_names()
 
 
-def test_a_connected_host_keeps_the_agent_past_its_idle_bound(device: VirtualDevice) -> None:
+def test_a_connected_host_keeps_the_agent_past_its_idle_bound(vdev: VirtualDevice) -> None:
     socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000013"
-    launched = launch(device, socket, idle_ms=300)
+    launched = launch(vdev, socket, idle_ms=300)
     launched.payload("MOBILE_AGENT_READY")
-    stream = connect(device, socket)
+    stream = connect(vdev, socket)
     stream.send(wire.encode({"type": "auth", "token": TOKEN}))
     stream.recv(3.0)
     stream.send(wire.encode({"type": "welcome", "protocol": 1, "host": "test"}))
@@ -206,13 +206,13 @@ def test_a_connected_host_keeps_the_agent_past_its_idle_bound(device: VirtualDev
 
 
 @pytest.mark.parametrize("sig", [SIGTERM, SIGKILL])
-def test_a_signal_ends_the_agent_and_releases_automation_and_its_socket(device: VirtualDevice, sig: int) -> None:
+def test_a_signal_ends_the_agent_and_releases_automation_and_its_socket(vdev: VirtualDevice, sig: int) -> None:
     socket = f"mobile-agent-0.1.0-p1-aaaaaaaaaaaa-0000000000{sig:02d}"
-    launched = launch(device, socket)
+    launched = launch(vdev, socket)
     launched.payload("MOBILE_AGENT_READY")
-    stream = connect(device, socket)
-    device.processes.kill(launched.proc.pid, sig, 2000)
+    stream = connect(vdev, socket)
+    vdev.processes.kill(launched.proc.pid, sig, 2000)
     assert launched.proc.dead and launched.proc.exit_status == 128 + sig
-    assert device.automation.holder() is None
-    assert socket not in device.sockets.abstract_names()
+    assert vdev.automation.holder() is None
+    assert socket not in vdev.sockets.abstract_names()
     assert frames(stream) == []  # the host sees the end of the stream at once

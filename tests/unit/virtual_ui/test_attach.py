@@ -14,91 +14,91 @@ from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS
 
 
 @pytest.fixture
-def device() -> Iterator[VirtualDevice]:
+def vdev() -> Iterator[VirtualDevice]:
     dev = VirtualDevice("emulator-5572")
     yield dev
     dev.close()
 
 
 @pytest.fixture
-def ui(device: VirtualDevice) -> UiModel:
-    return attach(device)
+def ui(vdev: VirtualDevice) -> UiModel:
+    return attach(vdev)
 
 
 def settle(tab: str) -> None:
     time.sleep((LAUNCH_MS + COMPOSE_MS[tab] + 30) / 1000)
 
 
-def test_attach_is_once_per_device(device: VirtualDevice, ui: UiModel) -> None:
-    assert attach(device) is ui
-    assert device.ui is ui  # type: ignore[attr-defined]
+def test_attach_is_once_per_device(vdev: VirtualDevice, ui: UiModel) -> None:
+    assert attach(vdev) is ui
+    assert vdev.ui is ui  # type: ignore[attr-defined]
 
 
-def test_am_start_starts_the_fixture_on_a_tab_and_force_stop_stops_it(device: VirtualDevice, ui: UiModel) -> None:
-    status, out, err = device.shell(f"am start -W -S -n {PACKAGE}/.MainActivity --es tab Big")
+def test_am_start_starts_the_fixture_on_a_tab_and_force_stop_stops_it(vdev: VirtualDevice, ui: UiModel) -> None:
+    status, out, err = vdev.shell(f"am start -W -S -n {PACKAGE}/.MainActivity --es tab Big")
     assert status == 0, err
     settle("Big")
     assert ui.foreground() == PACKAGE
     assert sum(w.node_count() for w in ui.windows()) == 573
-    status, _, _ = device.shell(f"am force-stop {PACKAGE}")
+    status, _, _ = vdev.shell(f"am force-stop {PACKAGE}")
     assert status == 0
     assert ui.foreground() is None
     assert [w.title for w in ui.windows()][-1] == "Home"
 
 
-def test_a_prompt_extra_brings_up_the_permission_prompt(device: VirtualDevice, ui: UiModel) -> None:
-    device.shell(f"am start -n {PACKAGE}/.MainActivity --es prompt camera")
+def test_a_prompt_extra_brings_up_the_permission_prompt(vdev: VirtualDevice, ui: UiModel) -> None:
+    vdev.shell(f"am start -n {PACKAGE}/.MainActivity --es prompt camera")
     prompt = ui.permission_prompt
     assert prompt is not None and prompt.owner == "com.google.android.permissioncontroller"
 
 
-def test_the_display_shows_the_ui_and_counts_its_changes(device: VirtualDevice, ui: UiModel) -> None:
-    device.shell(f"am start -n {PACKAGE}/.MainActivity --es tab Login")
+def test_the_display_shows_the_ui_and_counts_its_changes(vdev: VirtualDevice, ui: UiModel) -> None:
+    vdev.shell(f"am start -n {PACKAGE}/.MainActivity --es tab Login")
     settle("Login")
-    image = device.display.render()
+    image = vdev.display.render()
     assert image.size == (1080, 2400)
     assert image.getpixel((540, 2390)) != image.getpixel((540, 500))  # the navigation bar, the screen
-    seen = device.display.change_count
+    seen = vdev.display.change_count
     tab = next(n for w in ui.windows() for n in w.nodes() if n.res == "tab_list")
-    device.display.touch(540, (tab.bounds[1] + tab.bounds[3]) // 2, True)
-    device.display.touch(540, (tab.bounds[1] + tab.bounds[3]) // 2, False)
-    assert device.display.wait_change(seen, 1.0) != seen
+    vdev.display.touch(540, (tab.bounds[1] + tab.bounds[3]) // 2, True)
+    vdev.display.touch(540, (tab.bounds[1] + tab.bounds[3]) // 2, False)
+    assert vdev.display.wait_change(seen, 1.0) != seen
     settle("List")
     assert any(n.res == "list" for w in ui.windows() for n in w.nodes())  # composed without a reader
 
 
-def test_input_from_the_shell_reaches_the_ui(device: VirtualDevice, ui: UiModel) -> None:
-    device.shell(f"am start -n {PACKAGE}/.MainActivity --es tab Login")
+def test_input_from_the_shell_reaches_the_ui(vdev: VirtualDevice, ui: UiModel) -> None:
+    vdev.shell(f"am start -n {PACKAGE}/.MainActivity --es tab Login")
     settle("Login")
     field = next(n for w in ui.windows() for n in w.nodes() if n.res == "username")
     x, y = (field.bounds[0] + field.bounds[2]) // 2, (field.bounds[1] + field.bounds[3]) // 2
-    status, _, err = device.shell(f"input tap {x} {y}")
+    status, _, err = vdev.shell(f"input tap {x} {y}")
     assert status == 0, err
     assert ui.keyboard_shown and field.focused
 
 
-def test_input_keyevent_and_text_from_the_shell_type_into_the_focused_field(device: VirtualDevice, ui: UiModel) -> None:
-    device.shell(f"am start -n {PACKAGE}/.MainActivity --es tab Login")
+def test_input_keyevent_and_text_from_the_shell_type_into_the_focused_field(vdev: VirtualDevice, ui: UiModel) -> None:
+    vdev.shell(f"am start -n {PACKAGE}/.MainActivity --es tab Login")
     field = next(n for w in ui.windows() for n in w.nodes() if n.res == "username")
     ui.focus(field)
-    assert device.shell("input text Ada%sL")[0] == 0
-    assert device.shell("input keyevent KEYCODE_DEL")[0] == 0
-    assert device.shell("input keyevent 29")[0] == 0
+    assert vdev.shell("input text Ada%sL")[0] == 0
+    assert vdev.shell("input keyevent KEYCODE_DEL")[0] == 0
+    assert vdev.shell("input keyevent 29")[0] == 0
     assert field.text == "Ada a"
-    device.shell("input keyevent KEYCODE_BACK")
+    vdev.shell("input keyevent KEYCODE_BACK")
     assert not ui.keyboard_shown
 
 
-def test_uiautomator_dump_writes_every_windows_tree(device: VirtualDevice, ui: UiModel) -> None:
+def test_uiautomator_dump_writes_every_windows_tree(vdev: VirtualDevice, ui: UiModel) -> None:
     import xml.etree.ElementTree as ET
 
-    device.shell(f"am start -n {PACKAGE}/.MainActivity --es tab Big")
-    status, _, err = device.shell("uiautomator dump /sdcard/window_dump.xml")
+    vdev.shell(f"am start -n {PACKAGE}/.MainActivity --es tab Big")
+    status, _, err = vdev.shell("uiautomator dump /sdcard/window_dump.xml")
     assert status == 0, err
-    _, xml, _ = device.shell("cat /sdcard/window_dump.xml")
+    _, xml, _ = vdev.shell("cat /sdcard/window_dump.xml")
     root = ET.fromstring(xml)
     assert root.tag == "hierarchy" and len(root) == 3  # status bar, navigation bar, the app
     assert len(root.findall(".//node")) == 573
     cell = root.find(".//node[@resource-id='cell_1']")
     assert cell is not None and cell.get("text") == "Cell 1" and cell.get("clickable") == "true"
-    assert device.automation.holder() is None
+    assert vdev.automation.holder() is None
