@@ -34,6 +34,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.wire import OKAY, encode_fail, encode_length_prefixed, parse_hex_length
 from pytest_mobile_agent.virtual.adbd_endpoint import (
     FEATURES,
+    STALL_TIMEOUT,
     device_properties,
     recv_device,
     wait_readable,
@@ -150,13 +151,14 @@ def connect_host(spec: str, timeout: float | None = None) -> SocketStream:
     return SocketStream(sock)
 
 
-def bridge(sock: socket.socket, device_stream: Any, stopped: threading.Event, io_timeout: float = 10.0) -> None:
+def bridge(sock: socket.socket, device_stream: Any, stopped: threading.Event, stall_timeout: float = STALL_TIMEOUT) -> None:
     """Copy bytes both ways until either side ends; a client that goes away closes the stream.
 
-    The socket's timeout is the write deadline (a client that reads nothing for that long is
-    dropped); reads poll, so both threads share the socket safely.
+    The socket's timeout is the write deadline: a client that takes none of the output for that
+    long is dropped (a real adb server and adbd would wait for ever). Reads poll, so both threads
+    share the socket safely.
     """
-    sock.settimeout(io_timeout)
+    sock.settimeout(stall_timeout)
 
     def client_to_device() -> None:
         try:
@@ -416,7 +418,7 @@ class AdbServerEndpoint:
             sock.sendall(encode_fail(CLOSED))  # what the real server says when adbd answers CLSE
             return
         sock.sendall(OKAY)
-        bridge(sock, device_stream, self._stopped, self.io_timeout)
+        bridge(sock, device_stream, self._stopped)
 
     # --- host services ---
 

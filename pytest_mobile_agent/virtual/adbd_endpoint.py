@@ -82,6 +82,10 @@ FEATURES = (
 
 ADBD_PORTS = range(5555, 5586, 2)  # the ports an adb server scans for emulators
 
+# How long a stream's output waits for a reader that takes nothing (a command's output that the
+# host does not read): a real adbd waits for ever; we give up on that stream after five minutes.
+STALL_TIMEOUT = 300.0
+
 
 @dataclass(frozen=True)
 class Message:
@@ -185,12 +189,14 @@ class _Stream:
             self.conn.send(A_WRTE, self.local_id, self.remote_id, bytes(chunk))
 
     def _wait_writable(self) -> bool:
-        deadline = time.monotonic() + self.conn.io_timeout
+        """Until the peer's OKAY for our last WRTE: the adb server sends it once its client took
+        the data, so a client that reads nothing holds the stream (up to STALL_TIMEOUT)."""
+        deadline = time.monotonic() + self.conn.stall_timeout
         while not self.may_write.wait(0.05):
             if self.closed.is_set() or self.conn.stopped.is_set():
                 return False
             if time.monotonic() > deadline:
-                raise errors.Timeout("waiting for the adb server to acknowledge a WRTE", self.conn.io_timeout)
+                raise errors.Timeout("waiting for the adb server to acknowledge a WRTE", self.conn.stall_timeout)
         return not self.closed.is_set()
 
     def send_close(self) -> None:
@@ -257,6 +263,7 @@ class AdbdConnection:
         self.endpoint = endpoint
         self.sock = sock
         self.io_timeout = endpoint.io_timeout
+        self.stall_timeout = endpoint.stall_timeout
         self.peer_max_payload = MAX_PAYLOAD
         self.peer_version = A_VERSION  # until its CNXN says otherwise: checksums neither sent nor checked
         self.online = False
@@ -522,9 +529,11 @@ class AdbdConnection:
 class AdbdEndpoint:
     """The adbd front of one virtual device, listening on 127.0.0.1:``port``."""
 
-    def __init__(self, device: Any, *, port: int = 0, io_timeout: float = 10.0, listener: socket.socket | None = None) -> None:
+    def __init__(self, device: Any, *, port: int = 0, io_timeout: float = 10.0, listener: socket.socket | None = None,
+                 stall_timeout: float = STALL_TIMEOUT) -> None:
         self.device = device
         self.io_timeout = io_timeout
+        self.stall_timeout = stall_timeout
         self._listener = listener if listener is not None else bind_loopback(port)
         self._listener.settimeout(0.25)
         self.port: int = self._listener.getsockname()[1]

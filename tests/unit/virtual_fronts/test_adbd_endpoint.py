@@ -6,6 +6,7 @@ import contextlib
 import socket
 import struct
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -349,3 +350,37 @@ def test_any_service_name_on_the_device_model_is_okay_or_clse(
         assert b"alive" in m.data
     # A service the model cannot open is refused quietly; a warning means the model raised.
     assert not [r for r in caplog.records if r.levelname == "WARNING" and "adbd endpoint" in r.getMessage()]
+
+
+def test_output_nobody_reads_waits_past_the_io_timeout(peer: Peer, scripted_device: ScriptedDevice) -> None:
+    # A real adbd holds a stream whose reader takes nothing; the endpoint's io_timeout is 0.5 s.
+    peer.connect()
+    peer.send(A_OPEN, 5, 0, b"sink:\0")
+    local = peer.read().arg0
+    stream = scripted_device.streams[-1]
+    stream.emit(b"first")
+    stream.emit(b"second")
+    assert peer.read().data == b"first"
+    time.sleep(1.0)  # no OKAY for twice the io timeout
+    peer.send(A_OKAY, 5, local)
+    m = peer.read()
+    assert (m.name, m.data) == ("WRTE", b"second")
+    assert not stream.closed.is_set()
+
+
+def test_a_stream_stalled_past_the_stall_timeout_is_closed(scripted_device: ScriptedDevice) -> None:
+    endpoint = AdbdEndpoint(scripted_device, io_timeout=0.5, stall_timeout=0.3)
+    try:
+        with contextlib.closing(Peer(endpoint.port)) as peer:
+            peer.connect()
+            peer.send(A_OPEN, 5, 0, b"sink:\0")
+            local = peer.read().arg0
+            stream = scripted_device.streams[-1]
+            stream.emit(b"first")
+            stream.emit(b"second")
+            assert peer.read().data == b"first"
+            m = peer.read()  # never acknowledged: the endpoint gives the stream up
+            assert (m.name, m.arg0, m.arg1) == ("CLSE", local, 5)
+            assert stream.closed.wait(2.0)
+    finally:
+        endpoint.stop()
