@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import SHELL_GROUPS, Cred
+from pytest_mobile_agent.virtual.shell import arith
 from pytest_mobile_agent.virtual.shell import parser as ast
 from pytest_mobile_agent.virtual.streams import NullFile, OpenFile, Pipe
 
@@ -685,9 +686,20 @@ class Interpreter:
                 out.append(part.text)
             elif isinstance(part, ast.Param):
                 out.append(self._param_value(part))
+            elif isinstance(part, ast.Arith):
+                out.append(self.arithmetic(part))
             else:
                 out.append(self.command_substitution(part.body))
         return "".join(out)
+
+    def arithmetic(self, part: ast.Arith) -> str:
+        """$((expr)); an error ends a non-interactive shell with status 1, as mksh's does."""
+        text = self.expand_string(part.expression)
+        try:
+            return str(arith.evaluate(text, self.param))
+        except errors.ShellSyntaxError as exc:
+            self.err(f"{self.state.name}: {exc.message}\n")
+            raise _ExitShell(1) from None
 
     def expand_words(self, words: tuple[ast.Word, ...]) -> list[str]:
         fields: list[str] = []
@@ -739,7 +751,12 @@ class Interpreter:
                         push()
                     add(param, True)
             else:
-                value = self._param_value(part) if isinstance(part, ast.Param) else self.command_substitution(part.body)
+                if isinstance(part, ast.Param):
+                    value = self._param_value(part)
+                elif isinstance(part, ast.Arith):
+                    value = self.arithmetic(part)
+                else:
+                    value = self.command_substitution(part.body)
                 if part.quoted:
                     add(value, True)
                 else:

@@ -1,8 +1,8 @@
 """Parser of the device shell's language: the subset of Android's /system/bin/sh (mksh) the driver
 and its users send.
 
-Grammar (POSIX sh without here-documents, `case`, functions and arithmetic; pathname expansion
-is the interpreter's):
+Grammar (POSIX sh without here-documents, `case` and functions; pathname expansion is the
+interpreter's):
 
     list     := and_or ((';' | '&' | newline) and_or)* [';' | '&']
     and_or   := pipeline (('&&' | '||') newline* pipeline)*
@@ -16,7 +16,8 @@ is the interpreter's):
 
 Words keep their quoting: single quotes, double quotes (where `$` expansions and the escapes
 \\$ \\` \\" \\\\ \\newline apply), backslash escapes, `$NAME`, `${NAME}`, `${NAME:-word}`, `$?`, `$$`, `$!`,
-`$#`, `$0`..`$9`, `$@`, `$*` and `$(list)` command substitution. `#` starts a comment at the start
+`$#`, `$0`..`$9`, `$@`, `$*`, `$(list)` command substitution and `$((expr))` arithmetic
+(virtual/shell/arith.py). `#` starts a comment at the start
 of a word. Any text either parses or raises errors.ShellSyntaxError with mksh's wording ("syntax error: 'X'
 unexpected", "syntax error: unexpected EOF", "syntax error: '(' unmatched" when the text ends inside
 a construct, "syntax error: no closing quote"); nothing else escapes the parser.
@@ -55,7 +56,13 @@ class CmdSub:
     quoted: bool
 
 
-Part = Lit | Param | CmdSub
+@dataclass(frozen=True)
+class Arith:
+    expression: Word  # the text between $(( and )), its own $ expansions still to do
+    quoted: bool
+
+
+Part = Lit | Param | CmdSub | Arith
 
 
 @dataclass(frozen=True)
@@ -552,7 +559,7 @@ class _Parser:
         c = self.peek()
         if c == "(":
             if self.peek(1) == "(":
-                raise ShellSyntaxError("syntax error: arithmetic expansion is not supported")
+                return self.parse_arith(quoted)
             self.i += 1
             body = self.parse_list(closer=")")
             self.expect_char(")", "(")
@@ -599,6 +606,31 @@ class _Parser:
             self.i = j
             return Param(name, quoted)
         return Lit("$", quoted)
+
+    def parse_arith(self, quoted: bool) -> Arith:
+        start = self.i + 2
+        depth = 0
+        j = start
+        while True:
+            if j >= len(self.s):
+                raise ShellSyntaxError("syntax error: '((' unmatched")
+            c = self.s[j]
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                if depth == 0:
+                    if self.s.startswith("))", j):
+                        break
+                    raise ShellSyntaxError("syntax error: ')' unexpected")
+                depth -= 1
+            j += 1
+        inner = _Parser(self.s[start:j].replace('"', "") + '"')
+        inner.depth = self.depth + 1
+        if inner.depth > MAX_DEPTH:
+            raise ShellSyntaxError("syntax error: expression nested too deeply")
+        parts = inner.parse_double_quoted()
+        self.i = j + 2
+        return Arith(Word(tuple(parts)), quoted)
 
     def parse_brace_word(self, quoted: bool) -> Word:
         parts: list[Part] = []

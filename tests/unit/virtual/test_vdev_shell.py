@@ -267,3 +267,21 @@ def test_an_executable_script_runs_and_a_plain_file_cannot_be_executed(vdev: Vir
 
 def test_toybox_echo_interprets_escapes_only_with_e(vdev: VirtualDevice) -> None:
     assert run(vdev, r"/system/bin/echo 'a\tb'; /system/bin/echo -e 'a\tb'; echo 'a\tb'") == (0, "a\\tb\na\tb\na\tb\n", "")
+
+
+def test_arithmetic_expansion_is_32_bit_integer_arithmetic(vdev: VirtualDevice) -> None:
+    script = 'i=3; echo $((i+1)) $((2*(3+4))) $((7/2)) $((-7/2)) $((-7%2)) $((1<<4)) $((i>2 ? 10 : 20)) $((0x10 + 010)) "$(($i*$i))" $((2147483647+1))'
+    assert run(vdev, script) == (0, "4 14 3 -3 -1 16 10 24 9 -2147483648\n", "")
+    assert run(vdev, "n=0; while [ $n -lt 3 ]; do n=$((n+1)); done; echo $n") == (0, "3\n", "")
+
+
+def test_an_arithmetic_error_ends_the_shell_with_its_message(vdev: VirtualDevice) -> None:
+    assert run(vdev, "echo $((1/0)); echo after") == (1, "", "/system/bin/sh: 1/0: division by zero\n")
+
+
+@given(st.text(max_size=60))
+def test_arithmetic_never_raises_anything_but_a_syntax_error(text: str) -> None:
+    from pytest_mobile_agent.virtual.shell import arith
+
+    with contextlib.suppress(errors.ShellSyntaxError):
+        assert isinstance(arith.evaluate(text, lambda name: {"x": "x+1", "y": "2"}.get(name)), int)
