@@ -4,7 +4,8 @@
 entry point `dev.mobileagent.agent.HostMain`, which serves protocol 1 on loopback TCP with the fake
 platform and a fixed UI (the status bar over the Compose fixture's Login tab). Each test starts its
 own agent process and stops it by pid. HostMain takes control lines on standard input: `tick` (the
-status bar's clock changes: an event), `gap` (the next event skips a seq), `peer-uid UID`.
+status bar's clock changes: an event), `gap` (the next event skips a seq), `peer-uid UID`, each
+acknowledged on standard output once applied.
 
 `agent-android/build.sh --check` runs the agent's JUnit suite from here: that is how CI runs it.
 The build digest is checked on both sides: `AgentJar`'s `build_of` against the shared vectors of
@@ -81,10 +82,17 @@ class JavaAgent:
     def connect(self, token: str | None = None, session: HostSession | None = None) -> Connection:
         return Connection.open(self.stream(), token or self.token, timeout=5.0, name="java-agent", session=session)
 
-    def control(self, line: str) -> None:
+    def control(self, line: str) -> list[str]:
+        """Sends a control line and waits until HostMain acknowledges it as applied; returns the
+        standard output lines that came before the acknowledgement."""
         assert self.process.stdin is not None
         self.process.stdin.write(line.encode() + b"\n")
         self.process.stdin.flush()
+        deadline = time.monotonic() + READY_DEADLINE
+        before = []
+        while (got := _read_line(self.process, deadline).rstrip("\n")) != f"MOBILE_AGENT_LOG control {line}":
+            before.append(got)
+        return before
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -144,7 +152,7 @@ def _start(classpath: str, *extra: str) -> JavaAgent:
 
 
 @pytest.fixture
-def agent(classpath: str) -> Iterator[JavaAgent]:
+def java_agent(classpath: str) -> Iterator[JavaAgent]:
     started = _start(classpath)
     try:
         yield started
@@ -182,51 +190,49 @@ def _node(snapshot: dict[str, Any], key: str, value: str) -> dict[str, Any]:
 
 
 @needs_java
-def test_the_handshake_names_the_agent_its_version_and_build(agent: JavaAgent) -> None:
-    assert agent.ready["version"] == (AGENT_DIR / "VERSION").read_text().strip()
-    assert agent.ready["protocols"] == [1]
-    assert agent.ready["stopped"] == []
-    with agent.connect() as conn:
+def test_the_handshake_names_the_agent_its_version_and_build(java_agent: JavaAgent) -> None:
+    assert java_agent.ready["version"] == (AGENT_DIR / "VERSION").read_text().strip()
+    assert java_agent.ready["protocols"] == [1]
+    assert java_agent.ready["stopped"] == []
+    with java_agent.connect() as conn:
         hello = conn.hello
         assert hello.agent == "mobile-agent-android"
-        assert hello.version == agent.ready["version"]
-        assert hello.build == agent.ready["build"]
-        assert hello.pid == agent.ready["pid"] == agent.process.pid
-        assert hello.socket == agent.ready["socket"]
+        assert hello.version == java_agent.ready["version"]
+        assert hello.build == java_agent.ready["build"]
+        assert hello.pid == java_agent.ready["pid"] == java_agent.process.pid
+        assert hello.socket == java_agent.ready["socket"]
         assert {"events", "bounds", "window_metadata", "text_clipboard"} <= set(hello.capabilities)
         assert conn.protocol == 1
 
 
 @needs_java
-def test_a_refused_token_is_unauthorized_and_the_agent_keeps_serving(agent: JavaAgent) -> None:
+def test_a_refused_token_is_unauthorized_and_the_agent_keeps_serving(java_agent: JavaAgent) -> None:
     with pytest.raises(errors.Unauthorized):
-        agent.connect(token="f" * 32)
-    with agent.connect() as conn:
+        java_agent.connect(token="f" * 32)
+    with java_agent.connect() as conn:
         assert conn.request("snapshot", {}, timeout=5.0)["windows"]
 
 
 @needs_java
-def test_a_root_peer_is_refused_and_the_agent_keeps_serving(agent: JavaAgent) -> None:
-    with agent.connect() as host:
-        agent.control("peer-uid 0")
-        time.sleep(0.1)
+def test_a_root_peer_is_refused_and_the_agent_keeps_serving(java_agent: JavaAgent) -> None:
+    with java_agent.connect() as host:
+        java_agent.control("peer-uid 0")
         with pytest.raises(errors.ProtocolError, match="peer_not_allowed"):
-            agent.connect()
-        agent.control("peer-uid 2000")
-        time.sleep(0.1)
+            java_agent.connect()
+        assert "MOBILE_AGENT_LOG refused peer uid 0" in java_agent.control("peer-uid 2000")
         assert host.request("snapshot", {}, timeout=5.0)["windows"]
 
 
 @needs_java
-def test_a_host_speaking_no_shared_protocol_refuses_with_version_mismatch_and_the_agent_exits(agent: JavaAgent) -> None:
+def test_a_host_speaking_no_shared_protocol_refuses_with_version_mismatch_and_the_agent_exits(java_agent: JavaAgent) -> None:
     with pytest.raises(errors.VersionMismatch):
-        agent.connect(session=HostSession(token=agent.token, protocols=(2,)))
-    assert agent.process.wait(timeout=10) == 0
+        java_agent.connect(session=HostSession(token=java_agent.token, protocols=(2,)))
+    assert java_agent.process.wait(timeout=10) == 0
 
 
 @needs_java
-def test_a_snapshot_reads_every_window_with_unique_ids_and_the_display(agent: JavaAgent) -> None:
-    with agent.connect() as conn:
+def test_a_snapshot_reads_every_window_with_unique_ids_and_the_display(java_agent: JavaAgent) -> None:
+    with java_agent.connect() as conn:
         snap = conn.request("snapshot", {"idle_timeout_ms": 500, "idle_quiet_ms": 200}, timeout=10.0)
     assert [w["id"] for w in snap["windows"]] == [STATUS_BAR, COMPOSE]
     app = snap["windows"][1]
@@ -241,8 +247,8 @@ def test_a_snapshot_reads_every_window_with_unique_ids_and_the_display(agent: Ja
 
 
 @needs_java
-def test_a_tap_is_accepted_and_the_next_read_shows_the_new_screen(agent: JavaAgent) -> None:
-    with agent.connect() as conn:
+def test_a_tap_is_accepted_and_the_next_read_shows_the_new_screen(java_agent: JavaAgent) -> None:
+    with java_agent.connect() as conn:
         assert conn.request("tap", {"x": 900, "y": 270, "hold_ms": 0}, timeout=5.0) == {"accepted": True}
         snap = conn.request("snapshot", {"idle_timeout_ms": 500}, timeout=10.0)
         assert snap["idle"]["idle"] is True
@@ -253,8 +259,8 @@ def test_a_tap_is_accepted_and_the_next_read_shows_the_new_screen(agent: JavaAge
 
 
 @needs_java
-def test_text_is_set_directly_or_typed_and_the_method_is_named(agent: JavaAgent) -> None:
-    with agent.connect() as conn:
+def test_text_is_set_directly_or_typed_and_the_method_is_named(java_agent: JavaAgent) -> None:
+    with java_agent.connect() as conn:
         snap = conn.request("snapshot", {}, timeout=10.0)
         user, pin = _node(snap, "res", "username")["id"], _node(snap, "res", "pin")["id"]
         direct = conn.request("text", {"node": user, "text": "héllo 👋", "method": "auto"}, timeout=5.0)
@@ -270,11 +276,11 @@ def test_text_is_set_directly_or_typed_and_the_method_is_named(agent: JavaAgent)
 
 
 @needs_java
-def test_events_arrive_with_seq_from_1(agent: JavaAgent) -> None:
-    with agent.connect() as conn:
+def test_events_arrive_with_seq_from_1(java_agent: JavaAgent) -> None:
+    with java_agent.connect() as conn:
         events = _collect(conn)
-        agent.control("tick")
-        agent.control("tick")
+        java_agent.control("tick")
+        java_agent.control("tick")
         first, second = _next(events, ProtocolEvent), _next(events, ProtocolEvent)
         assert (first.seq, second.seq) == (1, 2)
         assert first.name == "window_changed"
@@ -282,34 +288,34 @@ def test_events_arrive_with_seq_from_1(agent: JavaAgent) -> None:
 
 
 @needs_java
-def test_a_sequence_gap_is_out_of_sync_and_the_host_resyncs(agent: JavaAgent) -> None:
-    with agent.connect() as conn:
+def test_a_sequence_gap_is_out_of_sync_and_the_host_resyncs(java_agent: JavaAgent) -> None:
+    with java_agent.connect() as conn:
         events = _collect(conn)
-        agent.control("tick")
+        java_agent.control("tick")
         assert _next(events, ProtocolEvent).seq == 1
-        agent.control("gap")
-        agent.control("tick")
+        java_agent.control("gap")
+        java_agent.control("tick")
         gap = _next(events, OutOfSync)
         assert (gap.expected, gap.got) == (2, 3)
         assert _next(events, Resynced).seq == 3
-        agent.control("tick")
+        java_agent.control("tick")
         assert _next(events, ProtocolEvent).seq == 4
 
 
 @needs_java
-def test_pings_keep_a_quiet_connection_alive(agent: JavaAgent) -> None:
-    with agent.connect() as conn:
+def test_pings_keep_a_quiet_connection_alive(java_agent: JavaAgent) -> None:
+    with java_agent.connect() as conn:
         time.sleep(3.3)  # longer than either side's 3 s liveness bound, with nothing but pings
         assert not conn.closed
         assert conn.request("snapshot", {}, timeout=5.0)["windows"]
 
 
 @needs_java
-def test_shutdown_is_answered_and_the_agent_exits(agent: JavaAgent) -> None:
-    conn = agent.connect()
+def test_shutdown_is_answered_and_the_agent_exits(java_agent: JavaAgent) -> None:
+    conn = java_agent.connect()
     try:
         assert conn.request("shutdown", {}, timeout=5.0) == {}
-        assert agent.process.wait(timeout=10) == 0
+        assert java_agent.process.wait(timeout=10) == 0
         assert conn.wait_closed(5.0)
     finally:
         conn.close()

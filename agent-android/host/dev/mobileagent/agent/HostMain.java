@@ -27,7 +27,8 @@ import org.json.JSONArray;
  * </pre>
  * The ready line carries the bound port as "port". Standard input takes control lines for the
  * fake UI: {@code tick} (the status bar's clock changes: an event), {@code gap} (the next event
- * skips a seq, as if one was lost), {@code peer-uid UID}, {@code force-stop PACKAGE}, {@code launch}.
+ * skips a seq, as if one was lost), {@code peer-uid UID}, {@code force-stop PACKAGE}, {@code launch};
+ * each is acknowledged with {@code MOBILE_AGENT_LOG control LINE} once applied.
  */
 public final class HostMain {
     private HostMain() {}
@@ -83,7 +84,7 @@ public final class HostMain {
         FakePlatform platform = Fixtures.fixedUi();
         LaunchOutput withPort = new PortOutput(out, transport.port());
         Server server = AgentRuntime.serve(platform, transport, config, withPort, Exiter.SYSTEM, new JSONArray());
-        control(server, platform, transport);
+        control(server, platform, transport, out);
         server.awaitExit(0);
     }
 
@@ -93,8 +94,9 @@ public final class HostMain {
         System.exit(1);
     }
 
-    /** The control lines on standard input, read on a daemon thread. */
-    private static void control(final Server server, final FakePlatform platform, final LoopbackTransport transport) {
+    /** The control lines on standard input, read on a daemon thread; each is acknowledged on stdout once applied. */
+    private static void control(final Server server, final FakePlatform platform, final LoopbackTransport transport,
+                                final LaunchOutput out) {
         Thread t = new Thread(() -> {
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             int ticks = 0;
@@ -115,6 +117,7 @@ public final class HostMain {
                     } else if ("launch".equals(w[0])) {
                         platform.addAndAnnounce(Fixtures.composeApp());
                     }
+                    out.log("control " + line.trim());
                 }
             } catch (IOException | RuntimeException e) {
                 // standard input closed or a malformed line: the control channel ends, the agent serves on
