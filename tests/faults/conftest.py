@@ -1,0 +1,22 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from security.lab import Bench, bench
+
+from pytest_mobile_agent.gates import HostGate
+
+
+@pytest.fixture
+def vd() -> Iterator[Bench]:
+    """A fresh virtual device per fault test (faults leave devices in states no other test wants)."""
+    with bench() as one:
+        one.open("Login")
+        yield one
+
+
+@pytest.fixture
+def gate() -> HostGate:
+    """Wall-clock bounds, asserted unless MOBILE_AGENT_HOST_GATES=off (then printed beside the bound)."""
+    return HostGate()
