@@ -154,7 +154,8 @@ public class ProtocolServerTest {
         JSONObject ping = c.next("ping", 3000);
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertTrue(ping.has("nonce"));
-        assertTrue("no ping before the second: " + ms, ms >= 900);
+        // the interval counts from the agent's last frame (the pong of host()), which this thread saw later
+        assertTrue("no ping long before the second: " + ms, ms >= 500);
         c.send(o("type", "pong", "nonce", ping.getLong("nonce")));
     }
 
@@ -178,7 +179,7 @@ public class ProtocolServerTest {
         JSONObject err = r.getJSONObject("error");
         assertEquals("deadline_exceeded", err.getString("code"));
         assertTrue(err.getBoolean("retryable"));
-        assertTrue("answered at the deadline, not after the read: " + ms, ms < 2000);
+        assertTrue("answered at the deadline, not after the stuck read (5 s): " + ms, ms < 4000);
         assertTrue("the connection still serves", c.request("snapshot", "{}").has("result"));
     }
 
