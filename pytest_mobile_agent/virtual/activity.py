@@ -199,6 +199,13 @@ class ActivityManager:
         proc.signals.block(pm.ART_SIGBLK)
         self._running[package] = proc
 
+    def go_home(self) -> None:
+        """The HOME key: the launcher comes to the front; the app keeps running (a later start is
+        WARM)."""
+        if self._foreground != LAUNCHER:
+            self._foreground = LAUNCHER
+            self._notify("foreground", LAUNCHER)
+
     def force_stop(self, package: str) -> None:
         app = self.apps.get(package)
         proc = self._running.pop(package, None)

@@ -31,8 +31,9 @@
 * `logcat -d` prints the buffer device.log() writes to, `logcat -c` clears it, plain `logcat`
   follows it until killed.
 * `input tap X Y`, `input swipe X1 Y1 X2 Y2 [MS]`, `input keyevent K`, `input text T` drive the
-  display (touches publish getevent lines and reach the UI model).
-* `dumpsys window` (mCurrentFocus, mFocusedApp), `settings get|put|list NAMESPACE [KEY [VALUE]]`.
+  display (touches publish getevent lines and reach the UI model; keys and text go to the content
+  provider's `key(code)` / `text(s)` when it has them; HOME, 3, brings the launcher to the front).
+* `dumpsys window` (mCurrentFocus, mFocusedApp), `dumpsys activity activities` (mResumedActivity), `settings get|put|list NAMESPACE [KEY [VALUE]]`.
 """
 
 from __future__ import annotations
@@ -569,6 +570,9 @@ def install(device: VirtualDevice) -> None:
                     display.touch(x1 + (x2 - x1) * step // steps, y1 + (y2 - y1) * step // steps, True)
                 display.touch(x2, y2, False)
                 return 0
+            if len(args) == 2 and args[0] == "keyevent" and args[1] in ("3", "KEYCODE_HOME"):
+                device.activity.go_home()
+                return 0
             if len(args) == 2 and args[0] in ("keyevent", "text"):
                 content = display.content
                 handler = getattr(content, "key" if args[0] == "keyevent" else "text", None)
@@ -594,6 +598,17 @@ def install(device: VirtualDevice) -> None:
                 "WINDOW MANAGER WINDOWS (dumpsys window windows)\n"
                 f"  mCurrentFocus=Window{{1a2b3c4 u0 {package}/{full}}}\n"
                 f"  mFocusedApp=ActivityRecord{{5d6e7f8 u0 {package}/{activity} t12}}\n"
+            )
+            return 0
+        if args and args[0] == "activity" and "activities" in args[1:]:
+            focus = device.activity.foreground() or ""
+            package = focus.split("/", 1)[0]
+            proc.stdout.write(
+                "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n"
+                f"  ResumedActivity: ActivityRecord{{5d6e7f8 u0 {focus} t12}}\n"
+                f"  mResumedActivity: ActivityRecord{{5d6e7f8 u0 {focus} t12}}\n"
+                f"  topResumedActivity=ActivityRecord{{5d6e7f8 u0 {focus} t12}}\n"
+                f"  mFocusedApp=ActivityRecord{{5d6e7f8 u0 {focus} t12}} package={package}\n"
             )
             return 0
         if not args:

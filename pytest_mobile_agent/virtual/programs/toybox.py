@@ -1,5 +1,6 @@
 """The toybox commands of the device: cat, sleep, tty, id, whoami, rm, ls, mkdir, chmod, stat,
-touch, env, kill, ps, true, false, echo, uname, grep (-v -i -F -q -c -e), head (-n), wc (-l).
+touch, env, kill, ps, true, false, echo, uname, grep (-v -i -F -q -c -e), head (-n), wc (-l),
+pidof, pgrep (-f -l), date (+FORMAT).
 
 Messages follow toybox (`cat: /x: No such file or directory`, `mkdir: '/x': File exists`, status
 1). `ps` prints toybox's columns: `ps -A -o PID,ARGS` gives a `  PID ARGS` header and one
@@ -349,6 +350,46 @@ def install(device: VirtualDevice) -> None:
     def ps(proc: pm.Process) -> int:
         return _ps(device, proc)
 
+    def pidof(proc: pm.Process) -> int:
+        names = [a for a in proc.argv[1:] if not a.startswith("-")]
+        found = [str(p.pid) for p in reversed(device.processes.processes())
+                 if p.args_line().split(" ", 1)[0] in names or p.args_line().split(" ", 1)[0].rsplit("/", 1)[-1] in names]
+        if found:
+            proc.stdout.write(" ".join(found) + "\n")
+        return 0 if found else 1
+
+    def pgrep(proc: pm.Process) -> int:
+        import re
+
+        args = proc.argv[1:]
+        full = "-f" in args
+        listing = "-l" in args
+        patterns = [a for a in args if not a.startswith("-")]
+        if not patterns:
+            proc.stderr.write("pgrep: Needs 1 argument\n")
+            return 2
+        try:
+            regex = re.compile(patterns[0])
+        except re.error:
+            proc.stderr.write(f"pgrep: bad regex '{patterns[0]}'\n")
+            return 2
+        lines = []
+        for entry in device.processes.processes():
+            if entry.pid == proc.pid:
+                continue
+            subject = entry.args_line() if full else entry.comm
+            if regex.search(subject):
+                lines.append(f"{entry.pid} {entry.comm}" if listing else str(entry.pid))
+        proc.stdout.write("".join(line + "\n" for line in lines))
+        return 0 if lines else 1
+
+    def date(proc: pm.Process) -> int:
+        formats = [a for a in proc.argv[1:] if a.startswith("+")]
+        now = time.time()
+        text = time.strftime(formats[0][1:], time.localtime(now)) if formats else time.strftime("%a %b %e %H:%M:%S %Z %Y", time.localtime(now))
+        proc.stdout.write(text + "\n")
+        return 0
+
     def _inputs(proc: pm.Process, files: list[str], tool: str) -> list[tuple[str, bytes]] | None:
         if not files:
             return [("(standard input)", proc.stdin.read_all())]
@@ -437,7 +478,7 @@ def install(device: VirtualDevice) -> None:
         "cat": cat, "sleep": sleep, "tty": tty, "id": id_, "whoami": whoami, "rm": rm, "ls": ls,
         "mkdir": mkdir, "chmod": chmod, "stat": stat, "touch": touch, "env": env, "kill": kill,
         "true": true, "false": false, "echo": echo, "uname": uname, "ps": ps, "grep": grep,
-        "head": head, "wc": wc,
+        "head": head, "wc": wc, "pidof": pidof, "pgrep": pgrep, "date": date,
     }.items():
         reg(name, fn)
 

@@ -174,3 +174,16 @@ def test_any_service_name_opens_a_stream_or_fails_with_a_package_error(vdev: Vir
     except errors.MobileAgentError:
         return
     stream.close()
+
+
+def test_pidof_pgrep_and_the_resumed_activity(vdev: VirtualDevice) -> None:
+    vdev.activity.install(FixtureApp())
+    run(vdev, "am start -n dev.mobileagent.fixture/.MainActivity")
+    status, out, _ = run(vdev, "pidof adbd; pgrep surfaceflinger; dumpsys activity activities | grep mResumedActivity")
+    lines = out.splitlines()
+    assert lines[:2] == ["412", "380"]
+    assert lines[2].endswith(" u0 dev.mobileagent.fixture/.MainActivity t12}")
+    assert run(vdev, "input keyevent KEYCODE_HOME") == (0, "", "")
+    assert vdev.activity.foreground() == "com.google.android.apps.nexuslauncher/.NexusLauncherActivity"
+    assert vdev.activity.is_running("dev.mobileagent.fixture")
+    assert "LaunchState: WARM" in run(vdev, "am start -W -n dev.mobileagent.fixture/.MainActivity")[1]
