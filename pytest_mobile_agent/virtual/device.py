@@ -203,6 +203,14 @@ class VirtualDevice:
         self.display = Display(self)
         self.reverse_rules: dict[str, ReverseRule] = {}
         self.transport_name = f"host-{self.index + 1}"
+        self._install_apps()
+
+    def _install_apps(self) -> None:
+        """The Compose fixture app (its UI on the display) and the agent double as app_process's
+        dev.mobileagent.agent.Main, as an emulator image with them installed would have."""
+        from pytest_mobile_agent.virtual import agent
+
+        agent.install(self)
 
     def shell_environment(self) -> dict[str, str]:
         """The environment adbd gives the shells it starts."""
