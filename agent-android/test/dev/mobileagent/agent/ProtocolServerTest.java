@@ -184,6 +184,30 @@ public class ProtocolServerTest {
     }
 
     @Test
+    public void aRequestFindingEveryWorkerBusyIsAnsweredBusyAndRetryable() throws Exception {
+        try (Harness one = new Harness(Fixtures.fixedUi(), 60_000, 1)) {
+            final CountDownLatch release = new CountDownLatch(1);
+            FakeWindow app = one.platform.window(Fixtures.COMPOSE);
+            app.setHook((w, parent, index) -> {
+                try {
+                    release.await(5, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            Client c = one.host();
+            c.send(o("type", "request", "id", 50, "method", "snapshot", "deadline_ms", 5000, "params", obj("{}")));
+            Thread.sleep(200);
+            JSONObject busy = c.request("bounds", "{\"ids\":[1]}");
+            release.countDown();
+            app.setHook(null);
+            assertEquals("busy", busy.getJSONObject("error").getString("code"));
+            assertTrue(busy.getJSONObject("error").getBoolean("retryable"));
+            assertEquals(50, c.next("response", 5000).getLong("id"));
+        }
+    }
+
+    @Test
     public void aGestureLongerThanItsDeadlineIsRefusedUpFront() throws Exception {
         Client c = h.host();
         JSONObject r = c.request("tap", "{\"x\":10,\"y\":10,\"hold_ms\":2000}", 500);

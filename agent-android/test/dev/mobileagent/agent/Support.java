@@ -147,7 +147,12 @@ public final class Support {
         }
 
         public Harness(FakePlatform platform, long idleExitMs) throws IOException {
+            this(platform, idleExitMs, 8);
+        }
+
+        public Harness(FakePlatform platform, long idleExitMs, int workers) throws IOException {
             this.platform = platform;
+            config.workers = workers;
             transport = new LoopbackTransport(0);
             config.version = Version.version();
             config.build = "7fec0cb05341";
