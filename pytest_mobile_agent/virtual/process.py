@@ -390,10 +390,13 @@ class Process:
         raise Terminated(0)
 
     def state_letter(self) -> str:
+        """Z dead, T stopped, R running its program (not blocked), S sleeping."""
         if self.dead:
             return "Z"
         if self.stopped:
             return "T"
+        if self.thread is not None and self.thread.is_alive() and self._waiting_on is None:
+            return "R"
         return "S"
 
 

@@ -131,6 +131,8 @@ class SyncSession:
     def close(self) -> None:
         with self.kernel.lock:
             self._closed = True
+            if self._sending is not None:  # adbd unlinks a file whose SEND did not finish (its fail path)
+                self._abort_send()
             self._end()
             self.outbox.buffer.clear()
 

@@ -385,8 +385,9 @@ class Interpreter:
             if sub.apply_redirects(node.redirects, permanent=True) is None:
                 self.device.processes.exit(child, 1)
                 return 1
-            child.start(lambda p: sub.run_in_child(node.body))
-            return self.wait_child(child)
+            with self.proc.kernel.lock:
+                child.start(lambda p: sub.run_in_child(node.body))
+                return self.wait_child(child)
         saved = self.apply_redirects(node.redirects, permanent=False)
         if saved is None:
             return 1
@@ -475,8 +476,9 @@ class Interpreter:
             self.device.processes.exit(child, 1)
             return 1
         child.exec_image(argv, env)
-        child.start(program)
-        return self.wait_child(child)
+        with self.proc.kernel.lock:  # the child runs once the shell waits for it, as after fork+wait4
+            child.start(program)
+            return self.wait_child(child)
 
     def _run_builtin(self, builtin: Builtin, command: ast.Simple, argv: list[str]) -> int:
         """A builtin in this process; `VAR=x builtin` sets VAR for its duration only."""

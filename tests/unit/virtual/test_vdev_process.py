@@ -225,3 +225,8 @@ def test_a_caught_signal_interrupts_a_programs_blocking_call(vdev: VirtualDevice
     vdev.programs.register("server", server)
     status, out, _ = vdev.shell("server & p=$!; sleep 0.05; kill $p; wait $p; echo $?")
     assert (status, out, seen) == (0, b"0\n", [pm.SIGTERM])
+
+
+def test_proc_state_is_running_for_the_reader_and_sleeping_for_a_waiting_shell(vdev: VirtualDevice) -> None:
+    status, out, _ = vdev.shell("grep State /proc/self/status; ps -o S -p $$")
+    assert (status, out) == (0, b"State:\tR (running)\nS\nS\n")
