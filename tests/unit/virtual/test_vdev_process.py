@@ -137,12 +137,12 @@ def test_the_shell_user_may_not_signal_root_processes(vdev: VirtualDevice) -> No
 
 
 def test_stop_and_continue(vdev: VirtualDevice) -> None:
-    client = ShellClient(vdev, "sleep 0.2; echo done")
-    assert wait_for(lambda: bool(pids_named(vdev, "sleep 0.2")))
-    [pid] = pids_named(vdev, "sleep 0.2")
+    client = ShellClient(vdev, "sleep 0.5; echo done")
+    assert wait_for(lambda: bool(pids_named(vdev, "sleep 0.5")))
+    [pid] = pids_named(vdev, "sleep 0.5")
     vdev.processes.kill(pid, pm.SIGSTOP, 2000)
     assert vdev.processes.get(pid).state_letter() == "T"  # type: ignore[union-attr]
-    time.sleep(0.3)
+    time.sleep(0.6)  # past the sleep's deadline: only SIGCONT lets it end
     assert not client.pump(0.05) or b"done" not in client.stdout
     vdev.processes.kill(pid, pm.SIGCONT, 2000)
     assert client.wait(2.0) == 0 and client.stdout == b"done\n"
