@@ -85,4 +85,4 @@ def test_uiautomator_events_holds_the_slot_while_it_runs(vdev: VirtualDevice) ->
     assert first.endswith("already registered!")
     holder.close()
     assert wait_for(lambda: vdev.automation.holder() is None, 1.0)
-    assert vdev.automation.acquire(4242, "next") or vdev.processes.get(4242) is None
+    assert vdev.automation.acquire(412, "next") and vdev.automation.holder() == (412, "next")
