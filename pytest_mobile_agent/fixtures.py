@@ -41,6 +41,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -88,6 +89,12 @@ class AndroidTarget:
         return self.lab is not None
 
     @property
+    def lock_key(self) -> str:
+        """What the automation lock is named after: the serial, and for a virtual device its lab,
+        since every lab's first device is emulator-5554."""
+        return f"{self.serial}@{self.server.address}" if self.virtual else self.serial
+
+    @property
     def emulator(self) -> bool:
         if self.facts is not None:
             return bool(self.facts.emulator)
@@ -113,6 +120,16 @@ class TargetProvider:
     _target: AndroidTarget | None = None
     _saved_discovery: str | None = None
     _discovery_dir: tempfile.TemporaryDirectory[str] | None = None
+    _lab_records: tempfile.TemporaryDirectory[str] | None = None
+
+    def records_dir(self) -> Path:
+        """Where the agent records live: `--agent-records` for real targets; for a virtual lab a
+        directory of its own, as its agents end with it."""
+        if self.lab is None:
+            return self.settings.records_dir
+        if self._lab_records is None:
+            self._lab_records = tempfile.TemporaryDirectory(prefix="mobile-agent-records-")
+        return Path(self._lab_records.name)
 
     def target(self) -> AndroidTarget:
         if self._target is None:
@@ -132,8 +149,6 @@ class TargetProvider:
 
         count = self.settings.virtual_count
         self.lab = VirtualLab.start(count, real_adb=self.settings.virtual_adb == "real")
-        for serial in self.lab.serials:
-            _install_apps(self.lab.device(serial))
         if self.settings.emulator_controller == "auto":
             self._start_controllers(self.lab)
         server = AdbServer(host="127.0.0.1", port=self.lab.adb_port)
@@ -166,14 +181,10 @@ class TargetProvider:
         if self.lab is not None:
             self.lab.stop()
             self.lab = None
+        if self._lab_records is not None:
+            self._lab_records.cleanup()
+            self._lab_records = None
         self._target = None
-
-
-def _install_apps(device: Any) -> None:
-    """The Compose fixture app and the agent double on a lab device (both idempotent)."""
-    from pytest_mobile_agent.virtual import agent as agent_double
-
-    agent_double.install(device)
 
 
 def _only_online(server: AdbServer) -> str:
@@ -255,16 +266,17 @@ def agent_jar(android_target: AndroidTarget, mobile_agent_settings: Settings) ->
 
 
 @pytest.fixture(scope="session")
-def agent_records(mobile_agent_settings: Settings) -> Records:
+def agent_records(pytestconfig: pytest.Config, android_target: AndroidTarget) -> Records:
     """The records of the agents this host started, in `--agent-records` (default: the pytest cache)."""
-    mobile_agent_settings.records_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return Records.in_dir(mobile_agent_settings.records_dir)
+    directory = provider_of(pytestconfig).records_dir()
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return Records.in_dir(directory)
 
 
 @pytest.fixture
 def automation_lock(request: pytest.FixtureRequest, android_target: AndroidTarget) -> Iterator[float]:
     """Hold the serial's automation lock for the test; yields the seconds spent waiting for it."""
-    lock = AutomationLock(android_target.serial)
+    lock = AutomationLock(android_target.lock_key)
     reporter = request.config.pluginmanager.get_plugin("terminalreporter")
 
     def announce(message: str) -> None:
