@@ -170,14 +170,29 @@ def test_a_pty_stream_runs_the_command_on_a_terminal(vdev: VirtualDevice) -> Non
     assert client.stdout == b"/dev/pts/0\r\nerr\r\n" and client.stderr == b""
 
 
-def test_writing_to_a_closed_pipe_without_ignoring_sigpipe_kills_the_writer(vdev: VirtualDevice) -> None:
-    def writer(proc: pm.Process) -> int:
-        proc.stdout.close()
+def test_writing_to_a_pipe_without_a_reader_raises_sigpipe_or_epipe_when_ignored(vdev: VirtualDevice) -> None:
+    writers: list[pm.Process] = []
+    outcomes: list[str] = []
+
+    def spew(proc: pm.Process) -> int:
+        writers.append(proc)
+        try:
+            while True:
+                proc.stdout.write(b"x" * 1024)
+        except BrokenPipeError:
+            outcomes.append("EPIPE")
+            return 3
+
+    def closer(proc: pm.Process) -> int:
+        proc.stdin.close()
         return 0
 
-    vdev.programs.register("closer", writer)
-    status, out, _ = vdev.shell("cat /proc/self/status | closer; echo ${?}")
-    assert out == b"0\n"
+    vdev.programs.register("spew", spew)
+    vdev.programs.register("closer", closer)
+    assert vdev.shell("spew | closer; echo $?") == (0, b"0\n", b"")
+    assert writers[0].exit_status == 128 + pm.SIGPIPE and outcomes == []
+    assert vdev.shell("trap '' PIPE; spew | closer") == (0, b"", b"")
+    assert writers[1].exit_status == 3 and outcomes == ["EPIPE"]
 
 
 def test_two_devices_have_separate_pids_files_and_serials() -> None:
