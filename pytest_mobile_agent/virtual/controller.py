@@ -548,6 +548,8 @@ def _console_port(serial: str) -> int | None:
 
 def _port_free(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # as grpc binds: connections of an earlier server in TIME_WAIT do not hold the port, a listener does
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:
