@@ -9,8 +9,9 @@
 #   agent-android/build.sh --host DIR compile src/, stubs/ and host/ into DIR (HostMain for the
 #                                     conformance tests); prints the classpath to run it with
 #
-# Environment: ANDROID_HOME (or ANDROID_SDK_ROOT) for the SDK build; MOBILE_AGENT_JSON_JAR, JUNIT_JAR and
-# HAMCREST_JAR override the Debian paths of org.json (libandroid-json-java), junit4 and hamcrest.
+# Environment: ANDROID_HOME (or ANDROID_SDK_ROOT) for the SDK build, MOBILE_AGENT_DIST for another output
+# directory than agent-android/dist; MOBILE_AGENT_JSON_JAR, JUNIT_JAR and HAMCREST_JAR override the Debian
+# paths of org.json (libandroid-json-java), junit4 and hamcrest.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -132,14 +133,15 @@ sdk_build() {
     fi
     gen_version
     local classes="$BUILD/sdk/classes"
-    rm -rf "$classes" && mkdir -p "$classes" "$HERE/dist"
+    local dist="${MOBILE_AGENT_DIST:-$HERE/dist}"
+    rm -rf "$classes" && mkdir -p "$classes" "$dist"
     # org.json comes from android.jar itself on the device.
     javac "${JAVAC_QUIET[@]}" -source 8 -target 8 -bootclasspath "$platform_jar" -cp "$platform_jar" -d "$classes" \
         $(sources "$HERE/src" "$BUILD/gen")
     (cd "$classes" && jar cf "$BUILD/sdk/classes.jar" .)
-    rm -f "$HERE/dist/mobile-agent-android.jar"
-    "$d8" --release --min-api 24 --lib "$platform_jar" --output "$HERE/dist/mobile-agent-android.jar" "$BUILD/sdk/classes.jar"
-    echo "$HERE/dist/mobile-agent-android.jar ($(wc -c < "$HERE/dist/mobile-agent-android.jar") bytes, $(grep -c . "$HERE/VERSION") version $VERSION)"
+    rm -f "$dist/mobile-agent-android.jar"
+    "$d8" --release --min-api 24 --lib "$platform_jar" --output "$dist/mobile-agent-android.jar" "$BUILD/sdk/classes.jar"
+    echo "$dist/mobile-agent-android.jar ($(wc -c < "$dist/mobile-agent-android.jar") bytes, version $VERSION)"
 }
 
 case "${1:-}" in

@@ -441,3 +441,64 @@ def test_any_frame_after_the_handshake_is_served_ignored_or_closed_as_a_protocol
     closed_for_protocol = any(m["type"] == "closing" and m["reason"] == "protocol_error" for m in seen)
     assert answered or closed_for_protocol, seen
     assert shared_agent.process.poll() is None, "the agent keeps serving"
+
+
+JIMAGE = shutil.which("jimage")
+STAND_IN_D8 = """#!/usr/bin/env bash
+# a stand-in for the SDK's d8: records its arguments, copies the input jar to --output
+echo "$@" > "$(dirname "$0")/d8.args"
+out=""; input=""
+while [ $# -gt 0 ]; do
+    case "$1" in --output|--lib|--min-api) [ "$1" = --output ] && out="$2"; shift 2;; --release) shift;; *) input="$1"; shift;; esac
+done
+cp "$input" "$out"
+"""
+
+
+def _fake_sdk(root: Path, classes: Path) -> Path:
+    """An SDK layout whose android.jar is the agent's stubs, org.json and the JDK's java.* classes."""
+    sdk = root / "sdk"
+    platform = sdk / "platforms" / "android-36"
+    tools = sdk / "build-tools" / "36.0.0"
+    platform.mkdir(parents=True)
+    tools.mkdir(parents=True)
+    stubs = sorted(str(p) for p in (AGENT_DIR / "stubs").rglob("*.java"))
+    subprocess.run([str(JAVAC), "-nowarn", "-Xlint:-options", "--release", "8", "-cp", str(JSON_JAR), "-d",
+                    str(classes), *stubs], check=True, capture_output=True, timeout=120)
+    subprocess.run(["unzip", "-q", "-o", str(JSON_JAR), "org/*", "-d", str(classes)], check=True, timeout=60)
+    modules = Path(str(JAVA)).resolve().parents[1] / "lib" / "modules"
+    extracted = root / "jdk"
+    subprocess.run([str(JIMAGE), "extract", "--dir", str(extracted),
+                    "--include", "regex:/java.(base|logging)/java/.*", str(modules)], check=True, timeout=120)
+    for module in ("java.base", "java.logging"):
+        shutil.copytree(extracted / module / "java", classes / "java", dirs_exist_ok=True)
+    subprocess.run(["jar", "cf", str(platform / "android.jar"), "-C", str(classes), "."], check=True, timeout=120)
+    d8 = tools / "d8"
+    d8.write_text(STAND_IN_D8)
+    d8.chmod(0o755)
+    return sdk
+
+
+@needs_java
+@pytest.mark.skipif(JIMAGE is None or shutil.which("unzip") is None or shutil.which("jar") is None,
+                    reason="the stand-in SDK needs the JDK's jimage and jar, and unzip")
+def test_with_an_sdk_the_build_compiles_against_android_jar_and_dexes_with_d8(tmp_path: Path) -> None:
+    """build.sh's SDK branch, against a stand-in SDK (this machine has none): the sources compile
+    against a platform's android.jar, d8 gets the classes with --min-api 24, the jar is written."""
+    sdk = _fake_sdk(tmp_path, tmp_path / "android-classes")
+    dist = tmp_path / "dist"
+    env = dict(os.environ, ANDROID_HOME=str(sdk), MOBILE_AGENT_DIST=str(dist))
+    done = subprocess.run(["bash", str(BUILD_SH)], capture_output=True, timeout=300, check=False, env=env)
+    assert done.returncode == 0, done.stderr.decode()
+    args = (sdk / "build-tools" / "36.0.0" / "d8.args").read_text().split()
+    assert args[args.index("--min-api") + 1] == "24"
+    assert args[args.index("--lib") + 1] == str(sdk / "platforms" / "android-36" / "android.jar")
+    jar = dist / "mobile-agent-android.jar"
+    names = subprocess.run(["unzip", "-Z1", str(jar)], capture_output=True, check=True, timeout=60).stdout.decode()
+    assert "dev/mobileagent/agent/Main.class" in names
+    assert "dev/mobileagent/agent/android/AndroidPlatform.class" in names
+    assert "HostMain" not in names and "/fake/" not in names, "the host-only code stays out of the device jar"
+    assert "org/json" not in names and "android/app" not in names, "the platform's classes are not bundled"
+    version = subprocess.run(["unzip", "-p", str(jar), "dev/mobileagent/agent/Version.class"], capture_output=True,
+                             check=True, timeout=60).stdout
+    assert f"mobile-agent-android {(AGENT_DIR / 'VERSION').read_text().strip()}".encode() in version
