@@ -175,7 +175,7 @@ def test_targets_report_the_api_level_and_the_emulator_flag(adb_server: AdbServe
         assert (target.api_level, target.emulator) == (36, True)
 
 
-def test_shell_round_trip(device: Device) -> None:
+def test_shell_round_trip(device: Device, host_gate: HostGate) -> None:
     times = []
     for _ in range(100):
         started = time.perf_counter()
@@ -185,4 +185,4 @@ def test_shell_round_trip(device: Device) -> None:
     times.sort()
     p50, p95 = statistics.median(times), times[94]
     print(f"shell_round_trip: p50 {p50:.2f} ms, p95 {p95:.2f} ms, max {times[-1]:.2f} ms (n=100)")
-    HostGate().check(p50, 50.0, "shell round trip p50")
+    host_gate.check(p50, 50.0, "shell round trip p50")
