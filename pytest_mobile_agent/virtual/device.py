@@ -165,6 +165,7 @@ class VirtualDevice:
         self._boot_time = time.time()
         self.boot_monotonic = time.monotonic()
         self.log_listeners: list[Callable[[], None]] = []
+        self.log_count = 0  # lines ever logged (the ring buffer keeps the last 2000)
         self._start_system()
         self.sh_program: Program = sh_main(self)
         self._install_programs()
@@ -282,12 +283,19 @@ class VirtualDevice:
         stamp = time.strftime("%m-%d %H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
         with self._log_lock:
             self._log.append(f"{stamp} {pid or ADBD_PID:5} {pid or ADBD_PID:5} {priority} {tag}: {message}")
+            self.log_count += 1
         for listener in list(self.log_listeners):
             listener()
 
     def log_lines(self) -> list[str]:
         with self._log_lock:
             return list(self._log)
+
+    def log_since(self, count: int) -> tuple[list[str], int]:
+        """The lines logged after the first `count` (those still in the buffer), and the new count."""
+        with self._log_lock:
+            fresh = min(self.log_count - count, len(self._log))
+            return (list(self._log)[len(self._log) - fresh :] if fresh > 0 else []), self.log_count
 
     def clear_log(self) -> None:
         with self._log_lock:

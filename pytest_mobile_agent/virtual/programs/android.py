@@ -533,17 +533,15 @@ def install(device: VirtualDevice) -> None:
         if "-c" in args:
             device.clear_log()
             return 0
-        lines = device.log_lines()
+        lines, seen = device.log_since(0)
         proc.stdout.write("--------- beginning of main\n" + "".join(line + "\n" for line in lines))
         if "-d" in args:
             return 0
-        seen = [len(lines)]
         while True:
             with proc.kernel.lock:
-                proc.wait(log_cond, lambda: len(device.log_lines()) != seen[0], None)
-            lines = device.log_lines()
-            proc.stdout.write("".join(line + "\n" for line in lines[seen[0]:]))
-            seen[0] = len(lines)
+                proc.wait(log_cond, lambda seen=seen: device.log_count != seen, None)  # type: ignore[misc]
+            lines, seen = device.log_since(seen)
+            proc.stdout.write("".join(line + "\n" for line in lines))
 
     def on_log() -> None:
         with device.kernel.lock:

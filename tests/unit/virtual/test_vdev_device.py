@@ -187,3 +187,16 @@ def test_pidof_pgrep_and_the_resumed_activity(vdev: VirtualDevice) -> None:
     assert vdev.activity.foreground() == "com.google.android.apps.nexuslauncher/.NexusLauncherActivity"
     assert vdev.activity.is_running("dev.mobileagent.fixture")
     assert "LaunchState: WARM" in run(vdev, "am start -W -n dev.mobileagent.fixture/.MainActivity")[1]
+
+
+def test_logcat_follows_new_lines_until_killed(vdev: VirtualDevice) -> None:
+    from .conftest import ShellClient, wait_for
+
+    for n in range(2100):  # past the ring buffer's 2000 lines
+        vdev.log("Filler", f"line {n}")
+    client = ShellClient(vdev, "logcat")
+    client.read_until(b"line 2099\n")
+    assert b"line 99\n" not in client.stdout
+    assert wait_for(lambda: any(p.argv == ["logcat"] for p in vdev.processes.processes()))
+    vdev.log("Fresh", "after the start")
+    client.read_until(b"I Fresh: after the start\n")
