@@ -170,6 +170,7 @@ class VirtualDevice:
         self.sh_program: Program = sh_main(self)
         self._install_programs()
         self.fs.proc_provider = self._proc_files
+        self.fs.proc_owner = lambda pid: proc.uid if (proc := self.processes.get(pid)) is not None else 0
         self.fs.pid_lister = lambda: [p.pid for p in self.processes.processes()]
         self.fs.tty_opener = self._open_tty
         self._install_extensions()
@@ -267,6 +268,7 @@ class VirtualDevice:
             "status": proc_status(proc).encode(),
             "stat": proc_stat(proc).encode(),
             "comm": (proc.comm + "\n").encode(),
+            "environ": b"".join(f"{k}={v}".encode() + b"\0" for k, v in proc.env.items()),
         }
 
     # --- properties and log ---------------------------------------------------------------------------

@@ -8,7 +8,8 @@ but not list it), a read-only root with `/system`, `/vendor`, `/product`, `/syst
 virtio touchscreen) and a synthesized `/proc`: `/proc/<pid>/cmdline` (NUL separated, or the name a
 process gave itself with `set_name`, NUL padded to its old length), `/proc/<pid>/status` (Name,
 State, Tgid, Pid, PPid, Uid, Gid, SigPnd, ShdPnd, SigBlk, SigIgn, SigCgt as 16 hex digits),
-`/proc/<pid>/stat` and `/proc/self`. The umask of processes is 0 (a file the shell creates with `>`
+`/proc/<pid>/stat`, `/proc/<pid>/comm`, `/proc/<pid>/environ` (NUL separated, readable by the
+process's owner only, mode 0400, as the kernel has it) and `/proc/self`. The umask of processes is 0 (a file the shell creates with `>`
 is 0666), so modes are what the creator asked for.
 
 Errors are OSError with the errno a real kernel gives (ENOENT, EACCES, EROFS, EEXIST, ENOTDIR,
@@ -172,6 +173,7 @@ class FileSystem:
         self._ino = 1
         self.root = self._node("dir", 0o755, read_only=True)
         self.proc_provider: ProcProvider = lambda pid: None
+        self.proc_owner: Callable[[int], int] = lambda pid: 0
         self.pid_lister: PidLister = lambda: []
         self.tty_opener: TtyOpener | None = None
         self._build()
@@ -314,14 +316,20 @@ class FileSystem:
         files = self.proc_provider(int(head)) if head.isdigit() else None
         if files is None:
             raise fs_error(errno.ENOENT, path)
+        owner = self.proc_owner(int(head))
         if len(parts) == 1:
-            node = self._node("dir", 0o555)
+            node = self._node("dir", 0o555, owner, owner)
             for name in files:
-                node.children[name] = self._node("file", 0o444, data=bytearray(files[name]))
+                node.children[name] = self._proc_file(name, files[name], owner)
             return node, path
         if len(parts) == 2 and parts[1] in files:
-            return self._node("file", 0o444, data=bytearray(files[parts[1]])), path
+            return self._proc_file(parts[1], files[parts[1]], owner), path
         raise fs_error(errno.ENOENT if len(parts) == 2 else errno.ENOTDIR, path)
+
+    def _proc_file(self, name: str, data: bytes, owner: int) -> Node:
+        """A procfs file: world readable, but environ only for its owner (mode 0400)."""
+        mode = 0o400 if name == "environ" else 0o444
+        return self._node("file", mode, owner, owner, data=bytearray(data))
 
     def _parent(self, path: str, cred: Cred) -> tuple[Node, str, str]:
         path = self.normalize(path)

@@ -77,6 +77,8 @@ def test_the_agent_launch_line_detaches_ignores_hup_and_pipe_and_hides_the_token
     assert seen["token"] == TOKEN
     cmdline = vdev.fs.read_file(f"/proc/{pid}/cmdline", device_cred())
     assert cmdline.rstrip(b"\0") == b"mobile-agent S" and TOKEN.encode() not in cmdline
+    environ = vdev.fs.read_file(f"/proc/{pid}/environ", device_cred())  # its owner may read it
+    assert f"MOBILE_AGENT_TOKEN={TOKEN}\0".encode() in environ
     status, ps, _ = vdev.shell("ps -A -o PID,ARGS")
     assert f"{pid:>5} mobile-agent S\n".encode() in ps
     # a root peer makes it print on the closed stdout: EPIPE, and it keeps serving
@@ -93,6 +95,11 @@ def test_a_background_process_outlives_its_shell_and_is_reparented_to_init(vdev:
     [pid] = pids_named(vdev, "sleep 30")
     assert vdev.processes.get(pid).ppid == 1  # type: ignore[union-attr]
     assert status_field(vdev, pid, "PPid") == "1"
+
+
+def test_environ_is_readable_by_its_owner_only(vdev: VirtualDevice) -> None:
+    assert vdev.shell("cat /proc/1/environ") == (1, b"", b"cat: /proc/1/environ: Permission denied\n")
+    assert vdev.shell("X=y sh -c 'cat /proc/self/environ'")[1].split(b"\0").count(b"X=y") == 1
 
 
 def test_trap_ignore_hup_pipe_shows_in_sigign(vdev: VirtualDevice) -> None:
