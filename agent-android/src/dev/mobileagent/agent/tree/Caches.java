@@ -23,6 +23,8 @@ public final class Caches {
 
     private static final class WindowCache {
         final Map<Object, Integer> ids = new HashMap<>();
+        /** Every id handed out for this window and not forgotten yet. */
+        final Set<Integer> members = new HashSet<>();
         WindowRead current;
         long generation;
         /** Known after the first read; null before. */
@@ -45,6 +47,7 @@ public final class Caches {
         if (id == null) {
             id = nextId++;
             c.ids.put(key, id);
+            c.members.add(id);
         }
         return id;
     }
@@ -67,14 +70,38 @@ public final class Caches {
         return cache(windowId).generation;
     }
 
-    /** Stores a read taken at {@code generation}; a read overtaken by an invalidation is not kept. */
+    /**
+     * Stores a read taken at {@code generation}; a read overtaken by an invalidation is not kept.
+     * A kept read also forgets the window's nodes it no longer has, so that the ids of a window
+     * whose content keeps changing (a long list scrolled through) do not pile up.
+     */
     public synchronized boolean store(WindowRead read, long generation) {
         WindowCache c = cache(read.windowId);
         c.sendsChangeEvents = read.sendsChangeEvents();
-        for (NodeRecord r : read.nodes) byId.put(r.id, r);
+        for (NodeRecord r : read.nodes) {
+            byId.put(r.id, r);
+            c.members.add(r.id);
+        }
         if (c.generation != generation) return false;
         c.current = read;
+        Set<Integer> present = new HashSet<>();
+        Map<Object, Integer> kept = new HashMap<>();
+        for (NodeRecord r : read.nodes) {
+            present.add(r.id);
+            if (r.node != null) kept.put(r.node.key(), r.id);
+        }
+        for (Integer id : c.members) {
+            if (!present.contains(id)) byId.remove(id);
+        }
+        c.members.retainAll(present);
+        c.ids.clear();
+        c.ids.putAll(kept);
         return true;
+    }
+
+    /** How many node ids the agent knows (all windows). */
+    public synchronized int knownIds() {
+        return byId.size();
     }
 
     /** Whether the window's toolkit sends change events, as its last read showed (null: never read). */
@@ -111,7 +138,7 @@ public final class Caches {
         while (it.hasNext()) {
             Map.Entry<Integer, WindowCache> e = it.next();
             if (keep.contains(e.getKey())) continue;
-            for (Integer id : e.getValue().ids.values()) byId.remove(id);
+            for (Integer id : e.getValue().members) byId.remove(id);
             it.remove();
         }
     }
@@ -129,11 +156,4 @@ public final class Caches {
         return byId.get(id);
     }
 
-    /** The window a known node id belongs to, or -1. */
-    public synchronized int windowOf(int id) {
-        for (Map.Entry<Integer, WindowCache> e : windows.entrySet()) {
-            if (e.getValue().ids.containsValue(id)) return e.getKey();
-        }
-        return -1;
-    }
 }

@@ -57,6 +57,44 @@ public class CachesTest {
     }
 
     @Test
+    public void aKeptReadForgetsTheNodesTheWindowNoLongerHas() {
+        Caches c = new Caches();
+        for (int screen = 0; screen < 100; screen++) {
+            long g = c.generation(12);
+            int id = c.idFor(12, "node of screen " + screen);
+            WindowRead r = new WindowRead(12, Collections.singletonList(
+                new NodeRecord(id, -1, 0, new NodeAttrs(), new int[0], new KeyNode("node of screen " + screen))), false);
+            assertTrue(c.store(r, g));
+        }
+        assertEquals("only the current screen's node is known", 1, c.knownIds());
+        long g = c.generation(12);
+        int again = c.idFor(12, "node of screen 99");
+        assertEquals("a node still there keeps its id", c.knownId(12, "node of screen 99"), again);
+        assertTrue(c.store(new WindowRead(12, Collections.singletonList(
+            new NodeRecord(again, -1, 0, new NodeAttrs(), new int[0], new KeyNode("node of screen 99"))), false), g));
+        assertEquals(again, c.knownId(12, "node of screen 99"));
+    }
+
+    /** A node whose key is a string. */
+    static final class KeyNode implements dev.mobileagent.agent.platform.PNode {
+        final Object key;
+
+        KeyNode(Object key) {
+            this.key = key;
+        }
+
+        @Override public Object key() { return key; }
+        @Override public NodeAttrs attrs() { return new NodeAttrs(); }
+        @Override public int childCount() { return 0; }
+        @Override public dev.mobileagent.agent.platform.PNode child(int index) { return null; }
+        @Override public int[] liveBounds() { return null; }
+        @Override public boolean canSetText() { return false; }
+        @Override public boolean setText(String text) { return false; }
+        @Override public boolean paste() { return false; }
+        @Override public boolean focus() { return false; }
+    }
+
+    @Test
     public void onlyEventLessWindowsAreDroppedByEvictEventLess() {
         Caches c = new Caches();
         int composeId = c.idFor(12, "compose");
