@@ -88,15 +88,6 @@ def measure(device: Any, jar: AgentJar, runs: int, requests: int) -> list[str]:
     return lines
 
 
-def _ensure_agent_double(lab: Any) -> None:
-    """Register the agent double on the lab's device if the lab did not (a no-op once it does)."""
-    from pytest_mobile_agent.virtual import agent as double
-
-    device = lab.device(lab.serials[0])
-    if double.MAIN_CLASS not in device.app_process_mains:
-        double.register(device)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--serial", default="virtual", help="a serial on the local adb server, or `virtual`")
@@ -108,7 +99,6 @@ def main() -> int:
         from pytest_mobile_agent.virtual import VirtualLab
 
         lab = VirtualLab.start(1)
-        _ensure_agent_double(lab)
         server, serial, jar = AdbServer(host="127.0.0.1", port=lab.adb_port), lab.serials[0], AgentJar.stand_in()
     else:
         server, serial, jar = AdbServer(), args.serial, AgentJar.locate()
