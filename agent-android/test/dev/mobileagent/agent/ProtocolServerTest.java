@@ -225,6 +225,13 @@ public class ProtocolServerTest {
     }
 
     @Test
+    public void beforeAuthAFrameOver64KiBIsAProtocolError() throws Exception {
+        Client c = h.connect();
+        c.sendRaw(new byte[] {0x00, 0x01, 0x00, 0x01});
+        assertEquals("protocol_error", c.next("closing", 3000).getString("reason"));
+    }
+
+    @Test
     public void aFrameThatIsNotJsonIsAProtocolError() throws Exception {
         Client c = h.host();
         c.sendRaw(FramesTest.frame("not json".getBytes(StandardCharsets.UTF_8)));

@@ -51,6 +51,11 @@ public final class Frames {
      * string `type`; EOFException for a stream that ends inside a frame.
      */
     public static JSONObject read(InputStream in) throws IOException, ProtocolException {
+        return read(in, MAX_FRAME);
+    }
+
+    /** As {@link #read(InputStream)}, with a lower limit (the agent's limit before a peer authenticated). */
+    public static JSONObject read(InputStream in, int limit) throws IOException, ProtocolException {
         byte[] header = new byte[4];
         int got = readFully(in, header);
         if (got == 0) return null;
@@ -58,7 +63,7 @@ public final class Frames {
         long n = ((header[0] & 0xffL) << 24) | ((header[1] & 0xffL) << 16) | ((header[2] & 0xffL) << 8)
             | (header[3] & 0xffL);
         if (n == 0) throw new ProtocolException("a frame of length 0");
-        if (n > MAX_FRAME) throw new ProtocolException("a frame of " + n + " bytes exceeds the limit of " + MAX_FRAME);
+        if (n > limit) throw new ProtocolException("a frame of " + n + " bytes exceeds the limit of " + limit);
         byte[] payload = new byte[(int) n];
         if (readFully(in, payload) < n) throw new EOFException("the stream ended inside a frame");
         return decodePayload(payload);

@@ -66,8 +66,11 @@ final class Connection {
         return false;
     }
 
+    /** An auth frame is a few dozen bytes: before it, nobody gets to make the agent hold 16 MiB. */
+    static final int PRE_AUTH_LIMIT = 64 * 1024;
+
     private boolean authenticate(InputStream in) throws IOException, ProtocolException {
-        JSONObject m = Frames.read(in);
+        JSONObject m = Frames.read(in, PRE_AUTH_LIMIT);
         if (m == null) return false;
         if (!"auth".equals(m.optString("type"))) throw new ProtocolException("the first frame must be auth, not " + m.optString("type"));
         Object token = m.opt("token");
