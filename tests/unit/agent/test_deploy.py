@@ -1,4 +1,4 @@
-"""agent::deploy::tests: the deployer's four cases, its state and its stops, on a fake device."""
+"""agent::deploy::tests: the deployer's four cases, its state and its stops, on a fake fake."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ TOKEN = "a" * 32
 
 
 @pytest.fixture
-def device() -> Iterator[FakeDevice]:
+def fake() -> Iterator[FakeDevice]:
     fake = FakeDevice()
     yield fake
     fake.close()
@@ -41,21 +41,21 @@ def attached() -> Iterator[list[Attached]]:
         one.connection.close()
 
 
-def _deployer(device: FakeDevice, records: Records | None = None, **options: object) -> Deployer:
-    return Deployer(device, JAR, records if records is not None else Records(), DeployOptions(**options))  # type: ignore[arg-type]
+def _deployer(fake: FakeDevice, records: Records | None = None, **options: object) -> Deployer:
+    return Deployer(fake, JAR, records if records is not None else Records(), DeployOptions(**options))  # type: ignore[arg-type]
 
 
 def _this_build_socket() -> str:
     return socket_name(JAR.version, 1, JAR.build)
 
 
-def _recorded(device: FakeDevice, records: Records, *, version: str = JAR.version, build: str | None = JAR.build,
+def _recorded(fake: FakeDevice, records: Records, *, version: str = JAR.version, build: str | None = JAR.build,
               agent_build: str | None = None, protocols: tuple[int, ...] = (1,), token: str = TOKEN,
               **agent_options: object) -> Record:
     socket = socket_name(version, max(protocols), build or "000000000000")
-    agent = device.add_agent(socket, TOKEN, version=version, build=agent_build or build or "000000000000",
+    agent = fake.add_agent(socket, TOKEN, version=version, build=agent_build or build or "000000000000",
                              protocols=protocols, **agent_options)  # type: ignore[arg-type]
-    record = Record(device.serial, socket, agent.pid, token, version, max(protocols), build)
+    record = Record(fake.serial, socket, agent.pid, token, version, max(protocols), build)
     records.put(record)
     return record
 
@@ -63,14 +63,14 @@ def _recorded(device: FakeDevice, records: Records, *, version: str = JAR.versio
 # --- state, from the process list alone ------------------------------------------------------------
 
 
-def test_no_agent_process_is_absent(device: FakeDevice) -> None:
-    assert _deployer(device).state() is AgentState.ABSENT
+def test_no_agent_process_is_absent(fake: FakeDevice) -> None:
+    assert _deployer(fake).state() is AgentState.ABSENT
 
 
-def test_an_agent_named_for_this_build_is_running(device: FakeDevice) -> None:
-    device.add_agent(_this_build_socket())
-    assert _deployer(device).state() is AgentState.RUNNING
-    assert device.peers == []  # no connection: it would take the agent from its host
+def test_an_agent_named_for_this_build_is_running(fake: FakeDevice) -> None:
+    fake.add_agent(_this_build_socket())
+    assert _deployer(fake).state() is AgentState.RUNNING
+    assert fake.peers == []  # no connection: it would take the agent from its host
 
 
 @pytest.mark.parametrize("name", [
@@ -79,131 +79,131 @@ def test_an_agent_named_for_this_build_is_running(device: FakeDevice) -> None:
     f"mobile-agent-{JAR.version}-p1-000000000000-9f3cf6e22dae",
     "mobile-agent-something-else",
 ])
-def test_another_version_protocol_build_or_an_unknown_name_is_incompatible(device: FakeDevice, name: str) -> None:
-    device.add_agent(name)
-    assert _deployer(device).state() is AgentState.INCOMPATIBLE
+def test_another_version_protocol_build_or_an_unknown_name_is_incompatible(fake: FakeDevice, name: str) -> None:
+    fake.add_agent(name)
+    assert _deployer(fake).state() is AgentState.INCOMPATIBLE
 
 
-def test_an_agent_found_by_its_main_class_without_a_name_is_incompatible(device: FakeDevice) -> None:
-    device.others[777] = "app_process / dev.mobileagent.agent.Main serve"
-    assert _deployer(device).state() is AgentState.INCOMPATIBLE
+def test_an_agent_found_by_its_main_class_without_a_name_is_incompatible(fake: FakeDevice) -> None:
+    fake.others[777] = "app_process / dev.mobileagent.agent.Main serve"
+    assert _deployer(fake).state() is AgentState.INCOMPATIBLE
 
 
-def test_a_compatible_agent_wins_over_an_incompatible_one(device: FakeDevice) -> None:
-    device.add_agent(f"mobile-agent-0.0.9-p1-{JAR.build}-9f3cf6e22dae")
-    device.add_agent(_this_build_socket())
-    assert _deployer(device).state() is AgentState.RUNNING
+def test_a_compatible_agent_wins_over_an_incompatible_one(fake: FakeDevice) -> None:
+    fake.add_agent(f"mobile-agent-0.0.9-p1-{JAR.build}-9f3cf6e22dae")
+    fake.add_agent(_this_build_socket())
+    assert _deployer(fake).state() is AgentState.RUNNING
 
 
-def test_an_agent_on_an_older_protocol_is_incompatible(device: FakeDevice, attached: list[Attached]) -> None:
-    device.add_agent(f"mobile-agent-{JAR.version}-p0-{JAR.build}-9f3cf6e22dae")
-    assert _deployer(device).state() is AgentState.INCOMPATIBLE
-    device.agents.clear()
+def test_an_agent_on_an_older_protocol_is_incompatible(fake: FakeDevice, attached: list[Attached]) -> None:
+    fake.add_agent(f"mobile-agent-{JAR.version}-p0-{JAR.build}-9f3cf6e22dae")
+    assert _deployer(fake).state() is AgentState.INCOMPATIBLE
+    fake.agents.clear()
     records = Records()
-    old = _recorded(device, records, protocols=(0,))
-    result = _deployer(device, records).attach()
+    old = _recorded(fake, records, protocols=(0,))
+    result = _deployer(fake, records).attach()
     attached.append(result)
     assert isinstance(result.outcome, Launched)
     assert result.outcome.replaced is not None and "no protocol this host speaks" in result.outcome.replaced
-    assert old.pid not in device.agents and old.pid not in device.kills  # refused, it exited by itself
-    (peer,) = device.peers_for(old.socket)
+    assert old.pid not in fake.agents and old.pid not in fake.kills  # refused, it exited by itself
+    (peer,) = fake.peers_for(old.socket)
     assert peer.frames("refuse")[0]["code"] == "version_mismatch"
 
 
 # --- launch --------------------------------------------------------------------------------------
 
 
-def test_a_first_attach_pushes_the_jar_read_only_starts_it_and_deletes_it(device: FakeDevice,
+def test_a_first_attach_pushes_the_jar_read_only_starts_it_and_deletes_it(fake: FakeDevice,
                                                                           attached: list[Attached]) -> None:
     records = Records()
-    result = _deployer(device, records, idle_exit_ms=10_000).attach()
+    result = _deployer(fake, records, idle_exit_ms=10_000).attach()
     attached.append(result)
     assert result.outcome == Launched(replaced=None, took_over=[])
     socket = result.record.socket
     assert SocketName.parse(socket) is not None and SocketName.parse(socket).build == JAR.build  # type: ignore[union-attr]
-    assert device.pushes == [(f"/data/local/tmp/{socket}.jar", 0o444)]
-    assert device.files == {}  # deleted after the ready line
-    (launch,) = device.launches
+    assert fake.pushes == [(f"/data/local/tmp/{socket}.jar", 0o444)]
+    assert fake.files == {}  # deleted after the ready line
+    (launch,) = fake.launches
     assert launch.closed and f"--socket {socket} --idle-exit-ms 10000 </dev/null &)" in launch.command
     assert launch.stdin == result.record.token.encode() + b"\n"
     assert result.connection.hello.build == JAR.build
-    assert records.get(device.serial) == result.record
-    assert result.record.pid in device.agents and result.record.build == JAR.build
-    assert _deployer(device, records).state() is AgentState.RUNNING
+    assert records.get(fake.serial) == result.record
+    assert result.record.pid in fake.agents and result.record.build == JAR.build
+    assert _deployer(fake, records).state() is AgentState.RUNNING
 
 
-def test_a_compatible_recorded_agent_is_reused_without_starting_a_process(device: FakeDevice,
+def test_a_compatible_recorded_agent_is_reused_without_starting_a_process(fake: FakeDevice,
                                                                           attached: list[Attached]) -> None:
     records = Records()
-    first = _deployer(device, records).attach()
+    first = _deployer(fake, records).attach()
     attached.append(first)
-    pushes, launches = len(device.pushes), len(device.launches)
-    again = _deployer(device, records).attach()
+    pushes, launches = len(fake.pushes), len(fake.launches)
+    again = _deployer(fake, records).attach()
     attached.append(again)
     assert again.outcome == Reused()
-    assert (len(device.pushes), len(device.launches)) == (pushes, launches)
+    assert (len(fake.pushes), len(fake.launches)) == (pushes, launches)
     assert again.record == first.record and again.connection.hello.pid == first.record.pid
 
 
-def test_a_recorded_agent_of_another_build_is_incompatible(device: FakeDevice, attached: list[Attached]) -> None:
+def test_a_recorded_agent_of_another_build_is_incompatible(fake: FakeDevice, attached: list[Attached]) -> None:
     records = Records()
-    old = _recorded(device, records, build="000000000000")
-    result = _deployer(device, records).attach()
+    old = _recorded(fake, records, build="000000000000")
+    result = _deployer(fake, records).attach()
     attached.append(result)
     assert isinstance(result.outcome, Launched)
     assert "another build" in (result.outcome.replaced or "")
-    assert old.pid not in device.agents and old.pid not in device.kills  # it was asked to shut down
-    (peer,) = device.peers_for(old.socket)
+    assert old.pid not in fake.agents and old.pid not in fake.kills  # it was asked to shut down
+    (peer,) = fake.peers_for(old.socket)
     assert [f["method"] for f in peer.frames("request")] == ["shutdown"]
-    assert records.get(device.serial) == result.record
+    assert records.get(fake.serial) == result.record
 
 
-def test_an_agent_of_another_version_is_asked_to_shut_down(device: FakeDevice, attached: list[Attached]) -> None:
+def test_an_agent_of_another_version_is_asked_to_shut_down(fake: FakeDevice, attached: list[Attached]) -> None:
     records = Records()
-    old = _recorded(device, records, version="0.0.9")
-    result = _deployer(device, records).attach()
+    old = _recorded(fake, records, version="0.0.9")
+    result = _deployer(fake, records).attach()
     attached.append(result)
     assert "another version" in (result.outcome.replaced or "")  # type: ignore[union-attr]
-    assert old.pid not in device.agents and old.pid not in device.kills
+    assert old.pid not in fake.agents and old.pid not in fake.kills
 
 
-def test_a_record_without_a_build_counts_as_another_build(device: FakeDevice, attached: list[Attached]) -> None:
+def test_a_record_without_a_build_counts_as_another_build(fake: FakeDevice, attached: list[Attached]) -> None:
     records = Records()
-    old = _recorded(device, records, build=None, agent_build=JAR.build)
-    result = _deployer(device, records).attach()
+    old = _recorded(fake, records, build=None, agent_build=JAR.build)
+    result = _deployer(fake, records).attach()
     attached.append(result)
     assert "build is unknown" in (result.outcome.replaced or "")  # type: ignore[union-attr]
-    assert old.pid not in device.agents
+    assert old.pid not in fake.agents
 
 
-def test_an_agent_that_does_not_answer_as_recorded_is_unreachable(device: FakeDevice,
+def test_an_agent_that_does_not_answer_as_recorded_is_unreachable(fake: FakeDevice,
                                                                   attached: list[Attached]) -> None:
     records = Records()
-    old = _recorded(device, records, token="b" * 32)  # the agent knows another token
-    result = _deployer(device, records).attach()
+    old = _recorded(fake, records, token="b" * 32)  # the agent knows another token
+    result = _deployer(fake, records).attach()
     attached.append(result)
     assert isinstance(result.outcome, Launched)
     assert "does not answer as recorded" in (result.outcome.replaced or "")
-    assert old.pid in device.kills
-    kill = device.commands.index(f"kill -9 {old.pid}")
-    assert device.commands[kill - 1] == f"cat /proc/{old.pid}/cmdline"
+    assert old.pid in fake.kills
+    kill = fake.commands.index(f"kill -9 {old.pid}")
+    assert fake.commands[kill - 1] == f"cat /proc/{old.pid}/cmdline"
 
 
 def test_a_replaced_agent_that_ignores_shutdown_is_killed_past_the_exit_timeout(
-        device: FakeDevice, attached: list[Attached]) -> None:
+        fake: FakeDevice, attached: list[Attached]) -> None:
     records = Records()
-    old = _recorded(device, records, build="000000000000", exits_on_shutdown=False)
-    result = _deployer(device, records, exit_timeout=0.2).attach()
+    old = _recorded(fake, records, build="000000000000", exits_on_shutdown=False)
+    result = _deployer(fake, records, exit_timeout=0.2).attach()
     attached.append(result)
-    assert old.pid in device.kills
+    assert old.pid in fake.kills
 
 
-def test_a_recorded_agent_that_is_gone_is_forgotten_and_a_new_one_launched(device: FakeDevice,
+def test_a_recorded_agent_that_is_gone_is_forgotten_and_a_new_one_launched(fake: FakeDevice,
                                                                           attached: list[Attached]) -> None:
     records = Records()
-    old = _recorded(device, records)
-    device.exit(old.pid)
-    result = _deployer(device, records).attach()
+    old = _recorded(fake, records)
+    fake.exit(old.pid)
+    result = _deployer(fake, records).attach()
     attached.append(result)
     assert result.outcome == Launched(replaced=None, took_over=[])
 
@@ -211,135 +211,135 @@ def test_a_recorded_agent_that_is_gone_is_forgotten_and_a_new_one_launched(devic
 # --- conflicts -----------------------------------------------------------------------------------
 
 
-def test_an_agent_this_host_did_not_start_is_a_conflict_naming_it(device: FakeDevice,
+def test_an_agent_this_host_did_not_start_is_a_conflict_naming_it(fake: FakeDevice,
                                                                   attached: list[Attached]) -> None:
-    foreign = device.add_agent(_this_build_socket())
+    foreign = fake.add_agent(_this_build_socket())
     with pytest.raises(Conflict) as caught:
-        _deployer(device).attach()
+        _deployer(fake).attach()
     text = str(caught.value)
     assert "mobile-agent" in text and str(foreign.pid) in text and foreign.socket in text
     assert "force" in text
-    assert device.pushes == [] and device.launches == [] and device.peers == []
-    forced = _deployer(device, force=True).attach()
+    assert fake.pushes == [] and fake.launches == [] and fake.peers == []
+    forced = _deployer(fake, force=True).attach()
     attached.append(forced)
-    assert " --force" in device.launches[0].command
+    assert " --force" in fake.launches[0].command
     assert forced.outcome == Launched(None, [f"mobile-agent {foreign.socket} (pid {foreign.pid})"])
 
 
-def test_a_conflict_names_the_holder_and_the_force_option(device: FakeDevice, attached: list[Attached]) -> None:
-    device.holder = Holder(345, "uiautomator events")
+def test_a_conflict_names_the_holder_and_the_force_option(fake: FakeDevice, attached: list[Attached]) -> None:
+    fake.holder = Holder(345, "uiautomator events")
     with pytest.raises(Conflict) as caught:
-        _deployer(device).attach()
+        _deployer(fake).attach()
     text = str(caught.value)
     assert "uiautomator events (pid 345)" in text
     assert "IAccessibilityServiceClient$Stub$Proxy@5d4d5e8 already registered!" in text
     assert "force" in text and caught.value.holder == "uiautomator events (pid 345)"
-    assert device.files == {}  # the jar is deleted after a conflict too
-    forced = _deployer(device, force=True).attach()
+    assert fake.files == {}  # the jar is deleted after a conflict too
+    forced = _deployer(fake, force=True).attach()
     attached.append(forced)
     assert forced.outcome == Launched(None, ["uiautomator events (pid 345)"])
-    assert device.holder is None
+    assert fake.holder is None
 
 
 # --- the launch going wrong -------------------------------------------------------------------------
 
 
-def test_a_stale_jar_is_stopped_and_the_error_says_to_rebuild(device: FakeDevice) -> None:
-    device.report_build = "111111111111"
+def test_a_stale_jar_is_stopped_and_the_error_says_to_rebuild(fake: FakeDevice) -> None:
+    fake.report_build = "111111111111"
     with pytest.raises(StaleJar) as caught:
-        _deployer(device).attach()
+        _deployer(fake).attach()
     assert "111111111111" in str(caught.value) and "agent-android/build.sh" in str(caught.value)
-    assert device.agents == {}
+    assert fake.agents == {}
 
 
-def test_an_agent_exiting_before_its_ready_line_is_an_error_with_its_output(device: FakeDevice) -> None:
-    device.launch_script = ["CANNOT LINK EXECUTABLE", "stderr:java.lang.ClassNotFoundException: Main"]
+def test_an_agent_exiting_before_its_ready_line_is_an_error_with_its_output(fake: FakeDevice) -> None:
+    fake.launch_script = ["CANNOT LINK EXECUTABLE", "stderr:java.lang.ClassNotFoundException: Main"]
     with pytest.raises(DeployError, match="before its ready line.*CANNOT LINK.*stderr: java.lang.ClassNotFound"):
-        _deployer(device).attach()
-    assert device.files == {}
+        _deployer(fake).attach()
+    assert fake.files == {}
 
 
-def test_a_launch_that_never_reports_ready_fails_at_its_deadline(device: FakeDevice) -> None:
-    device.launch_script, device.launch_ends = [], False
+def test_a_launch_that_never_reports_ready_fails_at_its_deadline(fake: FakeDevice) -> None:
+    fake.launch_script, fake.launch_ends = [], False
     with pytest.raises(Timeout, match="ready line"):
-        _deployer(device, ready_timeout=0.1).attach()
-    assert device.files == {} and device.launches[0].closed
+        _deployer(fake, ready_timeout=0.1).attach()
+    assert fake.files == {} and fake.launches[0].closed
 
 
-def test_an_error_line_is_a_deploy_error_with_the_agents_code(device: FakeDevice) -> None:
-    device.launch_script = ['MOBILE_AGENT_ERROR {"code": "automation_unavailable", "message": "no service"}']
+def test_an_error_line_is_a_deploy_error_with_the_agents_code(fake: FakeDevice) -> None:
+    fake.launch_script = ['MOBILE_AGENT_ERROR {"code": "automation_unavailable", "message": "no service"}']
     with pytest.raises(DeployError, match="automation_unavailable: no service"):
-        _deployer(device).attach()
+        _deployer(fake).attach()
 
 
 # --- stopping ------------------------------------------------------------------------------------
 
 
-def test_stop_shuts_the_agent_down_and_forgets_it(device: FakeDevice) -> None:
+def test_stop_shuts_the_agent_down_and_forgets_it(fake: FakeDevice) -> None:
     records = Records()
-    result = _deployer(device, records).attach()
+    result = _deployer(fake, records).attach()
     result.stop()
-    assert device.agents == {} and device.kills == [] and records.get(device.serial) is None
-    assert _deployer(device, records).state() is AgentState.ABSENT
+    assert fake.agents == {} and fake.kills == [] and records.get(fake.serial) is None
+    assert _deployer(fake, records).state() is AgentState.ABSENT
     result.stop()  # idempotent
 
 
-def test_stop_kills_an_agent_that_outlives_the_exit_timeout(device: FakeDevice) -> None:
+def test_stop_kills_an_agent_that_outlives_the_exit_timeout(fake: FakeDevice) -> None:
     records = Records()
-    result = _deployer(device, records, exit_timeout=0.2).attach()
-    device.agents[result.record.pid].exits_on_shutdown = False
+    result = _deployer(fake, records, exit_timeout=0.2).attach()
+    fake.agents[result.record.pid].exits_on_shutdown = False
     result.stop()
-    assert device.kills == [result.record.pid] and device.agents == {}
+    assert fake.kills == [result.record.pid] and fake.agents == {}
 
 
-def test_stop_recorded_stops_the_agent_without_a_connection_of_ours(device: FakeDevice) -> None:
+def test_stop_recorded_stops_the_agent_without_a_connection_of_ours(fake: FakeDevice) -> None:
     records = Records()
-    old = _recorded(device, records)
-    assert _deployer(device, records).stop_recorded() is True
-    assert old.pid not in device.agents and old.pid not in device.kills and records.get(device.serial) is None
-    assert _deployer(device, records).stop_recorded() is False
+    old = _recorded(fake, records)
+    assert _deployer(fake, records).stop_recorded() is True
+    assert old.pid not in fake.agents and old.pid not in fake.kills and records.get(fake.serial) is None
+    assert _deployer(fake, records).stop_recorded() is False
 
 
-def test_every_kill_by_pid_first_checks_the_proc_cmdline_still_names_the_socket(device: FakeDevice) -> None:
+def test_every_kill_by_pid_first_checks_the_proc_cmdline_still_names_the_socket(fake: FakeDevice) -> None:
     records = Records()
-    old = _recorded(device, records, token="b" * 32)
-    device.exit(old.pid)
-    device.others[old.pid] = "com.example.app"  # the pid now belongs to someone else
-    assert _deployer(device, records).stop_recorded() is True
-    assert device.kills == [] and old.pid in device.others
+    old = _recorded(fake, records, token="b" * 32)
+    fake.exit(old.pid)
+    fake.others[old.pid] = "com.example.app"  # the pid now belongs to someone else
+    assert _deployer(fake, records).stop_recorded() is True
+    assert fake.kills == [] and old.pid in fake.others
 
 
 # --- secrets -------------------------------------------------------------------------------------
 
 
 def test_during_a_launch_no_command_line_and_no_log_record_holds_the_token(
-        device: FakeDevice, caplog: pytest.LogCaptureFixture, attached: list[Attached]) -> None:
+        fake: FakeDevice, caplog: pytest.LogCaptureFixture, attached: list[Attached]) -> None:
     with caplog.at_level(logging.DEBUG):
-        result = _deployer(device).attach()
+        result = _deployer(fake).attach()
         attached.append(result)
         result.connection.request("shutdown", {}, timeout=1.0)
     token = result.record.token
-    assert all(token not in command for command in device.commands)
-    assert all(token not in agent.args for agent in device.agents.values())
+    assert all(token not in command for command in fake.commands)
+    assert all(token not in agent.args for agent in fake.agents.values())
     assert caplog.records and all(token not in record.getMessage() for record in caplog.records)
     assert token not in repr(result) and token not in repr(result.record)
 
 
-def test_stop_through_a_replaced_connection_asks_for_shutdown_on_a_new_one(device: FakeDevice) -> None:
+def test_stop_through_a_replaced_connection_asks_for_shutdown_on_a_new_one(fake: FakeDevice) -> None:
     records = Records()
-    first = _deployer(device, records).attach()
+    first = _deployer(fake, records).attach()
     first.connection.close()  # as when a newer connection replaced it
     first.stop()
-    assert device.agents == {} and device.kills == []
-    assert [f["method"] for p in device.peers for f in p.frames("request")] == ["shutdown"]
+    assert fake.agents == {} and fake.kills == []
+    assert [f["method"] for p in fake.peers for f in p.frames("request")] == ["shutdown"]
 
 
-def test_an_agent_whose_hello_names_another_pid_than_recorded_is_unreachable(device: FakeDevice) -> None:
+def test_an_agent_whose_hello_names_another_pid_than_recorded_is_unreachable(fake: FakeDevice) -> None:
     records = Records()
-    old = _recorded(device, records, hello_pid=1234)
-    result = _deployer(device, records).attach()
+    old = _recorded(fake, records, hello_pid=1234)
+    result = _deployer(fake, records).attach()
     try:
         assert "does not answer as recorded" in (result.outcome.replaced or "")  # type: ignore[union-attr]
-        assert old.pid in device.kills
+        assert old.pid in fake.kills
     finally:
         result.connection.close()
