@@ -265,6 +265,10 @@ class VirtualLab:
         endpoint = self._adbd.get(serial)
         return endpoint.port if endpoint is not None else None
 
+    def adbd_endpoint(self, serial: str) -> AdbdEndpoint | None:
+        """The device's adbd endpoint, when started (fault tests drop its connections: a cable pulled)."""
+        return self._adbd.get(serial)
+
     def start_adbd(self, serial: str) -> int:
         """The device's adbd endpoint (started on first call): its serial's port when free, else any."""
         endpoint = self._adbd.get(serial)

@@ -40,6 +40,8 @@ def test_start_adbd_listens_on_the_serials_port_when_free_and_once() -> None:
         free = _free(5555)
         port = lab.start_adbd(serial)
         assert lab.start_adbd(serial) == port == lab.adbd_port(serial)
+        endpoint = lab.adbd_endpoint(serial)
+        assert endpoint is not None and endpoint.port == port
         if free:  # another lab on this machine may hold 5555: then any free port will do
             assert port == 5555
         else:
