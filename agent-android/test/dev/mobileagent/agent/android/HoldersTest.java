@@ -29,6 +29,26 @@ public class HoldersTest {
     }
 
     @Test
+    public void anotherAgentIsFoundInTheProcessList() throws Exception {
+        // a process whose argv0 is "mobile-agent <socket>", as setArgV0 makes the agent's
+        Process p = new ProcessBuilder("bash", "-c", "exec -a 'mobile-agent mobile-agent-junit-holder' sleep 30").start();
+        try {
+            Holders.Holder found = null;
+            long end = System.currentTimeMillis() + 3000;
+            while (found == null && System.currentTimeMillis() < end) {
+                for (Holders.Holder h : Holders.scan(ProcessHandle.current().pid())) {
+                    if (h.pid == p.pid()) found = h;
+                }
+                if (found == null) Thread.sleep(20);
+            }
+            assertEquals("mobile-agent mobile-agent-junit-holder 30", found.name);
+            assertNull(found.pkg);
+        } finally {
+            p.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
     public void otherProcessesAreNoHolders() {
         assertNull(Holders.classify(1, "/system/bin/init second_stage"));
         assertNull(Holders.classify(2, "com.android.systemui"));
