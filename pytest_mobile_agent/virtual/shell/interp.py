@@ -2,8 +2,8 @@
 
 Builtins run in the shell's own process, as mksh's do: `echo`, `printf`, `read`, `trap`, `exec`,
 `exit`, `kill`, `cd`, `pwd`, `export`, `unset`, `shift`, `wait`, `test`/`[`, `command -v`, `true`,
-`false`, `:`, `break`, `continue`; `if`/`elif`/`else`, `while`, `until` and `for` run in the shell
-too. Everything else is a program of `device.programs` (toybox and the Android tools),
+`false`, `:`, `break`, `continue`, `return`; `if`/`elif`/`else`, `while`, `until`, `for`, `case`
+and functions (`name() { ...; }`, with their own positional parameters) run in the shell too. Everything else is a program of `device.programs` (toybox and the Android tools),
 run in a forked child process, which the shell waits for unless the command ends with `&`.
 
 Words expand as POSIX says: parameters and `$(...)`, field splitting of unquoted results on IFS,
@@ -61,6 +61,12 @@ class _LoopControl(Exception):  # noqa: N818 - control flow: break / continue
         self.levels = levels
 
 
+class _Return(Exception):  # noqa: N818 - control flow: return from a function
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
 class _ExitShell(Exception):  # noqa: N818 - control flow
     def __init__(self, status: int) -> None:
         super().__init__(status)
@@ -81,6 +87,7 @@ class ShellState:
     traps: dict[int, str] = field(default_factory=dict)  # 0 is EXIT; only commands, not ignores
     children: list[pm.Process] = field(default_factory=list)
     cmdsub_status: int | None = None  # the status of the last $(...) of the current command
+    functions: dict[str, ast.Command] = field(default_factory=dict)
 
     def copy_for_subshell(self) -> ShellState:
         return ShellState(
@@ -92,6 +99,7 @@ class ShellState:
             last_bg=self.last_bg,
             shell_pid=self.shell_pid,
             traps={},
+            functions=dict(self.functions),
         )
 
     def environ(self) -> dict[str, str]:
@@ -251,7 +259,7 @@ class Interpreter:
         if not isinstance(node, ast.Simple) or not node.words:
             return None
         name = node.words[0].literal()
-        if name is None or name in BUILTINS or name == "exec":
+        if name is None or name in BUILTINS or name == "exec" or name in self.state.functions:
             return None
         if any(isinstance(p, ast.CmdSub) for w in (*node.words, *(a.value for a in node.assigns)) for p in w.parts):
             return None
@@ -313,7 +321,7 @@ class Interpreter:
         if and_or.rest or len(and_or.first.commands) != 1:
             return False
         command = and_or.first.commands[0]
-        return any(r.fd == 0 for r in command.redirects)
+        return any(r.fd == 0 for r in getattr(command, "redirects", ()))
 
     def run_and_or(self, node: ast.AndOr) -> int:
         status = self.run_pipeline(node.first)
@@ -379,6 +387,9 @@ class Interpreter:
     def run_command(self, node: ast.Command) -> int:
         if isinstance(node, ast.Simple):
             return self.run_simple(node)
+        if isinstance(node, ast.FuncDef):
+            self.state.functions[node.name] = node.body
+            return 0
         if isinstance(node, ast.Subshell):
             child = self.device.processes.fork(self.proc)
             sub = Interpreter(self.device, child, self.state.copy_for_subshell())
@@ -396,9 +407,49 @@ class Interpreter:
                 return self.run_list(node.body)
             if isinstance(node, ast.If):
                 return self._run_if(node)
+            if isinstance(node, ast.Case):
+                return self._run_case(node)
             return self._run_loop(node)
         finally:
             self.restore(saved)
+
+    def _run_case(self, node: ast.Case) -> int:
+        value = self.expand_string(node.word)
+        for patterns, body in node.items:
+            for pattern in patterns:
+                if fnmatch.fnmatchcase(value, self.pattern_of(pattern)):
+                    return self.run_list(body) if body.items else 0
+        return 0
+
+    def pattern_of(self, word: ast.Word) -> str:
+        """A case pattern: expansions done, quoted characters matched literally."""
+        out: list[str] = []
+        for part in word.parts:
+            if isinstance(part, ast.Lit):
+                text = part.text
+            elif isinstance(part, ast.Param):
+                text = self._param_value(part)
+            elif isinstance(part, ast.Arith):
+                text = self.arithmetic(part)
+            else:
+                text = self.command_substitution(part.body)
+            out.append(_glob_escape(text) if part.quoted else text)
+        return "".join(out)
+
+    def call_function(self, body: ast.Command, argv: list[str], command: ast.Simple) -> int:
+        saved_positional = self.state.positional
+        self.state.positional = argv[1:]
+        redirects = self.apply_redirects(command.redirects, permanent=False)
+        if redirects is None:
+            self.state.positional = saved_positional
+            return 1
+        try:
+            return self.run_command(body)
+        except _Return as returned:
+            return returned.status
+        finally:
+            self.restore(redirects)
+            self.state.positional = saved_positional
 
     def _run_if(self, node: ast.If) -> int:
         for condition, body in node.branches:
@@ -458,6 +509,9 @@ class Interpreter:
         name = argv[0]
         if name == "exec":
             return self._builtin_exec(command, argv[1:])
+        function = self.state.functions.get(name)
+        if function is not None:
+            return self.call_function(function, argv, command)
         builtin = BUILTINS.get(name)
         if builtin is not None:
             return self._run_builtin(builtin, command, argv)
@@ -1219,6 +1273,17 @@ def b_umask(sh: Interpreter, argv: list[str]) -> int:
     return 0
 
 
+def b_return(sh: Interpreter, argv: list[str]) -> int:
+    status = sh.state.last_status
+    if len(argv) > 1:
+        try:
+            status = int(argv[1]) & 0xFF
+        except ValueError:
+            sh.err(f"{sh.state.name}: return: {argv[1]}: bad number\n")
+            status = 1
+    raise _Return(status)
+
+
 def b_break(sh: Interpreter, argv: list[str]) -> int:
     levels = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() and int(argv[1]) > 0 else 1
     if sh.loop_depth == 0:
@@ -1250,4 +1315,5 @@ BUILTINS: dict[str, Builtin] = {
     "umask": b_umask,
     "break": b_break,
     "continue": b_break,
+    "return": b_return,
 }

@@ -1,16 +1,17 @@
 """Parser of the device shell's language: the subset of Android's /system/bin/sh (mksh) the driver
 and its users send.
 
-Grammar (POSIX sh without here-documents, `case` and functions; pathname expansion is the
-interpreter's):
+Grammar (POSIX sh without here-documents; pathname expansion is the interpreter's):
 
     list     := and_or ((';' | '&' | newline) and_or)* [';' | '&']
     and_or   := pipeline (('&&' | '||') newline* pipeline)*
     pipeline := ['!'] command ('|' newline* command)*
-    command  := '(' list ')' redir* | '{' list '}' redir* | if | while | until | for | simple
+    command  := '(' list ')' redir* | '{' list '}' redir* | if | while | until | for | case
+              | NAME '(' ')' command | simple
     if       := 'if' list 'then' list ('elif' list 'then' list)* ['else' list] 'fi'
     while    := ('while' | 'until') list 'do' list 'done'
     for      := 'for' NAME ['in' word*] (';' | newline) 'do' list 'done'
+    case     := 'case' word 'in' (['('] word ('|' word)* ')' [list] [';;'])* 'esac'
     simple   := (NAME=word | redir)* (word | redir)*
     redir    := [fd] ('<' | '>' | '>>' | '>|' | '<>' | '<&' | '>&') word
 
@@ -134,8 +135,21 @@ class For:
     redirects: tuple[Redirect, ...]
 
 
-Command = Simple | Subshell | Group | If | Loop | For
-RESERVED_CLOSERS = ("then", "elif", "else", "fi", "do", "done")
+@dataclass(frozen=True)
+class Case:
+    word: Word
+    items: tuple[tuple[tuple[Word, ...], ListNode], ...]  # (patterns, body)
+    redirects: tuple[Redirect, ...]
+
+
+@dataclass(frozen=True)
+class FuncDef:
+    name: str
+    body: Command
+
+
+Command = Simple | Subshell | Group | If | Loop | For | Case | FuncDef
+RESERVED_CLOSERS = ("then", "elif", "else", "fi", "do", "done", "esac")
 
 
 @dataclass(frozen=True)
@@ -258,12 +272,12 @@ class _Parser:
         if closer == "}":
             return self.peek() == "}" and (self.peek(1) == "" or self.peek(1) in META)
         if isinstance(closer, tuple):
-            return self.at_word() in closer
+            return (";;" in closer and self.startswith(";;")) or self.at_word() in closer
         return False
 
     def at_word(self) -> str:
         """The plain word at the cursor when it is a reserved word (or "" otherwise)."""
-        for word in (*RESERVED_CLOSERS, "if", "while", "until", "for", "in"):
+        for word in (*RESERVED_CLOSERS, "if", "while", "until", "for", "in", "case"):
             if self.startswith(word):
                 after = self.peek(len(word))
                 if after == "" or after in META:
@@ -338,9 +352,79 @@ class _Parser:
             return Loop(keyword == "until", condition, body, self.parse_redirects_only())
         if keyword == "for":
             return self.parse_for()
+        if keyword == "case":
+            return self.parse_case()
         if keyword in RESERVED_CLOSERS:
             raise self.unexpected()
+        function = self.try_function()
+        if function is not None:
+            return function
         return self.parse_simple()
+
+    def try_function(self) -> FuncDef | None:
+        """`NAME () command`, when the text at the cursor is one."""
+        j = self.i
+        if j >= len(self.s) or self.s[j] not in NAME_START:
+            return None
+        while j < len(self.s) and self.s[j] in NAME_CHARS:
+            j += 1
+        k = j
+        while k < len(self.s) and self.s[k] in " \t":
+            k += 1
+        if not self.s.startswith("(", k):
+            return None
+        k += 1
+        while k < len(self.s) and self.s[k] in " \t":
+            k += 1
+        if not self.s.startswith(")", k):
+            raise ShellSyntaxError("syntax error: '(' unexpected")
+        name = self.s[self.i : j]
+        self.i = k + 1
+        self.skip_newlines()
+        if self.at_end():
+            raise ShellSyntaxError("syntax error: unexpected EOF")
+        return FuncDef(name, self.parse_command())
+
+    def parse_case(self) -> Case:
+        self.i += 4
+        self.skip_blanks()
+        if self.at_end() or self.peek() in META:
+            raise self.unexpected()
+        word = self.parse_word()
+        self.expect_word("in", "case")
+        items: list[tuple[tuple[Word, ...], ListNode]] = []
+        while True:
+            self.skip_newlines()
+            if self.at_word() == "esac":
+                self.i += 4
+                return Case(word, tuple(items), self.parse_redirects_only())
+            if self.at_end():
+                raise self.unmatched("case")
+            if self.peek() == "(":
+                self.i += 1
+            patterns: list[Word] = []
+            while True:
+                self.skip_blanks()
+                if self.at_end() or self.peek() in "\n;&|()<>":
+                    raise self.unmatched("case") if self.at_end() else self.unexpected()
+                patterns.append(self.parse_word())
+                self.skip_blanks()
+                if self.peek() == "|":
+                    self.i += 1
+                    continue
+                if self.peek() == ")":
+                    self.i += 1
+                    break
+                raise self.unmatched("case") if self.at_end() else self.unexpected()
+            self.skip_newlines()
+            if self.startswith(";;") or self.at_word() == "esac":
+                body = ListNode(())
+            else:
+                body = self.parse_list(closer=(";;", "esac"))
+            self.skip_newlines()
+            if self.startswith(";;"):
+                self.i += 2
+            items.append((tuple(patterns), body))
 
     def parse_if(self) -> If:
         branches: list[tuple[ListNode, ListNode]] = []

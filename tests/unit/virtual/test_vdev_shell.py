@@ -63,7 +63,14 @@ def test_bad_syntax_is_a_clean_error_with_the_shells_wording(text: str, message:
     assert caught.value.message == message
 
 
-@given(st.text(max_size=200))
+SHELLISH = st.lists(st.sampled_from([
+    "a", "b", " ", "$", "'", '"', "\\", "(", ")", "|", "&", ";", "<", ">", "{", "}", "\n", "#", "=", "*",
+    "`", "1", "2", "$(", "$((", "))", "${", "if", "then", "fi", "while", "do", "done", "for", "in", "case",
+    "esac", ";;", "&&", "||", "2>&1", "f()", "elif", "else",
+]), max_size=40).map("".join)
+
+
+@given(st.one_of(st.text(max_size=200), SHELLISH))
 def test_the_parser_never_raises_anything_but_a_syntax_error(text: str) -> None:
     with contextlib.suppress(errors.ShellSyntaxError):
         ast.parse(text)
@@ -285,3 +292,16 @@ def test_arithmetic_never_raises_anything_but_a_syntax_error(text: str) -> None:
 
     with contextlib.suppress(errors.ShellSyntaxError):
         assert isinstance(arith.evaluate(text, lambda name: {"x": "x+1", "y": "2"}.get(name)), int)
+
+
+def test_case_matches_patterns_with_quoting_and_alternatives(vdev: VirtualDevice) -> None:
+    script = (
+        'x=foo.txt; case $x in *.jpg) echo jpg;; *.txt|*.md) echo text;; esac; '
+        'case "*" in "*") echo star;; *) echo other;; esac; case abc in (a?c) echo q ;; esac; case z in a) echo a;; esac'
+    )
+    assert run(vdev, script) == (0, "text\nstar\nq\n", "")
+
+
+def test_functions_take_their_own_arguments_and_return_a_status(vdev: VirtualDevice) -> None:
+    script = 'f() { echo "f $# $1"; return 3; echo never; }; f a b; echo $? $1; g() { f inner; }; g; (f sub); echo $?'
+    assert run(vdev, script) == (0, "f 2 a\n3\nf 1 inner\nf 1 sub\n3\n", "")
