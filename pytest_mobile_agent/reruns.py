@@ -12,6 +12,7 @@ the terminal summary lists the tests that ran again and why.
 from __future__ import annotations
 
 import pytest
+from _pytest.nodes import Node
 from _pytest.runner import call_and_report
 
 from .errors import DeviceDisturbed
@@ -59,7 +60,7 @@ def run_with_retries(item: pytest.Item, nextitem: pytest.Item | None, runs: int)
             reports.append(call_and_report(item, "call", log=False))
         reason = next((r for r in map(_reason, reports) if r), None)
         again = reason is not None and run < runs
-        reports.append(call_and_report(item, "teardown", log=False, nextitem=item if again else nextitem))
+        reports.append(call_and_report(item, "teardown", log=False, nextitem=_ItsParents(item) if again else nextitem))
         if again:
             for report in reports:
                 if report.failed:
@@ -73,6 +74,17 @@ def run_with_retries(item: pytest.Item, nextitem: pytest.Item | None, runs: int)
         if WATCH_KEY in item.stash:
             del item.stash[WATCH_KEY]
     item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+
+
+class _ItsParents:
+    """Teardown's `nextitem` for a run to be repeated: tears down the test's own (function-scoped)
+    fixtures and keeps everything its parents hold (module, class and session fixtures)."""
+
+    def __init__(self, item: pytest.Item) -> None:
+        self._chain = item.listchain()[:-1]
+
+    def listchain(self) -> list[Node]:
+        return list(self._chain)
 
 
 def _reset_for_another_run(item: pytest.Item) -> None:
