@@ -1,6 +1,7 @@
 """The seed's agent deployment integration tests (tests/agent_deploy.rs), on whatever target
 `--android-serial` names: `virtual` (the agent double, started from AgentJar.stand_in()) or a real
-device or emulator (the jar agent-android/build.sh wrote, AgentJar.locate()).
+device or emulator (the jar agent-android/build.sh wrote, AgentJar.locate(), or `--agent-jar`): the
+plugin's `agent_jar` fixture.
 
 What they do on the device: start agents with a 10 s idle bound and stop each one at the end; a test
 that fails first kills its agents by pid, after checking /proc/<pid>/cmdline against their sockets.
@@ -74,11 +75,6 @@ class Deployments:
         killer = self.deployer()
         for pid, socket in self.started:
             killer.kill(pid, socket)  # only while /proc/<pid>/cmdline still names the socket
-
-
-@pytest.fixture
-def agent_jar(android_target: Any) -> AgentJar:
-    return AgentJar.stand_in() if android_target.virtual else AgentJar.locate()
 
 
 @pytest.fixture
