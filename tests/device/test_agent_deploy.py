@@ -359,7 +359,8 @@ def test_another_tool_holding_automation_is_a_conflict_naming_it_until_forced(de
         holder.close()
 
 
-def test_an_agent_another_host_started_is_a_conflict_until_forced(deployments: Deployments) -> None:
+def test_an_agent_another_host_started_is_a_conflict_until_forced(deployments: Deployments,
+                                                                  host_gate: HostGate) -> None:
     other_host = deployments.attach(deployments.deployer(records=Records()))  # another host's records
     other_host.connection.close()
     started = time.perf_counter()
@@ -369,7 +370,7 @@ def test_an_agent_another_host_started_is_a_conflict_until_forced(deployments: D
     text = str(caught.value)
     assert "mobile-agent" in text and str(other_host.record.pid) in text and other_host.record.socket in text
     assert [a.pid for a in deployments.agents()] == [other_host.record.pid]  # nothing started
-    HostGate().check(found, 1000, "the conflict found")
+    host_gate.check(found, 1000, "the conflict found")
     forced = deployments.attach(deployments.deployer(force=True))
     assert isinstance(forced.outcome, Launched)
     assert any(other_host.record.socket in name for name in forced.outcome.took_over), forced.outcome
