@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import shlex
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_mobile_agent import errors
@@ -305,3 +306,23 @@ def test_case_matches_patterns_with_quoting_and_alternatives(vdev: VirtualDevice
 def test_functions_take_their_own_arguments_and_return_a_status(vdev: VirtualDevice) -> None:
     script = 'f() { echo "f $# $1"; return 3; echo never; }; f a b; echo $? $1; g() { f inner; }; g; (f sub); echo $?'
     assert run(vdev, script) == (0, "f 2 a\n3\nf 1 inner\nf 1 sub\n3\n", "")
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(SHELLISH)
+def test_any_shellish_script_ends_with_a_status_and_no_internal_error(vdev: VirtualDevice, text: str) -> None:
+    failures: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.ERROR:
+                failures.append(record.getMessage())
+
+    handler = Collect()
+    logger = logging.getLogger("pytest_mobile_agent.virtual")
+    logger.addHandler(handler)
+    try:
+        status, _, _ = vdev.shell(text, timeout=3)
+    finally:
+        logger.removeHandler(handler)
+    assert 0 <= status <= 255 and failures == []
