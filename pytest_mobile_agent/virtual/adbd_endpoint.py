@@ -502,7 +502,10 @@ class AdbdConnection:
                 with contextlib.suppress(errors.MobileAgentError):
                     stream.send_close()
                 return
-            stream.acknowledge()
+            try:
+                stream.acknowledge()
+            except errors.MobileAgentError:  # the transport went away meanwhile (the connection stopped)
+                return
 
     # --- the end ---
 

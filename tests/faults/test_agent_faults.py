@@ -60,10 +60,11 @@ class Pending:
         assert not any(t.is_alive() for t in self._threads), "a call outlived its deadline"
 
 
-def _wait_pending(conn: Connection, count: int) -> None:
-    deadline = time.monotonic() + 2.0
+def _wait_pending(conn: Connection, count: int, pending: Pending) -> None:
+    deadline = time.monotonic() + 5.0
     while len(conn._pending) < count:  # the calls are on the wire before the fault
-        assert time.monotonic() < deadline
+        assert not pending.outcomes, f"a call ended before the fault: {str(pending.outcomes)[:300]}"
+        assert time.monotonic() < deadline, f"{len(conn._pending)} of {count} calls pending"
         time.sleep(0.005)
 
 
@@ -78,8 +79,8 @@ def test_an_agent_killed_mid_request_fails_every_pending_call_at_once_and_the_ne
     pending = Pending()
     for _ in range(3):
         pending.start(lambda: conn.request("swipe", SLOW_SWIPE, timeout=8.0))
-    pending.start(lambda: conn.request("snapshot", {"idle_timeout_ms": 5000, "idle_quiet_ms": 4000}, timeout=8.0))
-    _wait_pending(conn, 4)
+    pending.start(lambda: conn.request("tap", {"x": 540, "y": 1300, "hold_ms": 3000}, timeout=8.0))  # a long press
+    _wait_pending(conn, 4, pending)
     killed_at = time.monotonic()
     vd.model.processes.get(attached.record.pid).deliver(SIGKILL)
     pending.join(2.0)
