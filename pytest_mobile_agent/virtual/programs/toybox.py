@@ -1,6 +1,8 @@
 """The toybox commands of the device: cat, sleep, tty, id, whoami, rm, ls, mkdir, chmod, stat,
 touch, env, kill, ps, true, false, echo, uname, grep (-v -i -F -q -c -e), head (-n), wc (-l),
-pidof, pgrep (-f -l), date (+FORMAT).
+pidof, pgrep (-f -l), date (+FORMAT), nohup (SIGHUP ignored, nohup.out for a terminal), setsid
+(a new session without a terminal), timeout [-s SIG] [-k S] S CMD (124 when it ran out), which,
+basename, dirname, seq.
 
 Messages follow toybox (`cat: /x: No such file or directory`, `mkdir: '/x': File exists`, status
 1). `ps` prints toybox's columns: `ps -A -o PID,ARGS` gives a `  PID ARGS` header and one
@@ -390,6 +392,119 @@ def install(device: VirtualDevice) -> None:
         proc.stdout.write(text + "\n")
         return 0
 
+    def _run_command(proc: pm.Process, argv: list[str], tool: str) -> int:
+        """exec argv in this process (what nohup, setsid and su do after their setup)."""
+        program = device.programs.get(argv[0].rsplit("/", 1)[-1]) if argv else None
+        if program is None:
+            proc.stderr.write(f"{tool}: exec {argv[0] if argv else ''}: No such file or directory\n" if argv else f"{tool}: Needs 1 argument\n")
+            return 127 if argv else 1
+        proc.exec_image(argv)
+        return program(proc)
+
+    def nohup(proc: pm.Process) -> int:
+        """toybox nohup: SIGHUP ignored; a terminal stdout goes to nohup.out (appended)."""
+        proc.signals.ignore(pm.SIGHUP)
+        if proc.stdout.isatty():
+            try:
+                file = fs.open(_path(proc, device, "nohup.out"), cred_of(proc), read=False, write=True, create=True, append=True, mode=0o600)
+            except OSError as exc:
+                _fail(proc, "nohup", "nohup.out", exc)
+                return 125
+            proc.set_fd(1, file)
+        return _run_command(proc, proc.argv[1:], "nohup")
+
+    def setsid(proc: pm.Process) -> int:
+        """A new session and process group, no controlling terminal, then the command."""
+        with proc.kernel.lock:
+            proc.sid = proc.pgid = proc.pid
+            proc.tty = None
+        args = proc.argv[1:]
+        while args and args[0] in ("-c", "-d", "-w"):
+            args = args[1:]
+        return _run_command(proc, args, "setsid")
+
+    def timeout(proc: pm.Process) -> int:
+        """toybox timeout [-s SIG] [-k KILL] SECONDS COMMAND...: 124 when the time ran out."""
+        args = proc.argv[1:]
+        sig, kill_after = pm.SIGTERM, 0.0
+        while args and args[0].startswith("-") and len(args) > 1:
+            option = args.pop(0)
+            if option == "-s":
+                parsed = pm.parse_signal(args.pop(0))
+                if parsed is None:
+                    proc.stderr.write("timeout: bad signal\n")
+                    return 125
+                sig = parsed
+            elif option == "-k":
+                kill_after = float(args.pop(0))
+        if len(args) < 2:
+            proc.stderr.write("timeout: Needs 2 arguments\n")
+            return 125
+        try:
+            limit = float(args[0])
+        except ValueError:
+            proc.stderr.write(f"timeout: Not a number '{args[0]}'\n")
+            return 125
+        program = device.programs.get(args[1].rsplit("/", 1)[-1])
+        if program is None:
+            proc.stderr.write(f"timeout: exec {args[1]}: No such file or directory\n")
+            return 127
+        child = device.processes.fork(proc, argv=args[1:])
+        child.exec_image(args[1:])
+        with proc.kernel.lock:
+            child.start(program)
+            status = proc.wait_for(child, time.monotonic() + limit)
+        if status is not None:
+            return status
+        child.deliver(sig)
+        if kill_after and proc.wait_for(child, time.monotonic() + kill_after) is None:
+            child.deliver(pm.SIGKILL)
+        proc.wait_for(child)
+        return 124
+
+    def which(proc: pm.Process) -> int:
+        status = 0
+        for name in proc.argv[1:]:
+            if device.programs.get(name) is not None:
+                proc.stdout.write(f"/system/bin/{name}\n")
+            else:
+                status = 1
+        return status
+
+    def basename(proc: pm.Process) -> int:
+        if len(proc.argv) < 2:
+            proc.stderr.write("basename: Needs 1 argument\n")
+            return 1
+        name = proc.argv[1].rstrip("/").rsplit("/", 1)[-1] or "/"
+        if len(proc.argv) > 2 and name.endswith(proc.argv[2]) and name != proc.argv[2]:
+            name = name[: -len(proc.argv[2])]
+        proc.stdout.write(name + "\n")
+        return 0
+
+    def dirname(proc: pm.Process) -> int:
+        if len(proc.argv) < 2:
+            proc.stderr.write("dirname: Needs 1 argument\n")
+            return 1
+        path = proc.argv[1].rstrip("/") or "/"
+        head = path.rsplit("/", 1)[0] if "/" in path else "."
+        proc.stdout.write((head or "/") + "\n")
+        return 0
+
+    def seq(proc: pm.Process) -> int:
+        numbers = [a for a in proc.argv[1:]]
+        try:
+            values = [int(n) for n in numbers]
+        except ValueError:
+            proc.stderr.write("seq: Not a number\n")
+            return 1
+        first, step, last = (1, 1, values[0]) if len(values) == 1 else (values[0], 1, values[1]) if len(values) == 2 else tuple(values[:3])
+        if step == 0:
+            proc.stderr.write("seq: increment 0\n")
+            return 1
+        out = [str(n) for n in range(first, last + (1 if step > 0 else -1), step)]
+        proc.stdout.write("".join(n + "\n" for n in out))
+        return 0
+
     def _inputs(proc: pm.Process, files: list[str], tool: str) -> list[tuple[str, bytes]] | None:
         if not files:
             return [("(standard input)", proc.stdin.read_all())]
@@ -478,7 +593,9 @@ def install(device: VirtualDevice) -> None:
         "cat": cat, "sleep": sleep, "tty": tty, "id": id_, "whoami": whoami, "rm": rm, "ls": ls,
         "mkdir": mkdir, "chmod": chmod, "stat": stat, "touch": touch, "env": env, "kill": kill,
         "true": true, "false": false, "echo": echo, "uname": uname, "ps": ps, "grep": grep,
-        "head": head, "wc": wc, "pidof": pidof, "pgrep": pgrep, "date": date,
+        "head": head, "wc": wc, "pidof": pidof, "pgrep": pgrep, "date": date, "nohup": nohup,
+        "setsid": setsid, "timeout": timeout, "which": which, "basename": basename,
+        "dirname": dirname, "seq": seq,
     }.items():
         reg(name, fn)
 
@@ -658,7 +775,7 @@ def _ps(device: VirtualDevice, proc: pm.Process) -> int:
     for index, column in enumerate(columns):
         header, width, right = _PS_COLUMNS[column.split("=", 1)[0].split(":", 1)[0]]
         last = index == len(columns) - 1
-        widths.append((header, 0 if last else width, right))
+        widths.append((header, 0 if last and not right else width, right))
     lines = [_ps_row([h for h, _, _ in widths], widths)]
     for entry in procs:
         lines.append(_ps_row([_ps_value(entry, c.split("=", 1)[0].split(":", 1)[0]) for c in columns], widths))
