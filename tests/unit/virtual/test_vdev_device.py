@@ -205,7 +205,7 @@ def test_logcat_follows_new_lines_until_killed(vdev: VirtualDevice) -> None:
 def test_timeout_nohup_setsid_and_small_tools(vdev: VirtualDevice) -> None:
     status, out, err = run(vdev, (
         "timeout 0.2 sleep 5; echo $?; timeout 1 echo hi; seq 3; basename /a/b.txt .txt; dirname /a/b; "
-        "nohup sh -c 'grep SigIgn /proc/self/status'; setsid sh -c 'ps -o SID -p $$' | tail_like=1 head -n 2"
+        "nohup sh -c 'grep SigIgn /proc/self/status'; setsid sh -c 'ps -o SID -p $$' | head -n 2"
     ))
     lines = out.splitlines()
     assert lines[:8] == ["124", "hi", "1", "2", "3", "b", "/a", "SigIgn:\t0000000000000001"]
