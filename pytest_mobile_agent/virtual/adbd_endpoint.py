@@ -219,8 +219,11 @@ class _Stream:
         self.inbound.put(None)
 
     def acknowledge(self) -> None:
+        """OKAY for the peer's last WRTE. A transport gone meanwhile is no error here: the
+        connection has stopped and closed its streams, so the reader sees the end next."""
         if self.remote_id and not self.closed.is_set():
-            self.conn.send(A_OKAY, self.local_id, self.remote_id)
+            with contextlib.suppress(errors.MobileAgentError):
+                self.conn.send(A_OKAY, self.local_id, self.remote_id)
 
 
 class HostStream:
@@ -502,10 +505,7 @@ class AdbdConnection:
                 with contextlib.suppress(errors.MobileAgentError):
                     stream.send_close()
                 return
-            try:
-                stream.acknowledge()
-            except errors.MobileAgentError:  # the transport went away meanwhile (the connection stopped)
-                return
+            stream.acknowledge()
 
     # --- the end ---
 
