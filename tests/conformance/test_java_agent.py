@@ -469,7 +469,7 @@ def _fake_sdk(root: Path, classes: Path) -> Path:
     modules = Path(str(JAVA)).resolve().parents[1] / "lib" / "modules"
     extracted = root / "jdk"
     subprocess.run([str(JIMAGE), "extract", "--dir", str(extracted),
-                    "--include", "regex:/java.(base|logging)/java/.*", str(modules)], check=True, timeout=120)
+                    "--include", "regex:/java.(base|logging)/java/(lang|util|io|nio|net|security|text|math)/.*", str(modules)], check=True, timeout=120)
     for module in ("java.base", "java.logging"):
         shutil.copytree(extracted / module / "java", classes / "java", dirs_exist_ok=True)
     subprocess.run(["jar", "cf", str(platform / "android.jar"), "-C", str(classes), "."], check=True, timeout=120)
