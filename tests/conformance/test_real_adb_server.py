@@ -8,6 +8,7 @@ Without `adb` on PATH these tests skip and say so (`.ci/system-deps` installs it
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -48,9 +49,17 @@ class RealServer:
 
 
 def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A free port below the kernel's ephemeral range, so no port-0 bind elsewhere in the run (a
+    virtual lab's endpoint, say) can take it between this check and adb's own bind."""
+    for _ in range(100):
+        port = random.randrange(20000, 30000)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port in 20000..30000")
 
 
 def start_server(tmp_path: Path) -> RealServer:
