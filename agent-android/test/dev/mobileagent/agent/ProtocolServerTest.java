@@ -208,6 +208,19 @@ public class ProtocolServerTest {
     }
 
     @Test
+    public void inputRunsOneActionAtATimeAndALateOneIsNotCarriedOut() throws Exception {
+        Client c = h.host();
+        c.send(o("type", "request", "id", 60, "method", "tap", "deadline_ms", 5000, "params", obj("{\"x\":5,\"y\":2300,\"hold_ms\":600}")));
+        Thread.sleep(100);
+        JSONObject late = c.request("tap", "{\"x\":5,\"y\":2300}", 200);
+        assertEquals("deadline_exceeded", late.getJSONObject("error").getString("code"));
+        JSONObject first = c.next("response", 3000);
+        assertEquals(60, first.getLong("id"));
+        Thread.sleep(100);
+        assertEquals("only the first tap's down and up were injected", 2, h.platform.touches.size());
+    }
+
+    @Test
     public void aGestureLongerThanItsDeadlineIsRefusedUpFront() throws Exception {
         Client c = h.host();
         JSONObject r = c.request("tap", "{\"x\":10,\"y\":10,\"hold_ms\":2000}", 500);

@@ -39,6 +39,7 @@ public final class Agent implements Platform.EventSink {
     private final TreeReader reader = new TreeReader(caches);
     private final TextEntry textEntry;
     private volatile EventOut events = EventOut.NONE;
+    private final Object inputLock = new Object();
 
     public Agent(Platform platform, Clock clock) {
         this.platform = platform;
@@ -70,13 +71,10 @@ public final class Agent implements Platform.EventSink {
                 case "bounds":
                     return bounds(p);
                 case "tap":
-                    return tap(p, deadline);
                 case "swipe":
-                    return swipe(p, deadline);
                 case "key":
-                    return key(p);
                 case "text":
-                    return text(p);
+                    return input(method, p, deadline);
                 case "screenshot":
                     return screenshot(p);
                 case "resync":
@@ -186,6 +184,28 @@ public final class Agent implements Platform.EventSink {
     }
 
     // --- input ----------------------------------------------------------------------------------
+
+    /**
+     * Input runs one action at a time: two gestures would interleave their touches, and two texts
+     * through the clipboard would restore each other's clip. An action whose deadline passed while
+     * it waited is not carried out (its caller was already told deadline_exceeded).
+     */
+    private JSONObject input(String method, Params p, Deadline deadline)
+            throws AgentError, PlatformException, InterruptedException {
+        synchronized (inputLock) {
+            if (deadline != null) deadline.check(method + " (waiting for the input before it)");
+            switch (method) {
+                case "tap":
+                    return tap(p, deadline);
+                case "swipe":
+                    return swipe(p, deadline);
+                case "key":
+                    return key(p);
+                default:
+                    return text(p);
+            }
+        }
+    }
 
     private void acted() {
         if (!caches.invalidateEventLess().isEmpty()) platform.dropCachedNodes();
