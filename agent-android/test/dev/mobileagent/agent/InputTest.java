@@ -2,6 +2,7 @@ package dev.mobileagent.agent;
 
 import static dev.mobileagent.agent.Support.call;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -130,6 +131,9 @@ public class InputTest {
             fail("a refused tap was accepted");
         } catch (AgentError e) {
             assertEquals("injection_refused", e.code);
+            assertTrue(e.getMessage(), e.getMessage().contains("USB debugging (Security settings)"));
+            assertTrue("the platform's own words are kept", e.getMessage().contains("INJECT_EVENTS"));
+            assertFalse(e.retryable);
         }
     }
 }

@@ -276,7 +276,7 @@ public final class FakePlatform implements Platform {
 
     private void checkInjection() throws PlatformException {
         if (refuseInjection) {
-            throw new PlatformException("injection_refused", "the platform refused injected input");
+            throw PlatformException.injectionRefused("Injecting to another application requires INJECT_EVENTS permission");
         }
     }
 

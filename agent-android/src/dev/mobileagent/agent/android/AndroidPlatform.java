@@ -39,10 +39,6 @@ import java.util.Set;
  * on a looper thread of its own; every call here comes from the server's worker threads.
  */
 public final class AndroidPlatform implements Platform {
-    static final String INJECTION_ADVICE = "the platform refused injected input; enable input injection for "
-        + "adb (on Xiaomi devices \"USB debugging (Security settings)\" in the developer options, on some "
-        + "other vendors a similar developer setting), then start the agent again";
-
     private final UiAutomation ua;
     private final HandlerThread looperThread;
     /** uptimeMillis minus the agent clock: both monotonic and both stopped in deep sleep, so constant. */
@@ -202,7 +198,7 @@ public final class AndroidPlatform implements Platform {
         try {
             return ua.injectInputEvent(ev, action != MotionEvent.ACTION_MOVE);
         } catch (SecurityException e) {
-            throw new PlatformException("injection_refused", INJECTION_ADVICE + " (" + e.getMessage() + ")");
+            throw PlatformException.injectionRefused(e.getMessage());
         } finally {
             ev.recycle();
         }
@@ -216,7 +212,7 @@ public final class AndroidPlatform implements Platform {
         try {
             return ua.injectInputEvent(ev, true);
         } catch (SecurityException e) {
-            throw new PlatformException("injection_refused", INJECTION_ADVICE + " (" + e.getMessage() + ")");
+            throw PlatformException.injectionRefused(e.getMessage());
         }
     }
 

@@ -12,6 +12,16 @@ public final class PlatformException extends Exception {
         this(code, message, false);
     }
 
+    /** What to enable when injection is refused: some vendors require a developer setting for adb. */
+    public static final String INJECTION_ADVICE = "the platform refused injected input; enable input injection "
+        + "for adb (on Xiaomi devices \"USB debugging (Security settings)\" in the developer options, on some "
+        + "other vendors a similar developer setting), then start the agent again";
+
+    /** injection_refused with the advice and the platform's own words. */
+    public static PlatformException injectionRefused(String detail) {
+        return new PlatformException("injection_refused", INJECTION_ADVICE + (detail == null ? "" : " (" + detail + ")"));
+    }
+
     public PlatformException(String code, String message, boolean retryable) {
         super(message);
         this.code = code;
