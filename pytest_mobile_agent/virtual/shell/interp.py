@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.fs import SHELL_GROUPS, Cred
+from pytest_mobile_agent.virtual.fs import SHELL_GROUPS, BytesFile, Cred
 from pytest_mobile_agent.virtual.shell import arith
 from pytest_mobile_agent.virtual.shell import parser as ast
 from pytest_mobile_agent.virtual.streams import NullFile, OpenFile, Pipe
@@ -646,6 +646,10 @@ class Interpreter:
 
     def _open_redirect(self, redirect: ast.Redirect, target: str) -> OpenFile | None:
         op = redirect.op
+        if op == "<<":
+            body = redirect.heredoc.body if redirect.heredoc is not None else None
+            text = self.expand_string(body) if body is not None else ""
+            return BytesFile(text.encode(), "pipe:[heredoc]")
         if op in ("<&", ">&"):
             if target == "-":
                 return None

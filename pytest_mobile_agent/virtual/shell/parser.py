@@ -1,7 +1,7 @@
 """Parser of the device shell's language: the subset of Android's /system/bin/sh (mksh) the driver
 and its users send.
 
-Grammar (POSIX sh without here-documents; pathname expansion is the interpreter's):
+Grammar (POSIX sh; pathname expansion is the interpreter's):
 
     list     := and_or ((';' | '&' | newline) and_or)* [';' | '&']
     and_or   := pipeline (('&&' | '||') newline* pipeline)*
@@ -13,7 +13,7 @@ Grammar (POSIX sh without here-documents; pathname expansion is the interpreter'
     for      := 'for' NAME ['in' word*] (';' | newline) 'do' list 'done'
     case     := 'case' word 'in' (['('] word ('|' word)* ')' [list] [';;'])* 'esac'
     simple   := (NAME=word | redir)* (word | redir)*
-    redir    := [fd] ('<' | '>' | '>>' | '>|' | '<>' | '<&' | '>&') word
+    redir    := [fd] ('<' | '>' | '>>' | '>|' | '<>' | '<&' | '>&' | '<<' | '<<-') word
 
 Words keep their quoting: single quotes, double quotes (where `$` expansions and the escapes
 \\$ \\` \\" \\\\ \\newline apply), backslash escapes, `$NAME`, `${NAME}`, `${NAME:-word}`, `$?`, `$$`, `$!`,
@@ -80,11 +80,22 @@ class Word:
         return any(getattr(p, "quoted", False) for p in self.parts)
 
 
+@dataclass(eq=False)
+class HereDoc:
+    """A here-document: its body arrives after the end of the line that names it."""
+
+    delimiter: str
+    quoted: bool  # a quoted delimiter: the body is literal, else it undergoes $ expansions
+    strip_tabs: bool  # <<- removes leading tabs
+    body: Word | None = None
+
+
 @dataclass(frozen=True)
 class Redirect:
     fd: int
-    op: str  # "<", ">", ">>", ">|", "<>", "<&", ">&"
+    op: str  # "<", ">", ">>", ">|", "<>", "<&", ">&", "<<" (here-document)
     target: Word
+    heredoc: HereDoc | None = None
 
 
 @dataclass(frozen=True)
@@ -185,6 +196,8 @@ def parse(text: str) -> ListNode:
     parser.skip_blanks()
     if not parser.at_end():
         raise parser.unexpected()
+    if parser.pending_heredocs:
+        raise ShellSyntaxError(f"here document '{parser.pending_heredocs[0].delimiter}' unclosed")
     return tree
 
 
@@ -193,6 +206,7 @@ class _Parser:
         self.s = text
         self.i = 0
         self.depth = 0
+        self.pending_heredocs: list[HereDoc] = []
 
     # --- characters -------------------------------------------------------------------------------
 
@@ -223,9 +237,29 @@ class _Parser:
         while True:
             self.skip_blanks()
             if self.peek() == "\n":
-                self.i += 1
+                self.newline()
             else:
                 return
+
+    def newline(self) -> None:
+        """Past a newline: the bodies of the here-documents of the line that ended come next."""
+        self.i += 1
+        pending, self.pending_heredocs = self.pending_heredocs, []
+        for doc in pending:
+            lines: list[str] = []
+            while True:
+                if self.at_end():
+                    raise ShellSyntaxError(f"here document '{doc.delimiter}' unclosed")
+                end = self.s.find("\n", self.i)
+                line = self.s[self.i : end if end >= 0 else len(self.s)]
+                self.i = end + 1 if end >= 0 else len(self.s)
+                if doc.strip_tabs:
+                    line = line.lstrip("\t")
+                if line == doc.delimiter:
+                    break
+                lines.append(line + "\n")
+            text = "".join(lines)
+            doc.body = Word((Lit(text, True),)) if doc.quoted else _Parser(text).parse_heredoc_text()
 
     def unexpected(self) -> ShellSyntaxError:
         if self.at_end():
@@ -256,8 +290,10 @@ class _Parser:
             if self.peek() == "&" and not self.startswith("&&"):
                 self.i += 1
                 background = True
-            elif self.peek() == ";" and not self.startswith(";;") or self.peek() == "\n":
+            elif self.peek() == ";" and not self.startswith(";;"):
                 self.i += 1
+            elif self.peek() == "\n":
+                self.newline()
             elif not (self.at_end() or self._at_closer(closer)):
                 raise self.unexpected()
             items.append(Item(and_or, background))
@@ -467,8 +503,11 @@ class _Parser:
             while True:
                 self.skip_blanks()
                 c = self.peek()
-                if c in (";", "\n"):
+                if c == ";":
                     self.i += 1
+                    break
+                if c == "\n":
+                    self.newline()
                     break
                 if c == "" or c in META:
                     raise self.unexpected()
@@ -544,7 +583,7 @@ class _Parser:
         fd_default = 0 if self.s[j] == "<" else 1
         fd = int(digits) if digits else fd_default
         self.i = j
-        for op in (">>", ">|", "<>", "<&", ">&", "<", ">"):
+        for op in (">>", ">|", "<>", "<<-", "<<", "<&", ">&", "<", ">"):
             if self.startswith(op):
                 self.i += len(op)
                 break
@@ -554,7 +593,13 @@ class _Parser:
         c = self.peek()
         if c == "" or c in META:
             raise self.unexpected()
-        return Redirect(fd, op, self.parse_word())
+        word = self.parse_word()
+        if op in ("<<", "<<-"):
+            delimiter = "".join(p.text if isinstance(p, Lit) else "$" + getattr(p, "name", "") for p in word.parts)
+            doc = HereDoc(delimiter, word.is_quoted(), op == "<<-")
+            self.pending_heredocs.append(doc)
+            return Redirect(fd, "<<", word, doc)
+        return Redirect(fd, op, word)
 
     # --- words ---------------------------------------------------------------------------------------
 
@@ -715,6 +760,28 @@ class _Parser:
         parts = inner.parse_double_quoted()
         self.i = j + 2
         return Arith(Word(tuple(parts)), quoted)
+
+    def parse_heredoc_text(self) -> Word:
+        """An unquoted here-document's body: $ expansions and \\$ \\` \\\\ escapes; quotes are text."""
+        parts: list[Part] = []
+        buf: list[str] = []
+        while not self.at_end():
+            c = self.peek()
+            if c == "\\" and self.peek(1) in ("$", "`", "\\", "\n"):
+                if self.peek(1) != "\n":
+                    buf.append(self.peek(1))
+                self.i += 2
+            elif c in ("$", "`"):
+                if buf:
+                    parts.append(Lit("".join(buf), True))
+                    buf = []
+                parts.append(self.parse_dollar(quoted=True) if c == "$" else self.parse_backquote(quoted=True))
+            else:
+                buf.append(c)
+                self.i += 1
+        if buf or not parts:
+            parts.append(Lit("".join(buf), True))
+        return Word(tuple(parts))
 
     def parse_brace_word(self, quoted: bool) -> Word:
         parts: list[Part] = []

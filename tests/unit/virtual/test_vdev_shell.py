@@ -67,7 +67,7 @@ def test_bad_syntax_is_a_clean_error_with_the_shells_wording(text: str, message:
 SHELLISH = st.lists(st.sampled_from([
     "a", "b", " ", "$", "'", '"', "\\", "(", ")", "|", "&", ";", "<", ">", "{", "}", "\n", "#", "=", "*",
     "`", "1", "2", "$(", "$((", "))", "${", "if", "then", "fi", "while", "do", "done", "for", "in", "case",
-    "esac", ";;", "&&", "||", "2>&1", "f()", "elif", "else",
+    "esac", ";;", "&&", "||", "2>&1", "f()", "elif", "else", "<<", "<<-", "EOF", "'EOF'", "\t",
 ]), max_size=40).map("".join)
 
 
@@ -326,3 +326,12 @@ def test_any_shellish_script_ends_with_a_status_and_no_internal_error(vdev: Virt
     finally:
         logger.removeHandler(handler)
     assert 0 <= status <= 255 and failures == []
+
+
+def test_here_documents_expand_unless_the_delimiter_is_quoted(vdev: VirtualDevice) -> None:
+    script = (
+        "x=world\ncat <<EOF > /data/local/tmp/h\nhello $x\n\"q\" \\$x\nEOF\ncat /data/local/tmp/h; "
+        "cat <<'END'\n$x literal\nEND\ncat <<-T\n\t\ttabbed\n\tT\necho after"
+    )
+    assert run(vdev, script) == (0, 'hello world\n"q" $x\n$x literal\ntabbed\nafter\n', "")
+    assert run(vdev, "cat <<EOF") == (1, "", "/system/bin/sh: here document 'EOF' unclosed\n")
