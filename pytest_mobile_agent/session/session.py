@@ -189,27 +189,21 @@ class Session:
 
     def stop(self) -> None:
         """Stop the frames, ask the agent to shut down (killed past the timeout), close the controller."""
-        with self._lock:
-            if self._stopped:
-                return
-            self._stopped = True
-        self.frames.stop()
-        try:
-            self.attached.stop()
-        finally:
-            if self._owns_controller and self.controller is not None:
-                self.controller.close()
+        self._end(self.attached.stop)
 
     def detach(self) -> None:
         """Stop the frames and close the connection, leaving the agent running for the next attach
         (reused through its record); a controller the session owns is closed."""
+        self._end(self.connection.close)
+
+    def _end(self, end_agent: Callable[[], None]) -> None:
         with self._lock:
             if self._stopped:
                 return
             self._stopped = True
         self.frames.stop()
         try:
-            self.connection.close()
+            end_agent()
         finally:
             if self._owns_controller and self.controller is not None:
                 self.controller.close()
