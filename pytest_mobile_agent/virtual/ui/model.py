@@ -112,7 +112,7 @@ class UiModel:
         """Safe from any thread and under any lock (a process's death callbacks run under the
         device's kernel lock): it never takes the model's lock."""
         with self._listeners_lock:
-            self._listeners = [entry for entry in self._listeners if entry is not listener]
+            self._listeners = [entry for entry in self._listeners if entry != listener]  # == : a bound method is made anew at each access
 
     def _notify(self, change: Change) -> None:
         for listener in self._listeners:
