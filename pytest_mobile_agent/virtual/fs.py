@@ -494,5 +494,10 @@ class FileSystem:
         node.mode = mode & 0o7777
 
     def set_mtime(self, path: str, mtime: float, cred: Cred) -> None:
-        node, _ = self._resolve(path, cred)
+        """utime(2) with a time: the owner or root only."""
+        node, canonical = self._resolve(path, cred)
+        if node.read_only or self._under_read_only(canonical):
+            raise fs_error(errno.EROFS, path)
+        if not cred.root and cred.uid != node.uid:
+            raise fs_error(errno.EPERM, path)
         node.mtime = mtime

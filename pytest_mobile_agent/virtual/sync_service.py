@@ -42,8 +42,8 @@ from pytest_mobile_agent.adb.wire import (
     SYNC_MAX_PATH,
     encode_sync,
 )
-from pytest_mobile_agent.virtual.fs import SHELL_GROUPS, Cred, RegularFile, StatResult
-from pytest_mobile_agent.virtual.streams import PLAIN, Pipe, _deadline
+from pytest_mobile_agent.virtual.fs import SHELL_GROUPS, Cred, StatResult
+from pytest_mobile_agent.virtual.streams import PLAIN, OpenFile, Pipe, _deadline
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice
@@ -97,7 +97,7 @@ class SyncSession:
         self._closed = False
         self._ended = False
         # the SEND in progress
-        self._sending: RegularFile | None = None
+        self._sending: OpenFile | None = None
         self._send_path = ""
         self._send_mode = 0
         self._link_data: bytearray | None = None
@@ -222,7 +222,7 @@ class SyncSession:
             return
         self._sending = file
 
-    def _create(self, path: str, mode: int) -> RegularFile:
+    def _create(self, path: str, mode: int) -> OpenFile:
         fs = self.fs
         try:
             file = fs.open(path, self.cred, read=False, write=True, create=True, exclusive=True, mode=mode)
@@ -239,8 +239,6 @@ class SyncSession:
                 file = fs.open(path, self.cred, read=False, write=True, create=True, exclusive=True, mode=mode)
             else:
                 raise
-        if not isinstance(file, RegularFile):
-            raise OSError(errno.EINVAL, "Invalid argument", path)
         with contextlib.suppress(OSError):
             fs.chmod(path, mode, self.cred)  # adbd's fchmod after the open
         return file

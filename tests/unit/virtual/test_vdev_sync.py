@@ -161,3 +161,8 @@ def test_any_bytes_on_a_shell_v2_stream_are_input_or_end_it(vdev: VirtualDevice,
     with contextlib.suppress(errors.Closed):
         stream.send(data)
     stream.close()
+
+
+def test_a_push_to_dev_null_is_written_and_leaves_the_device_node_alone(vdev: VirtualDevice) -> None:
+    assert push(vdev, "/dev/null", b"x" * 100_000, 0o644) == b"OKAY\0\0\0\0"
+    assert vdev.fs.stat("/dev/null", SHELL).mode == 0o20666
