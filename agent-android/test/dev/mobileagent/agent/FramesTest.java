@@ -93,6 +93,30 @@ public class FramesTest {
     }
 
     @Test
+    public void whatAndroidsLenientOrgJsonWouldAcceptButJsonIsNotIsAProtocolError() throws Exception {
+        String[] lenient = {"{type:\"ping\",\"nonce\":1}", "{'type':'ping'}", "{\"type\":\"ping\",}",
+            "{\"type\":\"ping\"} // comment", "{\"type\":\"ping\",\"nonce\":NaN}", "{\"type\":\"ping\",\"nonce\":01}",
+            "{\"type\":\"pi\u0001ng\"}", "{\"type\":\"ping\";\"nonce\":1}", "{\"type\":\"ping\",\"a\":[1,]}",
+            "{\"type\":\"ping\",\"a\":.5}", "{\"type\":\"ping\",\"a\":\"\\x41\"}", "{\"type\":\"ping\",\"a\":tru}"};
+        for (String text : lenient) rejected(frame(text.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    public void validJsonOfEveryShapeIsAccepted() throws Exception {
+        String text = " {\"type\":\"x\",\"a\":[1,-2.5e+3,0,true,false,null,{}],\"b\":\"\\u00e9\\n\\\"\\/\",\"c\":{\"d\":[]}} \n";
+        JSONObject m = Frames.read(new ByteArrayInputStream(frame(text.getBytes(StandardCharsets.UTF_8))));
+        assertEquals("é\n\"/", m.getString("b"));
+        assertEquals(-2500.0, m.getJSONArray("a").getDouble(1), 0.0);
+    }
+
+    @Test
+    public void nestingBeyondTheLimitIsAProtocolErrorNotAStackOverflow() throws Exception {
+        StringBuilder deep = new StringBuilder("{\"type\":\"x\",\"a\":");
+        for (int i = 0; i < 100_000; i++) deep.append('[');
+        rejected(frame(deep.toString().getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
     public void arbitraryPayloadsAreMessagesOrProtocolErrorsNeverAnythingElse() throws Exception {
         java.util.Random random = new java.util.Random(20261201L);
         byte[] valid = "{\"type\":\"request\",\"id\":1,\"method\":\"tap\",\"deadline_ms\":5,\"params\":{\"x\":[1,{\"y\":\"\\u00e9\"}]}}"

@@ -81,14 +81,10 @@ public final class Frames {
         } catch (CharacterCodingException e) {
             throw new ProtocolException("a frame that is not UTF-8");
         }
+        JsonSyntax.check(text);
         Object value;
         try {
-            JSONTokener tokener = new JSONTokener(text);
-            value = tokener.nextValue();
-            if (tokener.more()) {
-                char c = tokener.nextClean();
-                if (c != 0) throw new ProtocolException("a frame with bytes after its JSON value");
-            }
+            value = new JSONTokener(text).nextValue();
         } catch (JSONException e) {
             throw new ProtocolException("a frame that is not JSON (" + e.getMessage() + ")");
         } catch (StackOverflowError e) {
