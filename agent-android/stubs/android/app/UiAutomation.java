@@ -11,7 +11,6 @@ import java.util.List;
 /** Compile-only stub of android.app.UiAutomation (API 18; the constructor and connect are hidden). */
 public final class UiAutomation {
     public static final int FLAG_DONT_SUPPRESS_ACCESSIBILITY_SERVICES = 1;
-    public static final int FLAG_DONT_USE_ACCESSIBILITY = 2;
 
     UiAutomation() { throw new RuntimeException("Stub!"); }
 
@@ -23,7 +22,6 @@ public final class UiAutomation {
     public final AccessibilityServiceInfo getServiceInfo() { throw new RuntimeException("Stub!"); }
     public final void setServiceInfo(AccessibilityServiceInfo info) { throw new RuntimeException("Stub!"); }
     public List<AccessibilityWindowInfo> getWindows() { throw new RuntimeException("Stub!"); }
-    public AccessibilityNodeInfo getRootInActiveWindow() { throw new RuntimeException("Stub!"); }
     public AccessibilityNodeInfo findFocus(int focus) { throw new RuntimeException("Stub!"); }
     public boolean injectInputEvent(InputEvent event, boolean sync) { throw new RuntimeException("Stub!"); }
     public Bitmap takeScreenshot() { throw new RuntimeException("Stub!"); }

@@ -4,5 +4,4 @@ package android.os;
 public final class SystemClock {
     SystemClock() { throw new RuntimeException("Stub!"); }
     public static long uptimeMillis() { throw new RuntimeException("Stub!"); }
-    public static void sleep(long ms) { throw new RuntimeException("Stub!"); }
 }

@@ -13,7 +13,6 @@ public final class AccessibilityEvent extends AccessibilityRecord {
     public static final int TYPE_VIEW_TEXT_SELECTION_CHANGED = 8192;
     public static final int TYPE_WINDOWS_CHANGED = 4194304;
     public static final int TYPES_ALL_MASK = -1;
-    public static final int CONTENT_CHANGE_TYPE_UNDEFINED = 0;
     public static final int CONTENT_CHANGE_TYPE_SUBTREE = 1;
     public static final int CONTENT_CHANGE_TYPE_TEXT = 2;
     public static final int CONTENT_CHANGE_TYPE_CONTENT_DESCRIPTION = 4;

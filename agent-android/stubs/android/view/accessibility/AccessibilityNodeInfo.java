@@ -26,7 +26,6 @@ public class AccessibilityNodeInfo {
         CollectionInfo() { throw new RuntimeException("Stub!"); }
         public int getRowCount() { throw new RuntimeException("Stub!"); }
         public int getColumnCount() { throw new RuntimeException("Stub!"); }
-        public boolean isHierarchical() { throw new RuntimeException("Stub!"); }
     }
 
     public static final class CollectionItemInfo {
@@ -35,10 +34,8 @@ public class AccessibilityNodeInfo {
         public int getColumnIndex() { throw new RuntimeException("Stub!"); }
     }
 
-    public int getWindowId() { throw new RuntimeException("Stub!"); }
     public int getChildCount() { throw new RuntimeException("Stub!"); }
     public AccessibilityNodeInfo getChild(int index) { throw new RuntimeException("Stub!"); }
-    public AccessibilityNodeInfo getParent() { throw new RuntimeException("Stub!"); }
     public boolean refresh() { throw new RuntimeException("Stub!"); }
     public List<AccessibilityAction> getActionList() { throw new RuntimeException("Stub!"); }
     public boolean performAction(int action) { throw new RuntimeException("Stub!"); }

@@ -5,5 +5,4 @@ public class AccessibilityRecord {
     AccessibilityRecord() { throw new RuntimeException("Stub!"); }
     public AccessibilityNodeInfo getSource() { throw new RuntimeException("Stub!"); }
     public int getWindowId() { throw new RuntimeException("Stub!"); }
-    public CharSequence getClassName() { throw new RuntimeException("Stub!"); }
 }
