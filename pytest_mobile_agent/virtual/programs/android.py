@@ -534,6 +534,10 @@ def install(device: VirtualDevice) -> None:
             device.clear_log()
             return 0
         lines, seen = device.log_since(0)
+        if "-t" in args[:-1]:  # -t N: the last N lines; -t 'MM-DD HH:MM:SS.mmm': the lines since then
+            since = args[args.index("-t") + 1]
+            lines = lines[-int(since):] if since.isdigit() else [line for line in lines if line[:18] >= since]
+            args = [*args, "-d"]  # -t implies -d
         proc.stdout.write("--------- beginning of main\n" + "".join(line + "\n" for line in lines))
         if "-d" in args:
             return 0
