@@ -36,6 +36,7 @@ from pytest_mobile_agent.virtual.adbd_endpoint import (
     FEATURES,
     STALL_TIMEOUT,
     device_properties,
+    drop_reverse_rules,
     recv_device,
     wait_readable,
 )
@@ -161,6 +162,9 @@ def bridge(sock: socket.socket, device_stream: Any, stopped: threading.Event, st
     sock.settimeout(stall_timeout)
 
     def client_to_device() -> None:
+        # Reads until the client's end of stream, discarding once the device side is gone: a socket
+        # closed with unread bytes sends RST, which can cost the client output it has not read yet.
+        device_open = True
         try:
             while not stopped.is_set():
                 if not wait_readable(sock, 0.25):
@@ -168,8 +172,13 @@ def bridge(sock: socket.socket, device_stream: Any, stopped: threading.Event, st
                 data = sock.recv(256 * 1024)
                 if not data:
                     break
-                device_stream.send(data)
-        except Exception as exc:  # the client or the device went away
+                if device_open:
+                    try:
+                        device_stream.send(data)
+                    except Exception as exc:
+                        log.debug("adb endpoint: the device stream ended: %s", exc)
+                        device_open = False
+        except OSError as exc:  # the client went away
             log.debug("adb endpoint: client to device ended: %s", exc)
         finally:
             with contextlib.suppress(Exception):
@@ -194,10 +203,12 @@ def bridge(sock: socket.socket, device_stream: Any, stopped: threading.Event, st
         log.debug("adb endpoint: device to client ended: %s", exc)
     finally:
         with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)
+            sock.shutdown(socket.SHUT_WR)  # the output ends; the client's last bytes are still read
         with contextlib.suppress(Exception):
             device_stream.close()
         upstream.join(timeout=1.0)
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RD)
 
 
 # --- forward rules ---------------------------------------------------------------------------------
@@ -585,6 +596,8 @@ class AdbServerEndpoint:
         for client in clients:
             with contextlib.suppress(OSError):
                 client.shutdown(socket.SHUT_RDWR)
+        for transport in self.transports():  # adbd drops the rules of a transport that went
+            drop_reverse_rules(transport.device, connect_host)
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=2.0)
         self._done.set()
