@@ -24,6 +24,7 @@ from pytest_mobile_agent.options import NO_SERIAL_REASON, SERIAL_ENV, Settings, 
 __all__ = ["NO_SERIAL_REASON", "SERIAL_ENV", "android_serial"]
 
 FIXTURES_PLUGIN = "mobile_agent_fixtures"
+FIXTURES_MODULE = "pytest_mobile_agent.fixtures"
 RERUNS_PLUGIN = "mobile_agent_reruns"
 # A test that uses any of these needs a target, marked or not.
 DEVICE_FIXTURES = frozenset(
@@ -45,7 +46,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for marker in MARKERS:
         config.addinivalue_line("markers", marker)
-    for name, module in ((FIXTURES_PLUGIN, "pytest_mobile_agent.fixtures"), (RERUNS_PLUGIN, "pytest_mobile_agent.reruns")):
+    for name, module in ((FIXTURES_PLUGIN, FIXTURES_MODULE), (RERUNS_PLUGIN, "pytest_mobile_agent.reruns")):
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.register(importlib.import_module(module), name)
     settings = Settings.from_config(config)
@@ -99,8 +100,21 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.get_closest_marker("device") is None and DEVICE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if item.get_closest_marker("device") is None and _uses_our_device_fixtures(item):
             item.add_marker(pytest.mark.device)
+
+
+def _uses_our_device_fixtures(item: pytest.Item) -> bool:
+    """Whether the test uses one of the plugin's device fixtures (a suite's own fixture of the same
+    name, such as a fake `device`, does not count)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    for name in DEVICE_FIXTURES & set(info.names_closure):
+        definitions = info.name2fixturedefs.get(name, ())
+        if definitions and getattr(definitions[-1].func, "__module__", "") == FIXTURES_MODULE:
+            return True
+    return False
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -69,6 +69,22 @@ def test_a_device_test_without_a_target_is_skipped_naming_the_option_and_the_var
     result.stdout.fnmatch_lines(["*--android-serial SERIAL*MOBILE_AGENT_ANDROID_SERIAL*"])
 
 
+def test_a_suites_own_fixture_named_like_ours_does_not_make_a_device_test(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.fixture
+        def device():
+            return "a fake"
+
+        def test_with_its_own_device(device):
+            assert device == "a fake"
+        """
+    )
+    pytester.runpytest(*ISOLATED).assert_outcomes(passed=1)
+
+
 def test_the_serial_comes_from_the_environment_and_the_ini_file(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     pytester.makepyfile(
         """
