@@ -205,3 +205,42 @@ def test_a_request_before_auth_gets_no_hello(vd: Bench) -> None:
     assert all(m["type"] == "closing" for m in messages)
     assert attached.connection.hello.build.encode() not in received and b"hello" not in received
     assert os.environ.get(TOKEN_ENV) is None  # the host never puts it in its own environment either
+
+
+def test_the_controllers_token_is_in_no_log_record_status_or_error(vd: Bench, tmp_path: Path,
+                                                                   caplog: pytest.LogCaptureFixture,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The emulator's gRPC token (from its discovery file) is a secret too."""
+    from pytest_mobile_agent.emulator import Controller, Endpoint
+    from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
+    from pytest_mobile_agent.mirror import Mirror
+    from pytest_mobile_agent.session import ControllerChoice, PathOptions, Session, select_paths
+    from pytest_mobile_agent.virtual.controller import ControllerDouble
+
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.setenv(DISCOVERY_DIR_ENV, str(tmp_path))
+    double = ControllerDouble(vd.model.display, serial=vd.serial, discovery_dir=tmp_path).start()
+    texts: list[str] = []
+    try:
+        token = double.token
+        assert token and token in (tmp_path / double.discovery_path.name).read_text()
+        session = Session.start_selected(vd.attach(), select_paths(vd.serial, True, ControllerChoice.Auto(),
+                                                                   PathOptions(connect_timeout=2.0)), device=vd.device)
+        try:
+            assert session.controller is not None, session.warning
+            screen = Mirror(session.backend(), timeout=5.0)
+            assert screen.find(id="tab_list").tap().path == "controller"
+            texts += session.status() + [repr(session.controller), repr(session.controller.endpoint)]
+            with pytest.raises(errors.MobileAgentError) as refused:  # the same endpoint, a wrong token
+                Controller.connect(Endpoint.at(double.port, token="0" * 64, serial=vd.serial), timeout=2.0)
+            texts += [str(refused.value), repr(refused.value)]
+            double.stop()  # a failure mid-session: its texts too
+            screen.find(id="tab_login").tap()
+            texts += session.status()
+        finally:
+            session.stop()
+    finally:
+        double.stop()
+    logged = [r.getMessage() + repr(r.args) + (r.exc_text or "") for r in caplog.records]
+    assert logged
+    assert not [t for t in texts + logged if token in t]
