@@ -149,6 +149,20 @@ def wait_readable(sock: socket.socket, timeout: float | None) -> bool:
     return bool(poller.poll(None if timeout is None else max(0, int(timeout * 1000))))
 
 
+def drop_reverse_rules(device: Any, connector: Any) -> list[str]:
+    """Remove the device's reverse rules that lead to ``connector``, as adbd drops a transport's
+    rules when that transport goes (``adb kill-server``, a cable pulled). The removed remotes."""
+    rules = getattr(device, "reverse_rules", None) or {}
+    dropped = [remote for remote, rule in list(rules.items()) if getattr(rule, "connector", None) == connector]
+    for remote in dropped:
+        with contextlib.suppress(Exception):
+            reply = device.open_service(f"reverse:killforward:{remote}")
+            while recv_device(reply, 1.0):
+                pass
+            reply.close()
+    return dropped
+
+
 def recv_device(stream: Any, timeout: float) -> bytes | None:
     """One read from a DeviceStream: bytes, b"" at its end, None when nothing came in time."""
     try:
@@ -270,6 +284,7 @@ class AdbdConnection:
         self.peer_max_payload = MAX_PAYLOAD
         self.peer_version = A_VERSION  # until its CNXN says otherwise: checksums neither sent nor checked
         self.online = False
+        self.online_once = False
         self.stopped = threading.Event()
         self._send_lock = threading.Lock()
         self._streams: dict[int, _Stream] = {}
@@ -404,6 +419,7 @@ class AdbdConnection:
         if self.online:  # a reconnecting server: its old streams are gone
             self._close_streams()
         self.online = True
+        self.online_once = True
         self.send(A_CNXN, A_VERSION, MAX_PAYLOAD, self.endpoint.banner())
         self.endpoint.attached(self)
 
@@ -578,6 +594,10 @@ class AdbdEndpoint:
         with self._lock:
             if conn in self._connections:
                 self._connections.remove(conn)
+        if conn.online_once:
+            dropped = drop_reverse_rules(self.device, conn.open_host)
+            if dropped:
+                log.info("adbd endpoint %s: the transport went, and its reverse rules %s", self.port, dropped)
 
     def _accept_loop(self) -> None:
         while not self._stopped.is_set():

@@ -6,11 +6,12 @@ import contextlib
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.virtual.adbd_endpoint import ADBD_PORTS
 from pytest_mobile_agent.virtual.lab import VirtualLab, adb_binary
 
@@ -137,3 +138,38 @@ def test_the_builtin_endpoint_answers_byte_for_byte_as_the_real_server(lab: Virt
         assert builtin == real, f"{case}: the real server said {real!r}, the built-in endpoint {builtin!r}"
     features = _exchange(lab.adb_port, f"host-serial:{serial}:features")
     assert set(features[8:].split(b",")) == set(_exchange(lab.builtin_adb_port, f"host-serial:{serial}:features")[8:].split(b","))
+
+
+def _wait_until(condition: Callable[[], bool], timeout: float = 3.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_a_transport_that_goes_takes_its_reverse_rules_with_it(lab: VirtualLab) -> None:
+    serial = lab.serials[0]
+    model = lab.device(serial)
+    client = AdbServer(host="127.0.0.1", port=lab.adb_port).device(serial)
+    remote = "localabstract:mobile-agent-it-transport-gone"
+    client.reverse(remote, "tcp:9")
+    assert remote in model.reverse_rules
+    endpoint = lab.adbd_endpoint(serial)
+    assert endpoint is not None
+    for conn in endpoint.connections():  # a cable pulled: adbd drops the transport's listeners
+        conn.stop()
+    assert _wait_until(lambda: remote not in model.reverse_rules)
+    # The real server attaches the emulator again (it retries a kicked emulator port).
+    assert _wait_until(lambda: lab.real is not None and lab.real.states().get(serial) == "device", 10.0)
+
+
+def test_the_builtin_server_killed_takes_the_reverse_rules_through_it() -> None:
+    with VirtualLab.start(1) as lab:
+        serial = lab.serials[0]
+        client = AdbServer(host="127.0.0.1", port=lab.adb_port).device(serial)
+        client.reverse("localabstract:mobile-agent-it-killed", "tcp:9")
+        assert "localabstract:mobile-agent-it-killed" in lab.device(serial).reverse_rules
+        client.server.kill()
+        assert _wait_until(lambda: not lab.device(serial).reverse_rules)
