@@ -278,3 +278,15 @@ def test_any_wm_density_output_is_a_scale_or_a_protocol_error(output):
     with only_our_errors() as caught:
         assert scale_from_wm_density(output) > 0
     assert all(isinstance(e, ProtocolError) for e in caught)
+
+
+@given(st.integers(-(2**40), 2**40), st.text(max_size=20), st.dictionaries(st.sampled_from(
+    ["window", "windows", "nodes", "kinds", "x"]), json_values, max_size=4))
+def test_any_agent_event_converts_to_a_session_event_with_integer_windows(seq, name, data):
+    from pytest_mobile_agent.session.events import convert
+
+    with ends_within():
+        event = convert(wire.ProtocolEvent(seq, name, data, 1.0), 2.0)
+    assert event is not None and event.seq == seq and event.at == 1.0
+    assert event.window is None or isinstance(event.window, int)
+    assert all(isinstance(w, int) for w in event.windows)
