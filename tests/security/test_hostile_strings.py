@@ -57,6 +57,16 @@ def test_a_getprop_name_arrives_as_one_word(vd: Bench, text: str) -> None:
     assert vd.device.getprop(text) == ""  # no such property, and nothing else ran
 
 
+@pytest.mark.parametrize("package", HOSTILE, ids=ids(HOSTILE))
+def test_a_hostile_package_name_reaches_the_activity_manager_as_one_argument(vd: Bench, package: str) -> None:
+    started = vd.device.shell(["am", "start", "-W", "-n", f"{package}/.Main"])
+    said = started.text() + started.stderr.decode("utf-8", "replace")
+    assert started.exit_code != 0  # no such app
+    assert f"cmp={package}/.Main }}" in said or f"Bad component name: {package}/.Main" in said  # intact
+    vd.device.shell(["am", "force-stop", package])
+    assert vd.model.activity.foreground() != package
+
+
 @pytest.mark.parametrize("text", WITH_NUL, ids=ids(WITH_NUL))
 def test_a_nul_in_a_shell_argument_or_line_is_refused_before_anything_is_sent(vd: Bench, text: str) -> None:
     with pytest.raises(errors.InvalidArgument, match="NUL"):
