@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import logging
 import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -38,6 +42,7 @@ from pytest_mobile_agent.virtual.adbd_endpoint import (
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
 ADB_BINARY = "/usr/bin/adb"
+PR_SET_PDEATHSIG = 1
 FIRST_CONSOLE_PORT = 5554
 DeviceFactory = Callable[[str, int], Any]  # (serial, index) -> a device model
 
@@ -89,12 +94,54 @@ def _smart_request(port: int, request: str, *, timeout: float = 5.0) -> bytes:
     return bytes(reply[4:])
 
 
+def _spawn_tied_to_us(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[bytes], threading.Event]:
+    """Start a child that ends with us, even when we are killed without a chance to stop it.
+
+    On Linux the child asks for SIGTERM when its parent thread ends (PR_SET_PDEATHSIG); the parent
+    thread is a keeper that lives until the returned event is set, so a lab started on a worker
+    thread does not lose its server when that worker ends. Elsewhere: atexit only.
+    """
+    prctl = None
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved before the fork, only called after
+
+    def die_with_parent() -> None:
+        if prctl is not None:
+            prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+    started: dict[str, Any] = {}
+    ready = threading.Event()
+    release = threading.Event()
+
+    def keeper() -> None:
+        try:
+            started["process"] = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                preexec_fn=die_with_parent if prctl is not None else None,  # only prctl runs between fork and exec
+            )
+        except BaseException as exc:  # handed to the caller
+            started["error"] = exc
+        ready.set()
+        if "process" in started:
+            release.wait()
+
+    threading.Thread(target=keeper, name="virtual-adb-server-keeper", daemon=True).start()
+    ready.wait(10.0)
+    if "error" in started:
+        raise errors.MobileAgentError(f"cannot start {argv[0]}: {started['error']}")
+    if "process" not in started:
+        raise errors.Timeout(f"starting {argv[0]}", 10.0)
+    return started["process"], release
+
+
 class RealAdbServer:
     """Debian's adb server as a child process on its own port."""
 
-    def __init__(self, process: subprocess.Popen[bytes], port: int) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], port: int, release: threading.Event | None = None) -> None:
         self.process = process
         self.port = port
+        self._release = release or threading.Event()
 
     @classmethod
     def start(cls, *, port: int | None = None, binary: str | None = None, timeout: float = 10.0) -> RealAdbServer:
@@ -103,14 +150,8 @@ class RealAdbServer:
             raise errors.MobileAgentError("no adb binary", advice="Install Debian's `adb` package (apt-get install adb)")
         chosen = port or free_port()
         env = {k: v for k, v in os.environ.items() if k not in ("ANDROID_ADB_SERVER_PORT", "ADB_SERVER_SOCKET")}
-        process = subprocess.Popen(
-            [path, "-P", str(chosen), "nodaemon", "server"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
-        server = cls(process, chosen)
+        process, release = _spawn_tied_to_us([path, "-P", str(chosen), "nodaemon", "server"], env)
+        server = cls(process, chosen, release)
         atexit.register(server.stop)  # an interpreter that exits without stopping the lab still ends its child
         try:
             server._wait_ready(time.monotonic() + timeout)
@@ -173,6 +214,7 @@ class RealAdbServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(3.0)
+        self._release.set()  # the keeper thread ends
 
 
 # --- the lab ---------------------------------------------------------------------------------------

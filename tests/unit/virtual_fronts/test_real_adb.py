@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -173,3 +175,36 @@ def test_the_builtin_server_killed_takes_the_reverse_rules_through_it() -> None:
         assert "localabstract:mobile-agent-it-killed" in lab.device(serial).reverse_rules
         client.server.kill()
         assert _wait_until(lambda: not lab.device(serial).reverse_rules)
+
+
+def test_a_lab_killed_outright_takes_its_adb_server_along(tmp_path: Path) -> None:
+    script = (
+        "import sys, threading, time\n"
+        "from pytest_mobile_agent.virtual.lab import VirtualLab\n"
+        "def start():\n"
+        "    lab = VirtualLab.start(1, real_adb=True)\n"
+        "    print(lab.real.pid, flush=True)\n"
+        "worker = threading.Thread(target=start)\n"  # started on a worker that ends: the server stays
+        "worker.start(); worker.join()\n"
+        "time.sleep(60)\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        pid = int(process.stdout.readline())
+        time.sleep(0.3)
+        os.kill(pid, 0)  # still serving after the thread that started it ended
+    finally:
+        process.kill()  # SIGKILL: no atexit, no stop()
+        process.wait(5)
+    assert _wait_until(lambda: not _alive(pid), 5.0), f"adb server {pid} outlived its lab"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/stat") as stat:
+        return stat.read().split(") ", 1)[1][0] != "Z"  # a zombie has ended
+    return True
