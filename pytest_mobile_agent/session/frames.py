@@ -131,9 +131,10 @@ class FrameSource:
         )
         with self._lock:
             self._kept.append(KeptFrame(event, raw, int(getattr(raw, "rotation", self._rotation()) or 0)))
-            self.received += 1
         if self._put is not None:
             self._put(event)
+        with self._lock:
+            self.received += 1  # counted once it is on the stream, so a reader of the count finds it there
         return event
 
     def frames(self) -> list[Frame]:

@@ -225,6 +225,12 @@ class FakeStream:
             raise item
         return item
 
+    def push(self, item: Any) -> None:
+        """A frame (or an error) for the reader, once the test wants it to arrive."""
+        with self.cond:
+            self.frames.append(item)
+            self.cond.notify_all()
+
     def close(self) -> None:
         with self.cond:
             self.closed = True
@@ -248,6 +254,7 @@ class FakeController:
         self.fail_at_touch = fail_at_touch
         self.streams_to_give = deque(streams or [])
         self.subscriptions: list[int] = []
+        self.given: list[FakeStream] = []
         self.closed = False
 
     @property
@@ -264,7 +271,9 @@ class FakeController:
     def stream(self, width: int = 540) -> FakeStream:
         self.subscriptions.append(width)
         frames = self.streams_to_give.popleft() if self.streams_to_give else []
-        return FakeStream(frames)
+        stream = FakeStream(frames)
+        self.given.append(stream)
+        return stream
 
     def close(self) -> None:
         self.closed = True

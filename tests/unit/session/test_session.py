@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from agent.scripted_agent import TOKEN, ScriptedAgent  # tests/unit/agent's scripted peer
@@ -363,21 +364,35 @@ def test_the_backend_is_taken_once() -> None:
 def test_a_frame_with_a_new_hash_reads_the_event_less_windows_again() -> None:
     conn = FakeConnection()
     conn.always("snapshot", snapshot(tabs_window(events=False)))
-    same = [rgb_frame(seq=0), rgb_frame(seq=1, status_color=(255, 255, 255))]  # only the clock moved
-    controller = FakeController(streams=[same])
+    controller = FakeController(streams=[[]])
     session, _ = start(conn, controller)
     try:
         screen = Mirror(session.backend())
         screen.snapshot()
-        deadline = time.monotonic() + 3.0
-        while session.frames_received < 2 or not session.tree.reads_by_reason[ReadReason.FRAME]:
-            assert time.monotonic() < deadline, "the frames did not arrive, or no frame read followed"
-            screen.snapshot()  # takes in what the stream delivered so far
-            time.sleep(0.01)
-        screen.snapshot()
-        screen.snapshot()
+        stream = _given_stream(controller)
+
+        def reads_after(frame: Any, received: int) -> None:
+            stream.push(frame)
+            deadline = time.monotonic() + 5.0
+            while session.frames_received < received:
+                assert time.monotonic() < deadline, "the frame did not arrive"
+                time.sleep(0.005)
+            screen.snapshot()
+            screen.snapshot()
+
+        reads_after(rgb_frame(seq=0), 1)  # a new picture: the Compose window is read again
+        assert session.tree.reads_by_reason == {ReadReason.ATTACH: 1, ReadReason.FRAME: 1}
+        reads_after(rgb_frame(seq=1, status_color=(255, 255, 255)), 2)  # only the clock moved
         assert session.tree.reads_by_reason == {ReadReason.ATTACH: 1, ReadReason.FRAME: 1}
         assert conn.sent("snapshot")[1]["evict_event_less"] is True
         assert conn.sent("snapshot")[1]["idle_timeout_ms"] == 0
     finally:
         session.stop()
+
+
+def _given_stream(controller: FakeController) -> Any:
+    deadline = time.monotonic() + 5.0
+    while not controller.given:
+        assert time.monotonic() < deadline, "the session did not subscribe to frames"
+        time.sleep(0.005)
+    return controller.given[-1]
