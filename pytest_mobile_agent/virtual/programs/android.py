@@ -572,8 +572,9 @@ def install(device: VirtualDevice) -> None:
                     display.touch(x1 + (x2 - x1) * step // steps, y1 + (y2 - y1) * step // steps, True)
                 display.touch(x2, y2, False)
                 return 0
-            if len(args) == 2 and args[0] == "keyevent" and args[1] in ("3", "KEYCODE_HOME"):
-                device.activity.go_home()
+            if len(args) == 2 and args[0] == "keyevent" and args[1] in ("3", "KEYCODE_HOME") \
+                    and getattr(display.content, "key", None) is None:
+                device.activity.go_home()  # no UI model: the activity manager alone (the model tells it itself)
                 return 0
             if len(args) == 2 and args[0] in ("keyevent", "text"):
                 content = display.content

@@ -2,7 +2,8 @@
 
 `attach(device)` makes the device's one `UiModel` (`device.ui`), installs the Compose fixture app
 with the activity manager (`am start -S -n dev.mobileagent.fixture/.MainActivity --es tab Big`
-starts it on a tab, `am force-stop` stops it), gives the display its content (render and touch) and
+starts it on a tab, `am force-stop` stops it, and HOME or BACK on the last activity bring the
+launcher to the front there too), gives the display its content (render and touch) and
 sends the model's log lines to logcat.
 """
 
@@ -121,6 +122,9 @@ def attach(device: Any) -> UiModel:
                 model.settings.start()
 
         model.on_launch = launch
+        go_home = getattr(activity, "go_home", None)
+        if callable(go_home):
+            model.on_home_shown = go_home  # `dumpsys window` names the launcher after HOME or BACK
     return model
 
 

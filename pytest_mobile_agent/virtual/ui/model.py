@@ -14,6 +14,7 @@ import itertools
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -65,6 +66,9 @@ class UiModel:
         self.log: Callable[[str, str], None] = lambda tag, msg: None
         #: set by the device: starting the app from the launcher goes through the activity manager
         self.on_launch: Callable[[str], None] | None = None
+        #: set by the device: a key brought the home screen to the front (HOME, or BACK finishing
+        #: the last activity), so the activity manager's resumed activity follows
+        self.on_home_shown: Callable[[], None] | None = None
         #: set by the device: the display's logical size and density now (rotation, `wm size`,
         #: `wm density`); the model lays itself out again when it changes
         self.geometry_source: Callable[[], Geometry] | None = None
@@ -332,6 +336,10 @@ class UiModel:
             windows = self._app_windows()
             return windows[0].package if windows else None
 
+    def _home_shown(self) -> None:
+        if self.on_home_shown is not None:
+            self.on_home_shown()
+
     def _launch_from_home(self, package: str) -> None:
         if self.on_launch is not None:
             self.on_launch(package)
@@ -491,6 +499,7 @@ class UiModel:
 
     def _key(self, code: int, meta: int) -> bool:
         if code == system.KEYCODE_BACK:
+            app_in_front = bool(self._app_windows())
             if self.keyboard_shown:
                 self.hide_keyboard()
             elif self._prompt is not None:
@@ -501,11 +510,14 @@ class UiModel:
                     self.settings.stop()
                 else:
                     self.app.back()
+            if app_in_front and not self._app_windows():
+                self._home_shown()
             return True
         if code == system.KEYCODE_HOME:
             self.dismiss_permission()
             self.app.stop()
             self.settings.stop()
+            self._home_shown()
             return True
         if code == system.KEYCODE_DEL:
             self.delete_char()
@@ -557,8 +569,11 @@ class UiModel:
         self._pointer_window = window
         self._scroll_node = _deepest(window.root, x, y, lambda n: n.scroller is not None) if window else None
 
+        pointer = weakref.ref(p)  # the pending timer must not keep a lifted pointer alive
+
         def long_press() -> None:
-            if self._pointer is p and not p.dragging and not p.moved_beyond(self.geo.touch_slop):
+            p = pointer()
+            if p is not None and self._pointer is p and not p.dragging and not p.moved_beyond(self.geo.touch_slop):
                 p.long_pressed = True
                 target = self._target_at(p.down_x, p.down_y)
                 if target is not None and target.long_clickable and target.on_long_click is not None:

@@ -102,3 +102,38 @@ def test_uiautomator_dump_writes_every_windows_tree(vdev: VirtualDevice, ui: UiM
     cell = root.find(".//node[@resource-id='cell_1']")
     assert cell is not None and cell.get("text") == "Cell 1" and cell.get("clickable") == "true"
     assert vdev.automation.holder() is None
+
+
+def focus_of(vdev: VirtualDevice) -> str:
+    status, out, err = vdev.shell("dumpsys window")
+    assert status == 0, err
+    return next(line.strip() for line in out.decode().splitlines() if "mCurrentFocus=" in line)
+
+
+@pytest.mark.parametrize("key", ["3", "KEYCODE_HOME", "4"])
+def test_home_or_back_on_the_fixture_moves_the_focus_to_the_launcher(vdev: VirtualDevice, ui: UiModel,
+                                                                      key: str) -> None:
+    vdev.shell(f"am start -W -n {PACKAGE}/.MainActivity --es tab Login")
+    settle("Login")
+    assert PACKAGE in focus_of(vdev)
+    status, _, err = vdev.shell(f"input keyevent {key}")
+    assert status == 0, err
+    assert ui.foreground() is None  # the screen shows the launcher...
+    assert [w.title for w in ui.windows()][-1] == "Home"
+    focus = focus_of(vdev)  # ...and the window manager says so
+    assert PACKAGE not in focus and "com.google.android.apps.nexuslauncher" in focus, focus
+    vdev.shell(f"am start -W -n {PACKAGE}/.MainActivity")  # and back again
+    assert PACKAGE in focus_of(vdev) and ui.foreground() == PACKAGE
+
+
+def test_back_that_only_closes_the_keyboard_leaves_the_focus_on_the_fixture(vdev: VirtualDevice, ui: UiModel) -> None:
+    vdev.shell(f"am start -W -n {PACKAGE}/.MainActivity --es tab Login")
+    settle("Login")
+    window = next(w for w in ui.windows() if w.package == PACKAGE)
+    field = window.by_res("username")
+    assert field is not None
+    ui.focus(field)
+    assert ui.keyboard_shown
+    vdev.shell("input keyevent 4")
+    assert not ui.keyboard_shown and ui.foreground() == PACKAGE
+    assert PACKAGE in focus_of(vdev)
