@@ -5,11 +5,14 @@ Measures, p50/p95/max over --runs each:
 - agent: the agent's side of a warm snapshot alone (the handler and the frame's encoding);
 - cold: the same after `evict_event_less` (the Compose window's 563 node dicts built again);
 - build: the UI model building the 573 node dicts of every window, no protocol;
-- tap+read: a tap on a Big cell and the snapshot after it (the agent's own input re-reads Compose).
+- tap+read: a tap on a Big cell and the snapshot after it (the agent's own input re-reads Compose);
+- exit (with --exit): an agent process of a virtual device answering `shutdown`, from the host
+  decoding the response to the process being gone from the process table (what `ps` lists).
 
     python3 benches/bench_virtual_agent.py --runs 200
     python3 benches/bench_virtual_agent.py --runs 50 --lab   # through a lab's adb endpoint and the
                                                              # host's Deployer and Connection
+    python3 benches/bench_virtual_agent.py --runs 50 --exit  # shutdown to the process gone
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "unit"))
 
-from virtual_agent.helpers import Host, make_core  # noqa: E402
+from virtual_agent.helpers import TOKEN, Host, make_core  # noqa: E402
 
 from pytest_mobile_agent.agent import protocol as wire  # noqa: E402
 from pytest_mobile_agent.virtual.streams import Kernel  # noqa: E402
@@ -75,12 +79,66 @@ def through_the_lab(runs: int) -> None:
         lab.stop()
 
 
+def _frame(stream: Any, decoder: wire.FrameDecoder, kind: str) -> dict[str, Any]:
+    while True:
+        for message in decoder.feed(stream.recv(3.0)):
+            if message["type"] == kind:
+                return message
+
+
+def exit_latency(runs: int) -> None:
+    """Shutdown answered to the agent's process gone from the device's process table."""
+    from pytest_mobile_agent.virtual import agent as double
+    from pytest_mobile_agent.virtual.device import VirtualDevice
+    from pytest_mobile_agent.virtual.streams import NullFile
+
+    device = VirtualDevice("emulator-5590")
+    double.register(device)
+    jar = b"PK\x03\x04 classes.dex mobile-agent-android 0.1.0\x00 dev/mobileagent/agent/Main"
+    device.fs.add_file("/data/local/tmp/bench.jar", jar, mode=0o444, uid=2000, gid=2000)
+    samples: list[float] = []
+    try:
+        for i in range(runs):
+            socket = f"mobile-agent-0.1.0-p1-aaaaaaaaaaaa-{i:012x}"
+            words = ["serve", "--socket", socket, "--idle-exit-ms", "10000"]
+            proc = device.processes.fork(device.adbd, argv=["app_process", "/", double.MAIN_CLASS, *words],
+                                         fds={0: NullFile(), 1: NullFile(), 2: NullFile()})
+            proc.env = {"CLASSPATH": "/data/local/tmp/bench.jar", "MOBILE_AGENT_TOKEN": TOKEN}
+            proc.start(lambda p, w=words: double.main(p, w))
+            deadline = time.monotonic() + 3.0
+            while socket not in device.sockets.abstract_names():
+                assert time.monotonic() < deadline, "the agent never listened"
+                time.sleep(0.001)
+            stream = device.sockets.connect_abstract(socket, 2000)
+            decoder = wire.FrameDecoder()
+            stream.send(wire.encode({"type": "auth", "token": TOKEN}))
+            _frame(stream, decoder, "hello")
+            stream.send(wire.encode({"type": "welcome", "protocol": 1, "host": "bench"}))
+            stream.send(wire.encode({"type": "request", "id": 1, "method": "shutdown", "deadline_ms": 3000,
+                                     "params": {}}))
+            _frame(stream, decoder, "response")
+            answered = time.perf_counter()
+            while device.processes.get(proc.pid) is not None:
+                assert time.perf_counter() - answered < 3.0, "the agent did not exit"
+                time.sleep(0.0005)
+            samples.append((time.perf_counter() - answered) * 1000)
+            stream.close()
+    finally:
+        device.close()
+    print(f"agent double, shutdown response to the process gone, {runs} runs")
+    report("exit", samples)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--lab", action="store_true")
+    parser.add_argument("--exit", action="store_true")
     options = parser.parse_args()
     runs = options.runs
+    if options.exit:
+        exit_latency(runs)
+        return
     if options.lab:
         through_the_lab(runs)
         return

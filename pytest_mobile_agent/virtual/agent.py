@@ -13,6 +13,14 @@ The node cache behaves as the Java agent's does: a window whose toolkit sends ch
 read again after its events say it changed; a Compose window (no events) is served from the cache
 until the host evicts it, the agent's own input empties it, or a resync drops everything, so input
 the agent did not inject leaves it stale, as on a device.
+
+A read lets go of the UI model's lock every few dozen nodes, as the real reader's binder calls let
+the app run: another snapshot is answered meanwhile, and a screen torn down under the read (a tab
+switch) makes the read start again from the window's root and report the change (protocol section 6).
+
+Every thread of the agent (connection readers, request workers, the event pump, gesture playback)
+runs through the platform's `Gate`: while the process is stopped (SIGSTOP) none of them reads, sends
+or injects anything, as no thread of a stopped process runs; SIGCONT lets them go on.
 """
 
 from __future__ import annotations
@@ -29,9 +37,9 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import xxhash
 
@@ -39,7 +47,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import protocol as wire  # the one frame codec of protocol 1
 from pytest_mobile_agent.virtual.ui import KEY_MAP, UiModel
 from pytest_mobile_agent.virtual.ui.changes import Change, NodesChanged
-from pytest_mobile_agent.virtual.ui.node import TreeRead
+from pytest_mobile_agent.virtual.ui.node import TornDown, TreeRead
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -57,6 +65,8 @@ SWIPE_STEP_MS = 8
 #: after its own input the agent re-reads event-less windows on every snapshot for this long,
 #: since nothing tells it when Compose has finished composing what the input started
 OWN_INPUT_SETTLE_MS = 1000.0
+#: reads of one window before a snapshot gives up on a window that keeps being torn down (busy)
+READ_ATTEMPTS = 4
 
 SNAPSHOT_DEFAULTS = {"idle_timeout_ms": 0, "idle_quiet_ms": 200, "evict": [], "evict_event_less": False,
                      "max_nodes": 5000, "max_depth": 80}
@@ -111,6 +121,77 @@ class Identity:
 # --- the platform the core runs on ----------------------------------------------------------------
 
 
+class Gate(Protocol):
+    """How the agent's threads are scheduled: each one passes here before it acts, and blocks
+    through it (the device's `Waiter` protocol), so none runs while the process is stopped."""
+
+    def pause(self) -> None:
+        """Return once the process may run (at once unless it is stopped)."""
+        ...
+
+    def wait(self, cond: threading.Condition, ready: Callable[[], bool], deadline: float | None) -> bool:
+        """Wait (`cond`'s lock held) until ready() or the deadline, not running while stopped."""
+        ...
+
+    def sleep_until(self, when: float) -> None:
+        """Sleep until the monotonic time `when`, and on while the process is stopped."""
+        ...
+
+
+class Running:
+    """The gate of a core that is no process's (unit tests, benches): never stopped."""
+
+    def pause(self) -> None:
+        return None
+
+    def wait(self, cond: threading.Condition, ready: Callable[[], bool], deadline: float | None) -> bool:
+        while not ready():
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return False
+            cond.wait(remaining)
+        return True
+
+    def sleep_until(self, when: float) -> None:
+        _sleep_until(when)
+
+
+class ProcessGate:
+    """The gate of an agent process of the virtual device: its threads wait while the process is
+    stopped (SIGSTOP) and go on at SIGCONT; once it is dead a wait fails with errors.Closed.
+
+    The stop is waited out on the process's own condition, which the kernel notifies at every
+    signal it delivers and at the process's death (`Process.deliver`, `ProcessTable.exit`)."""
+
+    def __init__(self, proc: Any) -> None:
+        self.proc = proc
+        self.lock = proc.kernel.lock
+
+    def pause(self) -> None:
+        with self.lock:
+            while self.proc.stopped and not self.proc.dead:
+                self.proc.cond.wait()
+
+    def wait(self, cond: threading.Condition, ready: Callable[[], bool], deadline: float | None) -> bool:
+        proc = self.proc
+        with self.lock:
+            while True:
+                if proc.dead:
+                    raise errors.Closed(f"the agent's process {proc.pid} has ended")
+                if proc.stopped:
+                    proc.cond.wait()
+                    continue
+                if ready():
+                    return True
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                cond.wait(remaining)
+
+    def sleep_until(self, when: float) -> None:
+        self.wait(self.proc.cond, lambda: False, when)
+
+
 @dataclass
 class Platform:
     """What the core needs of the device besides the UI model."""
@@ -122,6 +203,8 @@ class Platform:
     diagnostic: Callable[[str], None] = lambda line: None
     #: logcat
     logcat: Callable[[str, str], None] = lambda tag, msg: None
+    #: the scheduling of the agent's threads (the process's, so SIGSTOP stops them)
+    gate: Gate = field(default_factory=Running)
 
 
 # --- one connection -------------------------------------------------------------------------------
@@ -148,11 +231,13 @@ class Connection:
     def send(self, message: dict[str, Any]) -> bool:
         """Send one frame; False when the stream is gone (the connection is then closed)."""
         frame = wire.encode(message)
+        gate = self.core.gate
         with self.send_lock:
+            gate.pause()
             if self.closed:
                 return False
             try:
-                self.stream.send(frame)
+                self.stream.send(frame, waiter=gate)
             except (errors.MobileAgentError, OSError):
                 self._close_stream()
                 return False
@@ -182,7 +267,7 @@ class Connection:
                 return None
             timeout = 0.25 if deadline is None else max(0.0, min(0.25, deadline - time.monotonic()))
             try:
-                data = self.stream.recv(timeout)
+                data = self.stream.recv(timeout, waiter=self.core.gate)
             except errors.Timeout:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise
@@ -210,6 +295,7 @@ class AgentCore:
         self.identity = identity
         self.platform = platform
         self.ui = platform.ui
+        self.gate = platform.gate
         self.current: Connection | None = None
         self.stopped = False
         self.exit_status: int | None = None
@@ -222,8 +308,11 @@ class AgentCore:
         self._input_lock = threading.Lock()
         # the node cache, guarded by the UI model's lock
         self._cache: dict[int, TreeRead] = {}
+        #: per window, how often its cache was dropped: a read that a drop overtook is not kept
+        self._drops: dict[int, int] = {}
         self._last_activity_ms = 0.0  # last accessibility event or own action (monotonic ms)
         self._last_own_input_ms = -math.inf
+        self._on_stop: list[Callable[[], None]] = []
         self.ui.add_listener(self._on_change)
         self._pump = threading.Thread(target=self._pump_loop, name=f"agent-events:{identity.pid}", daemon=True)
         self._pump.start()
@@ -235,17 +324,33 @@ class AgentCore:
         current = self.current
         return current is not None and not current.closed
 
-    def stop(self, status: int = 0) -> None:
-        """Stop serving: close every connection, stop the threads (the process then exits)."""
+    def on_stop(self, callback: Callable[[], None]) -> None:
+        """Run `callback` when the core stops (the process closes its listener there, which wakes
+        its accept loop at once)."""
+        with self._lock:
+            if not self.stopped:
+                self._on_stop.append(callback)
+                return
+        callback()
+
+    def stop(self, status: int = 0, reason: str | None = None) -> None:
+        """Stop serving: close every connection (the current one after a `closing` frame with
+        `reason` when it is set), stop the threads, wake the accept loop (the process then exits)."""
         with self._lock:
             if self.stopped:
                 return
             self.stopped = True
             self.exit_status = status
             current, self.current = self.current, None
+            callbacks, self._on_stop = self._on_stop, []
         self.ui.remove_listener(self._on_change)
         if current is not None:
-            current.close()
+            current.close(reason)
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:  # noqa: BLE001 - one cleanup's failure must not stop the others
+                log.exception("agent %s: stop callback", self.identity.socket)
         self._wake.set()
         self._done.set()
 
@@ -341,6 +446,7 @@ class AgentCore:
         method = message["method"]
         after: Callable[[], None] | None = None
         try:
+            self.gate.pause()
             handler = self._methods().get(method)
             if handler is None:
                 raise RequestError("unknown_method", f"unknown method {method!r}")
@@ -356,6 +462,8 @@ class AgentCore:
             conn.send({"type": "response", "id": request_id,
                        "error": {"code": exc.code, "message": exc.message, "retryable": exc.retryable}})
         except Exception as exc:  # the agent answers every request exactly once
+            if isinstance(exc, errors.Closed) and self.stopped:
+                return  # the process ended under the request: nobody is left to answer
             log.exception("agent %s: %s failed", self.identity.socket, method)
             conn.send({"type": "response", "id": request_id,
                        "error": {"code": "internal", "message": f"{type(exc).__name__}: {exc}", "retryable": False}})
@@ -376,11 +484,13 @@ class AgentCore:
         if isinstance(change, NodesChanged):
             if not change.sends_change_events:
                 return  # Compose: no accessibility event, so the agent learns nothing
-            self._cache.pop(change.window, None)
+            self._drop(change.window)
         else:
             present = set(change.windows)
             for wid in [w for w in self._cache if w not in present]:
-                del self._cache[wid]
+                self._drop(wid)
+            for wid in [w for w in self._drops if w not in present]:
+                del self._drops[wid]  # a window gone for good (ids are never reused)
         self._last_activity_ms = time.monotonic() * 1000.0
         self._changes.append(change)
         self._wake.set()
@@ -406,6 +516,7 @@ class AgentCore:
     def _pump_loop(self) -> None:
         """Events as they happen, the model's timers when due, and a ping after 1 s of silence."""
         while not self.stopped:
+            self.gate.pause()
             self._wake.clear()
             conn = self.current
             try:
@@ -438,24 +549,70 @@ class AgentCore:
         with self.ui.lock:
             windows = self.ui.windows()
             for wid in p["evict"]:
-                self._cache.pop(wid, None)
+                self._drop(wid)
             if p["evict_event_less"]:
                 for w in windows:
                     if not w.sends_change_events:
-                        self._cache.pop(w.id, None)
-            reads = [(w.meta(), self._cached_read(w)) for w in windows]
+                        self._drop(w.id)
+            reads: list[tuple[dict[str, Any], TreeRead]] = []
+            for w in windows:
+                read = self._cached_read(w)
+                if read is not None:  # None: the window went away during its read
+                    reads.append((w.meta(), read))
+        self.flush_events()  # a change met by the reads goes out before the response, after `seq`
         out, node_count, truncated = _serialize(reads, p["max_nodes"], p["max_depth"])
         return {"windows": out, "node_count": node_count, "truncated": truncated, "idle": idle, "seq": seq,
                 "display": self.platform.display()}, None
 
-    def _cached_read(self, window: Any) -> TreeRead:
-        """The window's nodes from the cache where it is current, else read now and cached."""
+    def _cached_read(self, window: Any) -> TreeRead | None:
+        """The window's nodes from the cache where it is current, else read now and cached
+        (None when the window went away during the read). The model's lock is held."""
         read = self._cache.get(window.id)
         settling = time.monotonic() * 1000.0 < self._last_own_input_ms + OWN_INPUT_SETTLE_MS
         if read is None or (settling and not window.sends_change_events):
-            read = window.read()  # a Compose window still settling after our input: read it again
-            self._cache[window.id] = read
+            drops = self._drops.get(window.id, 0)
+            read = self._read_window(window)  # a Compose window still settling after our input: read it again
+            if read is not None and self._drops.get(window.id, 0) == drops:
+                self._cache[window.id] = read
         return read
+
+    def _drop(self, window_id: int) -> None:
+        """Forget the window's cached nodes (the model's lock is held)."""
+        self._cache.pop(window_id, None)
+        self._drops[window_id] = self._drops.get(window_id, 0) + 1
+
+    def _read_window(self, window: Any) -> TreeRead | None:
+        """Read the window, letting the app run between slices; a read that meets a torn-down
+        subtree starts again from the root and is reported as `window_changed` `structure`
+        whatever the window's toolkit (protocol section 6). Busy when it keeps being torn down."""
+        torn = False
+        for _ in range(READ_ATTEMPTS):
+            try:
+                read = window.read(self._yield_model)
+            except TornDown:
+                torn = True
+                if self.ui.window(window.id) is None:
+                    return None
+                continue
+            if torn:
+                self._changes.append(NodesChanged(window.id, (), ("structure",), window.sends_change_events))
+                self._wake.set()
+            return read
+        raise RequestError("busy", f"window {window.id} kept changing while it was read", retryable=True)
+
+    def _yield_model(self) -> None:
+        """Between slices of a read: the model's lock is let go, so the app runs on and other
+        requests are served meanwhile, as the real reader's binder calls let them."""
+        depth = _release_all(self.ui.lock)
+        try:
+            self._between_slices()
+        finally:
+            for _ in range(depth):
+                self.ui.lock.acquire()
+
+    def _between_slices(self) -> None:
+        """Where a read stands while the model's lock is let go: a stopped agent stops here."""
+        self.gate.pause()
 
     def _wait_idle(self, timeout_ms: int, quiet_ms: int, deadline: float) -> dict[str, Any]:
         start = time.monotonic()
@@ -471,7 +628,7 @@ class AgentCore:
             if now >= end:
                 return {"waited_ms": round((now - start) * 1000), "idle": False}
             due = (self.ui.next_due_ms() - self.ui.now_ms()) / 1000.0
-            time.sleep(max(0.001, min(quiet_left, end - now, due)))
+            self.gate.sleep_until(now + max(0.001, min(quiet_left, end - now, due)))
 
     def _quiet_for(self, quiet_ms: int) -> bool:
         return time.monotonic() * 1000.0 - self._last_activity_ms >= quiet_ms
@@ -493,7 +650,8 @@ class AgentCore:
 
     def _resync(self, params: dict[str, Any], deadline: float, conn: Connection) -> tuple[dict[str, Any], None]:
         with self.ui.lock:
-            self._cache.clear()
+            for wid in list(self._cache):
+                self._drop(wid)
         seq = self.flush_events()
         return {"seq": seq}, None
 
@@ -506,6 +664,14 @@ class AgentCore:
 
     # --- input ----------------------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def _injecting(self) -> Iterator[None]:
+        """One action at a time (two gestures would interleave their touches), and none while
+        the process is stopped."""
+        with self._input_lock:
+            self.gate.pause()
+            yield
+
     def _own_input(self) -> None:
         """After injecting: the idle wait starts again, and event-less windows are read anew."""
         with self.ui.lock:
@@ -514,18 +680,18 @@ class AgentCore:
             self._last_own_input_ms = now
             for w in self.ui.windows():
                 if not w.sends_change_events:
-                    self._cache.pop(w.id, None)
+                    self._drop(w.id)
 
     def _tap(self, params: dict[str, Any], deadline: float, conn: Connection) -> tuple[dict[str, Any], None]:
         x, y = _int_param(params, "x"), _int_param(params, "y")
         hold = _int_param(params, "hold_ms", minimum=0, default=0)
         if time.monotonic() + hold / 1000.0 > deadline:
             raise RequestError("deadline_exceeded", f"a {hold} ms press does not fit the deadline", retryable=True)
-        with self._input_lock:
+        with self._injecting():
             t0 = self.ui.now_ms()
             self.ui.touch(x, y, True, t0)
             if hold > 0:
-                _sleep_until(time.monotonic() + hold / 1000.0)
+                self.gate.sleep_until(time.monotonic() + hold / 1000.0)
             self.ui.touch(x, y, False, t0 + hold if hold > 0 else None)
             self._own_input()
         return {"accepted": True}, None
@@ -540,7 +706,7 @@ class AgentCore:
                                retryable=True)
         steps = max(1, math.ceil(duration / SWIPE_STEP_MS))
         moves = 0
-        with self._input_lock:
+        with self._injecting():
             start = time.monotonic()
             t0 = self.ui.now_ms()
             self.ui.touch(x1, y1, True, t0)
@@ -549,12 +715,12 @@ class AgentCore:
                 f = i / steps
                 x, y = round(x1 + (x2 - x1) * f), round(y1 + (y2 - y1) * f)
                 at = min(i * SWIPE_STEP_MS, duration)
-                _sleep_until(start + at / 1000.0)
+                self.gate.sleep_until(start + at / 1000.0)
                 self.ui.touch(x, y, True, t0 + at)
                 moves += 1
             end_ms = duration
             if rest > 0:
-                _sleep_until(start + (duration + rest) / 1000.0)
+                self.gate.sleep_until(start + (duration + rest) / 1000.0)
                 end_ms = duration + rest
                 x, y = _one_pixel_on(x1, y1, x2, y2)
                 self.ui.touch(x, y, True, t0 + end_ms)
@@ -566,7 +732,7 @@ class AgentCore:
     def _key(self, params: dict[str, Any], deadline: float, conn: Connection) -> tuple[dict[str, Any], None]:
         code = _int_param(params, "code", minimum=0)
         meta = _int_param(params, "meta", minimum=0, default=0)
-        with self._input_lock:
+        with self._injecting():
             accepted = self.ui.key(code, meta)
             self._own_input()
         return {"accepted": accepted}, None
@@ -581,7 +747,7 @@ class AgentCore:
         node_id = params.get("node")
         if node_id is not None and not _is_int(node_id):
             raise RequestError("invalid_params", "node must be a node id or null")
-        with self._input_lock, self.ui.lock:
+        with self._injecting(), self.ui.lock:
             node = self._text_target(node_id)
             used = method
             if method == "auto":
@@ -706,6 +872,17 @@ def _int_param(params: dict[str, Any], key: str, *, minimum: int | None = None, 
         raise RequestError("invalid_params", f"{key} must be at least {minimum}")
     params[key] = value
     return int(value)
+
+
+def _release_all(lock: Any) -> int:
+    """Release an RLock this thread holds, however deep; how many times it was held."""
+    depth = 0
+    while True:
+        try:
+            lock.release()
+        except RuntimeError:  # not held (any more) by this thread
+            return depth
+        depth += 1
 
 
 def _sleep_until(when: float) -> None:
@@ -849,8 +1026,10 @@ def main(proc: Any, argv: list[str] | None = None) -> int:
     ui = ui_of(device)
     platform = Platform(ui, lambda: display_info(device, ui),
                         diagnostic=lambda msg: out.line(f"MOBILE_AGENT_LOG {msg}\n"),
-                        logcat=getattr(device, "log", lambda tag, msg: None))
+                        logcat=getattr(device, "log", lambda tag, msg: None),
+                        gate=ProcessGate(proc))
     core = AgentCore(identity, platform)
+    core.on_stop(lambda: _close_quietly(listener))  # wakes the accept loop: the process exits at once
 
     def on_death() -> None:  # however the process ends, SIGKILL included
         core.stop(core.exit_status or 0)
@@ -940,7 +1119,7 @@ def _force_stop(proc: Any, device: Any, holder: dict[str, Any]) -> list[dict[str
             if other is None or other.dead:
                 log.info("agent: stopped automation client %s (%s)", pid, holder["name"])
                 return [holder]
-            time.sleep(0.01)
+            proc.sleep(0.01)
     return []
 
 
@@ -952,7 +1131,7 @@ def _accept_loop(proc: Any, core: AgentCore, listener: Any, idle_exit_ms: int) -
             idle_left = core.last_disconnect + idle_exit_ms / 1000.0 - time.monotonic()
             if idle_left <= 0:
                 log.info("agent %s: no host for %d ms, exiting", core.identity.socket, idle_exit_ms)
-                core.stop(0)
+                core.stop(0, "idle")  # a host that authenticated since the check above is told why
                 return
             timeout = min(ACCEPT_SLICE_S, idle_left)
         else:

@@ -103,12 +103,6 @@ def test_an_agent_killed_mid_request_fails_every_pending_call_at_once_and_the_ne
     assert vd.agent_pids() == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "virtual agent double (pytest_mobile_agent/virtual/agent.py): SIGSTOP stops only the threads that "
-    "block in Process.wait; AgentCore's connection reader and request threads (AgentCore.serve, _answer) "
-    "keep running, so a stopped agent still answers pings, responses and swipes and is never silent "
-    "(the host never declares it dead; a 3 s swipe completes at 2.7 s after the stop). Fix: make the "
-    "connection's send/read wait while the process is stopped."))
 def test_a_stopped_agent_is_declared_dead_after_3_s_and_calls_fail_at_their_deadlines(
     vd: Bench, gate: HostGate
 ) -> None:

@@ -5,6 +5,11 @@ double reports: unique across the device, never reused, and replaced when a scre
 composed again. A `Window` owns a tree of nodes and caches their protocol dicts (`NODE` in
 docs/protocol.md) until it is marked changed, so a warm read of the 573 nodes of the Big tab costs a
 list lookup, not 573 dict builds.
+
+A reader that lets the app run during its read (the agent double, between slices of `READ_SLICE`
+nodes) gets `TornDown` when a node it has still to read has left the window's tree meanwhile: the
+subtree was torn down under the read (a Compose screen replaced), and the reader starts again from
+the window's root, as the platform's reader finds a child gone.
 """
 
 from __future__ import annotations
@@ -15,6 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 Bounds = tuple[int, int, int, int]  # left, top, right, bottom in physical pixels
+
+#: nodes read between two calls of a read's `between` (the Java reader checks its deadline as often)
+READ_SLICE = 64
 
 _node_ids = itertools.count(100)
 _window_ids = itertools.count(10)
@@ -150,6 +158,14 @@ def node_dict(node: Node, parent_id: int | None, depth: int, children: list[int]
     }
 
 
+class TornDown(Exception):  # noqa: N818 - the platform's name for what happened
+    """A subtree of the window was torn down while it was read: read it again from its root."""
+
+    def __init__(self, window: int) -> None:
+        super().__init__(f"a subtree of window {window} was torn down during the read")
+        self.window = window
+
+
 @dataclass(frozen=True)
 class TreeRead:
     """One read of a window's tree: the node dicts in pre-order, and each node's depth."""
@@ -194,11 +210,20 @@ class Window:
         self.version += 1
         self._read = None
 
-    def read(self) -> TreeRead:
-        """The node dicts, from the cache while the window is unchanged."""
-        if self._read is None:
-            self._read = _read_tree(self.root)
-        return self._read
+    def read(self, between: Callable[[], None] | None = None) -> TreeRead:
+        """The node dicts, from the cache while the window is unchanged.
+
+        A fresh build calls `between()` every READ_SLICE nodes (the caller lets the app run there)
+        and raises TornDown when a node still to read left the tree meanwhile; a build the window
+        changed under is returned but not cached."""
+        read = self._read
+        if read is not None:
+            return read
+        version = self.version
+        read = _read_tree(self, between)
+        if self.version == version:
+            self._read = read
+        return read
 
     def node_count(self) -> int:
         return len(self.read().nodes)
@@ -233,14 +258,32 @@ class Window:
         }
 
 
-def _read_tree(root: Node) -> TreeRead:
+def _read_tree(window: Window, between: Callable[[], None] | None) -> TreeRead:
+    root = window.root
     nodes: list[dict[str, Any]] = []
     depths: list[int] = []
     stack: list[tuple[Node, int | None, int]] = [(root, None, 0)]
+    seen = window.version
     while stack:
+        if between is not None and nodes and len(nodes) % READ_SLICE == 0:
+            between()
+            if window.version != seen:
+                seen = window.version
+                if not all(_attached(pending, root) for pending, _, _ in stack):
+                    raise TornDown(window.id)
         node, parent_id, depth = stack.pop()
         nodes.append(node_dict(node, parent_id, depth, [c.uid for c in node.children]))
         depths.append(depth)
         for child in reversed(node.children):
             stack.append((child, node.uid, depth + 1))
     return TreeRead(nodes, depths)
+
+
+def _attached(node: Node, root: Node) -> bool:
+    """Whether `node` is still in `root`'s tree (each ancestor still lists it among its children)."""
+    while node is not root:
+        parent = node.parent
+        if parent is None or not any(child is node for child in parent.children):
+            return False
+        node = parent
+    return True

@@ -15,7 +15,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import protocol as wire
 from pytest_mobile_agent.virtual import agent
 from pytest_mobile_agent.virtual.device import VirtualDevice
-from pytest_mobile_agent.virtual.process import SIGKILL, SIGTERM, Process
+from pytest_mobile_agent.virtual.process import SIGCONT, SIGKILL, SIGSTOP, SIGTERM, Process
 from pytest_mobile_agent.virtual.streams import PLAIN, NullFile, Pipe, PipeReader
 
 from .helpers import TOKEN, wait_for
@@ -216,3 +216,121 @@ def test_a_signal_ends_the_agent_and_releases_automation_and_its_socket(vdev: Vi
     assert vdev.automation.holder() is None
     assert socket not in vdev.sockets.abstract_names()
     assert frames(stream) == []  # the host sees the end of the stream at once
+
+
+class Wire:
+    """A host on one connection to a launched agent: frames out, frames in with a deadline."""
+
+    def __init__(self, vdev: VirtualDevice, socket: str) -> None:
+        self.stream = connect(vdev, socket)
+        self.decoder = wire.FrameDecoder()
+        self.inbox: list[dict[str, Any]] = []
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.stream.send(wire.encode(message))
+
+    def handshake(self) -> None:
+        self.send({"type": "auth", "token": TOKEN})
+        assert self.next(3.0)["type"] == "hello"
+        self.send({"type": "welcome", "protocol": 1, "host": "test"})
+
+    def next(self, timeout: float) -> dict[str, Any]:
+        """The next frame; errors.Timeout when none came in time, AssertionError at the end."""
+        deadline = time.monotonic() + timeout
+        while not self.inbox:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise errors.Timeout("the next frame", timeout)
+            try:
+                data = self.stream.recv(left)
+            except errors.Timeout:
+                continue
+            assert data, "the stream ended"
+            self.inbox.extend(self.decoder.feed(data))
+        return self.inbox.pop(0)
+
+    def within(self, timeout: float) -> list[dict[str, Any]]:
+        """Every frame that comes within `timeout` (the stream staying open)."""
+        out: list[dict[str, Any]] = []
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                out.append(self.next(max(0.0, deadline - time.monotonic())))
+            except errors.Timeout:
+                return out
+
+    def until_end(self, timeout: float = 3.0) -> list[dict[str, Any]]:
+        out = list(self.inbox)
+        self.inbox.clear()
+        return out + frames(self.stream, timeout)
+
+
+def test_a_stopped_agent_is_silent_until_sigcont_and_then_goes_on(vdev: VirtualDevice) -> None:
+    """SIGSTOP stops every thread of the agent: no pong, no response, no ping of its own, no move of
+    a swipe under way; SIGCONT lets each go on where it stood."""
+    socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000020"
+    launched = launch(vdev, socket)
+    launched.payload("MOBILE_AGENT_READY")
+    host = Wire(vdev, socket)
+    host.handshake()
+    ui = vdev.ui  # type: ignore[attr-defined]
+    host.send({"type": "request", "id": 1, "method": "swipe", "deadline_ms": 5000,
+               "params": {"x1": 540, "y1": 1800, "x2": 540, "y2": 600, "duration_ms": 800}})
+    assert wait_for(lambda: ui._pointer is not None and ui._pointer.y < 1700)  # the swipe is under way
+    launched.proc.deliver(SIGSTOP)
+    time.sleep(0.05)  # a move already past the stop lands
+    at_stop = (ui._pointer.x, ui._pointer.y)
+    host.send({"type": "ping", "nonce": 7})
+    host.send({"type": "request", "id": 2, "method": "tap", "deadline_ms": 5000, "params": {"x": 10, "y": 10}})
+    assert host.within(1.3) == []  # over a second: not even the agent's own ping
+    assert ui._pointer is not None and (ui._pointer.x, ui._pointer.y) == at_stop
+    assert launched.proc.state_letter() == "T"
+    launched.proc.deliver(SIGCONT)
+    got = host.within(1.5)
+    assert {"type": "pong", "nonce": 7} in got
+    responses = {m["id"]: m for m in got if m["type"] == "response"}
+    assert set(responses) == {1, 2}
+    assert responses[2]["result"] == {"accepted": True}
+    assert responses[1]["result"]["moves"] == 100  # every move of the swipe was injected
+    assert ui._pointer is None
+    assert not launched.proc.dead
+
+
+@pytest.mark.parametrize("ending", ["shutdown", "refuse"])
+def test_shutdown_and_a_refused_protocol_end_the_process_without_waiting_for_the_accept_loop(
+        vdev: VirtualDevice, monkeypatch: pytest.MonkeyPatch, ending: str) -> None:
+    """Stopping wakes the accept loop: with its wait stretched to 30 s the process still ends."""
+    monkeypatch.setattr(agent, "ACCEPT_SLICE_S", 30.0)
+    socket = f"mobile-agent-0.1.0-p1-aaaaaaaaaaaa-0000000000{21 if ending == 'shutdown' else 22}"
+    launched = launch(vdev, socket)
+    launched.payload("MOBILE_AGENT_READY")
+    host = Wire(vdev, socket)
+    if ending == "shutdown":
+        host.handshake()
+        host.send({"type": "request", "id": 1, "method": "shutdown", "deadline_ms": 3000, "params": {}})
+        assert host.until_end() == [{"type": "response", "id": 1, "result": {}},
+                                    {"type": "closing", "reason": "shutdown"}]
+    else:
+        host.send({"type": "auth", "token": TOKEN})
+        assert host.next(3.0)["type"] == "hello"
+        host.send({"type": "refuse", "code": "version_mismatch", "message": "host speaks protocols [2]"})
+        assert host.until_end() == []
+    assert wait_for(lambda: launched.proc.dead, timeout=3.0)
+    assert launched.proc.exit_status == 0
+    assert vdev.processes.get(launched.proc.pid) is None  # gone from ps
+    assert vdev.automation.holder() is None and socket not in vdev.sockets.abstract_names()
+
+
+def test_a_host_that_authenticated_as_the_agent_exits_idle_is_told_closing_idle(
+        vdev: VirtualDevice, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The accept loop decides on idle exit when it sees no host; a host whose auth lands just after
+    that check is the connection the exit closes, and it is told why (protocol section 7)."""
+    socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000023"
+    launched = launch(vdev, socket, idle_ms=400)
+    launched.payload("MOBILE_AGENT_READY")
+    host = Wire(vdev, socket)
+    host.handshake()
+    # the loop's view: the check ran before the auth landed
+    monkeypatch.setattr(agent.AgentCore, "connected", property(lambda self: False))
+    assert host.until_end() == [{"type": "closing", "reason": "idle"}]
+    assert wait_for(lambda: launched.proc.dead) and launched.proc.exit_status == 0

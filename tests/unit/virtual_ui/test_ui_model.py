@@ -339,3 +339,42 @@ def test_the_settings_app_is_a_view_window_that_sends_change_events(ui: UiModel,
     assert ui.foreground() == "com.android.settings"
     ui.key(4)
     assert ui.foreground() is None and ui.windows()[-1] is ui.launcher
+
+
+# --- reads that let the app run --------------------------------------------------------------
+
+
+def test_a_read_with_a_pause_between_slices_meets_a_torn_down_screen(ui: UiModel, clock: ManualClock) -> None:
+    from pytest_mobile_agent.virtual.ui.node import READ_SLICE, TornDown
+
+    started(ui, clock, "Big")
+    window = app_window(ui)
+    calls: list[int] = []
+
+    def switch_tab() -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            by_res(ui, "tab_login").on_click()  # type: ignore[misc]
+
+    with pytest.raises(TornDown) as torn:
+        window.read(switch_tab)
+    assert torn.value.window == window.id and calls == [1]
+    read = window.read(lambda: None)  # from the root again: the frame, the Login screen to come
+    assert not any((n["res"] or "").startswith("cell_") for n in read.nodes)
+    assert len(read.nodes) < READ_SLICE
+
+
+def test_a_change_that_tears_nothing_down_is_read_through_and_not_cached(ui: UiModel, clock: ManualClock) -> None:
+    started(ui, clock, "Big")
+    window = app_window(ui)
+    cell = by_res(ui, "cell_500")  # read last: still to be read at every pause
+
+    def toggle() -> None:
+        if not cell.selected:
+            cell.on_click()  # type: ignore[misc]
+
+    read = window.read(toggle)
+    assert len(read.nodes) == 563
+    assert next(n for n in read.nodes if n["res"] == "cell_500")["selected"] is True
+    assert window.read() is not read  # the window changed under the read: built again next time
+    assert window.read() is window.read()  # and cached from then on
