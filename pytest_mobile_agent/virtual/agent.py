@@ -584,7 +584,8 @@ class AgentCore:
     def _read_window(self, window: Any) -> TreeRead | None:
         """Read the window, letting the app run between slices; a read that meets a torn-down
         subtree starts again from the root and is reported as `window_changed` `structure`
-        whatever the window's toolkit (protocol section 6). Busy when it keeps being torn down."""
+        whatever the window's toolkit (protocol section 6). Busy when it keeps being torn down;
+        None when the window went away during the read."""
         torn = False
         for _ in range(READ_ATTEMPTS):
             try:
@@ -594,6 +595,8 @@ class AgentCore:
                 if self.ui.window(window.id) is None:
                     return None
                 continue
+            if self.ui.window(window.id) is None:
+                return None  # removed under the read: its nodes are gone with it, as on a device
             if torn:
                 self._changes.append(NodesChanged(window.id, (), ("structure",), window.sends_change_events))
                 self._wake.set()

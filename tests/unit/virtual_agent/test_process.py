@@ -334,3 +334,43 @@ def test_a_host_that_authenticated_as_the_agent_exits_idle_is_told_closing_idle(
     monkeypatch.setattr(agent.AgentCore, "connected", property(lambda self: False))
     assert host.until_end() == [{"type": "closing", "reason": "idle"}]
     assert wait_for(lambda: launched.proc.dead) and launched.proc.exit_status == 0
+
+
+def test_an_agent_stopped_in_the_middle_of_a_read_leaves_the_ui_to_the_device(
+        vdev: VirtualDevice, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGSTOP lands while the agent reads the Big tab: the read stops where the model's lock is let
+    go, so the device's UI goes on (the shell's input reaches it); SIGCONT finishes the read."""
+    status, _, err = vdev.shell("am start -W -S -n dev.mobileagent.fixture/.MainActivity --es tab Big")
+    assert status == 0, err
+    socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000024"
+    launched = launch(vdev, socket)
+    launched.payload("MOBILE_AGENT_READY")
+    between = agent.AgentCore._between_slices
+    stopped: list[bool] = []
+
+    def a_stop_arrives_mid_read(self: agent.AgentCore) -> None:
+        if not stopped:
+            stopped.append(True)
+            launched.proc.deliver(SIGSTOP)
+        between(self)
+
+    monkeypatch.setattr(agent.AgentCore, "_between_slices", a_stop_arrives_mid_read)
+    host = Wire(vdev, socket)
+    host.handshake()
+    host.send({"type": "request", "id": 1, "method": "snapshot", "deadline_ms": 5000,
+               "params": {"evict_event_less": True}})
+    assert wait_for(lambda: launched.proc.state_letter() == "T")
+    ui = vdev.ui  # type: ignore[attr-defined]
+    assert ui.lock.acquire(timeout=2.0), "the stopped agent holds the UI model's lock"
+    ui.lock.release()
+    status, _, err = vdev.shell("input keyevent 4")  # the device's input reaches the UI meanwhile
+    assert status == 0, err
+    assert ui.foreground() is None
+    assert host.within(0.3) == []
+    launched.proc.deliver(SIGCONT)
+    got = [m for m in host.within(0.8) if m["type"] != "ping"]
+    assert [m["type"] for m in got] == ["event", "response"]  # the change first, then the answer
+    assert got[0]["name"] == "windows_changed"
+    windows = got[1]["result"]["windows"]
+    assert "dev.mobileagent.fixture" not in [w["package"] for w in windows]  # gone under the read: left out
+    assert got[1]["result"]["node_count"] == sum(w["node_count"] for w in windows)
