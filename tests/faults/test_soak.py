@@ -15,7 +15,7 @@ from types import ModuleType
 import pytest
 from security.lab import Bench
 
-ATTACH_CYCLES = 8
+ATTACH_CYCLES = 40
 TAP_CYCLES = 150
 # bounds for these short runs: fixed, well under what one leak per cycle would add
 BOUNDS = {"threads": 1, "fds": 2, "traced_kib": 512, "device_processes": 0, "device_sockets": 0, "agents_left": 0}
