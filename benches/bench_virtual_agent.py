@@ -6,8 +6,9 @@ Measures, p50/p95/max over --runs each:
 - cold: the same after `evict_event_less` (the Compose window's 563 node dicts built again);
 - build: the UI model building the 573 node dicts of every window, no protocol;
 - tap+read: a tap on a Big cell and the snapshot after it (the agent's own input re-reads Compose);
-- exit (with --exit): an agent process of a virtual device answering `shutdown`, from the host
-  decoding the response to the process being gone from the process table (what `ps` lists).
+- exit (with --exit): an agent process of a virtual device ending, from the host decoding the
+  `shutdown` response (or sending `refuse`, or the SIGTERM) to the process being gone from the
+  process table (what `ps` lists).
 
     python3 benches/bench_virtual_agent.py --runs 200
     python3 benches/bench_virtual_agent.py --runs 50 --lab   # through a lab's adb endpoint and the
@@ -86,47 +87,61 @@ def _frame(stream: Any, decoder: wire.FrameDecoder, kind: str) -> dict[str, Any]
                 return message
 
 
+def _end_one(device: Any, socket: str, ending: str) -> float:
+    """Launch an agent, end it by `ending`; ms from the host's last step to the process gone."""
+    from pytest_mobile_agent.virtual import agent as double
+    from pytest_mobile_agent.virtual.streams import NullFile
+
+    words = ["serve", "--socket", socket, "--idle-exit-ms", "10000"]
+    proc = device.processes.fork(device.adbd, argv=["app_process", "/", double.MAIN_CLASS, *words],
+                                 fds={0: NullFile(), 1: NullFile(), 2: NullFile()})
+    proc.env = {"CLASSPATH": "/data/local/tmp/bench.jar", "MOBILE_AGENT_TOKEN": TOKEN}
+    proc.start(lambda p: double.main(p, words))
+    deadline = time.monotonic() + 3.0
+    while socket not in device.sockets.abstract_names():
+        assert time.monotonic() < deadline, "the agent never listened"
+        time.sleep(0.001)
+    stream = device.sockets.connect_abstract(socket, 2000)
+    decoder = wire.FrameDecoder()
+    stream.send(wire.encode({"type": "auth", "token": TOKEN}))
+    _frame(stream, decoder, "hello")
+    if ending == "shutdown":
+        stream.send(wire.encode({"type": "welcome", "protocol": 1, "host": "bench"}))
+        stream.send(wire.encode({"type": "request", "id": 1, "method": "shutdown", "deadline_ms": 3000,
+                                 "params": {}}))
+        _frame(stream, decoder, "response")  # the response decoded: the clock starts
+        since = time.perf_counter()
+    elif ending == "refuse":
+        since = time.perf_counter()
+        stream.send(wire.encode({"type": "refuse", "code": "version_mismatch", "message": "host speaks [2]"}))
+    else:
+        since = time.perf_counter()
+        proc.deliver(15)  # SIGTERM
+    while device.processes.get(proc.pid) is not None:
+        assert time.perf_counter() - since < 3.0, "the agent did not exit"
+        time.sleep(0.0005)
+    stream.close()
+    return (time.perf_counter() - since) * 1000
+
+
 def exit_latency(runs: int) -> None:
-    """Shutdown answered to the agent's process gone from the device's process table."""
+    """`shutdown` answered (or the version refused, or SIGTERM) to the agent's process gone from the
+    device's process table, what `ps` lists."""
     from pytest_mobile_agent.virtual import agent as double
     from pytest_mobile_agent.virtual.device import VirtualDevice
-    from pytest_mobile_agent.virtual.streams import NullFile
 
     device = VirtualDevice("emulator-5590")
     double.register(device)
     jar = b"PK\x03\x04 classes.dex mobile-agent-android 0.1.0\x00 dev/mobileagent/agent/Main"
     device.fs.add_file("/data/local/tmp/bench.jar", jar, mode=0o444, uid=2000, gid=2000)
-    samples: list[float] = []
     try:
-        for i in range(runs):
-            socket = f"mobile-agent-0.1.0-p1-aaaaaaaaaaaa-{i:012x}"
-            words = ["serve", "--socket", socket, "--idle-exit-ms", "10000"]
-            proc = device.processes.fork(device.adbd, argv=["app_process", "/", double.MAIN_CLASS, *words],
-                                         fds={0: NullFile(), 1: NullFile(), 2: NullFile()})
-            proc.env = {"CLASSPATH": "/data/local/tmp/bench.jar", "MOBILE_AGENT_TOKEN": TOKEN}
-            proc.start(lambda p, w=words: double.main(p, w))
-            deadline = time.monotonic() + 3.0
-            while socket not in device.sockets.abstract_names():
-                assert time.monotonic() < deadline, "the agent never listened"
-                time.sleep(0.001)
-            stream = device.sockets.connect_abstract(socket, 2000)
-            decoder = wire.FrameDecoder()
-            stream.send(wire.encode({"type": "auth", "token": TOKEN}))
-            _frame(stream, decoder, "hello")
-            stream.send(wire.encode({"type": "welcome", "protocol": 1, "host": "bench"}))
-            stream.send(wire.encode({"type": "request", "id": 1, "method": "shutdown", "deadline_ms": 3000,
-                                     "params": {}}))
-            _frame(stream, decoder, "response")
-            answered = time.perf_counter()
-            while device.processes.get(proc.pid) is not None:
-                assert time.perf_counter() - answered < 3.0, "the agent did not exit"
-                time.sleep(0.0005)
-            samples.append((time.perf_counter() - answered) * 1000)
-            stream.close()
+        print(f"agent double, the end of a connected agent to its process gone, {runs} runs each")
+        for k, ending in enumerate(("shutdown", "refuse", "SIGTERM")):
+            samples = [_end_one(device, f"mobile-agent-0.1.0-p1-aaaaaaaaaaaa-{k:02x}{i:010x}", ending)
+                       for i in range(runs)]
+            report(ending, samples)
     finally:
         device.close()
-    print(f"agent double, shutdown response to the process gone, {runs} runs")
-    report("exit", samples)
 
 
 def main() -> None:
