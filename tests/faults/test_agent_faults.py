@@ -110,10 +110,10 @@ def test_a_stopped_agent_is_declared_dead_after_3_s_and_calls_fail_at_their_dead
     conn = attached.connection
     proc = vd.model.processes.get(attached.record.pid)
     pending = Pending()
+    proc.deliver(SIGSTOP)  # first: a request that lands before the stop is rightly answered
+    stopped_at = time.monotonic()
     pending.start(lambda: conn.request("tap", {"x": 10, "y": 10}, timeout=1.0))
     pending.start(lambda: conn.request("swipe", SLOW_SWIPE, timeout=10.0))
-    proc.deliver(SIGSTOP)
-    stopped_at = time.monotonic()
     try:
         pending.join(5.0)
         assert conn.wait_closed(0.1)
