@@ -14,12 +14,11 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from .agent.launch import ProcessEntry, agent_of, parse_ps
 from .errors import MobileAgentError
 
 log = logging.getLogger("pytest_mobile_agent.policy")
 
-AGENT_NAME_PREFIX = "mobile-agent "
-AGENT_MAIN_CLASS = "dev.mobileagent.agent.Main"
 # Command-line fragments of the automation clients that hold the single UI-automation slot.
 AUTOMATION_CLIENTS = (
     "uiautomator",
@@ -29,44 +28,20 @@ AUTOMATION_CLIENTS = (
     "com.wetest.uia2",
 )
 
+DeviceProcess = ProcessEntry  # a row of `ps -A -o PID,ARGS`, as agent.launch.parse_ps reads them
+__all__ = ["DeviceActivity", "DeviceBusy", "DeviceProcess", "DisturbanceWatch", "QuietWait", "parse_ps", "read_activity"]
+
 
 class DeviceBusy(MobileAgentError):
     """The device did not become quiet in time; the message names what held it."""
 
 
-@dataclass(frozen=True)
-class DeviceProcess:
-    pid: int
-    args: str
-
-    def describe(self) -> str:
-        return f"{self.args} (pid {self.pid})"
-
-
-def parse_ps(output: str) -> list[DeviceProcess]:
-    """`ps -A -o PID,ARGS` lines into processes; the header and junk lines are skipped."""
-    processes = []
-    for line in output.splitlines():
-        pid_text, _, args = line.strip().partition(" ")
-        if pid_text.isascii() and pid_text.isdigit() and args.strip():  # "²".isdigit() is True
-            processes.append(DeviceProcess(int(pid_text), args.strip()))
-    return processes
-
-
-def is_agent(process: DeviceProcess) -> bool:
-    return process.args.startswith(AGENT_NAME_PREFIX) or AGENT_MAIN_CLASS in process.args
-
-
-def agent_socket(process: DeviceProcess) -> str | None:
-    """The socket an agent shows in its name (`mobile-agent <socket>`), if it shows one."""
-    if not process.args.startswith(AGENT_NAME_PREFIX):
-        return None
-    rest = process.args[len(AGENT_NAME_PREFIX) :].split()
-    return rest[0] if rest else None
+def describe(process: DeviceProcess) -> str:
+    return f"{process.args} (pid {process.pid})"
 
 
 def is_automation_client(process: DeviceProcess) -> bool:
-    return any(client in process.args for client in AUTOMATION_CLIENTS)
+    return agent_of(process) is None and any(client in process.args for client in AUTOMATION_CLIENTS)
 
 
 @dataclass(frozen=True)
@@ -81,15 +56,16 @@ class DeviceActivity:
         return not self.foreign_agents and not self.automation_clients
 
     def describe(self) -> str:
-        parts = [f"agent {p.describe()}" for p in self.foreign_agents]
-        parts += [f"automation client {p.describe()}" for p in self.automation_clients]
+        parts = [f"agent {describe(p)}" for p in self.foreign_agents]
+        parts += [f"automation client {describe(p)}" for p in self.automation_clients]
         return ", ".join(parts) or "nobody"
 
 
 def read_activity(processes: Iterable[DeviceProcess], own_sockets: Iterable[str]) -> DeviceActivity:
     own = set(own_sockets)
-    foreign = tuple(p for p in processes if is_agent(p) and agent_socket(p) not in own)
-    clients = tuple(p for p in processes if not is_agent(p) and is_automation_client(p))
+    listed = list(processes)
+    foreign = tuple(p for p in listed if (agent := agent_of(p)) is not None and agent.socket not in own)
+    clients = tuple(p for p in listed if is_automation_client(p))
     return DeviceActivity(foreign, clients)
 
 
