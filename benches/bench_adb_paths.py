@@ -19,14 +19,14 @@ import contextlib
 import os
 import re
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from timing import percentiles, timed
 
 from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.virtual.lab import adb_binary
@@ -69,18 +69,7 @@ def served_lab(*, real_adb: bool) -> Iterator[ServedLab]:
             process.communicate(timeout=5)
 
 
-def timed(fn: Callable[[], object], runs: int) -> list[float]:
-    """Milliseconds per call, sorted."""
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - started) * 1000)
-    return sorted(times)
 
-
-def summary(times: list[float]) -> tuple[float, float, float]:
-    return statistics.median(times), times[max(0, int(len(times) * 0.95) - 1)], times[-1]
 
 
 def throughput(fn: Callable[[], object], size: int, runs: int = 3) -> float:
@@ -139,9 +128,9 @@ def main() -> int:
         for warm in (ours_shell, adbutils_shell, binary_shell):
             warm()
         shell = {
-            "ours": summary(timed(ours_shell, args.runs)),
-            "adbutils": summary(timed(adbutils_shell, args.runs)),
-            "adb binary": summary(timed(binary_shell, args.runs)),
+            "ours": percentiles(timed(ours_shell, args.runs)),
+            "adbutils": percentiles(timed(adbutils_shell, args.runs)),
+            "adb binary": percentiles(timed(binary_shell, args.runs)),
         }
         push = alternating_throughput(
             {
@@ -159,7 +148,7 @@ def main() -> int:
             with served_lab(real_adb=False) as other:
                 on_builtin = AdbServer(host="127.0.0.1", port=other.adb_port).device(other.serial)
                 builtin = (
-                    summary(timed(lambda: on_builtin.shell("echo ok"), args.runs)),
+                    percentiles(timed(lambda: on_builtin.shell("echo ok"), args.runs)),
                     throughput(lambda: on_builtin.push(local, REMOTE), size),
                 )
 

@@ -25,8 +25,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
+
+from timing import timed
 
 from pytest_mobile_agent.agent.connection import Connection
 
@@ -40,13 +41,6 @@ def report(name: str, samples: list[float]) -> None:
           f"  (n={len(ordered)})")
 
 
-def timed(fn: Callable[[], object], runs: int) -> list[float]:
-    out = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - start) * 1000)
-    return out
 
 
 def start(classpath: str, token: str) -> tuple[subprocess.Popen[bytes], dict[str, object], float]:

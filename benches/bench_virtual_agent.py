@@ -27,6 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "unit"))
 
+from timing import timed  # noqa: E402
 from virtual_agent.helpers import TOKEN, Host, make_core  # noqa: E402
 
 from pytest_mobile_agent.agent import protocol as wire  # noqa: E402
@@ -42,13 +43,6 @@ def report(name: str, samples: list[float]) -> None:
           f"  (n={len(ordered)})")
 
 
-def timed(fn: object, runs: int) -> list[float]:
-    out = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()  # type: ignore[operator]
-        out.append((time.perf_counter() - start) * 1000)
-    return out
 
 
 def through_the_lab(runs: int) -> None:

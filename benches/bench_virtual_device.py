@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
-from collections.abc import Callable
+
+from timing import timed
 
 from pytest_mobile_agent.adb.wire import (
     SHELL_CLOSE_STDIN,
@@ -66,13 +66,6 @@ def push(device: VirtualDevice, data: bytes) -> None:
     stream.close()
 
 
-def timed(fn: Callable[[], None], runs: int) -> list[float]:
-    out = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - start) * 1000)
-    return out
 
 
 def report(name: str, samples: list[float]) -> None:

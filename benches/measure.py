@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import summary, timed_once
 
 from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions, Launched, Records, Reused
@@ -31,16 +30,8 @@ from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions, Launche
 IDLE_EXIT_MS = 10_000
 
 
-def summary(times: list[float]) -> str:
-    times = sorted(times)
-    p95 = times[max(0, int(round(len(times) * 0.95)) - 1)]
-    return f"p50 {statistics.median(times):8.2f} ms  p95 {p95:8.2f} ms  max {times[-1]:8.2f} ms  n={len(times)}"
 
 
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    value = fn()
-    return (time.perf_counter() - started) * 1000, value
 
 
 def measure(device: Any, jar: AgentJar, runs: int, requests: int) -> list[str]:
@@ -50,10 +41,10 @@ def measure(device: Any, jar: AgentJar, runs: int, requests: int) -> list[str]:
     launched, stops = [], []
     for _ in range(runs):
         records = Records()
-        took, attached = timed(Deployer(device, jar, records, options).attach)
+        took, attached = timed_once(Deployer(device, jar, records, options).attach)
         assert isinstance(attached.outcome, Launched), attached.outcome
         launched.append(took)
-        stops.append(timed(attached.stop)[0])
+        stops.append(timed_once(attached.stop)[0])
     lines.append(f"launched attach              {summary(launched)}")
     lines.append(f"stop (shutdown to exit)      {summary(stops)}")
 
@@ -61,7 +52,7 @@ def measure(device: Any, jar: AgentJar, runs: int, requests: int) -> list[str]:
     first = Deployer(device, jar, records, options).attach()
     reused, last = [], first
     for _ in range(runs):
-        took, attached = timed(Deployer(device, jar, records, options).attach)
+        took, attached = timed_once(Deployer(device, jar, records, options).attach)
         assert attached.outcome == Reused(), attached.outcome
         reused.append(took)
         last = attached
@@ -70,7 +61,7 @@ def measure(device: Any, jar: AgentJar, runs: int, requests: int) -> list[str]:
     conn = last.connection
     for _ in range(20):
         conn.request("bounds", {"ids": []}, timeout=2.0)  # warm up
-    round_trips = [timed(lambda: conn.request("bounds", {"ids": []}, timeout=2.0))[0] for _ in range(requests)]
+    round_trips = [timed_once(lambda: conn.request("bounds", {"ids": []}, timeout=2.0))[0] for _ in range(requests)]
     lines.append(f"request round trip (bounds)  {summary(round_trips)}")
     last.stop()
 
@@ -80,7 +71,7 @@ def measure(device: Any, jar: AgentJar, runs: int, requests: int) -> list[str]:
         records = Records()
         old = Deployer(device, older, records, options).attach()
         old.connection.close()
-        took, attached = timed(Deployer(device, jar, records, options).attach)
+        took, attached = timed_once(Deployer(device, jar, records, options).attach)
         assert isinstance(attached.outcome, Launched) and attached.outcome.replaced, attached.outcome
         replaced.append(took)
         attached.stop()

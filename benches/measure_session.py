@@ -23,13 +23,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+from timing import summary, timed_once
 
 from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions, Records
@@ -42,16 +43,8 @@ IDLE_EXIT_MS = 10_000
 BIG_NODES = 573
 
 
-def summary(times: list[float]) -> str:
-    times = sorted(times)
-    p95 = times[max(0, int(round(len(times) * 0.95)) - 1)]
-    return f"p50 {statistics.median(times):9.3f} ms  p95 {p95:9.3f} ms  max {times[-1]:9.3f} ms  n={len(times)}"
 
 
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    value = fn()
-    return (time.perf_counter() - started) * 1000, value
 
 
 class Bench:
@@ -91,7 +84,7 @@ def first_snapshot(bench: Bench, runs: int) -> list[float]:
     times = []
     for _ in range(runs):
         with bench.session() as (_, screen):
-            took, view = timed(screen.snapshot)
+            took, view = timed_once(screen.snapshot)
             assert view.snapshot.node_count == BIG_NODES, view.snapshot.node_count
             times.append(took)
         bench.records = Records()  # a fresh agent each time: its first read is cold
@@ -103,10 +96,10 @@ def taps(bench: Bench, screen: Mirror, runs: int) -> tuple[list[float], list[flo
     screen.wait_for(text="Cell 500")
     for _ in range(runs):
         tab = screen.find(id="tab_login")
-        took, _ = timed(lambda tab=tab: (tab.tap(), screen.wait_for(id="login_button")))
+        took, _ = timed_once(lambda tab=tab: (tab.tap(), screen.wait_for(id="login_button")))
         login.append(took)
         tab = screen.find(id="tab_big")
-        took, _ = timed(lambda tab=tab: (tab.tap(), screen.wait_for(text="Cell 500")))
+        took, _ = timed_once(lambda tab=tab: (tab.tap(), screen.wait_for(text="Cell 500")))
         big.append(took)
     return login, big
 
@@ -126,37 +119,37 @@ def killed(bench: Bench, runs: int) -> list[float]:
 
 
 def measure(bench: Bench, runs: int, controller: Callable[[], contextlib.AbstractContextManager[ControllerChoice | None]]) -> list[str]:
-    lines = [f"first snapshot (573 nodes, cold)        {summary(first_snapshot(bench, runs))}"]
+    lines = [f"first snapshot (573 nodes, cold)        {summary(first_snapshot(bench, runs), digits=3)}"]
     with bench.session() as (session, screen):
         screen.wait_for(text="Cell 500")
         view = screen.snapshot()
         assert view.node_count == BIG_NODES, view.node_count
-        warm = [timed(screen.snapshot)[0] for _ in range(100)]
-        lines.append(f"warm snapshot (replica, no read)        {summary(warm)}")
-        query = [timed(lambda: screen.find(text="Cell 500"))[0] for _ in range(200)]
-        lines.append(f"selector query find(text=) over 573    {summary(query)}")
-        compound = [timed(lambda: screen.find_all(class_name="TextView", clickable=True, text_contains="99"))[0]
+        warm = [timed_once(screen.snapshot)[0] for _ in range(100)]
+        lines.append(f"warm snapshot (replica, no read)        {summary(warm, digits=3)}")
+        query = [timed_once(lambda: screen.find(text="Cell 500"))[0] for _ in range(200)]
+        lines.append(f"selector query find(text=) over 573    {summary(query, digits=3)}")
+        compound = [timed_once(lambda: screen.find_all(class_name="TextView", clickable=True, text_contains="99"))[0]
                     for _ in range(200)]
-        lines.append(f"selector query, three criteria         {summary(compound)}")
+        lines.append(f"selector query, three criteria         {summary(compound, digits=3)}")
         snapshot = session.tree.latest
         assert snapshot is not None
         replica = Replica()
         replica.apply(snapshot)
-        applying = [timed(lambda: replica.apply(snapshot))[0] for _ in range(50)]
-        lines.append(f"applying a 573-node snapshot           {summary(applying)}")
+        applying = [timed_once(lambda: replica.apply(snapshot))[0] for _ in range(50)]
+        lines.append(f"applying a 573-node snapshot           {summary(applying, digits=3)}")
         raw = session.connection.request("snapshot", {"idle_timeout_ms": 0}, 10.0)
-        parsing = [timed(lambda: parse_snapshot(raw, scale=2.625, reason=ReadReason.POLL, read_at=0.0))[0]
+        parsing = [timed_once(lambda: parse_snapshot(raw, scale=2.625, reason=ReadReason.POLL, read_at=0.0))[0]
                    for _ in range(50)]
-        lines.append(f"parsing a 573-node snapshot (JSON)     {summary(parsing)}")
+        lines.append(f"parsing a 573-node snapshot (JSON)     {summary(parsing, digits=3)}")
         cell = screen.find(text="Cell 1")
         acks = []
         for _ in range(20):
             screen.snapshot()  # the read the previous tap owes, outside the timing
-            acks.append(timed(cell.tap)[0])
-        lines.append(f"tap acknowledged through the mirror    {summary(acks)}")
+            acks.append(timed_once(cell.tap)[0])
+        lines.append(f"tap acknowledged through the mirror    {summary(acks, digits=3)}")
         login, big = taps(bench, screen, runs)
-        lines.append(f"tap Login to the tree, agent path      {summary(login)}")
-        lines.append(f"tap Big to 500 cells, agent path       {summary(big)}")
+        lines.append(f"tap Login to the tree, agent path      {summary(login, digits=3)}")
+        lines.append(f"tap Big to 500 cells, agent path       {summary(big, digits=3)}")
     with controller() as choice:
         if choice is None:
             lines.append("controller path: no controller (not an emulator with -grpc -grpc-use-token)")
@@ -166,9 +159,9 @@ def measure(bench: Bench, runs: int, controller: Callable[[], contextlib.Abstrac
                     lines.append(f"controller path unavailable: {session.warning}")
                 else:
                     login, big = taps(bench, screen, runs)
-                    lines.append(f"tap Login to the tree, controller path {summary(login)}")
-                    lines.append(f"tap Big to 500 cells, controller path  {summary(big)}")
-    lines.append(f"killed agent to disconnected           {summary(killed(bench, runs))}")
+                    lines.append(f"tap Login to the tree, controller path {summary(login, digits=3)}")
+                    lines.append(f"tap Big to 500 cells, controller path  {summary(big, digits=3)}")
+    lines.append(f"killed agent to disconnected           {summary(killed(bench, runs), digits=3)}")
     return lines
 
 

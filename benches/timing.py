@@ -1,0 +1,32 @@
+"""Timing helpers shared by the benches (run as scripts, so `benches/` is on sys.path)."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def timed_once(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """Milliseconds one call took, and what it returned."""
+    started = time.perf_counter()
+    value = fn()
+    return (time.perf_counter() - started) * 1000, value
+
+
+def timed(fn: Callable[[], object], runs: int) -> list[float]:
+    """Milliseconds per call, in call order."""
+    return [timed_once(fn)[0] for _ in range(runs)]
+
+
+def percentiles(times: list[float]) -> tuple[float, float, float]:
+    """p50, p95 and max."""
+    ordered = sorted(times)
+    return statistics.median(ordered), ordered[max(0, int(round(len(ordered) * 0.95)) - 1)], ordered[-1]
+
+
+def summary(times: list[float], digits: int = 2) -> str:
+    p50, p95, top = percentiles(times)
+    width = digits + 6
+    return f"p50 {p50:{width}.{digits}f} ms  p95 {p95:{width}.{digits}f} ms  max {top:{width}.{digits}f} ms  n={len(times)}"
