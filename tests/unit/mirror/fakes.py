@@ -7,25 +7,16 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from session.fakes import node  # the agent's NODE as docs/protocol.md gives it
+
 from pytest_mobile_agent.session import backends as b
 from pytest_mobile_agent.session.tree import parse_snapshot
+
+__all__ = ["node"]
 
 SCALE = 2.625
 
 
-def node(id: int, parent: int | None = None, depth: int = 0, *, text: str | None = None,
-         cls: str = "android.view.View", bounds: tuple[int, int, int, int] = (0, 0, 1080, 2400),
-         children: tuple[int, ...] = (), **flags: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "id": id, "parent": parent, "depth": depth, "class": cls, "text": text, "desc": None,
-        "res": None, "hint": None, "package": "dev.mobileagent.fixture", "bounds": list(bounds),
-        "clickable": False, "long_clickable": False, "focusable": False, "focused": False,
-        "editable": False, "checkable": False, "checked": False, "enabled": True, "selected": False,
-        "scrollable": False, "visible": True, "password": False, "scroll": None,
-        "children": list(children),
-    }
-    base.update(flags)
-    return base
 
 
 def tree(*nodes: dict[str, Any]) -> list[dict[str, Any]]:
