@@ -69,3 +69,75 @@ def test_the_controller_gone_mid_stream_moves_input_to_the_agent_and_back_frames
         if back is not None:
             back.stop()
         double.stop()
+
+
+class _Refuser:
+    """A TCP listener on the controller's port that takes each connection and drops it at once:
+    the emulator's port while its gRPC service is down. Records when each attempt came."""
+
+    def __init__(self, port: int) -> None:
+        import socket
+        import threading
+
+        self.attempts: list[float] = []
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", port))
+        self._sock.listen(16)
+        self._sock.settimeout(0.1)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                continue
+            self.attempts.append(time.monotonic())
+            conn.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(2.0)
+        self._sock.close()
+
+
+def test_during_an_outage_the_channel_tries_again_often_and_the_mirror_is_told_frames_are_gone(
+    vd: Bench, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 19 item 3: gRPC's default reconnect backoff (1 s growing to 120 s) brought frames back
+    7.1 s after a 20 s outage ended, and `live` stayed true, so the mirror never probed."""
+    monkeypatch.setenv(DISCOVERY_DIR_ENV, str(tmp_path))
+    double = ControllerDouble(vd.model.display, serial=vd.serial, discovery_dir=tmp_path).start()
+    port, token = double.port, double.token
+    session = Session.start_selected(vd.attach(), select_paths(vd.serial, True, ControllerChoice.Auto(),
+                                                               PathOptions(connect_timeout=2.0)), device=vd.device)
+    refuser: _Refuser | None = None
+    back: ControllerDouble | None = None
+    try:
+        assert session.controller is not None, session.warning
+        _wait(lambda: session.frames_received > 0 and session.frames.live, 5.0, "frames arrive")
+        double.stop()
+        refuser = _Refuser(port)
+        _wait(lambda: not session.frames.live, 5.0, "the frames are reported gone")
+        time.sleep(3.0)
+        attempts = list(refuser.attempts)
+        gaps = [b - a for a, b in zip(attempts, attempts[1:], strict=False)]
+        assert len(attempts) >= 4 and max(gaps[1:]) <= 1.0, f"connection attempts {gaps}"
+        assert not session.frames.live
+        refuser.close()
+        refuser = None
+        received = session.frames_received
+        back = ControllerDouble(vd.model.display, serial=vd.serial, discovery_dir=tmp_path, port=port)
+        back.token = token
+        back.start()
+        _wait(lambda: session.frames_received > received and session.frames.live, 5.0, "frames flow again")
+    finally:
+        session.stop()
+        if refuser is not None:
+            refuser.close()
+        if back is not None:
+            back.stop()
+        double.stop()

@@ -14,6 +14,7 @@ from pytest_mobile_agent.agent import Connection
 from pytest_mobile_agent.agent.protocol import Disconnection, Hint, ProtocolEvent
 from pytest_mobile_agent.errors import AgentError, Disconnected, InvalidArgument, ProtocolError
 from pytest_mobile_agent.mirror import Mirror
+from pytest_mobile_agent.mirror.mirror import FRAME_QUIET
 from pytest_mobile_agent.session import BackendTaken, ReadReason, Session
 from pytest_mobile_agent.session import backends as b
 
@@ -377,6 +378,7 @@ def test_a_frame_with_a_new_hash_reads_the_event_less_windows_again() -> None:
             while session.frames_received < received:
                 assert time.monotonic() < deadline, "the frame did not arrive"
                 time.sleep(0.005)
+            time.sleep(FRAME_QUIET + 0.02)  # the frames stayed the same: the screen went still
             screen.snapshot()
             screen.snapshot()
 
