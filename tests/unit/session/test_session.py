@@ -145,7 +145,7 @@ def _foreign_input_read(conn: FakeConnection, first: dict) -> dict:
     try:
         backend = session.backend()
         backend.tree.read(ReadReason.ATTACH)
-        backend.input.tap(100, 100)
+        backend.input.long_press(100, 100, 0.0)  # taps go to the agent; a long press through the controller
         assert controller.touches == [(262, 262, True), (262, 262, False)]
         assert conn.sent("tap") == []
         backend.tree.read(ReadReason.ACTION)
@@ -178,7 +178,7 @@ def test_without_compose_foreign_input_only_delays_the_read() -> None:
     try:
         backend = session.backend()
         backend.tree.read(ReadReason.ATTACH)
-        backend.input.tap(10, 10)
+        backend.input.long_press(10, 10, 0.0)
         clock[0] += 0.05
         backend.tree.read(ReadReason.ACTION)
         assert slept == [pytest.approx(0.15)]  # until the input is 200 ms old
