@@ -432,10 +432,12 @@ def foreground_package(device: Device) -> str | None:
 
 
 @pytest.fixture
-def compose_fixture(request: pytest.FixtureRequest, device: Device, mobile_agent_settings: Settings) -> Iterator[Callable[..., FixtureApp]]:
+def compose_fixture(request: pytest.FixtureRequest, automation_lock: float, device: Device,
+                    mobile_agent_settings: Settings) -> Iterator[Callable[..., FixtureApp]]:
     """`compose_fixture(tab="Big")` starts the fixture app with `am start -S` on that tab, waits until
     it is in front, and force-stops it when the test ends. `--fixture-package` and
-    `--fixture-activity` name another app."""
+    `--fixture-activity` name another app. It holds the automation lock, so its force-stop comes
+    before the lock's release and never kills the next worker's app on a shared device."""
     import shlex
 
     package, activity = mobile_agent_settings.fixture_package, mobile_agent_settings.fixture_activity

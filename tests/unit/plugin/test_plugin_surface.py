@@ -299,3 +299,21 @@ def test_a_session_fixture_prints_the_status_lines_at_the_end(pytester: pytest.P
     result = pytester.runpytest("-p", "no:randomly", "--android-serial", "virtual", "--emulator-controller", "off")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*mobile-agent status*", "emulator-5554: mobile-agent-android * over protocol 1, pid *", "input: agent (taps, long presses and swipes)"])
+
+
+def test_the_fixture_app_is_stopped_while_the_automation_lock_is_still_held(pytester: pytest.Pytester,
+                                                                             shared_lab: VirtualLab) -> None:
+    """Issue 19 item 10: with `def test(compose_fixture, screen)` the lock was torn down first, and
+    the app's force-stop could kill the next worker's app on a shared device."""
+    pytester.makepyfile(
+        """
+        def test_on_login(compose_fixture, screen):
+            compose_fixture(tab="Login")
+        """
+    )
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", "--emulator-controller", "off",
+                                "--setup-show")
+    result.assert_outcomes(passed=1)
+    teardowns = [line.split()[-1] for line in result.outlines if line.strip().startswith("TEARDOWN")]
+    device_touching = ("compose_fixture", "screen", "session", "agent")
+    assert all(teardowns.index(name) < teardowns.index("automation_lock") for name in device_touching), teardowns
