@@ -312,7 +312,9 @@ def agent(
 
     if not mobile_agent_settings.agent_force:
         QuietWait(processes, own_sockets, timeout=mobile_agent_settings.quiet_wait).wait()
-    deployer = Deployer(device, agent_jar, agent_records, DeployOptions(force=mobile_agent_settings.agent_force))
+    deployer = Deployer(device, agent_jar, agent_records, DeployOptions(
+        force=mobile_agent_settings.agent_force, liveness_timeout=mobile_agent_settings.agent_liveness,
+        kill_timeout=mobile_agent_settings.agent_kill_wait))
     attached = deployer.attach()
     watch = DisturbanceWatch(processes, own_sockets)
     request.node.stash[WATCH_KEY] = watch
@@ -340,7 +342,7 @@ def _artifacts(request: pytest.FixtureRequest) -> ArtifactSources:
 def path_selection(android_target: AndroidTarget, mobile_agent_settings: Settings) -> Iterator[Selection]:
     """Whether sessions use the emulator's controller (`--emulator-controller`), decided once."""
     from pytest_mobile_agent.emulator.endpoint import Endpoint
-    from pytest_mobile_agent.session import ControllerChoice, select_paths
+    from pytest_mobile_agent.session import ControllerChoice, PathOptions, select_paths
 
     wanted = mobile_agent_settings.emulator_controller
     if wanted == "off":
@@ -351,7 +353,8 @@ def path_selection(android_target: AndroidTarget, mobile_agent_settings: Setting
         host, port = parse_controller_url(wanted)
         token = os.environ.get(CONTROLLER_TOKEN_ENV) or None
         choice = ControllerChoice.Endpoint(Endpoint.at(port, host=host, token=token, serial=android_target.serial))
-    selection = select_paths(android_target.serial, android_target.emulator, choice)
+    selection = select_paths(android_target.serial, android_target.emulator, choice,
+                             PathOptions(connect_timeout=mobile_agent_settings.controller_connect_timeout))
     try:
         yield selection
     finally:
