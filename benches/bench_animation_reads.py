@@ -22,19 +22,16 @@ import os
 import statistics
 import sys
 import time
-from typing import Any
 
-from measure_session import Bench, _emulator_controller, _virtual
+from measure_session import Bench, target
 
-from pytest_mobile_agent.adb import AdbServer
-from pytest_mobile_agent.agent import AgentJar
 from pytest_mobile_agent.errors import WaitTimeout
 from pytest_mobile_agent.session import ControllerChoice
 
 
-def reads_while_waiting(bench: Bench, tab: str, seconds: float, extras: str = "") -> tuple[float, dict[str, int], int]:
+def reads_while_waiting(bench: Bench, tab: str, seconds: float) -> tuple[float, dict[str, int], int]:
     """Reads per second of a mirror waiting `seconds` for an element that never comes on `tab`."""
-    bench.open(f"{tab}{extras}")
+    bench.open(tab)
     with bench.session(ControllerChoice.Auto()) as (session, screen):
         screen.snapshot()
         before, by_reason_before, frames_before = session.reads, dict(session.tree.reads_by_reason), session.frames_received
@@ -72,40 +69,23 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    lab: Any = None
-    if args.serial == "virtual":
-        from pytest_mobile_agent.virtual import VirtualLab
-
-        lab = VirtualLab.start(1)
-        controller = _virtual(lab)
-        server, serial, jar = AdbServer(host="127.0.0.1", port=lab.adb_port), lab.serials[0], AgentJar.stand_in()
-    else:
-        server, serial, jar = AdbServer(), args.serial, AgentJar.locate()
-
-        def controller() -> contextlib.AbstractContextManager[ControllerChoice | None]:
-            return _emulator_controller(serial)
-    try:
-        device = server.device(serial)
+    with target(args.serial) as (device, jar, serial, controller), controller() as choice:
         print(f"reads under animation on {serial} ({jar.describe()}), load average {os.getloadavg()[0]:.2f}")
+        if choice is None:
+            print("  no controller: this bench needs the controller's frames")
+            return 1
         bench = Bench(device, jar, serial, emulator=True)
-        with controller() as choice:
-            if choice is None:
-                print("  no controller: this bench needs the controller's frames")
-                return 1
-            for tab, extras in (("Login", ""), ("Loading", "")):
-                runs = [reads_while_waiting(bench, tab, args.seconds, extras) for _ in range(args.runs)]
-                rates = [rate for rate, _, _ in runs]
-                print(f"  {tab:8} {args.seconds:g} s wait: reads/s mean {statistics.mean(rates):6.2f} "
-                      f"max {max(rates):6.2f} (runs {', '.join(f'{r:.2f}' for r in rates)}); "
-                      f"last run by reason {runs[-1][1]}, frames {runs[-1][2]}")
-            latencies = [settled_read_latency(bench) for _ in range(args.runs)]
-            print(f"  Loading, spinner stops: last changed frame to the read showing it: "
-                  f"{', '.join(f'{v:.0f}' for v in latencies)} ms (max {max(latencies):.0f} ms)")
+        for tab in ("Login", "Loading"):
+            runs = [reads_while_waiting(bench, tab, args.seconds) for _ in range(args.runs)]
+            rates = [rate for rate, _, _ in runs]
+            print(f"  {tab:8} {args.seconds:g} s wait: reads/s mean {statistics.mean(rates):6.2f} "
+                  f"max {max(rates):6.2f} (runs {', '.join(f'{r:.2f}' for r in rates)}); "
+                  f"last run by reason {runs[-1][1]}, frames {runs[-1][2]}")
+        latencies = [settled_read_latency(bench) for _ in range(args.runs)]
+        print(f"  Loading, spinner stops: last changed frame to the read showing it: "
+              f"{', '.join(f'{v:.0f}' for v in latencies)} ms (max {max(latencies):.0f} ms)")
         with contextlib.suppress(Exception):
             device.shell("am force-stop dev.mobileagent.fixture")
-    finally:
-        if lab is not None:
-            lab.stop()
     return 0
 
 

@@ -28,14 +28,21 @@ def _wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
         time.sleep(0.02)
 
 
+def _session_on_a_controller_double(vd: Bench, tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> tuple[ControllerDouble, Session]:
+    """A controller double for the virtual device, found through its discovery file, and a session on it."""
+    monkeypatch.setenv(DISCOVERY_DIR_ENV, str(tmp_path))
+    double = ControllerDouble(vd.model.display, serial=vd.serial, discovery_dir=tmp_path).start()
+    session = Session.start_selected(vd.attach(), select_paths(vd.serial, True, ControllerChoice.Auto(),
+                                                               PathOptions(connect_timeout=2.0)), device=vd.device)
+    return double, session
+
+
 def test_the_controller_gone_mid_stream_moves_input_to_the_agent_and_back_frames_are_subscribed_again(
     vd: Bench, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(DISCOVERY_DIR_ENV, str(tmp_path))
-    double = ControllerDouble(vd.model.display, serial=vd.serial, discovery_dir=tmp_path).start()
+    double, session = _session_on_a_controller_double(vd, tmp_path, monkeypatch)
     port, token = double.port, double.token
-    session = Session.start_selected(vd.attach(), select_paths(vd.serial, True, ControllerChoice.Auto(),
-                                                               PathOptions(connect_timeout=2.0)), device=vd.device)
     back: ControllerDouble | None = None
     try:
         assert session.controller is not None, session.warning
@@ -112,11 +119,8 @@ def test_during_an_outage_the_channel_tries_again_often_and_the_mirror_is_told_f
 ) -> None:
     """Issue 19 item 3: gRPC's default reconnect backoff (1 s growing to 120 s) brought frames back
     7.1 s after a 20 s outage ended, and `live` stayed true, so the mirror never probed."""
-    monkeypatch.setenv(DISCOVERY_DIR_ENV, str(tmp_path))
-    double = ControllerDouble(vd.model.display, serial=vd.serial, discovery_dir=tmp_path).start()
+    double, session = _session_on_a_controller_double(vd, tmp_path, monkeypatch)
     port, token = double.port, double.token
-    session = Session.start_selected(vd.attach(), select_paths(vd.serial, True, ControllerChoice.Auto(),
-                                                               PathOptions(connect_timeout=2.0)), device=vd.device)
     refuser: _Refuser | None = None
     back: ControllerDouble | None = None
     try:
@@ -151,10 +155,7 @@ def test_a_tap_with_a_controller_whose_host_stalls_between_touches_is_still_a_cl
 ) -> None:
     """Issue 19 item 12: under a CPU quota the controller's tap was held 601 to 807 ms between its two
     sendTouch calls, the app took a long press (500 ms) and the click was lost, reported accepted."""
-    monkeypatch.setenv(DISCOVERY_DIR_ENV, str(tmp_path))
-    double = ControllerDouble(vd.model.display, serial=vd.serial, discovery_dir=tmp_path).start()
-    session = Session.start_selected(vd.attach(), select_paths(vd.serial, True, ControllerChoice.Auto(),
-                                                               PathOptions(connect_timeout=2.0)), device=vd.device)
+    double, session = _session_on_a_controller_double(vd, tmp_path, monkeypatch)
     try:
         controller = session.controller
         assert controller is not None, session.warning
