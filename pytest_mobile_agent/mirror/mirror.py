@@ -120,7 +120,7 @@ class Mirror:
         self._dirty_windows: set[int] = set()
         self._last_hash: int | None = None
         self._last_read_at = float("-inf")
-        self._last_fresh_read_at = float("-inf")  # the poll counts from it
+        self._poll_from = float("-inf")  # the latest read but an ANIMATION one: the poll counts from it
         self._last_change_at = float("-inf")
         self._last_input_at = float("-inf")
         self._last_probe_at = float("-inf")
@@ -383,10 +383,10 @@ class Mirror:
         self.reads += 1
         self._last_read_at = now
         self._last_probe_at = now
-        if reason in FRESH_READS:
-            self._last_fresh_read_at = now
-            if self._burst_since is not None and started >= self._frame_change_at:
-                self._burst_since = None
+        if reason is not ReadReason.ANIMATION:
+            self._poll_from = now  # reads from the agent's cache while frames change must not starve the poll
+        if reason in FRESH_READS and self._burst_since is not None and started >= self._frame_change_at:
+            self._burst_since = None
         if changed:
             self._last_change_at = now
 
@@ -489,7 +489,7 @@ class Mirror:
         """Wait for an event, a poll, a frame read, a probe or `wake`, whichever falls due first
         (never past `deadline`)."""
         probing = not self.backend.frames.live and self.backend.tree.can_probe
-        next_poll = self._last_fresh_read_at + self.poll_interval
+        next_poll = self._poll_from + self.poll_interval
         next_probe = self._last_probe_at + (self._probe_backoff or self.probe_interval) if probing else float("inf")
         now = self._clock()
         wake = min(deadline, next_poll, next_probe, self._next_frame_read(), wake if wake > now else deadline)

@@ -131,10 +131,10 @@ def test_a_flood_requests_frames_and_the_close_take_the_locks_in_the_documented_
     frames = FrameSource(FakeConnection(), FakeController(), put=stream.put)
     frames._lock = Ranked("frames.kept", threading.Lock())  # type: ignore[assignment]
     conn = RankedConnection.open(agent.host_end, TOKEN, timeout=2.0)
-    stop = threading.Event()
+    stop, flood_over = threading.Event(), threading.Event()
 
     def flood() -> None:
-        while not stop.is_set():
+        while not flood_over.is_set():
             for _ in range(20):
                 agent.event("window_changed", {"window": 12})
             time.sleep(0.002)
@@ -159,8 +159,11 @@ def test_a_flood_requests_frames_and_the_close_take_the_locks_in_the_documented_
             worker.start()
         for worker in workers[2:]:
             worker.join(20.0)
-        conn.close()
+        flood_over.set()
+        workers[0].join(5.0)
+        conn.close()  # with the reader still delivering what the flood left
     finally:
+        flood_over.set()
         stop.set()
         for worker in workers[:2]:
             worker.join(5.0)
