@@ -48,6 +48,7 @@ import pytest
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device, Target
+from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Records
 from pytest_mobile_agent.artifacts import ARTIFACTS_KEY, ArtifactSources
 from pytest_mobile_agent.gates import HostGate
@@ -55,6 +56,7 @@ from pytest_mobile_agent.lock import AutomationLock
 from pytest_mobile_agent.options import AUTO, NO_SERIAL_REASON, Settings
 from pytest_mobile_agent.policy import DisturbanceWatch, QuietWait, parse_ps
 from pytest_mobile_agent.reruns import WATCH_KEY
+from pytest_mobile_agent.userfiles import private_dir
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.mirror import Mirror
@@ -83,10 +85,17 @@ class AndroidTarget:
     server: AdbServer
     lab: VirtualLab | None = None
     facts: Target | None = None
+    served_virtual: bool = False  # a virtual device served elsewhere, named by its serial
 
     @property
     def virtual(self) -> bool:
         return self.lab is not None
+
+    @property
+    def runs_stand_in(self) -> bool:
+        """Whether the target is a virtual device, ours or a served one: its agent double runs the
+        stand-in jar, so no jar needs building."""
+        return self.virtual or self.served_virtual
 
     @property
     def lock_key(self) -> str:
@@ -142,7 +151,9 @@ class TargetProvider:
         serial = serials[self.index % len(serials)]
         if serial == AUTO:
             serial = _only_online(server)
-        return AndroidTarget(serial, server, facts=_facts(server, serial))
+        facts = _facts(server, serial)
+        served_virtual = server.device(serial).getprop(VIRTUAL_DEVICE_PROPERTY) == "1"
+        return AndroidTarget(serial, server, facts=facts, served_virtual=served_virtual)
 
     def _virtual(self) -> AndroidTarget:
         from pytest_mobile_agent.virtual import VirtualLab
@@ -255,22 +266,37 @@ def device(android_target: AndroidTarget) -> Device:
 
 
 @pytest.fixture(scope="session")
-def agent_jar(android_target: AndroidTarget, mobile_agent_settings: Settings) -> AgentJar:
-    """`--agent-jar` / MOBILE_AGENT_JAR, else the built jar; the stand-in on the virtual device."""
+def agent_jar(pytestconfig: pytest.Config, android_target: AndroidTarget, mobile_agent_settings: Settings) -> AgentJar:
+    """`--agent-jar` / MOBILE_AGENT_JAR; the stand-in on a virtual device (ours, or one served and
+    named by its serial); else the per-user cached build of the package's agent sources, built
+    on first use with the Android SDK found (xdist workers build once, under the builder's lock)."""
     try:
         if mobile_agent_settings.agent_jar is not None:
             return AgentJar.from_path(mobile_agent_settings.agent_jar)
-        return AgentJar.stand_in() if android_target.virtual else AgentJar.locate()
+        if android_target.runs_stand_in:
+            return AgentJar.stand_in()
+        return AgentJar.locate(announce=lambda message: _say(pytestconfig, message))
     except errors.MobileAgentError as exc:
         pytest.fail(str(exc), pytrace=False)
 
 
+def _say(config: pytest.Config, message: str) -> None:
+    """A line on the terminal (the controller process's; an xdist worker's goes to the log)."""
+    log.info(message)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and not hasattr(config, "workerinput"):
+        reporter.write_line(f"[mobile-agent] {message}", yellow=True)
+
+
 @pytest.fixture(scope="session")
 def agent_records(pytestconfig: pytest.Config, android_target: AndroidTarget) -> Records:
-    """The records of the agents this host started, in `--agent-records` (default: the pytest cache)."""
-    directory = provider_of(pytestconfig).records_dir()
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return Records.in_dir(directory)
+    """The records of the agents this host started, in `--agent-records` (default: the per-user
+    cache, so every checkout and project of this user shares them), one per adb server and serial."""
+    try:
+        directory = private_dir(provider_of(pytestconfig).records_dir())
+    except (errors.MobileAgentError, OSError) as exc:
+        pytest.fail(f"the agent records directory is not usable: {exc}", pytrace=False)
+    return Records.in_dir(directory, server=android_target.server.address)
 
 
 @pytest.fixture

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mobile_agent.agent.records import default_records_dir
+
 SERIAL_ENV = "MOBILE_AGENT_ANDROID_SERIAL"
 REQUIRE_ENV = "MOBILE_AGENT_REQUIRE_DEVICE"
 CONTROLLER_ENV = "MOBILE_AGENT_EMULATOR_CONTROLLER"
@@ -50,12 +52,13 @@ OPTIONS = (
     Option("--emulator-controller", "emulator_controller", "the emulator's gRPC fast path: `auto` (from the "
            "emulator's discovery file), `off`, or an endpoint URL such as http://127.0.0.1:8554?token=...",
            env=CONTROLLER_ENV, default="auto", metavar="auto|off|URL"),
-    Option("--agent-jar", "agent_jar", "the agent jar to deploy (default agent-android/dist/mobile-agent-android.jar)",
-           env=JAR_ENV, metavar="PATH"),
+    Option("--agent-jar", "agent_jar", "the agent jar to deploy (default: the build of the package's agent "
+           "sources in the per-user cache, built on first use with the Android SDK found)", env=JAR_ENV, metavar="PATH"),
     Option("--agent-force", "agent_force", "let the agent stop whatever holds UI automation (uiautomator, "
            "another host's agent) instead of failing with a conflict", is_flag=True),
-    Option("--agent-records", "agent_records", "where the agent records live, so consecutive runs and xdist "
-           "workers reuse the running agent (default under the pytest cache)", env=RECORDS_ENV, metavar="DIR"),
+    Option("--agent-records", "agent_records", "where the agent records live, so consecutive runs, xdist "
+           "workers, checkouts and projects reuse the running agent (default: the per-user cache)", env=RECORDS_ENV,
+           metavar="DIR"),
     Option("--quiet-wait", "quiet_wait", "seconds to wait before a device test until no foreign agent runs and "
            "nothing holds UI automation", default="60", metavar="SECONDS"),
     Option("--disturbance-retries", "disturbance_retries", "runs in all of a device test that another user of "
@@ -137,7 +140,6 @@ class Settings:
         serial_text = str(raw_value(config, "android_serial") or "")
         serials = tuple(part.strip() for part in serial_text.split(",") if part.strip())
         _check_serials(serials)
-        cache_dir = Path(str(config.cache.mkdir("mobile-agent"))) if getattr(config, "cache", None) else Path(".mobile-agent")
         records = raw_value(config, "agent_records")
         jar = raw_value(config, "agent_jar")
         return cls(
@@ -146,7 +148,7 @@ class Settings:
             emulator_controller=str(raw_value(config, "emulator_controller") or "auto"),
             agent_jar=Path(str(jar)) if jar else None,
             agent_force=bool(raw_value(config, "agent_force")),
-            records_dir=Path(str(records)) if records else cache_dir / "records",
+            records_dir=Path(str(records)) if records else default_records_dir(),
             quiet_wait=_number(raw_value(config, "quiet_wait"), "--quiet-wait", float, minimum=0),
             disturbance_runs=int(_number(raw_value(config, "disturbance_retries"), "--disturbance-retries", int, minimum=1)),
             virtual_adb=str(raw_value(config, "virtual_adb") or "builtin"),

@@ -48,6 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import Cred, FileSystem
 from pytest_mobile_agent.virtual.programs import SEARCH_PATH, Program, ProgramRegistry
@@ -127,6 +128,7 @@ def _default_properties(serial: str, index: int) -> dict[str, str]:
         "persist.sys.locale": "en-US",
         "ro.opengles.version": "196610",
         "net.hostname": "localhost",
+        VIRTUAL_DEVICE_PROPERTY: "1",  # the double says what it is: the plugin gives it the stand-in jar
     }
 
 

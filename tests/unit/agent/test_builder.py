@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 
 from pytest_mobile_agent.agent import builder
-from pytest_mobile_agent.agent.builder import AgentSources, BuildDefinition, cached_jar, find_jdk, find_sdk
+from pytest_mobile_agent.agent.builder import (
+    AgentSources,
+    BuildDefinition,
+    cached_jar,
+    find_jdk,
+    find_sdk,
+)
 from pytest_mobile_agent.agent.jar import AgentJar, expected_version
 from pytest_mobile_agent.errors import AgentBuildError
 from tests.support.fake_sdk import calls, make_jdk, make_sdk
