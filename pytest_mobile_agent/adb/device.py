@@ -7,9 +7,12 @@ the server's two statuses; reverse rules are device services, read with adbd's o
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import os
 import socket
+import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -18,7 +21,14 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.adb.connection import Connection
 from pytest_mobile_agent.adb.shell import ShellOutput, ShellStream, command_line, past_deadline
-from pytest_mobile_agent.adb.sync import Pusher, default_mtime, send_spec
+from pytest_mobile_agent.adb.sync import (
+    DirEntry,
+    Pusher,
+    RemoteStat,
+    SyncReader,
+    default_mtime,
+    send_spec,
+)
 from pytest_mobile_agent.errors import (
     Closed,
     InvalidArgument,
@@ -201,6 +211,51 @@ class Device:
 
     def _sync(self) -> Connection:
         return self._transport("sync:")
+
+    # --- pull, stat, listdir ---------------------------------------------------------------------
+
+    def pull_bytes(self, remote: str) -> bytes:
+        """The bytes of the file at `remote` (sync RECV); adbd's refusal is a SyncFailure."""
+        buffer = io.BytesIO()
+        with self._sync() as conn:
+            reader = SyncReader(conn)
+            reader.recv(remote, buffer)
+            reader.quit()
+        return buffer.getvalue()
+
+    def pull(self, remote: str, local_path: str | os.PathLike[str]) -> int:
+        """Copy the file at `remote` to `local_path`, written whole or not at all (a temp file beside
+        it, renamed at the end). The byte count."""
+        target = Path(local_path)
+        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+        try:
+            with os.fdopen(handle, "wb") as sink, self._sync() as conn:
+                reader = SyncReader(conn)
+                count = reader.recv(remote, sink)
+                reader.quit()
+            os.replace(temp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+        return count
+
+    def stat(self, remote: str) -> RemoteStat:
+        """Mode, size, mtime, uid and gid of `remote`, links followed (sync STA2)."""
+        with self._sync() as conn:
+            reader = SyncReader(conn)
+            result = reader.stat(remote)
+            reader.quit()
+        return result
+
+    def listdir(self, remote: str) -> list[DirEntry]:
+        """The entries of the directory `remote` but `.` and `..` (sync LIST). As adbd lists it, a
+        path that is no readable directory has no entries."""
+        with self._sync() as conn:
+            reader = SyncReader(conn)
+            entries = reader.listdir(remote)
+            reader.quit()
+        return entries
 
     # --- forward (host side) ---------------------------------------------------------------------
 
