@@ -167,9 +167,13 @@ class AgentBuildError(MobileAgentError):
     """The agent jar cannot be built here: no SDK, no JDK, or the build itself failed."""
 
 
-class InstallFailure(AdbError):
-    """The package manager refused an install, uninstall or permission change; `code` is its own
-    failure code (`INSTALL_FAILED_VERSION_DOWNGRADE`, `DELETE_FAILED_INTERNAL_ERROR`, ...)."""
+class InvalidApk(MobileAgentError):
+    """A file named as an APK is not one a package manager would read (no zip, no manifest)."""
+
+
+class PackageManagerError(AdbError):
+    """The package manager refused an install, uninstall, clear or grant; `code` is its own code
+    (`INSTALL_FAILED_VERSION_DOWNGRADE`, `DELETE_FAILED_INTERNAL_ERROR`, `SecurityException`, ...)."""
 
     def __init__(self, operation: str, code: str, detail: str = "", *, advice: str | None = None) -> None:
         self.operation = operation

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_mobile_agent.adb import packages
 from pytest_mobile_agent.adb.connection import Connection
 from pytest_mobile_agent.adb.shell import ShellOutput, ShellStream, command_line, past_deadline
 from pytest_mobile_agent.adb.sync import (
@@ -32,6 +33,7 @@ from pytest_mobile_agent.adb.sync import (
 from pytest_mobile_agent.errors import (
     Closed,
     InvalidArgument,
+    PackageManagerError,
     ProtocolError,
 )
 
@@ -148,6 +150,10 @@ class Device:
             conn.close()
             raise
         return conn
+
+    def transport(self, service: str, *, deadline: float | None = None, total: float | None = None) -> Connection:
+        """A raw connection to a device service (`exec:CMD`, `sync:`), its OKAY read."""
+        return self._transport(service, deadline=deadline, total=total)
 
     def open_service(self, service: str) -> AdbStream:
         """A stream to a device service with no rule installed; a missing listener is Closed."""
@@ -328,6 +334,48 @@ class Device:
         with self._transport(service) as conn:
             text = conn.read_length_prefixed(service)
         return parse_forward_list(text.decode("utf-8", "replace"))
+
+    # --- apps --------------------------------------------------------------------------------------
+
+    def install(self, apk: str | os.PathLike[str] | bytes, *, replace: bool = True, grant: bool = False,
+                downgrade: bool = False, timeout: float = packages.INSTALL_TIMEOUT) -> None:
+        """Install an APK (a path or its bytes), streamed into `cmd package install -S` over
+        `exec:`; `grant` grants its runtime permissions (-g), `downgrade` allows a lower
+        versionCode (-d). The package manager's refusal is a PackageManagerError naming its code
+        (INSTALL_FAILED_VERSION_DOWNGRADE, ...). With replace=False an installed package is
+        refused here, as INSTALL_FAILED_ALREADY_EXISTS (`pm install` itself always replaces)."""
+        data = bytes(apk) if isinstance(apk, (bytes, bytearray)) else Path(apk).read_bytes()
+        if not replace:
+            from pytest_mobile_agent.apk import read_apk
+
+            name = read_apk(data).manifest.package
+            if packages.is_installed(self, name):
+                raise PackageManagerError("install", "INSTALL_FAILED_ALREADY_EXISTS", f"{name} is installed (replace=False)")
+        packages.install(self, data, grant=grant, downgrade=downgrade, timeout=timeout)
+
+    def uninstall(self, package: str, *, keep_data: bool = False) -> None:
+        packages.uninstall(self, package, keep_data=keep_data)
+
+    def is_installed(self, package: str) -> bool:
+        return packages.is_installed(self, package)
+
+    def package_version(self, package: str) -> packages.PackageVersion | None:
+        """versionCode and versionName of an installed package, None when it is not installed."""
+        return packages.package_version(self, package)
+
+    def clear(self, package: str) -> None:
+        """`pm clear`: the app stops and its data is deleted."""
+        packages.clear(self, package)
+
+    def grant(self, package: str, permission: str) -> None:
+        """Grant a runtime permission the app requests (`pm grant`)."""
+        packages.grant(self, package, permission)
+
+    def revoke(self, package: str, permission: str) -> None:
+        packages.grant(self, package, permission, revoke=True)
+
+    def force_stop(self, package: str) -> None:
+        packages.force_stop(self, package)
 
     # --- helpers ---------------------------------------------------------------------------------
 

@@ -188,22 +188,25 @@ class VirtualDevice:
         adbd.env = {"PATH": ":".join(SEARCH_PATH)}
 
     def _install_programs(self) -> None:
-        from pytest_mobile_agent.virtual.programs import android, toybox
+        from pytest_mobile_agent.virtual.programs import android, packages, toybox
 
         self.programs.register("sh", self.sh_program)
         self.programs.register("mksh", self.sh_program)
         toybox.install(self)
         android.install(self)
+        packages.install(self)
 
     def _install_extensions(self) -> None:
         from pytest_mobile_agent.virtual.activity import ActivityManager
         from pytest_mobile_agent.virtual.automation import AutomationSlot
         from pytest_mobile_agent.virtual.display import Display
+        from pytest_mobile_agent.virtual.packages import PackageManager
         from pytest_mobile_agent.virtual.sockets import SocketNamespace
 
         self.sockets = SocketNamespace(self)
         self.automation = AutomationSlot(self)
         self.activity = ActivityManager(self)
+        self.packages = PackageManager(self)
         self.display = Display(self)
         self.reverse_rules: dict[str, ReverseRule] = {}
         self.transport_name = f"host-{self.index + 1}"

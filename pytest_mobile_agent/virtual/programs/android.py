@@ -7,7 +7,8 @@
   `Starting: Intent { cmp=PKG/.ACT (has extras) }`, with -W the `Status/LaunchState/Activity/
   TotalTime/WaitTime/Complete` block; `am force-stop PKG`; `cmd activity|package|window ...` are
   the same as am, pm and wm.
-* `pm list packages [-3] [FILTER]` (`package:NAME` lines), `pm path PKG`.
+* `pm list packages [-3] [FILTER]` (`package:NAME` lines), `pm path PKG`; installing and managing
+  apps (`pm install/uninstall/clear/grant`, `dumpsys package PKG`): programs/packages.py.
 * `getevent [-l] [-t] [-q] [-c N] [DEVICE]`: the display's input events, written through C stdio
   as getevent does (line buffered on a pty, 4096-byte blocks on a pipe), after the `add device`
   lines for /dev/input/event0 (qwerty2) and /dev/input/event1 (virtio_input_multi_touch_1).
@@ -52,6 +53,7 @@ from pytest_mobile_agent.virtual.display import (
     TOUCH_NAME,
 )
 from pytest_mobile_agent.virtual.programs import SEARCH_PATH
+from pytest_mobile_agent.virtual.programs.packages import dumpsys_package, pm_command
 from pytest_mobile_agent.virtual.shell.interp import cred_of
 
 if TYPE_CHECKING:
@@ -246,6 +248,9 @@ def install(device: VirtualDevice) -> None:
 
     def pm_(proc: pm.Process, args: list[str] | None = None) -> int:
         args = list(proc.argv[1:] if args is None else args)
+        answered = pm_command(device, proc, args)  # install, uninstall, clear, grant, list, path, dump
+        if answered is not None:
+            return answered
         if len(args) >= 2 and args[0] == "list" and args[1] == "packages":
             rest = args[2:]
             third = "-3" in rest
@@ -593,6 +598,8 @@ def install(device: VirtualDevice) -> None:
 
     def dumpsys(proc: pm.Process) -> int:
         args = proc.argv[1:]
+        if args and args[0] == "package":
+            return dumpsys_package(device, proc, args[1:])
         if args and args[0] == "window":
             focus = device.activity.foreground() or ""
             package, _, activity = focus.partition("/")
