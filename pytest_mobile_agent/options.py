@@ -17,6 +17,7 @@ REQUIRE_ENV = "MOBILE_AGENT_REQUIRE_DEVICE"
 CONTROLLER_ENV = "MOBILE_AGENT_EMULATOR_CONTROLLER"
 JAR_ENV = "MOBILE_AGENT_JAR"
 RECORDS_ENV = "MOBILE_AGENT_RECORDS"
+APP_APK_ENV = "MOBILE_AGENT_APP_APK"
 
 VIRTUAL = "virtual"
 AUTO = "auto"
@@ -66,6 +67,12 @@ OPTIONS = (
     Option("--virtual-adb", "virtual_adb", "with --android-serial virtual: the built-in adb endpoint (default), "
            "or Debian's adb server with the virtual device's adbd endpoint attached", default="builtin",
            choices=("builtin", "real")),
+    Option("--app-apk", "app_apk", "the APK of the app under test: the `app` fixture installs it once per "
+           "session (skipped when that versionCode and those bytes are installed)", env=APP_APK_ENV, metavar="PATH"),
+    Option("--app-package", "app_package", "the app under test when it is already installed (with --app-apk: "
+           "checked against the APK's package)", metavar="PACKAGE"),
+    Option("--app-activity", "app_activity", "the activity `app.start()` starts (default: the app's launchable "
+           "activity)", metavar="ACTIVITY"),
     Option("--fixture-package", "fixture_package", "the package compose_fixture starts",
            default=DEFAULT_FIXTURE_PACKAGE, metavar="PACKAGE"),
     Option("--fixture-activity", "fixture_activity", "the activity compose_fixture starts",
@@ -122,6 +129,9 @@ class Settings:
     virtual_adb: str
     fixture_package: str
     fixture_activity: str
+    app_apk: Path | None = None
+    app_package: str | None = None
+    app_activity: str | None = None
 
     @property
     def named(self) -> bool:
@@ -154,6 +164,9 @@ class Settings:
             virtual_adb=str(raw_value(config, "virtual_adb") or "builtin"),
             fixture_package=str(raw_value(config, "fixture_package")),
             fixture_activity=str(raw_value(config, "fixture_activity")),
+            app_apk=Path(str(apk)) if (apk := raw_value(config, "app_apk")) else None,
+            app_package=str(raw_value(config, "app_package") or "") or None,
+            app_activity=str(raw_value(config, "app_activity") or "") or None,
         )
 
 

@@ -185,8 +185,11 @@ class PackageManager:
 
     def clear(self, name: str) -> bool:
         """`pm clear`: the app stops and its data goes (ActivityManagerService.clearApplicationUserData)."""
-        if name not in self.packages:
+        package = self.packages.get(name)
+        if package is None:
             return False
+        # ActivityManagerService.forceStopPackageLocked's line, with clearApplicationUserData's reason
+        self.device.log("ActivityManager", f"Force stopping {name} appid={package.uid} user=0: clear data")
         self.device.activity.force_stop(name)
         app = self.device.activity.apps.get(name)
         clear_data = getattr(app, "clear_data", None)

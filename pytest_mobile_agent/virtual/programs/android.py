@@ -30,7 +30,8 @@
 * `screencap [-p] [FILE]`: a PNG of display.render() (raw RGBA with the 16-byte header without
   -p and a file name that is not .png).
 * `logcat -d` prints the buffer device.log() writes to, `logcat -c` clears it, plain `logcat`
-  follows it until killed.
+  follows it until killed; `-b crash` gives AndroidRuntime's FATAL EXCEPTION lines (nothing at all
+  when no app died, as an empty crash buffer prints).
 * `input tap X Y`, `input swipe X1 Y1 X2 Y2 [MS]`, `input keyevent K`, `input text T` drive the
   display (touches publish getevent lines and reach the UI model; keys and text go to the content
   provider's `key(code)` / `text(s)` when it has them; HOME, 3, brings the launcher to the front).
@@ -539,11 +540,15 @@ def install(device: VirtualDevice) -> None:
             device.clear_log()
             return 0
         lines, seen = device.log_since(0)
+        buffer = args[args.index("-b") + 1] if "-b" in args[:-1] else "main"
+        if buffer == "crash":  # RuntimeInit logs an app's death (AndroidRuntime's FATAL EXCEPTION) to the crash buffer
+            lines = [line for line in lines if " E AndroidRuntime: " in line]
         if "-t" in args[:-1]:  # -t N: the last N lines; -t 'MM-DD HH:MM:SS.mmm': the lines since then
             since = args[args.index("-t") + 1]
             lines = lines[-int(since):] if since.isdigit() else [line for line in lines if line[:18] >= since]
             args = [*args, "-d"]  # -t implies -d
-        proc.stdout.write("--------- beginning of main\n" + "".join(line + "\n" for line in lines))
+        proc.stdout.write((f"--------- beginning of {buffer}\n" if lines or buffer == "main" else "")
+                          + "".join(line + "\n" for line in lines))
         if "-d" in args:
             return 0
         while True:

@@ -11,7 +11,9 @@ Output as AOSP's PackageManagerShellCommand prints it:
 * `pm grant|revoke [--user N] PKG PERMISSION`: nothing on success; a refusal is the exception
   ShellCommand prints, "Exception occurred while executing 'grant':" and the exception's line and
   stack on stderr, status 255.
-* `pm list packages [-3] [-f] [--show-versioncode] [FILTER]`, `pm path PKG`.
+* `pm list packages [-3] [-f] [--show-versioncode] [FILTER]`, `pm path PKG`,
+  `cmd package resolve-activity [--brief] -c android.intent.category.LAUNCHER PKG` (the
+  launchable activity as `PKG/.Activity` on the last line, "No activity found" without one).
 * `dumpsys package PKG`: the package's block (`Package [PKG] (...)`, `versionCode=N minSdk=M
   targetSdk=T`, `versionName=V`, `codePath=`, `requested permissions:`, the user's `runtime
   permissions:` with `granted=`).
@@ -54,7 +56,24 @@ def pm_command(device: VirtualDevice, proc: pm.Process, args: list[str]) -> int 
         return _path(device, proc, rest[0])
     if verb == "dump" and len(rest) == 1:
         return dumpsys_package(device, proc, rest)
+    if verb == "resolve-activity":
+        return _resolve_activity(device, proc, rest)
     return None
+
+
+def _resolve_activity(device: VirtualDevice, proc: pm.Process, args: list[str]) -> int:
+    """`resolve-activity [--brief] [-c CATEGORY] PKG`: the launchable activity as PKG/.ACT."""
+    names = [a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] not in ("-c", "-a", "--user"))]
+    package = device.packages.packages.get(names[-1]) if names else None
+    launchable = package.manifest.launchable if package is not None else None
+    if launchable is None:
+        proc.stdout.write("No activity found\n")
+        return 0
+    short = launchable[len(package.name):] if launchable.startswith(package.name + ".") else launchable  # type: ignore[union-attr]
+    if "--brief" not in args:
+        proc.stdout.write("priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true\n")
+    proc.stdout.write(f"{package.name}/{short}\n")  # type: ignore[union-attr]
+    return 0
 
 
 def _options(args: list[str]) -> tuple[set[str], dict[str, str], list[str]]:
