@@ -4,6 +4,8 @@ at teardown, the crash buffer in a failing test's artifacts; compose_fixture as 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.support.apks import fixture_apk, other_apk, write
@@ -22,6 +24,8 @@ def _isolated(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 SUITE = """
+from pathlib import Path
+
 import pytest
 
 def installs(android_target):
@@ -135,3 +139,29 @@ def test_app_apk_comes_from_the_environment(pytester: pytest.Pytester, monkeypat
     pytester.runpytest_subprocess(*ISOLATED).assert_outcomes(passed=1)
 
 
+
+
+def test_with_autoload_off_pytest_plugins_imports_the_plugin(pytester: pytest.Pytester,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """README's recipe for PYTEST_DISABLE_PLUGIN_AUTOLOAD=1: `pytest_plugins` in the root conftest."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makeconftest('pytest_plugins = ["pytest_mobile_agent.plugin"]\n')
+    pytester.makepyfile("def test_x(compose_fixture, screen):\n    compose_fixture(tab='Big')\n    assert screen.wait_for(id='cell_1', timeout=10)\n")
+    pytester.runpytest_subprocess(*ISOLATED).assert_outcomes(passed=1)
+    pytester.makeconftest("")
+    without = pytester.runpytest_subprocess(*ISOLATED)  # without it the plugin is not there at all
+    assert without.ret == pytest.ExitCode.USAGE_ERROR
+    without.stderr.fnmatch_lines(["*unrecognized arguments: --android-serial*"])
+
+
+def test_readmes_testing_your_app_suite_passes_as_written(pytester: pytest.Pytester) -> None:
+    import re
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    section = readme.split("## Testing your app", 1)[1].split("\n## ", 1)[0]
+    conftest, suite = re.findall(r"```python\n(.*?)```", section, re.S)[:2]
+    assert conftest.startswith("# conftest.py") and suite.startswith("# test_app.py")
+    pytester.makeconftest(conftest)
+    pytester.makepyfile(test_app=suite)
+    apk = write(pytester.path / "app.apk", fixture_apk(2))
+    pytester.runpytest_subprocess(*ISOLATED, "--app-apk", str(apk)).assert_outcomes(passed=2)
