@@ -197,6 +197,10 @@ class PackageManager:
             clear_data()
         return True
 
+    def is_granted(self, name: str, permission: str) -> bool:
+        package = self.packages.get(name)
+        return package is not None and permission in package.granted
+
     def grant(self, name: str, permission: str, *, grant: bool = True) -> None:
         """PermissionError with the platform's exception line when it refuses (PermissionManagerService)."""
         package = self.packages.get(name)

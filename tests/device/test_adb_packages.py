@@ -132,3 +132,23 @@ def test_an_update_of_the_fixture_app_keeps_its_ui(device: Device) -> None:
 def test_a_hostile_package_name_is_refused_before_the_shell(device: Device) -> None:
     with pytest.raises(errors.InvalidArgument):
         device.uninstall("x; rm -rf /")
+
+
+def test_a_granted_permission_is_not_asked_for_again(device: Device) -> None:
+    """The fixture app's camera request shows the platform's prompt until `pm grant` gives it."""
+    try:
+        device.shell("am start -W -S -n dev.mobileagent.fixture/.MainActivity --es prompt camera")
+        assert _prompt_shown(device), "not granted: the prompt"
+        device.force_stop("dev.mobileagent.fixture")
+        device.grant("dev.mobileagent.fixture", "android.permission.CAMERA")
+        device.shell("am start -W -S -n dev.mobileagent.fixture/.MainActivity --es prompt camera")
+        assert not _prompt_shown(device)
+    finally:
+        device.shell("pm revoke dev.mobileagent.fixture android.permission.CAMERA")
+        device.force_stop("dev.mobileagent.fixture")
+
+
+def _prompt_shown(device: Device) -> bool:
+    device.shell("uiautomator dump /data/local/tmp/mobile-agent-it-dump.xml")
+    dump = device.shell("cat /data/local/tmp/mobile-agent-it-dump.xml; rm -f /data/local/tmp/mobile-agent-it-dump.xml").text()
+    return "permission_allow_foreground_only_button" in dump

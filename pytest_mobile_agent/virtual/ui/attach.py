@@ -139,6 +139,7 @@ def _install_fixture(device: Any, activity: Any, entry: FixtureAppEntry) -> None
 
     packages.provide_ui(entry)
     packages.install(build_apk(FIXTURE_MANIFEST))
+    entry.model.permission_granted = lambda name: packages.is_granted(PACKAGE, f"android.permission.{name.upper()}")
 
 
 def _geometry(display: Any) -> Geometry:
