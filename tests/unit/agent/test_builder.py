@@ -245,3 +245,19 @@ def test_concurrent_processes_build_once_under_the_lock(sources: AgentSources, t
     assert len({path for path, _ in lines}) == 1, "one jar for all"
     assert sorted(flag for _, flag in lines) == ["False", "False", "True"], "one built it, the others reused it"
     assert len(calls(sdk / "build-tools" / "36.0.0" / "d8")) == 1
+
+
+def test_agent_build_prints_the_jar_and_without_an_sdk_says_what_is_missing(
+        toolchain: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_mobile_agent.__main__ import main
+
+    assert main(["agent", "build"]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == str(builder.cached_path(AgentSources.locate())) and "built the agent jar" in err
+    assert main(["agent", "build"]) == 0
+    assert "already built" in capsys.readouterr().err
+    monkeypatch.delenv("ANDROID_HOME")
+    monkeypatch.setenv("HOME", str(toolchain[0].parent / "empty-home"))
+    assert main(["agent", "build", "--rebuild"]) == 2
+    err = capsys.readouterr().err
+    assert "error: cannot build the agent jar: no Android SDK found" in err and "--android-serial virtual" in err
