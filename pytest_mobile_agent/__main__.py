@@ -36,6 +36,26 @@ def _targets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _agent_build(args: argparse.Namespace) -> int:
+    """Build the agent jar into the per-user cache (or find it there) and print where it is."""
+    from pytest_mobile_agent.agent.builder import cached_jar
+
+    def announce(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    try:
+        path, built = cached_jar(rebuild=args.rebuild, announce=announce)
+    except errors.MobileAgentError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        if exc.advice:
+            print(f"advice: {exc.advice}", file=sys.stderr)
+        return 2
+    if not built:
+        announce(f"the agent jar for these sources is already built (--rebuild builds it again): {path}")
+    print(path)
+    return 0
+
+
 def _register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], name: str, command: Command,
               help_text: str) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(name, help=help_text, description=help_text)
@@ -52,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     targets.add_argument("--host", default=None, help="the adb server's host (default 127.0.0.1 or ADB_SERVER_SOCKET)")
     targets.add_argument("-P", "--port", type=int, default=None,
                          help="the adb server's port (default 5037, ANDROID_ADB_SERVER_PORT or ADB_SERVER_SOCKET)")
+    agent = subparsers.add_parser("agent", help="the on-device agent", description="the on-device agent")
+    agent_commands = agent.add_subparsers(dest="agent_command", metavar="COMMAND", required=True)
+    build = _register(agent_commands, "build", _agent_build,
+                      "build the agent jar with the Android SDK found (ANDROID_HOME, ANDROID_SDK_ROOT, or "
+                      "Android Studio's place) into the per-user cache, and print its path")
+    build.add_argument("--rebuild", action="store_true", help="build again even when the cache has this build")
     return parser
 
 

@@ -1,5 +1,5 @@
 """What a failing device test leaves behind: a screenshot, the tree dump and the logcat lines of its
-run, attached to its report (sections, and pytest-html extras when pytest-html runs) and written
+run (and, when it used the app under test, the device's crash buffer, `logcat -b crash`), attached to its report (sections, and pytest-html extras when pytest-html runs) and written
 under the pytest cache (`.pytest_cache/d/mobile-agent/artifacts/<test>/`).
 """
 
@@ -31,6 +31,7 @@ class ArtifactSources:
     device: Any = None
     session: Any = None
     screen: Any = None
+    app: Any = None  # the app under test's handle: its crash buffer goes with the artifacts
     logcat_since: str | None = None
     written: list[Path] = field(default_factory=list)
 
@@ -89,6 +90,8 @@ def _producers(sources: ArtifactSources) -> list[tuple[str, Callable[[], bytes |
     if sources.screen is not None:
         producers.append(("tree.txt", lambda: str(sources.screen.dump())))
     producers.append(("logcat.txt", lambda: _logcat(sources)))
+    if sources.app is not None:
+        producers.append(("crash.txt", lambda: sources.app.crash_log() or None))
     return producers
 
 

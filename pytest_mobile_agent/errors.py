@@ -163,6 +163,33 @@ class DeployError(MobileAgentError):
     """The agent could not be launched or stopped."""
 
 
+class AgentBuildError(MobileAgentError):
+    """The agent jar cannot be built here: no SDK, no JDK, or the build itself failed."""
+
+
+class InvalidApk(MobileAgentError):
+    """A file named as an APK is not one a package manager would read (no zip, no manifest)."""
+
+
+class PackageManagerError(AdbError):
+    """The package manager refused an install, uninstall, clear or grant; `code` is its own code
+    (`INSTALL_FAILED_VERSION_DOWNGRADE`, `DELETE_FAILED_INTERNAL_ERROR`, `SecurityException`, ...)."""
+
+    def __init__(self, operation: str, code: str, detail: str = "", *, advice: str | None = None) -> None:
+        self.operation = operation
+        self.code = code
+        self.detail = detail
+        super().__init__(f"{operation}: {code}" + (f": {detail}" if detail else ""), advice=advice)
+
+
+# --- the host's own files ------------------------------------------------------------------------
+
+
+class UnsafeDirectory(MobileAgentError):
+    """A directory the plugin keeps private files in is a symlink, not a directory, or someone
+    else's: using it would let another user read our tokens or plant a jar."""
+
+
 # --- emulator ------------------------------------------------------------------------------------
 
 

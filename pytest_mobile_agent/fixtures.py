@@ -21,6 +21,9 @@ fixture                   scope     what it is, and what its teardown does
 ``session``               function  the agent and the controller behind the mirror's backends;
                                     teardown detaches (the agent keeps running)
 ``screen``                function  the mirror on the session: selectors, waits, actions, dumps
+``app_installation``      session   `--app-apk` / `--app-package`, installed on the first `app`
+``app``                   function  the app under test (installed once per session, under the
+                                    automation lock): start/stop/clear/grant; force-stops it
 ``compose_fixture``       function  a factory starting the fixture app on a tab; force-stops it
 ``host_gate``             function  `host_gate.check(measured, bound, what)`
 ========================  ========  =============================================================
@@ -38,7 +41,6 @@ import contextlib
 import logging
 import os
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,13 +50,16 @@ import pytest
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device, Target
+from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Records
+from pytest_mobile_agent.app import AppInstallation, AppUnderTest, foreground_package
 from pytest_mobile_agent.artifacts import ARTIFACTS_KEY, ArtifactSources
 from pytest_mobile_agent.gates import HostGate
 from pytest_mobile_agent.lock import AutomationLock
 from pytest_mobile_agent.options import AUTO, NO_SERIAL_REASON, Settings
 from pytest_mobile_agent.policy import DisturbanceWatch, QuietWait, parse_ps
 from pytest_mobile_agent.reruns import WATCH_KEY
+from pytest_mobile_agent.userfiles import private_dir
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.mirror import Mirror
@@ -83,10 +88,17 @@ class AndroidTarget:
     server: AdbServer
     lab: VirtualLab | None = None
     facts: Target | None = None
+    served_virtual: bool = False  # a virtual device served elsewhere, named by its serial
 
     @property
     def virtual(self) -> bool:
         return self.lab is not None
+
+    @property
+    def runs_stand_in(self) -> bool:
+        """Whether the target is a virtual device, ours or a served one: its agent double runs the
+        stand-in jar, so no jar needs building."""
+        return self.virtual or self.served_virtual
 
     @property
     def lock_key(self) -> str:
@@ -142,7 +154,9 @@ class TargetProvider:
         serial = serials[self.index % len(serials)]
         if serial == AUTO:
             serial = _only_online(server)
-        return AndroidTarget(serial, server, facts=_facts(server, serial))
+        facts = _facts(server, serial)
+        served_virtual = server.device(serial).getprop(VIRTUAL_DEVICE_PROPERTY) == "1"
+        return AndroidTarget(serial, server, facts=facts, served_virtual=served_virtual)
 
     def _virtual(self) -> AndroidTarget:
         from pytest_mobile_agent.virtual import VirtualLab
@@ -255,22 +269,37 @@ def device(android_target: AndroidTarget) -> Device:
 
 
 @pytest.fixture(scope="session")
-def agent_jar(android_target: AndroidTarget, mobile_agent_settings: Settings) -> AgentJar:
-    """`--agent-jar` / MOBILE_AGENT_JAR, else the built jar; the stand-in on the virtual device."""
+def agent_jar(pytestconfig: pytest.Config, android_target: AndroidTarget, mobile_agent_settings: Settings) -> AgentJar:
+    """`--agent-jar` / MOBILE_AGENT_JAR; the stand-in on a virtual device (ours, or one served and
+    named by its serial); else the per-user cached build of the package's agent sources, built
+    on first use with the Android SDK found (xdist workers build once, under the builder's lock)."""
     try:
         if mobile_agent_settings.agent_jar is not None:
             return AgentJar.from_path(mobile_agent_settings.agent_jar)
-        return AgentJar.stand_in() if android_target.virtual else AgentJar.locate()
+        if android_target.runs_stand_in:
+            return AgentJar.stand_in()
+        return AgentJar.locate(announce=lambda message: _say(pytestconfig, message))
     except errors.MobileAgentError as exc:
         pytest.fail(str(exc), pytrace=False)
 
 
+def _say(config: pytest.Config, message: str) -> None:
+    """A line on the terminal (the controller process's; an xdist worker's goes to the log)."""
+    log.info(message)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and not hasattr(config, "workerinput"):
+        reporter.write_line(f"[mobile-agent] {message}", yellow=True)
+
+
 @pytest.fixture(scope="session")
 def agent_records(pytestconfig: pytest.Config, android_target: AndroidTarget) -> Records:
-    """The records of the agents this host started, in `--agent-records` (default: the pytest cache)."""
-    directory = provider_of(pytestconfig).records_dir()
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return Records.in_dir(directory)
+    """The records of the agents this host started, in `--agent-records` (default: the per-user
+    cache, so every checkout and project of this user shares them), one per adb server and serial."""
+    try:
+        directory = private_dir(provider_of(pytestconfig).records_dir())
+    except (errors.MobileAgentError, OSError) as exc:
+        pytest.fail(f"the agent records directory is not usable: {exc}", pytrace=False)
+    return Records.in_dir(directory, server=android_target.server.address)
 
 
 @pytest.fixture
@@ -409,75 +438,82 @@ def screen(request: pytest.FixtureRequest, session: Session) -> Mirror:
     return mirror
 
 
-# --- the fixture app -----------------------------------------------------------------------------
+# --- the app under test, and the fixture app --------------------------------------------------------
+
+APP_MARKER = "app"
+FixtureApp = AppUnderTest  # what compose_fixture gives (the name earlier suites imported)
 
 
-@dataclass
-class FixtureApp:
-    """The app compose_fixture started: its component and the tab it opened on."""
-
-    package: str
-    activity: str
-    tab: str | None
-
-    @property
-    def component(self) -> str:
-        return f"{self.package}/{self.activity}"
+@pytest.fixture(scope="session")
+def app_installation(mobile_agent_settings: Settings) -> AppInstallation:
+    """`--app-apk` / `--app-package` / `--app-activity`; the `app` fixture installs on first use."""
+    settings = mobile_agent_settings
+    return AppInstallation(settings.app_apk, settings.app_package, settings.app_activity)
 
 
-def foreground_package(device: Device) -> str | None:
-    """The package of the focused app window (`dumpsys window`'s mCurrentFocus)."""
-    for line in device.shell("dumpsys window").text().splitlines():
-        line = line.strip()
-        if line.startswith("mCurrentFocus=") and "/" in line:
-            return line.split()[-1].split("/")[0] or None
-    return None
+@pytest.fixture
+def app(request: pytest.FixtureRequest, automation_lock: float, device: Device,
+        app_installation: AppInstallation) -> Iterator[AppUnderTest]:
+    """The app under test: installed once per session (under the automation lock), then per test
+    `app.start(activity=None, extras=None, clear=False)`, `stop()`, `clear()`, `grant(...)`; a
+    force-stop at teardown, while the lock is still held. `@pytest.mark.app(clear=True,
+    permissions=[...])` clears its data and grants those permissions before the test."""
+    if not app_installation.named:
+        pytest.fail("the app fixture needs the app under test: --app-apk PATH (installed for the session) or "
+                    "--app-package NAME (already installed)", pytrace=False)
+    try:
+        installed = app_installation.ensure(device)
+    except errors.MobileAgentError as exc:
+        pytest.fail(f"the app under test cannot be installed: {exc}", pytrace=False)
+    handle = _app_handle(request, device, installed.package, installed.activity)
+    marker = request.node.get_closest_marker(APP_MARKER)
+    if marker is not None:
+        if marker.kwargs.get("clear"):
+            handle.clear()
+        handle.grant(*marker.kwargs.get("permissions", ()))
+    yield handle
+    with contextlib.suppress(errors.MobileAgentError):
+        handle.stop()
+
+
+def _app_handle(request: pytest.FixtureRequest, device: Device, package: str, activity: str | None) -> AppUnderTest:
+    """A handle whose starts tell the disturbance watch which app belongs in front, and whose crash
+    buffer a failing test's artifacts carry."""
+
+    def started(handle: AppUnderTest) -> None:
+        watch = request.node.stash.get(WATCH_KEY, None)
+        if watch is not None:
+            watch.foreground = lambda: foreground_package(device)
+            watch.expected_foreground = handle.package
+
+    handle = AppUnderTest(device, package, activity, on_started=started)
+    sources = _artifacts(request)
+    if sources.device is None:
+        sources.device = device
+    sources.app = handle
+    return handle
 
 
 @pytest.fixture
 def compose_fixture(request: pytest.FixtureRequest, automation_lock: float, device: Device,
-                    mobile_agent_settings: Settings) -> Iterator[Callable[..., FixtureApp]]:
-    """`compose_fixture(tab="Big")` starts the fixture app with `am start -S` on that tab, waits until
-    it is in front, and force-stops it when the test ends. `--fixture-package` and
-    `--fixture-activity` name another app. It holds the automation lock, so its force-stop comes
+                    mobile_agent_settings: Settings) -> Iterator[Callable[..., AppUnderTest]]:
+    """`compose_fixture(tab="Big")` starts the fixture app on that tab (the `app` handle on
+    `--fixture-package` / `--fixture-activity`, the tab an extra), waits until it is in front,
+    and force-stops it when the test ends. It holds the automation lock, so its force-stop comes
     before the lock's release and never kills the next worker's app on a shared device."""
-    import shlex
+    settings = mobile_agent_settings
+    handle = _app_handle(request, device, settings.fixture_package, settings.fixture_activity)
 
-    package, activity = mobile_agent_settings.fixture_package, mobile_agent_settings.fixture_activity
-    started: list[FixtureApp] = []
-
-    def start(tab: str | None = "Login", *, extras: dict[str, str] | None = None, timeout: float = 20.0) -> FixtureApp:
-        app = FixtureApp(package, activity, tab)
-        pairs = dict(extras or {})
+    def start(tab: str | None = "Login", *, extras: dict[str, str] | None = None, timeout: float = 20.0) -> AppUnderTest:
+        pairs: dict[str, str] = dict(extras or {})
         if tab is not None:
             pairs["tab"] = tab
-        args = "".join(f" --es {shlex.quote(k)} {shlex.quote(v)}" for k, v in pairs.items())
-        deadline = time.monotonic() + timeout
-        output = device.shell_until(f"am start -W -S -n {shlex.quote(app.component)}{args}", deadline)
-        if output.exit_code != 0 or "Error" in output.text():
-            raise errors.MobileAgentError(f"am start {app.component} failed: {output.text().strip()}")
-        started.append(app)
-        _wait_in_front(device, package, deadline)
-        watch = request.node.stash.get(WATCH_KEY, None)
-        if watch is not None:
-            watch.foreground = lambda: foreground_package(device)
-            watch.expected_foreground = package
-        return app
+        return handle.start(extras=pairs, timeout=timeout)
 
     yield start
-    for app in started:
+    if handle.started:
         with contextlib.suppress(errors.MobileAgentError):
-            device.shell(f"am force-stop {shlex.quote(app.package)}")
-
-
-def _wait_in_front(device: Device, package: str, deadline: float) -> None:
-    while True:
-        current = foreground_package(device)
-        if current == package:
-            return
-        if time.monotonic() >= deadline:
-            raise errors.Timeout(f"waiting for {package} to come to the front (in front: {current or 'nothing'})")
-        time.sleep(0.05)
+            handle.stop()
 
 
 # --- host gates ----------------------------------------------------------------------------------

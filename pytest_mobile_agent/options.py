@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mobile_agent.agent.records import default_records_dir
+
 SERIAL_ENV = "MOBILE_AGENT_ANDROID_SERIAL"
 REQUIRE_ENV = "MOBILE_AGENT_REQUIRE_DEVICE"
 CONTROLLER_ENV = "MOBILE_AGENT_EMULATOR_CONTROLLER"
 JAR_ENV = "MOBILE_AGENT_JAR"
 RECORDS_ENV = "MOBILE_AGENT_RECORDS"
+APP_APK_ENV = "MOBILE_AGENT_APP_APK"
 
 VIRTUAL = "virtual"
 AUTO = "auto"
@@ -50,12 +53,13 @@ OPTIONS = (
     Option("--emulator-controller", "emulator_controller", "the emulator's gRPC fast path: `auto` (from the "
            "emulator's discovery file), `off`, or an endpoint URL such as http://127.0.0.1:8554?token=...",
            env=CONTROLLER_ENV, default="auto", metavar="auto|off|URL"),
-    Option("--agent-jar", "agent_jar", "the agent jar to deploy (default agent-android/dist/mobile-agent-android.jar)",
-           env=JAR_ENV, metavar="PATH"),
+    Option("--agent-jar", "agent_jar", "the agent jar to deploy (default: the build of the package's agent "
+           "sources in the per-user cache, built on first use with the Android SDK found)", env=JAR_ENV, metavar="PATH"),
     Option("--agent-force", "agent_force", "let the agent stop whatever holds UI automation (uiautomator, "
            "another host's agent) instead of failing with a conflict", is_flag=True),
-    Option("--agent-records", "agent_records", "where the agent records live, so consecutive runs and xdist "
-           "workers reuse the running agent (default under the pytest cache)", env=RECORDS_ENV, metavar="DIR"),
+    Option("--agent-records", "agent_records", "where the agent records live, so consecutive runs, xdist "
+           "workers, checkouts and projects reuse the running agent (default: the per-user cache)", env=RECORDS_ENV,
+           metavar="DIR"),
     Option("--quiet-wait", "quiet_wait", "seconds to wait before a device test until no foreign agent runs and "
            "nothing holds UI automation", default="60", metavar="SECONDS"),
     Option("--disturbance-retries", "disturbance_retries", "runs in all of a device test that another user of "
@@ -63,6 +67,12 @@ OPTIONS = (
     Option("--virtual-adb", "virtual_adb", "with --android-serial virtual: the built-in adb endpoint (default), "
            "or Debian's adb server with the virtual device's adbd endpoint attached", default="builtin",
            choices=("builtin", "real")),
+    Option("--app-apk", "app_apk", "the APK of the app under test: the `app` fixture installs it once per "
+           "session (skipped when that versionCode and those bytes are installed)", env=APP_APK_ENV, metavar="PATH"),
+    Option("--app-package", "app_package", "the app under test when it is already installed (with --app-apk: "
+           "checked against the APK's package)", metavar="PACKAGE"),
+    Option("--app-activity", "app_activity", "the activity `app.start()` starts (default: the app's launchable "
+           "activity)", metavar="ACTIVITY"),
     Option("--fixture-package", "fixture_package", "the package compose_fixture starts",
            default=DEFAULT_FIXTURE_PACKAGE, metavar="PACKAGE"),
     Option("--fixture-activity", "fixture_activity", "the activity compose_fixture starts",
@@ -126,6 +136,9 @@ class Settings:
     virtual_adb: str
     fixture_package: str
     fixture_activity: str
+    app_apk: Path | None = None
+    app_package: str | None = None
+    app_activity: str | None = None
     agent_liveness: float = 3.0
     controller_connect_timeout: float = 2.0
     agent_kill_wait: float = 1.0
@@ -147,7 +160,6 @@ class Settings:
         serial_text = str(raw_value(config, "android_serial") or "")
         serials = tuple(part.strip() for part in serial_text.split(",") if part.strip())
         _check_serials(serials)
-        cache_dir = Path(str(config.cache.mkdir("mobile-agent"))) if getattr(config, "cache", None) else Path(".mobile-agent")
         records = raw_value(config, "agent_records")
         jar = raw_value(config, "agent_jar")
         return cls(
@@ -156,12 +168,15 @@ class Settings:
             emulator_controller=str(raw_value(config, "emulator_controller") or "auto"),
             agent_jar=Path(str(jar)) if jar else None,
             agent_force=bool(raw_value(config, "agent_force")),
-            records_dir=Path(str(records)) if records else cache_dir / "records",
+            records_dir=Path(str(records)) if records else default_records_dir(),
             quiet_wait=_number(raw_value(config, "quiet_wait"), "--quiet-wait", float, minimum=0),
             disturbance_runs=int(_number(raw_value(config, "disturbance_retries"), "--disturbance-retries", int, minimum=1)),
             virtual_adb=str(raw_value(config, "virtual_adb") or "builtin"),
             fixture_package=str(raw_value(config, "fixture_package")),
             fixture_activity=str(raw_value(config, "fixture_activity")),
+            app_apk=Path(str(apk)) if (apk := raw_value(config, "app_apk")) else None,
+            app_package=str(raw_value(config, "app_package") or "") or None,
+            app_activity=str(raw_value(config, "app_activity") or "") or None,
             agent_liveness=_seconds(config, "agent_liveness"),
             controller_connect_timeout=_seconds(config, "controller_connect_timeout"),
             agent_kill_wait=_seconds(config, "agent_kill_wait"),

@@ -29,11 +29,13 @@ RERUNS_PLUGIN = "mobile_agent_reruns"
 # A test that uses any of these needs a target, marked or not.
 DEVICE_FIXTURES = frozenset(
     {"android_target", "adb_server", "device", "agent", "session", "screen", "controller", "compose_fixture",
-     "automation_lock", "agent_jar", "path_selection"}
+     "automation_lock", "agent_jar", "path_selection", "app"}
 )
 MARKERS = (
     "device: the test needs an Android target; skipped with the reason when none is named "
     f"(--android-serial / {SERIAL_ENV}), an error under --android-require-device",
+    "app(clear=False, permissions=()): per-test state of the app under test, set before the test: "
+    "clear its data, grant these runtime permissions",
     "host_gate: the test asserts a wall-clock bound through the host_gate fixture, which only reports "
     "the figure when MOBILE_AGENT_HOST_GATES=off",
 )

@@ -7,21 +7,33 @@ the server's two statuses; reverse rules are device services, read with adbd's o
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import os
 import socket
+import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_mobile_agent.adb import packages
 from pytest_mobile_agent.adb.connection import Connection
 from pytest_mobile_agent.adb.shell import ShellOutput, ShellStream, command_line, past_deadline
-from pytest_mobile_agent.adb.sync import Pusher, default_mtime, send_spec
+from pytest_mobile_agent.adb.sync import (
+    DirEntry,
+    Pusher,
+    RemoteStat,
+    SyncReader,
+    default_mtime,
+    send_spec,
+)
 from pytest_mobile_agent.errors import (
     Closed,
     InvalidArgument,
+    PackageManagerError,
     ProtocolError,
 )
 
@@ -139,6 +151,10 @@ class Device:
             raise
         return conn
 
+    def transport(self, service: str, *, deadline: float | None = None, total: float | None = None) -> Connection:
+        """A raw connection to a device service (`exec:CMD`, `sync:`), its OKAY read."""
+        return self._transport(service, deadline=deadline, total=total)
+
     def open_service(self, service: str) -> AdbStream:
         """A stream to a device service with no rule installed; a missing listener is Closed."""
         return AdbStream(self._transport(service), service)
@@ -201,6 +217,51 @@ class Device:
 
     def _sync(self) -> Connection:
         return self._transport("sync:")
+
+    # --- pull, stat, listdir ---------------------------------------------------------------------
+
+    def pull_bytes(self, remote: str) -> bytes:
+        """The bytes of the file at `remote` (sync RECV); adbd's refusal is a SyncFailure."""
+        buffer = io.BytesIO()
+        with self._sync() as conn:
+            reader = SyncReader(conn)
+            reader.recv(remote, buffer)
+            reader.quit()
+        return buffer.getvalue()
+
+    def pull(self, remote: str, local_path: str | os.PathLike[str]) -> int:
+        """Copy the file at `remote` to `local_path`, written whole or not at all (a temp file beside
+        it, renamed at the end). The byte count."""
+        target = Path(local_path)
+        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+        try:
+            with os.fdopen(handle, "wb") as sink, self._sync() as conn:
+                reader = SyncReader(conn)
+                count = reader.recv(remote, sink)
+                reader.quit()
+            os.replace(temp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+        return count
+
+    def stat(self, remote: str) -> RemoteStat:
+        """Mode, size, mtime, uid and gid of `remote`, links followed (sync STA2)."""
+        with self._sync() as conn:
+            reader = SyncReader(conn)
+            result = reader.stat(remote)
+            reader.quit()
+        return result
+
+    def listdir(self, remote: str) -> list[DirEntry]:
+        """The entries of the directory `remote` but `.` and `..` (sync LIST). As adbd lists it, a
+        path that is no readable directory has no entries."""
+        with self._sync() as conn:
+            reader = SyncReader(conn)
+            entries = reader.listdir(remote)
+            reader.quit()
+        return entries
 
     # --- forward (host side) ---------------------------------------------------------------------
 
@@ -273,6 +334,48 @@ class Device:
         with self._transport(service) as conn:
             text = conn.read_length_prefixed(service)
         return parse_forward_list(text.decode("utf-8", "replace"))
+
+    # --- apps --------------------------------------------------------------------------------------
+
+    def install(self, apk: str | os.PathLike[str] | bytes, *, replace: bool = True, grant: bool = False,
+                downgrade: bool = False, timeout: float = packages.INSTALL_TIMEOUT) -> None:
+        """Install an APK (a path or its bytes), streamed into `cmd package install -S` over
+        `exec:`; `grant` grants its runtime permissions (-g), `downgrade` allows a lower
+        versionCode (-d). The package manager's refusal is a PackageManagerError naming its code
+        (INSTALL_FAILED_VERSION_DOWNGRADE, ...). With replace=False an installed package is
+        refused here, as INSTALL_FAILED_ALREADY_EXISTS (`pm install` itself always replaces)."""
+        data = bytes(apk) if isinstance(apk, (bytes, bytearray)) else Path(apk).read_bytes()
+        if not replace:
+            from pytest_mobile_agent.apk import read_apk
+
+            name = read_apk(data).manifest.package
+            if packages.is_installed(self, name):
+                raise PackageManagerError("install", "INSTALL_FAILED_ALREADY_EXISTS", f"{name} is installed (replace=False)")
+        packages.install(self, data, grant=grant, downgrade=downgrade, timeout=timeout)
+
+    def uninstall(self, package: str, *, keep_data: bool = False) -> None:
+        packages.uninstall(self, package, keep_data=keep_data)
+
+    def is_installed(self, package: str) -> bool:
+        return packages.is_installed(self, package)
+
+    def package_version(self, package: str) -> packages.PackageVersion | None:
+        """versionCode and versionName of an installed package, None when it is not installed."""
+        return packages.package_version(self, package)
+
+    def clear(self, package: str) -> None:
+        """`pm clear`: the app stops and its data is deleted."""
+        packages.clear(self, package)
+
+    def grant(self, package: str, permission: str) -> None:
+        """Grant a runtime permission the app requests (`pm grant`)."""
+        packages.grant(self, package, permission)
+
+    def revoke(self, package: str, permission: str) -> None:
+        packages.grant(self, package, permission, revoke=True)
+
+    def force_stop(self, package: str) -> None:
+        packages.force_stop(self, package)
 
     # --- helpers ---------------------------------------------------------------------------------
 

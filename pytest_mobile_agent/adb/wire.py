@@ -19,6 +19,11 @@ from pytest_mobile_agent.errors import ProtocolError
 OKAY = b"OKAY"
 FAIL = b"FAIL"
 
+#: A system property only the virtual device sets (to "1"), so that a client reaching it by serial,
+#: through any adb server, knows it drives the double (which runs the agent's stand-in jar). Real
+#: devices have no `ro.mobile_agent.*` property.
+VIRTUAL_DEVICE_PROPERTY = "ro.mobile_agent.virtual"
+
 MAX_REQUEST = 0xFFFF
 
 # --- smart-socket framing ------------------------------------------------------------------------

@@ -1,4 +1,9 @@
-"""The agent jar: the file `agent-android/build.sh` writes, its version and its build.
+"""The agent jar: the file the agent's build writes, its version and its build.
+
+The jar comes from `--agent-jar` / MOBILE_AGENT_JAR, else from the per-user cache, where
+`agent/builder.py` builds it from the sources the package carries (`python -m pytest_mobile_agent
+agent build`, or on first use with an SDK). In a source tree, `agent-android/build.sh` writes
+`agent-android/dist/mobile-agent-android.jar` from the same build definition.
 
 The package carries `agent/VERSION`, a copy of `agent-android/VERSION` (a test checks they match):
 the version a jar built from this tree reports in its hello. The build is the first 12 lowercase
@@ -15,6 +20,7 @@ import re
 import struct
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +29,7 @@ import xxhash
 from pytest_mobile_agent.errors import InvalidJar, JarMissing
 
 JAR_ENV = "MOBILE_AGENT_JAR"
-JAR_RELATIVE = Path("agent-android") / "dist" / "mobile-agent-android.jar"
+BUILD_ADVICE = "python -m pytest_mobile_agent agent build (or, in a source tree, agent-android/build.sh)"
 VERSION_FILE = Path(__file__).with_name("VERSION")
 DEX_ENTRY = "classes.dex"
 VERSION_MARKER = b"mobile-agent-android "
@@ -43,14 +49,6 @@ def build_of(data: bytes) -> str:
     return xxhash.xxh3_64(data).hexdigest()[:12]
 
 
-def default_path() -> Path:
-    """MOBILE_AGENT_JAR, else agent-android/dist/mobile-agent-android.jar in this source tree."""
-    named = os.environ.get(JAR_ENV)
-    if named:
-        return Path(named)
-    return Path(__file__).resolve().parents[2] / JAR_RELATIVE
-
-
 def _check_format(data: bytes, where: str) -> None:
     if data.startswith(_DEX_MAGIC):
         return
@@ -58,17 +56,17 @@ def _check_format(data: bytes, where: str) -> None:
         raise InvalidJar(
             f"{where} is not an agent jar: a jar is a zip (starting with PK\\x03\\x04) or a bare dex, "
             f"and this file starts with {data[:4]!r}",
-            advice="Rebuild it with agent-android/build.sh, or point MOBILE_AGENT_JAR at the built jar",
+            advice=f"Rebuild it with {BUILD_ADVICE}, or point MOBILE_AGENT_JAR at the built jar",
         )
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             archive.read(DEX_ENTRY)  # reading it checks its CRC: a corrupt entry is no jar
     except KeyError:
         raise InvalidJar(f"{where} is a zip without {DEX_ENTRY}, so app_process cannot start it",
-                         advice="Rebuild it with agent-android/build.sh") from None
+                         advice=f"Rebuild it with {BUILD_ADVICE}") from None
     except (zipfile.BadZipFile, EOFError, zlib.error, ValueError, NotImplementedError) as exc:
         raise InvalidJar(f"{where} is not a readable zip ({exc or type(exc).__name__})",
-                         advice="Rebuild it with agent-android/build.sh") from None
+                         advice=f"Rebuild it with {BUILD_ADVICE}") from None
 
 
 @dataclass(frozen=True)
@@ -98,9 +96,17 @@ class AgentJar:
         return cls.from_bytes(data, version=version, path=where)
 
     @classmethod
-    def locate(cls) -> AgentJar:
-        """The jar named by MOBILE_AGENT_JAR, else the one agent-android/build.sh wrote."""
-        return cls.from_path(default_path())
+    def locate(cls, announce: Callable[[str], None] | None = None) -> AgentJar:
+        """The jar named by MOBILE_AGENT_JAR, else the per-user cached build of the package's agent
+        sources, built first when it is missing (errors.AgentBuildError without an SDK or a JDK).
+        `announce` hears what a build does."""
+        named = os.environ.get(JAR_ENV)
+        if named:
+            return cls.from_path(named)
+        from pytest_mobile_agent.agent.builder import cached_jar
+
+        path, _ = cached_jar(announce=announce or (lambda message: None))
+        return cls.from_path(path)
 
     @classmethod
     def stand_in(cls, version: str | None = None) -> AgentJar:
@@ -136,8 +142,8 @@ class AgentJar:
 def missing(path: Path) -> JarMissing:
     return JarMissing(
         f"the agent jar is missing: no file at {path}",
-        advice="Build it with agent-android/build.sh (it needs ANDROID_HOME pointing at an Android SDK), "
-        f"or set {JAR_ENV} to a built jar; `--android-serial virtual` needs no jar",
+        advice=f"Build one with {BUILD_ADVICE}; it needs an Android SDK (ANDROID_HOME). Or set {JAR_ENV} "
+        "to a built jar; `--android-serial virtual` needs no jar",
     )
 
 

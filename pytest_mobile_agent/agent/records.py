@@ -1,15 +1,17 @@
 """What this host knows about the agents it started: socket, pid, token, versions and build per serial.
 
-`Records()` keeps them in memory; `Records.in_dir(path)` also in a directory, one JSON file per
-serial with mode 0600 (the token is a secret), written atomically (a temp file, then os.replace), so
-a later process reuses the agent an earlier one left running. A corrupt or foreign file is no record
-and a logged warning, never a crash.
+`Records()` keeps them in memory; `Records.in_dir(path, server=ADDRESS)` also in a directory, one
+JSON file per target with mode 0600 (the token is a secret), written atomically (a temp file, then
+os.replace), so a later process reuses the agent an earlier one left running. The file is named
+after the adb server's address and the serial (`userfiles.target_key`): two devices both called
+emulator-5554 on two servers never share a record. The plugin keeps them in the per-user cache
+(`default_records_dir()`), so every checkout and project of one user reuses, or replaces, the same
+agent. A corrupt or foreign file is no record and a logged warning, never a crash.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -20,12 +22,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_mobile_agent.userfiles import file_stem, private_dir, target_key, user_cache_dir
+
 log = logging.getLogger("pytest_mobile_agent.agent")
 
 RECORD_KIND = "pytest-mobile-agent/agent-record"
 RECORD_FORMAT = 1
 _TOKEN_RE = re.compile(r"^[0-9a-f]{32}$")
-_MAX_STEM = 200
+
+
+def default_records_dir() -> Path:
+    """The per-user records: `<user cache>/records`."""
+    return user_cache_dir() / "records"
 
 
 @dataclass(frozen=True)
@@ -73,8 +81,10 @@ class Records:
         self._lock = threading.Lock()
 
     @classmethod
-    def in_dir(cls, path: str | os.PathLike[str]) -> DirRecords:
-        return DirRecords(Path(path))
+    def in_dir(cls, path: str | os.PathLike[str], *, server: str | None = None) -> DirRecords:
+        """Records in `path`, their files named after `server` (the adb server's address) and the
+        serial; without a server, after the serial alone."""
+        return DirRecords(Path(path), server)
 
     def get(self, serial: str) -> Record | None:
         with self._lock:
@@ -92,24 +102,17 @@ class Records:
         return f"{type(self).__name__}({sorted(self._records)})"
 
 
-def _file_name(serial: str) -> str:
-    """A file name for any serial (`127.0.0.1:5555` included): unsafe bytes as `%XX`."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", lambda m: "".join(f"%{b:02X}" for b in m[0].encode("utf-8", "surrogatepass")), serial)
-    if len(safe) > _MAX_STEM:  # a file name is at most 255 bytes: keep a prefix and a digest of the serial
-        digest = hashlib.sha256(serial.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-        safe = f"{safe[:_MAX_STEM - 17]}-{digest}"
-    return f"{safe}.json"
-
-
 class DirRecords(Records):
     """Records that are also files in a directory: they outlive the process that wrote them."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, server: str | None = None) -> None:
         super().__init__()
         self.directory = directory
+        self.server = server
 
     def path_for(self, serial: str) -> Path:
-        return self.directory / _file_name(serial)
+        stem = target_key(self.server, serial) if self.server else file_stem(serial)
+        return self.directory / f"{stem}.json"
 
     def get(self, serial: str) -> Record | None:
         path = self.path_for(serial)
@@ -132,7 +135,7 @@ class DirRecords(Records):
 
     def put(self, record: Record) -> None:
         super().put(record)
-        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_dir(self.directory)
         data = json.dumps(record.to_json(), indent=1).encode("utf-8")
         fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".record-", suffix=".tmp")
         try:
@@ -153,4 +156,4 @@ class DirRecords(Records):
             self.path_for(serial).unlink()
 
     def __repr__(self) -> str:
-        return f"DirRecords({str(self.directory)!r})"
+        return f"DirRecords({str(self.directory)!r}, server={self.server!r})"

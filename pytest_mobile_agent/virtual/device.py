@@ -48,6 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import Cred, FileSystem
 from pytest_mobile_agent.virtual.programs import SEARCH_PATH, Program, ProgramRegistry
@@ -127,6 +128,7 @@ def _default_properties(serial: str, index: int) -> dict[str, str]:
         "persist.sys.locale": "en-US",
         "ro.opengles.version": "196610",
         "net.hostname": "localhost",
+        VIRTUAL_DEVICE_PROPERTY: "1",  # the double says what it is: the plugin gives it the stand-in jar
     }
 
 
@@ -186,22 +188,25 @@ class VirtualDevice:
         adbd.env = {"PATH": ":".join(SEARCH_PATH)}
 
     def _install_programs(self) -> None:
-        from pytest_mobile_agent.virtual.programs import android, toybox
+        from pytest_mobile_agent.virtual.programs import android, packages, toybox
 
         self.programs.register("sh", self.sh_program)
         self.programs.register("mksh", self.sh_program)
         toybox.install(self)
         android.install(self)
+        packages.install(self)
 
     def _install_extensions(self) -> None:
         from pytest_mobile_agent.virtual.activity import ActivityManager
         from pytest_mobile_agent.virtual.automation import AutomationSlot
         from pytest_mobile_agent.virtual.display import Display
+        from pytest_mobile_agent.virtual.packages import PackageManager
         from pytest_mobile_agent.virtual.sockets import SocketNamespace
 
         self.sockets = SocketNamespace(self)
         self.automation = AutomationSlot(self)
         self.activity = ActivityManager(self)
+        self.packages = PackageManager(self)
         self.display = Display(self)
         self.reverse_rules: dict[str, ReverseRule] = {}
         self.transport_name = f"host-{self.index + 1}"

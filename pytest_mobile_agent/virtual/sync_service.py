@@ -11,7 +11,9 @@ Requests are an id, a u32 little-endian length and a path. What adbd does, and s
   directory"), "secure_mkdirs failed: <strerror>", "missing , in ID_SEND", "path too long",
   "invalid data message", "oversize data message"; adbd then reads and drops DATA until DONE and
   closes the stream. A mode with S_IFLNK makes a symbolic link to the data.
-* `RECV path`: `DATA` chunks then `DONE`; "open failed: <strerror>" and the stream closes.
+* `RECV path`: `DATA` chunks of at most 65528 bytes (adbd reads into its 64 KiB buffer less the
+  8-byte header: recv_uncompressed) then `DONE`; "open failed: <strerror>" and the stream closes.
+  A directory opens (O_RDONLY) and fails at the read: "read failed: Is a directory".
 * `STAT path`: `STAT mode size mtime` of lstat, zeros when it fails. `STA2`/`LST2` (the stat_v2
   feature): the same id back, errno, dev, ino, mode, nlink, uid, gid, size, atime, mtime, ctime.
 * `LIST path`: a `DENT mode size mtime namelen name` per entry, `.` and `..` included, then `DONE`
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import stat as stat_module
 import struct
 from typing import TYPE_CHECKING
@@ -53,6 +56,7 @@ _HEADER = struct.Struct("<4sI")
 _V2 = struct.Struct("<IQQIIIIQqqq")
 _DENT = struct.Struct("<4sIIII")
 _PATH_IDS = frozenset({SEND, RECV, STAT, LIST, STA2, LST2, LIS2})
+RECV_CHUNK = SYNC_MAX_CHUNK - _HEADER.size
 
 
 def adbd_mode(mode: int) -> int:
@@ -306,14 +310,18 @@ class SyncSession:
 
     def _recv(self, path: str) -> None:
         try:
+            if self.fs.stat(path, self.cred).is_dir:
+                self._fail(f"read failed: {os.strerror(errno.EISDIR)}")
+                self._end()
+                return
             file = self.fs.open(path, self.cred)
             data = file.read(1 << 40, PLAIN, None) or b""
         except OSError as exc:
             self._fail(f"open failed: {_strerror(exc)}")
             self._end()
             return
-        for start in range(0, len(data), SYNC_MAX_CHUNK):
-            self._reply(encode_sync(DATA, data[start : start + SYNC_MAX_CHUNK]))
+        for start in range(0, len(data), RECV_CHUNK):
+            self._reply(encode_sync(DATA, data[start : start + RECV_CHUNK]))
         self._reply(encode_sync(DONE, 0))
 
     def _lstat(self, path: str, follow: bool = False) -> StatResult:

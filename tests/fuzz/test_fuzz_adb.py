@@ -12,7 +12,7 @@ from pytest_mobile_agent.adb import wire
 from pytest_mobile_agent.adb.connection import Connection
 from pytest_mobile_agent.adb.device import parse_forward_list
 from pytest_mobile_agent.adb.shell import ShellOutput, ShellStream
-from pytest_mobile_agent.adb.sync import Pusher, send_spec
+from pytest_mobile_agent.adb.sync import Pusher, SyncReader, send_spec
 from pytest_mobile_agent.adb.targets import advice_for, parse_devices_l
 from pytest_mobile_agent.errors import ProtocolError, Timeout
 
@@ -35,7 +35,7 @@ shell_packets = st.lists(
 ).map(lambda packets: b"".join(bytes([k]) + len(d).to_bytes(4, "little") + d for k, d in packets))
 shell_replies = st.one_of(st.binary(max_size=200), shell_packets,
                           st.builds(bytes.__add__, shell_packets, st.binary(max_size=12)))
-sync_idents = st.sampled_from([b"OKAY", b"FAIL", b"DATA", b"DONE", b"QUIT", b"SEND", b"LIST", b"STAT", b"XXXX"])
+sync_idents = st.sampled_from([b"OKAY", b"FAIL", b"DATA", b"DONE", b"QUIT", b"SEND", b"LIST", b"STAT", b"STA2", b"DENT", b"XXXX"])
 sync_messages = st.lists(
     st.tuples(sync_idents, st.one_of(st.integers(0, 70), st.integers(0, 2**32 - 1)), st.binary(max_size=70)),
     max_size=6,
@@ -161,3 +161,17 @@ def test_any_sync_reply_to_a_push_is_a_success_or_our_error(reply):
 def test_a_whole_push_against_any_reply_is_a_success_or_our_error(reply, data):
     with peer_sent(reply) as sock, only_our_errors():
         Pusher(conn_on(sock), REMOTE, send_spec(REMOTE, 0o644)).push_bytes(data, 0)
+
+
+@given(st.one_of(sync_messages, st.binary(max_size=120)), st.sampled_from(["recv", "stat", "listdir"]))
+def test_any_reply_to_a_pull_stat_or_list_is_a_result_or_our_error(reply, verb):
+    import io
+
+    with peer_sent(reply) as sock, only_our_errors():
+        reader = SyncReader(conn_on(sock))
+        if verb == "recv":
+            reader.recv(REMOTE, io.BytesIO())
+        elif verb == "stat":
+            reader.stat(REMOTE)
+        else:
+            reader.listdir(REMOTE)

@@ -7,7 +7,8 @@
   `Starting: Intent { cmp=PKG/.ACT (has extras) }`, with -W the `Status/LaunchState/Activity/
   TotalTime/WaitTime/Complete` block; `am force-stop PKG`; `cmd activity|package|window ...` are
   the same as am, pm and wm.
-* `pm list packages [-3] [FILTER]` (`package:NAME` lines), `pm path PKG`.
+* `pm list packages [-3] [FILTER]` (`package:NAME` lines), `pm path PKG`; installing and managing
+  apps (`pm install/uninstall/clear/grant`, `dumpsys package PKG`): programs/packages.py.
 * `getevent [-l] [-t] [-q] [-c N] [DEVICE]`: the display's input events, written through C stdio
   as getevent does (line buffered on a pty, 4096-byte blocks on a pipe), after the `add device`
   lines for /dev/input/event0 (qwerty2) and /dev/input/event1 (virtio_input_multi_touch_1).
@@ -29,7 +30,8 @@
 * `screencap [-p] [FILE]`: a PNG of display.render() (raw RGBA with the 16-byte header without
   -p and a file name that is not .png).
 * `logcat -d` prints the buffer device.log() writes to, `logcat -c` clears it, plain `logcat`
-  follows it until killed.
+  follows it until killed; `-b crash` gives AndroidRuntime's FATAL EXCEPTION lines (nothing at all
+  when no app died, as an empty crash buffer prints).
 * `input tap X Y`, `input swipe X1 Y1 X2 Y2 [MS]`, `input keyevent K`, `input text T` drive the
   display (touches publish getevent lines and reach the UI model; keys and text go to the content
   provider's `key(code)` / `text(s)` when it has them; HOME, 3, brings the launcher to the front).
@@ -52,6 +54,7 @@ from pytest_mobile_agent.virtual.display import (
     TOUCH_NAME,
 )
 from pytest_mobile_agent.virtual.programs import SEARCH_PATH
+from pytest_mobile_agent.virtual.programs.packages import dumpsys_package, pm_command
 from pytest_mobile_agent.virtual.shell.interp import cred_of
 
 if TYPE_CHECKING:
@@ -246,6 +249,9 @@ def install(device: VirtualDevice) -> None:
 
     def pm_(proc: pm.Process, args: list[str] | None = None) -> int:
         args = list(proc.argv[1:] if args is None else args)
+        answered = pm_command(device, proc, args)  # install, uninstall, clear, grant, list, path, dump
+        if answered is not None:
+            return answered
         if len(args) >= 2 and args[0] == "list" and args[1] == "packages":
             rest = args[2:]
             third = "-3" in rest
@@ -534,11 +540,15 @@ def install(device: VirtualDevice) -> None:
             device.clear_log()
             return 0
         lines, seen = device.log_since(0)
+        buffer = args[args.index("-b") + 1] if "-b" in args[:-1] else "main"
+        if buffer == "crash":  # RuntimeInit logs an app's death (AndroidRuntime's FATAL EXCEPTION) to the crash buffer
+            lines = [line for line in lines if " E AndroidRuntime: " in line]
         if "-t" in args[:-1]:  # -t N: the last N lines; -t 'MM-DD HH:MM:SS.mmm': the lines since then
             since = args[args.index("-t") + 1]
             lines = lines[-int(since):] if since.isdigit() else [line for line in lines if line[:18] >= since]
             args = [*args, "-d"]  # -t implies -d
-        proc.stdout.write("--------- beginning of main\n" + "".join(line + "\n" for line in lines))
+        proc.stdout.write((f"--------- beginning of {buffer}\n" if lines or buffer == "main" else "")
+                          + "".join(line + "\n" for line in lines))
         if "-d" in args:
             return 0
         while True:
@@ -593,6 +603,8 @@ def install(device: VirtualDevice) -> None:
 
     def dumpsys(proc: pm.Process) -> int:
         args = proc.argv[1:]
+        if args and args[0] == "package":
+            return dumpsys_package(device, proc, args[1:])
         if args and args[0] == "window":
             focus = device.activity.foreground() or ""
             package, _, activity = focus.partition("/")

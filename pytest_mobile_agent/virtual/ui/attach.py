@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from .fixture import MAIN_ACTIVITY, PACKAGE
+from .fixture import FIXTURE_MANIFEST, MAIN_ACTIVITY, PACKAGE
 from .geometry import Geometry
 from .model import KEY_MAP, UiModel
 from .node import Node
@@ -111,7 +111,7 @@ def attach(device: Any) -> UiModel:
         model.geometry_source = lambda: _geometry(display)
     activity = getattr(device, "activity", None)
     if activity is not None:
-        activity.install(FixtureAppEntry(model))
+        _install_fixture(device, activity, FixtureAppEntry(model))
         component = f"{PACKAGE}/{MAIN_ACTIVITY}"
 
         def launch(package: str) -> None:
@@ -126,6 +126,20 @@ def attach(device: Any) -> UiModel:
         if callable(go_home):
             model.on_home_shown = go_home  # `dumpsys window` names the launcher after HOME or BACK
     return model
+
+
+def _install_fixture(device: Any, activity: Any, entry: FixtureAppEntry) -> None:
+    """The fixture app, installed from its APK as an emulator image with it installed would have
+    it; a later install of an APK of the same package updates it and keeps this UI."""
+    packages = getattr(device, "packages", None)
+    if packages is None:
+        activity.install(entry)
+        return
+    from pytest_mobile_agent.apk import build_apk
+
+    packages.provide_ui(entry)
+    packages.install(build_apk(FIXTURE_MANIFEST))
+    entry.model.permission_granted = lambda name: packages.is_granted(PACKAGE, f"android.permission.{name.upper()}")
 
 
 def _geometry(display: Any) -> Geometry:

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from pytest_mobile_agent.apk import Activity, Manifest
+
 from . import spinner
 from .node import Node, ScrollInfo, Window
 from .system import LAYER_ALERT, LAYER_APP
@@ -34,6 +36,14 @@ FRAME_NODES = 10
 #: model milliseconds from a tab's selection (or the app's start) to its screen being composed
 COMPOSE_MS = {"Login": 40.0, "List": 60.0, "Big": 180.0, spinner.SCREEN: 40.0}
 LAUNCH_MS = 120.0
+
+#: the manifest of the fixture app's APK as the emulator image has it installed (versionCode 1);
+#: tests build newer ones with dataclasses.replace and `apk.build_apk`
+FIXTURE_MANIFEST = Manifest(
+    package=PACKAGE, version_code=1, version_name="1.0", min_sdk=24, target_sdk=36, label="Compose fixture",
+    activities=(Activity(PACKAGE + MAIN_ACTIVITY, exported=True, launcher=True),),
+    permissions=("android.permission.CAMERA", "android.permission.POST_NOTIFICATIONS", "android.permission.INTERNET"),
+)
 
 
 class ListScroller:

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
-MIN_FLING_PX_PER_MS = 0.13  # Android's minimum fling velocity: 50 dp/s
+MIN_FLING_PX_PER_MS = 0.13
+PERMISSION_GRANTED = "granted"  # the verdict of a permission the app already holds  # Android's minimum fling velocity: 50 dp/s
 
 # (key code, shift) -> character, as the virtual keyboard's KeyCharacterMap types them (US layout)
 _UNSHIFTED = {**{system.KEYCODE_0 + i: str(i) for i in range(10)},
@@ -71,6 +72,9 @@ class UiModel:
         #: set by the device: a key brought the home screen to the front (HOME, or BACK finishing
         #: the last activity), so the activity manager's resumed activity follows
         self.on_home_shown: Callable[[], None] | None = None
+        #: set by the device: whether the package manager has granted the fixture app a permission
+        #: ("camera"), so that its request shows no prompt
+        self.permission_granted: Callable[[str], bool] | None = None
         #: set by the device: the display's logical size and density now (rotation, `wm size`,
         #: `wm density`); the model lays itself out again when it changes
         self.geometry_source: Callable[[], Geometry] | None = None
@@ -363,6 +367,11 @@ class UiModel:
     # --- the permission prompt ------------------------------------------------------------------
 
     def request_permission(self, permission: str, answer: Callable[[str, str], None]) -> None:
+        """The runtime permission prompt; a permission already granted (`pm grant`, `install -g`)
+        is answered at once with no prompt, as Activity.requestPermissions does."""
+        if self.permission_granted is not None and self.permission_granted(permission):
+            answer(permission, PERMISSION_GRANTED)
+            return
         with self.lock:
             self.dismiss_permission()
             self._prompt_permission = permission

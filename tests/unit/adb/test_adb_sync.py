@@ -142,3 +142,59 @@ def test_a_remote_path_with_nul_is_refused(scripted):
     with pytest.raises(errors.InvalidArgument, match="NUL"):
         client(server).device(SERIAL).push_bytes(b"x", "/sdcard/a\x00b")
     assert server.connections == 0
+
+
+# --- the read side: a scripted adbd sending what a real one would, and garbage -----------------------
+
+
+def sync_reply(reply: bytes, seen: list[tuple[bytes, int, bytes]] | None = None):
+    """Take one sync request, answer `reply` and hang up."""
+
+    def handler(peer: Peer) -> None:
+        peer.transport(SERIAL, "sync:")
+        message = peer.read_sync()
+        if seen is not None:
+            seen.append(message)
+        peer.send(reply)
+
+    return handler
+
+
+def test_pull_reads_data_until_done_and_quits(scripted):
+    seen: list[tuple[bytes, int, bytes]] = []
+    reply = wire.encode_sync(wire.DATA, b"abc") + wire.encode_sync(wire.DATA, b"def") + wire.encode_sync(wire.DONE, 0)
+    server = scripted(sync_reply(reply, seen))
+    assert client(server).device(SERIAL).pull_bytes("/sdcard/x") == b"abcdef"
+    assert seen == [(wire.RECV, 9, b"/sdcard/x")]
+
+
+@pytest.mark.parametrize(("reply", "error", "says"), [
+    (wire.encode_sync(wire.FAIL, b"open failed: Permission denied"), errors.SyncFailure, "open failed: Permission denied"),
+    (struct.pack("<4sI", wire.DATA, CHUNK + 1), errors.ProtocolError, "over adbd's"),
+    (wire.encode_sync(wire.OKAY, 0), errors.ProtocolError, "expected DATA, DONE or FAIL"),
+    (wire.encode_sync(wire.DATA, b"abc"), errors.Closed, "closed the connection"),
+], ids=["adbd refuses", "oversized DATA", "an unexpected id", "the stream ends mid-file"])
+def test_a_pull_that_goes_wrong_is_a_clear_error(scripted, tmp_path, reply, error, says):
+    server = scripted(sync_reply(reply))
+    with pytest.raises(error, match=says):
+        client(server).device(SERIAL).pull("/sdcard/x", tmp_path / "x")
+    assert list(tmp_path.iterdir()) == [], "nothing half-written"
+
+
+def test_stat_decodes_sta2_and_its_errno(scripted):
+    fields = struct.pack("<IQQIIIIQqqq", 0, 1, 2, 0o100644, 1, 2000, 2000, 77, 5, 1_700_000_000, 7)
+    server = scripted(sync_reply(b"STA2" + fields), sync_reply(b"STA2" + struct.pack("<IQQIIIIQqqq", 2, *[0] * 10)))
+    info = client(server).device(SERIAL).stat("/sdcard/x")
+    assert (info.mode, info.size, info.mtime, info.uid) == (0o100644, 77, 1_700_000_000, 2000) and info.is_file
+    with pytest.raises(errors.SyncFailure, match="stat /sdcard/y: No such file or directory"):
+        client(server).device(SERIAL).stat("/sdcard/y")
+
+
+def test_listdir_skips_dot_entries_and_stops_at_done(scripted):
+    def dent(name: bytes, mode: int) -> bytes:
+        return struct.pack("<4sIIII", b"DENT", mode, 3, 9, len(name)) + name
+
+    reply = dent(b".", 0o40771) + dent(b"..", 0o40755) + dent(b"a.txt", 0o100644) + struct.pack("<4sIIII", wire.DONE, 0, 0, 0, 0)
+    server = scripted(sync_reply(reply))
+    (entry,) = client(server).device(SERIAL).listdir("/sdcard")
+    assert (entry.name, entry.size, entry.mtime, entry.is_dir) == ("a.txt", 3, 9, False)

@@ -1,0 +1,191 @@
+"""The app under test: installed once per session, started fresh for each test.
+
+`AppInstallation` installs `--app-apk` the first time a test asks (under the automation lock),
+and skips the install when the device already has that package at the same versionCode with
+the same bytes (the SHA-256 of the installed base.apk, read on the device); with `--app-package`
+the app must already be there. `AppUnderTest` is one test's handle: `start()` (am start -W -S,
+then waiting until the app's window is in front), `stop()`, `clear()`, `grant()`, and the crash
+buffer for a failing test's artifacts. `compose_fixture` is the same handle on the fixture app.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_mobile_agent import errors
+from pytest_mobile_agent.adb import Device
+from pytest_mobile_agent.apk import Apk, qualify, read_apk
+
+START_TIMEOUT = 20.0
+CRASH_COMMAND = "logcat -b crash -d"
+
+Extra = str | int | float | bool
+
+
+def foreground_package(device: Device) -> str | None:
+    """The package of the focused app window (`dumpsys window`'s mCurrentFocus)."""
+    for line in device.shell("dumpsys window").text().splitlines():
+        line = line.strip()
+        if line.startswith("mCurrentFocus=") and "/" in line:
+            return line.split()[-1].split("/")[0] or None
+    return None
+
+
+def extras_arguments(extras: Mapping[str, Extra]) -> str:
+    """`am start`'s typed extras: --es for text, --ez for booleans, --ei/--el for integers, --ef."""
+    parts = []
+    for key, value in extras.items():
+        if isinstance(value, bool):
+            kind, text = "--ez", "true" if value else "false"
+        elif isinstance(value, int):
+            kind, text = ("--ei" if -(2**31) <= value < 2**31 else "--el"), str(value)
+        elif isinstance(value, float):
+            kind, text = "--ef", repr(value)
+        else:
+            kind, text = "--es", str(value)
+        parts.append(f" {kind} {shlex.quote(key)} {shlex.quote(text)}")
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class Installed:
+    package: str
+    activity: str | None  # the launchable activity, fully qualified (None: name one at start)
+    installed_now: bool = False
+
+
+@dataclass
+class AppInstallation:
+    """`--app-apk` / `--app-package` and `--app-activity`, resolved on the device once."""
+
+    apk_path: Path | None = None
+    package: str | None = None
+    activity: str | None = None
+    _done: Installed | None = field(default=None, repr=False)
+    _apk: Apk | None = field(default=None, repr=False)
+
+    @property
+    def named(self) -> bool:
+        return self.apk_path is not None or self.package is not None
+
+    def ensure(self, device: Device) -> Installed:
+        if self._done is None:
+            self._done = self._install(device) if self.apk_path is not None else self._existing(device)
+        return self._done
+
+    def _install(self, device: Device) -> Installed:
+        assert self.apk_path is not None
+        try:
+            data = self.apk_path.read_bytes()
+        except OSError as exc:
+            raise errors.MobileAgentError(f"--app-apk {self.apk_path}: {exc.strerror}") from None
+        apk = self._apk = read_apk(data)
+        manifest = apk.manifest
+        if self.package and self.package != manifest.package:
+            raise errors.MobileAgentError(f"--app-package {self.package} is not the package of --app-apk "
+                                          f"{self.apk_path} ({manifest.package})")
+        activity = manifest.activity(self.activity) if self.activity else manifest.launchable
+        if self._already_there(device, apk):
+            return Installed(manifest.package, activity)
+        device.install(data, downgrade=True)
+        return Installed(manifest.package, activity, installed_now=True)
+
+    @staticmethod
+    def _already_there(device: Device, apk: Apk) -> bool:
+        from pytest_mobile_agent.adb.packages import apk_sha256
+
+        version = device.package_version(apk.manifest.package)
+        if version is None or version.code != apk.manifest.version_code:
+            return False
+        return apk_sha256(device, apk.manifest.package) == apk.sha256
+
+    def _existing(self, device: Device) -> Installed:
+        assert self.package is not None
+        if not device.is_installed(self.package):
+            raise errors.MobileAgentError(f"--app-package {self.package} is not installed on {device.serial}",
+                                          advice="Install it, or name its APK with --app-apk PATH")
+        activity = qualify(self.package, self.activity) if self.activity else _resolve_launcher(device, self.package)
+        return Installed(self.package, activity)
+
+
+def _resolve_launcher(device: Device, package: str) -> str | None:
+    """The launchable activity of an installed package (`cmd package resolve-activity --brief`)."""
+    output = device.shell(["cmd", "package", "resolve-activity", "--brief", "-c", "android.intent.category.LAUNCHER",
+                           package]).text().strip().splitlines()
+    last = output[-1] if output else ""
+    if "/" not in last:
+        return None
+    name, _, activity = last.partition("/")
+    return name + activity if activity.startswith(".") else activity
+
+
+class AppUnderTest:
+    """One test's handle on an app: start it fresh, stop it, clear it, grant it permissions."""
+
+    def __init__(self, device: Device, package: str, activity: str | None,
+                 on_started: Callable[[AppUnderTest], None] | None = None) -> None:
+        self.device = device
+        self.package = package
+        self.activity = activity
+        self.started = False
+        self._on_started = on_started
+
+    def __repr__(self) -> str:
+        return f"AppUnderTest({self.package!r}, activity={self.activity!r})"
+
+    def component(self, activity: str | None = None) -> str:
+        name = activity or self.activity
+        if not name:
+            raise errors.MobileAgentError(f"{self.package} has no launchable activity",
+                                          advice="Name one with --app-activity or app.start(activity=...)")
+        if name.startswith("."):
+            name = self.package + name
+        return f"{self.package}/{name}"
+
+    def start(self, activity: str | None = None, extras: Mapping[str, Extra] | None = None, *, clear: bool = False,
+              timeout: float = START_TIMEOUT) -> AppUnderTest:
+        """`am start -W -S` (stopping it first, so each start is fresh), then wait until the app is
+        in front. `clear` deletes its data first."""
+        if clear:
+            self.clear()
+        component = self.component(activity)
+        deadline = time.monotonic() + timeout
+        output = self.device.shell_until(f"am start -W -S -n {shlex.quote(component)}{extras_arguments(extras or {})}",
+                                         deadline)
+        if output.exit_code != 0 or "Error" in output.text():
+            detail = (output.text() + output.stderr.decode("utf-8", "replace")).strip()
+            raise errors.MobileAgentError(f"am start {component} failed: {detail}")
+        self.started = True
+        self.wait_in_front(deadline)
+        if self._on_started is not None:
+            self._on_started(self)
+        return self
+
+    def wait_in_front(self, deadline: float) -> None:
+        while True:
+            current = foreground_package(self.device)
+            if current == self.package:
+                return
+            if time.monotonic() >= deadline:
+                raise errors.Timeout(f"waiting for {self.package} to come to the front (in front: {current or 'nothing'})")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        """`am force-stop`: the app's processes end."""
+        self.device.force_stop(self.package)
+
+    def clear(self) -> None:
+        """`pm clear`: the app stops and its data is deleted."""
+        self.device.clear(self.package)
+
+    def grant(self, *permissions: str) -> None:
+        for permission in permissions:
+            self.device.grant(self.package, permission)
+
+    def crash_log(self) -> str:
+        """The device's crash buffer (`logcat -b crash`): the stacks of the apps that died."""
+        return self.device.shell(CRASH_COMMAND).text()

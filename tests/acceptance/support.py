@@ -1,0 +1,64 @@
+"""Helpers of the acceptance tests: a throwaway PEP 668-managed interpreter, a copy of the source
+tree, fresh venvs, and the wheel built once per session."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import filelock
+
+REPO = Path(__file__).resolve().parents[2]
+MARKER_TEXT = "[externally-managed]\nError=This Python is managed by the system (a throwaway copy for the tests).\n"
+
+
+def managed_python(root: Path, *, ensurepip: bool = True, pip: bool = True) -> Path:
+    """A copy of this interpreter that is not a venv and whose stdlib holds an EXTERNALLY-MANAGED
+    file, as Debian's and Ubuntu's system Pythons do: its binary, and its stdlib as symlinks to the
+    real one's entries (pip put among them when `pip`, ensurepip left out unless `ensurepip`)."""
+    import pip as pip_package
+
+    stdlib = Path(os.__file__).parent
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    bin_dir, lib = root / "bin", root / "lib" / version
+    bin_dir.mkdir(parents=True)
+    lib.mkdir(parents=True)
+    binary = bin_dir / version
+    shutil.copy2(os.path.realpath(getattr(sys, "_base_executable", sys.executable)), binary)
+    for name in ("python3", "python"):
+        (bin_dir / name).symlink_to(version)
+    for entry in stdlib.iterdir():
+        if entry.name in ("site-packages", "dist-packages", "EXTERNALLY-MANAGED") or (entry.name == "ensurepip" and not ensurepip):
+            continue
+        (lib / entry.name).symlink_to(entry)
+    (lib / "site-packages").mkdir()
+    if pip:
+        (lib / "pip").symlink_to(Path(pip_package.__file__).parent)
+    (lib / "EXTERNALLY-MANAGED").write_text(MARKER_TEXT)
+    return bin_dir / "python3"
+
+
+def copy_tree(target: Path) -> Path:
+    """The source tree as git sees it (tracked and new files, with their changes), nothing built."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
+                            capture_output=True, check=True, timeout=60).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = REPO / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
+
+
+def run(argv: list[str], *, timeout: float = 600, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+
+def shared_dir(base: Path, name: str) -> tuple[Path, filelock.FileLock]:
+    """A directory every xdist worker of this session shares, and the lock to fill it under."""
+    path = base / name
+    path.mkdir(parents=True, exist_ok=True)
+    return path, filelock.FileLock(str(base / f"{name}.lock"))
