@@ -341,7 +341,9 @@ def agent(
 
     if not mobile_agent_settings.agent_force:
         QuietWait(processes, own_sockets, timeout=mobile_agent_settings.quiet_wait).wait()
-    deployer = Deployer(device, agent_jar, agent_records, DeployOptions(force=mobile_agent_settings.agent_force))
+    deployer = Deployer(device, agent_jar, agent_records, DeployOptions(
+        force=mobile_agent_settings.agent_force, liveness_timeout=mobile_agent_settings.agent_liveness,
+        kill_timeout=mobile_agent_settings.agent_kill_wait))
     attached = deployer.attach()
     watch = DisturbanceWatch(processes, own_sockets)
     request.node.stash[WATCH_KEY] = watch
@@ -369,7 +371,7 @@ def _artifacts(request: pytest.FixtureRequest) -> ArtifactSources:
 def path_selection(android_target: AndroidTarget, mobile_agent_settings: Settings) -> Iterator[Selection]:
     """Whether sessions use the emulator's controller (`--emulator-controller`), decided once."""
     from pytest_mobile_agent.emulator.endpoint import Endpoint
-    from pytest_mobile_agent.session import ControllerChoice, select_paths
+    from pytest_mobile_agent.session import ControllerChoice, PathOptions, select_paths
 
     wanted = mobile_agent_settings.emulator_controller
     if wanted == "off":
@@ -380,7 +382,8 @@ def path_selection(android_target: AndroidTarget, mobile_agent_settings: Setting
         host, port = parse_controller_url(wanted)
         token = os.environ.get(CONTROLLER_TOKEN_ENV) or None
         choice = ControllerChoice.Endpoint(Endpoint.at(port, host=host, token=token, serial=android_target.serial))
-    selection = select_paths(android_target.serial, android_target.emulator, choice)
+    selection = select_paths(android_target.serial, android_target.emulator, choice,
+                             PathOptions(connect_timeout=mobile_agent_settings.controller_connect_timeout))
     try:
         yield selection
     finally:
@@ -492,10 +495,12 @@ def _app_handle(request: pytest.FixtureRequest, device: Device, package: str, ac
 
 
 @pytest.fixture
-def compose_fixture(request: pytest.FixtureRequest, device: Device, mobile_agent_settings: Settings) -> Iterator[Callable[..., AppUnderTest]]:
+def compose_fixture(request: pytest.FixtureRequest, automation_lock: float, device: Device,
+                    mobile_agent_settings: Settings) -> Iterator[Callable[..., AppUnderTest]]:
     """`compose_fixture(tab="Big")` starts the fixture app on that tab (the `app` handle on
     `--fixture-package` / `--fixture-activity`, the tab an extra), waits until it is in front,
-    and force-stops it when the test ends."""
+    and force-stops it when the test ends. It holds the automation lock, so its force-stop comes
+    before the lock's release and never kills the next worker's app on a shared device."""
     settings = mobile_agent_settings
     handle = _app_handle(request, device, settings.fixture_package, settings.fixture_activity)
 

@@ -77,6 +77,13 @@ OPTIONS = (
            default=DEFAULT_FIXTURE_PACKAGE, metavar="PACKAGE"),
     Option("--fixture-activity", "fixture_activity", "the activity compose_fixture starts",
            default=DEFAULT_FIXTURE_ACTIVITY, metavar="ACTIVITY"),
+    # the seed's timeouts, tuned for a quiet machine: raise them on a loaded CI runner (README)
+    Option("--agent-liveness", "agent_liveness", "seconds a silent agent is still taken for alive (it pings "
+           "every second)", default="3", metavar="SECONDS"),
+    Option("--controller-connect-timeout", "controller_connect_timeout", "seconds to connect to the emulator's "
+           "controller before input and frames fall back to the agent", default="2", metavar="SECONDS"),
+    Option("--agent-kill-wait", "agent_kill_wait", "seconds a SIGKILLed agent may take to go before it counts as "
+           "having survived SIGKILL", default="1", metavar="SECONDS"),
 )
 
 
@@ -132,6 +139,9 @@ class Settings:
     app_apk: Path | None = None
     app_package: str | None = None
     app_activity: str | None = None
+    agent_liveness: float = 3.0
+    controller_connect_timeout: float = 2.0
+    agent_kill_wait: float = 1.0
 
     @property
     def named(self) -> bool:
@@ -167,6 +177,9 @@ class Settings:
             app_apk=Path(str(apk)) if (apk := raw_value(config, "app_apk")) else None,
             app_package=str(raw_value(config, "app_package") or "") or None,
             app_activity=str(raw_value(config, "app_activity") or "") or None,
+            agent_liveness=_seconds(config, "agent_liveness"),
+            controller_connect_timeout=_seconds(config, "controller_connect_timeout"),
+            agent_kill_wait=_seconds(config, "agent_kill_wait"),
         )
 
 
@@ -180,6 +193,14 @@ def _check_serials(serials: tuple[str, ...]) -> None:
                 )
         elif any(ch.isspace() or ord(ch) < 32 for ch in serial):
             raise pytest.UsageError(f"--android-serial: {serial!r} is not a serial")
+
+
+def _seconds(config: pytest.Config, dest: str) -> float:
+    """A positive number of seconds (a zero bound would fail everything at once)."""
+    seconds = _number(raw_value(config, dest), _option(dest).flag, float, minimum=0)
+    if seconds <= 0:
+        raise pytest.UsageError(f"{_option(dest).flag} must be more than 0 seconds, not {seconds:g}")
+    return seconds
 
 
 def _number(value: object, flag: str, kind: type, minimum: float) -> float:

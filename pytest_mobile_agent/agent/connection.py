@@ -2,23 +2,35 @@
 
 The stream is the adb service stream `localabstract:<socket>` (an `adb.AdbStream`), or any
 socket-like object with `sendall`, `recv`, `settimeout`, `fileno` and `close` (the tests use a
-socketpair). The reader thread waits for the stream to be readable or for the session's next timer
-(a ping, the liveness bound, a resync backoff), so the socket itself stays in blocking mode with a
-long io deadline and writes from caller threads never meet a read's short timeout.
+socketpair). The reader thread waits (with `selectors`, so a descriptor past select()'s 1,024 is
+watched too) for the stream to be readable or for the session's next timer (a ping, the liveness
+bound, a resync backoff), so the socket itself stays in blocking mode with a long io deadline.
+
+Writes go out on a writer thread of their own, in the order the session produced them: a write the
+agent does not drain can block for up to the io deadline, and it must never hold the lock the
+reader and the callers need (the session's state), or reading, liveness and every other request
+would stall with it. On a TCP stream (the adb server's), each read is acknowledged at once
+(TCP_QUICKACK): the server's small writes to its client wait for our acknowledgement under
+Nagle's algorithm, which Linux delays up to 40 ms, so while events flow every response was 40 ms late.
+
+The thread and lock map is in docs/architecture.md: the session's state lock (`_lock`) is never
+taken under the sink lock (`_sink_lock`), and the writer's queue is taken last.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import select
+import selectors
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from pytest_mobile_agent.agent.protocol import (
+    LIVENESS_TIMEOUT,
     Disconnection,
     Established,
     Hello,
@@ -83,6 +95,49 @@ def _raw_socket(stream: Any) -> socket.socket | None:
     return raw if isinstance(raw, socket.socket) else None
 
 
+class _Writer:
+    """Sends queued bytes in order on a thread of its own; `on_failure(exc)` once a write fails."""
+
+    def __init__(self, stream: ByteStream, name: str, on_failure: Callable[[BaseException], None]) -> None:
+        self._stream = stream
+        self._on_failure = on_failure
+        self._queue: deque[bytes] = deque()
+        self._cond = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=f"agent-writer {name}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def put(self, data: bytes) -> None:
+        with self._cond:
+            if not self._closed:
+                self._queue.append(data)
+                self._cond.notify()
+
+    def close(self, timeout: float) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._queue and not self._closed:
+                    self._cond.wait()
+                if not self._queue:
+                    return
+                data = b"".join(self._queue)
+                self._queue.clear()
+            try:
+                self._stream.sendall(data)
+            except (OSError, MobileAgentError) as exc:
+                self._on_failure(exc)
+                return
+
+
 class Connection:
     """An authenticated connection to one agent. Use `Connection.open`."""
 
@@ -92,7 +147,7 @@ class Connection:
         self._session = session
         self._clock = clock
         self.name = name
-        self._lock = threading.RLock()  # the session's state and the writes to the stream
+        self._lock = threading.RLock()  # the session's state (never held across a write)
         self._sink_lock = threading.RLock()  # the sink and the events waiting for it
         self._sink: EventSink | None = None
         self._buffered: list[ConnectionEvent] = []
@@ -101,24 +156,35 @@ class Connection:
         self._closed = threading.Event()
         self._closing = False
         self._thread: threading.Thread | None = None
+        self._writer: _Writer | None = None
+        self._selector: selectors.BaseSelector | None = None
+        self._quick_ack = True
+        # the events of close(), delivered by the reader after the batch it is delivering
+        self._last_events: list[SessionEvent] = []
+        self._last_events_lock = threading.Lock()
 
     # --- opening ------------------------------------------------------------------------------
 
     @classmethod
     def open(cls, stream: ByteStream, token: str, *, timeout: float = 5.0, name: str = "agent",
-             clock: Callable[[], float] = time.monotonic, session: HostSession | None = None) -> Connection:
+             clock: Callable[[], float] = time.monotonic, session: HostSession | None = None,
+             liveness_timeout: float = LIVENESS_TIMEOUT) -> Connection:
         """Authenticate with `token` and complete the handshake within `timeout`, then start reading.
 
+        `liveness_timeout` is how long a silent agent lives (the seed's 3 s; raise it on a slow host).
         Raises Unauthorized (a wrong token), VersionMismatch (no common protocol: the agent was
         refused and exits), ProtocolError, Disconnected or Timeout; the stream is closed then.
         """
-        session = session or HostSession(token=token)
+        session = session or HostSession(token=token, liveness_timeout=liveness_timeout)
         conn = cls(stream, session, name=name, clock=clock)
         try:
             conn._handshake(timeout)
         except BaseException:
+            conn._release_selector()
             conn._stream_close()
             raise
+        conn._writer = _Writer(stream, name, conn._write_failed)
+        conn._writer.start()
         conn._thread = threading.Thread(target=conn._read_loop, name=f"agent-reader {name}", daemon=True)
         conn._thread.start()
         return conn
@@ -213,20 +279,22 @@ class Connection:
                 self._deliver(sink, event)
 
     def close(self) -> None:
-        """Close the connection (the agent keeps running, and idles out without a host)."""
+        """Close the connection (the agent keeps running, and idles out without a host).
+
+        The Disconnection is delivered after whatever the reader is delivering, on its thread,
+        as every other event; only a reader that does not end within 2 s leaves it to the caller."""
         with self._lock:
             self._closing = True
             self._session.close()
-            events = self._session.take_events()
-        for event in events:
-            self._dispatch(event)
-        raw = _raw_socket(self._stream)
-        if raw is not None:
-            with contextlib.suppress(OSError):
-                raw.shutdown(socket.SHUT_RDWR)
+            with self._last_events_lock:
+                self._last_events.extend(self._session.take_events())
+        self._shutdown_socket()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(2.0)
+        self._deliver_last_events()
+        if self._writer is not None:
+            self._writer.close(1.0)
         self._stream_close()
 
     def __enter__(self) -> Connection:
@@ -242,6 +310,14 @@ class Connection:
     # --- the reader thread --------------------------------------------------------------------
 
     def _read_loop(self) -> None:
+        try:
+            self._read_until_closed()
+        finally:
+            self._deliver_last_events()
+            self._release_selector()
+            self._stream_close()
+
+    def _read_until_closed(self) -> None:
         try:
             while not self._closing:
                 with self._lock:
@@ -270,35 +346,87 @@ class Connection:
                 events = self._session.take_events()
             for event in events:
                 self._dispatch(event)
-        finally:
-            self._stream_close()
+
+    def _deliver_last_events(self) -> None:
+        with self._last_events_lock:
+            events, self._last_events = self._last_events, []
+        for event in events:
+            self._dispatch(event)
 
     def _wait_readable(self, wait: float) -> bool:
+        """Whether the stream is readable within `wait` seconds (epoll or kqueue: no descriptor
+        limit, unlike select()); a descriptor that cannot be watched counts as readable, and the
+        read then reports the end."""
         try:
-            readable, _, _ = select.select([self._stream], [], [], max(0.0, wait))
-        except (OSError, ValueError):
-            return True  # a closed descriptor: the read reports the end
-        return bool(readable)
+            if self._selector is None:
+                self._selector = selectors.DefaultSelector()
+                self._selector.register(self._stream.fileno(), selectors.EVENT_READ)
+            return bool(self._selector.select(max(0.0, wait)))
+        except (OSError, ValueError, KeyError, MobileAgentError):
+            return True
+
+    def _release_selector(self) -> None:
+        selector, self._selector = self._selector, None
+        if selector is not None:
+            with contextlib.suppress(OSError, ValueError):
+                selector.close()
 
     def _recv(self) -> bytes:
         try:
-            return self._stream.recv(_READ_SIZE)
+            data = self._stream.recv(_READ_SIZE)
         except (OSError, MobileAgentError) as exc:
             # readable, yet the read failed (reset, or a timeout no socket in blocking mode gives
-            # after select): the stream is over either way
+            # after the wait): the stream is over either way
             log.debug("%s: the read failed (%s%s)", self.name, exc, ", a timeout" if is_timeout(exc) else "")
             return b""
+        if data:
+            self._acknowledge_now()
+        return data
+
+    def _acknowledge_now(self) -> None:
+        """Acknowledge what was read at once (Linux TCP only; it lasts until the kernel's next
+        delayed acknowledgement, hence after every read)."""
+        if not self._quick_ack:
+            return
+        raw = _raw_socket(self._stream)
+        quick_ack = getattr(socket, "TCP_QUICKACK", None)
+        if raw is None or quick_ack is None or raw.family not in (socket.AF_INET, socket.AF_INET6):
+            self._quick_ack = False
+            return
+        try:
+            raw.setsockopt(socket.IPPROTO_TCP, quick_ack, 1)
+        except OSError:
+            self._quick_ack = False
 
     def _flush(self) -> None:
+        """Hand the session's outgoing bytes to the writer (during the handshake, before there is
+        one, write them here: nobody else runs yet)."""
         with self._lock:
             data = self._session.take_outgoing()
             if not data or self._closed.is_set():
+                return
+            writer = self._writer
+            if writer is not None:
+                writer.put(data)  # under the lock: frames keep the order the session made them in
                 return
             try:
                 self._stream.sendall(data)
             except (OSError, MobileAgentError) as exc:
                 log.debug("%s: a write failed (%s)", self.name, exc)
                 self._session.stream_ended(self._clock())
+
+    def _write_failed(self, exc: BaseException) -> None:
+        """On the writer thread: the stream is over; the reader, woken, reports it."""
+        log.debug("%s: a write failed (%s)", self.name, exc)
+        with self._lock:
+            self._session.stream_ended(self._clock())
+        self._shutdown_socket()
+
+    def _shutdown_socket(self) -> None:
+        raw = _raw_socket(self._stream)
+        if raw is not None:
+            with contextlib.suppress(OSError):
+                raw.shutdown(socket.SHUT_RDWR)
 
     def _dispatch(self, event: SessionEvent) -> None:
         if isinstance(event, Established):

@@ -28,7 +28,7 @@ from pytest_mobile_agent.agent.launch import (
     remote_jar,
     socket_name,
 )
-from pytest_mobile_agent.agent.protocol import AGENT_NAME, PROTOCOLS, Hello
+from pytest_mobile_agent.agent.protocol import AGENT_NAME, LIVENESS_TIMEOUT, PROTOCOLS, Hello
 from pytest_mobile_agent.agent.records import Record, Records
 from pytest_mobile_agent.errors import (
     Conflict,
@@ -126,6 +126,10 @@ class DeployOptions:
     ready_timeout: float = 20.0
     connect_timeout: float = 5.0
     extra_args: tuple[str, ...] = ()
+    liveness_timeout: float = LIVENESS_TIMEOUT
+    """How long the connection takes a silent agent for alive (the seed's 3 s)."""
+    kill_timeout: float = 1.0
+    """How long a SIGKILLed agent may take to go before it "survived SIGKILL"."""
 
 
 @dataclass(frozen=True)
@@ -372,7 +376,7 @@ class Deployer:
     def _connect(self, socket: str, token: str) -> Connection:
         stream: ByteStream = self.device.open_abstract(socket)
         return Connection.open(stream, token, timeout=self.options.connect_timeout,
-                               name=f"{self.serial} {socket}")
+                               name=f"{self.serial} {socket}", liveness_timeout=self.options.liveness_timeout)
 
     def _delete(self, remote: str) -> None:
         try:
@@ -442,8 +446,9 @@ class Deployer:
             return
         log.info("killing the agent %s (pid %d) on %s", socket, pid, self.serial)
         self.device.shell(f"kill -9 {int(pid)}")
-        if not self._wait_gone(pid, socket, 1.0):
-            raise DeployError(f"the agent {socket} (pid {pid}) on {self.serial} survived SIGKILL")
+        if not self._wait_gone(pid, socket, self.options.kill_timeout):
+            raise DeployError(f"the agent {socket} (pid {pid}) on {self.serial} survived SIGKILL "
+                              f"(still there {self.options.kill_timeout:g} s later)")
 
     def _kill_by_socket(self, socket: str) -> None:
         try:

@@ -563,10 +563,18 @@ class HostSession:
 
     def _handle_event(self, message: Message, now: float) -> None:
         seq = message["seq"]
-        if self._resync is None and seq != self._expected_seq:
-            self._events.append(OutOfSync(self._expected_seq, seq))
-            self._start_resync(now)
-        elif self._resync is None:
-            self._expected_seq = seq + 1
+        if self._checking_seq:
+            if seq != self._expected_seq:
+                self._events.append(OutOfSync(self._expected_seq, seq))
+                self._start_resync(now)
+            else:
+                self._expected_seq = seq + 1
         self._events.append(ProtocolEvent(seq, message["name"], message["data"], now))
+
+    @property
+    def _checking_seq(self) -> bool:
+        """Out of sync already, the host stops checking: while a resync is owed (in flight, waiting
+        for its backoff, or failed and due with the next read) a gap is no news, and a new resync
+        per event would be a storm."""
+        return self._resync is None and not self._resync_on_next_read
 

@@ -7,11 +7,19 @@ API an app's tests use.
     print(screen.dump())
 
 How the replica stays current (design D8): an event reads again (the agent reads every window, from
-its cache where its events keep it current); a frame whose hash changed reads again; after an
-action the read takes the agent's idle bound; while a wait or a settle goes on, the replica is read
-again every second, and without frames the mirror probes the bounds of a sample of nodes every
-100 ms and reads again, evicting their windows, when any moved. A warm snapshot, with nothing new
-on the event stream, is served from the replica with no device read.
+its cache where its events keep it current); after an action the read takes the agent's idle bound;
+while a wait or a settle goes on, the replica is read again every second, and without frames the
+mirror probes the bounds of a sample of nodes every 100 ms (backing off while probes go
+unanswered) and reads again, evicting their windows, when any moved. A warm snapshot, with nothing
+new on the event stream, is served from the replica with no device read.
+
+Frames are coalesced (issue 19): a frame whose hash changed opens a burst; the screen is read
+afresh once the frames stayed the same for FRAME_QUIET (a settled screen, read within 150 ms of
+going still), and while they keep changing (a spinner, shimmer, video) at most every
+FRAME_READ_INTERVAL from the agent's cache, without emptying it. Quiet is decided on the host's
+clock when each frame arrived, never on the emulator's timestamp: a skewed or lagging clock must
+not make a moving screen look still. Reads and probes during a wait take the time it has left
+(plus READ_GRACE), not the tree's whole deadline.
 
 A mirror is driven from one thread (the test's); the backends deliver events from theirs.
 """
@@ -30,6 +38,7 @@ from pytest_mobile_agent.errors import (
     MobileAgentError,
     NoMatch,
     StaleElement,
+    Timeout,
     WaitTimeout,
 )
 from pytest_mobile_agent.mirror.dump import dump_view
@@ -42,6 +51,7 @@ from pytest_mobile_agent.session.backends import (
     Backend,
     Bounds,
     Disconnected,
+    EventsLost,
     Frame,
     OutOfSync,
     ProtocolEvent,
@@ -57,6 +67,7 @@ log = logging.getLogger("pytest_mobile_agent.mirror")
 T = TypeVar("T")
 
 _PRIORITY = {
+    ReadReason.ANIMATION: -1,
     ReadReason.POLL: 0,
     ReadReason.FRAME: 1,
     ReadReason.EVENT: 2,
@@ -68,6 +79,16 @@ _PRIORITY = {
 DIRECTIONS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 DUMP_LINES_IN_ERRORS = 80
 SCROLL_QUIET = 0.15
+FRAME_QUIET = 0.1
+"""Frames unchanged this long after a change: the screen went still, and is read afresh."""
+FRAME_READ_INTERVAL = 0.25
+"""While frames keep changing, a read at most this long after the last one: 4 a second at most."""
+READ_GRACE = 0.25
+"""A read or a probe during a wait takes the time left plus this much."""
+FRESH_READS = frozenset({ReadReason.FRAME, ReadReason.POLL, ReadReason.ACTION, ReadReason.ATTACH,
+                         ReadReason.RESYNC})
+"""Reads that see every window as it is now (the others may serve event-less windows from the
+agent's cache): one that started after the latest frame change has read the burst."""
 
 
 class Mirror:
@@ -99,9 +120,13 @@ class Mirror:
         self._dirty_windows: set[int] = set()
         self._last_hash: int | None = None
         self._last_read_at = float("-inf")
+        self._poll_from = float("-inf")  # the latest read but an ANIMATION one: the poll counts from it
         self._last_change_at = float("-inf")
         self._last_input_at = float("-inf")
         self._last_probe_at = float("-inf")
+        self._probe_backoff = 0.0  # after unanswered probes, the wait before the next
+        self._frame_change_at = float("-inf")  # the latest frame change, by its arrival
+        self._burst_since: float | None = None  # the first frame change no fresh read has seen
         self.disconnection: Disconnected | None = None
         self.reads = 0
         self.probes = 0
@@ -133,13 +158,16 @@ class Mirror:
         `timeout` (a screen that never stops, such as an endless animation)."""
         quiet = self.quiet if quiet is None else quiet
 
+        def quiet_from() -> float:
+            return max(self._last_change_at, self._last_input_at) + quiet
+
         def settled(_: View) -> bool:
-            if self._dirty is not None:
+            if self._dirty is not None or self._burst_since is not None:
                 return False
-            return self._clock() - max(self._last_change_at, self._last_input_at) >= quiet
+            return self._clock() >= quiet_from()
 
         try:
-            self._until(settled, timeout, "settling")
+            self._until(settled, timeout, "settling", wake=quiet_from)
         except WaitTimeout:
             return False
         return True
@@ -322,10 +350,13 @@ class Mirror:
 
     # --- keeping the replica current ---------------------------------------------------------------
 
-    def _view(self) -> View:
+    def _view(self, deadline: float | None = None) -> View:
         self._pump(0.0)
+        reason = self._frame_read_due(self._clock())
+        if reason is not None:
+            self._mark(reason)
         if self._dirty is not None or self._replica.view is None:
-            self._read()
+            self._read(deadline)
         view = self._replica.view
         assert view is not None
         return view
@@ -335,14 +366,15 @@ class Mirror:
             self._dirty = reason
         self._dirty_windows.update(windows)
 
-    def _read(self) -> None:
+    def _read(self, deadline: float | None = None) -> None:
         self._check_connected()
         reason = self._dirty or ReadReason.POLL
         windows = sorted(self._dirty_windows)
         self._dirty = None
         self._dirty_windows.clear()
+        started = self._clock()
         try:
-            snapshot = self.backend.tree.read(reason, windows)
+            snapshot = self.backend.tree.read(reason, windows, self._time_left(deadline))
         except BaseException:
             self._mark(reason, windows)  # still owed
             raise
@@ -351,8 +383,50 @@ class Mirror:
         self.reads += 1
         self._last_read_at = now
         self._last_probe_at = now
+        if reason is not ReadReason.ANIMATION:
+            self._poll_from = now  # reads from the agent's cache while frames change must not starve the poll
+        if reason in FRESH_READS and self._burst_since is not None and started >= self._frame_change_at:
+            self._burst_since = None
         if changed:
             self._last_change_at = now
+
+    def _time_left(self, deadline: float | None) -> float | None:
+        """What a read or a probe may take: the wait's time left and the grace, when there is a wait."""
+        return None if deadline is None else max(0.0, deadline - self._clock()) + READ_GRACE
+
+    def _frame_read_due(self, now: float) -> ReadReason | None:
+        """FRAME once the frames went still, ANIMATION while they keep changing and one is due."""
+        if self._burst_since is None:
+            return None
+        if now >= self._frame_change_at + FRAME_QUIET:
+            return ReadReason.FRAME
+        if now >= self._next_animation_read():
+            return ReadReason.ANIMATION
+        return None
+
+    def _next_frame_read(self) -> float:
+        if self._burst_since is None:
+            return float("inf")
+        return min(self._frame_change_at + FRAME_QUIET, self._next_animation_read())
+
+    def _next_animation_read(self) -> float:
+        assert self._burst_since is not None
+        return max(self._last_read_at, self._burst_since) + FRAME_READ_INTERVAL
+
+    def _frame(self, event: Frame) -> None:
+        """A frame: news when it carries a change later than the last one seen (or, for a frame
+        that does not say, a hash unlike the last one), timed by its arrival."""
+        if event.changed_at:
+            changed, at = event.changed_at > self._frame_change_at, event.changed_at
+        else:
+            changed, at = event.hash != self._last_hash, event.received_at
+        self._last_hash = event.hash
+        if not changed:
+            return
+        self._frame_change_at = max(self._frame_change_at, at)
+        self._last_change_at = max(self._last_change_at, at)
+        if self._burst_since is None:
+            self._burst_since = at
 
     def _pump(self, timeout: float) -> bool:
         events = self.backend.events
@@ -370,48 +444,68 @@ class Mirror:
             else:
                 self._mark(ReadReason.EVENT, event.windows)
         elif isinstance(event, Frame):
-            if event.hash != self._last_hash:
-                self._last_hash = event.hash
-                self._last_change_at = max(self._last_change_at, event.captured_at)
-                self._mark(ReadReason.FRAME)
-        elif isinstance(event, (OutOfSync, Resynced)):
+            self._frame(event)
+        elif isinstance(event, (OutOfSync, Resynced, EventsLost)):
             self._mark(ReadReason.RESYNC)
         elif isinstance(event, Disconnected):
             self.disconnection = event
 
-    def _until(self, condition: Callable[[View], T], timeout: float, what: str, selector: Selector | None = None) -> T:
+    def _until(
+        self,
+        condition: Callable[[View], T],
+        timeout: float,
+        what: str,
+        selector: Selector | None = None,
+        wake: Callable[[], float] | None = None,
+    ) -> T:
+        """Check `condition` on the replica kept current until it holds or `timeout` passes;
+        `wake()` is when the condition may come true with nothing new on the stream (a settle's
+        end of quiet), so the wait looks again then rather than at the next poll."""
         deadline = self._clock() + max(0.0, timeout)
         while True:
-            view = self._view()
+            try:
+                view = self._view(deadline)
+            except Timeout as exc:
+                if self._clock() < deadline or self._replica.view is None:
+                    raise
+                raise self._wait_timeout(f"{what} (the last read was not answered in time)", timeout,
+                                         self._replica.view, selector) from exc
             result = condition(view)
             if result:
                 return result
-            now = self._clock()
-            if now >= deadline:
-                raise WaitTimeout(
-                    what,
-                    timeout,
-                    candidates=nearest(selector, view) if selector is not None else [],
-                    tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS),
-                )
-            self._wait_step(deadline)
+            if self._clock() >= deadline:
+                raise self._wait_timeout(what, timeout, view, selector)
+            self._wait_step(deadline, wake() if wake is not None else float("inf"))
 
-    def _wait_step(self, deadline: float) -> None:
-        """Wait for an event, a poll or a probe, whichever falls due first (never past `deadline`)."""
+    def _wait_timeout(self, what: str, timeout: float, view: View, selector: Selector | None) -> WaitTimeout:
+        return WaitTimeout(
+            what,
+            timeout,
+            candidates=nearest(selector, view) if selector is not None else [],
+            tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS),
+        )
+
+    def _wait_step(self, deadline: float, wake: float = float("inf")) -> None:
+        """Wait for an event, a poll, a frame read, a probe or `wake`, whichever falls due first
+        (never past `deadline`)."""
         probing = not self.backend.frames.live and self.backend.tree.can_probe
-        next_poll = self._last_read_at + self.poll_interval
-        next_probe = self._last_probe_at + self.probe_interval if probing else float("inf")
-        wake = min(deadline, next_poll, next_probe)
-        self._pump(max(0.0, wake - self._clock()))
+        next_poll = self._poll_from + self.poll_interval
+        next_probe = self._last_probe_at + (self._probe_backoff or self.probe_interval) if probing else float("inf")
+        now = self._clock()
+        wake = min(deadline, next_poll, next_probe, self._next_frame_read(), wake if wake > now else deadline)
+        self._pump(max(0.0, wake - now))
         # due whatever came meanwhile: a controller repeats unchanged frames, which must not starve the poll
         now = self._clock()
         if now >= next_poll:
             self._mark(ReadReason.POLL)
+        elif (reason := self._frame_read_due(now)) is not None:
+            self._mark(reason)
         elif probing and now >= next_probe and self._dirty is None:
-            self._probe()
+            self._probe(deadline)
 
-    def _probe(self) -> None:
-        """Probe a sample of the replica's nodes; read again, evicting, the windows where one moved."""
+    def _probe(self, deadline: float | None = None) -> None:
+        """Probe a sample of the replica's nodes; read again, evicting, the windows where one moved.
+        Probes that go unanswered are spaced out, twice as far each time, up to the poll interval."""
         view = self._replica.view
         self._last_probe_at = self._clock()
         if view is None:
@@ -421,12 +515,15 @@ class Mirror:
             return
         self._check_connected()
         try:
-            found = self.backend.tree.probe([e.node.id for e in sample])
+            found = self.backend.tree.probe([e.node.id for e in sample], self._time_left(deadline))
         except DisconnectedError:
             raise
         except MobileAgentError as exc:  # a late or refused probe says nothing: the poll still comes
-            log.debug("a bounds probe failed: %s", exc)
+            self._last_probe_at = self._clock()
+            self._probe_backoff = min(self.poll_interval, 2 * max(self._probe_backoff, self.probe_interval))
+            log.debug("a bounds probe failed (the next in %.1f s): %s", self._probe_backoff, exc)
             return
+        self._probe_backoff = 0.0
         self.probes += 1
         moved = sorted({e.window.id for e in sample if _moved(e, found.get(e.window.id, {}))})
         if moved:

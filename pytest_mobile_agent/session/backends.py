@@ -27,6 +27,9 @@ class ReadReason(enum.Enum):
     EVENT = "event"
     POLL = "poll"
     FRAME = "frame"
+    """The frames went still after changing: the screen settled, and is read afresh."""
+    ANIMATION = "animation"
+    """The frames keep changing: a read at a bounded rate, from the agent's cache as it stands."""
     MOVED = "moved"
 
     @property
@@ -201,9 +204,21 @@ class Disconnected:
 
 
 @dataclass(frozen=True, slots=True)
+class EventsLost:
+    """The stream reached its cap while nobody read it: `count` protocol events were left out from
+    `at` on, so the replica can no longer be trusted and is read again (as after OutOfSync)."""
+
+    count: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class Frame:
-    """A controller frame: `hash` leaves the status bar out, `captured_at` is corrected by the lag
-    the emulator's timestamp shows (time.monotonic() scale)."""
+    """A controller frame (time.monotonic() scale): `hash` leaves the status bar out; `received_at`
+    is the host's clock when it arrived; `changed_at` when the latest frame so far whose hash
+    differed from the one before it arrived (this one's, or an earlier one's: a frame nobody read yet
+    is replaced by the next, and the change it carried stays known); `captured_at` estimates when
+    the emulator drew it, from its timestamp, corrected by the smallest lag seen (clock skew)."""
 
     hash: int
     captured_at: float
@@ -211,9 +226,15 @@ class Frame:
     seq: int
     width: int
     height: int
+    changed_at: float = 0.0
+
+    @property
+    def last_change(self) -> float:
+        """When the screen was last seen changing, by the host's clock at arrival."""
+        return self.changed_at or self.received_at
 
 
-SessionEvent = ProtocolEvent | OutOfSync | Resynced | Disconnected | Frame
+SessionEvent = ProtocolEvent | OutOfSync | Resynced | Disconnected | Frame | EventsLost
 
 
 # --- input ---------------------------------------------------------------------------------------
@@ -254,9 +275,10 @@ class Screenshot:
 
 @runtime_checkable
 class TreeBackend(Protocol):
-    def read(self, reason: ReadReason, windows: Sequence[int] = ()) -> Snapshot:
+    def read(self, reason: ReadReason, windows: Sequence[int] = (), timeout: float | None = None) -> Snapshot:
         """Read every interactive window. `windows` names the windows the read is for; a read for
-        MOVED asks the agent to evict their cache first."""
+        MOVED asks the agent to evict their cache first. `timeout` caps the backend's own read
+        deadline (a wait with less time left passes what it has)."""
         ...
 
     @property
@@ -264,8 +286,8 @@ class TreeBackend(Protocol):
         """Whether `probe` is served (the agent advertises the bounds capability)."""
         ...
 
-    def probe(self, node_ids: Sequence[int]) -> ProbedBounds:
-        """The current bounds of these nodes of the latest read, by window."""
+    def probe(self, node_ids: Sequence[int], timeout: float | None = None) -> ProbedBounds:
+        """The current bounds of these nodes of the latest read, by window; `timeout` as in read."""
         ...
 
 

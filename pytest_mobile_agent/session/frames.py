@@ -1,11 +1,18 @@
 """Frames, with a controller only, and screenshots from the agent.
 
 A daemon thread subscribes to 540-pixel-wide RGB888 frames and puts each on the event stream as a
-Frame whose hash leaves the top 6 % of rows out (the status bar, whose clock changes on its own),
-and whose capture time is its arrival minus the lag the emulator's timestamp shows, at most a
-second. The last four frames are kept; `jpeg` turns one upright (clockwise, by the display's
-quarter turns), scales it by area average and encodes it. A failed stream is subscribed to again
-and the failure counted for the status report.
+Frame whose hash leaves the top 6 % of rows out (the status bar, whose clock changes on its own).
+Its times are the host's clock when it arrived (`received_at`, stamped by the stream's reader as
+it came off the wire) and when the latest change arrived (`changed_at`: quiet is decided on these);
+its capture time estimates when the emulator drew it: the arrival minus the lag its timestamp
+shows beyond the smallest lag seen so far (which is the clocks' skew, as far as the host can tell),
+at most a second. The last four frames are kept; `jpeg` turns one upright (clockwise, by the
+display's quarter turns), scales it by area average and encodes it.
+
+A failed stream is subscribed to again, the attempts spaced out exponentially up to half a second
+(the controller's channel reconnects as promptly), each failure counted for the status report, and
+logged at most once every LOG_EVERY seconds. `live` is true only while a stream is open: during an
+outage the mirror probes the agent as it does without a controller.
 """
 
 from __future__ import annotations
@@ -34,7 +41,9 @@ FRAME_WIDTH = 540
 KEPT_FRAMES = 4
 MAX_LAG = 1.0
 SCREENSHOT_TIMEOUT = 10.0
-RESUBSCRIBE_BACKOFF = 0.25
+RESUBSCRIBE_FIRST = 0.05
+RESUBSCRIBE_MAX = 0.5
+LOG_EVERY = 10.0
 NEXT_TIMEOUT = 0.25
 """How long one wait for a frame lasts, so that stop() is seen promptly (a still screen sends none)."""
 
@@ -60,10 +69,21 @@ class FrameController(Protocol):
 _HASHER = FrameHasher()
 
 
-def capture_time(arrival: float, timestamp_us: int, wall_now: float) -> float:
-    """The arrival time (monotonic) minus the lag the emulator's timestamp shows, at most a second."""
-    lag = wall_now - timestamp_us / 1_000_000 if timestamp_us else 0.0
+def capture_time(arrival: float, timestamp_us: int, wall_at_arrival: float, skew: float = 0.0) -> float:
+    """The arrival time (monotonic) minus the lag the emulator's timestamp shows beyond `skew` (the
+    smallest lag seen: the clocks' offset), at most a second."""
+    lag = wall_at_arrival - timestamp_us / 1_000_000 - skew if timestamp_us else 0.0
     return arrival - min(MAX_LAG, max(0.0, lag))
+
+
+class _Outage:
+    """Failed subscriptions in a row: how many, since when, and when one was last logged."""
+
+    def __init__(self, now: float) -> None:
+        self.since = now
+        self.failures = 0
+        self.logged_at = float("-inf")
+        self.backoff = RESUBSCRIBE_FIRST
 
 
 @dataclass(frozen=True)
@@ -97,18 +117,23 @@ class FrameSource:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._stream: Any = None
+        self._open = False
+        self._last_hash: int | None = None
+        self._changed_at = 0.0
+        self._skew: float | None = None
         self.received = 0
         self.failures = 0
         self.last_failure: BaseException | None = None
 
     @property
     def live(self) -> bool:
-        return self._controller is not None
+        """Whether frames can arrive now: a controller, and its stream open."""
+        return self._controller is not None and self._open
 
     def start(self) -> None:
         if self._controller is None or self._thread is not None:
             return
-        self._thread = threading.Thread(target=self._run, name="mobile-agent-frames", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="mobile-agent-frame-source", daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 2.0) -> None:
@@ -120,14 +145,20 @@ class FrameSource:
 
     def accept(self, raw: Any) -> Frame:
         """Take one frame from the controller: hash it, time it, keep it, put it on the stream."""
-        arrival = getattr(raw, "received_at", 0.0) or self._clock()
+        now = self._clock()
+        arrival = getattr(raw, "received_at", 0.0) or now
+        digest = _HASHER.key(raw)
+        if digest != self._last_hash:
+            self._last_hash = digest
+            self._changed_at = arrival
         event = Frame(
-            hash=_HASHER.key(raw),
-            captured_at=capture_time(arrival, int(getattr(raw, "timestamp_us", 0) or 0), self._wall()),
+            hash=digest,
+            captured_at=self._captured_at(arrival, int(getattr(raw, "timestamp_us", 0) or 0), now),
             received_at=arrival,
             seq=int(getattr(raw, "seq", 0) or 0),
             width=raw.width,
             height=raw.height,
+            changed_at=self._changed_at,
         )
         with self._lock:
             self._kept.append(KeptFrame(event, raw, int(getattr(raw, "rotation", self._rotation()) or 0)))
@@ -166,6 +197,14 @@ class FrameSource:
         except (KeyError, TypeError, ValueError, binascii.Error) as exc:
             raise ProtocolError(f"malformed screenshot from the agent: {exc}") from None
 
+    def _captured_at(self, arrival: float, timestamp_us: int, now: float) -> float:
+        if not timestamp_us:
+            return arrival
+        wall_at_arrival = self._wall() - (now - arrival)  # the wall clock when it arrived, not now
+        lag = wall_at_arrival - timestamp_us / 1_000_000
+        self._skew = lag if self._skew is None else min(self._skew, lag)
+        return capture_time(arrival, timestamp_us, wall_at_arrival, self._skew)
+
     # --- the subscription ------------------------------------------------------------------------
 
     def _find(self, frame: Frame | None) -> KeptFrame:
@@ -182,23 +221,43 @@ class FrameSource:
 
     def _run(self) -> None:
         assert self._controller is not None
+        outage: _Outage | None = None
         while not self._stop.is_set():
+            attempt = time.monotonic()
             try:
                 self._stream = self._controller.stream(width=FRAME_WIDTH)
+                self._open = True
+                if outage is not None:
+                    log.info("the controller's frame stream is back after %d failed subscriptions in %.1f s",
+                             outage.failures, time.monotonic() - outage.since)
+                    outage = None
                 while not self._stop.is_set():
                     raw = self._stream.next(NEXT_TIMEOUT)
                     if raw is not None and raw.width and raw.height:
                         self.accept(raw)
             except Exception as exc:  # a failed stream is subscribed to again
+                self._open = False
                 if self._stop.is_set():
                     break
-                self.failures += 1
-                self.last_failure = exc
-                log.warning("the controller's frame stream failed, subscribing again: %s", exc)
-                self._stop.wait(RESUBSCRIBE_BACKOFF)
+                outage = outage or _Outage(attempt)
+                self._failed(exc, outage)
+                # at most one attempt per backoff; an attempt that waited (for the channel) waits no more
+                self._stop.wait(max(0.0, outage.backoff - (time.monotonic() - attempt)))
+                outage.backoff = min(RESUBSCRIBE_MAX, outage.backoff * 2)
             finally:
+                self._open = False
                 _close_quietly(self._stream)
                 self._stream = None
+
+    def _failed(self, exc: BaseException, outage: _Outage) -> None:
+        self.failures += 1
+        self.last_failure = exc
+        outage.failures += 1
+        now = time.monotonic()
+        if now - outage.logged_at >= LOG_EVERY:
+            outage.logged_at = now
+            log.warning("the controller's frame stream failed (%d in a row), subscribing again: %s",
+                        outage.failures, exc)
 
 
 def upright(width: int, height: int, data: bytes, rotation: int) -> Image.Image:

@@ -1,19 +1,39 @@
 """Input: taps, long presses, swipes, keys and text, in physical pixels, to the agent or the controller.
 
 Everything goes to the agent with a 5 s deadline plus the gesture's duration. With a controller,
-taps and swipes go through it instead (a swipe moves every 8 ms along its line, as the agent's
-does); keys and text stay with the agent. A controller that fails before a touch lands hands that
-input to the agent, and from then on all input goes through the agent. Input the controller
-injected is foreign to the agent, which the tree source is told (its next read waits and evicts).
+long presses and swipes go through it instead (a swipe moves every 8 ms along its line, as the
+agent's does, each move at its own time from the touch-down, not 8 ms after the previous one's
+answer); keys, text and taps stay with the agent.
+
+Taps stay with the agent because a tap must never become a long press. The emulator injects each
+sendTouch when it arrives, one event frame per call (TouchEventSender::send schedules the call's
+touches on its looper and doSend ends them with one SYN_REPORT; aosp-mirror/platform_external_qemu,
+android/emulation/control/keyboard/TouchEventSender.cpp), so a down and an up in one call would be
+one frame with no contact in it, and in two calls the press lasts as long as the host takes
+between them: under a CPU quota that was 601 to 807 ms, a long press to the app. The agent injects
+both events on the device, back to back, with explicit event times (docs/protocol.md `tap`), so the
+device sees the same short press whatever the host's load.
+
+The first move of a controller swipe has the same hazard: a pointer still past the long-press
+timeout is a long press, and the drag after it is no swipe. A first move that came later than
+TAP_TIMEOUT after the touch-down (as far as the host can tell: from sending the down to the move's
+answer) ends the swipe there, reported not carried out (`accepted` false), never as accepted.
+Whatever fails after the touch-down, the pointer is lifted (best effort), so it never stays pressed
+for the next user of the device.
+
+A controller that fails before a touch lands hands that input to the agent, and from then on all
+input goes through the agent. Input the controller injected is foreign to the agent, which the tree
+source is told (its next read waits and evicts).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -27,6 +47,10 @@ INPUT_TIMEOUT = 5.0
 MOVE_INTERVAL = 0.008
 REST = 0.060
 """A resting release rests this long: the velocity tracker takes a pointer still for 40 ms as stopped."""
+TAP_TIMEOUT = 0.3
+"""The longest a controller press may stay still before it may be no tap: below Android's long-press
+timeout (ViewConfiguration.DEFAULT_LONG_PRESS_TIMEOUT: 400 ms from Android 12, 500 ms before; the
+virtual app takes 500), with room for the touch's own round trip."""
 
 
 class TouchController(Protocol):
@@ -86,8 +110,8 @@ class InputRouter:
     # --- the InputBackend ------------------------------------------------------------------------
 
     def tap(self, x: float, y: float) -> Ack:
-        px, py = self._px(x), self._px(y)
-        return self._touch(lambda c: self._controller_tap(c, px, py, 0.0), lambda: self._agent_tap(px, py, 0.0))
+        """Through the agent on every path: the device sees a fixed short press (the module's doc)."""
+        return self._agent_tap(self._px(x), self._px(y), 0.0)
 
     def long_press(self, x: float, y: float, hold: float) -> Ack:
         px, py, hold = self._px(x), self._px(y), max(0.0, hold)
@@ -177,28 +201,58 @@ class InputRouter:
     # --- the controller's gestures ---------------------------------------------------------------
 
     def _controller_tap(self, controller: TouchController, x: int, y: int, hold: float) -> Ack:
+        """A long press: down, held `hold` seconds from the touch-down, up (lifted whatever fails)."""
         _land(controller, x, y)
-        if hold > 0:
-            self._sleep(hold)
-        _lift(controller, x, y)
+        down_at = self._clock()
+        with self._lifting(controller, lambda: (x, y)):
+            self._sleep_until(down_at + hold)
         return Ack(accepted=True, path="controller")
 
     def _controller_swipe(
         self, controller: TouchController, line: tuple[int, int, int, int], duration: float, resting: bool
     ) -> Ack:
         points = swipe_path(line, duration)
-        x, y = line[0], line[1]
-        _land(controller, x, y)
-        for x, y in points:
-            self._sleep(MOVE_INTERVAL)
-            _move(controller, x, y)
-        if resting:
-            self._sleep(REST)
-            dx, dy = one_pixel_on(line)
-            x, y = x + dx, y + dy
-            _move(controller, x, y)
-        _lift(controller, x, y)
+        at = [line[0], line[1]]
+        sent_down = self._clock()
+        _land(controller, line[0], line[1])
+        down_at = self._clock()
+        with self._lifting(controller, lambda: (at[0], at[1])):
+            for i, (x, y) in enumerate(points, 1):
+                self._sleep_until(down_at + i * MOVE_INTERVAL)
+                _move(controller, x, y)
+                at[:] = [x, y]
+                if i == 1 and self._clock() - sent_down > TAP_TIMEOUT:
+                    log.warning("the swipe's first move came %.0f ms after its touch-down, past the tap timeout "
+                                "(%.0f ms): lifted there, not carried out", (self._clock() - sent_down) * 1000,
+                                TAP_TIMEOUT * 1000)
+                    return Ack(accepted=False, path="controller", moves=1)
+            if resting:
+                self._sleep_until(down_at + len(points) * MOVE_INTERVAL + REST)
+                dx, dy = one_pixel_on(line)
+                at[:] = [at[0] + dx, at[1] + dy]
+                _move(controller, at[0], at[1])
         return Ack(accepted=True, path="controller", moves=len(points) + (1 if resting else 0))
+
+    @contextlib.contextmanager
+    def _lifting(self, controller: TouchController, where: Callable[[], tuple[int, int]]) -> Iterator[None]:
+        """Lift the pointer at the end, where it is then; after a failure too, best effort (the
+        failure is what the caller hears of)."""
+        try:
+            yield
+        except BaseException:
+            x, y = where()
+            try:
+                controller.touch(x, y, False)
+            except Exception as exc:
+                log.warning("lifting the pointer after a failed gesture failed too: %s", exc)
+            raise
+        x, y = where()
+        _lift(controller, x, y)
+
+    def _sleep_until(self, when: float) -> None:
+        left = when - self._clock()
+        if left > 0:
+            self._sleep(left)
 
     # --- helpers ---------------------------------------------------------------------------------
 

@@ -4,11 +4,12 @@
 
 | Target                                              | Taps and swipes | Frames     | Warning                   |
 |-----------------------------------------------------|-----------------|------------|---------------------------|
-| Emulator whose controller connects                  | controller      | controller | none                      |
+| Emulator whose controller connects                  | controller (1)  | controller | none                      |
 | Emulator whose controller does not resolve / answer | agent           | none       | launch flag, console cmd  |
 | Emulator with the controller turned off, or device  | agent           | none       | none                      |
 
-Screenshots, keys and text go through the agent on every path. `status_lines` writes the report
+(1) long presses and swipes; taps go through the agent (session/input.py says why). Screenshots, keys
+and text go through the agent on every path. `status_lines` writes the report
 `Session.status()` returns: the agent, the active path of each kind, the keyboard, the warning and
 what failed since.
 """
@@ -27,6 +28,9 @@ from pytest_mobile_agent.errors import MobileAgentError, Unavailable
 log = logging.getLogger("pytest_mobile_agent.session")
 
 TOUCH_KINDS = "taps, long presses and swipes"
+CONTROLLER_KINDS = "long presses and swipes"
+"""Taps go through the agent on every path: a tap through the controller lasts as long as the host
+takes between two sendTouch calls, which a loaded host turns into a long press (session/input.py)."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +142,8 @@ def _input_line(facts: StatusFacts) -> str:
             f"input: agent ({TOUCH_KINDS}); the emulator controller at {facts.controller_url} "
             f"failed: {facts.controller_failure}"
         )
-    return f"input: emulator controller at {facts.controller_url} ({TOUCH_KINDS})"
+    return (f"input: emulator controller at {facts.controller_url} ({CONTROLLER_KINDS}); taps: agent "
+            "(it injects a tap's down and up on the device a fixed short time apart)")
 
 
 def _frames_line(facts: StatusFacts) -> str:

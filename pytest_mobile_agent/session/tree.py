@@ -6,9 +6,14 @@ reads the target's own changes trigger (events, polls, frames, moved nodes) do n
 mirror's settle replaces the platform's idle wait. Input the agent did not inject (the
 controller's) leaves the agent's cache of event-less (Compose) windows stale and starts no idle
 wait, so the next read waits until that input is 200 ms old and, when the latest read showed an
-event-less window, asks the agent to evict those windows first. Polls and frame-triggered reads
-evict the event-less windows too: the agent serves those from its cache until told otherwise, and a
-poll served from that cache would see nothing new.
+event-less window, asks the agent to evict those windows first. Polls and the read after frames
+went still evict the event-less windows too: the agent serves those from its cache until told
+otherwise, and a poll served from that cache would see nothing new. The reads while frames keep
+changing (ANIMATION) do not: a cold Compose read takes 0.5 to 1.5 s on an emulator, and one per
+animation frame would load the agent and the app's UI thread for nothing.
+
+A read or a probe takes the caller's `timeout` when it is shorter than the tree's own deadline (a
+wait with little time left does not overrun it by the 10 s read deadline).
 """
 
 from __future__ import annotations
@@ -39,8 +44,9 @@ log = logging.getLogger("pytest_mobile_agent.session")
 
 BOUNDS_CAPABILITY = "bounds"
 EVICTING_EVENT_LESS = frozenset({ReadReason.POLL, ReadReason.FRAME})
-"""Reads that exist because an event-less window may have changed unannounced (a poll, a frame whose
-hash changed): the agent serves such a window from its cache until told otherwise, so they evict it."""
+"""Reads that exist because an event-less window may have changed unannounced (a poll, frames that
+changed and went still): the agent serves such a window from its cache until told otherwise, so
+they evict it."""
 FOREIGN_INPUT_QUIET = 0.2
 """How old input the agent did not inject must be before a read (the agent's idle_quiet_ms)."""
 
@@ -116,21 +122,22 @@ class AgentTree:
     def window_of(self, node_id: int) -> int | None:
         return self._window_of.get(node_id)
 
-    def read(self, reason: ReadReason, windows: Sequence[int] = ()) -> Snapshot:
+    def read(self, reason: ReadReason, windows: Sequence[int] = (), timeout: float | None = None) -> Snapshot:
         params = self._params(reason, windows)
         started = self._clock()
-        result = self._connection.request("snapshot", params, self._options.read_timeout)
+        result = self._connection.request("snapshot", params, _capped(self._options.read_timeout, timeout))
         snapshot = parse_snapshot(result, scale=self._scale(), reason=reason, read_at=self._clock())
         self._remember(snapshot, reason, params, started)
         return snapshot
 
-    def probe(self, node_ids: Sequence[int]) -> ProbedBounds:
+    def probe(self, node_ids: Sequence[int], timeout: float | None = None) -> ProbedBounds:
         """One bounds request for these nodes, mapped back to their windows by id."""
         if not self.can_probe:
             raise ProtocolError("the agent does not advertise bounds probes (agent 0.3.0 on)")
         if not node_ids:
             return {}
-        result = self._connection.request("bounds", {"ids": list(node_ids)}, self._options.probe_timeout)
+        result = self._connection.request("bounds", {"ids": list(node_ids)},
+                                          _capped(self._options.probe_timeout, timeout))
         found: dict[int, dict[int, Bounds]] = {}
         for entry in _list(result, "nodes"):
             node_id = _int(entry, "id")
@@ -180,6 +187,10 @@ class AgentTree:
             node_count=snapshot.node_count,
             windows=len(snapshot.windows),
         )
+
+
+def _capped(own: float, given: float | None) -> float:
+    return own if given is None else max(0.001, min(own, given))
 
 
 # --- parsing -------------------------------------------------------------------------------------

@@ -229,13 +229,13 @@ def test_the_controllers_token_is_in_no_log_record_status_or_error(vd: Bench, tm
         try:
             assert session.controller is not None, session.warning
             screen = Mirror(session.backend(), timeout=5.0)
-            assert screen.find(id="tab_list").tap().path == "controller"
+            assert screen.long_press(id="tab_list", hold=0.6).path == "controller"
             texts += session.status() + [repr(session.controller), repr(session.controller.endpoint)]
             with pytest.raises(errors.MobileAgentError) as refused:  # the same endpoint, a wrong token
                 Controller.connect(Endpoint.at(double.port, token="0" * 64, serial=vd.serial), timeout=2.0)
             texts += [str(refused.value), repr(refused.value)]
             double.stop()  # a failure mid-session: its texts too
-            screen.find(id="tab_login").tap()
+            screen.long_press(id="tab_login", hold=0.6)
             texts += session.status()
         finally:
             session.stop()

@@ -15,6 +15,9 @@ KINDS = ("text", "content", "structure", "state", "scroll", "selection")
 
 @dataclass(frozen=True)
 class NodesChanged:
+    """Nodes of a window changed; no nodes and no kinds is a redraw (an animation frame): the pixels
+    changed, the tree did not, and no accessibility event goes out for it."""
+
     window: int
     nodes: tuple[int, ...]
     kinds: tuple[str, ...]

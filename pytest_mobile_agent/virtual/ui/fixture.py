@@ -1,4 +1,5 @@
-"""The Compose fixture app `dev.mobileagent.fixture`: tabs Login, List and Big.
+"""The Compose fixture app `dev.mobileagent.fixture`: tabs Login, List and Big, and the Loading
+screen (`--es tab Loading`, not in the tab row: a spinner that never stops, `virtual/ui/spinner.py`).
 
 Compose sends no change events, so the app's windows (its main window and its in-app alert) say
 `sends_change_events: false`. A tab switch tears the old screen down at once (its nodes are gone,
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.apk import Activity, Manifest
 
+from . import spinner
 from .node import Node, ScrollInfo, Window
 from .system import LAYER_ALERT, LAYER_APP
 
@@ -26,12 +28,13 @@ if TYPE_CHECKING:
 PACKAGE = "dev.mobileagent.fixture"
 MAIN_ACTIVITY = ".MainActivity"
 TABS = ("Login", "List", "Big")
+SCREENS = (*TABS, spinner.SCREEN)
 BIG_CELLS = 500
 BIG_COLUMNS = 10
 LIST_ITEMS = 100
 FRAME_NODES = 10
 #: model milliseconds from a tab's selection (or the app's start) to its screen being composed
-COMPOSE_MS = {"Login": 40.0, "List": 60.0, "Big": 180.0}
+COMPOSE_MS = {"Login": 40.0, "List": 60.0, "Big": 180.0, spinner.SCREEN: 40.0}
 LAUNCH_MS = 120.0
 
 #: the manifest of the fixture app's APK as the emulator image has it installed (versionCode 1);
@@ -122,6 +125,8 @@ class FixtureApp:
         self.permission_results: dict[str, str] = {}
         self._screen: Node | None = None
         self._generation = 0
+        #: `--es spin_ms N`: the Loading screen's spinner stops after N model ms (None: never)
+        self.spin_ms: float | None = None
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -133,7 +138,8 @@ class FixtureApp:
         """`am start -n dev.mobileagent.fixture/.MainActivity [--es tab Big] [--es prompt camera]`."""
         extras = dict(extras or {})
         tab = extras.get("tab", "Login")
-        tab = next((t for t in TABS if t.lower() == tab.lower()), "Login")
+        tab = next((t for t in SCREENS if t.lower() == tab.lower()), "Login")
+        self.spin_ms = _milliseconds(extras.get("spin_ms"))
         if self.window is None:
             self.window = self._frame()
             self.model.add_window(self.window)
@@ -218,7 +224,7 @@ class FixtureApp:
 
     def _compose(self, tab: str) -> None:
         screen = Node("android.view.View", self.model.geo.content, res=f"screen_{tab.lower()}", package=PACKAGE)
-        {"Login": self._login, "List": self._list, "Big": self._big}[tab](screen)
+        {"Login": self._login, "List": self._list, "Big": self._big, spinner.SCREEN: self._loading}[tab](screen)
         self._compose_root.add(screen)
         self._screen = screen
         self.composed = True
@@ -291,6 +297,13 @@ class FixtureApp:
                                     text=f"Cell {n}", res=f"cell_{n}", clickable=True))
                 cell.on_click = (lambda node=cell: self._toggle(node))
 
+    def _loading(self, screen: Node) -> None:
+        assert self.window is not None
+        generation = self._generation
+        spinner.loading_screen(self.model, self.window, screen, self.spin_ms,
+                               alive=lambda: generation == self._generation and self.window is not None,
+                               on_loaded=lambda nodes: self.content_changed(nodes, ("structure",)))
+
     def _toggle(self, node: Node) -> None:
         node.selected = not node.selected
         self.content_changed([node], ("state",))
@@ -325,3 +338,10 @@ class FixtureApp:
 
     def permission_answered(self, permission: str, verdict: str) -> None:
         self.permission_results[permission] = verdict
+
+
+def _milliseconds(value: str | None) -> float | None:
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None

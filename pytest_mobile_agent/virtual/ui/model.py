@@ -30,6 +30,8 @@ from .settings import SettingsApp
 if TYPE_CHECKING:
     from PIL import Image
 
+    from .spinner import Spinner
+
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
 MIN_FLING_PX_PER_MS = 0.13
@@ -77,6 +79,9 @@ class UiModel:
         #: `wm density`); the model lays itself out again when it changes
         self.geometry_source: Callable[[], Geometry] | None = None
         self.render_cache: dict[tuple[int, int, int], Image.Image] = {}
+        #: what is drawn afresh over its window's cached pixels on every render (the Loading
+        #: screen's spinner): `window`, `draw(image)`
+        self.animations: list[Spinner] = []
         self._listeners: list[Listener] = []  # copied on write
         self._listeners_lock = threading.Lock()
         self._timers: list[tuple[float, int, Callable[[], None]]] = []
@@ -281,6 +286,13 @@ class UiModel:
             if window in self._windows:
                 self._notify(NodesChanged(window.id, tuple(n.uid for n in nodes), kinds,
                                           window.sends_change_events))
+
+    def redrawn(self, window: Window) -> None:
+        """The window's pixels changed and none of its nodes did (an animation frame): the display
+        shows a new frame; the tree, its caches and the accessibility events stay as they are."""
+        with self.lock:
+            if window in self._windows:
+                self._notify(NodesChanged(window.id, (), (), False))
 
     def find(self, uid: int) -> tuple[Window, Node] | None:
         """The live node with this id, and its window."""

@@ -53,6 +53,9 @@ def render(model: UiModel, width: int | None = None, height: int | None = None) 
             layer = _draw_window(model, w)
             _cache[key] = layer
         image.paste(layer, (w.bounds[0], w.bounds[1]))
+        for animation in model.animations:
+            if animation.window is w:
+                animation.draw(image)
     for key in [k for k in _cache if k not in live and k[0] in {w.id for w in windows}]:
         del _cache[key]
     if len(_cache) > 64:

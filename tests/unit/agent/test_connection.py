@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import resource
 import threading
 import time
 from collections.abc import Iterator
@@ -17,6 +20,7 @@ from pytest_mobile_agent.agent.protocol import (
     OutOfSync,
     ProtocolEvent,
     Resynced,
+    encode,
 )
 from pytest_mobile_agent.errors import (
     AgentError,
@@ -272,3 +276,106 @@ def test_close_stops_the_reader_and_reports_the_disconnection(agents, connection
     assert isinstance(sink.wait(1)[0], Disconnection)
     assert agent.ended.wait(1.0)
     assert conn._thread is not None and not conn._thread.is_alive()
+
+
+# --- under stalls (issue 19): descriptors past select()'s limit, writes the agent does not drain,
+# --- and the order of the last events at close
+
+FD_SETSIZE = 1024
+
+
+@contextlib.contextmanager
+def descriptors_taken(count: int) -> Iterator[None]:
+    """`count` descriptors open in this process, so the next socket gets a number above them."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = count + 256
+    if soft < wanted:
+        if hard != resource.RLIM_INFINITY and hard < wanted:
+            pytest.skip(f"this host allows {hard} open files; the test needs {wanted}")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    opened = [os.open(os.devnull, os.O_RDONLY) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for fd in opened:
+            os.close(fd)
+        if soft < wanted:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_silent_agent_on_a_descriptor_past_1024_is_declared_dead_for_its_silence(agents, connections) -> None:
+    """Item 7: select() cannot watch a descriptor >= FD_SETSIZE; with 1,100 open, a silent agent was
+    declared dead after the 10 s io deadline, as "stream ended"."""
+    with descriptors_taken(1100):
+        agent = _serve(agents, answer_pings=False)
+        assert agent.host_end.fileno() >= FD_SETSIZE
+        session = HostSession(token=TOKEN, ping_interval=0.05, liveness_timeout=0.3)
+        conn = _open(connections, agent, session=session)
+        sink = Collect()
+        conn.set_sink(sink)
+        assert conn.wait_closed(3.0)
+        (gone,) = sink.wait(1)
+        assert isinstance(gone, Disconnection) and "silent" in gone.reason
+
+
+def test_a_write_the_agent_does_not_drain_holds_up_neither_reading_nor_other_callers(agents, connections) -> None:
+    """Item 8: a sendall blocked on a full socket buffer held the lock the reader needs."""
+    release = threading.Event()
+    agent = _serve(agents, handlers={"hold": lambda r: (release.wait(10.0), {})[1],
+                                     "big": lambda r: {}, "tap": lambda r: {"accepted": True}})
+    conn = _open(connections, agent)
+    sink = Collect()
+    conn.set_sink(sink)
+    results: dict[str, Any] = {}
+
+    def call(name: str, method: str, params: dict[str, Any]) -> None:
+        results[name] = conn.request(method, params, timeout=8.0)
+
+    holder = threading.Thread(target=call, args=("hold", "hold", {}))
+    holder.start()  # the agent's only reader now waits in the handler: it reads nothing more
+    assert agent.wait_for(lambda: bool(agent.frames("request")))
+    writer = threading.Thread(target=call, args=("big", "big", {"blob": "x" * (8 << 20)}))
+    writer.start()  # 8 MiB do not fit the socket buffers: this write blocks until the agent reads
+    time.sleep(0.3)
+    try:
+        started = time.monotonic()
+        agent.event("window_changed", {"window": 12})
+        events = sink.wait(1, timeout=2.0)
+        delivered_in = time.monotonic() - started
+        assert [type(e) for e in events] == [ProtocolEvent]
+        assert delivered_in < 1.0  # the reader went on while the write waited
+        assert writer.is_alive()  # the write was indeed still blocked
+    finally:
+        release.set()
+        holder.join(10.0)
+        writer.join(10.0)
+    assert results == {"hold": {}, "big": {}}
+
+
+def test_close_delivers_the_disconnection_after_the_readers_batch(agents, connections) -> None:
+    """Item 11: close() delivered Disconnection on the caller's thread while the reader was still
+    delivering its batch."""
+    agent = _serve(agents)
+    conn = _open(connections, agent)
+    entered, proceed = threading.Event(), threading.Event()
+    got: list[tuple[Any, str]] = []
+
+    def sink(event: Any) -> None:
+        got.append((event, threading.current_thread().name))
+        if isinstance(event, ProtocolEvent) and event.seq == 1:
+            entered.set()
+            proceed.wait(2.0)
+
+    conn.set_sink(sink)
+    agent.send_raw(b"".join(encode({"type": "event", "seq": seq, "name": "window_changed", "data": {"window": 12}})
+                            for seq in (1, 2, 3)))
+    assert entered.wait(2.0)
+    closer = threading.Thread(target=conn.close, name="closer")
+    closer.start()
+    time.sleep(0.2)
+    proceed.set()
+    closer.join(5.0)
+    kinds = [(type(event).__name__, getattr(event, "seq", None)) for event, _ in got]
+    assert kinds == [("ProtocolEvent", 1), ("ProtocolEvent", 2), ("ProtocolEvent", 3), ("Disconnection", None)]
+    assert got[-1][1] == got[0][1]  # on the reader's thread, like every event before it
+    assert conn.closed

@@ -20,7 +20,7 @@ from pytest_mobile_agent.agent.launch import SocketName, socket_name
 from pytest_mobile_agent.agent.records import Record, Records
 from pytest_mobile_agent.errors import Conflict, DeployError, StaleJar, Timeout
 
-from .fake_device import FakeDevice, Holder
+from .fake_device import FakeDevice, Holder, Output
 
 JAR = AgentJar.stand_in()
 TOKEN = "a" * 32
@@ -343,3 +343,47 @@ def test_an_agent_whose_hello_names_another_pid_than_recorded_is_unreachable(fak
         assert old.pid in fake.kills
     finally:
         result.connection.close()
+
+
+# --- timeouts for a slow device (issue 19 item 13) --------------------------------------------------
+
+
+class _SlowToDie(FakeDevice):
+    """A device where a SIGKILLed process takes `dies_after` seconds to go (a loaded emulator)."""
+
+    def __init__(self, dies_after: float) -> None:
+        super().__init__()
+        self.dies_after = dies_after
+
+    def shell(self, cmd: str) -> Output:
+        if cmd.startswith("kill -9 "):
+            import threading
+
+            pid = int(cmd.split()[-1])
+            self.commands.append(cmd)
+            self.kills.append(pid)
+            threading.Timer(self.dies_after, lambda: self.exit(pid)).start()
+            return Output(0)
+        return super().shell(cmd)
+
+
+def test_the_wait_after_sigkill_and_the_liveness_bound_are_the_callers_to_raise() -> None:
+    defaults = DeployOptions()
+    assert (defaults.kill_timeout, defaults.liveness_timeout) == (1.0, 3.0)  # the seed's values
+    slow = _SlowToDie(dies_after=1.5)
+    try:
+        result = _deployer(slow, exit_timeout=0.1).attach()
+        slow.agents[result.record.pid].exits_on_shutdown = False
+        with pytest.raises(DeployError, match="survived SIGKILL"):
+            result.stop()
+    finally:
+        slow.close()
+    slow = _SlowToDie(dies_after=0.5)
+    try:
+        result = _deployer(slow, exit_timeout=0.1, kill_timeout=3.0, liveness_timeout=10.0).attach()
+        assert result.connection._session.liveness_timeout == 10.0
+        slow.agents[result.record.pid].exits_on_shutdown = False
+        result.stop()
+        assert slow.kills == [result.record.pid] and slow.agents == {}
+    finally:
+        slow.close()

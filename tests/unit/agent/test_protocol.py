@@ -290,6 +290,28 @@ def test_a_resync_reported_failed_is_sent_again_on_the_next_read() -> None:
     assert frames[1]["id"] == read
 
 
+def test_after_a_resync_reported_failed_later_events_start_no_resync_until_the_next_read() -> None:
+    """Issue 19 item 4: 200 events after a non-retryable resync failure made 201 resyncs."""
+    session = _established(0.0)
+    session.receive(_event(2), 0.1)
+    (first,) = _frames(session)
+    session.receive(encode({"type": "response", "id": first["id"],
+                            "error": {"code": "internal", "message": "broken", "retryable": False}}), 0.2)
+    session.take_events()
+    session.receive(b"".join(_event(seq) for seq in range(10, 210)), 0.3)  # the agent's seq runs on
+    events = session.take_events()
+    assert [e for e in events if isinstance(e, OutOfSync)] == []  # the gap is already known
+    assert len([e for e in events if isinstance(e, ProtocolEvent)]) == 200  # every event still passes
+    assert [f for f in _frames(session) if f["type"] == "request"] == []
+    session.request("snapshot", {}, 10000, 0.4)
+    resync, read = _frames(session)
+    assert (resync["method"], read["method"]) == ("resync", "snapshot")
+    session.receive(encode({"type": "response", "id": resync["id"], "result": {"seq": 300}}), 0.5)
+    assert Resynced(300) in session.take_events()
+    session.receive(_event(301) + _event(303), 0.6)  # in sync again: a new gap is a gap
+    assert OutOfSync(expected=302, got=303) in session.take_events()
+
+
 def test_a_resync_without_an_answer_by_its_deadline_is_sent_again() -> None:
     session = _established(0.0)
     session.receive(_event(2), 0.0)

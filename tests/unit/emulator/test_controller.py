@@ -217,3 +217,61 @@ def test_opening_a_stream_that_never_answers_fails_at_its_deadline(recorder: tup
         elapsed = time.monotonic() - started
     assert is_timeout(caught.value) and "opening the frame stream" in str(caught.value)
     assert 0.25 <= elapsed < 2.5
+
+
+# --- outages and failures (issue 19) ---------------------------------------------------------------
+
+
+def _serve_recorder(servicer: Recorder, port: int = 0) -> tuple[grpc.Server, futures.ThreadPoolExecutor, int]:
+    executor = futures.ThreadPoolExecutor(max_workers=8)
+    server = grpc.server(executor, options=[("grpc.so_reuseport", 0)])
+    pb_grpc.add_EmulatorControllerServicer_to_server(servicer, server)
+    bound = server.add_insecure_port(f"127.0.0.1:{port}")
+    server.start()
+    return server, executor, bound
+
+
+def test_a_stream_opened_while_the_endpoint_is_away_waits_for_its_return() -> None:
+    """Item 3: a subscription during an outage failed at once, and the channel's default backoff
+    (1 s growing to 120 s) kept it failing long after the endpoint was back."""
+    first = Recorder()
+    server, executor, port = _serve_recorder(first)
+    back: list[tuple[grpc.Server, futures.ThreadPoolExecutor, int]] = []
+    second = Recorder()
+    try:
+        with Controller.connect(Endpoint.at(port, token=TOKEN)) as controller:
+            server.stop(grace=0).wait(5.0)
+            first.release.set()
+            timer = threading.Timer(1.5, lambda: back.append(_serve_recorder(second, port)))
+            timer.start()
+            started = time.monotonic()
+            with controller.stream(540, open_timeout=5.0) as stream:
+                assert stream.next(3.0) is not None
+            timer.join()
+            assert time.monotonic() - started >= 1.4  # it waited for the endpoint rather than failing
+    finally:
+        second.release.set()
+        for again, pool, _ in back:
+            again.stop(grace=0).wait(5.0)
+            pool.shutdown(wait=True)
+        executor.shutdown(wait=True)
+    assert back and back[0][2] == port
+
+
+def test_a_stream_that_fails_outside_grpc_says_why(recorder: tuple[Recorder, Endpoint],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 11: the reader died on a non-gRPC exception and the stream then only said "ended"."""
+    _, endpoint = recorder
+
+    def broken(self: Any, image: Any, received_at: float) -> Any:
+        raise RuntimeError("a frame the client cannot make sense of")
+
+    monkeypatch.setattr(Controller, "_frame", broken)
+    with Controller.connect(endpoint) as controller:
+        stream = controller.stream(540, open_timeout=2.0)
+        try:
+            with pytest.raises(ControllerError, match="RuntimeError: a frame the client cannot make sense of"):
+                stream.next(2.0)
+            assert stream._thread.name == f"mobile-agent-frame-stream {endpoint.url}"
+        finally:
+            stream.close()

@@ -89,18 +89,33 @@ class FakeTree:
         self.probes: list[list[int]] = []
         self.bounds_now: Callable[[int], b.Bounds | None] | None = None
         self.on_read: Callable[[int], None] | None = None
+        self.read_timeouts: list[float | None] = []
+        self.probe_timeouts: list[float | None] = []
+        #: seconds the agent takes to answer a read (a stopped or slow agent); a shorter timeout fails
+        self.answer_after = 0.0
+        self.read_times: list[float] = []  # the clock when each read was answered
 
     @property
     def can_probe(self) -> bool:
         return self._can_probe
 
-    def read(self, reason: b.ReadReason, windows: Sequence[int] = ()) -> b.Snapshot:
+    def read(self, reason: b.ReadReason, windows: Sequence[int] = (), timeout: float | None = None) -> b.Snapshot:
+        self.read_timeouts.append(timeout)
+        if self.answer_after:
+            limit = 10.0 if timeout is None else min(10.0, timeout)
+            self.clock.now += min(self.answer_after, limit)
+            if self.answer_after > limit:
+                from pytest_mobile_agent.errors import Timeout
+
+                raise Timeout("the agent request snapshot", limit)
         self.reads.append((reason, list(windows)))
+        self.read_times.append(self.clock.now)
         if self.on_read is not None:
             self.on_read(len(self.reads))
         return parse_snapshot(self.screen, scale=SCALE, reason=reason, read_at=self.clock())
 
-    def probe(self, node_ids: Sequence[int]) -> b.ProbedBounds:
+    def probe(self, node_ids: Sequence[int], timeout: float | None = None) -> b.ProbedBounds:
+        self.probe_timeouts.append(timeout)
         self.probes.append(list(node_ids))
         out: dict[int, dict[int, b.Bounds]] = {}
         for w in self.screen["windows"]:

@@ -299,3 +299,51 @@ def test_a_session_fixture_prints_the_status_lines_at_the_end(pytester: pytest.P
     result = pytester.runpytest("-p", "no:randomly", "--android-serial", "virtual", "--emulator-controller", "off")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*mobile-agent status*", "emulator-5554: mobile-agent-android * over protocol 1, pid *", "input: agent (taps, long presses and swipes)"])
+
+
+def test_the_fixture_app_is_stopped_while_the_automation_lock_is_still_held(pytester: pytest.Pytester,
+                                                                             shared_lab: VirtualLab) -> None:
+    """Issue 19 item 10: with `def test(compose_fixture, screen)` the lock was torn down first, and
+    the app's force-stop could kill the next worker's app on a shared device."""
+    pytester.makepyfile(
+        """
+        def test_on_login(compose_fixture, screen):
+            compose_fixture(tab="Login")
+        """
+    )
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", "--emulator-controller", "off",
+                                "--setup-show")
+    result.assert_outcomes(passed=1)
+    teardowns = [line.split()[-1] for line in result.outlines if line.strip().startswith("TEARDOWN")]
+    device_touching = ("compose_fixture", "screen", "session", "agent")
+    assert all(teardowns.index(name) < teardowns.index("automation_lock") for name in device_touching), teardowns
+
+
+def test_the_timeouts_for_a_slow_machine_are_options_and_ini_keys_with_the_seeds_defaults(
+        pytester: pytest.Pytester, shared_lab: VirtualLab) -> None:
+    """Issue 19 item 13: liveness 3 s, the controller's connect 2 s and the wait after SIGKILL 1 s,
+    tight for a real emulator on a loaded CI runner, could not be raised."""
+    from pytest_mobile_agent.virtual.controller import SilentPort
+
+    pytester.makepyfile(
+        """
+        def test_timeouts(agent, path_selection, mobile_agent_settings):
+            s = mobile_agent_settings
+            print("TIMEOUTS", s.agent_liveness, s.controller_connect_timeout, s.agent_kill_wait,
+                  agent.connection._session.liveness_timeout, agent.deployer.options.kill_timeout)
+            print("WARNING", path_selection.warning)
+        """
+    )
+    with SilentPort() as silent:
+        controller = ("--emulator-controller", f"http://127.0.0.1:{silent.port}")
+        result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", *controller, "-s")
+        result.assert_outcomes(passed=1)
+        result.stdout.fnmatch_lines(["*TIMEOUTS 3.0 2.0 1.0 3.0 1.0*", "*WARNING *within the 2 s deadline*"])
+        pytester.makeini("[pytest]\nagent_liveness = 12\ncontroller_connect_timeout = 0.5\nagent_kill_wait = 4\n")
+        result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", *controller, "-s",
+                                    "--agent-kill-wait", "6")
+        result.assert_outcomes(passed=1)
+        result.stdout.fnmatch_lines(["*TIMEOUTS 12.0 0.5 6.0 12.0 6.0*", "*WARNING *within the 0.5 s deadline*"])
+    result = pytester.runpytest(*ISOLATED, "--agent-liveness", "0")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--agent-liveness must be more than 0 seconds*"])

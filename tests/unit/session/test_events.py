@@ -72,3 +72,51 @@ def test_an_observer_sees_every_event_and_its_failure_stops_nothing() -> None:
     stream.sink(Resynced(seq=3))
     stream.sink(object())  # an event of a kind the session does not know is left out
     assert [type(e) for e in seen] == [b.Resynced] and len(stream.drain()) == 1
+
+
+# --- a stream nobody drains (issue 19 item 9) ------------------------------------------------------
+
+
+def _frame(hash: int, at: float) -> b.Frame:
+    return b.Frame(hash=hash, captured_at=at, received_at=at, seq=0, width=540, height=1200)
+
+
+def _event(seq: int, at: float = 1.0) -> b.ProtocolEvent:
+    return b.ProtocolEvent(seq, "window_changed", {"window": 12}, at)
+
+
+def test_frames_no_one_reads_keep_only_the_latest_and_push_out_nothing() -> None:
+    """At 60 fps, frames alone filled the 10k cap in 167 s and pushed out OutOfSync and Resynced."""
+    stream = EventStream(clock=lambda: 2.0)
+    stream.put(_event(1))
+    stream.sink(OutOfSync(expected=2, got=5))
+    stream.sink(Resynced(seq=9))
+    for n in range(20_000):
+        stream.put(_frame(hash=n % 3, at=10.0 + n / 60))
+    stream.put(_event(10))
+    stream.put(_frame(hash=7, at=400.0))
+    got = stream.drain()
+    assert got == [_event(1), b.OutOfSync(expected=2, got=5, at=2.0), b.Resynced(seq=9, at=2.0), _event(10),
+                   _frame(hash=7, at=400.0)]
+
+
+def test_an_overflow_leaves_a_marker_in_place_of_the_events_left_out_and_keeps_every_notice() -> None:
+    """A flood dropped 83 % of the events with no marker."""
+    from pytest_mobile_agent.session.events import MAX_QUEUED
+
+    stream = EventStream(clock=lambda: 3.0)
+    for seq in range(1, MAX_QUEUED + 501):
+        stream.put(_event(seq, at=float(seq)))
+    stream.sink(OutOfSync(expected=1, got=9))  # past the cap: kept all the same
+    stream.put(_event(MAX_QUEUED + 600))
+    stream.sink(Disconnection("killed"))
+    got = stream.drain()
+    kept = [e for e in got if isinstance(e, b.ProtocolEvent)]
+    assert kept == [_event(seq, at=float(seq)) for seq in range(1, MAX_QUEUED + 1)]  # the oldest stay, in order
+    lost = [e for e in got if isinstance(e, b.EventsLost)]
+    assert lost == [b.EventsLost(count=501, at=float(MAX_QUEUED + 1))]
+    assert got.index(lost[0]) == MAX_QUEUED  # where the first left out would have been
+    assert isinstance(got[-2], b.OutOfSync) and isinstance(got[-1], b.Disconnected)
+    stream2 = EventStream()
+    stream2.put(_event(1))
+    assert stream2.drain() == [_event(1)]  # no overflow, no marker

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from pytest_mobile_agent.errors import AgentError, ControllerError
@@ -14,14 +16,48 @@ from .fakes import FakeConnection, FakeController, node, snapshot, tabs_window, 
 SCALE = 2.625
 
 
+class FakeTime:
+    """A clock that moves only by the sleeps asked of it (and what a test adds)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.slept: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(round(seconds, 6))
+        self.now += seconds
+
+
+class SlowController(FakeController):
+    """Each touch takes `takes(index, pressed)` seconds of the fake clock; a failure once at `fail_at`."""
+
+    def __init__(self, time_: FakeTime, takes: Any = None, fail_at: int | None = None) -> None:
+        super().__init__()
+        self.time = time_
+        self.takes = takes or (lambda index, pressed: 0.0)
+        self.fail_at = fail_at
+        self.calls = 0
+
+    def touch(self, x: int, y: int, pressed: bool, identifier: int = 0) -> None:
+        index, self.calls = self.calls, self.calls + 1
+        self.time.now += self.takes(index, pressed)
+        if index == self.fail_at:
+            raise ControllerError("sendTouch failed: UNAVAILABLE: connection reset", code="UNAVAILABLE")
+        self.touches.append((x, y, pressed))
+
+
 def router(controller: FakeController | None = None, conn: FakeConnection | None = None,
-           failures: list[BaseException] | None = None) -> tuple[InputRouter, FakeConnection, list[float]]:
+           failures: list[BaseException] | None = None,
+           time_: FakeTime | None = None) -> tuple[InputRouter, FakeConnection, list[float]]:
     conn = conn or FakeConnection()
-    slept: list[float] = []
-    tree = AgentTree(conn, lambda: SCALE, capabilities=conn.hello.capabilities)
-    r = InputRouter(conn, tree, lambda: SCALE, controller, sleep=slept.append,
+    time_ = time_ or FakeTime()
+    tree = AgentTree(conn, lambda: SCALE, capabilities=conn.hello.capabilities, clock=time_.clock, sleep=time_.sleep)
+    r = InputRouter(conn, tree, lambda: SCALE, controller, clock=time_.clock, sleep=time_.sleep,
                     on_controller_failure=failures.append if failures is not None else None)
-    return r, conn, slept
+    return r, conn, time_.slept
 
 
 def test_taps_and_long_presses_go_out_in_pixels() -> None:
@@ -120,7 +156,7 @@ def test_a_controller_that_fails_before_the_touch_lands_hands_the_input_to_the_a
     controller = FakeController(fail_at_touch=0)
     failures: list[BaseException] = []
     r, conn, _ = router(controller, failures=failures)
-    assert r.tap(10, 10).path == "agent"
+    assert r.long_press(10, 10, hold=0.6).path == "agent"
     controller.fail_at_touch = None
     assert r.swipe(0, 0, 10, 10, 0.1).path == "agent"  # after that, all input goes through the agent
     assert controller.touches == [] and len(conn.sent("tap")) == 1 and len(conn.sent("swipe")) == 1
@@ -128,9 +164,60 @@ def test_a_controller_that_fails_before_the_touch_lands_hands_the_input_to_the_a
 
 
 def test_a_controller_that_fails_after_the_touch_landed_reports_it_and_moves_on_to_the_agent() -> None:
-    controller = FakeController(fail_at_touch=1)
-    r, conn, _ = router(controller)
+    time_ = FakeTime()
+    controller = SlowController(time_, fail_at=1)
+    r, conn, _ = router(controller, time_=time_)
     with pytest.raises(ControllerError, match="UNAVAILABLE"):
-        r.tap(10, 10)
-    assert conn.sent("tap") == []  # half a tap landed: not sent twice
-    assert r.tap(10, 10).path == "agent"
+        r.long_press(10, 10, hold=0.6)
+    assert conn.sent("tap") == []  # half a long press landed: not sent twice
+    assert r.long_press(10, 10, hold=0.6).path == "agent"
+
+
+# --- a host that stalls (issue 19 items 6 and 12) ---------------------------------------------------
+
+
+def test_a_tap_is_carried_by_the_agent_with_a_controller_too_so_no_stall_can_hold_it_down() -> None:
+    """Item 12: down and up as two sendTouch calls held the press as long as the host stalled between
+    them (601 to 807 ms under a CPU quota): a long press, and the click lost, reported accepted."""
+    time_ = FakeTime()
+    controller = SlowController(time_, takes=lambda index, pressed: 0.7 if pressed else 0.0)  # a stall after the down
+    r, conn, _ = router(controller, time_=time_)
+    ack = r.tap(100, 200)
+    assert ack == Ack(accepted=True, path="agent")
+    assert conn.sent("tap") == [{"x": 262, "y": 525, "hold_ms": 0}]  # both events, injected on the device
+    assert controller.touches == [] and r.counts.controller == 0
+
+
+def test_moves_are_timed_from_the_touch_down_not_after_each_answer() -> None:
+    """Item 6: an 8 ms sleep plus each move's round trip made a 300 ms swipe take 392 to 416 ms."""
+    time_ = FakeTime()
+    controller = SlowController(time_, takes=lambda index, pressed: 0.003)  # every sendTouch takes 3 ms
+    r, _, slept = router(controller, time_=time_)
+    started = time_.now
+    ack = r.swipe(0, 0, 0, 600, duration=0.3)
+    assert ack.accepted and ack.moves == 38
+    # 38 moves 8 ms apart from the touch-down, plus three answers: the down's, the last move's, the up's
+    assert time_.now - started == pytest.approx(38 * 0.008 + 3 * 0.003)
+    assert all(s == pytest.approx(0.005) for s in slept[1:])  # 8 ms from the last move's time, less its answer
+
+
+def test_a_swipe_whose_first_move_comes_past_the_tap_timeout_is_lifted_there_and_not_carried_out() -> None:
+    time_ = FakeTime()
+    controller = SlowController(time_, takes=lambda index, pressed: 0.5 if index == 1 else 0.0)
+    r, _, _ = router(controller, time_=time_)
+    ack = r.swipe(0, 0, 0, 600, duration=0.3)
+    assert ack == Ack(accepted=False, path="controller", moves=1)
+    first_move = controller.touches[1]
+    assert controller.touches == [(0, 0, True), first_move, (first_move[0], first_move[1], False)]
+
+
+def test_a_failure_after_the_touch_down_still_lifts_the_pointer() -> None:
+    """Item 6: a failure after the touch-down left pointer 0 pressed for the next user of the device."""
+    time_ = FakeTime()
+    controller = SlowController(time_, fail_at=3)  # the third move fails
+    r, _, _ = router(controller, time_=time_)
+    with pytest.raises(ControllerError, match="UNAVAILABLE"):
+        r.swipe(0, 0, 0, 600, duration=0.3)
+    *_, last = controller.touches
+    assert last == (controller.touches[-2][0], controller.touches[-2][1], False)  # lifted where it was
+    assert [t for t in controller.touches if not t[2]] == [last]

@@ -48,7 +48,8 @@ def test_the_status_names_the_fast_path_and_the_keyboard() -> None:
             session.frames.accept(rgb_frame(seq=seq))
         assert session.status() == [
             FIRST,
-            "input: emulator controller at http://127.0.0.1:8554 (taps, long presses and swipes)",
+            "input: emulator controller at http://127.0.0.1:8554 (long presses and swipes); taps: agent "
+            "(it injects a tap's down and up on the device a fixed short time apart)",
             "frames: emulator controller, 14 received",
             "screenshots: agent",
             "keys and text: agent; the AVD declares no keyboard, so the controller would drop keys",
@@ -127,7 +128,7 @@ def test_a_controller_failure_and_a_lost_agent_are_reported() -> None:
     session = session_on(Selection("emulator-5554", True, ControllerChoice.Auto(), controller=controller),
                          FakeAttached(connection=conn))
     try:
-        session.backend().input.tap(10, 10)
+        session.backend().input.long_press(10, 10, 0.6)
         _wait(lambda: session.frames.failures == 1 and len(controller.subscriptions) == 2)
         conn.emit(Disconnection("the agent closed the connection"))
         status = session.status()

@@ -14,6 +14,7 @@ from pytest_mobile_agent.agent import Connection
 from pytest_mobile_agent.agent.protocol import Disconnection, Hint, ProtocolEvent
 from pytest_mobile_agent.errors import AgentError, Disconnected, InvalidArgument, ProtocolError
 from pytest_mobile_agent.mirror import Mirror
+from pytest_mobile_agent.mirror.mirror import FRAME_QUIET
 from pytest_mobile_agent.session import BackendTaken, ReadReason, Session
 from pytest_mobile_agent.session import backends as b
 
@@ -144,7 +145,7 @@ def _foreign_input_read(conn: FakeConnection, first: dict) -> dict:
     try:
         backend = session.backend()
         backend.tree.read(ReadReason.ATTACH)
-        backend.input.tap(100, 100)
+        backend.input.long_press(100, 100, 0.0)  # taps go to the agent; a long press through the controller
         assert controller.touches == [(262, 262, True), (262, 262, False)]
         assert conn.sent("tap") == []
         backend.tree.read(ReadReason.ACTION)
@@ -177,7 +178,7 @@ def test_without_compose_foreign_input_only_delays_the_read() -> None:
     try:
         backend = session.backend()
         backend.tree.read(ReadReason.ATTACH)
-        backend.input.tap(10, 10)
+        backend.input.long_press(10, 10, 0.0)
         clock[0] += 0.05
         backend.tree.read(ReadReason.ACTION)
         assert slept == [pytest.approx(0.15)]  # until the input is 200 ms old
@@ -377,6 +378,7 @@ def test_a_frame_with_a_new_hash_reads_the_event_less_windows_again() -> None:
             while session.frames_received < received:
                 assert time.monotonic() < deadline, "the frame did not arrive"
                 time.sleep(0.005)
+            time.sleep(FRAME_QUIET + 0.02)  # the frames stayed the same: the screen went still
             screen.snapshot()
             screen.snapshot()
 

@@ -35,15 +35,32 @@ def test_reads_after_an_attach_action_or_resync_wait_for_idle_and_others_do_not(
     for reason in (ReadReason.ATTACH, ReadReason.ACTION, ReadReason.RESYNC):
         assert by_reason[reason]["idle_timeout_ms"] == 500
         assert by_reason[reason]["idle_quiet_ms"] == 200
-    for reason in (ReadReason.EVENT, ReadReason.POLL, ReadReason.FRAME, ReadReason.MOVED):
+    for reason in (ReadReason.EVENT, ReadReason.POLL, ReadReason.FRAME, ReadReason.ANIMATION, ReadReason.MOVED):
         assert by_reason[reason]["idle_timeout_ms"] == 0
         assert "idle_quiet_ms" not in by_reason[reason]
-    # polls and frame-triggered reads exist for windows that may change unannounced: they evict those
+    # polls and the read after frames went still exist for windows that may change unannounced: they
+    # evict those; the reads while frames keep changing do not (a cold Compose read per animation frame)
     assert [r for r in ReadReason if by_reason[r].get("evict_event_less")] == [ReadReason.POLL, ReadReason.FRAME]
     # the node and depth caps reach every request; every read is one request with a 10 s deadline
     assert all(p["max_nodes"] == 300 and p["max_depth"] == 12 for p in sent)
     assert conn.timeouts("snapshot") == [10.0] * len(ReadReason)
     assert tree.reads == len(ReadReason)
+
+
+def test_a_read_or_probe_takes_the_callers_time_left_when_it_is_shorter() -> None:
+    """Issue 19 item 5: reads and probes take min(their deadline, the wait's time left + grace)."""
+    conn = FakeConnection()
+    conn.always("snapshot", snapshot(tabs_window()))
+    conn.always("bounds", {"nodes": []})
+    tree = tree_on(conn)
+    tree.read(ReadReason.POLL, timeout=0.7)
+    tree.read(ReadReason.POLL, timeout=30.0)
+    tree.read(ReadReason.POLL)
+    tree.read(ReadReason.POLL, timeout=0.0)
+    assert conn.timeouts("snapshot") == [0.7, 10.0, 10.0, 0.001]
+    tree.probe([1, 2], timeout=0.2)
+    tree.probe([1, 2], timeout=5.0)
+    assert conn.timeouts("bounds") == [0.2, 0.5]
 
 
 def test_event_less_windows_come_from_the_agents_metadata() -> None:

@@ -1,0 +1,95 @@
+"""How soon frames come back after the emulator's gRPC endpoint was away, on the virtual device.
+
+    python3 benches/bench_controller_recovery.py [--outage 5] [--runs 3]
+
+A session on the virtual device's controller double (the fixture app's Loading screen, so frames keep
+coming) loses the endpoint for `--outage` seconds (the double stopped, its port closed), then gets it
+back on the same port (as the emulator console's `grpc <port>` brings it back). The line gives, per
+run, the time from the endpoint's return to the next frame on the event stream, the failed
+subscriptions meanwhile and whether the frame source said it was not live during the outage.
+
+Target (issue 19): frames back within 1 s of the endpoint returning.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pytest_mobile_agent.adb import AdbServer
+from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions, Records
+from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
+from pytest_mobile_agent.session import ControllerChoice, Session, select_paths
+from pytest_mobile_agent.virtual import VirtualLab
+from pytest_mobile_agent.virtual.controller import ControllerDouble
+
+
+def wait(condition: object, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+def recovery(session: Session, double: ControllerDouble, display: object, serial: str, directory: Path,
+             outage: float) -> tuple[ControllerDouble, float, int, bool]:
+    port, token = double.port, double.token
+    failures = session.frames.failures
+    double.stop()
+    time.sleep(outage)
+    not_live = not session.frames.live
+    received = session.frames_received
+    back = ControllerDouble(display, serial=serial, discovery_dir=directory, port=port)
+    back.token = token
+    back.start()
+    returned = time.monotonic()
+    if not wait(lambda: session.frames_received > received, 60.0):
+        raise SystemExit("no frame within 60 s of the endpoint's return")
+    return back, time.monotonic() - returned, session.frames.failures - failures, not_live
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--outage", type=float, default=5.0, help="seconds the endpoint is away")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    lab = VirtualLab.start(1)
+    try:
+        serial = lab.serials[0]
+        device = AdbServer(host="127.0.0.1", port=lab.adb_port).device(serial)
+        display = lab.device(serial).display
+        out = device.shell_until("am start -W -S -n dev.mobileagent.fixture/.MainActivity --es tab Loading",
+                                 time.monotonic() + 30)
+        if out.exit_code != 0:
+            raise SystemExit(f"am start failed: {out.text()}")
+        with tempfile.TemporaryDirectory() as directory:
+            os.environ[DISCOVERY_DIR_ENV] = directory
+            double = ControllerDouble(display, serial=serial, discovery_dir=Path(directory)).start()
+            attached = Deployer(device, AgentJar.stand_in(), Records(), DeployOptions(idle_exit_ms=10_000)).attach()
+            session = Session.start_selected(attached, select_paths(serial, True, ControllerChoice.Auto()),
+                                             device=device)
+            try:
+                if not wait(lambda: session.frames_received > 0, 10.0):
+                    raise SystemExit(f"no frames: {session.warning}")
+                print(f"frames back after a {args.outage:g} s outage, load average {os.getloadavg()[0]:.2f}:")
+                for _ in range(args.runs):
+                    double, took, failed, not_live = recovery(session, double, display, serial, Path(directory),
+                                                              args.outage)
+                    print(f"  {took * 1000:7.0f} ms after the endpoint's return; {failed} failed subscriptions; "
+                          f"live during the outage: {not not_live}")
+            finally:
+                session.stop()
+                double.stop()
+    finally:
+        lab.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
