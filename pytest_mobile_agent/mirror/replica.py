@@ -159,7 +159,7 @@ def _changed(previous: View, by_ref: dict[int, Entry], snapshot: Snapshot, rebui
     old_entries = previous.by_ref
     for ref, entry in by_ref.items():
         old = old_entries.get(ref)
-        if old is None or _visible(old.node) != _visible(entry.node):
+        if old is None or (old.node is not entry.node and _visible(old.node) != _visible(entry.node)):
             return True
     return False
 

@@ -58,7 +58,7 @@ class Selector:
     """An Element (anything with a `ref`) or a ref."""
 
     def __post_init__(self) -> None:
-        if all(getattr(self, f.name) is None for f in fields(self)):
+        if list(self.__dict__.values()).count(None) == len(_CRITERIA):  # all() over a generator, at C speed
             raise InvalidSelector("a selector needs at least one criterion (text=, id=, desc=, class_name=, ...)")
         if isinstance(self.text_matches, str):
             try:
@@ -68,10 +68,9 @@ class Selector:
 
     @classmethod
     def of(cls, criteria: dict[str, Any]) -> Selector:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(criteria) - known)
-        if unknown:
-            raise InvalidSelector(f"unknown selector criteria {unknown}; known: {sorted(known)}")
+        if not criteria.keys() <= _KNOWN:
+            unknown = sorted(set(criteria) - _KNOWN)
+            raise InvalidSelector(f"unknown selector criteria {unknown}; known: {sorted(_KNOWN)}")
         return cls(**criteria)
 
     def describe(self) -> str:
@@ -123,6 +122,10 @@ class Selector:
             wanted = {w.id for w in view.windows if window_matches(w, self.window)}
             entries = [e for e in entries if e.window.id in wanted]
         return entries
+
+
+_CRITERIA = tuple(f.name for f in fields(Selector))
+_KNOWN = frozenset(_CRITERIA)
 
 
 def window_matches(window: Window, spec: int | str) -> bool:

@@ -226,7 +226,7 @@ def parse_snapshot(result: Mapping[str, Any], *, scale: float, reason: ReadReaso
 
 
 def _window(w: Mapping[str, Any]) -> Window:
-    nodes = tuple(_node(n) for n in w["nodes"])
+    nodes = tuple(map(_node, w["nodes"]))
     return Window(
         id=w["id"],
         type=w.get("type", "application"),
