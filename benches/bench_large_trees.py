@@ -76,6 +76,31 @@ def decoders(frame: bytes, rounds: int) -> list[str]:
     return [f"  {name:16} {median(s) * 1000:7.2f} ms" for name, s in samples.items()]
 
 
+def measure(result: dict[str, Any], rounds: int) -> dict[str, float]:
+    """Milliseconds (medians) of each step for one snapshot result."""
+    other = evicted(result)
+    frames = [protocol.encode({"type": "response", "id": 1, "result": r}) for r in (result, other)]
+    replica, cached, pipeline = Replica(), Replica(), Replica()
+    snapshots = [parse(result), parse(other)]
+    cached.apply(parse(result))
+    again = parse(result)
+    turn = [0]
+
+    def apply_evicted() -> None:
+        turn[0] ^= 1
+        replica.apply(snapshots[turn[0]])
+
+    def read() -> None:  # what a read costs the host once the frame is in: decode, parse, apply
+        turn[0] ^= 1
+        pipeline.apply(parse(protocol.decode(frames[turn[0]])["result"]))
+
+    number = max(5, 20_000 // result["node_count"])  # calls per sample: the collector's passes amortised
+    samples = interleaved({"parse": lambda: parse(result), "apply_evicted": apply_evicted,
+                           "apply_cached": lambda: cached.apply(again)}, rounds, number)
+    samples.update(interleaved({"decode": lambda: protocol.decode(frames[0]), "read": read}, rounds, number))
+    return {name: median(s) * 1000 for name, s in samples.items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=15)
@@ -90,34 +115,8 @@ def main() -> int:
     frame = b""
     for size in sizes:
         result = big_tab(size)
-        other = evicted(result)
         frame = protocol.encode({"type": "response", "id": 1, "result": result})
-        replica = Replica()
-        snapshots = [parse(result), parse(other)]
-        turn = [0]
-
-        def apply_evicted() -> None:
-            turn[0] ^= 1
-            replica.apply(snapshots[turn[0]])
-
-        cached_replica = Replica()
-        cached_replica.apply(parse(result))
-        again = parse(result)
-        number = max(5, 20_000 // size)  # calls per sample: the collector's passes amortised over them
-        samples = interleaved({
-            "parse": lambda: parse(result),
-            "apply_evicted": apply_evicted,
-            "apply_cached": lambda: cached_replica.apply(again),
-        }, args.rounds, number)
-        frames = [frame, protocol.encode({"type": "response", "id": 1, "result": other})]
-        pipeline = Replica()
-
-        def read() -> None:  # what a read costs the host once the frame is in: decode, parse, apply
-            turn[0] ^= 1
-            pipeline.apply(parse(protocol.decode(frames[turn[0]])["result"]))
-
-        samples.update(interleaved({"decode": lambda: protocol.decode(frame), "read": read}, args.rounds, number))
-        ms = {name: median(s) * 1000 for name, s in samples.items()}
+        ms = measure(result, args.rounds)
         both = ms["parse"] + ms["apply_evicted"]
         points.append((size, both))
         parsed, applied = memory_per_node(result)
