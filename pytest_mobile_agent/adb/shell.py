@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import shlex
+import socket
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -292,6 +293,7 @@ class PersistentShell:
                 err_end = _find_line(stderr, token)
             if status is not None and err_end is not None:
                 break
+            _ack_at_once(stream)
             item = stream.read(deadline=deadline, total=total)
             if item is None:  # the shell exited: its status is this command's
                 assert stream.exit_code is not None
@@ -303,6 +305,16 @@ class PersistentShell:
         del stdout[: stdout.index(b"\n", out_end) + 1]
         del stderr[: err_end + len(token) + 1]
         return result
+
+
+def _ack_at_once(stream: ShellStream) -> None:
+    """TCP_QUICKACK before a read (Linux; it lapses after each): the markers come back as two small
+    writes, the second of which the server holds under Nagle until our acknowledgement, which
+    Linux would otherwise delay up to 40 ms (as on the agent's connection, docs/performance.md)."""
+    quickack = getattr(socket, "TCP_QUICKACK", None)
+    if quickack is not None:
+        with contextlib.suppress(OSError):
+            stream._conn.sock.setsockopt(socket.IPPROTO_TCP, quickack, 1)
 
 
 def _status_after(stdout: bytearray, token: bytes) -> int | None:
