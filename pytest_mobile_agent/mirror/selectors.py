@@ -225,7 +225,7 @@ def _ref_of(value: Any) -> int:
 # --- the nearest candidates, for a failed query ----------------------------------------------------
 
 
-NEAREST_BUDGET = 0.025
+NEAREST_BUDGET = 0.015
 """Seconds the nearest candidates may spend at full likeness; past it the remaining nodes get the
 cheap likeness, so that a failed wait's message is built within 50 ms of its timeout at 5,000
 nodes whatever the selector (benches/bench_nearest.py)."""
@@ -289,8 +289,11 @@ def _cheap_likeness(wanted: str, have: str) -> float:
     scaled down: a rough likeness, linear in the capped texts."""
     if wanted in have:
         return 0.8
-    a, b = set(wanted), set(have)
+    a, b = _chars(wanted), _chars(have)
     return 0.75 * len(a & b) / len(a | b)
+
+
+_chars = functools.lru_cache(maxsize=1024)(frozenset)  # the selector's texts come back for every node
 
 
 def _pattern(value: str | re.Pattern[str] | None) -> str | None:
