@@ -55,7 +55,18 @@ public final class FakePlatform implements Platform {
         w.platform = this;
         windows.add(w);
         Collections.sort(windows, (a, b) -> Integer.compare(b.layer, a.layer));
+        refocus();
         return this;
+    }
+
+    /** The top-most focusable window has the input focus (a dialog takes it from its activity). */
+    private void refocus() {
+        boolean given = false;
+        for (FakeWindow w : windows) {
+            boolean gets = w.focusable && !given;
+            w.focused = w.active = gets;
+            given |= gets;
+        }
     }
 
     public FakePlatform addAndAnnounce(FakeWindow w) {
@@ -68,6 +79,7 @@ public final class FakePlatform implements Platform {
         synchronized (this) {
             windows.remove(w);
             if (w.root != null) FakeWindow.kill(w.root);
+            refocus();
         }
         emit(new PlatformEvent(PlatformEvent.WINDOWS, -1, null, null));
     }
@@ -156,10 +168,16 @@ public final class FakePlatform implements Platform {
 
     // --- Platform -------------------------------------------------------------------------------
 
+    /** The windows UiAutomation.getWindows() reports (ReportedWindows: a dialog hides the app under it). */
     @Override
     public synchronized List<RawWindow> windows() throws PlatformException {
         if (released) throw new PlatformException("automation_unavailable", "UI automation was released");
-        return new ArrayList<RawWindow>(windows);
+        return new ArrayList<RawWindow>(ReportedWindows.of(windows, display.width, display.height));
+    }
+
+    /** Every window on the screen, reported or not. */
+    public synchronized List<FakeWindow> allWindows() {
+        return new ArrayList<>(windows);
     }
 
     @Override
@@ -216,10 +234,13 @@ public final class FakePlatform implements Platform {
         return (int) Math.round(v * FLING_MS);
     }
 
+    /** The window a touch goes to: a touch-modal window also takes the touches outside it. */
     private FakeWindow windowAt(int x, int y) {
         for (FakeWindow w : windows) {
             int[] b = w.bounds;
             if (x >= b[0] && x < b[2] && y >= b[1] && y < b[3] && w.root != null) return w;
+            int[] t = w.touchRegion(display.width, display.height);
+            if (w.touchModal && w.root != null && x >= t[0] && x < t[2] && y >= t[1] && y < t[3]) return w;
         }
         return null;
     }

@@ -3,7 +3,8 @@ package dev.mobileagent.agent.fake;
 /**
  * The fake UIs of the host tests and of HostMain: the Compose fixture app (tabs Login, List, Big;
  * Big has 500 cells, 573 nodes in the window), a React Native form, the keyboard, a permission
- * prompt and an in-app alert, over a status bar.
+ * prompt and an in-app alert (both touch-modal, so the app under them is not reported), split
+ * screen, over a status bar.
  */
 public final class Fixtures {
     public static final String APP = "dev.mobileagent.fixture";
@@ -16,6 +17,7 @@ public final class Fixtures {
     public static final int KEYBOARD = 20;
     public static final int PROMPT = 30;
     public static final int ALERT = 31;
+    public static final int DIVIDER = 40;
 
     private Fixtures() {}
 
@@ -120,7 +122,8 @@ public final class Fixtures {
         FakeNode deny = FakeNode.of("android.widget.Button").pkg(PERMISSIONS).text("Don’t allow")
             .res("com.android.permissioncontroller:id/permission_deny_button").bounds(100, 1300, 980, 1430).clickable();
         FakeNode root = FakeNode.of("android.widget.FrameLayout").pkg(PERMISSIONS).bounds(60, 850, 1020, 1480).add(msg, allow, deny);
-        return new FakeWindow(PROMPT, "application", "Permission", 2).bounds(60, 850, 1020, 1480).withFocus().root(root);
+        return new FakeWindow(PROMPT, "application", "Permission", 2).bounds(60, 850, 1020, 1480).withFocus().touchModal()
+            .root(root);
     }
 
     /** An in-app alert: a Compose dialog window of the app, modal, sending no change events. */
@@ -130,7 +133,17 @@ public final class Fixtures {
         FakeNode cancel = compose("android.widget.Button").text("Cancel").bounds(200, 1200, 500, 1300).clickable();
         FakeNode dialog = compose("android.view.View").bounds(100, 950, 980, 1350).add(title, cancel, ok);
         FakeNode root = FakeNode.of("android.view.ViewGroup").pkg(APP).bounds(100, 950, 980, 1350).add(dialog);
-        return new FakeWindow(ALERT, "application", "Alert", 2).bounds(100, 950, 980, 1350).withFocus().eventLess().root(root);
+        return new FakeWindow(ALERT, "application", "Alert", 2).bounds(100, 950, 980, 1350).withFocus().eventLess()
+            .touchModal().root(root);
+    }
+
+    /** Split screen: the RN form over the divider over the Compose fixture, each task half the display. */
+    public static FakePlatform splitScreen() {
+        FakeWindow top = reactNativeForm().bounds(0, 63, 1080, 1180);
+        FakeWindow divider = new FakeWindow(DIVIDER, "split_screen_divider", "DockedStackDivider", 3).bounds(0, 1180, 1080, 1220)
+            .root(FakeNode.of("android.view.View").pkg(SYSTEMUI).bounds(0, 1180, 1080, 1220));
+        FakeWindow bottom = composeApp().bounds(0, 1220, 1080, 2400);
+        return new FakePlatform().add(statusBar()).add(divider).add(top).add(bottom);
     }
 
     /** HostMain's fixed UI: the status bar over the Compose fixture on its Login tab. */

@@ -121,7 +121,8 @@ public final class Agent implements Platform.EventSink {
         }
         List<String> packages = new ArrayList<>();
         for (WindowRead r : reads) packages.add(r.packageName());
-        boolean[] modal = WindowMeta.modal(present, packages);
+        DisplayInfo display = platform.display();
+        boolean[] modal = WindowMeta.modal(present, packages, display.width, display.height);
         SnapshotWriter out = new SnapshotWriter(maxNodes, maxDepth);
         for (int i = 0; i < present.size(); i++) out.add(present.get(i), reads.get(i), modal[i]);
 
@@ -131,7 +132,7 @@ public final class Agent implements Platform.EventSink {
         put(result, "truncated", out.truncated());
         put(result, "idle", put(put(new JSONObject(), "waited_ms", waited.waitedMs), "idle", waited.idle));
         put(result, "seq", seq);
-        put(result, "display", display(platform.display()));
+        put(result, "display", display(display));
         return result;
     }
 
