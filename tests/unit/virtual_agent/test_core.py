@@ -11,8 +11,7 @@ from collections.abc import Iterator
 import pytest
 from PIL import Image
 
-from pytest_mobile_agent.virtual import agent
-from pytest_mobile_agent.virtual.agent import AgentCore
+from pytest_mobile_agent.virtual.agent import AgentCore, server
 from pytest_mobile_agent.virtual.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel
 from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS
@@ -306,8 +305,8 @@ def test_text_names_the_method_it_used(ui: UiModel, host: Host) -> None:
 
 
 def test_a_host_silent_for_3_s_is_gone(core: AgentCore, host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert agent.SILENT_HOST_S == 3.0
-    monkeypatch.setattr(agent, "SILENT_HOST_S", 0.6)  # the same rule, sooner
+    assert server.SILENT_HOST_S == 3.0
+    monkeypatch.setattr(server, "SILENT_HOST_S", 0.6)  # the same rule, sooner
     host.send({"type": "ping", "nonce": 1})
     assert host.recv_kind("pong")["nonce"] == 1
     deadline = time.monotonic() + 5

@@ -14,6 +14,8 @@ import xxhash
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import protocol as wire
 from pytest_mobile_agent.virtual import agent
+from pytest_mobile_agent.virtual.agent import process as agent_process
+from pytest_mobile_agent.virtual.agent.tree import Tree
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.process import SIGCONT, SIGKILL, SIGSTOP, SIGTERM, Process
 from pytest_mobile_agent.virtual.streams import PLAIN, NullFile, Pipe, PipeReader
@@ -300,7 +302,7 @@ def test_a_stopped_agent_is_silent_until_sigcont_and_then_goes_on(vdev: VirtualD
 def test_shutdown_and_a_refused_protocol_end_the_process_without_waiting_for_the_accept_loop(
         vdev: VirtualDevice, monkeypatch: pytest.MonkeyPatch, ending: str) -> None:
     """Stopping wakes the accept loop: with its wait stretched to 30 s the process still ends."""
-    monkeypatch.setattr(agent, "ACCEPT_SLICE_S", 30.0)
+    monkeypatch.setattr(agent_process, "ACCEPT_SLICE_S", 30.0)
     socket = f"mobile-agent-0.1.0-p1-aaaaaaaaaaaa-0000000000{21 if ending == 'shutdown' else 22}"
     launched = launch(vdev, socket)
     launched.payload("MOBILE_AGENT_READY")
@@ -345,16 +347,16 @@ def test_an_agent_stopped_in_the_middle_of_a_read_leaves_the_ui_to_the_device(
     socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000024"
     launched = launch(vdev, socket)
     launched.payload("MOBILE_AGENT_READY")
-    between = agent.AgentCore._between_slices
+    between = Tree.between_slices
     stopped: list[bool] = []
 
-    def a_stop_arrives_mid_read(self: agent.AgentCore) -> None:
+    def a_stop_arrives_mid_read(self: Tree) -> None:
         if not stopped:
             stopped.append(True)
             launched.proc.deliver(SIGSTOP)
         between(self)
 
-    monkeypatch.setattr(agent.AgentCore, "_between_slices", a_stop_arrives_mid_read)
+    monkeypatch.setattr(Tree, "between_slices", a_stop_arrives_mid_read)
     host = Wire(vdev, socket)
     host.handshake()
     host.send({"type": "request", "id": 1, "method": "snapshot", "deadline_ms": 5000,
