@@ -29,6 +29,13 @@ OWN_INPUT_SETTLE_MS = 1000.0
 #: reads of one window before a snapshot gives up on a window that keeps being torn down (busy)
 READ_ATTEMPTS = 4
 
+#: packages whose application windows a system process draws (the Java agent's WindowMeta.SYSTEM_OWNERS)
+SYSTEM_OWNERS = frozenset({
+    "android", "com.android.systemui", "com.android.permissioncontroller",
+    "com.google.android.permissioncontroller", "com.android.packageinstaller", "com.google.android.packageinstaller",
+})
+SYSTEM_UI = "com.android.systemui"
+
 SNAPSHOT_DEFAULTS = {"idle_timeout_ms": 0, "idle_quiet_ms": 200, "evict": [], "evict_event_less": False,
                      "max_nodes": 5000, "max_depth": 80}
 
@@ -63,7 +70,7 @@ class Tree:
     def read_windows(self, p: dict[str, Any]) -> list[tuple[dict[str, Any], TreeRead]]:
         """Every interactive window's metadata and nodes, after the evictions `p` asks for."""
         with self.ui.lock:
-            windows = self.ui.windows()
+            windows = self.ui.accessibility_windows()
             for wid in p["evict"]:
                 self.drop(wid)
             if p["evict_event_less"]:
@@ -75,6 +82,11 @@ class Tree:
                 read = self._cached_read(w)
                 if read is not None:  # None: the window went away during its read
                     reads.append((w.meta(), read))
+            width, height = self.ui.geo.width, self.ui.geo.height
+        metas = [meta for meta, _ in reads]
+        for meta, modal in zip(metas, modal_flags(metas, width, height), strict=True):
+            meta["owner"] = owner_of(meta)
+            meta["modal"] = modal
         return reads
 
     def _cached_read(self, window: Any) -> TreeRead | None:
@@ -161,11 +173,55 @@ class Tree:
         wanted = set(ids)
         found: dict[int, list[int]] = {}
         with self.ui.lock:
-            for w in self.ui.windows():
+            for w in self.ui.accessibility_windows():
                 for node in w.nodes():
                     if node.uid in wanted:
                         found[node.uid] = list(node.bounds)
         return {"nodes": [{"id": i, "bounds": found[i]} for i in ids if i in found]}
+
+
+# --- window metadata (the Java agent's tree/WindowMeta) ------------------------------------------
+
+
+def owner_of(meta: dict[str, Any]) -> str | None:
+    """The package of a window a system process draws (system UI, the permission controller, the
+    keyboard), None for the app's own windows."""
+    package = meta["package"]
+    if not package:
+        return None
+    if meta["type"] in ("input_method", "system"):
+        return str(package)
+    return str(package) if package in SYSTEM_OWNERS else None
+
+
+def modal_flags(metas: list[dict[str, Any]], width: int, height: int) -> list[bool]:
+    """Modality from what getWindows() reports (docs/agent-android.md, "Modal windows"): an
+    application window is modal when it has the focus, floats (spans neither the display's width
+    nor its height, as a task's window does) and no application window reported under it overlaps
+    it; a focused system window that is not system UI's is modal too."""
+    out = []
+    for i, meta in enumerate(metas):
+        if not meta["focused"]:
+            out.append(False)
+        elif meta["type"] == "application":
+            out.append(_floats(meta["bounds"], width, height) and not _overlapped_below(metas, i))
+        else:
+            out.append(meta["type"] == "system" and meta["package"] != SYSTEM_UI)
+    return out
+
+
+def _floats(bounds: list[int], width: int, height: int) -> bool:
+    left, top, right, bottom = bounds
+    return not (left <= 0 and right >= width) and not (top <= 0 and bottom >= height)
+
+
+def _overlapped_below(metas: list[dict[str, Any]], i: int) -> bool:
+    a = metas[i]["bounds"]
+    for below in metas[i + 1:]:
+        b = below["bounds"]
+        if below["type"] == "application" and a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+            return True
+    return False
 
 
 # --- serialization --------------------------------------------------------------------------------

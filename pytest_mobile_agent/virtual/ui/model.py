@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from . import system
+from . import accessibility, system
 from .changes import Change, Listener, NodesChanged, WindowsChanged
 from .clock import Clock, MonotonicClock
 from .fixture import FixtureApp
@@ -211,6 +211,13 @@ class UiModel:
         with self.lock:
             self.advance()
             return list(self._windows)
+
+    def accessibility_windows(self) -> list[Window]:
+        """The windows UiAutomation.getWindows() reports, top-most first: a touch-modal dialog
+        hides the app window under it (ui/accessibility.py)."""
+        with self.lock:
+            self.advance()
+            return accessibility.reported(self._windows, (0, 0, self.geo.width, self.geo.height))
 
     def _insert(self, window: Window) -> None:
         if window not in self._windows:

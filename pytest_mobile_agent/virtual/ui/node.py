@@ -186,7 +186,6 @@ class Window:
         layer: int,
         bounds: Bounds,
         sends_change_events: bool,
-        owner: str | None = None,
         modal: bool = False,
         root: Node | None = None,
     ) -> None:
@@ -197,7 +196,9 @@ class Window:
         self.layer = layer
         self.bounds = bounds
         self.sends_change_events = sends_change_events
-        self.owner = owner
+        #: touch-modal (a dialog, a dialog-themed activity): its touch region is its whole task, so
+        #: it takes every touch and hides the app window under it from the accessibility window list
+        #: (ui/accessibility.py). The platform reports no such flag: the agent infers modality.
         self.modal = modal
         self.focused = False
         self.active = False
@@ -242,7 +243,8 @@ class Window:
         return left <= x < right and top <= y < bottom
 
     def meta(self) -> dict[str, Any]:
-        """The WINDOW keys other than `nodes` and `node_count`."""
+        """What AccessibilityWindowInfo tells of the window (its package is its root node's), and
+        whether its toolkit sends change events; the agent adds `owner` and `modal`."""
         return {
             "id": self.id,
             "type": self.type,
@@ -253,8 +255,6 @@ class Window:
             "active": self.active,
             "bounds": list(self.bounds),
             "sends_change_events": self.sends_change_events,
-            "owner": self.owner,
-            "modal": self.modal,
         }
 
 
