@@ -14,7 +14,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from pytest_mobile_agent.virtual.ui import UiModel
+from pytest_mobile_agent.virtual.ui import UiModel, injection
+from pytest_mobile_agent.virtual.ui.injection import DOWN, MOVE, UP, Call
 
 from .idle import IdleTracker
 from .params import RequestError, int_param
@@ -25,8 +26,13 @@ SWIPE_STEP_MS = 8
 
 
 class Injector:
-    """What every action shares: one action at a time, none while the process is stopped, and
-    what the agent does after its own input."""
+    """What every action shares: one action at a time, none while the process is stopped, the
+    injecting call (and what it costs, `ui/injection.py`), and what the agent does after its own
+    input."""
+
+    #: how events go out: the input service's asynchronous injection, as the Java agent's
+    #: wrappers/InputInjection and scrcpy do, never waiting for window animations or for the app
+    call = Call.INPUT_MANAGER_ASYNC
 
     def __init__(self, ui: UiModel, gate: Gate, idle: IdleTracker, tree: Tree) -> None:
         self.ui = ui
@@ -34,6 +40,24 @@ class Injector:
         self.idle = idle
         self.tree = tree
         self._lock = threading.Lock()
+
+    def touch(self, x: int, y: int, action: str, t_ms: float | None) -> None:
+        """One touch event, paying what the injecting call blocks for around it."""
+        self._block(injection.before_ms(self.call, action, self.ui.now_ms(), self.ui.animations_end_ms()))
+        self.ui.touch(x, y, action != UP, t_ms)
+        self._block(injection.after_ms(self.call, action, self.ui.now_ms(), self.ui.animations_end_ms()))
+
+    def key(self, code: int, meta: int) -> bool:
+        """One key press (DOWN and UP), paying what the injecting call blocks for around it."""
+        self._block(injection.before_ms(self.call, DOWN, self.ui.now_ms(), self.ui.animations_end_ms()))
+        accepted = self.ui.key(code, meta)
+        self._block(injection.after_ms(self.call, DOWN, self.ui.now_ms(), self.ui.animations_end_ms())
+                    + injection.after_ms(self.call, UP, self.ui.now_ms(), self.ui.animations_end_ms()))
+        return accepted
+
+    def _block(self, ms: float) -> None:
+        if ms > 0:
+            self.gate.sleep_until(time.monotonic() + ms / 1000.0)
 
     @contextlib.contextmanager
     def injecting(self) -> Iterator[None]:
@@ -61,10 +85,10 @@ class Gestures:
             raise RequestError("deadline_exceeded", f"a {hold} ms press does not fit the deadline", retryable=True)
         with self.injector.injecting():
             t0 = self.ui.now_ms()
-            self.ui.touch(x, y, True, t0)
+            self.injector.touch(x, y, DOWN, t0)
             if hold > 0:
                 self.gate.sleep_until(time.monotonic() + hold / 1000.0)
-            self.ui.touch(x, y, False, t0 + hold if hold > 0 else None)
+            self.injector.touch(x, y, UP, t0 + hold if hold > 0 else None)
             self.injector.own_input()
         return {"accepted": True}
 
@@ -81,23 +105,23 @@ class Gestures:
         with self.injector.injecting():
             start = time.monotonic()
             t0 = self.ui.now_ms()
-            self.ui.touch(x1, y1, True, t0)
+            self.injector.touch(x1, y1, DOWN, t0)
             x, y = x1, y1
             for i in range(1, steps + 1):
                 f = i / steps
                 x, y = round(x1 + (x2 - x1) * f), round(y1 + (y2 - y1) * f)
                 at = min(i * SWIPE_STEP_MS, duration)
                 self.gate.sleep_until(start + at / 1000.0)
-                self.ui.touch(x, y, True, t0 + at)
+                self.injector.touch(x, y, MOVE, t0 + at)
                 moves += 1
             end_ms = duration
             if rest > 0:
                 self.gate.sleep_until(start + (duration + rest) / 1000.0)
                 end_ms = duration + rest
                 x, y = one_pixel_on(x1, y1, x2, y2)
-                self.ui.touch(x, y, True, t0 + end_ms)
+                self.injector.touch(x, y, MOVE, t0 + end_ms)
                 moves += 1
-            self.ui.touch(x, y, False, t0 + end_ms)
+            self.injector.touch(x, y, UP, t0 + end_ms)
             self.injector.own_input()
         return {"accepted": True, "moves": moves}
 
@@ -105,7 +129,7 @@ class Gestures:
         code = int_param(params, "code", minimum=0)
         meta = int_param(params, "meta", minimum=0, default=0)
         with self.injector.injecting():
-            accepted = self.ui.key(code, meta)
+            accepted = self.injector.key(code, meta)
             self.injector.own_input()
         return {"accepted": accepted}
 

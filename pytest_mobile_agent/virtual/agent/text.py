@@ -59,7 +59,7 @@ class TextEntry:
         if missing:
             raise RequestError("invalid_params", f"no key map types {''.join(missing)!r}")
         for ch in text:
-            self.ui.key(*KEY_MAP[ch])
+            self.injector.key(*KEY_MAP[ch])
 
     def _paste(self, node: Any, text: str) -> None:
         saved = self.ui.clipboard

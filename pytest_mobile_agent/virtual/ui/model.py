@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+import math
 import threading
 import time
 import weakref
@@ -24,6 +25,7 @@ from .clock import Clock, MonotonicClock
 from .fixture import FixtureApp
 from .geometry import Geometry
 from .gestures import LONG_PRESS_MS, Fling, Pointer, fling_distance
+from .injection import WINDOW_ANIMATION_MS
 from .node import Node, Window
 from .settings import SettingsApp
 
@@ -90,6 +92,7 @@ class UiModel:
         self._fling: Fling | None = None
         self._fling_node: Node | None = None
         self._shift = False
+        self._animations_end_ms = -math.inf
         self._prompt: Window | None = None
         self._prompt_answer: Callable[[str, str], None] | None = None
         self._prompt_permission = ""
@@ -275,7 +278,14 @@ class UiModel:
                 self._pointer_window = None
 
     def _windows_changed(self) -> None:
+        self._animations_end_ms = max(self._animations_end_ms, self.clock.now_ms() + WINDOW_ANIMATION_MS)
         self._notify(WindowsChanged(tuple(w.id for w in self._windows)))
+
+    def animations_end_ms(self) -> float:
+        """When the window animations running now end (a window appearing, going away or coming
+        to the front transitions for WINDOW_ANIMATION_MS): what waitForAnimationsToComplete waits for."""
+        with self.lock:
+            return self._animations_end_ms
 
     def nodes_changed(self, window: Window, nodes: Iterable[Node], kinds: tuple[str, ...]) -> None:
         """A screen changed nodes of its window: drop the window's cache and tell the listeners."""

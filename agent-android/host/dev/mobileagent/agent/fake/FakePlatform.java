@@ -1,5 +1,6 @@
 package dev.mobileagent.agent.fake;
 
+import dev.mobileagent.agent.platform.Clock;
 import dev.mobileagent.agent.platform.DisplayInfo;
 import dev.mobileagent.agent.platform.KeyStroke;
 import dev.mobileagent.agent.platform.PNode;
@@ -39,6 +40,12 @@ public final class FakePlatform implements Platform {
     private FakeWindow keyboard;
     private boolean keyboardEnabled = true;
     public volatile boolean refuseInjection;
+    /** How injected events go out, and so what they cost: the agent's call unless a test says otherwise. */
+    public volatile FakeInjection.Call injection = FakeInjection.agentsCall();
+    /** A window appearing or going away animates this long (a window transition). */
+    public static final long WINDOW_ANIMATION_MS = 300;
+    private Clock clock = Clock.SYSTEM;
+    private long animatingUntilMs;
     public volatile boolean failScreenshots;
     public volatile boolean released;
     public final List<long[]> touches = Collections.synchronizedList(new ArrayList<long[]>());
@@ -69,8 +76,20 @@ public final class FakePlatform implements Platform {
         }
     }
 
+    /** The clock injection costs are paid on (the agent's, in tests with a fake clock). */
+    public synchronized FakePlatform withClock(Clock c) {
+        clock = c;
+        return this;
+    }
+
+    /** Window animations run for {@code ms} from now (an app transition, a dialog appearing). */
+    public synchronized void animateWindows(long ms) {
+        animatingUntilMs = Math.max(animatingUntilMs, clock.nowMs() + ms);
+    }
+
     public FakePlatform addAndAnnounce(FakeWindow w) {
         add(w);
+        animateWindows(WINDOW_ANIMATION_MS);
         emit(new PlatformEvent(PlatformEvent.WINDOWS, -1, null, null));
         return this;
     }
@@ -80,6 +99,7 @@ public final class FakePlatform implements Platform {
             windows.remove(w);
             if (w.root != null) FakeWindow.kill(w.root);
             refocus();
+            animateWindows(WINDOW_ANIMATION_MS);
         }
         emit(new PlatformEvent(PlatformEvent.WINDOWS, -1, null, null));
     }
@@ -193,6 +213,7 @@ public final class FakePlatform implements Platform {
     @Override
     public boolean injectTouch(int action, int x, int y, long downTimeMs, long eventTimeMs) throws PlatformException {
         checkInjection();
+        payInjection(action);
         touches.add(new long[] {action, x, y, downTimeMs, eventTimeMs});
         Runnable click = null;
         synchronized (this) {
@@ -278,6 +299,7 @@ public final class FakePlatform implements Platform {
     @Override
     public boolean injectKey(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException {
         checkInjection();
+        payInjection(action);
         keys.add(new int[] {action, code, meta});
         if (action != 0) return true;
         FakeNode target;
@@ -293,6 +315,23 @@ public final class FakePlatform implements Platform {
             if (c != 0) changeText(target, (target.a.text == null ? "" : target.a.text) + c);
         }
         return true;
+    }
+
+    /** Blocks the caller as long as the injecting call would on Android 14+ (FakeInjection). */
+    private void payInjection(int action) throws PlatformException {
+        Clock c;
+        long cost;
+        synchronized (this) {
+            c = clock;
+            cost = FakeInjection.costMs(injection, action, c.nowMs(), animatingUntilMs);
+        }
+        if (cost <= 0) return;
+        try {
+            c.sleepMs(cost);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PlatformException("internal", "interrupted while injecting");
+        }
     }
 
     private void checkInjection() throws PlatformException {

@@ -102,6 +102,7 @@ public final class AndroidAgent {
         }
 
         if (!platform.awaitWindows(WINDOWS_TIMEOUT_MS)) out.log("no interactive window yet; serving anyway");
+        out.log("input through " + platform.injectionPath());
         AndroidTransport transport;
         try {
             transport = new AndroidTransport(o.socket);

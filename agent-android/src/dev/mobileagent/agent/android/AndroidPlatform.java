@@ -24,6 +24,7 @@ import dev.mobileagent.agent.platform.Screenshot;
 import dev.mobileagent.agent.wrappers.AccessibilityCaches;
 import dev.mobileagent.agent.wrappers.Clipboards;
 import dev.mobileagent.agent.wrappers.Displays;
+import dev.mobileagent.agent.wrappers.InputInjection;
 import dev.mobileagent.agent.wrappers.MissingApi;
 import dev.mobileagent.agent.wrappers.UiAutomations;
 import java.io.ByteArrayOutputStream;
@@ -41,6 +42,7 @@ import java.util.Set;
 public final class AndroidPlatform implements Platform {
     private final UiAutomation ua;
     private final HandlerThread looperThread;
+    private final InputInjection injection;
     /** uptimeMillis minus the agent clock: both monotonic and both stopped in deep sleep, so constant. */
     private final long uptimeOffsetMs = android.os.SystemClock.uptimeMillis() - dev.mobileagent.agent.platform.Clock.SYSTEM.nowMs();
     private volatile Platform.EventSink sink;
@@ -48,9 +50,10 @@ public final class AndroidPlatform implements Platform {
     private Clipboards clipboards;
     private volatile boolean cacheWarned;
 
-    private AndroidPlatform(UiAutomation ua, HandlerThread looperThread) {
+    private AndroidPlatform(UiAutomation ua, HandlerThread looperThread, InputInjection injection) {
         this.ua = ua;
         this.looperThread = looperThread;
+        this.injection = injection;
     }
 
     /** UI automation is held by someone else: the platform's whole message. */
@@ -78,7 +81,7 @@ public final class AndroidPlatform implements Platform {
             if (message.contains("already registered")) throw new Conflict(message);
             throw new PlatformException("automation_unavailable", "connecting UI automation failed: " + message);
         }
-        AndroidPlatform p = new AndroidPlatform(ua, t);
+        AndroidPlatform p = new AndroidPlatform(ua, t, InputInjection.choose(InputInjection.inputService(), ua));
         p.configure();
         return p;
     }
@@ -190,15 +193,18 @@ public final class AndroidPlatform implements Platform {
         this.sink = sink;
     }
 
+    /** How input goes out (wrappers/InputInjection: never waiting for animations or for the app). */
+    public InputInjection.Path injectionPath() {
+        return injection.path;
+    }
+
     @Override
     public boolean injectTouch(int action, int x, int y, long downTimeMs, long eventTimeMs) throws PlatformException {
         check();
         MotionEvent ev = MotionEvent.obtain(uptimeOffsetMs + downTimeMs, uptimeOffsetMs + eventTimeMs, action, x, y, 0);
         ev.setSource(InputDevice.SOURCE_TOUCHSCREEN);
         try {
-            return ua.injectInputEvent(ev, action != MotionEvent.ACTION_MOVE);
-        } catch (SecurityException e) {
-            throw PlatformException.injectionRefused(e.getMessage());
+            return inject(ev);
         } finally {
             ev.recycle();
         }
@@ -209,10 +215,16 @@ public final class AndroidPlatform implements Platform {
         check();
         KeyEvent ev = new KeyEvent(uptimeOffsetMs + downTimeMs, uptimeOffsetMs + eventTimeMs, action, code, 0, meta,
             KeyCharacterMap.VIRTUAL_KEYBOARD, 0, 0, InputDevice.SOURCE_KEYBOARD);
+        return inject(ev);
+    }
+
+    private boolean inject(android.view.InputEvent ev) throws PlatformException {
         try {
-            return ua.injectInputEvent(ev, true);
+            return injection.inject(ev);
         } catch (SecurityException e) {
             throw PlatformException.injectionRefused(e.getMessage());
+        } catch (MissingApi e) {
+            throw new PlatformException("internal", e.getMessage());
         }
     }
 
