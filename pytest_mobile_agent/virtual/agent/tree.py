@@ -97,8 +97,8 @@ class Tree:
         if read is None or (settling and not window.sends_change_events):
             drops = self._drops.get(window.id, 0)
             read = self._read_window(window)  # a Compose window still settling after our input: read it again
-            if read is not None and self._drops.get(window.id, 0) == drops:
-                self._cache[window.id] = read
+            if read is not None and not read.skipped and self._drops.get(window.id, 0) == drops:
+                self._cache[window.id] = read  # a read that left children out is read again next time
         return read
 
     def drop(self, window_id: int) -> None:
@@ -244,6 +244,7 @@ def serialize(reads: list[tuple[dict[str, Any], TreeRead]], max_nodes: int,
             truncated = True
         budget -= len(nodes)
         meta["node_count"] = count
+        meta["skipped_children"] = read.skipped
         meta["nodes"] = nodes
         out.append(meta)
     return out, node_count, truncated

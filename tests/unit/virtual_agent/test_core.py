@@ -19,7 +19,7 @@ from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS
 from .helpers import DISPLAY, SOCKET, TOKEN, Host, make_core, wait_for
 
 WINDOW_KEYS = {"id", "type", "title", "package", "layer", "focused", "active", "bounds", "sends_change_events",
-               "owner", "modal", "node_count", "nodes"}
+               "owner", "modal", "node_count", "skipped_children", "nodes"}
 NODE_KEYS = {"id", "parent", "depth", "class", "text", "desc", "res", "hint", "package", "bounds", "clickable",
              "long_clickable", "focusable", "focused", "editable", "checkable", "checked", "enabled", "selected",
              "scrollable", "visible", "password", "scroll", "children"}

@@ -46,7 +46,7 @@ public final class FakeWindow implements RawWindow {
         if (!touchModal) return bounds;
         return task != null ? task : new int[] {0, 0, displayWidth, displayHeight};
     }
-    public FakeWindow root(FakeNode n) { root = n; attach(n); return this; }
+    public FakeWindow root(FakeNode n) { root = n; if (n != null) attach(n); return this; }
     public void setHook(ReadHook h) { hook = h; }
 
     public FakeNode rootNode() {

@@ -18,6 +18,8 @@ public final class Fixtures {
     public static final int PROMPT = 30;
     public static final int ALERT = 31;
     public static final int DIVIDER = 40;
+    public static final int WEB = 50;
+    public static final String BROWSER = "dev.mobileagent.webfixture";
 
     private Fixtures() {}
 
@@ -88,6 +90,20 @@ public final class Fixtures {
         FakeNode page = compose("android.view.View").res("big_page").bounds(0, 336, 1080, 2400).add(title, grid);
         for (int i = 0; i < 10; i++) page.add(compose("android.view.View").desc("spacer " + i).bounds(0, 2390, 1080, 2400));
         return page;
+    }
+
+    /**
+     * A page in a WebView: its second paragraph is a node the platform never gives (getChild
+     * returns null for it, as for a WebView's or a provider's node it cannot fetch).
+     */
+    public static FakeWindow webPage() {
+        FakeNode web = FakeNode.of("android.webkit.WebView").pkg(BROWSER).res("web").bounds(0, 63, 1080, 2400);
+        web.add(FakeNode.of("android.view.View").pkg(BROWSER).text("Heading").bounds(0, 100, 1080, 200),
+            FakeNode.of("android.view.View").pkg(BROWSER).text("Lost paragraph").bounds(0, 200, 1080, 400),
+            FakeNode.of("android.widget.Button").pkg(BROWSER).text("Continue").bounds(0, 400, 1080, 520).clickable());
+        web.nullChild(1, -1);
+        FakeNode root = FakeNode.of("android.widget.FrameLayout").pkg(BROWSER).bounds(0, 0, 1080, 2400).add(web);
+        return new FakeWindow(WEB, "application", "Browser", 1).withFocus().root(root);
     }
 
     /** A React Native form: ReactEditText fields that accept text set directly and send change events. */
