@@ -4,12 +4,16 @@ is restored afterwards. `keys` and `clipboard` focus the node first and insert a
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pytest_mobile_agent.virtual.ui import KEY_MAP
+from pytest_mobile_agent.virtual.ui.clipboard import SHELL_PACKAGE, Clip, ClipRefused
 
 from .input import Injector
 from .params import RequestError, is_int
+
+log = logging.getLogger("pytest_mobile_agent.virtual")
 
 METHODS = ("auto", "direct", "keys", "clipboard")
 
@@ -62,12 +66,25 @@ class TextEntry:
             self.injector.key(*KEY_MAP[ch])
 
     def _paste(self, node: Any, text: str) -> None:
-        saved = self.ui.clipboard
-        self.ui.clipboard = text
-        pasted = self.ui.paste(node)
-        self.ui.clipboard = saved
+        """The text and the restored clip both carry SystemUI's suppress extra (no clipboard
+        overlay on Android 13+); a clip the shell may not put back never masks the paste."""
+        saved = self.ui.clip
+        self.ui.set_clip(Clip(text).unseen(), source=SHELL_PACKAGE)
+        try:
+            pasted = self.ui.paste(node)
+        finally:
+            self._restore(saved)
         if not pasted:
             raise RequestError("invalid_params", f"node {node.uid} does not accept a paste")
+
+    def _restore(self, saved: Clip | None) -> None:
+        try:
+            if saved is None:
+                self.ui.clear_clip()
+            else:
+                self.ui.set_clip(saved.unseen(), source=SHELL_PACKAGE)
+        except ClipRefused as exc:
+            log.warning("the previous clip could not be put back: %s", exc)
 
     def _target(self, node_id: int | None) -> Any:
         if node_id is None:

@@ -381,3 +381,25 @@ def test_a_change_that_tears_nothing_down_is_read_through_and_not_cached(ui: UiM
     assert next(n for n in read.nodes if n["res"] == "cell_500")["selected"] is True
     assert window.read() is not read  # the window changed under the read: built again next time
     assert window.read() is window.read()  # and cached from then on
+
+
+def test_systemui_shows_its_clipboard_overlay_for_a_clip_without_the_suppress_extra(
+        ui: UiModel, clock: ManualClock) -> None:
+    """ClipboardListener.onPrimaryClipChanged / shouldSuppressOverlay (Android 13+)."""
+    from pytest_mobile_agent.virtual.ui.clipboard import OVERLAY_TIMEOUT_MS, SHELL_PACKAGE, Clip
+
+    started(ui, clock, "Login")
+    ui.set_clip(Clip("quiet").unseen(), source=SHELL_PACKAGE)
+    assert ui.clipboard_overlay is None and ui.clipboard == "quiet"
+    ui.clipboard = "copied by the app"  # an app's copy: no extra
+    overlay = ui.clipboard_overlay
+    assert overlay is not None and overlay in ui.accessibility_windows()
+    assert next(n for n in overlay.nodes() if n.res and n.res.endswith("text_preview")).text == "copied by the app"
+    ui.touch(540, 600, True)  # a touch outside it closes it
+    ui.touch(540, 600, False)
+    assert ui.clipboard_overlay is None
+    ui.set_clip(Clip("again"), source=SHELL_PACKAGE)
+    assert ui.clipboard_overlay is not None
+    clock.advance(OVERLAY_TIMEOUT_MS + 1)
+    ui.advance()
+    assert ui.clipboard_overlay is None, "gone on its timeout"

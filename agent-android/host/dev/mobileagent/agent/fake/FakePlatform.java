@@ -36,6 +36,11 @@ public final class FakePlatform implements Platform {
     private volatile Platform.EventSink sink;
     private DisplayInfo display = new DisplayInfo(1080, 2400, 420, 0);
     private String clip;
+    /** The clip holds content URIs (an image copied in a gallery): the shell may not set it. */
+    private boolean clipHasUris;
+    private FakeWindow clipboardOverlay;
+    /** How many clipboard overlays system UI showed (a clip set without the suppress extra). */
+    public volatile int clipboardOverlays;
     private FakeNode focusedNode;
     private FakeWindow keyboard;
     private boolean keyboardEnabled = true;
@@ -50,6 +55,8 @@ public final class FakePlatform implements Platform {
     public volatile boolean released;
     public final List<long[]> touches = Collections.synchronizedList(new ArrayList<long[]>());
     public final List<int[]> keys = Collections.synchronizedList(new ArrayList<int[]>());
+    /** The window each DOWN went to (-1: none). */
+    public final List<Integer> downWindows = Collections.synchronizedList(new ArrayList<Integer>());
     public volatile int clipboardWrites;
 
     // the gesture in progress
@@ -129,8 +136,29 @@ public final class FakePlatform implements Platform {
         return clip;
     }
 
+    public synchronized boolean clipboardHasUris() {
+        return clipHasUris;
+    }
+
     public synchronized void setClipboardForTest(String text) {
+        setClipboardForTest(text, false);
+    }
+
+    /** The user's clip, as an app put it there; {@code withUris}: it holds content URIs. */
+    public synchronized void setClipboardForTest(String text, boolean withUris) {
         clip = text;
+        clipHasUris = withUris;
+    }
+
+    /** The clip as saveClipboard hands it out. */
+    static final class SavedClip {
+        final String text;
+        final boolean uris;
+
+        SavedClip(String text, boolean uris) {
+            this.text = text;
+            this.uris = uris;
+        }
     }
 
     public synchronized FakeWindow window(int id) {
@@ -218,6 +246,8 @@ public final class FakePlatform implements Platform {
         Runnable click = null;
         synchronized (this) {
             if (action == 0) {
+                FakeWindow target = windowAt(x, y);
+                downWindows.add(target == null ? -1 : target.id);
                 downX = lastX = x;
                 downY = lastY = y;
                 downT = eventTimeMs;
@@ -352,18 +382,50 @@ public final class FakePlatform implements Platform {
 
     @Override
     public synchronized Object saveClipboard() {
-        return clip;
+        return clip == null ? null : new SavedClip(clip, clipHasUris);
     }
 
     @Override
-    public synchronized void setClipboardText(String text) {
-        clipboardWrites++;
-        clip = text;
+    public void setClipboardText(String text, boolean unseen) {
+        synchronized (this) {
+            clipboardWrites++;
+            clip = text;
+            clipHasUris = false;
+        }
+        if (!unseen) showClipboardOverlay();
     }
 
+    /**
+     * ClipboardService refuses a clip with content URIs from the shell (its URI permission check
+     * throws SecurityException: the shell holds no grant on the app's URIs).
+     */
     @Override
-    public synchronized void restoreClipboard(Object saved) {
-        clip = (String) saved;
+    public void restoreClipboard(Object saved, boolean unseen) throws PlatformException {
+        SavedClip s = (SavedClip) saved;
+        synchronized (this) {
+            if (s != null && s.uris) {
+                throw new PlatformException("internal", "the clipboard refused the clip: java.lang.SecurityException: "
+                    + "Uri content://media/external/images/media/1 not allowed for com.android.shell");
+            }
+            clip = s == null ? null : s.text;
+            clipHasUris = false;
+        }
+        if (s != null && !unseen) showClipboardOverlay();
+    }
+
+    /**
+     * SystemUI's clipboard overlay (Android 13+, ClipboardListener.onPrimaryClipChanged for a clip
+     * without EXTRA_SUPPRESS_OVERLAY): a system window in the bottom-left corner that takes touches.
+     */
+    private void showClipboardOverlay() {
+        FakeWindow overlay;
+        synchronized (this) {
+            clipboardOverlays++;
+            if (clipboardOverlay != null) return;
+            clipboardOverlay = Fixtures.clipboardOverlay();
+            overlay = clipboardOverlay;
+        }
+        addAndAnnounce(overlay);
     }
 
     @Override

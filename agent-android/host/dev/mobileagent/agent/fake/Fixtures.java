@@ -19,6 +19,7 @@ public final class Fixtures {
     public static final int ALERT = 31;
     public static final int DIVIDER = 40;
     public static final int WEB = 50;
+    public static final int CLIPBOARD_OVERLAY = 60;
     public static final String BROWSER = "dev.mobileagent.webfixture";
 
     private Fixtures() {}
@@ -160,6 +161,17 @@ public final class Fixtures {
             .root(FakeNode.of("android.view.View").pkg(SYSTEMUI).bounds(0, 1180, 1080, 1220));
         FakeWindow bottom = composeApp().bounds(0, 1220, 1080, 2400);
         return new FakePlatform().add(statusBar()).add(divider).add(top).add(bottom);
+    }
+
+    /** SystemUI's clipboard overlay: a preview of the clip and its actions, in the bottom-left corner. */
+    static FakeWindow clipboardOverlay() {
+        FakeNode preview = FakeNode.of("android.widget.TextView").pkg(SYSTEMUI).res(SYSTEMUI + ":id/text_preview")
+            .bounds(60, 1960, 560, 2140).clickable();
+        FakeNode share = FakeNode.of("android.widget.ImageView").pkg(SYSTEMUI).res(SYSTEMUI + ":id/share_chip")
+            .desc("Share").bounds(60, 1800, 200, 1900).clickable();
+        FakeNode root = FakeNode.of("android.widget.FrameLayout").pkg(SYSTEMUI).res(SYSTEMUI + ":id/clipboard_ui")
+            .bounds(40, 1780, 600, 2160).add(share, preview);
+        return new FakeWindow(CLIPBOARD_OVERLAY, "system", "ClipboardOverlay", 9).bounds(40, 1780, 600, 2160).root(root);
     }
 
     /** HostMain's fixed UI: the status bar over the Compose fixture on its Login tab. */

@@ -3,6 +3,8 @@ package dev.mobileagent.agent.android;
 import android.accessibilityservice.AccessibilityServiceInfo;
 import android.app.UiAutomation;
 import android.content.ClipData;
+import android.content.ClipDescription;
+import android.os.PersistableBundle;
 import android.graphics.Bitmap;
 import android.graphics.Matrix;
 import android.os.HandlerThread;
@@ -261,26 +263,52 @@ public final class AndroidPlatform implements Platform {
             return clipboards().get();
         } catch (MissingApi e) {
             throw new PlatformException("internal", e.getMessage());
+        } catch (SecurityException e) {
+            return null; // the shell may not read it: nothing to put back but an empty clipboard
         }
     }
 
+    /** SystemUI's extra: no clipboard overlay for a clip from com.android.shell (ClipboardListener). */
+    static final String EXTRA_SUPPRESS_OVERLAY = "com.android.systemui.SUPPRESS_CLIPBOARD_OVERLAY";
+
     @Override
-    public void setClipboardText(String text) throws PlatformException {
-        try {
-            clipboards().set(ClipData.newPlainText("mobile-agent", text));
-        } catch (MissingApi e) {
-            throw new PlatformException("internal", e.getMessage());
-        }
+    public void setClipboardText(String text, boolean unseen) throws PlatformException {
+        ClipData clip = ClipData.newPlainText("mobile-agent", text);
+        setClip(unseen ? unseen(clip) : clip);
     }
 
     @Override
-    public void restoreClipboard(Object saved) throws PlatformException {
+    public void restoreClipboard(Object saved, boolean unseen) throws PlatformException {
+        if (saved == null) {
+            try {
+                clipboards().clear();
+            } catch (MissingApi e) {
+                throw new PlatformException("internal", e.getMessage());
+            }
+            return;
+        }
+        ClipData clip = (ClipData) saved;
+        setClip(unseen ? unseen(clip) : clip);
+    }
+
+    private void setClip(ClipData clip) throws PlatformException {
         try {
-            if (saved == null) clipboards().clear();
-            else clipboards().set((ClipData) saved);
+            clipboards().set(clip);
         } catch (MissingApi e) {
             throw new PlatformException("internal", e.getMessage());
+        } catch (SecurityException e) {
+            throw new PlatformException("internal", "the clipboard refused the clip: " + e.getMessage());
         }
+    }
+
+    /** The clip with EXTRA_SUPPRESS_OVERLAY among its description's extras (ClipDescription.setExtras, API 24). */
+    static ClipData unseen(ClipData clip) {
+        ClipDescription description = clip.getDescription();
+        PersistableBundle had = description.getExtras();
+        PersistableBundle extras = had == null ? new PersistableBundle() : new PersistableBundle(had);
+        extras.putBoolean(EXTRA_SUPPRESS_OVERLAY, true);
+        description.setExtras(extras);
+        return clip;
     }
 
     /**
