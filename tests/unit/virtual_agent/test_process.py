@@ -376,3 +376,37 @@ def test_an_agent_stopped_in_the_middle_of_a_read_leaves_the_ui_to_the_device(
     windows = got[1]["result"]["windows"]
     assert "dev.mobileagent.fixture" not in [w["package"] for w in windows]  # gone under the read: left out
     assert got[1]["result"]["node_count"] == sum(w["node_count"] for w in windows)
+
+
+@pytest.mark.parametrize("ending", ["idle", "shutdown"])
+def test_the_rotation_the_user_locked_while_the_agent_ran_outlives_its_exit(vdev: VirtualDevice, ending: str) -> None:
+    """UiAutomation.disconnect() would put back the rotation state of the connect
+    (UiAutomationConnection.restoreRotationStateLocked); the agent exits without it, and the system
+    releases the slot (the automation slot's `release`, UiAutomationManager's death recipient)."""
+    socket = f"mobile-agent-0.1.0-p1-aaaaaaaaaaaa-0000000000{30 if ending == 'idle' else 31}"
+    launched = launch(vdev, socket, idle_ms=300)
+    launched.payload("MOBILE_AGENT_READY")
+    vdev.display.freeze_rotation(1)  # the test locks the display in landscape
+    if ending == "shutdown":
+        host = connect(vdev, socket)
+        host.send(wire.encode({"type": "auth", "token": TOKEN}))
+        decoder = wire.FrameDecoder()
+        assert decoder.feed(host.recv(3.0))[0]["type"] == "hello"
+        host.send(wire.encode({"type": "welcome", "protocol": 1, "host": "test"}))
+        host.send(wire.encode({"type": "request", "id": 1, "method": "shutdown", "deadline_ms": 1000, "params": {}}))
+    assert wait_for(lambda: launched.proc.dead, timeout=3.0)
+    assert vdev.automation.holder() is None
+    assert (vdev.display.rotation, vdev.display.rotation_frozen) == (1, True)
+
+
+def test_a_disconnect_puts_back_the_rotation_state_of_the_connect(vdev: VirtualDevice) -> None:
+    """What the agent's old release did (UiAutomationConnection.restoreRotationStateLocked)."""
+    proc = holder_process(vdev, ["uiautomator", "events"])  # connected with the display frozen at 0
+    vdev.display.freeze_rotation(1)
+    vdev.automation.disconnect(proc.pid)
+    assert vdev.display.rotation == 0 and vdev.automation.holder() is None
+    vdev.display.thaw_rotation()
+    other = holder_process(vdev, ["uiautomator", "dump"])  # connected with auto-rotate on
+    vdev.display.freeze_rotation(3)
+    vdev.automation.disconnect(other.pid)
+    assert (vdev.display.rotation, vdev.display.rotation_frozen) == (0, False)

@@ -128,6 +128,46 @@ public final class FakePlatform implements Platform {
         return this;
     }
 
+    // --- the rotation lock, and what UiAutomationConnection does with it ---------------------------
+
+    /** Auto-rotate off, the emulator's default: the display keeps the rotation it is frozen at. */
+    private boolean rotationFrozen = true;
+    /** UiAutomationConnection.storeRotationStateLocked at connect: the frozen rotation, or -1. */
+    private int connectRotation = 0;
+
+    /** The user (or a test) locks the display in this rotation (freezeRotation). */
+    public synchronized void freezeRotation(int rotation) {
+        rotationFrozen = true;
+        rotate(rotation);
+    }
+
+    /** Auto-rotate on (thawRotation): the display follows the sensor, here the natural orientation. */
+    public synchronized void thawRotation() {
+        rotationFrozen = false;
+        rotate(0);
+    }
+
+    public synchronized boolean rotationFrozen() {
+        return rotationFrozen;
+    }
+
+    private void rotate(int rotation) {
+        boolean turned = (rotation % 2) != (display.rotation % 2);
+        display = new DisplayInfo(turned ? display.height : display.width, turned ? display.width : display.height,
+            display.density, rotation);
+    }
+
+    /**
+     * What UiAutomation.disconnect() does besides releasing: UiAutomationConnection
+     * .restoreRotationStateLocked, freezeRotation(the rotation frozen at connect), else thawRotation.
+     * The agent never calls it (Platform.release); tests call it to show what it would do.
+     */
+    public synchronized void disconnect() {
+        released = true;
+        if (connectRotation >= 0) freezeRotation(connectRotation);
+        else thawRotation();
+    }
+
     public synchronized void setKeyboardEnabled(boolean on) {
         keyboardEnabled = on;
     }

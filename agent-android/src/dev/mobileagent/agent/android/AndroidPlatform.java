@@ -351,14 +351,15 @@ public final class AndroidPlatform implements Platform {
         }
     }
 
+    /** Releases UI automation leaving the rotation as it is (UiAutomations.unregister, never disconnect()). */
     @Override
     public synchronized void release() {
         if (released) return;
         released = true;
         try {
-            UiAutomations.disconnect(ua);
+            UiAutomations.unregister(ua);
         } catch (MissingApi | RuntimeException e) {
-            // the process exits next, which releases the slot as well
+            // the process exits next: the system releases the slot on the connection's death
         }
         looperThread.quitSafely();
     }

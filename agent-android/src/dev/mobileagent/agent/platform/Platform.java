@@ -54,7 +54,10 @@ public interface Platform {
      */
     void dropCachedNodes();
 
-    /** Releases UI automation; idempotent. */
+    /**
+     * Releases UI automation; idempotent. It leaves the display's rotation as it is now: never
+     * UiAutomation.disconnect(), which restores the rotation state it saw at connect.
+     */
     void release();
 
     /** Receives accessibility events. */
