@@ -187,7 +187,7 @@ def _identity(proc: Any, device: Any, args: Args, token: str) -> Identity | str:
     version = version_in(data)
     if version is None:
         return error_line("classpath", f"{classpath} holds no {AGENT_NAME} (ClassNotFoundException: {MAIN_CLASS})")
-    return Identity(version, build_of(data), proc.pid, args.socket, token)
+    return Identity(version, build_of(data), proc.pid, args.socket, token, uid=proc.uid)
 
 
 def read_device_file(device: Any, path: str, proc: Any) -> bytes:

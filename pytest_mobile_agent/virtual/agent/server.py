@@ -74,6 +74,10 @@ class Identity:
     pid: int
     socket: str
     token: str = field(repr=False)
+    #: the uid the agent runs as, which a peer must have: 2000 when the shell started it, 0 under
+    #: `adb root` (adbd and its shell run as root: packages/modules/adb, daemon/main.cpp,
+    #: should_drop_privileges); a root peer reaching an agent running as shell is refused
+    uid: int = SHELL_UID
 
     def hello(self) -> dict[str, Any]:
         return {"type": "hello", "agent": AGENT_NAME, "version": self.version, "build": self.build,
@@ -262,7 +266,7 @@ class AgentCore:
             self._wake.set()
 
     def _handshake(self, conn: Connection) -> None:
-        if conn.peer_uid != SHELL_UID:
+        if conn.peer_uid != self.identity.uid:
             conn.send({"type": "refused", "code": "peer_not_allowed", "message": "peer not allowed"})
             self.platform.diagnostic(f"refused peer uid {conn.peer_uid}")
             raise _Close(None)

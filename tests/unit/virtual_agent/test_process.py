@@ -410,3 +410,23 @@ def test_a_disconnect_puts_back_the_rotation_state_of_the_connect(vdev: VirtualD
     vdev.display.freeze_rotation(3)
     vdev.automation.disconnect(other.pid)
     assert (vdev.display.rotation, vdev.display.rotation_frozen) == (0, False)
+
+
+def test_under_adb_root_the_agent_accepts_root_peers_and_refuses_the_shell(vdev: VirtualDevice) -> None:
+    """`adb root`: adbd and the shell that launches the agent run as uid 0 (packages/modules/adb,
+    daemon/main.cpp should_drop_privileges), so adbd's connection to the agent's socket is root's."""
+    socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000032"
+    vdev.adbd.uid = 0
+    try:
+        launched = launch(vdev, socket)
+    finally:
+        vdev.adbd.uid = 2000
+    assert launched.proc.uid == 0
+    launched.payload("MOBILE_AGENT_READY")
+    stream = connect(vdev, socket, peer_uid=0)
+    stream.send(wire.encode({"type": "auth", "token": TOKEN}))
+    assert wire.FrameDecoder().feed(stream.recv(3.0))[0]["type"] == "hello"
+    stream.close()
+    assert frames(connect(vdev, socket, peer_uid=2000)) == [
+        {"type": "refused", "code": "peer_not_allowed", "message": "peer not allowed"}]
+    assert launched.line() == "MOBILE_AGENT_LOG refused peer uid 2000"

@@ -68,6 +68,7 @@ public final class AndroidAgent {
             return 1;
         }
         config.pid = android.os.Process.myPid();
+        config.allowedUid = android.os.Process.myUid(); // peers are adbd, as the uid its shell started us as
         config.socket = o.socket;
         config.token = token;
         config.idleExitMs = o.idleExitMs;

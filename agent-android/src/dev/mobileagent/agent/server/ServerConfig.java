@@ -17,6 +17,10 @@ public final class ServerConfig {
     public long pid;
     public String socket;
     public String token;
+    /**
+     * The uid a peer must have: the agent's own (2000 when the shell started it; 0 under `adb root`,
+     * where adbd and its shell run as root). A root peer reaching an agent running as shell is refused.
+     */
     public int allowedUid = 2000;
     public long idleExitMs = 60_000;
     /** A connection has this long to send auth, and then welcome. */
