@@ -343,3 +343,17 @@ def test_shutdown_answers_then_closes_and_stops_the_agent(core: AgentCore, host:
     assert host.recv_kind("closing") == {"type": "closing", "reason": "shutdown"}
     assert host.recv() is None
     assert wait_for(lambda: core.stopped) and core.exit_status == 0
+
+
+def test_a_request_that_runs_out_of_memory_is_answered_and_the_agent_serves_on(
+        ui: UiModel, host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing escapes (the Java agent's NothingEscapesTest: RuntimeInit's handler would end the
+    process): a screenshot that runs out of memory while encoding is an error response."""
+    def out_of_memory(*args: object, **kwargs: object) -> None:
+        raise MemoryError("Failed to allocate a 10368016 byte allocation")
+
+    monkeypatch.setattr(ui, "render", out_of_memory)
+    error = host.call("screenshot")["error"]
+    assert error["code"] in ("screenshot_failed", "internal") and "allocate" in error["message"]
+    monkeypatch.undo()
+    assert host.result("screenshot")["format"] == "png"

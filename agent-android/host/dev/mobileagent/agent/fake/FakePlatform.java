@@ -52,6 +52,9 @@ public final class FakePlatform implements Platform {
     private Clock clock = Clock.SYSTEM;
     private long animatingUntilMs;
     public volatile boolean failScreenshots;
+    /** Thrown by the next screenshot and window listing when set (an OutOfMemoryError while encoding, a LinkageError). */
+    public volatile Throwable screenshotThrows;
+    public volatile Throwable windowsThrow;
     public volatile boolean released;
     public final List<long[]> touches = Collections.synchronizedList(new ArrayList<long[]>());
     public final List<int[]> keys = Collections.synchronizedList(new ArrayList<int[]>());
@@ -260,6 +263,7 @@ public final class FakePlatform implements Platform {
     @Override
     public synchronized List<RawWindow> windows() throws PlatformException {
         if (released) throw new PlatformException("automation_unavailable", "UI automation was released");
+        rethrow(windowsThrow);
         return new ArrayList<RawWindow>(ReportedWindows.of(windows, display.width, display.height));
     }
 
@@ -387,6 +391,11 @@ public final class FakePlatform implements Platform {
         return true;
     }
 
+    private static void rethrow(Throwable t) {
+        if (t instanceof Error) throw (Error) t;
+        if (t instanceof RuntimeException) throw (RuntimeException) t;
+    }
+
     /** Blocks the caller as long as the injecting call would on Android 14+ (FakeInjection). */
     private void payInjection(int action) throws PlatformException {
         Clock c;
@@ -471,6 +480,7 @@ public final class FakePlatform implements Platform {
     @Override
     public Screenshot screenshot(String format, int quality) throws PlatformException {
         if (failScreenshots) throw new PlatformException("screenshot_failed", "the capture failed");
+        rethrow(screenshotThrows);
         DisplayInfo d;
         List<FakeWindow> ws;
         synchronized (this) {

@@ -126,7 +126,12 @@ public final class AndroidPlatform implements Platform {
             @Override
             public void onAccessibilityEvent(AccessibilityEvent event) {
                 Platform.EventSink s = sink;
-                if (s != null) s.onEvent(translate(event));
+                try {
+                    if (s != null) s.onEvent(translate(event));
+                } catch (RuntimeException | Error e) {
+                    // the UiAutomation looper thread: an uncaught throwable would end the process
+                    java.util.logging.Logger.getLogger("dev.mobileagent.agent").warning("event failed: " + e);
+                }
             }
         });
     }

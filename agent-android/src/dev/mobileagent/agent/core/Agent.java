@@ -84,7 +84,9 @@ public final class Agent implements Platform.EventSink {
             }
         } catch (PlatformException e) {
             throw new AgentError(e.code, e.getMessage(), e.retryable);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // anything at all, OutOfMemoryError or a LinkageError of a missing API included: an
+            // uncaught throwable would reach RuntimeInit's KillApplicationHandler and end the agent
             LOG.warning(method + " failed: " + e);
             throw new AgentError("internal", method + " failed: " + e, false);
         }
@@ -328,7 +330,7 @@ public final class Agent implements Platform.EventSink {
             } else if (e.kind == PlatformEvent.CONTENT) {
                 contentChanged(e);
             }
-        } catch (RuntimeException ex) {
+        } catch (RuntimeException | Error ex) {
             LOG.warning("event handling failed: " + ex);
         }
     }

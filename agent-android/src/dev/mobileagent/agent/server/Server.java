@@ -93,6 +93,9 @@ public final class Server implements EventOut {
             } catch (IOException e) {
                 if (!isExiting()) LOG.warning("accept failed: " + e);
                 return;
+            } catch (RuntimeException | Error e) {
+                LOG.warning("accept failed, accepting on: " + e);
+                continue;
             }
             final Connection c = new Connection(this, peer);
             Thread t = new Thread(new Runnable() {
@@ -106,7 +109,16 @@ public final class Server implements EventOut {
         }
     }
 
+    /** The idle bound and the pings; a throwable must not end the fixed-delay schedule. */
     private void tick() {
+        try {
+            tickOnce();
+        } catch (RuntimeException | Error e) {
+            LOG.warning("tick failed: " + e);
+        }
+    }
+
+    private void tickOnce() {
         Connection c;
         boolean idleOut;
         synchronized (this) {
