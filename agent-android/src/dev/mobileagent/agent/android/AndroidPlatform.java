@@ -1,6 +1,5 @@
 package dev.mobileagent.agent.android;
 
-import android.accessibilityservice.AccessibilityServiceInfo;
 import android.app.UiAutomation;
 import android.content.ClipData;
 import android.content.ClipDescription;
@@ -84,7 +83,12 @@ public final class AndroidPlatform implements Platform {
             throw new PlatformException("automation_unavailable", "connecting UI automation failed: " + message);
         }
         AndroidPlatform p = new AndroidPlatform(ua, t, InputInjection.choose(InputInjection.inputService(), ua));
-        p.configure();
+        try {
+            p.configure();
+        } catch (PlatformException e) {
+            p.release();
+            throw e;
+        }
         return p;
     }
 
@@ -113,15 +117,8 @@ public final class AndroidPlatform implements Platform {
         return t.getMessage() == null ? t.toString() : t.getMessage();
     }
 
-    private void configure() {
-        AccessibilityServiceInfo info = ua.getServiceInfo();
-        if (info != null) {
-            info.flags |= AccessibilityServiceInfo.FLAG_RETRIEVE_INTERACTIVE_WINDOWS
-                | AccessibilityServiceInfo.FLAG_REPORT_VIEW_IDS
-                | AccessibilityServiceInfo.FLAG_INCLUDE_NOT_IMPORTANT_VIEWS;
-            info.eventTypes = AccessibilityEvent.TYPES_ALL_MASK;
-            ua.setServiceInfo(info);
-        }
+    private void configure() throws PlatformException {
+        ua.setServiceInfo(ServiceFlags.withAgentFlags(ua.getServiceInfo()));
         ua.setOnAccessibilityEventListener(new UiAutomation.OnAccessibilityEventListener() {
             @Override
             public void onAccessibilityEvent(AccessibilityEvent event) {

@@ -39,12 +39,12 @@ final class Connection {
             out = peer.out();
             InputStream in = peer.in();
             if (!peerAllowed()) return;
-            peer.setReadTimeoutMs(server.config.handshakeTimeoutMs);
+            peer.setTimeoutsMs(server.config.handshakeTimeoutMs);
             if (!authenticate(in)) return;
             server.promote(this);
             send(server.config.hello());
             if (!welcome(in)) return;
-            peer.setReadTimeoutMs(server.config.livenessTimeoutMs);
+            peer.setTimeoutsMs(server.config.livenessTimeoutMs);
             serve(in);
         } catch (ProtocolException e) {
             Server.LOG.info("protocol error: " + e.getMessage());
