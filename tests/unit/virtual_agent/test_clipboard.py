@@ -8,17 +8,14 @@ and a clip it may not put back never masks the paste."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 
-from pytest_mobile_agent.virtual.agent import AgentCore
-from pytest_mobile_agent.virtual.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel
 from pytest_mobile_agent.virtual.ui.clipboard import SHELL_PACKAGE, Clip, ClipRefused
 from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS
 
-from .helpers import Host, make_core
+from .helpers import Host
 
 
 @pytest.fixture
@@ -29,15 +26,6 @@ def ui() -> UiModel:
     model.advance()
     return model
 
-
-@pytest.fixture
-def host(ui: UiModel) -> Iterator[Host]:
-    core: AgentCore = make_core(ui)[0]
-    h = Host(core, Kernel())
-    h.handshake()
-    yield h
-    h.close()
-    core.stop()
 
 
 def invite(snapshot: dict) -> dict:

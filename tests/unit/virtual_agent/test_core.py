@@ -6,7 +6,6 @@ import base64
 import io
 import struct
 import time
-from collections.abc import Iterator
 
 import pytest
 from PIL import Image
@@ -14,9 +13,8 @@ from PIL import Image
 from pytest_mobile_agent.virtual.agent import AgentCore, server
 from pytest_mobile_agent.virtual.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel
-from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS
 
-from .helpers import DISPLAY, SOCKET, TOKEN, Host, make_core, wait_for
+from .helpers import DISPLAY, SOCKET, TOKEN, Host, make_core, on_tab, wait_for
 
 WINDOW_KEYS = {"id", "type", "title", "package", "layer", "focused", "active", "bounds", "sends_change_events",
                "owner", "modal", "node_count", "skipped_children", "nodes"}
@@ -30,30 +28,8 @@ def kernel() -> Kernel:
     return Kernel()
 
 
-@pytest.fixture
-def ui() -> UiModel:
-    return UiModel()
 
 
-@pytest.fixture
-def core(ui: UiModel) -> Iterator[AgentCore]:
-    agent, _ = make_core(ui)
-    yield agent
-    agent.stop()
-
-
-@pytest.fixture
-def host(core: AgentCore, kernel: Kernel) -> Iterator[Host]:
-    h = Host(core, kernel)
-    h.handshake()
-    yield h
-    h.close()
-
-
-def on_tab(ui: UiModel, tab: str) -> None:
-    ui.start_app({"tab": tab})
-    time.sleep((LAUNCH_MS + COMPOSE_MS[tab] + 20) / 1000)
-    ui.advance()
 
 
 def node(snapshot: dict, res: str) -> dict:

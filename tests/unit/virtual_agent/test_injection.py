@@ -10,36 +10,13 @@ transition, and the call it makes now (the input service's asynchronous injectio
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from pytest_mobile_agent.virtual.agent import AgentCore
-from pytest_mobile_agent.virtual.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel, injection
 from pytest_mobile_agent.virtual.ui.injection import FRAME_MS, WINDOW_ANIMATION_MS, Call
 
-from .helpers import Host, make_core
-
-
-@pytest.fixture
-def ui() -> UiModel:
-    return UiModel()
-
-
-@pytest.fixture
-def core(ui: UiModel) -> Iterator[AgentCore]:
-    agent = make_core(ui)[0]
-    yield agent
-    agent.stop()
-
-
-@pytest.fixture
-def host(core: AgentCore) -> Iterator[Host]:
-    h = Host(core, Kernel())
-    h.handshake()
-    yield h
-    h.close()
+from .helpers import Host
 
 
 def touches_at(ui: UiModel, monkeypatch: pytest.MonkeyPatch) -> list[tuple[bool, float]]:

@@ -7,40 +7,16 @@ The seed's metadata scenarios: a permission prompt, an in-app alert, the keyboar
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-
-import pytest
-
-from pytest_mobile_agent.virtual.agent import AgentCore
 from pytest_mobile_agent.virtual.agent.tree import modal_flags
-from pytest_mobile_agent.virtual.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel
-from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS, PACKAGE
+from pytest_mobile_agent.virtual.ui.fixture import PACKAGE
 from pytest_mobile_agent.virtual.ui.system import KEYBOARD_PACKAGE, PERMISSION_CONTROLLER
 
-from .helpers import Host, make_core
-
-
-@pytest.fixture
-def ui() -> UiModel:
-    return UiModel()
-
-
-@pytest.fixture
-def host(ui: UiModel) -> Iterator[Host]:
-    core: AgentCore = make_core(ui)[0]
-    h = Host(core, Kernel())
-    h.handshake()
-    yield h
-    h.close()
-    core.stop()
+from .helpers import Host, on_tab
 
 
 def on_login(ui: UiModel) -> None:
-    ui.start_app({"tab": "Login"})
-    time.sleep((LAUNCH_MS + COMPOSE_MS["Login"] + 20) / 1000)
-    ui.advance()
+    on_tab(ui, "Login")
 
 
 def titled(snapshot: dict, title: str) -> dict:

@@ -8,45 +8,14 @@ the subtree was torn down and the window is read again from its root."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-
 import pytest
 
 from pytest_mobile_agent.virtual.agent import AgentCore
-from pytest_mobile_agent.virtual.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel
 from pytest_mobile_agent.virtual.ui import node as nodes
-from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS
 from pytest_mobile_agent.virtual.ui.node import Node
 
-from .helpers import Host, make_core
-
-
-@pytest.fixture
-def ui() -> UiModel:
-    return UiModel()
-
-
-@pytest.fixture
-def core(ui: UiModel) -> Iterator[AgentCore]:
-    agent = make_core(ui)[0]
-    yield agent
-    agent.stop()
-
-
-@pytest.fixture
-def host(core: AgentCore) -> Iterator[Host]:
-    h = Host(core, Kernel())
-    h.handshake()
-    yield h
-    h.close()
-
-
-def on_tab(ui: UiModel, tab: str) -> None:
-    ui.start_app({"tab": tab})
-    time.sleep((LAUNCH_MS + COMPOSE_MS[tab] + 20) / 1000)
-    ui.advance()
+from .helpers import Host, on_tab
 
 
 def by_res(ui: UiModel, res: str) -> Node:

@@ -8,7 +8,6 @@ on the reading thread, through `Tree.between_slices` (`core.tree`), as the Java 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -38,19 +37,6 @@ def ui(clock: ManualClock) -> UiModel:
     return model
 
 
-@pytest.fixture
-def core(ui: UiModel) -> Iterator[AgentCore]:
-    agent, _ = make_core(ui)
-    yield agent
-    agent.stop()
-
-
-@pytest.fixture
-def host(core: AgentCore) -> Iterator[Host]:
-    h = Host(core, Kernel())
-    h.handshake()
-    yield h
-    h.close()
 
 
 def app_window(ui: UiModel) -> Window:
