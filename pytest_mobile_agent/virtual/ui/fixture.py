@@ -183,7 +183,7 @@ class FixtureApp:
     def _frame(self) -> Window:
         geo = self.model.geo
         w = Window(type="application", title="Compose fixture", package=PACKAGE, layer=LAYER_APP,
-                   bounds=geo.app, sends_change_events=False, owner=None)
+                   bounds=geo.app, sends_change_events=False)
         w.root.res = None
         compose = w.root.add(Node("android.view.View", geo.app, visible=False))
         compose.add(Node("android.widget.TextView", geo.title_bar, text="Compose fixture", res="title"))
@@ -318,7 +318,7 @@ class FixtureApp:
         left, right = geo.dp(34), geo.width - geo.dp(34)
         top = geo.height // 2 - 250
         w = Window(type="application", title=title, package=PACKAGE, layer=LAYER_ALERT,
-                   bounds=(left, top, right, top + 500), sends_change_events=False, owner=None, modal=True)
+                   bounds=(left, top, right, top + 500), sends_change_events=False, modal=True)
         w.root.res = None
         pane = w.root.add(Node("android.view.View", w.bounds, res="alert", package=PACKAGE))
         pane.add(Node("android.widget.TextView", (left + 60, top + 50, right - 60, top + 140), text=title,
