@@ -50,7 +50,12 @@ from dataclasses import dataclass
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import Cred, FileSystem
-from pytest_mobile_agent.virtual.programs import SEARCH_PATH, Program, ProgramRegistry
+from pytest_mobile_agent.virtual.programs import (
+    SEARCH_PATH,
+    Program,
+    ProgramRegistry,
+    lay_out_in_system_bin,
+)
 from pytest_mobile_agent.virtual.shell.interp import sh_main
 from pytest_mobile_agent.virtual.shell_service import (
     ShellSession,
@@ -84,6 +89,19 @@ SYSTEM_PROCESSES: tuple[tuple[int, int, int, list[str]], ...] = (
     (905, 350, 10089, ["com.google.android.inputmethod.latin"]),
     (1010, 350, 10112, ["com.google.android.apps.nexuslauncher"]),
 )
+
+
+# (VSZ KiB, RSS KiB, WCHAN) of the resident processes, of the kind an API 36 emulator's ps shows.
+SYSTEM_MEMORY: dict[int, tuple[int, int, str]] = {
+    1: (10943540, 12808, "do_epoll_wait"), 2: (0, 0, "kthreadd"),
+    160: (10874532, 4172, "do_epoll_wait"), 280: (10912604, 8936, "__do_sys_rt_sigtimedwait"),
+    281: (10881808, 5400, "do_epoll_wait"), 282: (10882968, 5828, "do_epoll_wait"),
+    300: (10939720, 9012, "do_epoll_wait"), 350: (14876176, 138404, "do_sys_poll"),
+    351: (1741208, 118756, "do_sys_poll"), 380: (11296928, 30912, "do_epoll_wait"),
+    ADBD_PID: (10920476, 7744, "do_epoll_wait"), 620: (17362312, 395220, "do_epoll_wait"),
+    780: (15502224, 213456, "do_epoll_wait"), 810: (15047688, 138972, "do_epoll_wait"),
+    905: (14985152, 152060, "do_epoll_wait"), 1010: (15254764, 187212, "do_epoll_wait"),
+}
 
 
 def _default_properties(serial: str, index: int) -> dict[str, str]:
@@ -179,7 +197,7 @@ class VirtualDevice:
 
     def _start_system(self) -> None:
         for pid, ppid, uid, argv in SYSTEM_PROCESSES:
-            self.processes.add_system(pid, ppid, argv, uid)
+            self.processes.add_system(pid, ppid, argv, uid, memory=SYSTEM_MEMORY.get(pid))
         adbd = self.processes.get(ADBD_PID)
         assert adbd is not None
         self.adbd = adbd
@@ -188,6 +206,7 @@ class VirtualDevice:
     def _install_programs(self) -> None:
         from pytest_mobile_agent.virtual.programs import android, toybox
 
+        self.programs.on_register.append(lambda name: lay_out_in_system_bin(self.fs, name))
         self.programs.register("sh", self.sh_program)
         self.programs.register("mksh", self.sh_program)
         toybox.install(self)
@@ -384,7 +403,7 @@ def proc_status(proc: pm.Process) -> str:
         f"Gid:\t{proc.gid}\t{proc.gid}\t{proc.gid}\t{proc.gid}\n"
         "FDSize:\t64\n"
         f"Groups:\t{groups}\n"
-        "VmPeak:\t10788000 kB\nVmSize:\t10783892 kB\nVmRSS:\t    3344 kB\n"
+        f"VmPeak:\t{proc.memory[0] + 4096:8} kB\nVmSize:\t{proc.memory[0]:8} kB\nVmRSS:\t{proc.memory[1]:8} kB\n"
         f"Threads:\t{1 if proc.thread is None else 1}\n"
         "SigQ:\t0/63197\n"
         f"SigPnd:\t{0:016x}\n"

@@ -9,7 +9,10 @@ virtio touchscreen) and a synthesized `/proc`: `/proc/<pid>/cmdline` (NUL separa
 process gave itself with `set_name`, NUL padded to its old length), `/proc/<pid>/status` (Name,
 State, Tgid, Pid, PPid, Uid, Gid, SigPnd, ShdPnd, SigBlk, SigIgn, SigCgt as 16 hex digits),
 `/proc/<pid>/stat`, `/proc/<pid>/comm`, `/proc/<pid>/environ` (NUL separated, readable by the
-process's owner only, mode 0400, as the kernel has it) and `/proc/self`. The umask of processes is 0 (a file the shell creates with `>`
+process's owner only, mode 0400, as the kernel has it), `/proc/self`, and the device-wide files
+the device provides (`/proc/version`, `/proc/mounts`, `/proc/uptime`). Files of the system image
+carry its build timestamp (2009-01-01 00:00 UTC, what AOSP's build stamps on every file) and
+`st_blocks` counts 512-byte units of 4 KiB blocks, as ext4 and f2fs allocate them. The umask of processes is 0 (a file the shell creates with `>`
 is 0666), so modes are what the creator asked for.
 
 Errors are OSError with the errno a real kernel gives (ENOENT, EACCES, EROFS, EEXIST, ENOTDIR,
@@ -30,6 +33,8 @@ from pytest_mobile_agent.virtual.streams import NullFile, OpenFile, Waiter
 
 SHELL_GROUPS = frozenset({2000, 1004, 1007, 1011, 1015, 1028, 3001, 3002, 3003, 3006, 3009, 3011, 9997})
 READ_ONLY_MOUNTS = ("/system", "/vendor", "/product", "/system_ext", "/apex", "/odm")
+SYSTEM_IMAGE_MTIME = 1230768000.0  # 2009-01-01 00:00:00 UTC: the timestamp AOSP builds give image files
+BLOCK_SIZE = 4096
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,7 @@ class StatResult:
     gid: int
     ino: int
     nlink: int
+    blocks: int = 0  # st_blocks: 512-byte units
 
     @property
     def is_dir(self) -> bool:
@@ -162,6 +168,7 @@ class ZeroFile(NullFile):
 
 # procfs: pid -> {"cmdline": bytes, "status": bytes, "stat": bytes}; None for no such process
 ProcProvider = Callable[[int], "dict[str, bytes] | None"]
+ProcGlobals = Callable[[], "dict[str, bytes]"]  # /proc/version, /proc/mounts...: name -> contents
 PidLister = Callable[[], "list[int]"]
 TtyOpener = Callable[[Cred], OpenFile]
 
@@ -173,6 +180,7 @@ class FileSystem:
         self._ino = 1
         self.root = self._node("dir", 0o755, read_only=True)
         self.proc_provider: ProcProvider = lambda pid: None
+        self.proc_globals: ProcGlobals = dict
         self.proc_owner: Callable[[int], int] = lambda pid: 0
         self.pid_lister: PidLister = lambda: []
         self.tty_opener: TtyOpener | None = None
@@ -196,12 +204,26 @@ class FileSystem:
         return node
 
     def mkdir_system(self, path: str, mode: int = 0o755, uid: int = 0, gid: int = 0, *, read_only: bool = False) -> Node:
-        return self._put(path, self._node("dir", mode, uid, gid, read_only=read_only))
+        node = self._node("dir", mode, uid, gid, read_only=read_only)
+        if read_only:
+            node.mtime = SYSTEM_IMAGE_MTIME
+        return self._put(path, node)
 
     def add_file(self, path: str, data: bytes, mode: int = 0o644, uid: int = 0, gid: int = 0) -> Node:
         """Install a file as the system image has it (no permission check)."""
         node = self._node("file", mode, uid, gid, data=bytearray(data))
         node.read_only = self._under_read_only(path)
+        if node.read_only:
+            node.mtime = SYSTEM_IMAGE_MTIME
+        return self._put(path, node)
+
+    def add_symlink(self, path: str, target: str, uid: int = 0, gid: int = 0) -> Node:
+        """Install a symbolic link as the system image has it (no permission check)."""
+        read_only = self._under_read_only(path)
+        # fs_config gives the image's links 0755 ("lrwxr-xr-x ... ls -> toybox"), as it does its binaries
+        node = self._node("link", 0o755 if read_only else 0o777, uid, gid, target=target, read_only=read_only)
+        if read_only:
+            node.mtime = SYSTEM_IMAGE_MTIME
         return self._put(path, node)
 
     def add_device(self, path: str, opener: Callable[[Cred], OpenFile], mode: int = 0o666, uid: int = 0, gid: int = 0) -> Node:
@@ -216,7 +238,7 @@ class FileSystem:
         for sub in ("bin", "etc", "lib64"):
             self.mkdir_system(f"/vendor/{sub}", 0o755, 0, 2000 if sub == "bin" else 0, read_only=ro)
         self.add_file("/system/build.prop", b"# the virtual device's build properties\n")
-        self._put("/system/bin/sh", self._node("link", 0o777, target="/system/bin/mksh", read_only=True))
+        self.add_symlink("/system/bin/sh", "mksh", 0, 2000)
         self.mkdir_system("/data", 0o771, 1000, 1000)
         self.mkdir_system("/data/local", 0o751, 0, 0)
         self.mkdir_system("/data/local/tmp", 0o771, 2000, 2000)
@@ -302,13 +324,20 @@ class FileSystem:
 
     def _resolve_proc(self, path: str, cred: Cred, *, follow: bool, depth: int) -> tuple[Node, str]:
         parts = [p for p in path.split("/") if p][1:]
+        globals_ = self.proc_globals()
         if not parts:
             node = self._node("dir", 0o555)
             for pid in self.pid_lister():
                 node.children[str(pid)] = self._node("dir", 0o555)
             node.children["self"] = self._node("link", 0o777, target=str(cred.pid))
+            for name, data in globals_.items():
+                node.children[name] = self._proc_file(name, data, 0)
             return node, "/proc"
         head = parts[0]
+        if head in globals_:
+            if len(parts) > 1:
+                raise fs_error(errno.ENOTDIR, path)
+            return self._proc_file(head, globals_[head], 0), path
         if head == "self":
             if not follow and len(parts) == 1:
                 return self._node("link", 0o777, target=str(cred.pid)), path
@@ -356,11 +385,20 @@ class FileSystem:
         except OSError:
             return False
 
+    def lexists(self, path: str, cred: Cred = ROOT) -> bool:
+        """Whether the path names anything, a dangling link included."""
+        try:
+            self._resolve(path, cred, follow=False)
+            return True
+        except OSError:
+            return False
+
     def stat(self, path: str, cred: Cred, *, follow: bool = True) -> StatResult:
         node, _ = self._resolve(path, cred, follow=follow)
-        size = len(node.target) if node.kind == "link" else len(node.data) if node.kind == "file" else 4096 if node.kind == "dir" else 0
+        size = len(node.target) if node.kind == "link" else len(node.data) if node.kind == "file" else BLOCK_SIZE if node.kind == "dir" else 0
         nlink = 2 + sum(1 for c in node.children.values() if c.kind == "dir") if node.kind == "dir" else 1
-        return StatResult(node.type_bits() | node.mode, size, int(node.mtime), node.uid, node.gid, node.ino, nlink)
+        blocks = -(-size // BLOCK_SIZE) * (BLOCK_SIZE // 512) if node.kind in ("file", "dir") else 0
+        return StatResult(node.type_bits() | node.mode, size, int(node.mtime), node.uid, node.gid, node.ino, nlink, blocks)
 
     def listdir(self, path: str, cred: Cred) -> list[str]:
         node, _ = self._resolve(path, cred)

@@ -14,7 +14,6 @@ processes on its terminal (or, without one, in its session).
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat as stat_module
@@ -23,6 +22,8 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import Cred, StatResult
+from pytest_mobile_agent.virtual.programs.ls import ls_program
+from pytest_mobile_agent.virtual.programs.ps import ps_program
 from pytest_mobile_agent.virtual.shell.interp import b_kill, cred_of
 
 if TYPE_CHECKING:
@@ -159,54 +160,6 @@ def install(device: VirtualDevice) -> None:
             fs.rmdir(path, cred)
         else:
             fs.unlink(path, cred)
-
-    def ls(proc: pm.Process) -> int:
-        flags: set[str] = set()
-        targets: list[str] = []
-        for arg in proc.argv[1:]:
-            if arg.startswith("-") and len(arg) > 1:
-                flags.update(arg[1:])
-            else:
-                targets.append(arg)
-        cred = cred_of(proc)
-        status = 0
-        lines: list[str] = []
-        for arg in targets or ["."]:
-            path = _path(proc, device, arg)
-            try:
-                info = fs.stat(path, cred, follow="l" not in flags)
-                if info.is_dir and "d" not in flags:
-                    names = fs.listdir(path, cred)
-                    if "a" in flags:
-                        names = [".", "..", *names]
-                    if len(targets) > 1:
-                        lines.append(f"{arg}:")
-                    for name in names:
-                        if not name.startswith(".") or "a" in flags:
-                            child = path.rstrip("/") + "/" + name
-                            lines.append(_ls_line(child, name, cred, flags))
-                else:
-                    lines.append(_ls_line(path, arg, cred, flags))
-            except OSError as exc:
-                _fail(proc, "ls", arg, exc)
-                status = 1
-        if lines:
-            proc.stdout.write("\n".join(lines) + "\n")
-        return status
-
-    def _ls_line(path: str, shown: str, cred: Cred, flags: set[str]) -> str:
-        if "l" not in flags:
-            return shown
-        try:
-            info = fs.stat(path, cred, follow=False)
-        except OSError:
-            return shown
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.mtime))
-        tail = shown
-        if stat_module.S_ISLNK(info.mode):
-            with contextlib.suppress(OSError):
-                tail += " -> " + fs.readlink(path, cred)
-        return f"{stat_module.filemode(info.mode)} {info.nlink} {_name(info.uid):<8} {_name(info.gid):<8} {info.size:>8} {when} {tail}"
 
     def mkdir(proc: pm.Process) -> int:
         parents = False
@@ -348,9 +301,6 @@ def install(device: VirtualDevice) -> None:
         else:
             proc.stdout.write("Linux\n")
         return 0
-
-    def ps(proc: pm.Process) -> int:
-        return _ps(device, proc)
 
     def pidof(proc: pm.Process) -> int:
         names = [a for a in proc.argv[1:] if not a.startswith("-")]
@@ -589,6 +539,9 @@ def install(device: VirtualDevice) -> None:
             proc.stdout.write(counts + ("" if name == "(standard input)" else f" {name}") + "\n")
         return 0
 
+    ls = ls_program(device, _name)
+    ps = ps_program(device)
+
     for name, fn in {
         "cat": cat, "sleep": sleep, "tty": tty, "id": id_, "whoami": whoami, "rm": rm, "ls": ls,
         "mkdir": mkdir, "chmod": chmod, "stat": stat, "touch": touch, "env": env, "kill": kill,
@@ -689,105 +642,3 @@ def _stat_default(name: str, info: StatResult) -> str:
         f"Uid: ({info.uid:5}/{_name(info.uid):>8})\tGid: ({info.gid:5}/{_name(info.gid):>8})\n"
         f"Access: {when}\nModify: {when}\nChange: {when}"
     )
-
-
-_PS_COLUMNS = {
-    # name: (header, width, right aligned)
-    "PID": ("PID", 5, True), "PPID": ("PPID", 5, True), "USER": ("USER", 12, False),
-    "UID": ("UID", 5, True), "S": ("S", 1, False), "STAT": ("S", 1, False), "TTY": ("TT", 8, False),
-    "PGID": ("PGID", 5, True), "SID": ("SID", 5, True), "NAME": ("NAME", 0, False),
-    "CMD": ("CMD", 0, False), "COMM": ("COMM", 0, False), "ARGS": ("ARGS", 0, False),
-    "VSZ": ("VSZ", 7, True), "RSS": ("RSS", 6, True), "WCHAN": ("WCHAN", 10, False),
-    "ADDR": ("ADDR", 10, True),
-}
-
-
-def _ps_value(proc: pm.Process, column: str) -> str:
-    if column == "PID":
-        return str(proc.pid)
-    if column == "PPID":
-        return str(proc.ppid)
-    if column == "USER":
-        return proc.user_name()
-    if column == "UID":
-        return str(proc.uid)
-    if column in ("S", "STAT"):
-        return proc.state_letter()
-    if column == "TTY":
-        return proc.tty.removeprefix("/dev/") if proc.tty else "?"
-    if column == "PGID":
-        return str(proc.pgid)
-    if column == "SID":
-        return str(proc.sid)
-    if column in ("NAME", "CMD"):
-        return proc.args_line().split(" ", 1)[0].rsplit("/", 1)[-1] if column == "NAME" else proc.comm
-    if column == "COMM":
-        return proc.comm
-    if column == "ARGS":
-        return proc.args_line()
-    if column == "VSZ":
-        return "10783892" if proc.uid != 0 or proc.pid > 100 else "0"
-    if column == "RSS":
-        return "3344"
-    if column == "WCHAN":
-        return "0" if proc.state_letter() == "R" else "do_sys_poll"
-    if column == "ADDR":
-        return "0"
-    return "?"
-
-
-def _ps(device: VirtualDevice, proc: pm.Process) -> int:
-    args = proc.argv[1:]
-    show_all = False
-    columns: list[str] = []
-    pids: set[int] | None = None
-    while args:
-        arg = args.pop(0)
-        if arg in ("-A", "-e"):
-            show_all = True
-        elif arg == "-o" and args:
-            columns.extend(c.strip().upper() for c in args.pop(0).split(",") if c.strip())
-        elif arg == "-p" and args:
-            pids = {int(p) for p in args.pop(0).split(",") if p.strip().isdigit()}
-        elif arg.startswith("-o") and len(arg) > 2:
-            columns.extend(c.strip().upper() for c in arg[2:].split(",") if c.strip())
-        elif arg.isdigit():
-            pids = (pids or set()) | {int(arg)}
-        elif arg.startswith("-"):
-            if "A" in arg or "e" in arg:
-                show_all = True
-        else:
-            proc.stderr.write(f"ps: bad -o {arg}\n" if False else f"ps: Unknown option '{arg}'\n")
-            return 1
-    for column in columns:
-        name = column.split("=", 1)[0].split(":", 1)[0]
-        if name not in _PS_COLUMNS:
-            proc.stderr.write(f"ps: bad -o {column}\n")
-            return 1
-    if not columns:
-        columns = ["USER", "PID", "PPID", "VSZ", "RSS", "WCHAN", "ADDR", "S", "NAME"]
-    procs = device.processes.processes()
-    if pids is not None:
-        procs = [p for p in procs if p.pid in pids]
-    elif not show_all:
-        procs = [p for p in procs if p.uid == proc.uid and (p.tty == proc.tty if proc.tty else p.sid == proc.sid)]
-    widths = []
-    for index, column in enumerate(columns):
-        header, width, right = _PS_COLUMNS[column.split("=", 1)[0].split(":", 1)[0]]
-        last = index == len(columns) - 1
-        widths.append((header, 0 if last and not right else width, right))
-    lines = [_ps_row([h for h, _, _ in widths], widths)]
-    for entry in procs:
-        lines.append(_ps_row([_ps_value(entry, c.split("=", 1)[0].split(":", 1)[0]) for c in columns], widths))
-    proc.stdout.write("\n".join(lines) + "\n")
-    return 0
-
-
-def _ps_row(values: list[str], widths: list[tuple[str, int, bool]]) -> str:
-    cells = []
-    for value, (_, width, right) in zip(values, widths, strict=False):
-        if width == 0:
-            cells.append(value)
-        else:
-            cells.append(value.rjust(width) if right else value.ljust(width))
-    return " ".join(cells).rstrip()
