@@ -25,6 +25,7 @@ from pytest_mobile_agent.virtual.fs import Cred, StatResult
 from pytest_mobile_agent.virtual.programs.ls import ls_program
 from pytest_mobile_agent.virtual.programs.ps import ps_program
 from pytest_mobile_agent.virtual.shell.interp import b_kill, cred_of
+from pytest_mobile_agent.virtual.streams import OpenFile
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice
@@ -509,35 +510,81 @@ def install(device: VirtualDevice) -> None:
         return 0 if count else 1
 
     def head(proc: pm.Process) -> int:
+        """toybox head [-cNqv] [-n N] [-N]: the first lines (or bytes, -c) of each input, read only
+        as far as needed; `==> NAME <==` before each of several files (-q none, -v always)."""
         args = proc.argv[1:]
-        lines = 10
+        count, in_bytes, quiet, verbose = 10, False, False, False
         files: list[str] = []
         while args:
             arg = args.pop(0)
-            if arg == "-n" and args:
-                lines = int(args.pop(0))
+            option = arg[:2]
+            if option in ("-n", "-c"):
+                text = arg[2:] or (args.pop(0) if args else "")
+                if not text.isdigit():
+                    proc.stderr.write(f"head: not integer: {text}\n" if text else f"head: Missing argument to {option}\n")
+                    return 1
+                count, in_bytes = int(text), option == "-c"
             elif arg.startswith("-") and arg[1:].isdigit():
-                lines = int(arg[1:])
-            else:
+                count, in_bytes = int(arg[1:]), False
+            elif arg in ("-q", "-v"):
+                quiet, verbose = arg == "-q", arg == "-v"
+            elif arg == "-" or not arg.startswith("-"):
                 files.append(arg)
-        sources = _inputs(proc, files, "head")
-        if sources is None:
-            return 1
-        for _, data in sources:
-            proc.stdout.write(b"".join(data.splitlines(keepends=True)[:lines]))
-        return 0
+            else:
+                proc.stderr.write(f"head: Unknown option '{arg.lstrip('-')[:1]}' (see \"head --help\")\n")
+                return 1
+        status = 0
+        titled = verbose or (len(files) > 1 and not quiet)
+        for index, name in enumerate(files or ["-"]):
+            if name == "-":
+                source = proc.stdin
+            else:
+                try:
+                    source = _open_read(proc, name)
+                except OSError as exc:
+                    _fail(proc, "head", name, exc)
+                    status = 1
+                    continue
+            if titled:
+                proc.stdout.write(("\n" if index else "") + f"==> {'standard input' if name == '-' else name} <==\n")
+            try:
+                _copy_head(source, proc.stdout, count, in_bytes)
+            finally:
+                if isinstance(source, _FileReader):
+                    with proc.kernel.lock:
+                        source.file.release()
+        return status
+
+    def _open_read(proc: pm.Process, name: str) -> _FileReader:
+        return _FileReader(proc, fs.open(_path(proc, device, name), cred_of(proc)))
 
     def wc(proc: pm.Process) -> int:
-        args = [a for a in proc.argv[1:] if not a.startswith("-")]
-        sources = _inputs(proc, args, "wc")
-        if sources is None:
+        """toybox wc [-lwcm]: lines, words, bytes (or characters), in that order; 7-wide columns
+        unless one input is counted with one flag (wc.c show_lengths), a `total` line for several."""
+        flags = "".join(a[1:] for a in proc.argv[1:] if a.startswith("-") and len(a) > 1)
+        names = [a for a in proc.argv[1:] if a == "-" or not a.startswith("-")]
+        if bad := set(flags) - set("lwcm"):
+            proc.stderr.write(f"wc: Unknown option '{sorted(bad)[0]}' (see \"wc --help\")\n")
             return 1
-        only_lines = "-l" in proc.argv
-        for name, data in sources:
-            newlines = data.count(b"\n")
-            counts = f"{newlines}" if only_lines else f"{newlines} {len(data.split())} {len(data)}"
-            proc.stdout.write(counts + ("" if name == "(standard input)" else f" {name}") + "\n")
-        return 0
+        shown = [kind for kind in "lwcm" if kind in flags] or ["l", "w", "c"]
+        width = 0 if (not names and len(shown) == 1) or len(names) == 1 else 7
+        totals = dict.fromkeys(shown, 0)
+        status = 0
+        for name in names or ["-"]:
+            try:
+                data = proc.stdin.read_all() if name == "-" else fs.read_file(_path(proc, device, name), cred_of(proc))
+            except OSError as exc:
+                _fail(proc, "wc", name, exc)
+                status = 1
+                continue
+            counts = {"l": data.count(b"\n"), "w": len(data.split()), "c": len(data),
+                      "m": len(data.decode("utf-8", "replace"))}
+            for kind in shown:
+                totals[kind] += counts[kind]
+            proc.stdout.write(" ".join(f"{counts[k]:>{width}}" for k in shown) + (f" {name}" if names else "") + "\n")
+        if len(names) > 1:
+            proc.stdout.write(" ".join(f"{totals[k]:>{width}}" for k in shown) + " total\n")
+        return status
 
     ls = ls_program(device, _name)
     ps = ps_program(device)
@@ -551,6 +598,37 @@ def install(device: VirtualDevice) -> None:
         "dirname": dirname, "seq": seq,
     }.items():
         reg(name, fn)
+
+
+class _FileReader:
+    """An open device file read in chunks, with the FdStream read signature."""
+
+    def __init__(self, proc: pm.Process, file: OpenFile) -> None:
+        self.proc = proc
+        self.file = file
+
+    def read(self, n: int = 65536) -> bytes:
+        return self.file.read(n, self.proc, None) or b""
+
+
+def _copy_head(source: pm.FdStream | _FileReader, out: pm.FdStream, count: int, in_bytes: bool) -> None:
+    """Copy the first `count` lines (or bytes) of source to out, reading no further than that."""
+    left = count
+    while left > 0:
+        chunk = source.read(min(65536, left) if in_bytes else 65536)
+        if not chunk:
+            return
+        if in_bytes:
+            out.write(chunk[:left])
+            left -= len(chunk[:left])
+            continue
+        end = 0
+        while left and (cut := chunk.find(b"\n", end)) >= 0:
+            end = cut + 1
+            left -= 1
+        out.write(chunk[:end] if not left else chunk)
+        if not left:
+            return
 
 
 def _parse_mode(text: str, current: int) -> int:
