@@ -452,6 +452,27 @@ class FileSystem:
             node.mtime = time.time()
         return RegularFile(node, canonical, read=read, write=write, append=append)
 
+    def write_error(self, path: str, cred: Cred) -> int | None:
+        """The errno a write-open of path (creating it when missing) would fail with, or None;
+        nothing is created."""
+        try:
+            node, canonical = self._resolve(path, cred)
+        except OSError as exc:
+            if exc.errno != errno.ENOENT:
+                return exc.errno
+            try:
+                parent, _, _ = self._parent(path, cred)
+            except OSError as missing:
+                return missing.errno
+            if parent.read_only:
+                return errno.EROFS
+            return None if self._can(parent, cred, 3) else errno.EACCES
+        if node.kind == "dir":
+            return errno.EISDIR
+        if node.kind == "file" and (node.read_only or self._under_read_only(canonical)):
+            return errno.EROFS
+        return None if self._can(node, cred, 2) else errno.EACCES
+
     def read_file(self, path: str, cred: Cred) -> bytes:
         file = self.open(path, cred)
         if isinstance(file, RegularFile):
