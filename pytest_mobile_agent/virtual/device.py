@@ -204,13 +204,14 @@ class VirtualDevice:
         adbd.env = {"PATH": ":".join(SEARCH_PATH)}
 
     def _install_programs(self) -> None:
-        from pytest_mobile_agent.virtual.programs import android, hosttools, toybox
+        from pytest_mobile_agent.virtual.programs import android, files, hosttools, toybox
 
         self.programs.on_register.append(lambda name: lay_out_in_system_bin(self.fs, name))
         self.programs.register("sh", self.sh_program)
         self.programs.register("mksh", self.sh_program)
         toybox.install(self)
         hosttools.install(self)
+        files.install(self)
         android.install(self)
 
     def _install_extensions(self) -> None:

@@ -70,6 +70,7 @@ class Node:
     target: str = ""
     device: Callable[[Cred], OpenFile] | None = None
     read_only: bool = False
+    links: int = 1  # hard links to a file
 
     def type_bits(self) -> int:
         return {
@@ -385,6 +386,10 @@ class FileSystem:
         except OSError:
             return False
 
+    def realpath(self, path: str, cred: Cred) -> str:
+        """The path with every symbolic link resolved."""
+        return self._resolve(path, cred)[1]
+
     def lexists(self, path: str, cred: Cred = ROOT) -> bool:
         """Whether the path names anything, a dangling link included."""
         try:
@@ -396,7 +401,7 @@ class FileSystem:
     def stat(self, path: str, cred: Cred, *, follow: bool = True) -> StatResult:
         node, _ = self._resolve(path, cred, follow=follow)
         size = len(node.target) if node.kind == "link" else len(node.data) if node.kind == "file" else BLOCK_SIZE if node.kind == "dir" else 0
-        nlink = 2 + sum(1 for c in node.children.values() if c.kind == "dir") if node.kind == "dir" else 1
+        nlink = 2 + sum(1 for c in node.children.values() if c.kind == "dir") if node.kind == "dir" else node.links
         blocks = -(-size // BLOCK_SIZE) * (BLOCK_SIZE // 512) if node.kind in ("file", "dir") else 0
         return StatResult(node.type_bits() | node.mode, size, int(node.mtime), node.uid, node.gid, node.ino, nlink, blocks)
 
@@ -523,7 +528,60 @@ class FileSystem:
         if parent.mode & 0o1000 and not cred.root and cred.uid not in (node.uid, parent.uid):
             raise fs_error(errno.EPERM, path)
         del parent.children[name]
+        node.links -= 1
         parent.mtime = time.time()
+
+    def link(self, existing: str, path: str, cred: Cred) -> None:
+        """link(2): a second name for a file (EPERM for a directory, EXDEV across mounts)."""
+        node, canonical = self._resolve(existing, cred, follow=False)
+        parent, name, new_canonical = self._parent(path, cred)
+        if name in parent.children:
+            raise fs_error(errno.EEXIST, path)
+        if node.kind == "dir":
+            raise fs_error(errno.EPERM, path)
+        self._check_write_dir(parent, cred, path)
+        if self._mount_of(canonical) != self._mount_of(new_canonical):
+            raise fs_error(errno.EXDEV, path)
+        parent.children[name] = node
+        node.links += 1
+        parent.mtime = time.time()
+
+    def rename(self, source: str, target: str, cred: Cred) -> None:
+        """rename(2) within the device: replaces a file target, or an empty directory."""
+        old_parent, old_name, old_canonical = self._parent(source, cred)
+        node = old_parent.children.get(old_name)
+        if node is None:
+            raise fs_error(errno.ENOENT, source)
+        new_parent, new_name, new_canonical = self._parent(target, cred)
+        self._check_write_dir(old_parent, cred, source)
+        self._check_write_dir(new_parent, cred, target)
+        if old_parent.mode & 0o1000 and not cred.root and cred.uid not in (node.uid, old_parent.uid):
+            raise fs_error(errno.EPERM, source)
+        if self._mount_of(old_canonical) != self._mount_of(new_canonical):
+            raise fs_error(errno.EXDEV, target)
+        if node.kind == "dir" and (new_canonical + "/").startswith(old_canonical + "/"):
+            raise fs_error(errno.EINVAL, target)
+        existing = new_parent.children.get(new_name)
+        if existing is node:
+            return
+        if existing is not None:
+            if existing.kind == "dir" and node.kind != "dir":
+                raise fs_error(errno.EISDIR, target)
+            if node.kind == "dir" and existing.kind != "dir":
+                raise fs_error(errno.ENOTDIR, target)
+            if existing.kind == "dir" and existing.children:
+                raise fs_error(errno.ENOTEMPTY, target)
+            existing.links -= 1
+        del old_parent.children[old_name]
+        new_parent.children[new_name] = node
+        old_parent.mtime = new_parent.mtime = time.time()
+
+    def _mount_of(self, canonical: str) -> str:
+        """The mount a canonical path is on, as EXDEV sees it."""
+        for mount in (*READ_ONLY_MOUNTS, "/data", "/storage", "/sdcard", "/dev", "/proc"):
+            if canonical == mount or canonical.startswith(mount + "/"):
+                return mount
+        return "/"
 
     def symlink(self, target: str, path: str, cred: Cred) -> None:
         parent, name, _ = self._parent(path, cred)
