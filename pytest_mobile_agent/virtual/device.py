@@ -160,6 +160,10 @@ class VirtualDevice:
     """One virtual API 36 emulator."""
 
     kernel_release = "6.6.66-android15-8-g3b8e3f1f9a4e-ab13086044"
+    kernel_build = "#1 SMP PREEMPT Fri Mar 14 03:52:47 UTC 2025"
+    kernel_compiler = ("(kleaf@build-host) (Android (12833971, +pgo, +bolt, +lto, +mlgo, based on r536225) clang version "
+                       "19.0.1 (https://android.googlesource.com/toolchain/llvm-project b3a530ec6537146650e42be89f1089e9a3588460), "
+                       "LLD 19.0.1)")
 
     def __init__(self, serial: str = "emulator-5554", *, index: int | None = None,
                  properties: dict[str, str] | None = None) -> None:
@@ -188,6 +192,7 @@ class VirtualDevice:
         self.sh_program: Program = sh_main(self)
         self._install_programs()
         self.fs.proc_provider = self._proc_files
+        self.fs.proc_globals = self._proc_globals
         self.fs.proc_owner = lambda pid: proc.uid if (proc := self.processes.get(pid)) is not None else 0
         self.fs.pid_lister = lambda: [p.pid for p in self.processes.processes()]
         self.fs.tty_opener = self._open_tty
@@ -204,7 +209,14 @@ class VirtualDevice:
         adbd.env = {"PATH": ":".join(SEARCH_PATH)}
 
     def _install_programs(self) -> None:
-        from pytest_mobile_agent.virtual.programs import android, files, hosttools, toybox
+        from pytest_mobile_agent.virtual.programs import (
+            android,
+            commands,
+            files,
+            hosttools,
+            net,
+            toybox,
+        )
 
         self.programs.on_register.append(lambda name: lay_out_in_system_bin(self.fs, name))
         self.programs.register("sh", self.sh_program)
@@ -212,6 +224,8 @@ class VirtualDevice:
         toybox.install(self)
         hosttools.install(self)
         files.install(self)
+        commands.install(self)
+        net.install(self)
         android.install(self)
 
     def _install_extensions(self) -> None:
@@ -290,6 +304,18 @@ class VirtualDevice:
             "stat": proc_stat(proc).encode(),
             "comm": (proc.comm + "\n").encode(),
             "environ": b"".join(f"{k}={v}".encode() + b"\0" for k, v in proc.env.items()),
+        }
+
+    def _proc_globals(self) -> dict[str, bytes]:
+        """/proc/version (a GKI 6.6 kernel's line, as `uname -a` reports it too), /proc/mounts,
+        /proc/uptime."""
+        from pytest_mobile_agent.virtual import mounts
+
+        uptime = time.monotonic() - self.boot_monotonic
+        return {
+            "version": f"Linux version {self.kernel_release} {self.kernel_compiler} {self.kernel_build}\n".encode(),
+            "mounts": mounts.proc_mounts(),
+            "uptime": f"{uptime:.2f} {uptime * 1.7:.2f}\n".encode(),
         }
 
     # --- properties and log ---------------------------------------------------------------------------

@@ -22,14 +22,17 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import Cred, StatResult
+from pytest_mobile_agent.virtual.programs import TOYBOX_APPLETS
 from pytest_mobile_agent.virtual.programs.ls import ls_program
 from pytest_mobile_agent.virtual.programs.ps import ps_program
+from pytest_mobile_agent.virtual.programs.tr import tr_program
 from pytest_mobile_agent.virtual.shell.interp import b_kill, cred_of
 from pytest_mobile_agent.virtual.streams import OpenFile
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice
 
+TOYBOX_VERSION = "0.8.11-android"  # what `toybox --version` prints on the emulator's image
 USERS = {0: "root", 1000: "system", 2000: "shell", 9997: "everybody", 1004: "input", 1007: "log",
          1011: "adb", 1015: "sdcard_rw", 1028: "sdcard_r", 3001: "net_bt_admin", 3002: "net_bt",
          3003: "inet", 3006: "net_bw_stats", 3009: "readproc", 3011: "uhid", 1041: "audioserver"}
@@ -294,7 +297,7 @@ def install(device: VirtualDevice) -> None:
     def uname(proc: pm.Process) -> int:
         release = device.kernel_release
         if "-a" in proc.argv:
-            proc.stdout.write(f"Linux localhost {release} #1 SMP PREEMPT Mon Jan 1 00:00:00 UTC 2025 x86_64 Toybox\n")
+            proc.stdout.write(f"Linux localhost {release} {device.kernel_build} x86_64 Toybox\n")
         elif "-r" in proc.argv:
             proc.stdout.write(release + "\n")
         elif "-m" in proc.argv:
@@ -586,6 +589,32 @@ def install(device: VirtualDevice) -> None:
             proc.stdout.write(" ".join(f"{totals[k]:>{width}}" for k in shown) + " total\n")
         return status
 
+    def toybox(proc: pm.Process) -> int:
+        """The multiplexer: `toybox NAME ARGS` runs the applet NAME, `toybox` lists the applets
+        this device has (wrapped as main.c's toybox_main does: a newline once a line passes 65
+        columns), `--version` names Android's build (main.c: "toybox 0.8.11-android")."""
+        args = proc.argv[1:]
+        if args and args[0] == "--version":
+            proc.stdout.write(f"toybox {TOYBOX_VERSION}\n")
+            return 0
+        if args:
+            name = args[0].rsplit("/", 1)[-1]
+            program = device.programs.get(name) if name in TOYBOX_APPLETS else None
+            if program is None:
+                proc.stderr.write(f'toybox: Unknown command {args[0]} (see "toybox --help")\n')
+                return 127
+            proc.exec_image(args)
+            return program(proc)
+        names = sorted(n for n in device.programs.names() if n in TOYBOX_APPLETS)
+        out, width = [], 0
+        for name in names:
+            width += len(name) + 1
+            out.append(name + ("\n" if width > 65 else " "))
+            if width > 65:
+                width = 0
+        proc.stdout.write("".join(out) + "\n")
+        return 0
+
     ls = ls_program(device, _name)
     ps = ps_program(device)
 
@@ -595,7 +624,7 @@ def install(device: VirtualDevice) -> None:
         "true": true, "false": false, "echo": echo, "uname": uname, "ps": ps, "grep": grep,
         "head": head, "wc": wc, "pidof": pidof, "pgrep": pgrep, "date": date, "nohup": nohup,
         "setsid": setsid, "timeout": timeout, "which": which, "basename": basename,
-        "dirname": dirname, "seq": seq,
+        "dirname": dirname, "seq": seq, "toybox": toybox, "tr": tr_program(device),
     }.items():
         reg(name, fn)
 
