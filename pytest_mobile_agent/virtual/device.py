@@ -104,6 +104,20 @@ SYSTEM_MEMORY: dict[int, tuple[int, int, str]] = {
 }
 
 
+BOOT_LOG: tuple[tuple[int, str, str, str], ...] = (
+    (350, "D", "AndroidRuntime", ">>>>>> START com.android.internal.os.ZygoteInit uid 0 <<<<<<"),
+    (620, "I", "SystemServer", "InitBeforeStartServices"),
+    (620, "I", "SystemServiceManager", "Starting com.android.server.display.DisplayManagerService"),
+    (620, "I", "ActivityManager", "System now ready"),
+    (620, "I", "ActivityManager", "Start proc 780:com.android.systemui/u0a69 for service "
+     "{com.android.systemui/com.android.systemui.SystemUIService}"),
+    (620, "I", "ActivityManager", "Start proc 1010:com.google.android.apps.nexuslauncher/u0a112 for top-activity "
+     "{com.google.android.apps.nexuslauncher/com.google.android.apps.nexuslauncher.NexusLauncherActivity}"),
+    (620, "I", "ActivityTaskManager", "Displayed com.google.android.apps.nexuslauncher/.NexusLauncherActivity for user 0: +2s114ms"),
+    (620, "I", "ActivityManager", "Finished processing BOOT_COMPLETED for u0"),
+)
+
+
 def _default_properties(serial: str, index: int) -> dict[str, str]:
     return {
         "ro.build.version.sdk": "36",
@@ -189,6 +203,7 @@ class VirtualDevice:
         self.log_listeners: list[Callable[[], None]] = []
         self.log_count = 0  # lines ever logged (the ring buffer keeps the last 2000)
         self._start_system()
+        self._log_boot()
         self.sh_program: Program = sh_main(self)
         self._install_programs()
         self.fs.proc_provider = self._proc_files
@@ -207,6 +222,11 @@ class VirtualDevice:
         assert adbd is not None
         self.adbd = adbd
         adbd.env = {"PATH": ":".join(SEARCH_PATH)}
+
+    def _log_boot(self) -> None:
+        """What logcat's buffer holds on an emulator that finished booting (a few of its lines)."""
+        for pid, priority, tag, message in BOOT_LOG:
+            self.log(tag, message, priority, pid)
 
     def _install_programs(self) -> None:
         from pytest_mobile_agent.virtual.programs import (
