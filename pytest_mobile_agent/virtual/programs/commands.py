@@ -233,7 +233,12 @@ class Parser:
         if word in ("-print", "-print0"):
             self.query.has_action = True
             end = "\0" if word == "-print0" else "\n"
-            return lambda e, c: c.proc.stdout.write(e.shown + end) is None
+
+            def show(e: Entry, c: Context) -> bool:
+                c.proc.stdout.write(e.shown + end)
+                return True
+
+            return show
         if word == "-prune":
             def prune(e: Entry, c: Context) -> bool:
                 c.pruned = True

@@ -557,10 +557,11 @@ def _spawn(argv: list[str], executable: str, staging: Staging, env: dict[str, st
                     if confined_only:
                         raise
                     log.debug("running %s unconfined: Landlock refused", argv[0], exc_info=True)
+            identity = NOBODY if as_nobody else None
             result["child"] = subprocess.Popen(
                 argv, executable=executable, cwd=staging.host_cwd(), env=env, stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=True, start_new_session=True,
-                **({"user": NOBODY, "group": NOBODY, "extra_groups": []} if as_nobody else {}),
+                user=identity, group=identity, extra_groups=[] if as_nobody else None,
             )
         except BaseException as exc:  # handed to the caller
             result["error"] = exc
@@ -601,11 +602,11 @@ def _pump(proc: pm.Process, child: subprocess.Popen[bytes], reads_stdin: bool, p
     outputs = {child.stdout.fileno(): (proc.stdout, _Unstage(prefix)), child.stderr.fileno(): (proc.stderr, _Unstage(prefix))}
     source = proc.fd(0) if reads_stdin else None
     pending = bytearray()
-    stdin_fd: int | None = child.stdin.fileno()
+    stdin_fd: int | None = None
     if source is None:
         child.stdin.close()
-        stdin_fd = None
     else:
+        stdin_fd = child.stdin.fileno()
         os.set_blocking(stdin_fd, False)
     while outputs:
         if source is not None and len(pending) < CHUNK:

@@ -539,6 +539,7 @@ def install(device: VirtualDevice) -> None:
         status = 0
         titled = verbose or (len(files) > 1 and not quiet)
         for index, name in enumerate(files or ["-"]):
+            source: pm.FdStream | _FileReader
             if name == "-":
                 source = proc.stdin
             else:
