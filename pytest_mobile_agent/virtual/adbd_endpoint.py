@@ -81,6 +81,7 @@ FEATURES = (
 )
 
 ADBD_PORTS = range(5555, 5586, 2)  # the ports an adb server scans for emulators
+RESTART_DELAY = 0.2  # adbd's reply to root: reaches the server before init restarts adbd
 
 # How long a stream's output waits for a reader that takes nothing (a command's output that the
 # host does not read): a real adbd waits for ever; we give up on that stream after five minutes.
@@ -561,6 +562,19 @@ class AdbdEndpoint:
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._accept_loop, name=f"virtual-adbd-{self.port}", daemon=True)
         self._thread.start()
+        restart_listeners = getattr(device, "adbd_restart_listeners", None)
+        if restart_listeners is not None:
+            restart_listeners.append(self._adbd_restarted)
+
+    def _adbd_restarted(self) -> None:
+        """adbd restarts (`adb root`): its transports drop once the reply is out, and the adb
+        server attaches the device again."""
+        def kick() -> None:
+            time.sleep(RESTART_DELAY)
+            for conn in self.connections():
+                conn.stop()
+
+        threading.Thread(target=kick, name="virtual-adbd-restart", daemon=True).start()
 
     @classmethod
     def on_emulator_port(cls, device: Any, *, io_timeout: float = 10.0) -> AdbdEndpoint:
@@ -618,6 +632,9 @@ class AdbdEndpoint:
 
     def stop(self) -> None:
         self._stopped.set()
+        restart_listeners = getattr(self.device, "adbd_restart_listeners", None)
+        if restart_listeners is not None and self._adbd_restarted in restart_listeners:
+            restart_listeners.remove(self._adbd_restarted)
         with contextlib.suppress(OSError):
             self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accept loop at once on Linux
         with contextlib.suppress(OSError):

@@ -201,6 +201,7 @@ class VirtualDevice:
         self._boot_time = time.time()
         self.boot_monotonic = time.monotonic()
         self.log_listeners: list[Callable[[], None]] = []
+        self.adbd_restart_listeners: list[Callable[[], None]] = []
         self.log_count = 0  # lines ever logged (the ring buffer keeps the last 2000)
         self._start_system()
         self._log_boot()
@@ -376,9 +377,12 @@ class VirtualDevice:
         """The way back to the host for reverse rules: connector(LOCAL) -> a byte stream."""
         self._host_connector = connector
 
-    def open_service(self, service: str, peer_uid: int = 2000, *, host: HostConnector | None = None,
+    def open_service(self, service: str, peer_uid: int | None = None, *, host: HostConnector | None = None,
                      host_connector: HostConnector | None = None) -> ByteStream:
-        """The device side of an adbd service; errors.Closed when adbd would refuse it."""
+        """The device side of an adbd service; errors.Closed when adbd would refuse it. The
+        service runs as adbd does: the shell user, or root after `adb root`."""
+        if peer_uid is None:
+            peer_uid = self.adbd.uid
         connector = host or host_connector
         if connector is not None:
             self._host_connector = connector
@@ -402,7 +406,19 @@ class VirtualDevice:
             from pytest_mobile_agent.virtual.reverse import reverse_service
 
             return reverse_service(self, service[len("reverse:"):], connector)
+        if service.startswith(("root:", "unroot:")):
+            from pytest_mobile_agent.virtual.restart import restart_service
+
+            return restart_service(self, service)
         raise errors.Closed(f"the device does not offer the service {service!r}")
+
+    def restart_adbd(self, *, root: bool) -> None:
+        """adbd restarting as root (or not), as init does when service.adb.root changes: the
+        fronts drop their transports (adbd_restart_listeners), later services run as the new uid."""
+        self.setprop("service.adb.root", "1" if root else "0")
+        self.adbd.uid = self.adbd.gid = 0 if root else 2000
+        for listener in list(self.adbd_restart_listeners):
+            listener()
 
     def host_connector(self) -> HostConnector | None:
         return self._host_connector
