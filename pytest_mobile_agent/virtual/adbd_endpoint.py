@@ -60,8 +60,10 @@ MAX_PAYLOAD = 1024 * 1024
 HEADER = struct.Struct("<6I")
 
 # What an API 36 emulator advertises, less what this double does not do: the sync compressions
-# (brotli, lz4, zstd) and delayed_ack. Debian's adb 29 uses shell_v2, cmd, stat_v2, ls_v2 and the
-# push fixes; it ignores the names it does not know.
+# (sendrecv_v2_brotli, _lz4, _zstd: no codec in Python's standard library; a client compresses only
+# what the device advertises) and delayed_ack (see docs/architecture.md). Debian's adb 29 uses
+# shell_v2, cmd, stat_v2, ls_v2 and the push fixes; it ignores the names it does not know; adb 35
+# pushes and pulls with SND2/RCV2 when it sees sendrecv_v2.
 FEATURES = (
     "shell_v2",
     "cmd",
@@ -78,6 +80,8 @@ FEATURES = (
     "devicetracker_proto_format",
     "devraw",
     "app_info",
+    "sendrecv_v2",
+    "sendrecv_v2_dry_run_send",
 )
 
 ADBD_PORTS = range(5555, 5586, 2)  # the ports an adb server scans for emulators
