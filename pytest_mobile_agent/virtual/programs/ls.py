@@ -134,6 +134,9 @@ def ls_program(device: VirtualDevice, user_name: Callable[[int], str]) -> Callab
                 dirs.append((path, arg))
             else:
                 files.append(Entry(path, arg, info))
+        if "f" not in flags:  # toybox sorts what it was given too (strcmp order)
+            files.sort(key=lambda e: e.shown)
+            dirs.sort(key=lambda d: d[1])
         out = render(files, cred, flags)
         titled = len(targets) > 1 or "R" in flags
         for path, arg in dirs:
