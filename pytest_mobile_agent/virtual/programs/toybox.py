@@ -1,15 +1,14 @@
-"""The toybox commands of the device: cat, sleep, tty, id, whoami, rm, ls, mkdir, chmod, stat,
-touch, env, kill, ps, true, false, echo, uname, grep (-v -i -F -q -c -e), head (-n), wc (-l),
-pidof, pgrep (-f -l), date (+FORMAT), nohup (SIGHUP ignored, nohup.out for a terminal), setsid
-(a new session without a terminal), timeout [-s SIG] [-k S] S CMD (124 when it ran out), which,
-basename, dirname, seq.
+"""The toybox commands of the device written against its model: cat, sleep, tty, id, whoami, rm,
+mkdir, chmod, stat, touch, env, kill, true, false, echo, uname, grep (-v -i -F -q -c -e), head
+(-n -c -q -v, reading no further than it needs), wc (toybox's columns), pidof, pgrep (-f -l),
+date (+FORMAT), nohup (SIGHUP ignored, nohup.out for a terminal), setsid (a new session without a
+terminal), timeout [-s SIG] [-k S] S CMD (124 when it ran out), which, basename, dirname, seq, tr
+(programs/tr.py), ls (programs/ls.py), ps (programs/ps.py), and `toybox` itself (the multiplexer,
+`--version`, the applet list). The data tools run the real toybox (programs/hosttools.py), the
+file and process tools are programs/files.py and programs/commands.py.
 
 Messages follow toybox (`cat: /x: No such file or directory`, `mkdir: '/x': File exists`, status
-1). `ps` prints toybox's columns: `ps -A -o PID,ARGS` gives a `  PID ARGS` header and one
-`%5d ARGS` line per process, where ARGS is /proc/<pid>/cmdline with NULs as spaces (so a process
-that renamed itself, as the agent does with `mobile-agent SOCKET`, shows its new name); plain `ps`
-shows the default `USER PID PPID VSZ RSS WCHAN ADDR S NAME` columns for the caller's own
-processes on its terminal (or, without one, in its session).
+1).
 """
 
 from __future__ import annotations
