@@ -40,6 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_mobile_agent.virtual.adbd_endpoint import bind_loopback
+
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
 TOKEN_FILE = ".emulator_console_auth_token"
@@ -312,7 +314,7 @@ class EmulatorConsole:
         self.token_path = token_path
         self.on_grpc = on_grpc
         self._on_kill = on_kill
-        self._listener = listener if listener is not None else _listen(port)
+        self._listener = listener if listener is not None else bind_loopback(port)
         self._listener.settimeout(0.25)
         self.port: int = self._listener.getsockname()[1]
         self._stopped = threading.Event()
@@ -369,15 +371,3 @@ class EmulatorConsole:
                 sock.shutdown(socket.SHUT_RDWR)
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=2)
-
-
-def _listen(port: int) -> socket.socket:
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        listener.bind(("127.0.0.1", port))
-        listener.listen(8)
-    except OSError:
-        listener.close()
-        raise
-    return listener

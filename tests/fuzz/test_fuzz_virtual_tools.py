@@ -4,6 +4,7 @@ field lists. Each ends, and raises nothing but what it documents."""
 
 from __future__ import annotations
 
+import contextlib
 import posixpath
 import socket
 import threading
@@ -72,17 +73,25 @@ CONSOLE = EmulatorConsole(avd_name="fuzz", token_path=Path("/nonexistent/token")
 @given(st.binary(max_size=300))
 def test_the_console_answers_any_line_without_crashing(line: bytes) -> None:
     ours, theirs = socket.socketpair()
+
+    def drain() -> None:  # the client's end reads everything until the console's end closes
+        with contextlib.suppress(OSError):
+            while theirs.recv(65536):
+                pass
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     try:
         session = ConsoleSession(CONSOLE, ours)
         session.commands = CONSOLE.main_commands
-        reader = threading.Thread(target=lambda: theirs.recv(1 << 20), daemon=True)
-        reader.start()
         with ends_within():
             for piece in line.split(b"\n"):
                 session.run(piece.replace(b"\r", b""))
                 if session.finished:
                     break
     finally:
+        ours.shutdown(socket.SHUT_RDWR)
+        reader.join(5)
         ours.close()
         theirs.close()
 

@@ -156,6 +156,22 @@ class _Copier:
         self._chmod(target, mode & 0o7777)
 
 
+Move = tuple[str, str, str, str]  # (source path, target path, target as shown, source as given)
+
+
+def _sources_and_targets(fs: FileSystem, proc: pm.Process, tool: str) -> tuple[set[str], list[Move]] | None:
+    """cp's and mv's command line: the flags and, for each source, where it goes (into DEST when
+    DEST is a directory); None after the tool's message when the line cannot work."""
+    flags, operands = _split(proc.argv)
+    if len(operands) < 2:
+        proc.stderr.write(f"{tool}: Needs 2 arguments\n")
+        return None
+    plan = _targets(fs, proc, operands, tool)
+    if plan is None:
+        return None
+    return flags, [(*move, given) for move, given in zip(plan, operands, strict=False)]
+
+
 def _targets(fs: FileSystem, proc: pm.Process, operands: list[str], tool: str) -> list[tuple[str, str, str]] | None:
     """(source, target, shown target) for each source: into DEST when it is a directory."""
     cred = cred_of(proc)
@@ -176,15 +192,12 @@ def _targets(fs: FileSystem, proc: pm.Process, operands: list[str], tool: str) -
 
 def cp_program(device: VirtualDevice) -> Program:
     def cp(proc: pm.Process) -> int:
-        flags, operands = _split(proc.argv)
-        if len(operands) < 2:
-            proc.stderr.write("cp: Needs 2 arguments\n")
+        line = _sources_and_targets(device.fs, proc, "cp")
+        if line is None:
             return 1
-        plan = _targets(device.fs, proc, operands, "cp")
-        if plan is None:
-            return 1
+        flags, moves = line
         copier = _Copier(device.fs, proc, flags, "cp")
-        for (source, target, shown), given in zip(plan, operands, strict=False):
+        for source, target, shown, given in moves:
             if not device.fs.lexists(source, copier.cred):
                 copier.fail(f"bad '{given}': No such file or directory")
                 continue
@@ -196,16 +209,13 @@ def cp_program(device: VirtualDevice) -> Program:
 
 def mv_program(device: VirtualDevice) -> Program:
     def mv(proc: pm.Process) -> int:
-        flags, operands = _split(proc.argv)
-        if len(operands) < 2:
-            proc.stderr.write("mv: Needs 2 arguments\n")
+        line = _sources_and_targets(device.fs, proc, "mv")
+        if line is None:
             return 1
-        plan = _targets(device.fs, proc, operands, "mv")
-        if plan is None:
-            return 1
+        flags, moves = line
         cred = cred_of(proc)
         status = 0
-        for (source, target, shown), given in zip(plan, operands, strict=False):
+        for source, target, shown, given in moves:
             if "n" in flags and device.fs.lexists(target, cred):
                 continue
             try:
