@@ -58,8 +58,10 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 
 NOBODY = 65534
 CHUNK = 65536
-STDIN_POLL = 0.01  # how long a read of the caller's stdin waits before the outputs are looked at
-OUTPUT_POLL = 0.05
+# How long one look at the caller's stdin or the tool's outputs waits: short while data flows,
+# doubling up to the longest while nothing comes (a tool behind `logcat |` then costs no CPU).
+SHORTEST_POLL = 0.0005
+LONGEST_POLL = 0.05
 
 
 @dataclass(frozen=True)
@@ -608,21 +610,25 @@ def _pump(proc: pm.Process, child: subprocess.Popen[bytes], reads_stdin: bool, p
     else:
         stdin_fd = child.stdin.fileno()
         os.set_blocking(stdin_fd, False)
+    poll = SHORTEST_POLL
     while outputs:
+        busy = False
         if source is not None and len(pending) < CHUNK:
-            data = source.read(CHUNK, proc, time.monotonic() + (0 if pending else STDIN_POLL))
+            data = source.read(CHUNK, proc, time.monotonic() + (0 if pending else poll))
             if data == b"":
                 source = None
+                busy = True
             elif data:
                 pending += data
+                busy = True
         if stdin_fd is not None:
             pending, stdin_fd = _feed(child, stdin_fd, pending, done=source is None)
             if stdin_fd is None:
                 source = None  # the tool took all it wants: the rest of stdin stays for others
         writable = [stdin_fd] if stdin_fd is not None and pending else []
-        timeout = STDIN_POLL if source is not None else OUTPUT_POLL
-        ready, _, _ = select.select(list(outputs), writable, [], timeout)
+        ready, _, _ = select.select(list(outputs), writable, [], poll if source is not None else LONGEST_POLL)
         for fd in ready:
+            busy = True
             stream, unstage = outputs[fd]
             chunk = os.read(fd, CHUNK)
             if not chunk:
@@ -630,6 +636,7 @@ def _pump(proc: pm.Process, child: subprocess.Popen[bytes], reads_stdin: bool, p
                 del outputs[fd]
                 continue
             stream.write(unstage.feed(chunk))
+        poll = SHORTEST_POLL if busy else min(poll * 2, LONGEST_POLL)
         proc.checkpoint()
     status = child.wait()
     return 128 - status if status < 0 else status
