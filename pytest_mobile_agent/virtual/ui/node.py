@@ -146,7 +146,7 @@ def node_dict(node: Node, parent_id: int | None, depth: int, children: list[int]
         "parent": parent_id,
         "depth": depth,
         "class": node.cls,
-        "text": node.text,
+        "text": node.shown_text() if node.password and node.text else node.text,  # a password as its dots
         "desc": node.desc,
         "res": node.res,
         "hint": node.hint,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_mobile_agent.virtual.ui import ManualClock, NodesChanged, UiModel, WindowsChanged
-from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS, PACKAGE
+from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS, PACKAGE, PASSWORD
 from pytest_mobile_agent.virtual.ui.node import Node, Window
 from pytest_mobile_agent.virtual.ui.system import LAUNCHER_PACKAGE, PERMISSION_CONTROLLER, SYSTEMUI
 
@@ -177,6 +177,7 @@ def test_the_login_button_shows_an_in_app_alert_that_is_modal_and_sends_no_chang
         ui: UiModel, clock: ManualClock) -> None:
     started(ui, clock, "Login")
     ui.set_text(by_res(ui, "username"), "ada")
+    ui.set_text(by_res(ui, "password"), PASSWORD)
     tap(ui, by_res(ui, "login_button"))
     windows = ui.windows()
     alert = windows[2]
