@@ -281,6 +281,9 @@ def test_a_stopped_agent_is_silent_until_sigcont_and_then_goes_on(vdev: VirtualD
     assert wait_for(lambda: ui._pointer is not None and ui._pointer.y < 1700)  # the swipe is under way
     launched.proc.deliver(SIGSTOP)
     time.sleep(0.05)  # a move already past the stop lands
+    # What the agent wrote before the stop (a status bar event, say) is the host's to read still.
+    before_stop = host.within(0.05)
+    assert not [m for m in before_stop if m["type"] == "response"]
     at_stop = (ui._pointer.x, ui._pointer.y)
     host.send({"type": "ping", "nonce": 7})
     host.send({"type": "request", "id": 2, "method": "tap", "deadline_ms": 5000, "params": {"x": 10, "y": 10}})
