@@ -5,7 +5,9 @@ to every request the fronts relay.
   packet (100 runs: p50, p95, max);
 * a command that forks (`echo a; cat /proc/self/cmdline`, two processes);
 * the agent launch line of the seed up to the ready line, with a stand-in main class;
-* a 16 MiB push through `sync:` in 64 KiB DATA chunks (best of 3, MiB/s).
+* a 16 MiB push through `sync:` in 64 KiB DATA chunks (best of 3, MiB/s);
+* a pipeline into the real toybox on a staged copy (`echo a | sed s/a/b/`: staging, a Landlock-
+  confined spawn, the output), beside the same into a tool of the model (`echo a | tr a b`).
 
     python3 benches/bench_virtual_device.py [--runs 100] [--push-mib 16]
 """
@@ -92,6 +94,8 @@ def main() -> None:
         report("shell v2 `echo ok` on the seam", timed(lambda: shell_round_trip(device, "echo ok"), args.runs))
         report("shell v2, a fork and /proc (`echo a; cat ...`)", timed(
             lambda: shell_round_trip(device, "echo a; cat /proc/self/cmdline"), args.runs))
+        report("`echo a | sed s/a/b/` (the real toybox)", timed(lambda: shell_round_trip(device, "echo a | sed s/a/b/"), args.runs))
+        report("`echo a | tr a b` (a tool of the model)", timed(lambda: shell_round_trip(device, "echo a | tr a b"), args.runs))
         counter = iter(range(1_000_000))
         report("agent launch line to the ready line", timed(lambda: launch(device, next(counter)), min(args.runs, 50)))
         data = bytes(range(256)) * (args.push_mib * 4096)

@@ -7,6 +7,7 @@ returns the exit status. Add one with `_register(...)` in `build_parser`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -56,6 +57,26 @@ def _agent_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    """Every capability once on the target, one row per check (pytest_mobile_agent.doctor)."""
+    from pathlib import Path
+
+    from pytest_mobile_agent import doctor
+
+    try:
+        with doctor.target_of(args.android_serial, controller=args.emulator_controller,
+                              virtual_adb=args.virtual_adb) as target:
+            rows = doctor.Doctor(target, jar_path=Path(args.agent_jar) if args.agent_jar else None,
+                                 force=args.agent_force).run()
+    except errors.MobileAgentError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        if exc.advice:
+            print(f"advice: {exc.advice}", file=sys.stderr)
+        return 2
+    print(doctor.as_json(target, rows) if args.json else doctor.format_rows(rows))
+    return doctor.exit_status(rows)
+
+
 def _register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], name: str, command: Command,
               help_text: str) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(name, help=help_text, description=help_text)
@@ -78,6 +99,20 @@ def build_parser() -> argparse.ArgumentParser:
                       "build the agent jar with the Android SDK found (ANDROID_HOME, ANDROID_SDK_ROOT, or "
                       "Android Studio's place) into the per-user cache, and print its path")
     build.add_argument("--rebuild", action="store_true", help="build again even when the cache has this build")
+    check = _register(subparsers, "doctor", _doctor,
+                      "run every capability once on a target (adb, agent, tree, input, text, screenshot, "
+                      "controller, idle exit, rotation): one row per check, advice for each that fails")
+    check.add_argument("--android-serial", default=os.environ.get("MOBILE_AGENT_ANDROID_SERIAL", "auto"),
+                       help="the target: a serial, auto (the only online one) or virtual (default: "
+                            "MOBILE_AGENT_ANDROID_SERIAL, else auto)")
+    check.add_argument("--emulator-controller", default=os.environ.get("MOBILE_AGENT_EMULATOR_CONTROLLER", "auto"),
+                       help="auto (the emulator's discovery file), off, or http://HOST:PORT")
+    check.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
+                       help="the agent jar (default: agent-android/dist/mobile-agent-android.jar)")
+    check.add_argument("--agent-force", action="store_true", help="let the agent stop whatever holds UI automation")
+    check.add_argument("--virtual-adb", choices=("builtin", "real"), default="builtin",
+                       help="with virtual: the built-in adb endpoint, or Debian's adb server and the adbd endpoint")
+    check.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
 

@@ -44,12 +44,16 @@ def describe(lab: VirtualLab) -> str:
         port = lab.adbd_port(serial)
         if port is not None:
             lines.append(f"  {serial}: adbd endpoint on 127.0.0.1:{port}")
+        console = lab.console_port(serial)
+        if console is not None:
+            lines.append(f"  {serial}: emulator console on 127.0.0.1:{console}")
     lines += [
         "",
         "to use it:",
         f"  export ANDROID_ADB_SERVER_PORT={lab.adb_port}",
         f"  adb -P {lab.adb_port} -s {lab.serials[0]} shell echo ok",
         f"  pytest --android-serial {lab.serials[0]}",
+        f"  HOME={lab.home} adb -P {lab.adb_port} -s {lab.serials[0]} emu avd name   # the console's token is in that HOME",
         "",
         "serving until interrupted (Ctrl-C)",
     ]
@@ -66,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        lab = VirtualLab.start(args.devices, real_adb=args.real_adb)
+        lab = VirtualLab.start(args.devices, real_adb=args.real_adb, consoles=True)
     except errors.MobileAgentError as exc:
         print(f"cannot start the virtual devices: {exc}", file=sys.stderr)
         return 1

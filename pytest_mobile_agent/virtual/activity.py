@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
 LAUNCHER = "com.google.android.apps.nexuslauncher/.NexusLauncherActivity"
+SYSTEM_SERVER_PID = 620
 
 SYSTEM_PACKAGES = (
     "android", "com.android.systemui", "com.android.settings", "com.android.shell",
@@ -180,7 +181,7 @@ class ActivityManager:
             state = "HOT" if self._foreground and self._foreground.startswith(package + "/") else "WARM"
         else:
             state = "COLD"
-            self._spawn_app_process(package)
+            self._spawn_app_process(package, activity)
         app.start(activity, dict(extras or {}))
         short = short_component(package, activity)
         self._foreground = short
@@ -189,7 +190,7 @@ class ActivityManager:
         elapsed = int((time.monotonic() - started) * 1000)
         return StartResult(True, short, state, elapsed, elapsed)
 
-    def _spawn_app_process(self, package: str) -> None:
+    def _spawn_app_process(self, package: str, activity: str) -> None:
         table = self.device.processes
         zygote = table.get(350)
         if zygote is None:
@@ -198,6 +199,9 @@ class ActivityManager:
         proc.uid = proc.gid = 10000 + 100 + zlib.crc32(package.encode()) % 800
         proc.signals.block(pm.ART_SIGBLK)
         self._running[package] = proc
+        klass = package + activity if activity.startswith(".") else activity
+        self.device.log("ActivityManager", f"Start proc {proc.pid}:{package}/u0a{proc.uid - 10000} for next-top-activity "
+                        f"{{{package}/{klass}}}", pid=SYSTEM_SERVER_PID)  # ProcessList.handleProcessStartedLocked
 
     def go_home(self) -> None:
         """The HOME key: the launcher comes to the front; the app keeps running (a later start is
@@ -206,10 +210,15 @@ class ActivityManager:
             self._foreground = LAUNCHER
             self._notify("foreground", LAUNCHER)
 
-    def force_stop(self, package: str) -> None:
+    def force_stop(self, package: str, caller_pid: int = 0) -> None:
         app = self.apps.get(package)
         proc = self._running.pop(package, None)
+        reason = f"from pid {caller_pid}"
+        if app is not None and proc is not None:  # ActivityManagerService.forceStopPackage, ProcessList.killLocked
+            self.device.log("ActivityManager", f"Force stopping {package} appid={proc.uid} user=0: {reason}", pid=SYSTEM_SERVER_PID)
         if proc is not None and not proc.dead:
+            self.device.log("ActivityManager", f"Killing {proc.pid}:{package}/u0a{proc.uid - 10000} (adj 0): stop {package} "
+                            f"due to {reason}", pid=SYSTEM_SERVER_PID)
             self.device.processes.exit(proc, 128 + pm.SIGKILL)
         if app is not None:
             app.stop()

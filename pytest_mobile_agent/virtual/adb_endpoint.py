@@ -315,9 +315,14 @@ class AdbServerEndpoint:
 
     def add_device(self, serial: str, device: Any) -> Transport:
         with self._lock:
-            transport = Transport(serial, device, len(self._transports) + 1)
+            transport = Transport(serial, device, max((t.transport_id for t in self._transports), default=0) + 1)
             self._transports.append(transport)
         return transport
+
+    def remove_device(self, serial: str) -> None:
+        """The device went away (an emulator killed): it leaves the list."""
+        with self._lock:
+            self._transports = [t for t in self._transports if t.serial != serial]
 
     def transports(self) -> list[Transport]:
         with self._lock:

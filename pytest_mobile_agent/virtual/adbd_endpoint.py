@@ -60,8 +60,10 @@ MAX_PAYLOAD = 1024 * 1024
 HEADER = struct.Struct("<6I")
 
 # What an API 36 emulator advertises, less what this double does not do: the sync compressions
-# (brotli, lz4, zstd) and delayed_ack. Debian's adb 29 uses shell_v2, cmd, stat_v2, ls_v2 and the
-# push fixes; it ignores the names it does not know.
+# (sendrecv_v2_brotli, _lz4, _zstd: no codec in Python's standard library; a client compresses only
+# what the device advertises) and delayed_ack (see docs/architecture.md). Debian's adb 29 uses
+# shell_v2, cmd, stat_v2, ls_v2 and the push fixes; it ignores the names it does not know; adb 35
+# pushes and pulls with SND2/RCV2 when it sees sendrecv_v2.
 FEATURES = (
     "shell_v2",
     "cmd",
@@ -78,9 +80,12 @@ FEATURES = (
     "devicetracker_proto_format",
     "devraw",
     "app_info",
+    "sendrecv_v2",
+    "sendrecv_v2_dry_run_send",
 )
 
 ADBD_PORTS = range(5555, 5586, 2)  # the ports an adb server scans for emulators
+RESTART_DELAY = 0.2  # adbd's reply to root: reaches the server before init restarts adbd
 
 # How long a stream's output waits for a reader that takes nothing (a command's output that the
 # host does not read): a real adbd waits for ever; we give up on that stream after five minutes.
@@ -561,6 +566,19 @@ class AdbdEndpoint:
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._accept_loop, name=f"virtual-adbd-{self.port}", daemon=True)
         self._thread.start()
+        restart_listeners = getattr(device, "adbd_restart_listeners", None)
+        if restart_listeners is not None:
+            restart_listeners.append(self._adbd_restarted)
+
+    def _adbd_restarted(self) -> None:
+        """adbd restarts (`adb root`): its transports drop once the reply is out, and the adb
+        server attaches the device again."""
+        def kick() -> None:
+            time.sleep(RESTART_DELAY)
+            for conn in self.connections():
+                conn.stop()
+
+        threading.Thread(target=kick, name="virtual-adbd-restart", daemon=True).start()
 
     @classmethod
     def on_emulator_port(cls, device: Any, *, io_timeout: float = 10.0) -> AdbdEndpoint:
@@ -618,6 +636,9 @@ class AdbdEndpoint:
 
     def stop(self) -> None:
         self._stopped.set()
+        restart_listeners = getattr(self.device, "adbd_restart_listeners", None)
+        if restart_listeners is not None and self._adbd_restarted in restart_listeners:
+            restart_listeners.remove(self._adbd_restarted)
         with contextlib.suppress(OSError):
             self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accept loop at once on Linux
         with contextlib.suppress(OSError):

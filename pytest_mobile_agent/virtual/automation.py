@@ -2,7 +2,13 @@
 
 One client at a time: `acquire(pid, label)` is False while another live process holds it (the
 client then fails with the platform's "UiAutomationService ... already registered!"). A holder
-that dies releases the slot, as the binder death of its connection does on the device.
+that dies releases the slot, as the binder death of its connection does on the device
+(UiAutomationManager's death recipient), and so does `release` (unregistering the client).
+
+`acquire` also stores the display's rotation state, as UiAutomationConnection.connect does
+(storeRotationStateLocked: the rotation, when it is frozen), and `disconnect` puts it back, as
+UiAutomation.disconnect() does (restoreRotationStateLocked: freezeRotation of that rotation, else
+thawRotation), undoing any rotation set meanwhile. The agent never disconnects.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ class AutomationSlot:
     def __init__(self, device: VirtualDevice) -> None:
         self.device = device
         self._holder: tuple[int, str] | None = None
+        self._frozen_rotation: int | None = None  # INITIAL_FROZEN_ROTATION_UNSPECIFIED
 
     def acquire(self, pid: int, label: str) -> bool:
         with self.device.kernel.lock:
@@ -37,6 +44,8 @@ class AutomationSlot:
                 if alive and holder_pid != pid:
                     return False
             self._holder = (pid, label)
+            display = self.device.display
+            self._frozen_rotation = display.rotation if getattr(display, "rotation_frozen", True) else None
             proc = self.device.processes.get(pid)
             if proc is not None:
                 proc.at_death(lambda: self.release(pid))
@@ -46,6 +55,17 @@ class AutomationSlot:
         with self.device.kernel.lock:
             if self._holder is not None and self._holder[0] == pid:
                 self._holder = None
+
+    def disconnect(self, pid: int) -> None:
+        """UiAutomation.disconnect(): release the slot and restore the rotation state of the connect."""
+        with self.device.kernel.lock:
+            if self._holder is None or self._holder[0] != pid:
+                return
+            self._holder = None
+        if self._frozen_rotation is not None:
+            self.device.display.freeze_rotation(self._frozen_rotation)
+        else:
+            self.device.display.thaw_rotation()
 
     def holder(self) -> tuple[int, str] | None:
         with self.device.kernel.lock:

@@ -51,7 +51,12 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import Cred, FileSystem
-from pytest_mobile_agent.virtual.programs import SEARCH_PATH, Program, ProgramRegistry
+from pytest_mobile_agent.virtual.programs import (
+    SEARCH_PATH,
+    Program,
+    ProgramRegistry,
+    lay_out_in_system_bin,
+)
 from pytest_mobile_agent.virtual.shell.interp import sh_main
 from pytest_mobile_agent.virtual.shell_service import (
     ShellSession,
@@ -84,6 +89,33 @@ SYSTEM_PROCESSES: tuple[tuple[int, int, int, list[str]], ...] = (
     (810, 350, 1001, ["com.android.phone"]),
     (905, 350, 10089, ["com.google.android.inputmethod.latin"]),
     (1010, 350, 10112, ["com.google.android.apps.nexuslauncher"]),
+)
+
+
+# (VSZ KiB, RSS KiB, WCHAN) of the resident processes, of the kind an API 36 emulator's ps shows.
+SYSTEM_MEMORY: dict[int, tuple[int, int, str]] = {
+    1: (10943540, 12808, "do_epoll_wait"), 2: (0, 0, "kthreadd"),
+    160: (10874532, 4172, "do_epoll_wait"), 280: (10912604, 8936, "__do_sys_rt_sigtimedwait"),
+    281: (10881808, 5400, "do_epoll_wait"), 282: (10882968, 5828, "do_epoll_wait"),
+    300: (10939720, 9012, "do_epoll_wait"), 350: (14876176, 138404, "do_sys_poll"),
+    351: (1741208, 118756, "do_sys_poll"), 380: (11296928, 30912, "do_epoll_wait"),
+    ADBD_PID: (10920476, 7744, "do_epoll_wait"), 620: (17362312, 395220, "do_epoll_wait"),
+    780: (15502224, 213456, "do_epoll_wait"), 810: (15047688, 138972, "do_epoll_wait"),
+    905: (14985152, 152060, "do_epoll_wait"), 1010: (15254764, 187212, "do_epoll_wait"),
+}
+
+
+BOOT_LOG: tuple[tuple[int, str, str, str], ...] = (
+    (350, "D", "AndroidRuntime", ">>>>>> START com.android.internal.os.ZygoteInit uid 0 <<<<<<"),
+    (620, "I", "SystemServer", "InitBeforeStartServices"),
+    (620, "I", "SystemServiceManager", "Starting com.android.server.display.DisplayManagerService"),
+    (620, "I", "ActivityManager", "System now ready"),
+    (620, "I", "ActivityManager", "Start proc 780:com.android.systemui/u0a69 for service "
+     "{com.android.systemui/com.android.systemui.SystemUIService}"),
+    (620, "I", "ActivityManager", "Start proc 1010:com.google.android.apps.nexuslauncher/u0a112 for top-activity "
+     "{com.google.android.apps.nexuslauncher/com.google.android.apps.nexuslauncher.NexusLauncherActivity}"),
+    (620, "I", "ActivityTaskManager", "Displayed com.google.android.apps.nexuslauncher/.NexusLauncherActivity for user 0: +2s114ms"),
+    (620, "I", "ActivityManager", "Finished processing BOOT_COMPLETED for u0"),
 )
 
 
@@ -144,6 +176,10 @@ class VirtualDevice:
     """One virtual API 36 emulator."""
 
     kernel_release = "6.6.66-android15-8-g3b8e3f1f9a4e-ab13086044"
+    kernel_build = "#1 SMP PREEMPT Fri Mar 14 03:52:47 UTC 2025"
+    kernel_compiler = ("(kleaf@build-host) (Android (12833971, +pgo, +bolt, +lto, +mlgo, based on r536225) clang version "
+                       "19.0.1 (https://android.googlesource.com/toolchain/llvm-project b3a530ec6537146650e42be89f1089e9a3588460), "
+                       "LLD 19.0.1)")
 
     def __init__(self, serial: str = "emulator-5554", *, index: int | None = None,
                  properties: dict[str, str] | None = None) -> None:
@@ -167,11 +203,14 @@ class VirtualDevice:
         self._boot_time = time.time()
         self.boot_monotonic = time.monotonic()
         self.log_listeners: list[Callable[[], None]] = []
+        self.adbd_restart_listeners: list[Callable[[], None]] = []
         self.log_count = 0  # lines ever logged (the ring buffer keeps the last 2000)
         self._start_system()
+        self._log_boot()
         self.sh_program: Program = sh_main(self)
         self._install_programs()
         self.fs.proc_provider = self._proc_files
+        self.fs.proc_globals = self._proc_globals
         self.fs.proc_owner = lambda pid: proc.uid if (proc := self.processes.get(pid)) is not None else 0
         self.fs.pid_lister = lambda: [p.pid for p in self.processes.processes()]
         self.fs.tty_opener = self._open_tty
@@ -181,18 +220,36 @@ class VirtualDevice:
 
     def _start_system(self) -> None:
         for pid, ppid, uid, argv in SYSTEM_PROCESSES:
-            self.processes.add_system(pid, ppid, argv, uid)
+            self.processes.add_system(pid, ppid, argv, uid, memory=SYSTEM_MEMORY.get(pid))
         adbd = self.processes.get(ADBD_PID)
         assert adbd is not None
         self.adbd = adbd
         adbd.env = {"PATH": ":".join(SEARCH_PATH)}
 
-    def _install_programs(self) -> None:
-        from pytest_mobile_agent.virtual.programs import android, packages, toybox
+    def _log_boot(self) -> None:
+        """What logcat's buffer holds on an emulator that finished booting (a few of its lines)."""
+        for pid, priority, tag, message in BOOT_LOG:
+            self.log(tag, message, priority, pid)
 
+    def _install_programs(self) -> None:
+        from pytest_mobile_agent.virtual.programs import (
+            android,
+            commands,
+            files,
+            hosttools,
+            net,
+            packages,
+            toybox,
+        )
+
+        self.programs.on_register.append(lambda name: lay_out_in_system_bin(self.fs, name))
         self.programs.register("sh", self.sh_program)
         self.programs.register("mksh", self.sh_program)
         toybox.install(self)
+        hosttools.install(self)
+        files.install(self)
+        commands.install(self)
+        net.install(self)
         android.install(self)
         packages.install(self)
 
@@ -276,6 +333,18 @@ class VirtualDevice:
             "environ": b"".join(f"{k}={v}".encode() + b"\0" for k, v in proc.env.items()),
         }
 
+    def _proc_globals(self) -> dict[str, bytes]:
+        """/proc/version (a GKI 6.6 kernel's line, as `uname -a` reports it too), /proc/mounts,
+        /proc/uptime."""
+        from pytest_mobile_agent.virtual import mounts
+
+        uptime = time.monotonic() - self.boot_monotonic
+        return {
+            "version": f"Linux version {self.kernel_release} {self.kernel_compiler} {self.kernel_build}\n".encode(),
+            "mounts": mounts.proc_mounts(),
+            "uptime": f"{uptime:.2f} {uptime * 1.7:.2f}\n".encode(),
+        }
+
     # --- properties and log ---------------------------------------------------------------------------
 
     def getprop(self, name: str, default: str = "") -> str:
@@ -314,9 +383,12 @@ class VirtualDevice:
         """The way back to the host for reverse rules: connector(LOCAL) -> a byte stream."""
         self._host_connector = connector
 
-    def open_service(self, service: str, peer_uid: int = 2000, *, host: HostConnector | None = None,
+    def open_service(self, service: str, peer_uid: int | None = None, *, host: HostConnector | None = None,
                      host_connector: HostConnector | None = None) -> ByteStream:
-        """The device side of an adbd service; errors.Closed when adbd would refuse it."""
+        """The device side of an adbd service; errors.Closed when adbd would refuse it. The
+        service runs as adbd does: the shell user, or root after `adb root`."""
+        if peer_uid is None:
+            peer_uid = self.adbd.uid
         connector = host or host_connector
         if connector is not None:
             self._host_connector = connector
@@ -340,7 +412,19 @@ class VirtualDevice:
             from pytest_mobile_agent.virtual.reverse import reverse_service
 
             return reverse_service(self, service[len("reverse:"):], connector)
+        if service.startswith(("root:", "unroot:")):
+            from pytest_mobile_agent.virtual.restart import restart_service
+
+            return restart_service(self, service)
         raise errors.Closed(f"the device does not offer the service {service!r}")
+
+    def restart_adbd(self, *, root: bool) -> None:
+        """adbd restarting as root (or not), as init does when service.adb.root changes: the
+        fronts drop their transports (adbd_restart_listeners), later services run as the new uid."""
+        self.setprop("service.adb.root", "1" if root else "0")
+        self.adbd.uid = self.adbd.gid = 0 if root else 2000
+        for listener in list(self.adbd_restart_listeners):
+            listener()
 
     def host_connector(self) -> HostConnector | None:
         return self._host_connector
@@ -389,7 +473,7 @@ def proc_status(proc: pm.Process) -> str:
         f"Gid:\t{proc.gid}\t{proc.gid}\t{proc.gid}\t{proc.gid}\n"
         "FDSize:\t64\n"
         f"Groups:\t{groups}\n"
-        "VmPeak:\t10788000 kB\nVmSize:\t10783892 kB\nVmRSS:\t    3344 kB\n"
+        f"VmPeak:\t{proc.memory[0] + 4096:8} kB\nVmSize:\t{proc.memory[0]:8} kB\nVmRSS:\t{proc.memory[1]:8} kB\n"
         f"Threads:\t{1 if proc.thread is None else 1}\n"
         "SigQ:\t0/63197\n"
         f"SigPnd:\t{0:016x}\n"

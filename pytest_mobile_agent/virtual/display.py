@@ -49,6 +49,8 @@ class Display:
         self.override_density: int | None = None
         self.override_size: tuple[int, int] | None = None
         self.rotation = 0
+        #: auto-rotate off, the emulator's default: the display stays at the rotation it is frozen at
+        self.rotation_frozen = True
         self.content: Any = None
         self.cond = threading.Condition()
         self.change_count = 0
@@ -81,6 +83,18 @@ class Display:
         return self.width, self.height
 
     # --- frames ---------------------------------------------------------------------------------------
+
+    def freeze_rotation(self, rotation: int) -> None:
+        """IWindowManager.freezeRotation: lock the display in `rotation` (quarter turns)."""
+        self.rotation_frozen = True
+        self.rotation = rotation % 4
+        self.changed()
+
+    def thaw_rotation(self) -> None:
+        """IWindowManager.thawRotation: auto-rotate on; the device lies in its natural orientation."""
+        self.rotation_frozen = False
+        self.rotation = 0
+        self.changed()
 
     def changed(self) -> None:
         with self.cond:

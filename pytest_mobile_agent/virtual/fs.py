@@ -9,7 +9,10 @@ virtio touchscreen) and a synthesized `/proc`: `/proc/<pid>/cmdline` (NUL separa
 process gave itself with `set_name`, NUL padded to its old length), `/proc/<pid>/status` (Name,
 State, Tgid, Pid, PPid, Uid, Gid, SigPnd, ShdPnd, SigBlk, SigIgn, SigCgt as 16 hex digits),
 `/proc/<pid>/stat`, `/proc/<pid>/comm`, `/proc/<pid>/environ` (NUL separated, readable by the
-process's owner only, mode 0400, as the kernel has it) and `/proc/self`. The umask of processes is 0 (a file the shell creates with `>`
+process's owner only, mode 0400, as the kernel has it), `/proc/self`, and the device-wide files
+the device provides (`/proc/version`, `/proc/mounts`, `/proc/uptime`). Files of the system image
+carry its build timestamp (2009-01-01 00:00 UTC, what AOSP's build stamps on every file) and
+`st_blocks` counts 512-byte units of 4 KiB blocks, as ext4 and f2fs allocate them. The umask of processes is 0 (a file the shell creates with `>`
 is 0666), so modes are what the creator asked for.
 
 Errors are OSError with the errno a real kernel gives (ENOENT, EACCES, EROFS, EEXIST, ENOTDIR,
@@ -30,6 +33,8 @@ from pytest_mobile_agent.virtual.streams import NullFile, OpenFile, Waiter
 
 SHELL_GROUPS = frozenset({2000, 1004, 1007, 1011, 1015, 1028, 3001, 3002, 3003, 3006, 3009, 3011, 9997})
 READ_ONLY_MOUNTS = ("/system", "/vendor", "/product", "/system_ext", "/apex", "/odm")
+SYSTEM_IMAGE_MTIME = 1230768000.0  # 2009-01-01 00:00:00 UTC: the timestamp AOSP builds give image files
+BLOCK_SIZE = 4096
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,7 @@ class Node:
     target: str = ""
     device: Callable[[Cred], OpenFile] | None = None
     read_only: bool = False
+    links: int = 1  # hard links to a file
 
     def type_bits(self) -> int:
         return {
@@ -84,6 +90,7 @@ class StatResult:
     gid: int
     ino: int
     nlink: int
+    blocks: int = 0  # st_blocks: 512-byte units
 
     @property
     def is_dir(self) -> bool:
@@ -162,6 +169,7 @@ class ZeroFile(NullFile):
 
 # procfs: pid -> {"cmdline": bytes, "status": bytes, "stat": bytes}; None for no such process
 ProcProvider = Callable[[int], "dict[str, bytes] | None"]
+ProcGlobals = Callable[[], "dict[str, bytes]"]  # /proc/version, /proc/mounts...: name -> contents
 PidLister = Callable[[], "list[int]"]
 TtyOpener = Callable[[Cred], OpenFile]
 
@@ -173,6 +181,7 @@ class FileSystem:
         self._ino = 1
         self.root = self._node("dir", 0o755, read_only=True)
         self.proc_provider: ProcProvider = lambda pid: None
+        self.proc_globals: ProcGlobals = dict
         self.proc_owner: Callable[[int], int] = lambda pid: 0
         self.pid_lister: PidLister = lambda: []
         self.tty_opener: TtyOpener | None = None
@@ -196,12 +205,26 @@ class FileSystem:
         return node
 
     def mkdir_system(self, path: str, mode: int = 0o755, uid: int = 0, gid: int = 0, *, read_only: bool = False) -> Node:
-        return self._put(path, self._node("dir", mode, uid, gid, read_only=read_only))
+        node = self._node("dir", mode, uid, gid, read_only=read_only)
+        if read_only:
+            node.mtime = SYSTEM_IMAGE_MTIME
+        return self._put(path, node)
 
     def add_file(self, path: str, data: bytes, mode: int = 0o644, uid: int = 0, gid: int = 0) -> Node:
         """Install a file as the system image has it (no permission check)."""
         node = self._node("file", mode, uid, gid, data=bytearray(data))
         node.read_only = self._under_read_only(path)
+        if node.read_only:
+            node.mtime = SYSTEM_IMAGE_MTIME
+        return self._put(path, node)
+
+    def add_symlink(self, path: str, target: str, uid: int = 0, gid: int = 0) -> Node:
+        """Install a symbolic link as the system image has it (no permission check)."""
+        read_only = self._under_read_only(path)
+        # fs_config gives the image's links 0755 ("lrwxr-xr-x ... ls -> toybox"), as it does its binaries
+        node = self._node("link", 0o755 if read_only else 0o777, uid, gid, target=target, read_only=read_only)
+        if read_only:
+            node.mtime = SYSTEM_IMAGE_MTIME
         return self._put(path, node)
 
     def add_device(self, path: str, opener: Callable[[Cred], OpenFile], mode: int = 0o666, uid: int = 0, gid: int = 0) -> Node:
@@ -216,7 +239,7 @@ class FileSystem:
         for sub in ("bin", "etc", "lib64"):
             self.mkdir_system(f"/vendor/{sub}", 0o755, 0, 2000 if sub == "bin" else 0, read_only=ro)
         self.add_file("/system/build.prop", b"# the virtual device's build properties\n")
-        self._put("/system/bin/sh", self._node("link", 0o777, target="/system/bin/mksh", read_only=True))
+        self.add_symlink("/system/bin/sh", "mksh", 0, 2000)
         self.mkdir_system("/data", 0o771, 1000, 1000)
         self.mkdir_system("/data/local", 0o751, 0, 0)
         self.mkdir_system("/data/local/tmp", 0o771, 2000, 2000)
@@ -302,13 +325,20 @@ class FileSystem:
 
     def _resolve_proc(self, path: str, cred: Cred, *, follow: bool, depth: int) -> tuple[Node, str]:
         parts = [p for p in path.split("/") if p][1:]
+        globals_ = self.proc_globals()
         if not parts:
             node = self._node("dir", 0o555)
             for pid in self.pid_lister():
                 node.children[str(pid)] = self._node("dir", 0o555)
             node.children["self"] = self._node("link", 0o777, target=str(cred.pid))
+            for name, data in globals_.items():
+                node.children[name] = self._proc_file(name, data, 0)
             return node, "/proc"
         head = parts[0]
+        if head in globals_:
+            if len(parts) > 1:
+                raise fs_error(errno.ENOTDIR, path)
+            return self._proc_file(head, globals_[head], 0), path
         if head == "self":
             if not follow and len(parts) == 1:
                 return self._node("link", 0o777, target=str(cred.pid)), path
@@ -356,11 +386,24 @@ class FileSystem:
         except OSError:
             return False
 
+    def realpath(self, path: str, cred: Cred) -> str:
+        """The path with every symbolic link resolved."""
+        return self._resolve(path, cred)[1]
+
+    def lexists(self, path: str, cred: Cred = ROOT) -> bool:
+        """Whether the path names anything, a dangling link included."""
+        try:
+            self._resolve(path, cred, follow=False)
+            return True
+        except OSError:
+            return False
+
     def stat(self, path: str, cred: Cred, *, follow: bool = True) -> StatResult:
         node, _ = self._resolve(path, cred, follow=follow)
-        size = len(node.target) if node.kind == "link" else len(node.data) if node.kind == "file" else 4096 if node.kind == "dir" else 0
-        nlink = 2 + sum(1 for c in node.children.values() if c.kind == "dir") if node.kind == "dir" else 1
-        return StatResult(node.type_bits() | node.mode, size, int(node.mtime), node.uid, node.gid, node.ino, nlink)
+        size = len(node.target) if node.kind == "link" else len(node.data) if node.kind == "file" else BLOCK_SIZE if node.kind == "dir" else 0
+        nlink = 2 + sum(1 for c in node.children.values() if c.kind == "dir") if node.kind == "dir" else node.links
+        blocks = -(-size // BLOCK_SIZE) * (BLOCK_SIZE // 512) if node.kind in ("file", "dir") else 0
+        return StatResult(node.type_bits() | node.mode, size, int(node.mtime), node.uid, node.gid, node.ino, nlink, blocks)
 
     def listdir(self, path: str, cred: Cred) -> list[str]:
         node, _ = self._resolve(path, cred)
@@ -414,6 +457,27 @@ class FileSystem:
             node.mtime = time.time()
         return RegularFile(node, canonical, read=read, write=write, append=append)
 
+    def write_error(self, path: str, cred: Cred) -> int | None:
+        """The errno a write-open of path (creating it when missing) would fail with, or None;
+        nothing is created."""
+        try:
+            node, canonical = self._resolve(path, cred)
+        except OSError as exc:
+            if exc.errno != errno.ENOENT:
+                return exc.errno
+            try:
+                parent, _, _ = self._parent(path, cred)
+            except OSError as missing:
+                return missing.errno
+            if parent.read_only:
+                return errno.EROFS
+            return None if self._can(parent, cred, 3) else errno.EACCES
+        if node.kind == "dir":
+            return errno.EISDIR
+        if node.kind == "file" and (node.read_only or self._under_read_only(canonical)):
+            return errno.EROFS
+        return None if self._can(node, cred, 2) else errno.EACCES
+
     def read_file(self, path: str, cred: Cred) -> bytes:
         file = self.open(path, cred)
         if isinstance(file, RegularFile):
@@ -464,7 +528,60 @@ class FileSystem:
         if parent.mode & 0o1000 and not cred.root and cred.uid not in (node.uid, parent.uid):
             raise fs_error(errno.EPERM, path)
         del parent.children[name]
+        node.links -= 1
         parent.mtime = time.time()
+
+    def link(self, existing: str, path: str, cred: Cred) -> None:
+        """link(2): a second name for a file (EPERM for a directory, EXDEV across mounts)."""
+        node, canonical = self._resolve(existing, cred, follow=False)
+        parent, name, new_canonical = self._parent(path, cred)
+        if name in parent.children:
+            raise fs_error(errno.EEXIST, path)
+        if node.kind == "dir":
+            raise fs_error(errno.EPERM, path)
+        self._check_write_dir(parent, cred, path)
+        if self._mount_of(canonical) != self._mount_of(new_canonical):
+            raise fs_error(errno.EXDEV, path)
+        parent.children[name] = node
+        node.links += 1
+        parent.mtime = time.time()
+
+    def rename(self, source: str, target: str, cred: Cred) -> None:
+        """rename(2) within the device: replaces a file target, or an empty directory."""
+        old_parent, old_name, old_canonical = self._parent(source, cred)
+        node = old_parent.children.get(old_name)
+        if node is None:
+            raise fs_error(errno.ENOENT, source)
+        new_parent, new_name, new_canonical = self._parent(target, cred)
+        self._check_write_dir(old_parent, cred, source)
+        self._check_write_dir(new_parent, cred, target)
+        if old_parent.mode & 0o1000 and not cred.root and cred.uid not in (node.uid, old_parent.uid):
+            raise fs_error(errno.EPERM, source)
+        if self._mount_of(old_canonical) != self._mount_of(new_canonical):
+            raise fs_error(errno.EXDEV, target)
+        if node.kind == "dir" and (new_canonical + "/").startswith(old_canonical + "/"):
+            raise fs_error(errno.EINVAL, target)
+        existing = new_parent.children.get(new_name)
+        if existing is node:
+            return
+        if existing is not None:
+            if existing.kind == "dir" and node.kind != "dir":
+                raise fs_error(errno.EISDIR, target)
+            if node.kind == "dir" and existing.kind != "dir":
+                raise fs_error(errno.ENOTDIR, target)
+            if existing.kind == "dir" and existing.children:
+                raise fs_error(errno.ENOTEMPTY, target)
+            existing.links -= 1
+        del old_parent.children[old_name]
+        new_parent.children[new_name] = node
+        old_parent.mtime = new_parent.mtime = time.time()
+
+    def _mount_of(self, canonical: str) -> str:
+        """The mount a canonical path is on, as EXDEV sees it."""
+        for mount in (*READ_ONLY_MOUNTS, "/data", "/storage", "/sdcard", "/dev", "/proc"):
+            if canonical == mount or canonical.startswith(mount + "/"):
+                return mount
+        return "/"
 
     def symlink(self, target: str, path: str, cred: Cred) -> None:
         parent, name, _ = self._parent(path, cred)

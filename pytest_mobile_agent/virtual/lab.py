@@ -4,6 +4,16 @@
 on the built-in adb-server endpoint (a free loopback port). ``start_adbd(serial)`` adds a device's
 adbd endpoint, on the odd port 5555..5585 its serial names when that port is free.
 
+Each emulator serial also gets its console (virtual/console.py) on its console port, the adbd
+port minus one, as `adb emu` expects: a real-server lab reserves the two ports together, so
+concurrent labs never share a console; a built-in lab serves the console when asked
+(``consoles=True``) and the serial's port is free. The console's auth token is in the lab's own
+``<lab.home>/.emulator_console_auth_token`` (never the user's home: run `adb emu` with
+``HOME=<lab.home>``, as the lab's ``console_environment()`` says). ``grpc <port>`` on the console
+starts the device's controller double (virtual/controller.py), whose discovery file goes where
+``emulator.discovery`` looks (``discovery_dir``, else its first candidate), and ``kill`` powers
+the device off.
+
 ``VirtualLab.start(count, real_adb=True)`` runs Google's own server instead: Debian's ``adb`` as a
 child process (``adb -P PORT nodaemon server`` on a free port, stopped by its pid), with every
 device's adbd endpoint attached to it. A real server takes emulators from the odd ports 5555..5585
@@ -24,9 +34,11 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from pytest_mobile_agent import errors
@@ -36,8 +48,8 @@ from pytest_mobile_agent.virtual.adbd_endpoint import (
     ADBD_PORTS,
     AdbdEndpoint,
     bind_loopback,
-    reserve_emulator_port,
 )
+from pytest_mobile_agent.virtual.console import EmulatorConsole, write_token_file
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -61,6 +73,22 @@ def free_port() -> int:
     with contextlib.closing(socket.socket()) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def reserve_emulator_pair(preferred: int | None = None, ports: range = ADBD_PORTS) -> tuple[socket.socket, socket.socket] | None:
+    """Listeners on a console port and its adbd port (console + 1), both free: the preferred adbd
+    port when it can, else the first free pair of 5554/5555..5584/5585."""
+    candidates = [preferred] if preferred in ports else []
+    for port in [*candidates, *ports]:
+        try:
+            console = bind_loopback(port - 1)
+        except OSError:
+            continue
+        try:
+            return console, bind_loopback(port)
+        except OSError:
+            console.close()
+    return None
 
 
 def adb_binary() -> str | None:
@@ -223,30 +251,42 @@ class RealAdbServer:
 class VirtualLab:
     """Virtual devices, their fronts, and optionally a real adb server in front of them."""
 
-    def __init__(self, device_factory: DeviceFactory = default_device_factory) -> None:
+    def __init__(self, device_factory: DeviceFactory = default_device_factory, *, discovery_dir: Path | None = None) -> None:
         self._factory = device_factory
         self._devices: dict[str, Any] = {}
         self._adbd: dict[str, AdbdEndpoint] = {}
+        self._consoles: dict[str, EmulatorConsole] = {}
+        self._controllers: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self.discovery_dir = discovery_dir
+        self.home = Path(tempfile.mkdtemp(prefix="mobile-agent-lab-"))
+        self.console_token_path = write_token_file(self.home)
         self.builtin = AdbServerEndpoint()
         self.real: RealAdbServer | None = None
 
     @classmethod
     def start(cls, count: int = 1, *, real_adb: bool = False, device_factory: DeviceFactory = default_device_factory,
-              attach_timeout: float = 10.0, emulator_ports: range = ADBD_PORTS) -> VirtualLab:
+              attach_timeout: float = 10.0, emulator_ports: range = ADBD_PORTS, consoles: bool | None = None,
+              discovery_dir: Path | None = None) -> VirtualLab:
         """``count`` devices on the built-in endpoint; with ``real_adb``, behind Debian's adb server.
 
         ``emulator_ports`` are the ports a real server takes emulators from (an empty range makes
-        every device attach through ``adb connect``).
+        every device attach through ``adb connect``). ``consoles`` (default: with ``real_adb``)
+        serves each emulator's console; ``discovery_dir`` is where a console-started controller
+        writes its discovery file.
         """
         if count < 1:
             raise errors.MobileAgentError(f"a lab needs at least one device, not {count}")
-        lab = cls(device_factory)
+        lab = cls(device_factory, discovery_dir=discovery_dir)
         try:
             if real_adb:
-                lab._start_real(count, attach_timeout, emulator_ports)
+                lab._start_real(count, attach_timeout, emulator_ports, consoles is not False)
             else:
                 for index in range(count):
-                    lab._add_device(emulator_serial(index), index)
+                    serial = emulator_serial(index)
+                    lab._add_device(serial, index)
+                    if consoles:
+                        lab._serve_console_if_free(serial)
         except BaseException:
             lab.stop()
             raise
@@ -258,14 +298,16 @@ class VirtualLab:
         self.builtin.add_device(serial, device)
         return device
 
-    def _start_real(self, count: int, attach_timeout: float, emulator_ports: range) -> None:
+    def _start_real(self, count: int, attach_timeout: float, emulator_ports: range, consoles: bool) -> None:
         self.real = RealAdbServer.start()
         emulators: list[int] = []
         connected: list[int] = []
         for index in range(count):
             preferred = FIRST_CONSOLE_PORT + 2 * index + 1
-            listener = reserve_emulator_port(preferred, emulator_ports)
-            if listener is not None:
+            pair = reserve_emulator_pair(preferred, emulator_ports)
+            console_listener = None
+            if pair is not None:
+                console_listener, listener = pair
                 port = int(listener.getsockname()[1])
                 serial = f"emulator-{port - 1}"
                 emulators.append(port)
@@ -276,11 +318,79 @@ class VirtualLab:
                 connected.append(port)
             device = self._add_device(serial, index)
             self._adbd[serial] = AdbdEndpoint(device, listener=listener)
+            if console_listener is not None:
+                if consoles:
+                    self._serve_console(serial, console_listener)
+                else:
+                    console_listener.close()
         for port in emulators:
             self.real.attach_emulator(port)
         for port in connected:
             log.info("adb connect 127.0.0.1:%d: %s", port, self.real.connect(port))
         self.real.wait_for(self.serials, time.monotonic() + attach_timeout)
+
+    # --- the console ---
+
+    def _serve_console(self, serial: str, listener: socket.socket | None = None) -> EmulatorConsole:
+        device = self.device(serial)
+        avd = getattr(device, "properties", {}).get("ro.boot.qemu.avd_name", "Pixel_7_API_36")
+        console = EmulatorConsole(avd_name=avd, token_path=self.console_token_path, listener=listener,
+                                  port=int(serial.rsplit("-", 1)[1]) if listener is None else 0,
+                                  on_grpc=lambda port: self.start_controller(serial, port),
+                                  on_kill=lambda: self.kill(serial))
+        self._consoles[serial] = console
+        return console
+
+    def _serve_console_if_free(self, serial: str) -> None:
+        try:
+            self._serve_console(serial)
+        except OSError:
+            log.info("console port of %s is taken: no console for it in this lab", serial)
+
+    def console_port(self, serial: str) -> int | None:
+        console = self._consoles.get(serial)
+        return console.port if console is not None else None
+
+    def console_environment(self) -> dict[str, str]:
+        """What `adb emu` needs to authenticate to this lab's consoles: HOME naming the lab's
+        directory, where `.emulator_console_auth_token` is (client/console.cpp reads it from HOME)."""
+        return {**self.environment(), "HOME": str(self.home)}
+
+    def start_controller(self, serial: str, port: int = 0) -> int:
+        """The device's controller double (console `grpc <port>`): started on `port` when free,
+        else on a free one; an already running one is kept. Its port."""
+        from pytest_mobile_agent.virtual.controller import ControllerDouble
+
+        with self._lock:
+            running = self._controllers.get(serial)
+            if running is None:
+                running = ControllerDouble(self.device(serial).display, serial=serial, port=port or None,
+                                           discovery_dir=self.discovery_dir).start()
+                self._controllers[serial] = running
+            return int(running.port)
+
+    def controller(self, serial: str) -> Any:
+        """The controller double a console started for the device, if any."""
+        return self._controllers.get(serial)
+
+    def kill(self, serial: str) -> None:
+        """Power the device off (console `kill`): its console, controller and adbd endpoint stop,
+        it leaves the built-in server's list, and its processes end."""
+        with self._lock:
+            console = self._consoles.pop(serial, None)
+            controller = self._controllers.pop(serial, None)
+            endpoint = self._adbd.pop(serial, None)
+            device = self._devices.pop(serial, None)
+        for part in (console, controller, endpoint):
+            if part is not None:
+                with contextlib.suppress(Exception):
+                    part.stop()
+        self.builtin.remove_device(serial)
+        if device is not None:
+            stop = getattr(device, "stop", None) or getattr(device, "close", None)
+            if callable(stop):
+                with contextlib.suppress(Exception):
+                    stop()
 
     # --- the contract ---
 
@@ -346,7 +456,14 @@ class VirtualLab:
                     os.environ[key] = value
 
     def stop(self) -> None:
-        """Stop the real server (by pid), the endpoints and the devices."""
+        """Stop the real server (by pid), the consoles, controllers, endpoints and devices."""
+        for console in list(self._consoles.values()):
+            console.stop()
+        self._consoles.clear()
+        for controller in list(self._controllers.values()):
+            with contextlib.suppress(Exception):
+                controller.stop()
+        self._controllers.clear()
         if self.real is not None:
             self.real.stop()
         for endpoint in self._adbd.values():
@@ -358,6 +475,7 @@ class VirtualLab:
             if callable(stop):
                 with contextlib.suppress(Exception):
                     stop()
+        shutil.rmtree(self.home, ignore_errors=True)
 
     def __enter__(self) -> VirtualLab:
         return self

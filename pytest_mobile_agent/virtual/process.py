@@ -17,6 +17,11 @@ terminate (HUP, INT, QUIT, PIPE, TERM, USR1, ...) or nothing (CHLD, WINCH, URG).
 with no reader raises SIGPIPE, or, when SIGPIPE is ignored or blocked, fails with EPIPE
 (BrokenPipeError), which is how the agent survives its closed launch stream.
 
+What `ps` shows of a process besides its ids: its memory (VSZ and RSS in KiB, by program, from
+`MEMORY_KB`, as a 64-bit Android process reserves ~10 GB of address space and ART processes more)
+and its wait channel (WCHAN: `0` while it runs, `do_wait` in waitpid, `hrtimer_nanosleep` in a
+sleep, the program's usual channel otherwise: `pipe_read` for a tool, `do_epoll_wait` for ART).
+
 C stdio buffering for programs that use it (getevent): `proc.c_stdout()` is line buffered on a
 terminal and fully buffered (4096 bytes) elsewhere, flushed at a normal exit and lost when a signal
 kills the process, as with a real C program.
@@ -29,7 +34,7 @@ import errno
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from pytest_mobile_agent import errors
@@ -55,6 +60,20 @@ for _name, _number in SIGNALS.items():
     SIGNAL_NAMES.setdefault(_number, _name)
 
 DEFAULT_IGNORED = frozenset({SIGCHLD, SIGWINCH, SIGURG, SIGCONT})
+
+# (VSZ KiB, RSS KiB, WCHAN while blocked) by comm: figures of the kind an API 36 emulator's
+# `ps -A` shows (bionic's 64-bit address space; ART's heap and boot image reservations).
+MEMORY_KB: dict[str, tuple[int, int, str]] = {
+    "sh": (10860888, 3628, "pipe_read"),
+    "mksh": (10860888, 3628, "pipe_read"),
+    "app_process": (14536404, 112340, "do_epoll_wait"),
+    "app_process64": (14536404, 112340, "do_epoll_wait"),
+    "mobile-agent": (14562180, 118872, "do_epoll_wait"),
+    "uiautomator": (14494116, 101244, "do_epoll_wait"),
+    "logcat": (10889212, 4456, "__do_sys_rt_sigtimedwait"),
+    "getevent": (10867940, 3212, "do_sys_poll"),
+}
+DEFAULT_MEMORY_KB = (10871112, 3408, "pipe_read")  # a toybox tool: the 64-bit reservation, a few MB resident
 ART_SIGBLK = 0x80001204
 SHELL_UID = 2000
 ROOT_UID = 0
@@ -186,6 +205,8 @@ class Process:
         self._at_exit: list[Callable[[], None]] = []
         self._at_death: list[Callable[[], None]] = []
         self.device: object | None = table.device
+        self.memory = memory_of(self.comm)  # (VSZ KiB, RSS KiB, usual WCHAN)
+        self.channel: str | None = None  # the wait channel of the blocking call under way
 
     # --- identity ----------------------------------------------------------------------------------
 
@@ -212,7 +233,8 @@ class Process:
         return raw.replace(b"\0", b" ").decode(errors="replace") or f"[{self.comm}]"
 
     def user_name(self) -> str:
-        return {0: "root", 1000: "system", 2000: "shell", 1041: "audioserver", 1013: "media"}.get(
+        return {0: "root", 1000: "system", 1001: "radio", 1013: "media", 1036: "logd", 1041: "audioserver",
+                2000: "shell"}.get(
             self.uid, f"u0_a{self.uid - 10000}" if self.uid >= 10000 else str(self.uid)
         )
 
@@ -227,6 +249,7 @@ class Process:
             self._name_override = None
             self._arg_block = sum(len(a.encode()) + 1 for a in argv)
             self.comm = _comm_of(argv)
+            self.memory = memory_of(self.comm)
             self.signals = self.signals.copy_for_exec()
 
     # --- blocking, signals ------------------------------------------------------------------------
@@ -263,13 +286,29 @@ class Process:
 
     def sleep(self, seconds: float) -> None:
         """An interruptible sleep (SIGTERM, SIGKILL, SIGHUP... end it at once)."""
-        self.wait(self.cond, lambda: False, time.monotonic() + max(0.0, seconds))
+        with self._in_channel("hrtimer_nanosleep"):
+            self.wait(self.cond, lambda: False, time.monotonic() + max(0.0, seconds))
 
     def wait_for(self, child: Process, deadline: float | None = None) -> int | None:
         """waitpid(2) for a child: its status, or None at the deadline."""
-        if not self.wait(child.cond, lambda: child.dead, deadline):
-            return None
+        with self._in_channel("do_wait"):
+            if not self.wait(child.cond, lambda: child.dead, deadline):
+                return None
         return child.exit_status
+
+    @contextlib.contextmanager
+    def _in_channel(self, name: str) -> Iterator[None]:
+        previous, self.channel = self.channel, name
+        try:
+            yield
+        finally:
+            self.channel = previous
+
+    def wchan(self) -> str:
+        """What `ps` shows as WCHAN: 0 while running, else where the process sleeps."""
+        if self.state_letter() == "R":
+            return "0"
+        return self.channel or self.memory[2]
 
     def deliver(self, sig: int) -> None:
         """The kernel's side of kill(2) (lock taken here)."""
@@ -400,6 +439,10 @@ class Process:
         return "S"
 
 
+def memory_of(comm: str) -> tuple[int, int, str]:
+    return MEMORY_KB.get(comm, DEFAULT_MEMORY_KB)
+
+
 def _comm_of(argv: list[str]) -> str:
     base = argv[0].rsplit("/", 1)[-1] if argv else "?"
     return base[:15]
@@ -525,12 +568,15 @@ class ProcessTable:
             self._next_pid = 3000
         return pid
 
-    def add_system(self, pid: int, ppid: int, argv: list[str], uid: int, *, name: str | None = None) -> Process:
+    def add_system(self, pid: int, ppid: int, argv: list[str], uid: int, *, name: str | None = None,
+                   memory: tuple[int, int, str] | None = None) -> Process:
         """A resident system process (init, adbd, system_server...), with no thread."""
         with self.kernel.lock:
             proc = Process(self, pid, ppid, argv, {}, uid, fds={0: NullFile(), 1: NullFile(), 2: NullFile()})
             if name is not None:
                 proc.set_name(name)
+            if memory is not None:
+                proc.memory = memory
             self._procs[pid] = proc
             return proc
 

@@ -3,7 +3,8 @@
 
 As adbd does, a service starts `/system/bin/sh -c CMD` (or `/system/bin/sh -` when CMD is empty)
 as a session leader, child of adbd, with adbd's environment (PATH, HOME=/, TMPDIR, USER=shell...;
-TERM from the service's `TERM=` argument on a pty, else `dumb`). The type defaults as adbd's do:
+TERM from the service's `TERM=` argument, else `dumb`, on raw and pty shells alike, as
+daemon/services.cpp's ShellService does; `exec:` sets none). The type defaults as adbd's do:
 a pty when the command is empty, raw otherwise; `raw` and `pty` force it.
 
 * Shell protocol v2: stdin packets go to the command's standard input (buffered without bound,
@@ -108,7 +109,7 @@ class ShellSession:
         else:
             self.use_pty = command == ""
         self.merge_stderr = not self.v2 or self.use_pty
-        term = next((a[5:] for a in args if a.startswith("TERM=")), "dumb")
+        term = None if legacy_exec else next((a[5:] for a in args if a.startswith("TERM=")), "dumb")
         self.outbox = Pipe(self.kernel, OUTBOX_CAPACITY)
         self.outbox.readers = 1
         self.outbox.writers = 1  # ours: closed when the session finishes
@@ -123,14 +124,15 @@ class ShellSession:
 
     # --- start ----------------------------------------------------------------------------------------
 
-    def _start(self, command: str, term: str) -> pm.Process:
+    def _start(self, command: str, term: str | None) -> pm.Process:
         device = self.device
         env = device.shell_environment()
+        if term is not None:
+            env["TERM"] = term
         fds: dict[int, OpenFile] = {}
         tty_name = None
         if self.use_pty:
             tty_name = device.allocate_pts()
-            env["TERM"] = term
             self.pty = Pty(self.kernel, tty_name, self._emit_pty, lambda: self.output_closed(SHELL_STDOUT), self._interrupt)
             fds = {0: self.pty.open_slave(), 1: self.pty.open_slave(), 2: self.pty.open_slave()}
             self._open_outputs = {SHELL_STDOUT}

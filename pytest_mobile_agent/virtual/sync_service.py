@@ -18,6 +18,10 @@ Requests are an id, a u32 little-endian length and a path. What adbd does, and s
   feature): the same id back, errno, dev, ino, mode, nlink, uid, gid, size, atime, mtime, ctime.
 * `LIST path`: a `DENT mode size mtime namelen name` per entry, `.` and `..` included, then `DONE`
   with zeros; `LIS2` gives `DNT2` entries with the v2 fields.
+* `SND2`/`RCV2` (the sendrecv_v2 feature, adb 35+): the path request, then a setup packet of the
+  same id (`SND2 mode flags` / `RCV2 flags`); no compression (this device advertises none, so a
+  client sends flags 0; a compression flag fails with "unsupported compression"); `SND2` with the
+  dry-run flag (sendrecv_v2_dry_run_send) reads the data and writes nothing.
 * `QUIT` ends the service; an unknown id fails with "unknown command %08x" and closes it.
 """
 
@@ -52,10 +56,13 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice
 
 STA2, LST2, LIS2, DNT2, DENT = b"STA2", b"LST2", b"LIS2", b"DNT2", b"DENT"
+SND2, RCV2 = b"SND2", b"RCV2"
+SYNC_FLAG_DRY_RUN = 0x8000_0000
+_SETUP = {SND2: struct.Struct("<4sII"), RCV2: struct.Struct("<4sI")}  # sync_send_v2, sync_recv_v2
 _HEADER = struct.Struct("<4sI")
 _V2 = struct.Struct("<IQQIIIIQqqq")
 _DENT = struct.Struct("<4sIIII")
-_PATH_IDS = frozenset({SEND, RECV, STAT, LIST, STA2, LST2, LIS2})
+_PATH_IDS = frozenset({SEND, RECV, STAT, LIST, STA2, LST2, LIS2, SND2, RCV2})
 RECV_CHUNK = SYNC_MAX_CHUNK - _HEADER.size
 
 
@@ -106,6 +113,7 @@ class SyncSession:
         self._send_mode = 0
         self._link_data: bytearray | None = None
         self._draining = False
+        self._dry_run = False
 
     # --- stream interface ---------------------------------------------------------------------------
 
@@ -169,10 +177,16 @@ class SyncSession:
                     self._fail("path too long")
                     self._end()
                     return
-                if len(self._buffer) < _HEADER.size + word:
+                setup = _SETUP.get(ident)
+                if len(self._buffer) < _HEADER.size + word + (setup.size if setup else 0):
                     return
                 path = bytes(self._buffer[_HEADER.size : _HEADER.size + word]).decode(errors="surrogateescape")
                 del self._buffer[: _HEADER.size + word]
+                if setup is not None:
+                    fields = setup.unpack_from(self._buffer)
+                    del self._buffer[: setup.size]
+                    self._request_v2(ident, path, *fields[1:])
+                    continue
                 self._request(ident, path)
             elif ident == QUIT:
                 del self._buffer[: _HEADER.size]
@@ -194,6 +208,23 @@ class SyncSession:
             self._list(path, v2=False)
         else:
             self._list(path, v2=True)
+
+    def _request_v2(self, ident: bytes, path: str, *setup: int) -> None:
+        """SND2 (mode, flags) or RCV2 (flags): as SEND and RECV, uncompressed."""
+        flags = setup[-1]
+        if flags & ~SYNC_FLAG_DRY_RUN or (ident == RCV2 and flags):
+            self._fail("unsupported compression")
+            self._end()
+            return
+        if ident == RCV2:
+            self._recv(path)
+            return
+        self._dry_run = bool(flags & SYNC_FLAG_DRY_RUN)
+        if self._dry_run:
+            self._send_path = self.fs.normalize(path)
+            self._draining = True
+            return
+        self._start_send(f"{path},{setup[0]}")
 
     # --- SEND -------------------------------------------------------------------------------------------
 
@@ -286,6 +317,10 @@ class SyncSession:
         self._end()
 
     def _finish_send(self, mtime: int) -> None:
+        if self._dry_run:  # the data was read and dropped: the push would have worked
+            self._dry_run = self._draining = False
+            self._reply(encode_sync(OKAY, 0))
+            return
         if self._draining:
             self._draining = False
             self._end()

@@ -50,7 +50,10 @@ def test_the_app_under_test_is_installed_and_starts_on_a_tab(app, screen, device
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel, built once per session from a copy of the source tree (xdist workers share it)."""
-    base = tmp_path_factory.getbasetemp().parent
+    # This session's own temp root: under xdist each worker's basetemp is a directory of it; without
+    # xdist the basetemp is the root itself (its parent is shared by every session of this user).
+    basetemp = tmp_path_factory.getbasetemp()
+    base = basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
     directory, lock = shared_dir(base, "acceptance-wheel")
     with lock:
         built = sorted(directory.glob("*.whl"))
@@ -187,5 +190,6 @@ def test_c_with_an_sdk_the_agent_is_built_on_first_use_and_reused(venv: Path, pr
     assert second.returncode == 0, second.stdout[-4000:] + second.stderr[-2000:]
     assert "built the agent jar" not in second.stdout
     assert len(calls(sdk / "build-tools" / "36.0.0" / "d8")) == 1, "the second run reused the cached jar"
-    command = run([str(venv / "bin" / "python"), "-m", "pytest_mobile_agent", "agent", "build"], env=env, timeout=120)
+    command = run([str(venv / "bin" / "python"), "-m", "pytest_mobile_agent", "agent", "build"], env=env, timeout=120,
+                  cwd=project)  # not the checkout, whose pytest_mobile_agent `-m` would import first
     assert command.returncode == 0 and command.stdout.strip() == str(jar), command.stderr

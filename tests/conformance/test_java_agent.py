@@ -224,6 +224,29 @@ def test_a_root_peer_is_refused_and_the_agent_keeps_serving(java_agent: JavaAgen
 
 
 @needs_java
+def test_under_adb_root_the_agent_serves_a_root_peer_and_refuses_the_shell(classpath: str) -> None:
+    """`adb root`: adbd and the shell run as uid 0, so the agent (started as root) serves adbd's
+    root connection; a shell peer is refused (docs/agent-android.md, "adb root")."""
+    agent = _start(classpath, "--agent-uid", "0", "--peer-uid", "0")
+    try:
+        with agent.connect() as host:
+            assert host.hello.version and host.request("snapshot", {}, timeout=5.0)["windows"]
+        agent.control("peer-uid 2000")
+        with pytest.raises(errors.ProtocolError, match="peer_not_allowed"):
+            agent.connect()
+    finally:
+        agent.stop()
+
+
+@needs_java
+def test_a_snapshot_window_counts_its_skipped_children(java_agent: JavaAgent) -> None:
+    """`skipped_children` (docs/protocol.md) reaches the Python host as the agent wrote it."""
+    with java_agent.connect() as conn:
+        snap = conn.request("snapshot", {}, timeout=10.0)
+    assert [w["skipped_children"] for w in snap["windows"]] == [0, 0]
+
+
+@needs_java
 def test_a_host_speaking_no_shared_protocol_refuses_with_version_mismatch_and_the_agent_exits(java_agent: JavaAgent) -> None:
     with pytest.raises(errors.VersionMismatch):
         java_agent.connect(session=HostSession(token=java_agent.token, protocols=(2,)))

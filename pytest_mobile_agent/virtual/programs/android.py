@@ -55,6 +55,7 @@ from pytest_mobile_agent.virtual.display import (
 )
 from pytest_mobile_agent.virtual.programs import SEARCH_PATH
 from pytest_mobile_agent.virtual.programs.packages import dumpsys_package, pm_command
+from pytest_mobile_agent.virtual.programs.services import DEFAULT_BRIGHTNESS, SERVICE_DUMPS
 from pytest_mobile_agent.virtual.shell.interp import cred_of
 
 if TYPE_CHECKING:
@@ -82,7 +83,8 @@ UIAUTOMATOR_STACK = (
 def install(device: VirtualDevice) -> None:
     reg = device.programs.register
     settings: dict[str, dict[str, str]] = {
-        "system": {"screen_off_timeout": "2147483647", "font_scale": "1.0"},
+        "system": {"screen_off_timeout": "2147483647", "font_scale": "1.0",
+                   "screen_brightness": str(DEFAULT_BRIGHTNESS), "screen_brightness_mode": "0"},
         "secure": {"enabled_accessibility_services": "null", "default_input_method":
                    "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME"},
         "global": {"adb_enabled": "1", "window_animation_scale": "1.0", "transition_animation_scale": "1.0",
@@ -178,7 +180,7 @@ def install(device: VirtualDevice) -> None:
                 proc.stderr.write("Error: no package specified\n")
                 return 255
             for package in packages:
-                device.activity.force_stop(package)
+                device.activity.force_stop(package, proc.pid)
             return 0
         if command == "get-current-user":
             proc.stdout.write("0\n")
@@ -404,7 +406,7 @@ def install(device: VirtualDevice) -> None:
             return 1
         finally:
             device.automation.release(proc.pid)
-        proc.stderr.write(f"UI hierchary dumped to: {target}\n")
+        proc.stdout.write(f"UI hierchary dumped to: {target}\n")  # DumpCommand's own spelling, on stdout
         return 0
 
     # --- su, app_process --------------------------------------------------------------------------
@@ -468,6 +470,7 @@ def install(device: VirtualDevice) -> None:
             proc.stderr.write("Error: no class name or --zygote supplied.\n")
             return 10
         main_class, main_args = args[0], args[1:]
+        device.log("AndroidRuntime", f">>>>>> START com.android.internal.os.RuntimeInit uid {proc.uid} <<<<<<", "D", proc.pid)
         proc.signals.block(pm.ART_SIGBLK)
         _art_startup(proc)
         if nice_name:
@@ -605,6 +608,9 @@ def install(device: VirtualDevice) -> None:
         args = proc.argv[1:]
         if args and args[0] == "package":
             return dumpsys_package(device, proc, args[1:])
+        if args and args[0] in SERVICE_DUMPS:
+            proc.stdout.write(SERVICE_DUMPS[args[0]](device))
+            return 0
         if args and args[0] == "window":
             focus = device.activity.foreground() or ""
             package, _, activity = focus.partition("/")
@@ -627,7 +633,7 @@ def install(device: VirtualDevice) -> None:
             )
             return 0
         if not args:
-            proc.stdout.write("Currently running services:\n  activity\n  package\n  window\n")
+            proc.stdout.write("Currently running services:\n  activity\n  display\n  package\n  power\n  window\n")
             return 0
         proc.stderr.write(f"Can't find service: {args[0]}\n")
         return 0

@@ -1,20 +1,18 @@
-"""The toybox commands of the device: cat, sleep, tty, id, whoami, rm, ls, mkdir, chmod, stat,
-touch, env, kill, ps, true, false, echo, uname, grep (-v -i -F -q -c -e), head (-n), wc (-l),
-pidof, pgrep (-f -l), date (+FORMAT), nohup (SIGHUP ignored, nohup.out for a terminal), setsid
-(a new session without a terminal), timeout [-s SIG] [-k S] S CMD (124 when it ran out), which,
-basename, dirname, seq.
+"""The toybox commands of the device written against its model: cat, sleep, tty, id, whoami, rm,
+mkdir, chmod, stat, touch, env, kill, true, false, echo, uname, grep (-v -i -F -q -c -e), head
+(-n -c -q -v, reading no further than it needs), wc (toybox's columns), pidof, pgrep (-f -l),
+date (+FORMAT), nohup (SIGHUP ignored, nohup.out for a terminal), setsid (a new session without a
+terminal), timeout [-s SIG] [-k S] S CMD (124 when it ran out), which, basename, dirname, seq, tr
+(programs/tr.py), ls (programs/ls.py), ps (programs/ps.py), and `toybox` itself (the multiplexer,
+`--version`, the applet list). The data tools run the real toybox (programs/hosttools.py), the
+file and process tools are programs/files.py and programs/commands.py.
 
 Messages follow toybox (`cat: /x: No such file or directory`, `mkdir: '/x': File exists`, status
-1). `ps` prints toybox's columns: `ps -A -o PID,ARGS` gives a `  PID ARGS` header and one
-`%5d ARGS` line per process, where ARGS is /proc/<pid>/cmdline with NULs as spaces (so a process
-that renamed itself, as the agent does with `mobile-agent SOCKET`, shows its new name); plain `ps`
-shows the default `USER PID PPID VSZ RSS WCHAN ADDR S NAME` columns for the caller's own
-processes on its terminal (or, without one, in its session).
+1).
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat as stat_module
@@ -23,11 +21,17 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import Cred, StatResult
+from pytest_mobile_agent.virtual.programs import TOYBOX_APPLETS
+from pytest_mobile_agent.virtual.programs.ls import ls_program
+from pytest_mobile_agent.virtual.programs.ps import ps_program
+from pytest_mobile_agent.virtual.programs.tr import tr_program
 from pytest_mobile_agent.virtual.shell.interp import b_kill, cred_of
+from pytest_mobile_agent.virtual.streams import OpenFile
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice
 
+TOYBOX_VERSION = "0.8.11-android"  # what `toybox --version` prints on the emulator's image
 USERS = {0: "root", 1000: "system", 2000: "shell", 9997: "everybody", 1004: "input", 1007: "log",
          1011: "adb", 1015: "sdcard_rw", 1028: "sdcard_r", 3001: "net_bt_admin", 3002: "net_bt",
          3003: "inet", 3006: "net_bw_stats", 3009: "readproc", 3011: "uhid", 1041: "audioserver"}
@@ -159,54 +163,6 @@ def install(device: VirtualDevice) -> None:
             fs.rmdir(path, cred)
         else:
             fs.unlink(path, cred)
-
-    def ls(proc: pm.Process) -> int:
-        flags: set[str] = set()
-        targets: list[str] = []
-        for arg in proc.argv[1:]:
-            if arg.startswith("-") and len(arg) > 1:
-                flags.update(arg[1:])
-            else:
-                targets.append(arg)
-        cred = cred_of(proc)
-        status = 0
-        lines: list[str] = []
-        for arg in targets or ["."]:
-            path = _path(proc, device, arg)
-            try:
-                info = fs.stat(path, cred, follow="l" not in flags)
-                if info.is_dir and "d" not in flags:
-                    names = fs.listdir(path, cred)
-                    if "a" in flags:
-                        names = [".", "..", *names]
-                    if len(targets) > 1:
-                        lines.append(f"{arg}:")
-                    for name in names:
-                        if not name.startswith(".") or "a" in flags:
-                            child = path.rstrip("/") + "/" + name
-                            lines.append(_ls_line(child, name, cred, flags))
-                else:
-                    lines.append(_ls_line(path, arg, cred, flags))
-            except OSError as exc:
-                _fail(proc, "ls", arg, exc)
-                status = 1
-        if lines:
-            proc.stdout.write("\n".join(lines) + "\n")
-        return status
-
-    def _ls_line(path: str, shown: str, cred: Cred, flags: set[str]) -> str:
-        if "l" not in flags:
-            return shown
-        try:
-            info = fs.stat(path, cred, follow=False)
-        except OSError:
-            return shown
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.mtime))
-        tail = shown
-        if stat_module.S_ISLNK(info.mode):
-            with contextlib.suppress(OSError):
-                tail += " -> " + fs.readlink(path, cred)
-        return f"{stat_module.filemode(info.mode)} {info.nlink} {_name(info.uid):<8} {_name(info.gid):<8} {info.size:>8} {when} {tail}"
 
     def mkdir(proc: pm.Process) -> int:
         parents = False
@@ -340,7 +296,7 @@ def install(device: VirtualDevice) -> None:
     def uname(proc: pm.Process) -> int:
         release = device.kernel_release
         if "-a" in proc.argv:
-            proc.stdout.write(f"Linux localhost {release} #1 SMP PREEMPT Mon Jan 1 00:00:00 UTC 2025 x86_64 Toybox\n")
+            proc.stdout.write(f"Linux localhost {release} {device.kernel_build} x86_64 Toybox\n")
         elif "-r" in proc.argv:
             proc.stdout.write(release + "\n")
         elif "-m" in proc.argv:
@@ -348,9 +304,6 @@ def install(device: VirtualDevice) -> None:
         else:
             proc.stdout.write("Linux\n")
         return 0
-
-    def ps(proc: pm.Process) -> int:
-        return _ps(device, proc)
 
     def pidof(proc: pm.Process) -> int:
         names = [a for a in proc.argv[1:] if not a.startswith("-")]
@@ -559,35 +512,111 @@ def install(device: VirtualDevice) -> None:
         return 0 if count else 1
 
     def head(proc: pm.Process) -> int:
+        """toybox head [-cNqv] [-n N] [-N]: the first lines (or bytes, -c) of each input, read only
+        as far as needed; `==> NAME <==` before each of several files (-q none, -v always)."""
         args = proc.argv[1:]
-        lines = 10
+        count, in_bytes, quiet, verbose = 10, False, False, False
         files: list[str] = []
         while args:
             arg = args.pop(0)
-            if arg == "-n" and args:
-                lines = int(args.pop(0))
+            option = arg[:2]
+            if option in ("-n", "-c"):
+                text = arg[2:] or (args.pop(0) if args else "")
+                if not text.isdigit():
+                    proc.stderr.write(f"head: not integer: {text}\n" if text else f"head: Missing argument to {option}\n")
+                    return 1
+                count, in_bytes = int(text), option == "-c"
             elif arg.startswith("-") and arg[1:].isdigit():
-                lines = int(arg[1:])
-            else:
+                count, in_bytes = int(arg[1:]), False
+            elif arg in ("-q", "-v"):
+                quiet, verbose = arg == "-q", arg == "-v"
+            elif arg == "-" or not arg.startswith("-"):
                 files.append(arg)
-        sources = _inputs(proc, files, "head")
-        if sources is None:
-            return 1
-        for _, data in sources:
-            proc.stdout.write(b"".join(data.splitlines(keepends=True)[:lines]))
-        return 0
+            else:
+                proc.stderr.write(f"head: Unknown option '{arg.lstrip('-')[:1]}' (see \"head --help\")\n")
+                return 1
+        status = 0
+        titled = verbose or (len(files) > 1 and not quiet)
+        for index, name in enumerate(files or ["-"]):
+            source: pm.FdStream | _FileReader
+            if name == "-":
+                source = proc.stdin
+            else:
+                try:
+                    source = _open_read(proc, name)
+                except OSError as exc:
+                    _fail(proc, "head", name, exc)
+                    status = 1
+                    continue
+            if titled:
+                proc.stdout.write(("\n" if index else "") + f"==> {'standard input' if name == '-' else name} <==\n")
+            try:
+                _copy_head(source, proc.stdout, count, in_bytes)
+            finally:
+                if isinstance(source, _FileReader):
+                    with proc.kernel.lock:
+                        source.file.release()
+        return status
+
+    def _open_read(proc: pm.Process, name: str) -> _FileReader:
+        return _FileReader(proc, fs.open(_path(proc, device, name), cred_of(proc)))
 
     def wc(proc: pm.Process) -> int:
-        args = [a for a in proc.argv[1:] if not a.startswith("-")]
-        sources = _inputs(proc, args, "wc")
-        if sources is None:
+        """toybox wc [-lwcm]: lines, words, bytes (or characters), in that order; 7-wide columns
+        unless one input is counted with one flag (wc.c show_lengths), a `total` line for several."""
+        flags = "".join(a[1:] for a in proc.argv[1:] if a.startswith("-") and len(a) > 1)
+        names = [a for a in proc.argv[1:] if a == "-" or not a.startswith("-")]
+        if bad := set(flags) - set("lwcm"):
+            proc.stderr.write(f"wc: Unknown option '{sorted(bad)[0]}' (see \"wc --help\")\n")
             return 1
-        only_lines = "-l" in proc.argv
-        for name, data in sources:
-            newlines = data.count(b"\n")
-            counts = f"{newlines}" if only_lines else f"{newlines} {len(data.split())} {len(data)}"
-            proc.stdout.write(counts + ("" if name == "(standard input)" else f" {name}") + "\n")
+        shown = [kind for kind in "lwcm" if kind in flags] or ["l", "w", "c"]
+        width = 0 if (not names and len(shown) == 1) or len(names) == 1 else 7
+        totals = dict.fromkeys(shown, 0)
+        status = 0
+        for name in names or ["-"]:
+            try:
+                data = proc.stdin.read_all() if name == "-" else fs.read_file(_path(proc, device, name), cred_of(proc))
+            except OSError as exc:
+                _fail(proc, "wc", name, exc)
+                status = 1
+                continue
+            counts = {"l": data.count(b"\n"), "w": len(data.split()), "c": len(data),
+                      "m": len(data.decode("utf-8", "replace"))}
+            for kind in shown:
+                totals[kind] += counts[kind]
+            proc.stdout.write(" ".join(f"{counts[k]:>{width}}" for k in shown) + (f" {name}" if names else "") + "\n")
+        if len(names) > 1:
+            proc.stdout.write(" ".join(f"{totals[k]:>{width}}" for k in shown) + " total\n")
+        return status
+
+    def toybox(proc: pm.Process) -> int:
+        """The multiplexer: `toybox NAME ARGS` runs the applet NAME, `toybox` lists the applets
+        this device has (wrapped as main.c's toybox_main does: a newline once a line passes 65
+        columns), `--version` names Android's build (main.c: "toybox 0.8.11-android")."""
+        args = proc.argv[1:]
+        if args and args[0] == "--version":
+            proc.stdout.write(f"toybox {TOYBOX_VERSION}\n")
+            return 0
+        if args:
+            name = args[0].rsplit("/", 1)[-1]
+            program = device.programs.get(name) if name in TOYBOX_APPLETS else None
+            if program is None:
+                proc.stderr.write(f'toybox: Unknown command {args[0]} (see "toybox --help")\n')
+                return 127
+            proc.exec_image(args)
+            return program(proc)
+        names = sorted(n for n in device.programs.names() if n in TOYBOX_APPLETS)
+        out, width = [], 0
+        for name in names:
+            width += len(name) + 1
+            out.append(name + ("\n" if width > 65 else " "))
+            if width > 65:
+                width = 0
+        proc.stdout.write("".join(out) + "\n")
         return 0
+
+    ls = ls_program(device, _name)
+    ps = ps_program(device)
 
     for name, fn in {
         "cat": cat, "sleep": sleep, "tty": tty, "id": id_, "whoami": whoami, "rm": rm, "ls": ls,
@@ -595,9 +624,40 @@ def install(device: VirtualDevice) -> None:
         "true": true, "false": false, "echo": echo, "uname": uname, "ps": ps, "grep": grep,
         "head": head, "wc": wc, "pidof": pidof, "pgrep": pgrep, "date": date, "nohup": nohup,
         "setsid": setsid, "timeout": timeout, "which": which, "basename": basename,
-        "dirname": dirname, "seq": seq,
+        "dirname": dirname, "seq": seq, "toybox": toybox, "tr": tr_program(device),
     }.items():
         reg(name, fn)
+
+
+class _FileReader:
+    """An open device file read in chunks, with the FdStream read signature."""
+
+    def __init__(self, proc: pm.Process, file: OpenFile) -> None:
+        self.proc = proc
+        self.file = file
+
+    def read(self, n: int = 65536) -> bytes:
+        return self.file.read(n, self.proc, None) or b""
+
+
+def _copy_head(source: pm.FdStream | _FileReader, out: pm.FdStream, count: int, in_bytes: bool) -> None:
+    """Copy the first `count` lines (or bytes) of source to out, reading no further than that."""
+    left = count
+    while left > 0:
+        chunk = source.read(min(65536, left) if in_bytes else 65536)
+        if not chunk:
+            return
+        if in_bytes:
+            out.write(chunk[:left])
+            left -= len(chunk[:left])
+            continue
+        end = 0
+        while left and (cut := chunk.find(b"\n", end)) >= 0:
+            end = cut + 1
+            left -= 1
+        out.write(chunk[:end] if not left else chunk)
+        if not left:
+            return
 
 
 def _parse_mode(text: str, current: int) -> int:
@@ -689,105 +749,3 @@ def _stat_default(name: str, info: StatResult) -> str:
         f"Uid: ({info.uid:5}/{_name(info.uid):>8})\tGid: ({info.gid:5}/{_name(info.gid):>8})\n"
         f"Access: {when}\nModify: {when}\nChange: {when}"
     )
-
-
-_PS_COLUMNS = {
-    # name: (header, width, right aligned)
-    "PID": ("PID", 5, True), "PPID": ("PPID", 5, True), "USER": ("USER", 12, False),
-    "UID": ("UID", 5, True), "S": ("S", 1, False), "STAT": ("S", 1, False), "TTY": ("TT", 8, False),
-    "PGID": ("PGID", 5, True), "SID": ("SID", 5, True), "NAME": ("NAME", 0, False),
-    "CMD": ("CMD", 0, False), "COMM": ("COMM", 0, False), "ARGS": ("ARGS", 0, False),
-    "VSZ": ("VSZ", 7, True), "RSS": ("RSS", 6, True), "WCHAN": ("WCHAN", 10, False),
-    "ADDR": ("ADDR", 10, True),
-}
-
-
-def _ps_value(proc: pm.Process, column: str) -> str:
-    if column == "PID":
-        return str(proc.pid)
-    if column == "PPID":
-        return str(proc.ppid)
-    if column == "USER":
-        return proc.user_name()
-    if column == "UID":
-        return str(proc.uid)
-    if column in ("S", "STAT"):
-        return proc.state_letter()
-    if column == "TTY":
-        return proc.tty.removeprefix("/dev/") if proc.tty else "?"
-    if column == "PGID":
-        return str(proc.pgid)
-    if column == "SID":
-        return str(proc.sid)
-    if column in ("NAME", "CMD"):
-        return proc.args_line().split(" ", 1)[0].rsplit("/", 1)[-1] if column == "NAME" else proc.comm
-    if column == "COMM":
-        return proc.comm
-    if column == "ARGS":
-        return proc.args_line()
-    if column == "VSZ":
-        return "10783892" if proc.uid != 0 or proc.pid > 100 else "0"
-    if column == "RSS":
-        return "3344"
-    if column == "WCHAN":
-        return "0" if proc.state_letter() == "R" else "do_sys_poll"
-    if column == "ADDR":
-        return "0"
-    return "?"
-
-
-def _ps(device: VirtualDevice, proc: pm.Process) -> int:
-    args = proc.argv[1:]
-    show_all = False
-    columns: list[str] = []
-    pids: set[int] | None = None
-    while args:
-        arg = args.pop(0)
-        if arg in ("-A", "-e"):
-            show_all = True
-        elif arg == "-o" and args:
-            columns.extend(c.strip().upper() for c in args.pop(0).split(",") if c.strip())
-        elif arg == "-p" and args:
-            pids = {int(p) for p in args.pop(0).split(",") if p.strip().isdigit()}
-        elif arg.startswith("-o") and len(arg) > 2:
-            columns.extend(c.strip().upper() for c in arg[2:].split(",") if c.strip())
-        elif arg.isdigit():
-            pids = (pids or set()) | {int(arg)}
-        elif arg.startswith("-"):
-            if "A" in arg or "e" in arg:
-                show_all = True
-        else:
-            proc.stderr.write(f"ps: bad -o {arg}\n" if False else f"ps: Unknown option '{arg}'\n")
-            return 1
-    for column in columns:
-        name = column.split("=", 1)[0].split(":", 1)[0]
-        if name not in _PS_COLUMNS:
-            proc.stderr.write(f"ps: bad -o {column}\n")
-            return 1
-    if not columns:
-        columns = ["USER", "PID", "PPID", "VSZ", "RSS", "WCHAN", "ADDR", "S", "NAME"]
-    procs = device.processes.processes()
-    if pids is not None:
-        procs = [p for p in procs if p.pid in pids]
-    elif not show_all:
-        procs = [p for p in procs if p.uid == proc.uid and (p.tty == proc.tty if proc.tty else p.sid == proc.sid)]
-    widths = []
-    for index, column in enumerate(columns):
-        header, width, right = _PS_COLUMNS[column.split("=", 1)[0].split(":", 1)[0]]
-        last = index == len(columns) - 1
-        widths.append((header, 0 if last and not right else width, right))
-    lines = [_ps_row([h for h, _, _ in widths], widths)]
-    for entry in procs:
-        lines.append(_ps_row([_ps_value(entry, c.split("=", 1)[0].split(":", 1)[0]) for c in columns], widths))
-    proc.stdout.write("\n".join(lines) + "\n")
-    return 0
-
-
-def _ps_row(values: list[str], widths: list[tuple[str, int, bool]]) -> str:
-    cells = []
-    for value, (_, width, right) in zip(values, widths, strict=False):
-        if width == 0:
-            cells.append(value)
-        else:
-            cells.append(value.rjust(width) if right else value.ljust(width))
-    return " ".join(cells).rstrip()

@@ -701,10 +701,13 @@ class Interpreter:
 
     def _param_value(self, part: ast.Param) -> str:
         value = self.param(part.name)
-        if part.op == "#":
+        if part.op == "length":
             return str(len(value or ""))
         if not part.op:
             return value or ""
+        if part.op in ("#", "##", "%", "%%"):
+            pattern = self.pattern_of(part.arg) if part.arg is not None else ""
+            return _remove_pattern(value or "", pattern, part.op)
         arg = self.expand_string(part.arg) if part.arg is not None else ""
         unset_or_null = value is None or (part.op.startswith(":") and value == "")
         if part.op in (":-", "-"):
@@ -863,6 +866,20 @@ class Interpreter:
         if pattern.endswith("/"):
             found = [c + "/" for c in found if fs.stat(fs.normalize(c, self.proc.cwd), cred).is_dir]
         return found
+
+
+def _remove_pattern(value: str, pattern: str, op: str) -> str:
+    """${v#p} ${v##p} (the shortest or longest prefix matching p removed), ${v%p} ${v%%p} (suffix)."""
+    cuts = range(len(value) + 1)
+    if op.startswith("#"):
+        for cut in reversed(cuts) if op == "##" else cuts:
+            if fnmatch.fnmatchcase(value[:cut], pattern):
+                return value[cut:]
+        return value
+    for cut in cuts if op == "%%" else reversed(cuts):
+        if fnmatch.fnmatchcase(value[cut:], pattern):
+            return value[:cut]
+    return value
 
 
 def _glob_escape(text: str) -> str:
@@ -1145,6 +1162,25 @@ def b_shift(sh: Interpreter, argv: list[str]) -> int:
     return 0
 
 
+def b_set(sh: Interpreter, argv: list[str]) -> int:
+    """`set [--] ARGS` sets the positional parameters; `set` alone lists the variables (mksh's
+    `name=value`, quoted when needed). The shell options (-e, -u, -x...) are not modelled: refused
+    with a message rather than ignored."""
+    args = argv[1:]
+    if not args:
+        sh.out("".join(f"{name}={_quote(value) if value and not value.isalnum() else value}\n"
+                       for name, value in sorted(sh.state.vars.items())))
+        return 0
+    if args[0] == "--":
+        sh.state.positional = args[1:]
+        return 0
+    if args[0][:1] in ("-", "+") and len(args[0]) > 1:
+        sh.err(f"{sh.state.name}: set: {args[0]}: the shell options are not modelled by the virtual device\n")
+        return 1
+    sh.state.positional = args
+    return 0
+
+
 def b_wait(sh: Interpreter, argv: list[str]) -> int:
     targets = sh.state.children
     if len(argv) > 1:
@@ -1310,6 +1346,7 @@ BUILTINS: dict[str, Builtin] = {
     "pwd": b_pwd,
     "export": b_export,
     "unset": b_unset,
+    "set": b_set,
     "shift": b_shift,
     "wait": b_wait,
     "kill": b_kill,

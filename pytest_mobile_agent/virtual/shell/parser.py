@@ -47,7 +47,7 @@ class Lit:
 class Param:
     name: str
     quoted: bool
-    op: str = ""  # "", ":-", "-", ":=", ":+", "+", "#" (length)
+    op: str = ""  # "", ":-", "-", ":=", ":+", "+", "length", or a pattern removal "#", "##", "%", "%%"
     arg: Word | None = None
 
 
@@ -698,6 +698,10 @@ class _Parser:
             j = end
             while j < len(self.s) and self.s[j] in NAME_CHARS:
                 j += 1
+            if self.s.startswith("#", end) and end + 1 < len(self.s) and self.s[end + 1] != "}":
+                length_of = self._length_form(end + 1, quoted)  # ${#name}: the length of name
+                if length_of is not None:
+                    return length_of
             if j == end and j < len(self.s) and self.s[j] in SPECIAL_PARAMS:
                 j += 1
             name = self.s[end:j]
@@ -708,18 +712,18 @@ class _Parser:
                         k += 1
                     if k < len(self.s) and self.s[k] == "}" and k > end + 1:
                         self.i = k + 1
-                        return Param(self.s[end + 1 : k], quoted, "#")
+                        return Param(self.s[end + 1 : k], quoted, "length")
                 raise ShellSyntaxError("syntax error: bad substitution")
             self.i = j
             op = ""
-            for candidate in (":-", ":=", ":+", "-", "=", "+"):
+            for candidate in (":-", ":=", ":+", "-", "=", "+", "##", "#", "%%", "%"):
                 if self.startswith(candidate):
                     op = candidate
                     self.i += len(candidate)
                     break
             arg: Word | None = None
             if op:
-                arg = self.parse_brace_word(quoted)
+                arg = self.parse_brace_word(quoted, pattern=op in ("#", "##", "%", "%%"))
             if self.peek() != "}":
                 raise ShellSyntaxError("syntax error: bad substitution")
             self.i += 1
@@ -735,6 +739,17 @@ class _Parser:
             self.i = j
             return Param(name, quoted)
         return Lit("$", quoted)
+
+    def _length_form(self, start: int, quoted: bool) -> Param | None:
+        j = start
+        while j < len(self.s) and self.s[j] in NAME_CHARS:
+            j += 1
+        if j == start and j < len(self.s) and self.s[j] in SPECIAL_PARAMS:
+            j += 1
+        if j == start or j >= len(self.s) or self.s[j] != "}":
+            return None
+        self.i = j + 1
+        return Param(self.s[start:j], quoted, "length")
 
     def parse_arith(self, quoted: bool) -> Arith:
         start = self.i + 2
@@ -783,9 +798,18 @@ class _Parser:
             parts.append(Lit("".join(buf), True))
         return Word(tuple(parts))
 
-    def parse_brace_word(self, quoted: bool) -> Word:
+    def parse_brace_word(self, quoted: bool, *, pattern: bool = False) -> Word:
+        """The word after a ${name OP ...}. For a pattern removal (#, ##, %, %%) the quoting of
+        each piece counts (quoted text matches itself, the rest are pattern characters); for the
+        other operators the whole word is taken literally, as before."""
         parts: list[Part] = []
         buf: list[str] = []
+
+        def flush(literal: bool) -> None:
+            if buf:
+                parts.append(Lit("".join(buf), literal))
+                buf.clear()
+
         while True:
             if self.at_end():
                 raise ShellSyntaxError("syntax error: bad substitution")
@@ -793,24 +817,33 @@ class _Parser:
             if c == "}":
                 break
             if c == "$":
-                if buf:
-                    parts.append(Lit("".join(buf), quoted))
-                    buf = []
+                flush(not pattern)
                 parts.append(self.parse_dollar(quoted))
             elif c == "'" and not quoted:
                 end = self.s.find("'", self.i + 1)
                 if end < 0:
                     raise ShellSyntaxError("syntax error: no closing quote")
+                flush(not pattern)
                 buf.append(self.s[self.i + 1 : end])
+                flush(True)
+                self.i = end + 1
+            elif c == '"' and pattern:
+                end = self.s.find('"', self.i + 1)
+                if end < 0:
+                    raise ShellSyntaxError("syntax error: no closing quote")
+                flush(False)
+                buf.append(self.s[self.i + 1 : end])
+                flush(True)
                 self.i = end + 1
             elif c == "\\" and self.peek(1):
+                flush(not pattern)
                 buf.append(self.peek(1))
+                flush(True)
                 self.i += 2
             else:
                 buf.append(c)
                 self.i += 1
-        if buf:
-            parts.append(Lit("".join(buf), True))
+        flush(not pattern)
         return Word(tuple(parts))
 
     def parse_backquote(self, quoted: bool) -> Part:

@@ -9,6 +9,24 @@ Node counts of the app's main window: 10 for the frame (decor view, the Compose 
 the tab row, 3 tabs with an icon each), plus the screen. The Big screen has 553: its container,
 a header, the grid, 50 rows and 500 cells; with the status bar (6) and the navigation bar (4) the
 whole snapshot of the Big tab is 573 nodes.
+
+The Login screen behaves as the app does on a device:
+
+* the password field is a password field: its node says `password: true` and its text is the
+  PasswordVisualTransformation's dots (one U+2022 per character), what Android's accessibility
+  nodes give for a password (TextView.getTextForAccessibility returns the transformed text;
+  Compose's editableText semantics is the transformed text), so the typed text is in no tree,
+  dump or artifact; the app itself keeps what was typed;
+* Login with the wrong password (anything but PASSWORD) shows "Wrong password" under the fields
+  (`login_error`) and signs nobody in; the right one clears it and shows the Welcome alert;
+* BACK: while the keyboard is up, the first BACK goes to the IME, which hides itself
+  (ViewRootImpl's ImeInputStage hands key events to the IME before the app, and
+  InputMethodService.onKeyDown/handleBack consume KEYCODE_BACK to hide the window), so a second
+  BACK reaches the app. But when the in-app alert appears, the dialog's window takes the focus
+  without a text editor, and the IME hides itself (ImeVisibilityStateComputer, for a
+  SOFT_INPUT_STATE_UNSPECIFIED window gaining focus with no editor focused:
+  HIDE_UNSPECIFIED_WINDOW), so one BACK closes the alert even after typing into a field. The
+  app's own order is: the alert first, else the activity finishes.
 """
 
 from __future__ import annotations
@@ -36,6 +54,8 @@ FRAME_NODES = 10
 #: model milliseconds from a tab's selection (or the app's start) to its screen being composed
 COMPOSE_MS = {"Login": 40.0, "List": 60.0, "Big": 180.0, spinner.SCREEN: 40.0}
 LAUNCH_MS = 120.0
+PASSWORD = "correct horse"  # the password the fixture accepts (examples/test_login.py signs in with it)
+WRONG_PASSWORD = "Wrong password"
 
 #: the manifest of the fixture app's APK as the emulator image has it installed (versionCode 1);
 #: tests build newer ones with dataclasses.replace and `apk.build_apk`
@@ -183,7 +203,7 @@ class FixtureApp:
     def _frame(self) -> Window:
         geo = self.model.geo
         w = Window(type="application", title="Compose fixture", package=PACKAGE, layer=LAYER_APP,
-                   bounds=geo.app, sends_change_events=False, owner=None)
+                   bounds=geo.app, sends_change_events=False)
         w.root.res = None
         compose = w.root.add(Node("android.view.View", geo.app, visible=False))
         compose.add(Node("android.widget.TextView", geo.title_bar, text="Compose fixture", res="title"))
@@ -261,8 +281,20 @@ class FixtureApp:
         y += 187
         status = screen.add(Node("android.widget.TextView", (left, y, right, y + 84),
                                  text=self._status_text(), res="login_status"))
+        y += 104
+        error_bounds = (left, y, right, y + 84)
 
         def sign_in() -> None:
+            error = next((n for n in screen.children if n.res == "login_error"), None)
+            if fields["password"].text != PASSWORD:
+                if error is None:
+                    error = screen.add(Node("android.widget.TextView", error_bounds, text=WRONG_PASSWORD,
+                                            res="login_error", package=PACKAGE))
+                    self.content_changed([screen], ("structure",))
+                return
+            if error is not None:
+                screen.children.remove(error)
+                self.content_changed([screen], ("structure",))
             self.signed_in_as = fields["username"].text or "guest"
             status.text = self._status_text()
             self.content_changed([status], ("text",))
@@ -318,7 +350,7 @@ class FixtureApp:
         left, right = geo.dp(34), geo.width - geo.dp(34)
         top = geo.height // 2 - 250
         w = Window(type="application", title=title, package=PACKAGE, layer=LAYER_ALERT,
-                   bounds=(left, top, right, top + 500), sends_change_events=False, owner=None, modal=True)
+                   bounds=(left, top, right, top + 500), sends_change_events=False, modal=True)
         w.root.res = None
         pane = w.root.add(Node("android.view.View", w.bounds, res="alert", package=PACKAGE))
         pane.add(Node("android.widget.TextView", (left + 60, top + 50, right - 60, top + 140), text=title,
@@ -329,6 +361,7 @@ class FixtureApp:
                            res="alert_ok", clickable=True, focusable=True))
         ok.on_click = self.dismiss_alert
         self.alert = w
+        self.model.hide_keyboard()  # the dialog takes the focus with no editor: HIDE_UNSPECIFIED_WINDOW
         self.model.add_window(w)
 
     def dismiss_alert(self) -> None:

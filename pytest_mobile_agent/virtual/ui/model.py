@@ -12,18 +12,21 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+import math
 import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from . import system
+from . import accessibility, system
+from . import clipboard as clips
 from .changes import Change, Listener, NodesChanged, WindowsChanged
 from .clock import Clock, MonotonicClock
 from .fixture import FixtureApp
 from .geometry import Geometry
 from .gestures import LONG_PRESS_MS, Fling, Pointer, fling_distance
+from .injection import WINDOW_ANIMATION_MS
 from .node import Node, Window
 from .settings import SettingsApp
 
@@ -65,7 +68,10 @@ class UiModel:
         self._ticker: threading.Thread | None = None
         self._ticker_cond = threading.Condition(self.lock)
         self.geo = geometry or Geometry()
-        self.clipboard: str | None = None
+        self.clip: clips.Clip | None = None
+        #: an emulator (ro.boot.qemu): SystemUI honours the suppress extra from any source
+        self.emulator = True
+        self._clipboard_overlay: Window | None = None
         self.log: Callable[[str, str], None] = lambda tag, msg: None
         #: set by the device: starting the app from the launcher goes through the activity manager
         self.on_launch: Callable[[str], None] | None = None
@@ -99,6 +105,7 @@ class UiModel:
         self._fling: Fling | None = None
         self._fling_node: Node | None = None
         self._shift = False
+        self._animations_end_ms = -math.inf
         self._prompt: Window | None = None
         self._prompt_answer: Callable[[str, str], None] | None = None
         self._prompt_permission = ""
@@ -221,6 +228,13 @@ class UiModel:
             self.advance()
             return list(self._windows)
 
+    def accessibility_windows(self) -> list[Window]:
+        """The windows UiAutomation.getWindows() reports, top-most first: a touch-modal dialog
+        hides the app window under it (ui/accessibility.py)."""
+        with self.lock:
+            self.advance()
+            return accessibility.reported(self._windows, (0, 0, self.geo.width, self.geo.height))
+
     def _insert(self, window: Window) -> None:
         if window not in self._windows:
             self._stack_seq[window.id] = next(self._order)
@@ -277,7 +291,14 @@ class UiModel:
                 self._pointer_window = None
 
     def _windows_changed(self) -> None:
+        self._animations_end_ms = max(self._animations_end_ms, self.clock.now_ms() + WINDOW_ANIMATION_MS)
         self._notify(WindowsChanged(tuple(w.id for w in self._windows)))
+
+    def animations_end_ms(self) -> float:
+        """When the window animations running now end (a window appearing, going away or coming
+        to the front transitions for WINDOW_ANIMATION_MS): what waitForAnimationsToComplete waits for."""
+        with self.lock:
+            return self._animations_end_ms
 
     def nodes_changed(self, window: Window, nodes: Iterable[Node], kinds: tuple[str, ...]) -> None:
         """A screen changed nodes of its window: drop the window's cache and tell the listeners."""
@@ -498,14 +519,67 @@ class UiModel:
     def paste(self, node: Node) -> bool:
         """ACTION_PASTE: the clipboard's text at the end of the field."""
         with self.lock:
-            if not node.editable or self.clipboard is None:
+            text = self.clipboard
+            if not node.editable or text is None:
                 return False
             located = self._window_of(node)
             if located is None:
                 return False
-            node.text = (node.text or "") + self.clipboard
+            node.text = (node.text or "") + text
             self.nodes_changed(located, [node], ("text",))
             return True
+
+    # --- the clipboard (ui/clipboard.py) ---------------------------------------------------------
+
+    @property
+    def clipboard(self) -> str | None:
+        """The primary clip's text."""
+        clip = self.clip
+        return clip.text if clip is not None else None
+
+    @clipboard.setter
+    def clipboard(self, text: str | None) -> None:
+        """An app copies `text` (or clears the clipboard): SystemUI shows its overlay."""
+        if text is None:
+            self.clear_clip()
+        else:
+            self.set_clip(clips.Clip(text), source=self.foreground() or "android")
+
+    def set_clip(self, clip: clips.Clip, *, source: str) -> None:
+        """IClipboard.setPrimaryClip from `source`: ClipRefused when ClipboardService refuses it;
+        else SystemUI shows its overlay unless the clip suppresses it."""
+        with self.lock:
+            clips.check_data_owner(clip, source)
+            self.clip = clip
+            if not clips.suppresses_overlay(clip, source, self.emulator):
+                self._show_clipboard_overlay(clip)
+
+    def clear_clip(self) -> None:
+        """clearPrimaryClip: SystemUI has no clip to show."""
+        with self.lock:
+            self.clip = None
+
+    @property
+    def clipboard_overlay(self) -> Window | None:
+        return self._clipboard_overlay
+
+    def _show_clipboard_overlay(self, clip: clips.Clip) -> None:
+        self.dismiss_clipboard_overlay()
+        overlay = clips.overlay_window(self.geo, clip)
+        self._clipboard_overlay = overlay
+
+        def timeout() -> None:
+            if self._clipboard_overlay is overlay:
+                self.dismiss_clipboard_overlay()
+
+        self.add_window(overlay)
+        self.schedule(clips.OVERLAY_TIMEOUT_MS, timeout)
+
+    def dismiss_clipboard_overlay(self) -> None:
+        with self.lock:
+            overlay, self._clipboard_overlay = self._clipboard_overlay, None
+            if overlay is not None:
+                self.remove_window(overlay)
 
     def _window_of(self, node: Node) -> Window | None:
         return next((w for w in self._windows if any(n is node for n in w.nodes())), None)
@@ -583,6 +657,9 @@ class UiModel:
     def _down(self, x: int, y: int, t: float) -> None:
         if self._fling is not None:
             self._fling = None  # a touch stops a fling where it is
+        overlay = self._clipboard_overlay
+        if overlay is not None and not overlay.contains(x, y):
+            self.dismiss_clipboard_overlay()  # a touch outside it (FLAG_WATCH_OUTSIDE_TOUCH) closes it
         p = Pointer(x, y, t, x, y)
         p.tracker.add(t, x, y)
         self._pointer = p

@@ -102,6 +102,17 @@ class Node:
     on_long_click: Callable[[], object] | None = None
     #: for a scrollable container: what a drag or a fling moves
     scroller: Scroller | None = None
+    #: how many more times the platform's getChild returns null for this node (-1: every time), as
+    #: it does for a provider's or a WebView's node it cannot fetch, or a binder call that timed out
+    null_reads: int = 0
+
+    def fetch(self) -> bool:
+        """One getChild call for this node: False when the platform gives null."""
+        if self.null_reads == 0:
+            return True
+        if self.null_reads > 0:
+            self.null_reads -= 1
+        return False
 
     def add(self, child: Node) -> Node:
         child.parent = self
@@ -135,7 +146,7 @@ def node_dict(node: Node, parent_id: int | None, depth: int, children: list[int]
         "parent": parent_id,
         "depth": depth,
         "class": node.cls,
-        "text": node.text,
+        "text": node.shown_text() if node.password and node.text else node.text,  # a password as its dots
         "desc": node.desc,
         "res": node.res,
         "hint": node.hint,
@@ -168,10 +179,12 @@ class TornDown(Exception):  # noqa: N818 - the platform's name for what happened
 
 @dataclass(frozen=True)
 class TreeRead:
-    """One read of a window's tree: the node dicts in pre-order, and each node's depth."""
+    """One read of a window's tree: the node dicts in pre-order, each node's depth, and how many
+    children the platform did not give (getChild null twice) and the read left out."""
 
     nodes: list[dict[str, Any]]
     depths: list[int]
+    skipped: int = 0
 
 
 class Window:
@@ -186,7 +199,6 @@ class Window:
         layer: int,
         bounds: Bounds,
         sends_change_events: bool,
-        owner: str | None = None,
         modal: bool = False,
         root: Node | None = None,
     ) -> None:
@@ -197,7 +209,9 @@ class Window:
         self.layer = layer
         self.bounds = bounds
         self.sends_change_events = sends_change_events
-        self.owner = owner
+        #: touch-modal (a dialog, a dialog-themed activity): its touch region is its whole task, so
+        #: it takes every touch and hides the app window under it from the accessibility window list
+        #: (ui/accessibility.py). The platform reports no such flag: the agent infers modality.
         self.modal = modal
         self.focused = False
         self.active = False
@@ -213,15 +227,18 @@ class Window:
     def read(self, between: Callable[[], None] | None = None) -> TreeRead:
         """The node dicts, from the cache while the window is unchanged.
 
-        A fresh build calls `between()` every READ_SLICE nodes (the caller lets the app run there)
-        and raises TornDown when a node still to read left the tree meanwhile; a build the window
-        changed under is returned but not cached."""
+        A fresh build calls `between()` every READ_SLICE nodes (the caller lets the app run there).
+        A child the platform does not give (`Node.null_reads`; or one its parent no longer lists,
+        found when the read resumes) is asked for once more, then left out and counted, as the Java
+        agent's TreeReader and uiautomator's dumper skip a null child; only a node whose parent is
+        gone too raises TornDown (the subtree was torn down under the read). A build the window
+        changed under, or one that left children out, is returned but not cached."""
         read = self._read
         if read is not None:
             return read
         version = self.version
         read = _read_tree(self, between)
-        if self.version == version:
+        if self.version == version and not read.skipped:
             self._read = read
         return read
 
@@ -242,7 +259,8 @@ class Window:
         return left <= x < right and top <= y < bottom
 
     def meta(self) -> dict[str, Any]:
-        """The WINDOW keys other than `nodes` and `node_count`."""
+        """What AccessibilityWindowInfo tells of the window (its package is its root node's), and
+        whether its toolkit sends change events; the agent adds `owner` and `modal`."""
         return {
             "id": self.id,
             "type": self.type,
@@ -253,8 +271,6 @@ class Window:
             "active": self.active,
             "bounds": list(self.bounds),
             "sends_change_events": self.sends_change_events,
-            "owner": self.owner,
-            "modal": self.modal,
         }
 
 
@@ -262,6 +278,8 @@ def _read_tree(window: Window, between: Callable[[], None] | None) -> TreeRead:
     root = window.root
     nodes: list[dict[str, Any]] = []
     depths: list[int] = []
+    emitted: dict[int, dict[str, Any]] = {}
+    skipped = 0
     stack: list[tuple[Node, int | None, int]] = [(root, None, 0)]
     seen = window.version
     while stack:
@@ -269,14 +287,34 @@ def _read_tree(window: Window, between: Callable[[], None] | None) -> TreeRead:
             between()
             if window.version != seen:
                 seen = window.version
-                if not all(_attached(pending, root) for pending, _, _ in stack):
-                    raise TornDown(window.id)
+                vanished = [p for p in stack if not _attached(p[0], root)]
+                if any(p[0].parent is None or not _attached(p[0].parent, root) for p in vanished):
+                    raise TornDown(window.id)  # a parent is gone too: the subtree was torn down
+                stack = [p for p in stack if p not in vanished]
+                skipped += len(vanished)  # gone from a parent still there: getChild null, twice
+                for node, parent_id, _ in vanished:
+                    _forget_child(emitted, parent_id, node.uid)
+                if not stack:
+                    break
         node, parent_id, depth = stack.pop()
-        nodes.append(node_dict(node, parent_id, depth, [c.uid for c in node.children]))
+        if parent_id is not None and not (node.fetch() or node.fetch()):
+            skipped += 1  # the platform gives null for it, asked twice: left out
+            _forget_child(emitted, parent_id, node.uid)
+            continue
+        entry = node_dict(node, parent_id, depth, [c.uid for c in node.children])
+        nodes.append(entry)
+        emitted[node.uid] = entry
         depths.append(depth)
         for child in reversed(node.children):
             stack.append((child, node.uid, depth + 1))
-    return TreeRead(nodes, depths)
+    return TreeRead(nodes, depths, skipped)
+
+
+def _forget_child(emitted: dict[int, dict[str, Any]], parent_id: int | None, uid: int) -> None:
+    """The parent's NODE names only the children read."""
+    parent = emitted.get(parent_id) if parent_id is not None else None
+    if parent is not None:
+        parent["children"] = [c for c in parent["children"] if c != uid]
 
 
 def _attached(node: Node, root: Node) -> bool:

@@ -35,7 +35,7 @@ class PlainApp:
         label = self.manifest.label or self.package
         geo = model.geo
         window = Window(type="application", title=label, package=self.package, layer=LAYER_APP, bounds=geo.app,
-                        sends_change_events=True, owner=None)
+                        sends_change_events=True)
         window.root.add(Node("android.widget.TextView", geo.title_bar, text=label, package=self.package,
                              res=f"{self.package}:id/title"))
         self.window = window

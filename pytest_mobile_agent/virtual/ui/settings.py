@@ -45,7 +45,7 @@ class SettingsApp:
     def _build(self) -> Window:
         geo = self.model.geo
         w = Window(type="application", title="Settings", package=SETTINGS_PACKAGE, layer=LAYER_APP,
-                   bounds=geo.app, sends_change_events=True, owner=None)
+                   bounds=geo.app, sends_change_events=True)
         rid = f"{SETTINGS_PACKAGE}:id/"
         w.root.res = rid + "settings_root"
         w.root.add(Node("android.widget.TextView", geo.title_bar, text="Settings", res=rid + "title"))

@@ -53,7 +53,7 @@ def clock_text(wall: float) -> str:
 
 def status_bar(geo: Geometry, wall: float) -> Window:
     w = Window(type="system", title="StatusBar", package=SYSTEMUI, layer=LAYER_STATUS_BAR,
-               bounds=geo.status_bar, sends_change_events=True, owner=SYSTEMUI)
+               bounds=geo.status_bar, sends_change_events=True)
     root = w.root
     root.res = f"{SYSTEMUI}:id/status_bar"
     h = geo.status_bar[3]
@@ -72,7 +72,7 @@ def status_bar(geo: Geometry, wall: float) -> Window:
 
 def nav_bar(geo: Geometry, on_key: Callable[[int], object]) -> Window:
     w = Window(type="system", title="NavigationBar0", package=SYSTEMUI, layer=LAYER_NAV_BAR,
-               bounds=geo.nav_bar, sends_change_events=True, owner=SYSTEMUI)
+               bounds=geo.nav_bar, sends_change_events=True)
     root = w.root
     root.res = f"{SYSTEMUI}:id/navigation_bar_frame"
     top, bottom = geo.nav_bar[1], geo.nav_bar[3]
@@ -100,7 +100,7 @@ _KEY_ROWS: list[list[tuple[str, float]]] = [
 def keyboard(geo: Geometry, press: Callable[[str], None]) -> Window:
     """Gboard-like: 43 keys, each a clickable node whose `text` is what it types."""
     w = Window(type="input_method", title="InputMethod", package=KEYBOARD_PACKAGE, layer=LAYER_KEYBOARD,
-               bounds=geo.keyboard, sends_change_events=True, owner=KEYBOARD_PACKAGE)
+               bounds=geo.keyboard, sends_change_events=True)
     w.root.res = f"{KEYBOARD_PACKAGE}:id/keyboard_holder"
     top = geo.keyboard[1] + 12
     unit = geo.width / 10
@@ -151,7 +151,7 @@ def permission_prompt(geo: Geometry, permission: str, answer: Callable[[str], No
     top = geo.height // 2 - 420
     w = Window(type="application", title="Permission", package=PERMISSION_CONTROLLER, layer=LAYER_PROMPT,
                bounds=(left, top, right, top + 840), sends_change_events=True,
-               owner=PERMISSION_CONTROLLER, modal=True)
+               modal=True)
     rid = "com.android.permissioncontroller:id/"
     w.root.res = rid + "grant_dialog"
     w.root.add(Node("android.widget.ImageView", (left + 450, top + 60, left + 530, top + 140),
@@ -172,7 +172,7 @@ def permission_prompt(geo: Geometry, permission: str, answer: Callable[[str], No
 def launcher(geo: Geometry, launch: Callable[[str], None]) -> Window:
     """The home screen shown while no app is in front; a View toolkit, so it sends events."""
     w = Window(type="application", title="Home", package=LAUNCHER_PACKAGE, layer=LAYER_APP,
-               bounds=geo.app, sends_change_events=True, owner=None)
+               bounds=geo.app, sends_change_events=True)
     w.root.res = f"{LAUNCHER_PACKAGE}:id/launcher"
     workspace = w.root.add(Node("android.widget.FrameLayout", geo.content, res=f"{LAUNCHER_PACKAGE}:id/workspace"))
     icon = workspace.add(Node("android.widget.TextView", (60, 1900, 300, 2150), text="Compose fixture",

@@ -130,3 +130,12 @@ def wait_for(predicate: Any, timeout: float = 3.0) -> bool:
             return True
         time.sleep(0.01)
     return bool(predicate())
+
+
+def on_tab(ui: UiModel, tab: str) -> None:
+    """Start the fixture app on `tab` and wait (real time) until its screen is composed."""
+    from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS
+
+    ui.start_app({"tab": tab})
+    time.sleep((LAUNCH_MS + COMPOSE_MS[tab] + 20) / 1000)
+    ui.advance()

@@ -6,21 +6,18 @@ import base64
 import io
 import struct
 import time
-from collections.abc import Iterator
 
 import pytest
 from PIL import Image
 
-from pytest_mobile_agent.virtual import agent
-from pytest_mobile_agent.virtual.agent import AgentCore
+from pytest_mobile_agent.virtual.agent import AgentCore, server
 from pytest_mobile_agent.virtual.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel
-from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS
 
-from .helpers import DISPLAY, SOCKET, TOKEN, Host, make_core, wait_for
+from .helpers import DISPLAY, SOCKET, TOKEN, Host, make_core, on_tab, wait_for
 
 WINDOW_KEYS = {"id", "type", "title", "package", "layer", "focused", "active", "bounds", "sends_change_events",
-               "owner", "modal", "node_count", "nodes"}
+               "owner", "modal", "node_count", "skipped_children", "nodes"}
 NODE_KEYS = {"id", "parent", "depth", "class", "text", "desc", "res", "hint", "package", "bounds", "clickable",
              "long_clickable", "focusable", "focused", "editable", "checkable", "checked", "enabled", "selected",
              "scrollable", "visible", "password", "scroll", "children"}
@@ -31,30 +28,8 @@ def kernel() -> Kernel:
     return Kernel()
 
 
-@pytest.fixture
-def ui() -> UiModel:
-    return UiModel()
 
 
-@pytest.fixture
-def core(ui: UiModel) -> Iterator[AgentCore]:
-    agent, _ = make_core(ui)
-    yield agent
-    agent.stop()
-
-
-@pytest.fixture
-def host(core: AgentCore, kernel: Kernel) -> Iterator[Host]:
-    h = Host(core, kernel)
-    h.handshake()
-    yield h
-    h.close()
-
-
-def on_tab(ui: UiModel, tab: str) -> None:
-    ui.start_app({"tab": tab})
-    time.sleep((LAUNCH_MS + COMPOSE_MS[tab] + 20) / 1000)
-    ui.advance()
 
 
 def node(snapshot: dict, res: str) -> dict:
@@ -306,8 +281,8 @@ def test_text_names_the_method_it_used(ui: UiModel, host: Host) -> None:
 
 
 def test_a_host_silent_for_3_s_is_gone(core: AgentCore, host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert agent.SILENT_HOST_S == 3.0
-    monkeypatch.setattr(agent, "SILENT_HOST_S", 0.6)  # the same rule, sooner
+    assert server.SILENT_HOST_S == 3.0
+    monkeypatch.setattr(server, "SILENT_HOST_S", 0.6)  # the same rule, sooner
     host.send({"type": "ping", "nonce": 1})
     assert host.recv_kind("pong")["nonce"] == 1
     deadline = time.monotonic() + 5
@@ -344,3 +319,17 @@ def test_shutdown_answers_then_closes_and_stops_the_agent(core: AgentCore, host:
     assert host.recv_kind("closing") == {"type": "closing", "reason": "shutdown"}
     assert host.recv() is None
     assert wait_for(lambda: core.stopped) and core.exit_status == 0
+
+
+def test_a_request_that_runs_out_of_memory_is_answered_and_the_agent_serves_on(
+        ui: UiModel, host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing escapes (the Java agent's NothingEscapesTest: RuntimeInit's handler would end the
+    process): a screenshot that runs out of memory while encoding is an error response."""
+    def out_of_memory(*args: object, **kwargs: object) -> None:
+        raise MemoryError("Failed to allocate a 10368016 byte allocation")
+
+    monkeypatch.setattr(ui, "render", out_of_memory)
+    error = host.call("screenshot")["error"]
+    assert error["code"] in ("screenshot_failed", "internal") and "allocate" in error["message"]
+    monkeypatch.undo()
+    assert host.result("screenshot")["format"] == "png"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+from pytest_mobile_agent.agent import protocol as wire
 from pytest_mobile_agent.virtual.streams import Kernel
 
 from .helpers import Host, make_core
@@ -47,3 +48,21 @@ def test_the_refusals_and_the_replacement_notice_are_the_golden_frames() -> None
         assert raw_frame(first) == (GOLDEN / "closing.frame").read_bytes()
     finally:
         core.stop()
+
+
+def test_a_snapshot_has_the_golden_window_and_node_keys_with_the_skipped_children() -> None:
+    """The golden `response-snapshot` frame (docs/protocol.md, `skipped_children`)."""
+    golden = wire.decode((GOLDEN / "response-snapshot.frame").read_bytes())["result"]
+    core, _ = make_core()
+    try:
+        host = Host(core, Kernel())
+        host.handshake()
+        snapshot = host.result("snapshot")
+    finally:
+        core.stop()
+    assert set(snapshot) == set(golden)
+    golden_window = golden["windows"][0]
+    for window in snapshot["windows"]:
+        assert set(window) == set(golden_window)
+        assert isinstance(window["skipped_children"], int)
+        assert all(set(node) == set(golden_window["nodes"][0]) for node in window["nodes"])

@@ -14,6 +14,8 @@ import xxhash
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import protocol as wire
 from pytest_mobile_agent.virtual import agent
+from pytest_mobile_agent.virtual.agent import process as agent_process
+from pytest_mobile_agent.virtual.agent.tree import Tree
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.process import SIGCONT, SIGKILL, SIGSTOP, SIGTERM, Process
 from pytest_mobile_agent.virtual.streams import PLAIN, NullFile, Pipe, PipeReader
@@ -279,6 +281,9 @@ def test_a_stopped_agent_is_silent_until_sigcont_and_then_goes_on(vdev: VirtualD
     assert wait_for(lambda: ui._pointer is not None and ui._pointer.y < 1700)  # the swipe is under way
     launched.proc.deliver(SIGSTOP)
     time.sleep(0.05)  # a move already past the stop lands
+    # What the agent wrote before the stop (a status bar event, say) is the host's to read still.
+    before_stop = host.within(0.05)
+    assert not [m for m in before_stop if m["type"] == "response"]
     at_stop = (ui._pointer.x, ui._pointer.y)
     host.send({"type": "ping", "nonce": 7})
     host.send({"type": "request", "id": 2, "method": "tap", "deadline_ms": 5000, "params": {"x": 10, "y": 10}})
@@ -300,7 +305,7 @@ def test_a_stopped_agent_is_silent_until_sigcont_and_then_goes_on(vdev: VirtualD
 def test_shutdown_and_a_refused_protocol_end_the_process_without_waiting_for_the_accept_loop(
         vdev: VirtualDevice, monkeypatch: pytest.MonkeyPatch, ending: str) -> None:
     """Stopping wakes the accept loop: with its wait stretched to 30 s the process still ends."""
-    monkeypatch.setattr(agent, "ACCEPT_SLICE_S", 30.0)
+    monkeypatch.setattr(agent_process, "ACCEPT_SLICE_S", 30.0)
     socket = f"mobile-agent-0.1.0-p1-aaaaaaaaaaaa-0000000000{21 if ending == 'shutdown' else 22}"
     launched = launch(vdev, socket)
     launched.payload("MOBILE_AGENT_READY")
@@ -345,16 +350,16 @@ def test_an_agent_stopped_in_the_middle_of_a_read_leaves_the_ui_to_the_device(
     socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000024"
     launched = launch(vdev, socket)
     launched.payload("MOBILE_AGENT_READY")
-    between = agent.AgentCore._between_slices
+    between = Tree.between_slices
     stopped: list[bool] = []
 
-    def a_stop_arrives_mid_read(self: agent.AgentCore) -> None:
+    def a_stop_arrives_mid_read(self: Tree) -> None:
         if not stopped:
             stopped.append(True)
             launched.proc.deliver(SIGSTOP)
         between(self)
 
-    monkeypatch.setattr(agent.AgentCore, "_between_slices", a_stop_arrives_mid_read)
+    monkeypatch.setattr(Tree, "between_slices", a_stop_arrives_mid_read)
     host = Wire(vdev, socket)
     host.handshake()
     host.send({"type": "request", "id": 1, "method": "snapshot", "deadline_ms": 5000,
@@ -374,3 +379,57 @@ def test_an_agent_stopped_in_the_middle_of_a_read_leaves_the_ui_to_the_device(
     windows = got[1]["result"]["windows"]
     assert "dev.mobileagent.fixture" not in [w["package"] for w in windows]  # gone under the read: left out
     assert got[1]["result"]["node_count"] == sum(w["node_count"] for w in windows)
+
+
+@pytest.mark.parametrize("ending", ["idle", "shutdown"])
+def test_the_rotation_the_user_locked_while_the_agent_ran_outlives_its_exit(vdev: VirtualDevice, ending: str) -> None:
+    """UiAutomation.disconnect() would put back the rotation state of the connect
+    (UiAutomationConnection.restoreRotationStateLocked); the agent exits without it, and the system
+    releases the slot (the automation slot's `release`, UiAutomationManager's death recipient)."""
+    socket = f"mobile-agent-0.1.0-p1-aaaaaaaaaaaa-0000000000{30 if ending == 'idle' else 31}"
+    launched = launch(vdev, socket, idle_ms=300)
+    launched.payload("MOBILE_AGENT_READY")
+    vdev.display.freeze_rotation(1)  # the test locks the display in landscape
+    if ending == "shutdown":
+        host = connect(vdev, socket)
+        host.send(wire.encode({"type": "auth", "token": TOKEN}))
+        decoder = wire.FrameDecoder()
+        assert decoder.feed(host.recv(3.0))[0]["type"] == "hello"
+        host.send(wire.encode({"type": "welcome", "protocol": 1, "host": "test"}))
+        host.send(wire.encode({"type": "request", "id": 1, "method": "shutdown", "deadline_ms": 1000, "params": {}}))
+    assert wait_for(lambda: launched.proc.dead, timeout=3.0)
+    assert vdev.automation.holder() is None
+    assert (vdev.display.rotation, vdev.display.rotation_frozen) == (1, True)
+
+
+def test_a_disconnect_puts_back_the_rotation_state_of_the_connect(vdev: VirtualDevice) -> None:
+    """What the agent's old release did (UiAutomationConnection.restoreRotationStateLocked)."""
+    proc = holder_process(vdev, ["uiautomator", "events"])  # connected with the display frozen at 0
+    vdev.display.freeze_rotation(1)
+    vdev.automation.disconnect(proc.pid)
+    assert vdev.display.rotation == 0 and vdev.automation.holder() is None
+    vdev.display.thaw_rotation()
+    other = holder_process(vdev, ["uiautomator", "dump"])  # connected with auto-rotate on
+    vdev.display.freeze_rotation(3)
+    vdev.automation.disconnect(other.pid)
+    assert (vdev.display.rotation, vdev.display.rotation_frozen) == (0, False)
+
+
+def test_under_adb_root_the_agent_accepts_root_peers_and_refuses_the_shell(vdev: VirtualDevice) -> None:
+    """`adb root`: adbd and the shell that launches the agent run as uid 0 (packages/modules/adb,
+    daemon/main.cpp should_drop_privileges), so adbd's connection to the agent's socket is root's."""
+    socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000032"
+    vdev.adbd.uid = 0
+    try:
+        launched = launch(vdev, socket)
+    finally:
+        vdev.adbd.uid = 2000
+    assert launched.proc.uid == 0
+    launched.payload("MOBILE_AGENT_READY")
+    stream = connect(vdev, socket, peer_uid=0)
+    stream.send(wire.encode({"type": "auth", "token": TOKEN}))
+    assert wire.FrameDecoder().feed(stream.recv(3.0))[0]["type"] == "hello"
+    stream.close()
+    assert frames(connect(vdev, socket, peer_uid=2000)) == [
+        {"type": "refused", "code": "peer_not_allowed", "message": "peer not allowed"}]
+    assert launched.line() == "MOBILE_AGENT_LOG refused peer uid 2000"

@@ -2,13 +2,12 @@
 slow read (docs/protocol.md section 6; the seed's `teardown::` tests of the Java agent).
 
 The double's read lets go of the UI model's lock every `READ_SLICE` nodes; these tests act there,
-on the reading thread, through `AgentCore._between_slices`, as the Java tests hook the fake window.
+on the reading thread, through `Tree.between_slices` (`core.tree`), as the Java tests hook the fake window.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -38,19 +37,6 @@ def ui(clock: ManualClock) -> UiModel:
     return model
 
 
-@pytest.fixture
-def core(ui: UiModel) -> Iterator[AgentCore]:
-    agent, _ = make_core(ui)
-    yield agent
-    agent.stop()
-
-
-@pytest.fixture
-def host(core: AgentCore) -> Iterator[Host]:
-    h = Host(core, Kernel())
-    h.handshake()
-    yield h
-    h.close()
 
 
 def app_window(ui: UiModel) -> Window:
@@ -78,7 +64,7 @@ def res_of(snapshot: dict[str, Any], window_id: int) -> set[str]:
 def test_a_compose_reread_that_meets_a_torn_down_subtree_reads_the_new_screen_and_reports_the_change(
         ui: UiModel, clock: ManualClock, core: AgentCore, host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
     app = app_window(ui)
-    between = core._between_slices
+    between = core.tree.between_slices
     switched: list[bool] = []
 
     def tab_switch_under_the_read() -> None:
@@ -87,7 +73,7 @@ def test_a_compose_reread_that_meets_a_torn_down_subtree_reads_the_new_screen_an
             switched.append(True)
             tap_tab(ui, clock, "Login")
 
-    monkeypatch.setattr(core, "_between_slices", tab_switch_under_the_read)
+    monkeypatch.setattr(core.tree, "between_slices", tab_switch_under_the_read)
     snapshot = host.result("snapshot", {"evict_event_less": True})
     assert switched
     seen = res_of(snapshot, app.id)
@@ -106,7 +92,7 @@ def test_a_snapshot_asked_for_during_a_compose_reread_is_answered_without_waitin
         ui: UiModel, core: AgentCore, host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
     stuck, release = threading.Event(), threading.Event()
     slow_reader: list[threading.Thread] = []
-    between = core._between_slices
+    between = core.tree.between_slices
 
     def the_first_reader_stalls() -> None:
         between()
@@ -116,7 +102,7 @@ def test_a_snapshot_asked_for_during_a_compose_reread_is_answered_without_waitin
             stuck.set()
             release.wait(5.0)
 
-    monkeypatch.setattr(core, "_between_slices", the_first_reader_stalls)
+    monkeypatch.setattr(core.tree, "between_slices", the_first_reader_stalls)
     host.send({"type": "request", "id": 100, "method": "snapshot", "deadline_ms": 10_000,
                "params": {"evict_event_less": True}})
     assert stuck.wait(3.0), "the first read never stood inside the Compose window"
@@ -130,17 +116,17 @@ def test_a_snapshot_asked_for_during_a_compose_reread_is_answered_without_waitin
 
 def test_a_window_torn_down_under_every_read_is_busy(
         ui: UiModel, clock: ManualClock, core: AgentCore, host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
-    between = core._between_slices
+    between = core.tree.between_slices
 
     def the_big_tab_again() -> None:  # each read meets a new Big screen composed under it
         between()
         tap_tab(ui, clock, "Big")
 
-    monkeypatch.setattr(core, "_between_slices", the_big_tab_again)
+    monkeypatch.setattr(core.tree, "between_slices", the_big_tab_again)
     error = host.call("snapshot", {"evict_event_less": True})["error"]
     assert error["code"] == "busy" and error["retryable"] is True
     assert "kept changing" in error["message"]
-    monkeypatch.setattr(core, "_between_slices", between)
+    monkeypatch.setattr(core.tree, "between_slices", between)
     assert host.result("snapshot")["node_count"] == 573  # and the next read is served
 
 
@@ -163,7 +149,7 @@ def test_a_read_overtaken_by_its_windows_change_event_is_not_kept_in_the_cache(
     host = Host(core, Kernel())
     try:
         host.handshake()
-        between = core._between_slices
+        between = core.tree.between_slices
         pressed: list[bool] = []
 
         def shift_pressed_under_the_read() -> None:
@@ -174,7 +160,7 @@ def test_a_read_overtaken_by_its_windows_change_event_is_not_kept_in_the_cache(
                 model.touch(x, y, True)
                 model.touch(x, y, False)
 
-        monkeypatch.setattr(core, "_between_slices", shift_pressed_under_the_read)
+        monkeypatch.setattr(core.tree, "between_slices", shift_pressed_under_the_read)
 
         def shift_checked(snapshot: dict[str, Any]) -> bool:
             return bool(next(n for w in snapshot["windows"] for n in w["nodes"] if n["id"] == shift.uid)["checked"])

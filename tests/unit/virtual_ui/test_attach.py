@@ -49,7 +49,7 @@ def test_am_start_starts_the_fixture_on_a_tab_and_force_stop_stops_it(vdev: Virt
 def test_a_prompt_extra_brings_up_the_permission_prompt(vdev: VirtualDevice, ui: UiModel) -> None:
     vdev.shell(f"am start -n {PACKAGE}/.MainActivity --es prompt camera")
     prompt = ui.permission_prompt
-    assert prompt is not None and prompt.owner == "com.google.android.permissioncontroller"
+    assert prompt is not None and prompt.package == "com.google.android.permissioncontroller"
 
 
 def test_the_display_shows_the_ui_and_counts_its_changes(vdev: VirtualDevice, ui: UiModel) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from pytest_mobile_agent.virtual.ui import ManualClock, NodesChanged, UiModel, WindowsChanged
-from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS, PACKAGE
+from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS, PACKAGE, PASSWORD
 from pytest_mobile_agent.virtual.ui.node import Node, Window
-from pytest_mobile_agent.virtual.ui.system import PERMISSION_CONTROLLER, SYSTEMUI
+from pytest_mobile_agent.virtual.ui.system import LAUNCHER_PACKAGE, PERMISSION_CONTROLLER, SYSTEMUI
 
 NODE_KEYS = {"id", "parent", "depth", "class", "text", "desc", "res", "hint", "package", "bounds", "clickable",
              "long_clickable", "focusable", "focused", "editable", "checkable", "checked", "enabled", "selected",
@@ -177,12 +177,15 @@ def test_the_login_button_shows_an_in_app_alert_that_is_modal_and_sends_no_chang
         ui: UiModel, clock: ManualClock) -> None:
     started(ui, clock, "Login")
     ui.set_text(by_res(ui, "username"), "ada")
+    ui.set_text(by_res(ui, "password"), PASSWORD)
     tap(ui, by_res(ui, "login_button"))
     windows = ui.windows()
     alert = windows[2]
-    assert (alert.type, alert.package, alert.owner, alert.modal, alert.sends_change_events) == (
-        "application", PACKAGE, None, True, False)
+    assert (alert.type, alert.package, alert.modal, alert.sends_change_events) == (
+        "application", PACKAGE, True, False)
     assert alert.focused and not app_window(ui).focused
+    # AccessibilityController reports the alert alone: its touch region, the task, covers the app
+    assert [w.title for w in ui.accessibility_windows()] == ["StatusBar", "NavigationBar0", "Signed in"]
     assert by_res(ui, "alert_message").text == "Welcome, ada"
     assert by_res(ui, "login_status").text == "Signed in as ada"
     # a touch outside the modal window reaches nothing behind it
@@ -198,8 +201,9 @@ def test_a_permission_prompt_is_a_modal_window_owned_by_the_permission_controlle
         ui: UiModel, clock: ManualClock) -> None:
     ui.start_app({"tab": "Login", "prompt": "camera"})
     prompt = ui.windows()[2]
-    assert (prompt.type, prompt.package, prompt.owner, prompt.modal, prompt.sends_change_events) == (
-        "application", PERMISSION_CONTROLLER, PERMISSION_CONTROLLER, True, True)
+    assert (prompt.type, prompt.package, prompt.modal, prompt.sends_change_events) == (
+        "application", PERMISSION_CONTROLLER, True, True)
+    assert ui.accessibility_windows()[2:] == [prompt], "the app under the prompt is not reported"
     texts = [n.text for n in prompt.nodes() if n.text]
     assert texts[0] == "Allow Compose fixture to take pictures and record video?"
     assert "While using the app" in texts and "Don\u2019t allow" in texts
@@ -210,8 +214,8 @@ def test_a_permission_prompt_is_a_modal_window_owned_by_the_permission_controlle
 
 def test_system_windows_send_change_events_and_compose_windows_do_not(ui: UiModel, clock: ManualClock) -> None:
     home = ui.windows()
-    assert [(w.title, w.sends_change_events, w.owner) for w in home] == [
-        ("StatusBar", True, SYSTEMUI), ("NavigationBar0", True, SYSTEMUI), ("Home", True, None)]
+    assert [(w.title, w.sends_change_events, w.package) for w in home] == [
+        ("StatusBar", True, SYSTEMUI), ("NavigationBar0", True, SYSTEMUI), ("Home", True, LAUNCHER_PACKAGE)]
     started(ui, clock, "List")
     assert app_window(ui).sends_change_events is False
 
@@ -326,8 +330,8 @@ def test_the_settings_app_is_a_view_window_that_sends_change_events(ui: UiModel,
     ui.add_listener(notices.append)
     tap(ui, next(n for n in ui.launcher.nodes() if n.text == "Settings"))
     window = ui.windows()[2]
-    assert (window.package, window.type, window.sends_change_events, window.owner) == (
-        "com.android.settings", "application", True, None)
+    assert (window.package, window.type, window.sends_change_events) == (
+        "com.android.settings", "application", True)
     assert ui.foreground() == "com.android.settings"
     switch = next(n for n in window.nodes() if n.checkable)
     tap(ui, switch)
@@ -378,3 +382,25 @@ def test_a_change_that_tears_nothing_down_is_read_through_and_not_cached(ui: UiM
     assert next(n for n in read.nodes if n["res"] == "cell_500")["selected"] is True
     assert window.read() is not read  # the window changed under the read: built again next time
     assert window.read() is window.read()  # and cached from then on
+
+
+def test_systemui_shows_its_clipboard_overlay_for_a_clip_without_the_suppress_extra(
+        ui: UiModel, clock: ManualClock) -> None:
+    """ClipboardListener.onPrimaryClipChanged / shouldSuppressOverlay (Android 13+)."""
+    from pytest_mobile_agent.virtual.ui.clipboard import OVERLAY_TIMEOUT_MS, SHELL_PACKAGE, Clip
+
+    started(ui, clock, "Login")
+    ui.set_clip(Clip("quiet").unseen(), source=SHELL_PACKAGE)
+    assert ui.clipboard_overlay is None and ui.clipboard == "quiet"
+    ui.clipboard = "copied by the app"  # an app's copy: no extra
+    overlay = ui.clipboard_overlay
+    assert overlay is not None and overlay in ui.accessibility_windows()
+    assert next(n for n in overlay.nodes() if n.res and n.res.endswith("text_preview")).text == "copied by the app"
+    ui.touch(540, 600, True)  # a touch outside it closes it
+    ui.touch(540, 600, False)
+    assert ui.clipboard_overlay is None
+    ui.set_clip(Clip("again"), source=SHELL_PACKAGE)
+    assert ui.clipboard_overlay is not None
+    clock.advance(OVERLAY_TIMEOUT_MS + 1)
+    ui.advance()
+    assert ui.clipboard_overlay is None, "gone on its timeout"

@@ -4,4 +4,5 @@ package android.content;
 public class ClipData {
     ClipData() { throw new RuntimeException("Stub!"); }
     public static ClipData newPlainText(CharSequence label, CharSequence text) { throw new RuntimeException("Stub!"); }
+    public ClipDescription getDescription() { throw new RuntimeException("Stub!"); }
 }

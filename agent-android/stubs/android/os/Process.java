@@ -4,5 +4,6 @@ package android.os;
 public class Process {
     public Process() { throw new RuntimeException("Stub!"); }
     public static final int myPid() { throw new RuntimeException("Stub!"); }
+    public static final int myUid() { throw new RuntimeException("Stub!"); }
     public static final void killProcess(int pid) { throw new RuntimeException("Stub!"); }
 }

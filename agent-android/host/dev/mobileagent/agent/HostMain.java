@@ -23,9 +23,10 @@ import org.json.JSONArray;
  *
  * <pre>
  * MOBILE_AGENT_TOKEN=... java -cp CLASSES:com.android.json.jar dev.mobileagent.agent.HostMain serve \
- *     --port 0 [--socket NAME] [--idle-exit-ms MS] [--peer-uid UID] [--build-file PATH]
+ *     --port 0 [--socket NAME] [--idle-exit-ms MS] [--peer-uid UID] [--agent-uid UID] [--build-file PATH]
  * </pre>
- * The ready line carries the bound port as "port". Standard input takes control lines for the
+ * The ready line carries the bound port as "port"; --agent-uid is the uid the agent plays running as
+ * (0 plays `adb root`). Standard input takes control lines for the
  * fake UI: {@code tick} (the status bar's clock changes: an event), {@code gap} (the next event
  * skips a seq, as if one was lost), {@code peer-uid UID}, {@code force-stop PACKAGE}, {@code launch};
  * each is acknowledged with {@code MOBILE_AGENT_LOG control LINE} once applied.
@@ -37,6 +38,7 @@ public final class HostMain {
         LaunchOutput out = LaunchOutput.stdout();
         int port = 0;
         int uid = 2000;
+        int agentUid = 2000;
         String socket = null;
         long idleExit = 60_000;
         File buildFile = null;
@@ -51,6 +53,7 @@ public final class HostMain {
                 else if ("--socket".equals(a)) socket = args[++i];
                 else if ("--idle-exit-ms".equals(a)) idleExit = Long.parseLong(args[++i]);
                 else if ("--peer-uid".equals(a)) uid = Integer.parseInt(args[++i]);
+                else if ("--agent-uid".equals(a)) agentUid = Integer.parseInt(args[++i]);
                 else if ("--build-file".equals(a)) buildFile = new File(args[++i]);
                 else throw new IllegalArgumentException("unknown option " + a);
             }
@@ -72,6 +75,7 @@ public final class HostMain {
             : "mobile-agent-" + config.version + "-p1-" + config.build + "-" + String.format("%012x", System.nanoTime() & 0xffffffffffffL);
         config.token = token;
         config.idleExitMs = idleExit;
+        config.allowedUid = agentUid;
         LoopbackTransport transport;
         try {
             transport = new LoopbackTransport(port);
@@ -90,7 +94,7 @@ public final class HostMain {
 
     private static void usage(LaunchOutput out, String why) {
         out.error(AgentRuntime.error("usage", why + "; usage: HostMain serve --port PORT [--socket NAME] "
-            + "[--idle-exit-ms MS] [--peer-uid UID] [--build-file PATH]"));
+            + "[--idle-exit-ms MS] [--peer-uid UID] [--agent-uid UID] [--build-file PATH]"));
         System.exit(1);
     }
 

@@ -30,7 +30,7 @@ public class GoldenFramesTest {
     static final String[] KINDS = {"auth", "closing", "event", "hello", "ping", "pong", "refuse", "refused",
         "refused-peer", "request-bounds", "request-key", "request-resync", "request-screenshot",
         "request-shutdown", "request-snapshot", "request-swipe", "request-tap", "request-text",
-        "response-error", "response-result", "welcome"};
+        "response-error", "response-result", "response-snapshot", "welcome"};
 
     static File dir() {
         return new File(Support.repo(), "tests/golden");
@@ -116,6 +116,20 @@ public class GoldenFramesTest {
         assertTrue(same(golden("response-result"), Messages.result(3, Support.o("accepted", true))));
         JSONObject event = golden("event");
         assertTrue(same(event, Messages.event(42, "window_changed", event.getJSONObject("data"))));
+    }
+
+    @Test
+    public void aSnapshotTheAgentSendsHasTheGoldenWindowAndNodeKeysWithTheSkippedChildren() throws Exception {
+        FakeClock clock = new FakeClock();
+        Agent agent = new Agent(new dev.mobileagent.agent.fake.FakePlatform().add(Fixtures.webPage()), clock);
+        JSONObject snapshot = agent.handle("snapshot", new JSONObject(), new Deadline(clock, 5000));
+        JSONObject golden = golden("response-snapshot").getJSONObject("result");
+        assertEquals(keys(golden), keys(snapshot));
+        JSONObject window = snapshot.getJSONArray("windows").getJSONObject(0);
+        JSONObject goldenWindow = golden.getJSONArray("windows").getJSONObject(0);
+        assertEquals(keys(goldenWindow), keys(window));
+        assertEquals(goldenWindow.getInt("skipped_children"), window.getInt("skipped_children"));
+        assertEquals(keys(goldenWindow.getJSONArray("nodes").getJSONObject(0)), keys(window.getJSONArray("nodes").getJSONObject(0)));
     }
 
     @Test

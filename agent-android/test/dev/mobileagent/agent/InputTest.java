@@ -21,7 +21,7 @@ import org.junit.Test;
 /** Taps, long presses, swipes every 8 ms with the resting release, keys, and refused injection. */
 public class InputTest {
     final FakeClock clock = new FakeClock();
-    final FakePlatform platform = Fixtures.fixedUi();
+    final FakePlatform platform = Fixtures.fixedUi().withClock(clock); // injection costs are paid on the fake clock
     final Agent agent = new Agent(platform, clock);
 
     FakeNode listOnListTab() throws Exception {

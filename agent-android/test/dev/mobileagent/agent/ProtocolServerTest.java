@@ -90,6 +90,20 @@ public class ProtocolServerTest {
     }
 
     @Test
+    public void underAdbRootTheAgentAcceptsItsOwnUidAndRefusesTheShell() throws Exception {
+        // `adb root`: adbd and the shell that starts the agent run as uid 0 (packages/modules/adb,
+        // daemon/main.cpp should_drop_privileges), so adbd's connection to the socket comes from root
+        h.config.allowedUid = 0;
+        h.transport.setPeerUid(0);
+        Client root = h.host();
+        assertTrue(root.request("snapshot", "{}").has("result"));
+        h.transport.setPeerUid(2000);
+        JSONObject r = h.connect().read(3000);
+        assertEquals("peer_not_allowed", r.getString("code"));
+        assertTrue(h.stdout().contains("MOBILE_AGENT_LOG refused peer uid 2000\n"));
+    }
+
+    @Test
     public void aFirstFrameOtherThanAuthIsAProtocolErrorClose() throws Exception {
         Client c = h.connect();
         c.send(obj("{\"type\":\"ping\",\"nonce\":1}"));

@@ -2,6 +2,7 @@ package dev.mobileagent.agent;
 
 import static dev.mobileagent.agent.Support.call;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
 import dev.mobileagent.agent.core.Agent;
@@ -66,5 +67,22 @@ public class ScreenshotTest {
         } catch (AgentError e) {
             assertEquals("invalid_params", e.code);
         }
+    }
+
+    @Test
+    public void theLandscapeTheUserLockedOutlivesTheAgentsIdleExit() throws Exception {
+        // UiAutomation.disconnect() would freeze the display back at the rotation it saw at connect
+        // (UiAutomationConnection.restoreRotationStateLocked); the agent releases without it
+        FakePlatform p = Fixtures.fixedUi();
+        try (Support.Harness h = new Support.Harness(p, 150)) {
+            p.freezeRotation(1);
+            assertTrue("the agent exits on its idle bound", h.exiter.await(5000));
+        }
+        assertTrue(p.released);
+        assertEquals(1, p.display().rotation);
+        assertEquals(2400, p.display().width);
+        assertTrue(p.rotationFrozen());
+        p.disconnect(); // what the agent's old release did
+        assertEquals("disconnect() puts the connect-time rotation back", 0, p.display().rotation);
     }
 }

@@ -87,6 +87,45 @@ public class TextTest {
     }
 
     @Test
+    public void aPasteShowsNoClipboardOverlayAndTheNextSnapshotHasNone() throws Exception {
+        // Android 13+: SystemUI's ClipboardListener shows its overlay for every clip that lacks
+        // EXTRA_SUPPRESS_OVERLAY; the agent's paste and its restore both carry it
+        FakePlatform p = Fixtures.fixedUi();
+        p.setClipboardForTest("the user's clip");
+        Agent agent = new Agent(p, clock);
+        int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
+        call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"héllo 👋\",\"method\":\"clipboard\"}");
+        assertEquals(0, p.clipboardOverlays);
+        assertEquals(null, Support.window(call(agent, clock, "snapshot", "{}"), Fixtures.CLIPBOARD_OVERLAY));
+    }
+
+    @Test
+    public void aClipSetWithoutTheExtraBringsTheOverlayThatTakesTouches() throws Exception {
+        // the double of the agent's old call: a plain setPrimaryClip from the shell
+        FakePlatform p = Fixtures.fixedUi();
+        Agent agent = new Agent(p, clock);
+        p.setClipboardText("x", false);
+        JSONObject overlay = Support.window(call(agent, clock, "snapshot", "{}"), Fixtures.CLIPBOARD_OVERLAY);
+        assertEquals("system", overlay.getString("type"));
+        assertEquals(Fixtures.SYSTEMUI, overlay.getString("owner"));
+        call(agent, clock, "tap", "{\"x\":300,\"y\":2050}");
+        assertEquals("the tap went to the overlay, not to the app under it",
+            java.util.Arrays.asList(Fixtures.CLIPBOARD_OVERLAY), p.downWindows);
+    }
+
+    @Test
+    public void aClipTheShellMayNotPutBackNeverMasksThePastesResult() throws Exception {
+        FakePlatform p = Fixtures.fixedUi();
+        p.setClipboardForTest("a photo", true); // content URIs: ClipboardService refuses them from the shell
+        Agent agent = new Agent(p, clock);
+        int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
+        JSONObject r = call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"日本\"}");
+        assertEquals("clipboard", r.getString("method"));
+        assertTrue(r.getBoolean("accepted"));
+        assertEquals("日本", field(p.window(Fixtures.COMPOSE), "pin").currentText());
+    }
+
+    @Test
     public void autoChoosesDirectForANodeThatAcceptsItEvenForUnicode() throws Exception {
         FakePlatform p = Fixtures.fixedUi();
         Agent agent = new Agent(p, clock);

@@ -17,6 +17,10 @@ public final class FakeNode implements PNode {
     public int pasteCalls;
     /** For a scrollable list: how far its content moved, in pixels. */
     public int scrolled;
+    /** Per child index, how many more getChild calls return null (-1: every one, as a WebView's). */
+    final java.util.Map<Integer, Integer> nullReads = new java.util.HashMap<>();
+    /** How many getChild calls the agent made on this node. */
+    public int childReads;
 
     public static FakeNode of(String className) {
         FakeNode n = new FakeNode();
@@ -52,6 +56,18 @@ public final class FakeNode implements PNode {
         a.scroll.horizontal = !vertical;
         a.scroll.canForward = true;
         a.scroll.items = items;
+        return this;
+    }
+
+    /**
+     * getChild(index) returns null for the next {@code times} calls (-1: always), as the platform
+     * does for a child it cannot fetch: a provider's or WebView's node, an embedded hierarchy, a
+     * binder timeout.
+     */
+    public FakeNode nullChild(int index, int times) {
+        synchronized (FakeNode.class) {
+            nullReads.put(index, times);
+        }
         return this;
     }
 
@@ -93,6 +109,14 @@ public final class FakeNode implements PNode {
     @Override
     public PNode child(int index) {
         if (window != null) window.beforeChildRead(this, index);
+        synchronized (FakeNode.class) {
+            childReads++;
+            Integer nulls = nullReads.get(index);
+            if (nulls != null && nulls != 0) {
+                if (nulls > 0) nullReads.put(index, nulls - 1);
+                return null;
+            }
+        }
         if (!alive || index >= kids.size()) return null;
         return kids.get(index);
     }

@@ -1,5 +1,6 @@
 package dev.mobileagent.agent.fake;
 
+import dev.mobileagent.agent.platform.Clock;
 import dev.mobileagent.agent.platform.DisplayInfo;
 import dev.mobileagent.agent.platform.KeyStroke;
 import dev.mobileagent.agent.platform.PNode;
@@ -35,14 +36,30 @@ public final class FakePlatform implements Platform {
     private volatile Platform.EventSink sink;
     private DisplayInfo display = new DisplayInfo(1080, 2400, 420, 0);
     private String clip;
+    /** The clip holds content URIs (an image copied in a gallery): the shell may not set it. */
+    private boolean clipHasUris;
+    private FakeWindow clipboardOverlay;
+    /** How many clipboard overlays system UI showed (a clip set without the suppress extra). */
+    public volatile int clipboardOverlays;
     private FakeNode focusedNode;
     private FakeWindow keyboard;
     private boolean keyboardEnabled = true;
     public volatile boolean refuseInjection;
+    /** How injected events go out, and so what they cost: the agent's call unless a test says otherwise. */
+    public volatile FakeInjection.Call injection = FakeInjection.agentsCall();
+    /** A window appearing or going away animates this long (a window transition). */
+    public static final long WINDOW_ANIMATION_MS = 300;
+    private Clock clock = Clock.SYSTEM;
+    private long animatingUntilMs;
     public volatile boolean failScreenshots;
+    /** Thrown by the next screenshot and window listing when set (an OutOfMemoryError while encoding, a LinkageError). */
+    public volatile Throwable screenshotThrows;
+    public volatile Throwable windowsThrow;
     public volatile boolean released;
     public final List<long[]> touches = Collections.synchronizedList(new ArrayList<long[]>());
     public final List<int[]> keys = Collections.synchronizedList(new ArrayList<int[]>());
+    /** The window each DOWN went to (-1: none). */
+    public final List<Integer> downWindows = Collections.synchronizedList(new ArrayList<Integer>());
     public volatile int clipboardWrites;
 
     // the gesture in progress
@@ -55,11 +72,34 @@ public final class FakePlatform implements Platform {
         w.platform = this;
         windows.add(w);
         Collections.sort(windows, (a, b) -> Integer.compare(b.layer, a.layer));
+        refocus();
         return this;
+    }
+
+    /** The top-most focusable window has the input focus (a dialog takes it from its activity). */
+    private void refocus() {
+        boolean given = false;
+        for (FakeWindow w : windows) {
+            boolean gets = w.focusable && !given;
+            w.focused = w.active = gets;
+            given |= gets;
+        }
+    }
+
+    /** The clock injection costs are paid on (the agent's, in tests with a fake clock). */
+    public synchronized FakePlatform withClock(Clock c) {
+        clock = c;
+        return this;
+    }
+
+    /** Window animations run for {@code ms} from now (an app transition, a dialog appearing). */
+    public synchronized void animateWindows(long ms) {
+        animatingUntilMs = Math.max(animatingUntilMs, clock.nowMs() + ms);
     }
 
     public FakePlatform addAndAnnounce(FakeWindow w) {
         add(w);
+        animateWindows(WINDOW_ANIMATION_MS);
         emit(new PlatformEvent(PlatformEvent.WINDOWS, -1, null, null));
         return this;
     }
@@ -68,6 +108,8 @@ public final class FakePlatform implements Platform {
         synchronized (this) {
             windows.remove(w);
             if (w.root != null) FakeWindow.kill(w.root);
+            refocus();
+            animateWindows(WINDOW_ANIMATION_MS);
         }
         emit(new PlatformEvent(PlatformEvent.WINDOWS, -1, null, null));
     }
@@ -89,6 +131,46 @@ public final class FakePlatform implements Platform {
         return this;
     }
 
+    // --- the rotation lock, and what UiAutomationConnection does with it ---------------------------
+
+    /** Auto-rotate off, the emulator's default: the display keeps the rotation it is frozen at. */
+    private boolean rotationFrozen = true;
+    /** UiAutomationConnection.storeRotationStateLocked at connect: the frozen rotation, or -1. */
+    private int connectRotation = 0;
+
+    /** The user (or a test) locks the display in this rotation (freezeRotation). */
+    public synchronized void freezeRotation(int rotation) {
+        rotationFrozen = true;
+        rotate(rotation);
+    }
+
+    /** Auto-rotate on (thawRotation): the display follows the sensor, here the natural orientation. */
+    public synchronized void thawRotation() {
+        rotationFrozen = false;
+        rotate(0);
+    }
+
+    public synchronized boolean rotationFrozen() {
+        return rotationFrozen;
+    }
+
+    private void rotate(int rotation) {
+        boolean turned = (rotation % 2) != (display.rotation % 2);
+        display = new DisplayInfo(turned ? display.height : display.width, turned ? display.width : display.height,
+            display.density, rotation);
+    }
+
+    /**
+     * What UiAutomation.disconnect() does besides releasing: UiAutomationConnection
+     * .restoreRotationStateLocked, freezeRotation(the rotation frozen at connect), else thawRotation.
+     * The agent never calls it (Platform.release); tests call it to show what it would do.
+     */
+    public synchronized void disconnect() {
+        released = true;
+        if (connectRotation >= 0) freezeRotation(connectRotation);
+        else thawRotation();
+    }
+
     public synchronized void setKeyboardEnabled(boolean on) {
         keyboardEnabled = on;
     }
@@ -97,8 +179,29 @@ public final class FakePlatform implements Platform {
         return clip;
     }
 
+    public synchronized boolean clipboardHasUris() {
+        return clipHasUris;
+    }
+
     public synchronized void setClipboardForTest(String text) {
+        setClipboardForTest(text, false);
+    }
+
+    /** The user's clip, as an app put it there; {@code withUris}: it holds content URIs. */
+    public synchronized void setClipboardForTest(String text, boolean withUris) {
         clip = text;
+        clipHasUris = withUris;
+    }
+
+    /** The clip as saveClipboard hands it out. */
+    static final class SavedClip {
+        final String text;
+        final boolean uris;
+
+        SavedClip(String text, boolean uris) {
+            this.text = text;
+            this.uris = uris;
+        }
     }
 
     public synchronized FakeWindow window(int id) {
@@ -156,10 +259,17 @@ public final class FakePlatform implements Platform {
 
     // --- Platform -------------------------------------------------------------------------------
 
+    /** The windows UiAutomation.getWindows() reports (ReportedWindows: a dialog hides the app under it). */
     @Override
     public synchronized List<RawWindow> windows() throws PlatformException {
         if (released) throw new PlatformException("automation_unavailable", "UI automation was released");
-        return new ArrayList<RawWindow>(windows);
+        rethrow(windowsThrow);
+        return new ArrayList<RawWindow>(ReportedWindows.of(windows, display.width, display.height));
+    }
+
+    /** Every window on the screen, reported or not. */
+    public synchronized List<FakeWindow> allWindows() {
+        return new ArrayList<>(windows);
     }
 
     @Override
@@ -175,10 +285,13 @@ public final class FakePlatform implements Platform {
     @Override
     public boolean injectTouch(int action, int x, int y, long downTimeMs, long eventTimeMs) throws PlatformException {
         checkInjection();
+        payInjection(action);
         touches.add(new long[] {action, x, y, downTimeMs, eventTimeMs});
         Runnable click = null;
         synchronized (this) {
             if (action == 0) {
+                FakeWindow target = windowAt(x, y);
+                downWindows.add(target == null ? -1 : target.id);
                 downX = lastX = x;
                 downY = lastY = y;
                 downT = eventTimeMs;
@@ -216,10 +329,13 @@ public final class FakePlatform implements Platform {
         return (int) Math.round(v * FLING_MS);
     }
 
+    /** The window a touch goes to: a touch-modal window also takes the touches outside it. */
     private FakeWindow windowAt(int x, int y) {
         for (FakeWindow w : windows) {
             int[] b = w.bounds;
             if (x >= b[0] && x < b[2] && y >= b[1] && y < b[3] && w.root != null) return w;
+            int[] t = w.touchRegion(display.width, display.height);
+            if (w.touchModal && w.root != null && x >= t[0] && x < t[2] && y >= t[1] && y < t[3]) return w;
         }
         return null;
     }
@@ -257,6 +373,7 @@ public final class FakePlatform implements Platform {
     @Override
     public boolean injectKey(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException {
         checkInjection();
+        payInjection(action);
         keys.add(new int[] {action, code, meta});
         if (action != 0) return true;
         FakeNode target;
@@ -272,6 +389,28 @@ public final class FakePlatform implements Platform {
             if (c != 0) changeText(target, (target.a.text == null ? "" : target.a.text) + c);
         }
         return true;
+    }
+
+    private static void rethrow(Throwable t) {
+        if (t instanceof Error) throw (Error) t;
+        if (t instanceof RuntimeException) throw (RuntimeException) t;
+    }
+
+    /** Blocks the caller as long as the injecting call would on Android 14+ (FakeInjection). */
+    private void payInjection(int action) throws PlatformException {
+        Clock c;
+        long cost;
+        synchronized (this) {
+            c = clock;
+            cost = FakeInjection.costMs(injection, action, c.nowMs(), animatingUntilMs);
+        }
+        if (cost <= 0) return;
+        try {
+            c.sleepMs(cost);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PlatformException("internal", "interrupted while injecting");
+        }
     }
 
     private void checkInjection() throws PlatformException {
@@ -292,23 +431,56 @@ public final class FakePlatform implements Platform {
 
     @Override
     public synchronized Object saveClipboard() {
-        return clip;
+        return clip == null ? null : new SavedClip(clip, clipHasUris);
     }
 
     @Override
-    public synchronized void setClipboardText(String text) {
-        clipboardWrites++;
-        clip = text;
+    public void setClipboardText(String text, boolean unseen) {
+        synchronized (this) {
+            clipboardWrites++;
+            clip = text;
+            clipHasUris = false;
+        }
+        if (!unseen) showClipboardOverlay();
     }
 
+    /**
+     * ClipboardService refuses a clip with content URIs from the shell (its URI permission check
+     * throws SecurityException: the shell holds no grant on the app's URIs).
+     */
     @Override
-    public synchronized void restoreClipboard(Object saved) {
-        clip = (String) saved;
+    public void restoreClipboard(Object saved, boolean unseen) throws PlatformException {
+        SavedClip s = (SavedClip) saved;
+        synchronized (this) {
+            if (s != null && s.uris) {
+                throw new PlatformException("internal", "the clipboard refused the clip: java.lang.SecurityException: "
+                    + "Uri content://media/external/images/media/1 not allowed for com.android.shell");
+            }
+            clip = s == null ? null : s.text;
+            clipHasUris = false;
+        }
+        if (s != null && !unseen) showClipboardOverlay();
+    }
+
+    /**
+     * SystemUI's clipboard overlay (Android 13+, ClipboardListener.onPrimaryClipChanged for a clip
+     * without EXTRA_SUPPRESS_OVERLAY): a system window in the bottom-left corner that takes touches.
+     */
+    private void showClipboardOverlay() {
+        FakeWindow overlay;
+        synchronized (this) {
+            clipboardOverlays++;
+            if (clipboardOverlay != null) return;
+            clipboardOverlay = Fixtures.clipboardOverlay();
+            overlay = clipboardOverlay;
+        }
+        addAndAnnounce(overlay);
     }
 
     @Override
     public Screenshot screenshot(String format, int quality) throws PlatformException {
         if (failScreenshots) throw new PlatformException("screenshot_failed", "the capture failed");
+        rethrow(screenshotThrows);
         DisplayInfo d;
         List<FakeWindow> ws;
         synchronized (this) {

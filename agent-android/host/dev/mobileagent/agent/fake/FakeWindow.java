@@ -16,9 +16,15 @@ public final class FakeWindow implements RawWindow {
     final int layer;
     boolean focused;
     boolean active;
+    /** Takes the input focus when it is the top-most such window (an activity, a dialog). */
+    boolean focusable;
     int[] bounds = {0, 0, 1080, 2400};
     volatile FakeNode root;
     boolean sendsEvents = true;
+    /** Touch-modal (an activity's dialog or a dialog-themed activity): its touch region is its task's. */
+    boolean touchModal;
+    /** The bounds of the window's task; null: the whole display (a fullscreen task). */
+    int[] task;
     FakePlatform platform;
     volatile ReadHook hook;
 
@@ -30,9 +36,17 @@ public final class FakeWindow implements RawWindow {
     }
 
     public FakeWindow bounds(int l, int t, int r, int b) { bounds = new int[] {l, t, r, b}; return this; }
-    public FakeWindow withFocus() { focused = true; active = true; return this; }
+    public FakeWindow withFocus() { focusable = true; focused = true; active = true; return this; }
     public FakeWindow eventLess() { sendsEvents = false; return this; }
-    public FakeWindow root(FakeNode n) { root = n; attach(n); return this; }
+    public FakeWindow touchModal() { touchModal = true; return this; }
+    public FakeWindow task(int l, int t, int r, int b) { task = new int[] {l, t, r, b}; return this; }
+
+    /** Where the window takes touches: its task for a touch-modal window, else its frame. */
+    int[] touchRegion(int displayWidth, int displayHeight) {
+        if (!touchModal) return bounds;
+        return task != null ? task : new int[] {0, 0, displayWidth, displayHeight};
+    }
+    public FakeWindow root(FakeNode n) { root = n; if (n != null) attach(n); return this; }
     public void setHook(ReadHook h) { hook = h; }
 
     public FakeNode rootNode() {

@@ -3,7 +3,8 @@ package dev.mobileagent.agent.fake;
 /**
  * The fake UIs of the host tests and of HostMain: the Compose fixture app (tabs Login, List, Big;
  * Big has 500 cells, 573 nodes in the window), a React Native form, the keyboard, a permission
- * prompt and an in-app alert, over a status bar.
+ * prompt and an in-app alert (both touch-modal, so the app under them is not reported), split
+ * screen, over a status bar.
  */
 public final class Fixtures {
     public static final String APP = "dev.mobileagent.fixture";
@@ -16,6 +17,10 @@ public final class Fixtures {
     public static final int KEYBOARD = 20;
     public static final int PROMPT = 30;
     public static final int ALERT = 31;
+    public static final int DIVIDER = 40;
+    public static final int WEB = 50;
+    public static final int CLIPBOARD_OVERLAY = 60;
+    public static final String BROWSER = "dev.mobileagent.webfixture";
 
     private Fixtures() {}
 
@@ -88,6 +93,20 @@ public final class Fixtures {
         return page;
     }
 
+    /**
+     * A page in a WebView: its second paragraph is a node the platform never gives (getChild
+     * returns null for it, as for a WebView's or a provider's node it cannot fetch).
+     */
+    public static FakeWindow webPage() {
+        FakeNode web = FakeNode.of("android.webkit.WebView").pkg(BROWSER).res("web").bounds(0, 63, 1080, 2400);
+        web.add(FakeNode.of("android.view.View").pkg(BROWSER).text("Heading").bounds(0, 100, 1080, 200),
+            FakeNode.of("android.view.View").pkg(BROWSER).text("Lost paragraph").bounds(0, 200, 1080, 400),
+            FakeNode.of("android.widget.Button").pkg(BROWSER).text("Continue").bounds(0, 400, 1080, 520).clickable());
+        web.nullChild(1, -1);
+        FakeNode root = FakeNode.of("android.widget.FrameLayout").pkg(BROWSER).bounds(0, 0, 1080, 2400).add(web);
+        return new FakeWindow(WEB, "application", "Browser", 1).withFocus().root(root);
+    }
+
     /** A React Native form: ReactEditText fields that accept text set directly and send change events. */
     public static FakeWindow reactNativeForm() {
         FakeWindow w = new FakeWindow(RN, "application", "RN fixture", 1).withFocus();
@@ -120,7 +139,8 @@ public final class Fixtures {
         FakeNode deny = FakeNode.of("android.widget.Button").pkg(PERMISSIONS).text("Don’t allow")
             .res("com.android.permissioncontroller:id/permission_deny_button").bounds(100, 1300, 980, 1430).clickable();
         FakeNode root = FakeNode.of("android.widget.FrameLayout").pkg(PERMISSIONS).bounds(60, 850, 1020, 1480).add(msg, allow, deny);
-        return new FakeWindow(PROMPT, "application", "Permission", 2).bounds(60, 850, 1020, 1480).withFocus().root(root);
+        return new FakeWindow(PROMPT, "application", "Permission", 2).bounds(60, 850, 1020, 1480).withFocus().touchModal()
+            .root(root);
     }
 
     /** An in-app alert: a Compose dialog window of the app, modal, sending no change events. */
@@ -130,7 +150,28 @@ public final class Fixtures {
         FakeNode cancel = compose("android.widget.Button").text("Cancel").bounds(200, 1200, 500, 1300).clickable();
         FakeNode dialog = compose("android.view.View").bounds(100, 950, 980, 1350).add(title, cancel, ok);
         FakeNode root = FakeNode.of("android.view.ViewGroup").pkg(APP).bounds(100, 950, 980, 1350).add(dialog);
-        return new FakeWindow(ALERT, "application", "Alert", 2).bounds(100, 950, 980, 1350).withFocus().eventLess().root(root);
+        return new FakeWindow(ALERT, "application", "Alert", 2).bounds(100, 950, 980, 1350).withFocus().eventLess()
+            .touchModal().root(root);
+    }
+
+    /** Split screen: the RN form over the divider over the Compose fixture, each task half the display. */
+    public static FakePlatform splitScreen() {
+        FakeWindow top = reactNativeForm().bounds(0, 63, 1080, 1180);
+        FakeWindow divider = new FakeWindow(DIVIDER, "split_screen_divider", "DockedStackDivider", 3).bounds(0, 1180, 1080, 1220)
+            .root(FakeNode.of("android.view.View").pkg(SYSTEMUI).bounds(0, 1180, 1080, 1220));
+        FakeWindow bottom = composeApp().bounds(0, 1220, 1080, 2400);
+        return new FakePlatform().add(statusBar()).add(divider).add(top).add(bottom);
+    }
+
+    /** SystemUI's clipboard overlay: a preview of the clip and its actions, in the bottom-left corner. */
+    static FakeWindow clipboardOverlay() {
+        FakeNode preview = FakeNode.of("android.widget.TextView").pkg(SYSTEMUI).res(SYSTEMUI + ":id/text_preview")
+            .bounds(60, 1960, 560, 2140).clickable();
+        FakeNode share = FakeNode.of("android.widget.ImageView").pkg(SYSTEMUI).res(SYSTEMUI + ":id/share_chip")
+            .desc("Share").bounds(60, 1800, 200, 1900).clickable();
+        FakeNode root = FakeNode.of("android.widget.FrameLayout").pkg(SYSTEMUI).res(SYSTEMUI + ":id/clipboard_ui")
+            .bounds(40, 1780, 600, 2160).add(share, preview);
+        return new FakeWindow(CLIPBOARD_OVERLAY, "system", "ClipboardOverlay", 9).bounds(40, 1780, 600, 2160).root(root);
     }
 
     /** HostMain's fixed UI: the status bar over the Compose fixture on its Login tab. */

@@ -68,6 +68,7 @@ public final class AndroidAgent {
             return 1;
         }
         config.pid = android.os.Process.myPid();
+        config.allowedUid = android.os.Process.myUid(); // peers are adbd, as the uid its shell started us as
         config.socket = o.socket;
         config.token = token;
         config.idleExitMs = o.idleExitMs;
@@ -102,6 +103,7 @@ public final class AndroidAgent {
         }
 
         if (!platform.awaitWindows(WINDOWS_TIMEOUT_MS)) out.log("no interactive window yet; serving anyway");
+        out.log("input through " + platform.injectionPath());
         AndroidTransport transport;
         try {
             transport = new AndroidTransport(o.socket);

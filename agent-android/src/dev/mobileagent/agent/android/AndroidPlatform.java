@@ -1,8 +1,9 @@
 package dev.mobileagent.agent.android;
 
-import android.accessibilityservice.AccessibilityServiceInfo;
 import android.app.UiAutomation;
 import android.content.ClipData;
+import android.content.ClipDescription;
+import android.os.PersistableBundle;
 import android.graphics.Bitmap;
 import android.graphics.Matrix;
 import android.os.HandlerThread;
@@ -24,6 +25,7 @@ import dev.mobileagent.agent.platform.Screenshot;
 import dev.mobileagent.agent.wrappers.AccessibilityCaches;
 import dev.mobileagent.agent.wrappers.Clipboards;
 import dev.mobileagent.agent.wrappers.Displays;
+import dev.mobileagent.agent.wrappers.InputInjection;
 import dev.mobileagent.agent.wrappers.MissingApi;
 import dev.mobileagent.agent.wrappers.UiAutomations;
 import java.io.ByteArrayOutputStream;
@@ -41,6 +43,7 @@ import java.util.Set;
 public final class AndroidPlatform implements Platform {
     private final UiAutomation ua;
     private final HandlerThread looperThread;
+    private final InputInjection injection;
     /** uptimeMillis minus the agent clock: both monotonic and both stopped in deep sleep, so constant. */
     private final long uptimeOffsetMs = android.os.SystemClock.uptimeMillis() - dev.mobileagent.agent.platform.Clock.SYSTEM.nowMs();
     private volatile Platform.EventSink sink;
@@ -48,9 +51,10 @@ public final class AndroidPlatform implements Platform {
     private Clipboards clipboards;
     private volatile boolean cacheWarned;
 
-    private AndroidPlatform(UiAutomation ua, HandlerThread looperThread) {
+    private AndroidPlatform(UiAutomation ua, HandlerThread looperThread, InputInjection injection) {
         this.ua = ua;
         this.looperThread = looperThread;
+        this.injection = injection;
     }
 
     /** UI automation is held by someone else: the platform's whole message. */
@@ -78,8 +82,13 @@ public final class AndroidPlatform implements Platform {
             if (message.contains("already registered")) throw new Conflict(message);
             throw new PlatformException("automation_unavailable", "connecting UI automation failed: " + message);
         }
-        AndroidPlatform p = new AndroidPlatform(ua, t);
-        p.configure();
+        AndroidPlatform p = new AndroidPlatform(ua, t, InputInjection.choose(InputInjection.inputService(), ua));
+        try {
+            p.configure();
+        } catch (PlatformException e) {
+            p.release();
+            throw e;
+        }
         return p;
     }
 
@@ -108,20 +117,18 @@ public final class AndroidPlatform implements Platform {
         return t.getMessage() == null ? t.toString() : t.getMessage();
     }
 
-    private void configure() {
-        AccessibilityServiceInfo info = ua.getServiceInfo();
-        if (info != null) {
-            info.flags |= AccessibilityServiceInfo.FLAG_RETRIEVE_INTERACTIVE_WINDOWS
-                | AccessibilityServiceInfo.FLAG_REPORT_VIEW_IDS
-                | AccessibilityServiceInfo.FLAG_INCLUDE_NOT_IMPORTANT_VIEWS;
-            info.eventTypes = AccessibilityEvent.TYPES_ALL_MASK;
-            ua.setServiceInfo(info);
-        }
+    private void configure() throws PlatformException {
+        ua.setServiceInfo(ServiceFlags.withAgentFlags(ua.getServiceInfo()));
         ua.setOnAccessibilityEventListener(new UiAutomation.OnAccessibilityEventListener() {
             @Override
             public void onAccessibilityEvent(AccessibilityEvent event) {
                 Platform.EventSink s = sink;
-                if (s != null) s.onEvent(translate(event));
+                try {
+                    if (s != null) s.onEvent(translate(event));
+                } catch (RuntimeException | Error e) {
+                    // the UiAutomation looper thread: an uncaught throwable would end the process
+                    java.util.logging.Logger.getLogger("dev.mobileagent.agent").warning("event failed: " + e);
+                }
             }
         });
     }
@@ -190,15 +197,18 @@ public final class AndroidPlatform implements Platform {
         this.sink = sink;
     }
 
+    /** How input goes out (wrappers/InputInjection: never waiting for animations or for the app). */
+    public InputInjection.Path injectionPath() {
+        return injection.path;
+    }
+
     @Override
     public boolean injectTouch(int action, int x, int y, long downTimeMs, long eventTimeMs) throws PlatformException {
         check();
         MotionEvent ev = MotionEvent.obtain(uptimeOffsetMs + downTimeMs, uptimeOffsetMs + eventTimeMs, action, x, y, 0);
         ev.setSource(InputDevice.SOURCE_TOUCHSCREEN);
         try {
-            return ua.injectInputEvent(ev, action != MotionEvent.ACTION_MOVE);
-        } catch (SecurityException e) {
-            throw PlatformException.injectionRefused(e.getMessage());
+            return inject(ev);
         } finally {
             ev.recycle();
         }
@@ -209,10 +219,16 @@ public final class AndroidPlatform implements Platform {
         check();
         KeyEvent ev = new KeyEvent(uptimeOffsetMs + downTimeMs, uptimeOffsetMs + eventTimeMs, action, code, 0, meta,
             KeyCharacterMap.VIRTUAL_KEYBOARD, 0, 0, InputDevice.SOURCE_KEYBOARD);
+        return inject(ev);
+    }
+
+    private boolean inject(android.view.InputEvent ev) throws PlatformException {
         try {
-            return ua.injectInputEvent(ev, true);
+            return injection.inject(ev);
         } catch (SecurityException e) {
             throw PlatformException.injectionRefused(e.getMessage());
+        } catch (MissingApi e) {
+            throw new PlatformException("internal", e.getMessage());
         }
     }
 
@@ -249,26 +265,52 @@ public final class AndroidPlatform implements Platform {
             return clipboards().get();
         } catch (MissingApi e) {
             throw new PlatformException("internal", e.getMessage());
+        } catch (SecurityException e) {
+            return null; // the shell may not read it: nothing to put back but an empty clipboard
         }
     }
 
+    /** SystemUI's extra: no clipboard overlay for a clip from com.android.shell (ClipboardListener). */
+    static final String EXTRA_SUPPRESS_OVERLAY = "com.android.systemui.SUPPRESS_CLIPBOARD_OVERLAY";
+
     @Override
-    public void setClipboardText(String text) throws PlatformException {
-        try {
-            clipboards().set(ClipData.newPlainText("mobile-agent", text));
-        } catch (MissingApi e) {
-            throw new PlatformException("internal", e.getMessage());
-        }
+    public void setClipboardText(String text, boolean unseen) throws PlatformException {
+        ClipData clip = ClipData.newPlainText("mobile-agent", text);
+        setClip(unseen ? unseen(clip) : clip);
     }
 
     @Override
-    public void restoreClipboard(Object saved) throws PlatformException {
+    public void restoreClipboard(Object saved, boolean unseen) throws PlatformException {
+        if (saved == null) {
+            try {
+                clipboards().clear();
+            } catch (MissingApi e) {
+                throw new PlatformException("internal", e.getMessage());
+            }
+            return;
+        }
+        ClipData clip = (ClipData) saved;
+        setClip(unseen ? unseen(clip) : clip);
+    }
+
+    private void setClip(ClipData clip) throws PlatformException {
         try {
-            if (saved == null) clipboards().clear();
-            else clipboards().set((ClipData) saved);
+            clipboards().set(clip);
         } catch (MissingApi e) {
             throw new PlatformException("internal", e.getMessage());
+        } catch (SecurityException e) {
+            throw new PlatformException("internal", "the clipboard refused the clip: " + e.getMessage());
         }
+    }
+
+    /** The clip with EXTRA_SUPPRESS_OVERLAY among its description's extras (ClipDescription.setExtras, API 24). */
+    static ClipData unseen(ClipData clip) {
+        ClipDescription description = clip.getDescription();
+        PersistableBundle had = description.getExtras();
+        PersistableBundle extras = had == null ? new PersistableBundle() : new PersistableBundle(had);
+        extras.putBoolean(EXTRA_SUPPRESS_OVERLAY, true);
+        description.setExtras(extras);
+        return clip;
     }
 
     /**
@@ -311,14 +353,15 @@ public final class AndroidPlatform implements Platform {
         }
     }
 
+    /** Releases UI automation leaving the rotation as it is (UiAutomations.unregister, never disconnect()). */
     @Override
     public synchronized void release() {
         if (released) return;
         released = true;
         try {
-            UiAutomations.disconnect(ua);
+            UiAutomations.unregister(ua);
         } catch (MissingApi | RuntimeException e) {
-            // the process exits next, which releases the slot as well
+            // the process exits next: the system releases the slot on the connection's death
         }
         looperThread.quitSafely();
     }

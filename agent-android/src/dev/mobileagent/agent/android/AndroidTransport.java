@@ -24,7 +24,8 @@ final class AndroidTransport implements Transport {
             @Override public int uid() throws IOException { return s.getPeerCredentials().getUid(); }
             @Override public InputStream in() throws IOException { return s.getInputStream(); }
             @Override public OutputStream out() throws IOException { return s.getOutputStream(); }
-            @Override public void setReadTimeoutMs(int ms) throws IOException { s.setSoTimeout(ms); }
+            /** SO_RCVTIMEO and SO_SNDTIMEO both (LocalSocketImpl.setOption). */
+            @Override public void setTimeoutsMs(int ms) throws IOException { s.setSoTimeout(ms); }
             @Override public void close() {
                 try {
                     s.close();

@@ -84,7 +84,9 @@ public final class Agent implements Platform.EventSink {
             }
         } catch (PlatformException e) {
             throw new AgentError(e.code, e.getMessage(), e.retryable);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // anything at all, OutOfMemoryError or a LinkageError of a missing API included: an
+            // uncaught throwable would reach RuntimeInit's KillApplicationHandler and end the agent
             LOG.warning(method + " failed: " + e);
             throw new AgentError("internal", method + " failed: " + e, false);
         }
@@ -121,7 +123,8 @@ public final class Agent implements Platform.EventSink {
         }
         List<String> packages = new ArrayList<>();
         for (WindowRead r : reads) packages.add(r.packageName());
-        boolean[] modal = WindowMeta.modal(present, packages);
+        DisplayInfo display = platform.display();
+        boolean[] modal = WindowMeta.modal(present, packages, display.width, display.height);
         SnapshotWriter out = new SnapshotWriter(maxNodes, maxDepth);
         for (int i = 0; i < present.size(); i++) out.add(present.get(i), reads.get(i), modal[i]);
 
@@ -131,7 +134,7 @@ public final class Agent implements Platform.EventSink {
         put(result, "truncated", out.truncated());
         put(result, "idle", put(put(new JSONObject(), "waited_ms", waited.waitedMs), "idle", waited.idle));
         put(result, "seq", seq);
-        put(result, "display", display(platform.display()));
+        put(result, "display", display(display));
         return result;
     }
 
@@ -327,7 +330,7 @@ public final class Agent implements Platform.EventSink {
             } else if (e.kind == PlatformEvent.CONTENT) {
                 contentChanged(e);
             }
-        } catch (RuntimeException ex) {
+        } catch (RuntimeException | Error ex) {
             LOG.warning("event handling failed: " + ex);
         }
     }

@@ -7,6 +7,7 @@ import dev.mobileagent.agent.platform.PNode;
 import dev.mobileagent.agent.platform.Platform;
 import dev.mobileagent.agent.platform.PlatformException;
 import java.util.List;
+import java.util.logging.Logger;
 
 /**
  * Text input by the method the node allows: set directly (replacing the node's text), else key
@@ -16,6 +17,7 @@ import java.util.List;
  */
 public final class TextEntry {
     public static final int KEYCODE_PASTE = 279;
+    private static final Logger LOG = Logger.getLogger("dev.mobileagent.agent");
 
     private final Platform platform;
     private final Clock clock;
@@ -71,16 +73,29 @@ public final class TextEntry {
         return ok;
     }
 
+    /**
+     * Pastes through the clipboard: the text and the restored clip are both set unseen (no
+     * clipboard overlay on Android 13+), and a failure to put the user's clip back is logged, never
+     * the paste's result.
+     */
     private boolean paste(PNode node, String text) throws PlatformException {
         Object saved = platform.saveClipboard();
         try {
-            platform.setClipboardText(text);
+            platform.setClipboardText(text, true);
             focus(node);
             if (node.paste()) return true;
             long now = clock.nowMs();
             return platform.injectKey(0, KEYCODE_PASTE, 0, now, now) & platform.injectKey(1, KEYCODE_PASTE, 0, now, now);
         } finally {
-            platform.restoreClipboard(saved);
+            restore(saved);
+        }
+    }
+
+    private void restore(Object saved) {
+        try {
+            platform.restoreClipboard(saved, true);
+        } catch (PlatformException | RuntimeException e) {
+            LOG.warning("the previous clip could not be put back: " + e.getMessage());
         }
     }
 }

@@ -31,10 +31,19 @@ public interface Platform {
     /** The primary clip, opaque, so that it can be put back; null when the clipboard is empty. */
     Object saveClipboard() throws PlatformException;
 
-    void setClipboardText(String text) throws PlatformException;
+    /**
+     * Sets the primary clip to {@code text} as the shell. With {@code unseen} the clip carries
+     * SystemUI's EXTRA_SUPPRESS_OVERLAY, so that Android 13+ shows no clipboard overlay for it
+     * (ClipboardListener.shouldSuppressOverlay honours it for clips from com.android.shell).
+     */
+    void setClipboardText(String text, boolean unseen) throws PlatformException;
 
-    /** Puts back what saveClipboard returned (null: clears the clipboard). */
-    void restoreClipboard(Object saved) throws PlatformException;
+    /**
+     * Puts back what saveClipboard returned (null: clears the clipboard), with {@code unseen} as
+     * above. The platform may refuse a clip the shell may not set (one holding content URIs:
+     * ClipboardService's URI permission check throws SecurityException): a PlatformException.
+     */
+    void restoreClipboard(Object saved, boolean unseen) throws PlatformException;
 
     /** An upright screenshot in every display orientation; never a blank image. */
     Screenshot screenshot(String format, int quality) throws PlatformException;
@@ -45,7 +54,10 @@ public interface Platform {
      */
     void dropCachedNodes();
 
-    /** Releases UI automation; idempotent. */
+    /**
+     * Releases UI automation; idempotent. It leaves the display's rotation as it is now: never
+     * UiAutomation.disconnect(), which restores the rotation state it saw at connect.
+     */
     void release();
 
     /** Receives accessibility events. */

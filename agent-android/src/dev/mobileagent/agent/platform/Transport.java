@@ -20,8 +20,14 @@ public interface Transport {
 
         OutputStream out() throws IOException;
 
-        /** A read deadline: a read blocked longer fails with an IOException (0: none). */
-        void setReadTimeoutMs(int ms) throws IOException;
+        /**
+         * The read and the send bound: a read, or a send making no progress, blocked longer fails
+         * with an IOException (0: none). Both, because on Android LocalSocket.setSoTimeout sets
+         * SO_RCVTIMEO and SO_SNDTIMEO alike (core/java/android/net/LocalSocketImpl.java, setOption
+         * SO_TIMEOUT: "The option must set both send and receive timeouts"): a host that has read
+         * nothing for that long is as gone as one that has sent nothing.
+         */
+        void setTimeoutsMs(int ms) throws IOException;
 
         void close();
     }

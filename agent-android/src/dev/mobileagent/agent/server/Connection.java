@@ -39,17 +39,21 @@ final class Connection {
             out = peer.out();
             InputStream in = peer.in();
             if (!peerAllowed()) return;
-            peer.setReadTimeoutMs(server.config.handshakeTimeoutMs);
+            peer.setTimeoutsMs(server.config.handshakeTimeoutMs);
             if (!authenticate(in)) return;
             server.promote(this);
             send(server.config.hello());
             if (!welcome(in)) return;
-            peer.setReadTimeoutMs(server.config.livenessTimeoutMs);
+            peer.setTimeoutsMs(server.config.livenessTimeoutMs);
             serve(in);
         } catch (ProtocolException e) {
             Server.LOG.info("protocol error: " + e.getMessage());
             closeWith("protocol_error");
         } catch (IOException e) {
+            close();
+        } catch (RuntimeException | Error e) {
+            // nothing escapes this thread: RuntimeInit's handler would end the process
+            Server.LOG.warning("connection failed: " + e);
             close();
         } finally {
             close();
@@ -152,7 +156,12 @@ final class Connection {
                     JSONObject response = perform(id, method, params, deadline);
                     if (answered.compareAndSet(false, true)) {
                         timer.cancel(false);
-                        sendQuietly(response);
+                        try {
+                            sendQuietly(response);
+                        } catch (RuntimeException | Error e) {
+                            // a response that cannot even be encoded (OutOfMemoryError): say so in a small one
+                            sendQuietly(Messages.error(id, "internal", method + " could not be answered: " + e, false));
+                        }
                     }
                 }
             });
@@ -170,7 +179,7 @@ final class Connection {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Messages.error(id, "shutting_down", "the agent is shutting down", false);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             return Messages.error(id, "internal", method + " failed: " + e, false);
         }
     }

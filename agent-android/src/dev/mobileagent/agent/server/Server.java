@@ -38,6 +38,8 @@ public final class Server implements EventOut {
     private Connection current;
     private long idleSinceMs;
     private boolean exiting;
+    /** Events go out on a thread of their own: emit() is called on UiAutomation's callback thread. */
+    private final java.util.concurrent.ExecutorService eventWriter;
 
     public Server(Agent agent, Transport transport, ServerConfig config, LaunchOutput output, Exiter exiter, Clock clock) {
         this.agent = agent;
@@ -48,6 +50,7 @@ public final class Server implements EventOut {
         this.clock = clock;
         this.workers = new ThreadPoolExecutor(1, config.workers, 30, TimeUnit.SECONDS, new SynchronousQueue<Runnable>(), daemons("mobile-agent-worker"));
         this.timers = Executors.newScheduledThreadPool(1, daemons("mobile-agent-timer"));
+        this.eventWriter = Executors.newSingleThreadExecutor(daemons("mobile-agent-events"));
         agent.setEvents(this);
     }
 
@@ -93,6 +96,9 @@ public final class Server implements EventOut {
             } catch (IOException e) {
                 if (!isExiting()) LOG.warning("accept failed: " + e);
                 return;
+            } catch (RuntimeException | Error e) {
+                LOG.warning("accept failed, accepting on: " + e);
+                continue;
             }
             final Connection c = new Connection(this, peer);
             Thread t = new Thread(new Runnable() {
@@ -106,7 +112,16 @@ public final class Server implements EventOut {
         }
     }
 
+    /** The idle bound and the pings; a throwable must not end the fixed-delay schedule. */
     private void tick() {
+        try {
+            tickOnce();
+        } catch (RuntimeException | Error e) {
+            LOG.warning("tick failed: " + e);
+        }
+    }
+
+    private void tickOnce() {
         Connection c;
         boolean idleOut;
         synchronized (this) {
@@ -164,6 +179,7 @@ public final class Server implements EventOut {
             exitStatus = status;
             workers.shutdownNow();
             timers.shutdownNow();
+            eventWriter.shutdownNow();
             exited.countDown();
             exiter.exit(status);
         }
@@ -178,10 +194,29 @@ public final class Server implements EventOut {
 
     // --- EventOut -------------------------------------------------------------------------------
 
+    /**
+     * Queues the event for the current host and returns at once: a host slow to read (its socket
+     * full) must never stall UiAutomation's callback thread, which would hold up the platform's
+     * event dispatch to the agent. The writer thread sends events in the order they were emitted.
+     */
     @Override
-    public void emit(String name, JSONObject data) {
-        Connection c = current();
-        if (c != null) c.sendEvent(name, data);
+    public void emit(final String name, final JSONObject data) {
+        final Connection c = current();
+        if (c == null) return;
+        try {
+            eventWriter.execute(new Runnable() {
+                @Override
+                public void run() {
+                    try {
+                        c.sendEvent(name, data);
+                    } catch (RuntimeException | Error e) {
+                        LOG.warning("sending an event failed: " + e);
+                    }
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the agent is exiting: no host is left to tell
+        }
     }
 
     @Override

@@ -17,11 +17,22 @@ public final class ServerConfig {
     public long pid;
     public String socket;
     public String token;
+    /**
+     * The uid a peer must have: the agent's own (2000 when the shell started it; 0 under `adb root`,
+     * where adbd and its shell run as root). A root peer reaching an agent running as shell is refused.
+     */
     public int allowedUid = 2000;
     public long idleExitMs = 60_000;
-    /** A connection has this long to send auth, and then welcome. */
+    /**
+     * A connection has this long to send auth, and then welcome; during the handshake a send to it
+     * may block as long (the socket's timeouts are one: Transport.Peer.setTimeoutsMs).
+     */
     public int handshakeTimeoutMs = 5_000;
-    /** A welcomed host silent this long is gone (it pings every second). */
+    /**
+     * A welcomed host silent this long is gone (it pings every second); so is one that reads
+     * nothing for as long, a send to it making no progress (a full socket) failing at this bound.
+     * A slow host that keeps reading never meets it: the bound counts from the send's last progress.
+     */
     public int livenessTimeoutMs = 3_000;
     public int pingIntervalMs = 1_000;
     public int workers = 8;

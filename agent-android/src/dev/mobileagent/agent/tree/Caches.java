@@ -71,18 +71,20 @@ public final class Caches {
     }
 
     /**
-     * Stores a read taken at {@code generation}; a read overtaken by an invalidation is not kept.
+     * Stores a read taken at {@code generation}; a read overtaken by an invalidation is not kept,
+     * nor one that is not whole (a window without its root yet, children left out), which the
+     * next snapshot reads again.
      * A kept read also forgets the window's nodes it no longer has, so that the ids of a window
      * whose content keeps changing (a long list scrolled through) do not pile up.
      */
     public synchronized boolean store(WindowRead read, long generation) {
         WindowCache c = cache(read.windowId);
-        c.sendsChangeEvents = read.sendsChangeEvents();
+        if (read.hadRoot) c.sendsChangeEvents = read.sendsChangeEvents();
         for (NodeRecord r : read.nodes) {
             byId.put(r.id, r);
             c.members.add(r.id);
         }
-        if (c.generation != generation) return false;
+        if (c.generation != generation || !read.cacheable()) return false;
         c.current = read;
         Set<Integer> present = new HashSet<>();
         Map<Object, Integer> kept = new HashMap<>();

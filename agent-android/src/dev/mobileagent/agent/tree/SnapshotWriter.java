@@ -59,6 +59,7 @@ public final class SnapshotWriter {
         put(o, "owner", WindowMeta.owner(w, pkg));
         put(o, "modal", modal);
         put(o, "node_count", nodes.size());
+        put(o, "skipped_children", read.skippedChildren);
         put(o, "nodes", out);
         windows.put(o);
     }

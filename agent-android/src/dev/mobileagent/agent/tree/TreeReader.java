@@ -14,14 +14,23 @@ import java.util.Set;
 
 /**
  * Reads one window's tree iteratively (an explicit stack, never recursion), every node counted.
- * A child that is gone mid-read means the subtree was torn down (a Compose screen replaced under
- * the read): the reader starts again from the window's root, so it returns the new screen.
+ *
+ * AccessibilityNodeInfo.getChild(i) returns null for a child it could not fetch: a node
+ * provider's or a WebView's child that is gone or not exposed, an embedded hierarchy, a binder
+ * timeout. The reader asks once more, then leaves the child out and counts it in the window's
+ * skipped children, as uiautomator's dumper skips a null child
+ * (cmds/uiautomator/library/core-src/com/android/uiautomator/core/AccessibilityNodeInfoDumper.java,
+ * dumpNodeRec: "Null child %d/%d"). Only when the parent itself is gone too (refresh() fails) was
+ * the subtree torn down under the read (a Compose screen replaced): the reader then starts again
+ * from the window's root, so it returns the new screen.
  */
 public final class TreeReader {
     /** Hard limits against broken trees; the protocol's caps apply when serializing. */
     public static final int HARD_NODE_LIMIT = 50_000;
     public static final int HARD_DEPTH_LIMIT = 1_000;
     static final int MAX_ATTEMPTS = 4;
+    /** getChild calls for one child before it is left out (the first and one retry). */
+    static final int CHILD_ATTEMPTS = 2;
 
     /** Gives the window again (for a fresh root after a tear-down), or null when it is gone. */
     public interface WindowSource {
@@ -53,8 +62,9 @@ public final class TreeReader {
         boolean changed = false;
         RawWindow w = window;
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-            List<NodeRecord> nodes = readOnce(w, deadline);
-            if (nodes != null) return new WindowRead(w.id(), nodes, changed);
+            Outcome o = new Outcome();
+            List<NodeRecord> nodes = readOnce(w, deadline, o);
+            if (nodes != null) return new WindowRead(w.id(), nodes, changed, o.skipped, o.hadRoot);
             changed = true;
             w = source.window(w.id());
             if (w == null) return null;
@@ -62,11 +72,18 @@ public final class TreeReader {
         throw new AgentError("busy", "window " + window.id() + " kept changing while it was read", true);
     }
 
+    /** What one pass over the tree met besides its nodes. */
+    private static final class Outcome {
+        int skipped;
+        boolean hadRoot;
+    }
+
     /** The nodes in pre-order, or null when a subtree was torn down under the read. */
-    private List<NodeRecord> readOnce(RawWindow w, Deadline deadline) throws AgentError {
+    private List<NodeRecord> readOnce(RawWindow w, Deadline deadline, Outcome outcome) throws AgentError {
         List<NodeRecord> out = new ArrayList<>();
         PNode root = w.root();
-        if (root == null) return out;
+        if (root == null) return out; // a window whose content is not there yet (getRoot() null)
+        outcome.hadRoot = true;
         int windowId = w.id();
         Set<Object> seen = new HashSet<>();
         Deque<Pending> stack = new ArrayDeque<>();
@@ -81,8 +98,12 @@ public final class TreeReader {
             Integer first = null;
             Integer last = null;
             for (int i = 0; i < n && out.size() + stack.size() + kids.size() < HARD_NODE_LIMIT; i++) {
-                PNode c = p.node.child(i);
-                if (c == null) return null;
+                PNode c = child(p.node, i);
+                if (c == null) {
+                    if (p.node.liveBounds() == null) return null; // the parent is gone: torn down
+                    outcome.skipped++;
+                    continue;
+                }
                 if (!seen.add(c.key())) continue;
                 kids.add(new Pending(c, caches.idFor(windowId, c.key()), p.id, p.depth + 1));
                 NodeAttrs ca = c.attrs();
@@ -101,5 +122,13 @@ public final class TreeReader {
             for (int i = kids.size() - 1; i >= 0; i--) stack.push(kids.get(i));
         }
         return out;
+    }
+
+    private static PNode child(PNode parent, int index) {
+        for (int attempt = 0; attempt < CHILD_ATTEMPTS; attempt++) {
+            PNode c = parent.child(index);
+            if (c != null) return c;
+        }
+        return null;
     }
 }

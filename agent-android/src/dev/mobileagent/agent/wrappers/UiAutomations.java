@@ -9,7 +9,15 @@ import java.lang.reflect.Method;
  * Obtaining UI automation without instrumentation, as the shell user: the hidden
  * UiAutomation(Looper, IUiAutomationConnection) constructor over a new UiAutomationConnection, then
  * connectWithTimeout(flags, ms) where the release has it, else connect(flags) (API 24+), else
- * connect(). disconnect() releases the single UI-automation slot.
+ * connect().
+ *
+ * Releasing: UiAutomation.disconnect() would restore the rotation state UiAutomationConnection saw at
+ * connect (restoreRotationStateLocked: freezeRotation of the rotation then, or thawRotation), which
+ * undoes any rotation the user or a test set meanwhile. So the agent unregisters its client from
+ * the accessibility manager directly (IAccessibilityManager.unregisterUiTestAutomationService, what
+ * disconnect does besides the rotation), and where that is not possible leaves the slot to the
+ * process's death: UiAutomationManager's death recipient on the connection's token destroys the
+ * service when the process exits.
  */
 public final class UiAutomations {
     private UiAutomations() {}
@@ -76,7 +84,15 @@ public final class UiAutomations {
         Reflect.invoke(Reflect.method(UiAutomation.class, "connect"), ua);
     }
 
-    public static void disconnect(UiAutomation ua) throws MissingApi {
-        Reflect.invoke(Reflect.method(UiAutomation.class, "disconnect"), ua);
+    /** Unregisters the automation client without touching the rotation (never disconnect()). */
+    public static void unregister(UiAutomation ua) throws MissingApi {
+        Object client = Reflect.field(ua, "mClient");
+        Class<?> sm = Reflect.type("android.os.ServiceManager");
+        Object binder = Reflect.invoke(Reflect.method(sm, "getService", String.class), null, "accessibility");
+        if (binder == null) throw new MissingApi("the accessibility service", null);
+        Class<?> stub = Reflect.type("android.view.accessibility.IAccessibilityManager$Stub");
+        Object manager = Reflect.invoke(Reflect.method(stub, "asInterface", Reflect.type("android.os.IBinder")), null, binder);
+        Class<?> clientType = Reflect.type("android.accessibilityservice.IAccessibilityServiceClient");
+        Reflect.invoke(Reflect.method(manager.getClass(), "unregisterUiTestAutomationService", clientType), manager, client);
     }
 }

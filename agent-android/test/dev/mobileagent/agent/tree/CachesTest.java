@@ -16,7 +16,7 @@ public class CachesTest {
     static WindowRead read(Caches c, int window, Object key) {
         int id = c.idFor(window, key);
         NodeRecord r = new NodeRecord(id, -1, 0, new NodeAttrs(), new int[0], null);
-        return new WindowRead(window, Collections.singletonList(r), false);
+        return new WindowRead(window, Collections.singletonList(r), false, 0, true);
     }
 
     @Test
@@ -63,7 +63,7 @@ public class CachesTest {
             long g = c.generation(12);
             int id = c.idFor(12, "node of screen " + screen);
             WindowRead r = new WindowRead(12, Collections.singletonList(
-                new NodeRecord(id, -1, 0, new NodeAttrs(), new int[0], new KeyNode("node of screen " + screen))), false);
+                new NodeRecord(id, -1, 0, new NodeAttrs(), new int[0], new KeyNode("node of screen " + screen))), false, 0, true);
             assertTrue(c.store(r, g));
         }
         assertEquals("only the current screen's node is known", 1, c.knownIds());
@@ -71,7 +71,7 @@ public class CachesTest {
         int again = c.idFor(12, "node of screen 99");
         assertEquals("a node still there keeps its id", c.knownId(12, "node of screen 99"), again);
         assertTrue(c.store(new WindowRead(12, Collections.singletonList(
-            new NodeRecord(again, -1, 0, new NodeAttrs(), new int[0], new KeyNode("node of screen 99"))), false), g));
+            new NodeRecord(again, -1, 0, new NodeAttrs(), new int[0], new KeyNode("node of screen 99"))), false, 0, true), g));
         assertEquals(again, c.knownId(12, "node of screen 99"));
     }
 
@@ -100,7 +100,7 @@ public class CachesTest {
         int composeId = c.idFor(12, "compose");
         NodeAttrs virtual = new NodeAttrs();
         virtual.fromProvider = true;
-        c.store(new WindowRead(12, Collections.singletonList(new NodeRecord(composeId, -1, 0, virtual, new int[0], null)), false),
+        c.store(new WindowRead(12, Collections.singletonList(new NodeRecord(composeId, -1, 0, virtual, new int[0], null)), false, 0, true),
             c.generation(12));
         c.store(read(c, 1, "bar"), c.generation(1));
         assertEquals(Collections.singletonList(12), c.invalidateEventLess());

@@ -1,0 +1,142 @@
+"""Taps, long presses, swipes and keys (the Java agent's `input/Gestures`).
+
+A swipe goes down at its start, moves every 8 ms along its line (at least once), and with a rest
+stays still that long at the end, then moves one pixel on in the swipe's direction and lifts there.
+Input runs one action at a time: two gestures would interleave their touches.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from pytest_mobile_agent.virtual.ui import UiModel, injection
+from pytest_mobile_agent.virtual.ui.injection import DOWN, MOVE, UP, Call
+
+from .idle import IdleTracker
+from .params import RequestError, int_param
+from .platform import Gate
+from .tree import Tree
+
+SWIPE_STEP_MS = 8
+
+
+class Injector:
+    """What every action shares: one action at a time, none while the process is stopped, the
+    injecting call (and what it costs, `ui/injection.py`), and what the agent does after its own
+    input."""
+
+    #: how events go out: the input service's asynchronous injection, as the Java agent's
+    #: wrappers/InputInjection and scrcpy do, never waiting for window animations or for the app
+    call = Call.INPUT_MANAGER_ASYNC
+
+    def __init__(self, ui: UiModel, gate: Gate, idle: IdleTracker, tree: Tree) -> None:
+        self.ui = ui
+        self.gate = gate
+        self.idle = idle
+        self.tree = tree
+        self._lock = threading.Lock()
+
+    def touch(self, x: int, y: int, action: str, t_ms: float | None) -> None:
+        """One touch event, paying what the injecting call blocks for around it."""
+        self._block(injection.before_ms(self.call, action, self.ui.now_ms(), self.ui.animations_end_ms()))
+        self.ui.touch(x, y, action != UP, t_ms)
+        self._block(injection.after_ms(self.call, action, self.ui.now_ms(), self.ui.animations_end_ms()))
+
+    def key(self, code: int, meta: int) -> bool:
+        """One key press (DOWN and UP), paying what the injecting call blocks for around it."""
+        self._block(injection.before_ms(self.call, DOWN, self.ui.now_ms(), self.ui.animations_end_ms()))
+        accepted = self.ui.key(code, meta)
+        self._block(injection.after_ms(self.call, DOWN, self.ui.now_ms(), self.ui.animations_end_ms())
+                    + injection.after_ms(self.call, UP, self.ui.now_ms(), self.ui.animations_end_ms()))
+        return accepted
+
+    def _block(self, ms: float) -> None:
+        if ms > 0:
+            self.gate.sleep_until(time.monotonic() + ms / 1000.0)
+
+    @contextlib.contextmanager
+    def injecting(self) -> Iterator[None]:
+        with self._lock:
+            self.gate.pause()
+            yield
+
+    def own_input(self) -> None:
+        """After injecting: the idle wait starts again, and event-less windows are read anew."""
+        with self.ui.lock:
+            self.idle.note_own_input()
+            self.tree.drop_event_less()
+
+
+class Gestures:
+    def __init__(self, injector: Injector) -> None:
+        self.injector = injector
+        self.ui = injector.ui
+        self.gate = injector.gate
+
+    def tap(self, params: dict[str, Any], deadline: float) -> dict[str, Any]:
+        x, y = int_param(params, "x"), int_param(params, "y")
+        hold = int_param(params, "hold_ms", minimum=0, default=0)
+        if time.monotonic() + hold / 1000.0 > deadline:
+            raise RequestError("deadline_exceeded", f"a {hold} ms press does not fit the deadline", retryable=True)
+        with self.injector.injecting():
+            t0 = self.ui.now_ms()
+            self.injector.touch(x, y, DOWN, t0)
+            if hold > 0:
+                self.gate.sleep_until(time.monotonic() + hold / 1000.0)
+            self.injector.touch(x, y, UP, t0 + hold if hold > 0 else None)
+            self.injector.own_input()
+        return {"accepted": True}
+
+    def swipe(self, params: dict[str, Any], deadline: float) -> dict[str, Any]:
+        x1, y1 = int_param(params, "x1"), int_param(params, "y1")
+        x2, y2 = int_param(params, "x2"), int_param(params, "y2")
+        duration = int_param(params, "duration_ms", minimum=0, default=300)
+        rest = int_param(params, "rest_ms", minimum=0, default=0)
+        if time.monotonic() + (duration + rest) / 1000.0 > deadline:
+            raise RequestError("deadline_exceeded", f"a {duration + rest} ms swipe does not fit the deadline",
+                               retryable=True)
+        steps = max(1, math.ceil(duration / SWIPE_STEP_MS))
+        moves = 0
+        with self.injector.injecting():
+            start = time.monotonic()
+            t0 = self.ui.now_ms()
+            self.injector.touch(x1, y1, DOWN, t0)
+            x, y = x1, y1
+            for i in range(1, steps + 1):
+                f = i / steps
+                x, y = round(x1 + (x2 - x1) * f), round(y1 + (y2 - y1) * f)
+                at = min(i * SWIPE_STEP_MS, duration)
+                self.gate.sleep_until(start + at / 1000.0)
+                self.injector.touch(x, y, MOVE, t0 + at)
+                moves += 1
+            end_ms = duration
+            if rest > 0:
+                self.gate.sleep_until(start + (duration + rest) / 1000.0)
+                end_ms = duration + rest
+                x, y = one_pixel_on(x1, y1, x2, y2)
+                self.injector.touch(x, y, MOVE, t0 + end_ms)
+                moves += 1
+            self.injector.touch(x, y, UP, t0 + end_ms)
+            self.injector.own_input()
+        return {"accepted": True, "moves": moves}
+
+    def key(self, params: dict[str, Any], deadline: float) -> dict[str, Any]:
+        code = int_param(params, "code", minimum=0)
+        meta = int_param(params, "meta", minimum=0, default=0)
+        with self.injector.injecting():
+            accepted = self.injector.key(code, meta)
+            self.injector.own_input()
+        return {"accepted": accepted}
+
+
+def one_pixel_on(x1: int, y1: int, x2: int, y2: int) -> tuple[int, int]:
+    """One pixel past the end of the line, in the swipe's direction."""
+    dx, dy = x2 - x1, y2 - y1
+    if abs(dy) >= abs(dx):
+        return x2, y2 + (1 if dy >= 0 else -1)
+    return x2 + (1 if dx >= 0 else -1), y2

@@ -1,0 +1,325 @@
+"""The agent double as a process (the Java agent's `Main` and `android/AndroidAgent`):
+`dev.mobileagent.agent.Main` of the virtual device's `app_process`: arguments, token, jar, name,
+UI automation (with `--force`), the launch output lines, the accept loop and the idle exit, wiring
+an `AgentCore` to the device.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_mobile_agent import errors
+from pytest_mobile_agent.virtual.ui import UiModel
+
+from .platform import Platform, ProcessGate
+from .server import AGENT_NAME, PROTOCOLS, AgentCore, Identity, build_of, version_in
+
+log = logging.getLogger("pytest_mobile_agent.virtual")
+
+MAIN_CLASS = "dev.mobileagent.agent.Main"
+
+
+# --- the launch output lines ----------------------------------------------------------------------
+
+
+def ready_line(identity: Identity, stopped: list[dict[str, Any]]) -> str:
+    payload = {"pid": identity.pid, "socket": identity.socket, "version": identity.version, "build": identity.build,
+               "protocols": list(PROTOCOLS), "stopped": stopped}
+    return "MOBILE_AGENT_READY " + json.dumps(payload, separators=(",", ":")) + "\n"
+
+
+def conflict_line(holder: dict[str, Any] | None, message: str) -> str:
+    return "MOBILE_AGENT_CONFLICT " + json.dumps({"holder": holder, "message": message}, separators=(",", ":")) + "\n"
+
+
+def error_line(code: str, message: str) -> str:
+    return "MOBILE_AGENT_ERROR " + json.dumps({"code": code, "message": message}, separators=(",", ":")) + "\n"
+
+
+def already_registered() -> str:
+    """The platform's message when UI automation is taken: the device's IllegalStateException's
+    message, as the Java agent reports `getMessage()` (the proxy's hash differs each time)."""
+    try:
+        from pytest_mobile_agent.virtual.automation import already_registered_message
+    except ImportError:  # a device model without the slot's module
+        return ("UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@"
+                f"{secrets.token_hex(4)[1:]} already registered!")
+    return already_registered_message().removeprefix("java.lang.IllegalStateException: ")
+
+
+# --- the process ----------------------------------------------------------------------------------
+
+#: ART blocks SIGQUIT, SIGUSR1, SIGPIPE and signal 32 in every thread (SigBlk on the API 36 emulator)
+ART_SIGBLK = 0x80001204
+SIGTERM, SIGKILL = 15, 9
+FORCE_STOP_WAIT_S = 2.0
+ACCEPT_SLICE_S = 0.25
+KNOWN_CLIENTS = ("uiautomator", "mobile-agent ")
+KNOWN_INSTRUMENTATIONS = ("com.github.uiautomator", "io.appium.uiautomator2")
+
+
+def _is_automation_client(args_line: str) -> bool:
+    """uiautomator, another agent, or an instrumentation server (what `--force` stops)."""
+    return args_line.startswith(KNOWN_CLIENTS) or any(name in args_line for name in KNOWN_INSTRUMENTATIONS)
+
+
+@dataclass(frozen=True)
+class Args:
+    socket: str
+    idle_exit_ms: int
+    force: bool
+
+
+def parse_args(argv: list[str]) -> Args:
+    """`app_process / dev.mobileagent.agent.Main serve --socket NAME --idle-exit-ms MS [--force]`."""
+    words = argv[argv.index(MAIN_CLASS) + 1:] if MAIN_CLASS in argv else list(argv)
+    if not words or words[0] != "serve":
+        raise ValueError("usage: serve --socket NAME --idle-exit-ms MS [--force]")
+    socket_name: str | None = None
+    idle_ms = 0
+    force = False
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if word == "--force":
+            force = True
+        elif word in ("--socket", "--idle-exit-ms") and i + 1 < len(words):
+            i += 1
+            if word == "--socket":
+                socket_name = words[i]
+            else:
+                if not words[i].isdigit():
+                    raise ValueError(f"--idle-exit-ms takes milliseconds, not {words[i]!r}")
+                idle_ms = int(words[i])
+        else:
+            raise ValueError(f"unknown argument {word!r}")
+        i += 1
+    if not socket_name:
+        raise ValueError("--socket NAME is required")
+    return Args(socket_name, idle_ms, force)
+
+
+class _Stdout:
+    """The agent's standard output: lines, with EPIPE on a closed stream ignored."""
+
+    def __init__(self, proc: Any) -> None:
+        self.proc = proc
+
+    def line(self, text: str) -> None:
+        # EPIPE: the launch stream is gone; the agent keeps serving
+        with contextlib.suppress(BrokenPipeError, OSError, errors.MobileAgentError):
+            self.proc.stdout.write(text.encode())
+
+
+def main(proc: Any, argv: list[str] | None = None) -> int:
+    """The agent double as a program of the virtual device's `app_process` (`argv`: the words
+    after the main class, or the whole command line)."""
+    out = _Stdout(proc)
+    device = proc.device
+    signals = getattr(proc, "signals", None)
+    if signals is not None and hasattr(signals, "block"):
+        signals.block(ART_SIGBLK)
+    try:
+        args = parse_args(list(proc.argv if argv is None else argv))
+    except ValueError as exc:
+        out.line(error_line("usage", str(exc)))
+        return 1
+    token = proc.env.get("MOBILE_AGENT_TOKEN", "")
+    if not token:
+        out.line(error_line("no_token", "MOBILE_AGENT_TOKEN is not set"))
+        return 1
+    identity_or_error = _identity(proc, device, args, token)
+    if isinstance(identity_or_error, str):
+        out.line(identity_or_error)
+        return 1
+    identity = identity_or_error
+    proc.set_name(f"mobile-agent {args.socket}")
+    stopped = _take_automation(proc, device, args, out)
+    if stopped is None:
+        return 3
+    try:
+        listener = device.sockets.listen_abstract(args.socket, proc.pid)
+    except Exception as exc:  # noqa: BLE001 - the name is taken, or the device refuses it
+        device.automation.release(proc.pid)
+        out.line(error_line("socket", f"cannot listen on @{args.socket}: {exc}"))
+        return 1
+    ui = ui_of(device)
+    platform = Platform(ui, lambda: display_info(device, ui),
+                        diagnostic=lambda msg: out.line(f"MOBILE_AGENT_LOG {msg}\n"),
+                        logcat=getattr(device, "log", lambda tag, msg: None),
+                        gate=ProcessGate(proc))
+    core = AgentCore(identity, platform)
+    core.on_stop(lambda: _close_quietly(listener))  # wakes the accept loop: the process exits at once
+
+    def on_death() -> None:  # however the process ends, SIGKILL included
+        core.stop(core.exit_status or 0)
+        _close_quietly(listener)
+        device.automation.release(proc.pid)
+
+    proc.at_death(on_death)
+    core.last_disconnect = time.monotonic()
+    out.line(ready_line(identity, stopped))
+    platform.logcat("MobileAgent", f"serving @{args.socket} ({identity.version}, build {identity.build})")
+    try:
+        _accept_loop(proc, core, listener, args.idle_exit_ms)
+    finally:
+        core.stop(core.exit_status or 0)
+        _close_quietly(listener)
+        device.automation.release(proc.pid)
+    return core.exit_status or 0
+
+
+def _identity(proc: Any, device: Any, args: Args, token: str) -> Identity | str:
+    """The agent's identity from the file it started from; an error line when it cannot be read."""
+    classpath = proc.env.get("CLASSPATH", "").split(":")[0]
+    if not classpath:
+        return error_line("classpath", "CLASSPATH names no file")
+    try:
+        data = read_device_file(device, classpath, proc)
+    except OSError as exc:
+        return error_line("classpath", f"cannot read {classpath}: {exc.strerror or exc}")
+    version = version_in(data)
+    if version is None:
+        return error_line("classpath", f"{classpath} holds no {AGENT_NAME} (ClassNotFoundException: {MAIN_CLASS})")
+    return Identity(version, build_of(data), proc.pid, args.socket, token, uid=proc.uid)
+
+
+def read_device_file(device: Any, path: str, proc: Any) -> bytes:
+    from pytest_mobile_agent.virtual.fs import Cred
+
+    data: bytes = device.fs.read_file(path, Cred(proc.uid, pid=proc.pid))
+    return data
+
+
+def _holder_of(proc: Any, pid: int | None, label: str) -> dict[str, Any]:
+    other = proc.table.get(pid) if pid is not None else None
+    name = other.args_line() if other is not None and not other.dead else label
+    return {"pid": pid, "name": name}
+
+
+def _take_automation(proc: Any, device: Any, args: Args, out: _Stdout) -> list[dict[str, Any]] | None:
+    """UI automation for this agent: the clients `--force` stopped, or None after a conflict line."""
+    automation = device.automation
+    stopped: list[dict[str, Any]] = []
+    held = automation.holder()
+    if held is not None and held[0] != proc.pid:
+        holder = _holder_of(proc, held[0], held[1])
+        if not args.force:
+            out.line(conflict_line(holder, already_registered()))
+            return None
+        stopped.extend(_force_stop(proc, device, holder))
+    if args.force:
+        for other in proc.table.processes():
+            line = other.args_line()
+            if other.pid != proc.pid and not other.dead and _is_automation_client(line) \
+                    and all(s["pid"] != other.pid for s in stopped):
+                stopped.extend(_force_stop(proc, device, {"pid": other.pid, "name": line}))
+    if not automation.acquire(proc.pid, f"mobile-agent {args.socket}"):
+        held = automation.holder()
+        out.line(conflict_line(_holder_of(proc, held[0], held[1]) if held else None, already_registered()))
+        return None
+    return stopped
+
+
+def _force_stop(proc: Any, device: Any, holder: dict[str, Any]) -> list[dict[str, Any]]:
+    """SIGTERM, then SIGKILL past a short wait; the holder in the `stopped` list once it is gone."""
+    pid = holder["pid"]
+    if pid is None:
+        return []
+    for sig in (SIGTERM, SIGKILL):
+        try:
+            proc.table.kill(pid, sig, proc.uid)
+        except ProcessLookupError:
+            return [holder]
+        except PermissionError:
+            return []
+        end = time.monotonic() + FORCE_STOP_WAIT_S
+        while time.monotonic() < end:
+            other = proc.table.get(pid)
+            if other is None or other.dead:
+                log.info("agent: stopped automation client %s (%s)", pid, holder["name"])
+                return [holder]
+            proc.sleep(0.01)
+    return []
+
+
+def _accept_loop(proc: Any, core: AgentCore, listener: Any, idle_exit_ms: int) -> None:
+    while not core.stopped:
+        if proc.dead:
+            return
+        if idle_exit_ms > 0 and not core.connected:
+            idle_left = core.last_disconnect + idle_exit_ms / 1000.0 - time.monotonic()
+            if idle_left <= 0:
+                log.info("agent %s: no host for %d ms, exiting", core.identity.socket, idle_exit_ms)
+                core.stop(0, "idle")  # a host that authenticated since the check above is told why
+                return
+            timeout = min(ACCEPT_SLICE_S, idle_left)
+        else:
+            timeout = ACCEPT_SLICE_S
+        try:
+            accepted = _accept(listener, timeout, proc)
+        except errors.Timeout:
+            continue
+        except (errors.MobileAgentError, OSError):
+            return  # the listener was closed under us: the process is ending
+        if accepted is None:
+            continue
+        stream, peer_uid = accepted
+        core.serve(stream, peer_uid)
+
+
+def _accept(listener: Any, timeout: float, proc: Any) -> tuple[Any, int] | None:
+    try:
+        result = listener.accept(timeout, waiter=proc)
+    except TypeError:
+        result = listener.accept(timeout)
+    if result is None:
+        return None
+    stream, peer_uid = result
+    return stream, int(peer_uid)
+
+
+def _close_quietly(obj: Any) -> None:
+    with contextlib.suppress(Exception):
+        obj.close()
+
+
+def ui_of(device: Any) -> UiModel:
+    """The device's UI model (made and attached on first use)."""
+    model = getattr(device, "ui", None)
+    if isinstance(model, UiModel):
+        return model
+    from pytest_mobile_agent.virtual.ui.attach import attach
+
+    return attach(device)
+
+
+def display_info(device: Any, ui: UiModel) -> dict[str, int]:
+    """The `display` of a snapshot: the logical size (turned by the rotation), the density in
+    effect and the rotation, as the UI is laid out for them."""
+    display = getattr(device, "display", None)
+    rotation = getattr(display, "rotation", 0)
+    with ui.lock:
+        ui.advance()  # lays the UI out again if the display changed
+        geo = ui.geo
+    return {"width": geo.width, "height": geo.height, "density": geo.density,
+            "rotation": int(rotation) % 4 if isinstance(rotation, int) else 0}
+
+
+def register(device: Any) -> None:
+    """Make `app_process / dev.mobileagent.agent.Main ...` run the agent double on `device`."""
+    device.app_process_mains[MAIN_CLASS] = main
+
+
+def install(device: Any) -> UiModel:
+    """Everything this module and the UI model add to a device: the agent double as
+    `app_process`'s `dev.mobileagent.agent.Main`, and the Compose fixture app's UI (installed with
+    the activity manager, shown on the display). The device calls it once, at construction."""
+    register(device)
+    return ui_of(device)
