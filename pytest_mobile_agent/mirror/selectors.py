@@ -293,7 +293,7 @@ def _cheap_likeness(wanted: str, have: str) -> float:
     return 0.75 * len(a & b) / len(a | b)
 
 
-_chars = functools.lru_cache(maxsize=1024)(frozenset)  # the selector's texts come back for every node
+_chars: Callable[[str], frozenset[str]] = functools.lru_cache(maxsize=1024)(frozenset)  # the selector's texts come back for every node
 
 
 def _pattern(value: str | re.Pattern[str] | None) -> str | None:
