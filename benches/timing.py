@@ -30,3 +30,23 @@ def summary(times: list[float], digits: int = 2) -> str:
     p50, p95, top = percentiles(times)
     width = digits + 6
     return f"p50 {p50:{width}.{digits}f} ms  p95 {p95:{width}.{digits}f} ms  max {top:{width}.{digits}f} ms  n={len(times)}"
+
+
+def interleaved(candidates: dict[str, Callable[[], object]], rounds: int, number: int) -> dict[str, list[float]]:
+    """Seconds per call of each candidate, `rounds` samples each of `number` calls, the candidates
+    taking turns round after round: a change in the host's load falls on all of them alike, so the
+    ratio of two candidates' medians is measured in one run."""
+    samples: dict[str, list[float]] = {name: [] for name in candidates}
+    for fn in candidates.values():  # warm: caches filled, code paths specialised
+        fn()
+    for _ in range(rounds):
+        for name, fn in candidates.items():
+            started = time.perf_counter()
+            for _ in range(number):
+                fn()
+            samples[name].append((time.perf_counter() - started) / number)
+    return samples
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)

@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.adb import packages
 from pytest_mobile_agent.adb.connection import Connection
-from pytest_mobile_agent.adb.shell import ShellOutput, ShellStream, command_line, past_deadline
+from pytest_mobile_agent.adb.shell import (
+    PersistentShell,
+    ShellOutput,
+    ShellStream,
+    command_line,
+    past_deadline,
+)
 from pytest_mobile_agent.adb.sync import (
     DirEntry,
     Pusher,
@@ -192,6 +198,11 @@ class Device:
     def shell_stream(self, cmd: str | Iterable[str]) -> ShellStream:
         """A running command over `shell,v2,raw:` (pipes: stdout and stderr apart)."""
         return self.shell_stream_with(cmd, pty=False)
+
+    def persistent_shell(self) -> PersistentShell:
+        """One shell for many commands (`PersistentShell`): a command costs a round trip on an
+        open stream instead of a connection, a transport switch and a process start."""
+        return PersistentShell(lambda: self.shell_stream_with(""), self.server.io_timeout)
 
     def shell_stream_with(self, cmd: str | Iterable[str], *, pty: bool = False) -> ShellStream:
         """A running command over `shell,v2,pty:` (a pseudo-terminal) or `shell,v2,raw:`."""

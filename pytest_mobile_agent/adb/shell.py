@@ -8,9 +8,11 @@ stream drops the connection, and adbd sends the command SIGHUP.
 from __future__ import annotations
 
 import contextlib
+import secrets
 import shlex
+import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from pytest_mobile_agent.adb import wire
@@ -195,3 +197,140 @@ def past_deadline(operation: str, deadline: float, started: float) -> Timeout:
     """The Timeout for a call whose deadline passed before it could start."""
     late = started - deadline
     return Timeout(operation, detail=f"its deadline had passed {late * 1000:.0f} ms before the call; nothing ran")
+
+
+# --- one shell, many commands ------------------------------------------------------------------
+
+
+class PersistentShell:
+    """One `sh` on the device (`shell,v2,raw:` with no command: adbd starts `sh -` on pipes) that
+    runs command after command, each followed by markers that carry its exit status.
+
+    Each command goes out as `{ CMD
+    } </dev/null; printf '%s%d\\n' TOKEN "$?"; printf '%s\\n' TOKEN >&2`: its stdin is /dev/null (so
+    it cannot read the commands after it), its stdout ends at the token on stdout, followed by its
+    status, and its stderr at the token on stderr (the two pipes reach the host in no set order).
+    The token is random per shell. It is one shell session: `cd`, variables and traps carry over
+    from one command to the next. A command that ends the shell (`exit 3`, a syntax error in a
+    shell reading a pipe) returns the shell's exit status as its own, and the next call opens a
+    new shell (in `run_many`, the commands written after it did not run: Closed says so); a
+    command still running at its deadline is a Timeout and closes the shell.
+    """
+
+    def __init__(self, open_stream: Callable[[], ShellStream], io_timeout: float) -> None:
+        self._open_stream = open_stream
+        self._io_timeout = io_timeout
+        self._stream: ShellStream | None = None
+        self._token = b""
+        self._stdout = bytearray()  # what arrived past the last command's markers: the next one's
+        self._stderr = bytearray()
+        self.opened = 0
+
+    def run(self, cmd: str | Iterable[str], timeout: float | None = None) -> ShellOutput:
+        """The command's exit status, stdout and stderr, as `Device.shell` gives them."""
+        return self.run_many([cmd], timeout)[0]
+
+    def run_many(self, cmds: Iterable[str | Iterable[str]], timeout: float | None = None) -> list[ShellOutput]:
+        """Every command's result, in order; all are written at once, then read (one round trip
+        for the lot). `timeout` bounds the whole call (default: the connection's io timeout)."""
+        lines = [command_line(cmd) for cmd in cmds]
+        if not lines:
+            return []
+        wait = self._io_timeout if timeout is None else timeout
+        deadline = time.monotonic() + wait
+        stream = self._open()
+        try:
+            stream.write(b"".join(self._wrapped(line) for line in lines))
+            results: list[ShellOutput] = []
+            while len(results) < len(lines):
+                results.append(self._collect(stream, deadline, wait))
+                if stream.exit_code is not None:  # the shell ended with this command
+                    self.close()
+                    if len(results) == len(lines):
+                        break
+                    raise Closed(f"the persistent shell ended (exit status {stream.exit_code}) with "
+                                 f"`{lines[len(results) - 1]}`; {len(lines) - len(results)} commands after it did not run")
+            return results
+        except BaseException:
+            self.close()  # whatever the shell was doing, its output no longer lines up with ours
+            raise
+
+    def close(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close()
+
+    def __enter__(self) -> PersistentShell:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- plumbing ------------------------------------------------------------------------------
+
+    def _open(self) -> ShellStream:
+        if self._stream is None:
+            self._stream = self._open_stream()
+            self._token = f"__mobile_agent_{secrets.token_hex(8)}_".encode("ascii")
+            self._stdout.clear()
+            self._stderr.clear()
+            self.opened += 1
+        return self._stream
+
+    def _wrapped(self, line: str) -> bytes:
+        token = self._token.decode("ascii")
+        return (f"{{ {line}\n}} </dev/null; printf '%s%d\\n' {token} \"$?\"; printf '%s\\n' {token} >&2\n"
+                ).encode()
+
+    def _collect(self, stream: ShellStream, deadline: float, total: float) -> ShellOutput:
+        token, stdout, stderr = self._token, self._stdout, self._stderr
+        status: int | None = None
+        err_end: int | None = None
+        while status is None or err_end is None:
+            if status is None:
+                status = _status_after(stdout, token)
+            if err_end is None:
+                err_end = _find_line(stderr, token)
+            if status is not None and err_end is not None:
+                break
+            _ack_at_once(stream)
+            item = stream.read(deadline=deadline, total=total)
+            if item is None:  # the shell exited: its status is this command's
+                assert stream.exit_code is not None
+                return ShellOutput(stream.exit_code, bytes(stdout), bytes(stderr))
+            kind, data = item
+            (stdout if kind == wire.SHELL_STDOUT else stderr).extend(data)
+        out_end = stdout.find(token)
+        result = ShellOutput(status, bytes(stdout[:out_end]), bytes(stderr[:err_end]))
+        del stdout[: stdout.index(b"\n", out_end) + 1]
+        del stderr[: err_end + len(token) + 1]
+        return result
+
+
+def _ack_at_once(stream: ShellStream) -> None:
+    """TCP_QUICKACK before a read (Linux; it lapses after each): the markers come back as two small
+    writes, the second of which the server holds under Nagle until our acknowledgement, which
+    Linux would otherwise delay up to 40 ms (as on the agent's connection, docs/performance.md)."""
+    quickack = getattr(socket, "TCP_QUICKACK", None)
+    if quickack is not None:
+        with contextlib.suppress(OSError):
+            stream._conn.sock.setsockopt(socket.IPPROTO_TCP, quickack, 1)
+
+
+def _status_after(stdout: bytearray, token: bytes) -> int | None:
+    """The exit status printed after the token, once its line is complete."""
+    at = stdout.find(token)
+    if at < 0:
+        return None
+    end = stdout.find(b"\n", at)
+    if end < 0:
+        return None
+    digits = bytes(stdout[at + len(token):end])
+    if not digits.isdigit():
+        raise ProtocolError(f"persistent shell: a status line {digits[:40]!r} after the marker")
+    return int(digits)
+
+
+def _find_line(data: bytearray, token: bytes) -> int | None:
+    at = data.find(token + b"\n")
+    return None if at < 0 else at

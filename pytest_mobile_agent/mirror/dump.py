@@ -17,6 +17,7 @@ def dump_view(view: View | None, *, entries: tuple[Entry, ...] | None = None, ma
     if view is None:
         return "(nothing read yet)"
     lines: list[str] = []
+    total = 0  # lines of the whole dump; past max_lines they are counted, not described
     for window in view.windows:
         window_entries = view.by_window.get(window.id, ())
         if entries is not None:
@@ -24,14 +25,18 @@ def dump_view(view: View | None, *, entries: tuple[Entry, ...] | None = None, ma
             window_entries = tuple(e for e in window_entries if e.ref in wanted)
             if not window_entries:
                 continue
-        lines.append(describe_window(window))
+        total += 1 + len(window_entries)
+        if max_lines is None or len(lines) < max_lines:
+            lines.append(describe_window(window))
+        shown = window_entries if max_lines is None else window_entries[: max(0, max_lines - len(lines))]
         base = min((e.node.depth for e in window_entries), default=0)
-        lines.extend("  " * (e.node.depth - base + 1) + describe_entry(e) for e in window_entries)
+        lines.extend("  " * (e.node.depth - base + 1) + describe_entry(e) for e in shown)
     if view.snapshot.truncated:
-        lines.append(f"(truncated by the node caps: {view.snapshot.node_count} nodes in all)")
-    if max_lines is not None and len(lines) > max_lines:
-        hidden = len(lines) - max_lines
-        lines = [*lines[:max_lines], f"... {hidden} more lines (screen.dump() shows them all)"]
+        total += 1
+        if max_lines is None or len(lines) < max_lines:
+            lines.append(f"(truncated by the node caps: {view.snapshot.node_count} nodes in all)")
+    if max_lines is not None and total > max_lines:
+        lines.append(f"... {total - max_lines} more lines (screen.dump() shows them all)")
     return "\n".join(lines)
 
 

@@ -193,14 +193,14 @@ class Mirror:
         """
         selector = Selector.of(criteria)
         view = self._view()
-        found = selector.select(view)
-        if not found:
+        found = selector.first(view)
+        if found is None:
             raise NoMatch(
                 f"no element matches {selector.describe()}",
                 candidates=nearest(selector, view),
                 tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS),
             )
-        return Element(self, found[0].ref)
+        return Element(self, found.ref)
 
     def find_all(self, **criteria: Any) -> list[Element]:
         """Every element matching the criteria, now (possibly none)."""
@@ -208,7 +208,7 @@ class Mirror:
         return [Element(self, e.ref) for e in selector.select(self._view())]
 
     def exists(self, **criteria: Any) -> bool:
-        return bool(Selector.of(criteria).select(self._view()))
+        return Selector.of(criteria).first(self._view()) is not None
 
     def wait_for(self, timeout: float | None = None, **criteria: Any) -> Element:
         """The first element matching the criteria, waiting up to `timeout` seconds (default the
@@ -217,8 +217,7 @@ class Mirror:
         timeout = self.timeout if timeout is None else timeout
 
         def appeared(view: View) -> Entry | None:
-            found = selector.select(view)
-            return found[0] if found else None
+            return selector.first(view)
 
         entry = self._until(appeared, timeout, f"waiting for {selector.describe()}", selector)
         assert entry is not None  # _until returns only a truthy result
@@ -228,7 +227,7 @@ class Mirror:
         """Wait up to `timeout` seconds until no element matches the criteria."""
         selector = Selector.of(criteria)
         timeout = self.timeout if timeout is None else timeout
-        self._until(lambda view: not selector.select(view), timeout, f"waiting for {selector.describe()} to go", selector)
+        self._until(lambda view: selector.first(view) is None, timeout, f"waiting for {selector.describe()} to go", selector)
 
     def wait_until(self, condition: Callable[[View], Any], timeout: float | None = None, what: str = "a condition") -> Any:
         """Wait up to `timeout` seconds until `condition(view)` is truthy, the replica kept current
@@ -292,9 +291,9 @@ class Mirror:
             raise InvalidSelector(f"direction must be one of up, down, left, right, not {direction!r}")
         for attempt in range(max_swipes + 1):
             view = self._view()
-            found = selector.select(view)
-            if found:
-                return Element(self, found[0].ref)
+            found = selector.first(view)
+            if found is not None:
+                return Element(self, found.ref)
             box = container or self._largest_scrollable(view)
             if attempt == max_swipes or box is None or not _can_scroll(box.entry, direction):
                 break

@@ -8,8 +8,11 @@ element a test holds survives the re-read after a tap.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import count
+from typing import NamedTuple
 
 from pytest_mobile_agent.session.backends import Node, Snapshot, Window
 
@@ -19,16 +22,16 @@ RefKey = tuple[int, int, object, str]
 """(window id, parent ref or -1, resource id or sibling index, class)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """A node of the replica: the agent's node, where it sits, and its ref."""
+class Entry(NamedTuple):
+    """A node of the replica: the agent's node, where it sits, and its ref (a named tuple: one is
+    made per node at each apply)."""
 
     ref: int
     node: Node
     window: Window
     parent: int | None
     """The parent's ref."""
-    index: int
+    index: int  # type: ignore[assignment]  # the field shadows tuple.index, which no caller uses
     """The node's position in its window's pre-order list (descendants follow it contiguously)."""
 
 
@@ -85,19 +88,27 @@ class Replica:
         self.generation = 0
 
     def apply(self, snapshot: Snapshot) -> bool:
-        """Make `snapshot` the replica's content; True when anything a test can see changed."""
+        """Make `snapshot` the replica's content; True when anything a test can see changed.
+
+        A window equal to the one the previous view holds under its id (the agent served it from
+        its cache: the same nodes, ids and all) keeps its entries: its nodes' keys, and so their
+        refs, would come out the same."""
         previous = self.view
         entries: list[Entry] = []
         by_window: dict[int, tuple[Entry, ...]] = {}
+        rebuilt = False
         for window in snapshot.windows:
-            window_entries = self._window_entries(window)
+            window_entries = _unchanged_entries(previous, window)
+            if window_entries is None:
+                window_entries = self._window_entries(window)
+                rebuilt = True
             by_window[window.id] = window_entries
             entries.extend(window_entries)
         by_ref = {e.ref: e for e in entries}
         if len(self._refs) > MAX_REMEMBERED_REFS:  # forget the keys of nodes long gone
             live = set(by_ref)
             self._refs = {k: r for k, r in self._refs.items() if r in live}
-        changed = previous is None or _changed(previous, by_ref, snapshot)
+        changed = previous is None or _changed(previous, by_ref, snapshot, rebuilt)
         self.generation += 1
         self.view = View(self.generation, snapshot, tuple(entries), by_ref, by_window)
         return changed
@@ -109,42 +120,50 @@ class Replica:
         out: list[Entry] = []
         wid = window.id
         for index, node in enumerate(window.nodes):
-            parent_ref = ref_of.get(node.parent) if node.parent is not None else None
-            position = sibling.get(node.id, 0)
-            key: RefKey = (wid, -1 if parent_ref is None else parent_ref, node.res or position, node.class_name)
+            parent = node.parent
+            parent_ref = ref_of.get(parent) if parent is not None else None
+            key: RefKey = (wid, -1 if parent_ref is None else parent_ref,
+                           node.res or sibling.get(node.id, 0), node.class_name)
             ref = refs.get(key)
             if ref is None:
                 ref = self._next_ref
                 self._next_ref += 1
                 refs[key] = ref
             ref_of[node.id] = ref
-            for i, child in enumerate(node.children):
-                sibling[child] = i
-            out.append(Entry(ref, node, window, parent_ref, index))
+            if node.children:
+                sibling.update(zip(node.children, count()))
+            out.append(_new_entry(Entry, (ref, node, window, parent_ref, index)))
         return tuple(out)
 
 
-def _changed(previous: View, by_ref: dict[int, Entry], snapshot: Snapshot) -> bool:
+_new_entry = tuple.__new__  # Entry's own __new__, less a Python call per node
+
+
+def _unchanged_entries(previous: View | None, window: Window) -> tuple[Entry, ...] | None:
+    """The previous view's entries of `window` when it holds an equal window under its id."""
+    if previous is None:
+        return None
+    entries = previous.by_window.get(window.id)
+    if not entries or entries[0].window != window:
+        return None
+    return entries
+
+
+def _changed(previous: View, by_ref: dict[int, Entry], snapshot: Snapshot, rebuilt: bool) -> bool:
     if len(previous.by_ref) != len(by_ref):
         return True
     if tuple(w.id for w in previous.snapshot.windows) != tuple(w.id for w in snapshot.windows):
         return True
+    if not rebuilt:  # every window kept its entries: nothing can differ
+        return False
+    old_entries = previous.by_ref
     for ref, entry in by_ref.items():
-        old = previous.by_ref.get(ref)
-        if old is None or not _same(old.node, entry.node):
+        old = old_entries.get(ref)
+        if old is None or (old.node is not entry.node and _visible(old.node) != _visible(entry.node)):
             return True
     return False
 
 
-def _same(a: Node, b: Node) -> bool:
-    return (
-        a.bounds == b.bounds
-        and a.text == b.text
-        and a.desc == b.desc
-        and a.focused == b.focused
-        and a.checked == b.checked
-        and a.selected == b.selected
-        and a.enabled == b.enabled
-        and a.visible == b.visible
-        and a.scroll == b.scroll
-    )
+_visible = operator.itemgetter(*(Node._fields.index(name) for name in (
+    "bounds", "text", "desc", "focused", "checked", "selected", "enabled", "visible", "scroll")))
+"""What a test can see of a node: a change here is a change of the replica."""

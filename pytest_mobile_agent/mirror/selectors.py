@@ -10,14 +10,18 @@
     Selector(window="input_method")             a window by id, type, title or package
     Selector(within=element)                    descendants of an element
 
-Every given criterion must hold. A query over the 573 nodes of the fixture's Big tab takes well
-under half a millisecond: criteria are compiled once into a short list of checks.
+Every given criterion must hold. The criteria are compiled once (per distinct set of criteria, kept
+in a cache) into one function that tests them all in a single loop over the nodes, as a hand-written
+loop would; `first` stops at the first match. benches/bench_selectors.py measures both against such a
+loop.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import re
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from typing import Any
@@ -54,7 +58,7 @@ class Selector:
     """An Element (anything with a `ref`) or a ref."""
 
     def __post_init__(self) -> None:
-        if all(getattr(self, f.name) is None for f in fields(self)):
+        if list(self.__dict__.values()).count(None) == len(_CRITERIA):  # all() over a generator, at C speed
             raise InvalidSelector("a selector needs at least one criterion (text=, id=, desc=, class_name=, ...)")
         if isinstance(self.text_matches, str):
             try:
@@ -64,10 +68,9 @@ class Selector:
 
     @classmethod
     def of(cls, criteria: dict[str, Any]) -> Selector:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(criteria) - known)
-        if unknown:
-            raise InvalidSelector(f"unknown selector criteria {unknown}; known: {sorted(known)}")
+        if not criteria.keys() <= _KNOWN:
+            unknown = sorted(set(criteria) - _KNOWN)
+            raise InvalidSelector(f"unknown selector criteria {unknown}; known: {sorted(_KNOWN)}")
         return cls(**criteria)
 
     def describe(self) -> str:
@@ -85,47 +88,30 @@ class Selector:
 
     # --- matching --------------------------------------------------------------------------------
 
+    def terms(self) -> tuple[tuple[str, Any], ...]:
+        """The node criteria given (scope criteria, window= and within=, left out), as
+        (name, value) pairs in a fixed order: what a compiled matcher is built and cached from."""
+        out: list[tuple[str, Any]] = []
+        for name in _TERMS:
+            value = getattr(self, name)
+            if value is not None:
+                out.append((name, bool(value) if name in _FLAGS else value))
+        return tuple(out)
+
     def checks(self) -> list[Check]:
-        out: list[Check] = []
-        if self.text is not None:
-            text = self.text
-            out.append(lambda n: n.text == text)
-        if self.text_contains is not None:
-            part = self.text_contains
-            out.append(lambda n: n.text is not None and part in n.text)
-        if self.text_matches is not None:
-            search = re.compile(self.text_matches).search
-            out.append(lambda n: n.text is not None and search(n.text) is not None)
-        if self.id is not None:
-            out.append(_resource_check(self.id))
-        if self.desc is not None:
-            desc = self.desc
-            out.append(lambda n: n.desc == desc)
-        if self.desc_contains is not None:
-            dpart = self.desc_contains
-            out.append(lambda n: n.desc is not None and dpart in n.desc)
-        if self.class_name is not None:
-            out.append(_class_check(self.class_name))
-        if self.package is not None:
-            package = self.package
-            out.append(lambda n: n.package == package)
-        for name in ("clickable", "long_clickable", "focused", "focusable", "enabled", "checked",
-                     "selected", "scrollable", "editable", "visible"):
-            wanted = getattr(self, name)
-            if wanted is not None:
-                out.append(_flag_check(name, bool(wanted)))
-        return out
+        """One predicate per criterion (the nearest candidates count how many a node meets)."""
+        return [_compiled((term,)).test for term in self.terms()]
+
+    def matcher(self) -> Matcher:
+        return _compiled(self.terms())
 
     def select(self, view: View) -> list[Entry]:
         """The matching entries, top-most window first, each window in pre-order."""
-        entries: Iterable[Entry] = self._scope(view)
-        checks = self.checks()
-        if not checks:
-            return list(entries)
-        if len(checks) == 1:
-            check = checks[0]
-            return [e for e in entries if check(e.node)]
-        return [e for e in entries if all(c(e.node) for c in checks)]
+        return self.matcher().select(self._scope(view))
+
+    def first(self, view: View) -> Entry | None:
+        """The first entry `select` would return, found without looking further."""
+        return self.matcher().first(self._scope(view))
 
     def _scope(self, view: View) -> Iterable[Entry]:
         entries: Iterable[Entry] = view.entries
@@ -138,36 +124,95 @@ class Selector:
         return entries
 
 
+_CRITERIA = tuple(f.name for f in fields(Selector))
+_KNOWN = frozenset(_CRITERIA)
+
+
 def window_matches(window: Window, spec: int | str) -> bool:
     if isinstance(spec, int):
         return window.id == spec
     return spec in (window.type, window.title, window.package)
 
 
-def _resource_check(wanted: str) -> Check:
-    suffix = wanted if ":id/" in wanted else f":id/{wanted}"
+# --- compiling criteria into one loop -------------------------------------------------------------
 
-    def check(n: Node) -> bool:
-        res = n.res
-        return res is not None and (res == wanted or res.endswith(suffix))
-
-    return check
+_FLAGS = ("clickable", "long_clickable", "focused", "focusable", "enabled", "checked", "selected",
+          "scrollable", "editable", "visible")
+_TERMS = ("text", "text_contains", "text_matches", "id", "desc", "desc_contains", "class_name", "package",
+          *_FLAGS)
 
 
-def _class_check(wanted: str) -> Check:
-    suffix = "." + wanted
+def _term(name: str, value: Any, k: int) -> tuple[str, dict[str, Any]]:
+    """One criterion as a Python expression over the node `n`, and the constants it names (`c{k}`,
+    `s{k}`): values are never written into the source."""
+    c, s = f"c{k}", f"s{k}"
+    if name == "text":
+        return f"n.text == {c}", {c: value}
+    if name == "text_contains":
+        return f"(n.text is not None and {c} in n.text)", {c: value}
+    if name == "text_matches":
+        return f"(n.text is not None and {c}(n.text) is not None)", {c: re.compile(value).search}
+    if name == "id":
+        suffix = value if ":id/" in value else f":id/{value}"
+        return f"(n.res is not None and (n.res == {c} or n.res.endswith({s})))", {c: value, s: suffix}
+    if name == "desc":
+        return f"n.desc == {c}", {c: value}
+    if name == "desc_contains":
+        return f"(n.desc is not None and {c} in n.desc)", {c: value}
+    if name == "class_name":
+        return f"(n.class_name == {c} or n.class_name.endswith({s}))", {c: value, s: "." + value}
+    if name == "package":
+        return f"n.package == {c}", {c: value}
+    assert name in _FLAGS, name
+    return (f"n.{name}" if value else f"not n.{name}"), {}
 
-    def check(n: Node) -> bool:
-        return n.class_name == wanted or n.class_name.endswith(suffix)
 
-    return check
+_SOURCE = """
+def test(n):
+    return {expr}
+
+def select(entries):
+    return [e for e in entries for n in (e.node,) if {expr}]
+
+def first(entries):
+    for e in entries:
+        n = e.node
+        if {expr}:
+            return e
+    return None
+"""
 
 
-def _flag_check(name: str, wanted: bool) -> Check:
-    def check(n: Node) -> bool:
-        return bool(getattr(n, name)) is wanted
+@dataclass(frozen=True)
+class Matcher:
+    """A selector's node criteria compiled into one expression: `test(node)`, and `select` and
+    `first` over entries, each a single loop with the criteria inline."""
 
-    return check
+    test: Check
+    select: Callable[[Iterable[Entry]], list[Entry]]
+    first: Callable[[Iterable[Entry]], Entry | None]
+
+
+def _compiled(terms: tuple[tuple[str, Any], ...]) -> Matcher:
+    try:
+        return _compiled_cached(terms)
+    except TypeError:  # an unhashable criterion value (a list for text=): compiled, not cached
+        return _compile(terms)
+
+
+def _compile(terms: tuple[tuple[str, Any], ...]) -> Matcher:
+    parts: list[str] = []
+    namespace: dict[str, Any] = {}
+    for k, (name, value) in enumerate(terms):
+        expr, constants = _term(name, value, k)
+        parts.append(expr)
+        namespace.update(constants)
+    source = _SOURCE.format(expr=" and ".join(parts) if parts else "True")
+    exec(compile(source, "<selector>", "exec"), namespace)  # noqa: S102 - our own source; values are names
+    return Matcher(namespace["test"], namespace["select"], namespace["first"])
+
+
+_compiled_cached = functools.lru_cache(maxsize=512)(_compile)
 
 
 def _ref_of(value: Any) -> int:
@@ -180,19 +225,51 @@ def _ref_of(value: Any) -> int:
 # --- the nearest candidates, for a failed query ----------------------------------------------------
 
 
-def nearest(selector: Selector, view: View | None, limit: int = 5) -> list[str]:
-    """The nodes most like what the selector asks for, best first, each with its likeness."""
+NEAREST_BUDGET = 0.015
+"""Seconds the nearest candidates may spend at full likeness; past it the remaining nodes get the
+cheap likeness, so that a failed wait's message is built within 50 ms of its timeout at 5,000
+nodes whatever the selector (benches/bench_nearest.py)."""
+LIKENESS_CHARS = 200
+"""Characters of each side a likeness looks at: a long text costs what its start costs."""
+
+
+@dataclass
+class Ranking:
+    """How `nearest` scored the nodes: at full likeness (difflib), or cheaply once over budget."""
+
+    full: int = 0
+    cheap: int = 0
+
+
+def nearest(selector: Selector, view: View | None, limit: int = 5, *, budget: float = NEAREST_BUDGET,
+            clock: Callable[[], float] = time.perf_counter, ranking: Ranking | None = None) -> list[str]:
+    """The nodes most like what the selector asks for, best first, each with its likeness.
+
+    Text criteria are scored with difflib's ratio until `budget` seconds have passed, the nodes
+    after that with `_cheap_likeness` (substring and shared characters, linear in the capped
+    texts), so the cost stays bounded whatever the texts. `ranking` counts which scored how many."""
     if view is None:
         return []
-    wanted = [w for w in (selector.text, selector.text_contains, _pattern(selector.text_matches),
-                          selector.desc, selector.desc_contains, selector.id) if w]
+    ranking = ranking if ranking is not None else Ranking()
+    wanted = [w[:LIKENESS_CHARS].lower() for w in (
+        selector.text, selector.text_contains, _pattern(selector.text_matches), selector.desc,
+        selector.desc_contains, selector.id) if isinstance(w, str) and w]
     checks = selector.checks()
+    over_at = clock() + budget
+    likeness = _likeness
     scored: list[tuple[float, Entry]] = []
     for entry in view.entries:
         node = entry.node
         if wanted:
-            haves = [h for h in (node.text, node.desc, node.res, node.hint) if h]
-            score = max((_likeness(w, h) for w in wanted for h in haves), default=0.0)
+            if likeness is _likeness and clock() >= over_at:
+                likeness = _cheap_likeness
+            haves = [h[:LIKENESS_CHARS].lower() for h in (node.text, node.desc, node.res, node.hint)
+                     if isinstance(h, str) and h]
+            score = max((likeness(w, h) for w in wanted for h in haves), default=0.0)
+            if likeness is _likeness:
+                ranking.full += 1
+            else:
+                ranking.cheap += 1
         else:  # states and classes only: the share of the criteria a node meets
             score = sum(1 for c in checks if c(node)) / max(1, len(checks))
         if score > 0.3:
@@ -202,9 +279,21 @@ def nearest(selector: Selector, view: View | None, limit: int = 5) -> list[str]:
 
 
 def _likeness(wanted: str, have: str) -> float:
-    if wanted.lower() in have.lower():
-        return max(0.8, difflib.SequenceMatcher(None, wanted.lower(), have.lower()).ratio())
-    return difflib.SequenceMatcher(None, wanted.lower(), have.lower()).ratio()
+    """difflib's ratio, at least 0.8 when one holds the other (both lower-cased)."""
+    ratio = difflib.SequenceMatcher(None, wanted, have).ratio()
+    return max(0.8, ratio) if wanted in have else ratio
+
+
+def _cheap_likeness(wanted: str, have: str) -> float:
+    """0.8 when `have` holds `wanted`, else the share of distinct characters they have in common,
+    scaled down: a rough likeness, linear in the capped texts."""
+    if wanted in have:
+        return 0.8
+    a, b = _chars(wanted), _chars(have)
+    return 0.75 * len(a & b) / len(a | b)
+
+
+_chars: Callable[[str], frozenset[str]] = functools.lru_cache(maxsize=1024)(frozenset)  # the selector's texts come back for every node
 
 
 def _pattern(value: str | re.Pattern[str] | None) -> str | None:

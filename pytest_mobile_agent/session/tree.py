@@ -226,7 +226,7 @@ def parse_snapshot(result: Mapping[str, Any], *, scale: float, reason: ReadReaso
 
 
 def _window(w: Mapping[str, Any]) -> Window:
-    nodes = tuple(_node(n) for n in w["nodes"])
+    nodes = tuple(map(_node, w["nodes"]))
     return Window(
         id=w["id"],
         type=w.get("type", "application"),
@@ -250,32 +250,17 @@ def _window(w: Mapping[str, Any]) -> Window:
 def _node(n: Mapping[str, Any]) -> Node:
     scroll = n.get("scroll")
     b = n["bounds"]
-    return Node(
-        n["id"],
-        n["parent"],
-        n["depth"],
-        n["class"],
-        n["text"],
-        n["desc"],
-        n["res"],
-        n["hint"],
-        n["package"],
+    return _make_node((
+        n["id"], n["parent"], n["depth"], n["class"], n["text"], n["desc"], n["res"], n["hint"], n["package"],
         (b[0], b[1], b[2], b[3]),
-        n["clickable"],
-        n["long_clickable"],
-        n["focusable"],
-        n["focused"],
-        n["editable"],
-        n["checkable"],
-        n["checked"],
-        n["enabled"],
-        n["selected"],
-        n["scrollable"],
-        n["visible"],
-        n["password"],
+        n["clickable"], n["long_clickable"], n["focusable"], n["focused"], n["editable"], n["checkable"],
+        n["checked"], n["enabled"], n["selected"], n["scrollable"], n["visible"], n["password"],
         _scroll(scroll) if scroll else None,
         tuple(n["children"]),
-    )
+    ))
+
+
+_make_node = Node._make
 
 
 def _scroll(s: Mapping[str, Any]) -> Scroll:

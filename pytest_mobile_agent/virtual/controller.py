@@ -139,18 +139,31 @@ class DisplayFeed:
     def encoded(self, fmt: int, want_w: int, want_h: int) -> tuple[bytes, int, int, int]:
         """The display's current pixels in `fmt`, sized for a request of want_w x want_h as the
         emulator sizes screenshots (fit_size): (bytes, change counter, width, height). Cached per
-        counter, so the streams and screenshots of one frame render and scale it once."""
+        counter, so the streams and screenshots of one frame render and scale it once.
+
+        A display with `render_at(width, height)` draws a frame at the size asked itself (the
+        emulator scales on its GPU; a test display may hold its frames scaled already): the feed
+        then neither renders the full size nor reduces it, unless `render_at` returns None."""
         with self._lock:
             counter = self.counter()
-            if counter != self._cache_counter or self._image is None:
-                self._image = self.display.render()
+            if counter != self._cache_counter:
+                self._image = None
                 self._cache.clear()
                 self._cache_counter = counter
-            width, height = fit_size(self._image.width, self._image.height, want_w, want_h)
+            render_at = getattr(self.display, "render_at", None)
+            if not callable(render_at) and self._image is None:
+                self._image = self.display.render()
+            full = self._image.size if self._image is not None else self.size
+            width, height = fit_size(full[0], full[1], want_w, want_h)
             key = (fmt, width, height)
             data = self._cache.get(key)
             if data is None:
-                data = _encode(_scaled(self._image, width, height), fmt)
+                image = render_at(width, height) if callable(render_at) else None
+                if image is None:
+                    if self._image is None:
+                        self._image = self.display.render()
+                    image = _scaled(self._image, width, height)
+                data = _encode(image, fmt)
                 self._cache[key] = data
             return data, counter, width, height
 

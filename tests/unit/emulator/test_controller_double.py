@@ -12,6 +12,7 @@ import grpc
 import numpy as np
 import pytest
 from google.protobuf import empty_pb2
+from PIL import Image
 
 from pytest_mobile_agent.emulator import Controller, discovery, resolve
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2 as pb
@@ -280,3 +281,46 @@ def test_a_wrong_token_makes_the_endpoint_unavailable_without_showing_it(double:
         Controller.connect(Endpoint.at(double.port, token=wrong, serial="emulator-5554"))
     assert "UNAUTHENTICATED: The token `Bearer <token>` is invalid" in caught.value.reason
     assert wrong not in caught.value.warning()
+
+
+class ScaledDisplay(FakeDisplay):
+    """The same display, drawing the stream's size itself (as the frame-stream bench's does)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scaled_renders = 0
+
+    def render_at(self, width: int, height: int) -> Image.Image | None:
+        if (width, height) == self.size:
+            return None  # full size: the feed renders
+        self.scaled_renders += 1
+        image = FakeDisplay.render(self)
+        self.renders -= 1
+        return image.reduce(image.width // width)
+
+
+def stream_frames(display: FakeDisplay, discovery_dir: Path, width: int | None) -> list[tuple[int, int, int, bytes]]:
+    frames = []
+    with (ControllerDouble(display, serial="emulator-5554"), Controller.connect(resolve("emulator-5554")) as controller,
+          controller.stream(width) as stream):
+        for step in range(3):
+            frame = stream.next(5.0)
+            assert frame is not None
+            frames.append((frame.seq, frame.width, frame.height, frame.data))
+            if step == 0:
+                display.tick()
+            else:
+                controller.touch(300 + step, 900, True)
+                controller.touch(300 + step, 900, False)
+    return frames
+
+
+@pytest.mark.parametrize("width", [540, None])
+def test_a_display_drawing_the_streams_size_itself_streams_the_same_frames(discovery_dir: Path, width: int | None) -> None:
+    plain, scaled = FakeDisplay(), ScaledDisplay()
+    assert stream_frames(scaled, discovery_dir, width) == stream_frames(plain, discovery_dir, width)
+    assert plain.renders >= 3
+    if width == 540:  # the scaled frames came from render_at: no full-size render, no reduce in the feed
+        assert scaled.scaled_renders >= 3 and scaled.renders == 0
+    else:
+        assert scaled.scaled_renders == 0 and scaled.renders >= 3

@@ -1,0 +1,74 @@
+"""A failed wait's message at 5,000 nodes: the nearest candidates and the tree dump, any selector.
+
+    python3 benches/bench_nearest.py [--runs 5] [--nodes 5000]
+
+Times `Mirror._wait_timeout`'s work (`nearest` plus `dump_view` at the error's line limit) over
+the Big tab grown to `--nodes` (trees.py), for selectors whose text is short, long (1,000 and
+50,000 characters), a pattern, an id, or states only, and with the nodes' texts made long too.
+Target: each message built within 50 ms (the wait ends within 50 ms of its timeout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import sys
+
+from timing import percentiles, timed
+from trees import big_tab
+
+from pytest_mobile_agent.mirror import Replica
+from pytest_mobile_agent.mirror.dump import dump_view
+from pytest_mobile_agent.mirror.mirror import DUMP_LINES_IN_ERRORS
+from pytest_mobile_agent.mirror.replica import View
+from pytest_mobile_agent.mirror.selectors import Ranking, Selector, nearest
+from pytest_mobile_agent.session.backends import ReadReason
+from pytest_mobile_agent.session.tree import parse_snapshot
+
+TARGET_MS = 50.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--nodes", type=int, default=5000)
+    args = parser.parse_args()
+    print(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()[0]:.2f}, "
+          f"{args.nodes} nodes, {args.runs} runs each")
+    result = big_tab(args.nodes)
+    long_texts = {**result, "windows": [{**w, "nodes": [{**n, "text": (n["text"] or "") + " lorem ipsum" * 400}
+                                                         for n in w["nodes"]]} for w in result["windows"]]}
+    cases = [
+        ("text='Cell 4999x' (short, no match)", {"text": "Cell 4999x"}, result),
+        ("text of 1,000 characters", {"text": "Cell " + "q" * 995}, result),
+        ("text of 50,000 characters", {"text": "x" * 50_000}, result),
+        ("text_matches=r'Cell \\d+z'", {"text_matches": r"Cell \d+z"}, result),
+        ("id='cell_99999'", {"id": "cell_99999"}, result),
+        ("states only (clickable, focused)", {"clickable": True, "focused": True}, result),
+        ("text='Cell 12x', node texts of 4,400 chars", {"text": "Cell 12x"}, long_texts),
+    ]
+    missed = 0
+    for label, criteria, raw in cases:
+        replica = Replica()
+        replica.apply(parse_snapshot(raw, scale=2.625, reason=ReadReason.POLL, read_at=0.0))
+        view = replica.view
+        assert view is not None
+        selector = Selector.of(criteria)
+        ranking = Ranking()
+
+        def message(selector: Selector = selector, view: View = view, ranking: Ranking = ranking) -> None:
+            nearest(selector, view, ranking=ranking)
+            dump_view(view, max_lines=DUMP_LINES_IN_ERRORS)
+
+        p50, p95, worst = percentiles(timed(message, args.runs))
+        missed += worst > TARGET_MS
+        print(f"  {label:42} p50 {p50:6.1f} ms  max {worst:6.1f} ms  "
+              f"(scored fully {ranking.full // args.runs}, cheaply {ranking.cheap // args.runs} a run)  "
+              f"{'met' if worst <= TARGET_MS else 'MISSED'}")
+    print(f"target: every message within {TARGET_MS:g} ms: {'met' if not missed else f'{missed} missed'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
