@@ -199,7 +199,7 @@ class Unavailable(MobileAgentError):
     def __init__(self, serial: str, reason: str, *, console_port: int | None = None) -> None:
         self.serial = serial
         self.reason = reason
-        if console_port is None and serial.startswith("emulator-") and serial[9:].isdigit():
+        if console_port is None and serial.startswith("emulator-") and serial[9:].isascii() and serial[9:].isdigit():
             console_port = int(serial[9:])  # the console port is the number in the serial
         self.console_port = console_port
         super().__init__(self.warning())

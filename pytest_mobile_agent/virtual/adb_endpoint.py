@@ -40,6 +40,7 @@ from pytest_mobile_agent.virtual.adbd_endpoint import (
     recv_device,
     wait_readable,
 )
+from pytest_mobile_agent.virtual.numbers import is_decimal
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -264,7 +265,7 @@ def _listen_local(local: str) -> socket.socket:
     """The host listener for a forward's local side (``tcp:PORT``, ``localabstract:NAME``)."""
     if local.startswith("tcp:"):
         port_text = local[4:]
-        if not port_text.isdigit() or int(port_text) > 65535:
+        if not is_decimal(port_text) or int(port_text) > 65535:
             raise ServiceFailed(f"cannot bind listener: bad port '{port_text}'")
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         address: Any = ("127.0.0.1", int(port_text))

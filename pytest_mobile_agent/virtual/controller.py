@@ -40,6 +40,7 @@ from google.protobuf import empty_pb2
 from pytest_mobile_agent.emulator import discovery
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2 as pb
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as pb_grpc
+from pytest_mobile_agent.virtual.numbers import is_decimal
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -556,7 +557,7 @@ _CLAIMED_LOCK = threading.Lock()
 
 def _console_port(serial: str) -> int | None:
     name, _, number = serial.partition("-")
-    return int(number) if name == "emulator" and number.isdigit() else None
+    return int(number) if name == "emulator" and is_decimal(number) else None
 
 
 def _port_free(port: int) -> bool:

@@ -51,6 +51,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import Cred, FileSystem
+from pytest_mobile_agent.virtual.numbers import is_decimal
 from pytest_mobile_agent.virtual.programs import (
     SEARCH_PATH,
     Program,
@@ -186,7 +187,7 @@ class VirtualDevice:
         self.serial = serial
         if index is None:
             tail = serial.rsplit("-", 1)[-1]
-            index = (int(tail) - 5554) // 2 if tail.isdigit() else 0
+            index = (int(tail) - 5554) // 2 if is_decimal(tail) else 0
         self.index = index
         self.kernel = Kernel()
         self.properties: dict[str, str] = _default_properties(serial, index)

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from pytest_mobile_agent.virtual.numbers import is_decimal
 from pytest_mobile_agent.virtual.streams import NullFile, OpenFile, Waiter
 
 SHELL_GROUPS = frozenset({2000, 1004, 1007, 1011, 1015, 1028, 3001, 3002, 3003, 3006, 3009, 3011, 9997})
@@ -343,7 +344,7 @@ class FileSystem:
             if not follow and len(parts) == 1:
                 return self._node("link", 0o777, target=str(cred.pid)), path
             return self._resolve("/proc/" + "/".join([str(cred.pid), *parts[1:]]), cred, follow=follow, depth=depth + 1)
-        files = self.proc_provider(int(head)) if head.isdigit() else None
+        files = self.proc_provider(int(head)) if is_decimal(head) else None
         if files is None:
             raise fs_error(errno.ENOENT, path)
         owner = self.proc_owner(int(head))

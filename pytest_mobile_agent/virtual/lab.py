@@ -50,6 +50,7 @@ from pytest_mobile_agent.virtual.adbd_endpoint import (
     bind_loopback,
 )
 from pytest_mobile_agent.virtual.console import EmulatorConsole, write_token_file
+from pytest_mobile_agent.virtual.numbers import is_decimal
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -427,7 +428,7 @@ class VirtualLab:
         if endpoint is None:
             device = self.device(serial)
             listener = None
-            if serial.startswith("emulator-") and serial[9:].isdigit():
+            if serial.startswith("emulator-") and is_decimal(serial[9:]):
                 wanted = int(serial[9:]) + 1
                 if wanted in ADBD_PORTS:
                     with contextlib.suppress(OSError):

@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.virtual.numbers import is_decimal
 from pytest_mobile_agent.virtual.streams import Kernel, NullFile, OpenFile
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
@@ -83,7 +84,7 @@ INIT_PID = 1
 def parse_signal(text: str) -> int | None:
     """A signal by number, name (HUP) or SIG-name (SIGHUP); None if unknown."""
     word = text.upper()
-    if word.isdigit():
+    if is_decimal(word):
         number = int(word)
         return number if 0 <= number <= 64 else None
     if word.startswith("SIG"):

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.wire import encode_fail, encode_length_prefixed
+from pytest_mobile_agent.virtual.numbers import is_decimal
 from pytest_mobile_agent.virtual.streams import PLAIN, DeviceStream, Pipe, _deadline, pump
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ def _install(device: VirtualDevice, remote: str, local: str, no_rebind: bool, co
             listener = sockets.listen_abstract(remote[len("localabstract:"):], device.adbd.pid, on_connect=handler)
         elif remote.startswith("tcp:"):
             port_text = remote[4:]
-            if not port_text.lstrip("-").isdigit():
+            if not is_decimal(port_text.lstrip("-")):
                 return encode_fail(f"cannot bind listener: failed to parse address: '{port_text}'")
             port = int(port_text)
             if not 0 <= port <= 65535:

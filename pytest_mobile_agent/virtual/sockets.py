@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.virtual.numbers import is_decimal
 from pytest_mobile_agent.virtual.streams import PLAIN, DeviceStream, Waiter, stream_pair
 
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ class SocketNamespace:
         with self.kernel.lock:
             if spec.startswith("localabstract:"):
                 return self._abstract.get(spec[len("localabstract:"):])
-            if spec.startswith("tcp:") and spec[4:].isdigit():
+            if spec.startswith("tcp:") and is_decimal(spec[4:]):
                 return self._tcp.get(int(spec[4:]))
             return None
 
@@ -192,7 +193,7 @@ class SocketNamespace:
         host, _, port_text = rest.rpartition(":")
         if host not in ("", "localhost", "127.0.0.1", "::1", "[::1]"):
             raise errors.Closed(f"connect to {spec}: Network is unreachable")
-        if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        if not is_decimal(port_text) or not 0 < int(port_text) < 65536:
             raise errors.Closed(f"connect to {spec}: invalid port")
         return self.connect_tcp(int(port_text), peer_uid)
 

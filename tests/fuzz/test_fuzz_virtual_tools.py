@@ -5,6 +5,7 @@ field lists. Each ends, and raises nothing but what it documents."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import posixpath
 import socket
 import threading
@@ -102,3 +103,40 @@ def test_ps_field_lists_parse_or_name_the_bad_field(spec: str) -> None:
     fields, bad = ps.parse_fields(spec)
     assert bad is None or 0 <= bad <= len(spec)
     assert all(f.kind in ps.FIELDS for f in fields)
+
+
+# Digits `str.isdigit` takes and `int()` refuses or reads otherwise: superscripts, Arabic-Indic, fullwidth.
+odd_digits = st.text(alphabet="0123456789¹²³٣٤５-", min_size=1, max_size=4)
+NUMERIC_COMMANDS = ["kill -{n} 99999", "head -c {n} /proc/version", "head -n {n} /proc/version", "tail -n {n} /proc/version",
+                    "sleep {n}", "ps -p {n}", "wm size {n}x{n}", "wm density {n}", "logcat -d -t {n}", "echo $(( {n} + 1 ))",
+                    "shift {n}", "break {n}", "exit {n}", "test {n} -eq 1", "cat /proc/{n}/cmdline", "ls -l /proc/{n}",
+                    "echo a >&{n}", "echo ${n}", "input keyevent {n}", "am force-stop {n}"]
+
+
+class _Crashes(logging.Handler):
+    """The virtual processes that died of a Python exception (process.py logs each with its traceback)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.seen: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info:
+            self.seen.append(self.format(record))
+
+
+@lighter(2)
+@given(st.sampled_from(NUMERIC_COMMANDS), odd_digits)
+def test_a_number_of_any_digits_fails_as_the_tool_does_never_crashing_the_double(template: str, number: str) -> None:
+    """toybox, mksh and the framework read ASCII digits only; any other digit is a usage error
+    of the tool (a message and a status), never a Python exception in the virtual process."""
+    crashes = _Crashes()
+    logger = logging.getLogger("pytest_mobile_agent.virtual")
+    logger.addHandler(crashes)
+    try:
+        with ends_within():
+            status, _, _ = DEVICE.shell(template.format(n=number), timeout=5.0)
+    finally:
+        logger.removeHandler(crashes)
+    assert 0 <= status <= 255
+    assert crashes.seen == []

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.virtual.numbers import is_decimal
 from pytest_mobile_agent.virtual.ui import UiModel
 
 from .platform import Platform, ProcessGate
@@ -94,7 +95,7 @@ def parse_args(argv: list[str]) -> Args:
             if word == "--socket":
                 socket_name = words[i]
             else:
-                if not words[i].isdigit():
+                if not is_decimal(words[i]):
                     raise ValueError(f"--idle-exit-ms takes milliseconds, not {words[i]!r}")
                 idle_ms = int(words[i])
         else:

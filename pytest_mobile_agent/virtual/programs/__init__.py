@@ -88,3 +88,4 @@ def lay_out_in_system_bin(fs: FileSystem, name: str) -> None:
         fs.add_symlink(path, "toybox", 0, SHELL_GID)
     else:
         fs.add_file(path, ELF_STUB, 0o755, 0, SHELL_GID)
+

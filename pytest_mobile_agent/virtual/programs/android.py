@@ -53,6 +53,7 @@ from pytest_mobile_agent.virtual.display import (
     TOUCH_DEVICE,
     TOUCH_NAME,
 )
+from pytest_mobile_agent.virtual.numbers import is_decimal
 from pytest_mobile_agent.virtual.programs import SEARCH_PATH
 from pytest_mobile_agent.virtual.programs.packages import dumpsys_package, pm_command
 from pytest_mobile_agent.virtual.programs.services import DEFAULT_BRIGHTNESS, SERVICE_DUMPS
@@ -135,7 +136,7 @@ def install(device: VirtualDevice) -> None:
                 display.override_density = None
                 display.changed()
                 return 0
-            if not rest[0].isdigit() or int(rest[0]) <= 0:
+            if not is_decimal(rest[0]) or int(rest[0]) <= 0:
                 proc.stderr.write(f"Error: bad number {rest[0]}\n")
                 return 255
             value = int(rest[0])
@@ -154,7 +155,7 @@ def install(device: VirtualDevice) -> None:
                 display.changed()
                 return 0
             width, sep, height = rest[0].partition("x")
-            if not (sep and width.isdigit() and height.isdigit()):
+            if not (sep and is_decimal(width) and is_decimal(height)):
                 proc.stderr.write(f"Error: bad size {rest[0]}\n")
                 return 255
             size = (int(width), int(height))
@@ -300,7 +301,7 @@ def install(device: VirtualDevice) -> None:
         count = 0
         devices = [a for a in args if a.startswith("/dev/")]
         for i, arg in enumerate(args):
-            if arg == "-c" and i + 1 < len(args) and args[i + 1].isdigit():
+            if arg == "-c" and i + 1 < len(args) and is_decimal(args[i + 1]):
                 count = int(args[i + 1])
         if devices and devices[0] not in (TOUCH_DEVICE, KEYBOARD_DEVICE):
             proc.stderr.write(f"could not open {devices[0]}, No such file or directory\n")
@@ -430,7 +431,7 @@ def install(device: VirtualDevice) -> None:
                 named = {"root": 0, "shell": 2000, "system": 1000}
                 if token in named:
                     ids.append(named[token])
-                elif token.isdigit():
+                elif is_decimal(token):
                     ids.append(int(token))
                 else:
                     proc.stderr.write(f"su: invalid uid/gid '{token}'\n")
@@ -548,7 +549,7 @@ def install(device: VirtualDevice) -> None:
             lines = [line for line in lines if " E AndroidRuntime: " in line]
         if "-t" in args[:-1]:  # -t N: the last N lines; -t 'MM-DD HH:MM:SS.mmm': the lines since then
             since = args[args.index("-t") + 1]
-            lines = lines[-int(since):] if since.isdigit() else [line for line in lines if line[:18] >= since]
+            lines = lines[-int(since):] if is_decimal(since) else [line for line in lines if line[:18] >= since]
             args = [*args, "-d"]  # -t implies -d
         proc.stdout.write((f"--------- beginning of {buffer}\n" if lines or buffer == "main" else "")
                           + "".join(line + "\n" for line in lines))

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import StatResult
+from pytest_mobile_agent.virtual.numbers import is_decimal
 from pytest_mobile_agent.virtual.shell.interp import cred_of
 from pytest_mobile_agent.virtual.streams import NullFile
 
@@ -223,7 +224,7 @@ class Parser:
             return lambda e, c: _perm_test(text, e.info.mode)
         if word in ("-user", "-group"):
             who = self._argument(word)
-            uid = int(who) if who.isdigit() else NAMES.get(who, -1)
+            uid = int(who) if is_decimal(who) else NAMES.get(who, -1)
             return (lambda e, c: e.info.uid == uid) if word == "-user" else (lambda e, c: e.info.gid == uid)
         if word == "-empty":
             return lambda e, c: (e.info.size == 0 if e.info.is_file else

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from pytest_mobile_agent.virtual import mounts
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import FileSystem
+from pytest_mobile_agent.virtual.numbers import is_decimal
 from pytest_mobile_agent.virtual.shell.interp import cred_of
 from pytest_mobile_agent.virtual.streams import OpenFile
 
@@ -321,7 +322,7 @@ def _number(text: str) -> int:
     for part in text.split("x"):
         scale = SUFFIXES.get(part[-1:], 0)
         digits = part[:-1] if scale else part
-        if not digits.isdigit():
+        if not is_decimal(digits):
             raise ValueError(text)
         total *= int(digits) * (scale or 1)
     return total

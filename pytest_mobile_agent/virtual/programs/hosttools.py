@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING
 from pytest_mobile_agent.virtual import confine
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import Cred
+from pytest_mobile_agent.virtual.numbers import is_decimal
 from pytest_mobile_agent.virtual.programs import sedscript
 from pytest_mobile_agent.virtual.shell.interp import cred_of
 
@@ -142,7 +143,7 @@ def parse(argv: list[str], syntax: Syntax) -> Parsed:
                 options.append(Option(name, argv[index], index, False))
             else:
                 options.append(Option(name, value if equals else None, index, bool(equals)))
-        elif syntax.numeric_options and word[1:].isdigit():
+        elif syntax.numeric_options and is_decimal(word[1:]):
             options.append(Option("#", word[1:], index, True))
         else:
             index = _short_options(argv, index, syntax, options)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual import process as pm
+from pytest_mobile_agent.virtual.numbers import is_decimal
 from pytest_mobile_agent.virtual.streams import DeviceStream
 
 if TYPE_CHECKING:
@@ -185,7 +186,7 @@ def ifconfig_program(device: VirtualDevice) -> Program:
 def nc_program(device: VirtualDevice) -> Program:
     def nc(proc: pm.Process) -> int:
         operands = [a for a in proc.argv[1:] if not a.startswith("-")]
-        if len(operands) != 2 or not operands[1].isdigit():
+        if len(operands) != 2 or not is_decimal(operands[1]):
             proc.stderr.write('nc: bad argument count (see "nc --help")\n')
             return 1
         host, port = operands[0], int(operands[1])

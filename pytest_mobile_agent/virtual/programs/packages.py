@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.activity import SYSTEM_PACKAGES
+from pytest_mobile_agent.virtual.numbers import is_decimal
 from pytest_mobile_agent.virtual.packages import RUNTIME_PERMISSIONS, InstallError, Package
 from pytest_mobile_agent.virtual.shell.interp import cred_of
 
@@ -95,7 +96,7 @@ def _options(args: list[str]) -> tuple[set[str], dict[str, str], list[str]]:
 def _install(device: VirtualDevice, proc: pm.Process, args: list[str]) -> int:
     flags, values, paths = _options(args)
     if "-S" in values:
-        size = int(values["-S"]) if values["-S"].isdigit() else -1
+        size = int(values["-S"]) if is_decimal(values["-S"]) else -1
         data = _read_exactly(proc, size) if size >= 0 else b""
     elif paths and paths[0] != "-":
         try:

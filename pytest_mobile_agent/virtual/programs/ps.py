@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.virtual import process as pm
+from pytest_mobile_agent.virtual.numbers import is_decimal
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice
@@ -105,7 +106,7 @@ def _parse_field(part: str) -> Field | None:
     head, _, title = part.partition("=")
     kind, _, width_text = head.partition(":")
     kind = ALIASES.get(kind.upper(), kind.upper())
-    if kind not in FIELDS or (width_text and not width_text.isdigit()):
+    if kind not in FIELDS or (width_text and not is_decimal(width_text)):
         return None
     default_title, default_width, _ = FIELDS[kind]
     width = int(width_text) * (-1 if default_width < 0 else 1) if width_text else default_width
@@ -151,8 +152,8 @@ def ps_program(device: VirtualDevice) -> Callable[[pm.Process], int]:
             elif arg.startswith("-o") and len(arg) > 2:
                 specs.append(arg[2:])
             elif arg == "-p" and args:
-                pids = (pids or set()) | {int(p) for p in args.pop(0).split(",") if p.strip().isdigit()}
-            elif arg.isdigit():
+                pids = (pids or set()) | {int(p) for p in args.pop(0).split(",") if is_decimal(p.strip())}
+            elif is_decimal(arg):
                 pids = (pids or set()) | {int(arg)}
             elif arg.startswith("-") and len(arg) > 1:
                 show_all = show_all or "A" in arg or "e" in arg

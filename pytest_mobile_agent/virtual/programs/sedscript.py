@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pytest_mobile_agent.virtual.numbers import is_decimal
+
 NO_ARGUMENT = frozenset("{}dDgGhHlnNpPx=")
 TO_LINE_END = frozenset("aicrw")
 TO_WORD_END = frozenset("btTqQ:")
@@ -89,8 +91,8 @@ def _skip_address(script: str, at: int) -> int:
                 return at
         if at < len(script) and script[at] == "+" and index:
             at += 1
-        if at < len(script) and script[at].isdigit():
-            while at < len(script) and (script[at].isdigit() or script[at] == "~"):
+        if at < len(script) and is_decimal(script[at]):
+            while at < len(script) and (is_decimal(script[at]) or script[at] == "~"):
                 at += 1
         elif at < len(script) and script[at] == "$":
             at += 1
@@ -143,7 +145,7 @@ def _skip_part(script: str, at: int, delimiter: str, *, in_regex: bool) -> int:
 
 
 def _skip_s_flags(script: str, at: int) -> int:
-    while at < len(script) and (script[at] in "igpxI" or script[at].isdigit() or script[at] in " \t"):
+    while at < len(script) and (script[at] in "igpxI" or is_decimal(script[at]) or script[at] in " \t"):
         at += 1
     return at
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import Cred, StatResult
+from pytest_mobile_agent.virtual.numbers import is_decimal
 from pytest_mobile_agent.virtual.programs import TOYBOX_APPLETS
 from pytest_mobile_agent.virtual.programs.ls import ls_program
 from pytest_mobile_agent.virtual.programs.ps import ps_program
@@ -522,11 +523,11 @@ def install(device: VirtualDevice) -> None:
             option = arg[:2]
             if option in ("-n", "-c"):
                 text = arg[2:] or (args.pop(0) if args else "")
-                if not text.isdigit():
+                if not is_decimal(text):
                     proc.stderr.write(f"head: not integer: {text}\n" if text else f"head: Missing argument to {option}\n")
                     return 1
                 count, in_bytes = int(text), option == "-c"
-            elif arg.startswith("-") and arg[1:].isdigit():
+            elif arg.startswith("-") and is_decimal(arg[1:]):
                 count, in_bytes = int(arg[1:]), False
             elif arg in ("-q", "-v"):
                 quiet, verbose = arg == "-q", arg == "-v"

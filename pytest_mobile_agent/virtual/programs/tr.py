@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.virtual import process as pm
+from pytest_mobile_agent.virtual.numbers import is_decimal
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice
@@ -55,7 +56,7 @@ def _escape(text: bytes, at: int) -> tuple[int, int]:
             value = value * 16 + int(chr(text[at + 1 + digits]), 16)
             digits += 1
         return (value & 0xFF, at + 1 + digits) if digits else (92, at)
-    if char.isdigit():
+    if is_decimal(char):
         digits = 0
         value = 0
         while digits < 3 and at + digits < len(text) and chr(text[at + digits]) in "01234567":

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 
 from pytest_mobile_agent.errors import ShellSyntaxError
+from pytest_mobile_agent.virtual.numbers import is_decimal
 
 _TOKEN = re.compile(r"\s*(0[xX][0-9a-fA-F]+|\d+|[A-Za-z_][A-Za-z0-9_]*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%()<>!~&^|?:])")
 _BINARY: dict[str, tuple[int, Callable[[int, int], int]]] = {
@@ -133,7 +134,7 @@ class _Parser:
             if self.take() != ")":
                 raise ShellSyntaxError(f"{self.text.strip()}: missing ')'")
             return value
-        if token[0].isdigit():
+        if is_decimal(token[0]):
             base = 16 if token[:2].lower() == "0x" else 8 if len(token) > 1 and token[0] == "0" else 10
             try:
                 return _wrap(int(token, base))

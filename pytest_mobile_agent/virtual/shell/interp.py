@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import SHELL_GROUPS, BytesFile, Cred
+from pytest_mobile_agent.virtual.numbers import is_decimal
 from pytest_mobile_agent.virtual.shell import arith
 from pytest_mobile_agent.virtual.shell import parser as ast
 from pytest_mobile_agent.virtual.streams import NullFile, OpenFile, Pipe
@@ -653,7 +654,7 @@ class Interpreter:
         if op in ("<&", ">&"):
             if target == "-":
                 return None
-            if not target.isdigit():
+            if not is_decimal(target):
                 raise OSError(errno.EBADF, "Bad file descriptor")
             return self.proc.fd(int(target)).dup()
         cred = cred_of(self.proc)
@@ -692,7 +693,7 @@ class Interpreter:
             return ""
         if name == "0":
             return state.name
-        if name.isdigit():
+        if is_decimal(name):
             index = int(name)
             return state.positional[index - 1] if index <= len(state.positional) else None
         if name in ("@", "*"):
@@ -1155,7 +1156,7 @@ def b_unset(sh: Interpreter, argv: list[str]) -> int:
 
 
 def b_shift(sh: Interpreter, argv: list[str]) -> int:
-    count = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else 1
+    count = int(argv[1]) if len(argv) > 1 and is_decimal(argv[1]) else 1
     if count > len(sh.state.positional):
         return 1
     sh.state.positional = sh.state.positional[count:]
@@ -1184,7 +1185,7 @@ def b_set(sh: Interpreter, argv: list[str]) -> int:
 def b_wait(sh: Interpreter, argv: list[str]) -> int:
     targets = sh.state.children
     if len(argv) > 1:
-        wanted = {int(a) for a in argv[1:] if a.isdigit()}
+        wanted = {int(a) for a in argv[1:] if is_decimal(a)}
         targets = [c for c in targets if c.pid in wanted]
         if not targets:
             return 127
@@ -1289,7 +1290,7 @@ def _test(sh: Interpreter, args: list[str]) -> bool:
             try:
                 return bool(numeric[op](int(left), int(right)))
             except ValueError:
-                raise ValueError(f"{left if not left.lstrip('-').isdigit() else right}: bad number") from None
+                raise ValueError(f"{left if not is_decimal(left.lstrip('-')) else right}: bad number") from None
     raise ValueError("syntax error")
 
 
@@ -1325,7 +1326,7 @@ def b_return(sh: Interpreter, argv: list[str]) -> int:
 
 
 def b_break(sh: Interpreter, argv: list[str]) -> int:
-    levels = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() and int(argv[1]) > 0 else 1
+    levels = int(argv[1]) if len(argv) > 1 and is_decimal(argv[1]) and int(argv[1]) > 0 else 1
     if sh.loop_depth == 0:
         return 0
     raise _LoopControl("break" if argv[0] == "break" else "continue", min(levels, sh.loop_depth))

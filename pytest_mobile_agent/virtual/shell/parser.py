@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pytest_mobile_agent.errors import ShellSyntaxError
+from pytest_mobile_agent.virtual.numbers import is_decimal
 
 META = set(" \t\n;&|()<>")
 NAME_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
@@ -573,7 +574,7 @@ class _Parser:
 
     def try_redirect(self) -> Redirect | None:
         j = self.i
-        while j < len(self.s) and self.s[j].isdigit():
+        while j < len(self.s) and is_decimal(self.s[j]):
             j += 1
         digits = self.s[self.i : j]
         if j >= len(self.s) or self.s[j] not in "<>":

@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+from pytest_mobile_agent.virtual.numbers import is_decimal
+
 from .fixture import FIXTURE_MANIFEST, MAIN_ACTIVITY, PACKAGE
 from .geometry import Geometry
 from .model import KEY_MAP, UiModel
@@ -90,7 +92,7 @@ def key_code(code: int | str) -> int | None:
     if isinstance(code, int):
         return code
     word = code.strip().upper()
-    if word.isdigit():
+    if is_decimal(word):
         return int(word)
     return _KEY_NAMES.get(word.removeprefix("KEYCODE_"))
 
