@@ -123,7 +123,7 @@ def _text(value: axml.Value) -> str | None:
 def _int(value: axml.Value, default: int | None) -> int | None:  # type: ignore[return]
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and value.isascii() and value.isdigit():
         return int(value)
     return default
 

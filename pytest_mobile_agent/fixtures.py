@@ -118,7 +118,7 @@ def worker_index(config: pytest.Config) -> int:
     workerinput = getattr(config, "workerinput", None)
     worker = str(workerinput.get("workerid", "gw0")) if workerinput else "gw0"
     digits = worker.removeprefix("gw")
-    return int(digits) if digits.isdigit() else 0
+    return int(digits) if digits.isascii() and digits.isdigit() else 0
 
 
 @dataclass

@@ -187,7 +187,7 @@ def _check_serials(serials: tuple[str, ...]) -> None:
     for serial in serials:
         if serial.split(":")[0] == VIRTUAL:
             _, _, count = serial.partition(":")
-            if len(serials) > 1 or (count and not (count.isdigit() and 1 <= int(count) <= 16)):
+            if len(serials) > 1 or (count and not (count.isascii() and count.isdigit() and 1 <= int(count) <= 16)):
                 raise pytest.UsageError(
                     f"--android-serial {','.join(serials)}: `virtual` stands alone, as `virtual` or `virtual:N` (N from 1 to 16)"
                 )

@@ -396,6 +396,6 @@ class Device:
 
 def _parse_port(text: bytes, request: str) -> int:
     value = text.decode("ascii", "replace").strip()
-    if not value.isdigit() or not 0 < int(value) < 65536:
+    if not (value.isascii() and value.isdigit()) or not 0 < int(value) < 65536:
         raise ProtocolError(f"{request}: expected the bound port, got {text!r}")
     return int(value)

@@ -59,7 +59,7 @@ def _parse_server_socket(spec: str) -> tuple[str, int]:
 
 
 def _parse_port(text: str, source: str) -> int:
-    if not text.isdigit() or not 0 < int(text) < 65536:
+    if not (text.isascii() and text.isdigit()) or not 0 < int(text) < 65536:
         raise AdbError(f"{source} names no valid port: {text!r}")
     return int(text)
 

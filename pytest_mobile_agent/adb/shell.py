@@ -326,7 +326,7 @@ def _status_after(stdout: bytearray, token: bytes) -> int | None:
     if end < 0:
         return None
     digits = bytes(stdout[at + len(token):end])
-    if not digits.isdigit():
+    if not (digits.isascii() and digits.isdigit()):
         raise ProtocolError(f"persistent shell: a status line {digits[:40]!r} after the marker")
     return int(digits)
 

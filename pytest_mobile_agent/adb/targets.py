@@ -176,7 +176,7 @@ def facts_from_getprop(serial: str, output: str) -> Facts:
     return Facts(
         hardware_serial=values["ro.serialno"] or None,
         model=values["ro.product.model"] or None,
-        api_level=int(sdk) if sdk.isdigit() else None,
+        api_level=int(sdk) if sdk.isascii() and sdk.isdigit() else None,
         emulator=values["ro.kernel.qemu"] == "1" or values["ro.boot.qemu"] == "1" or is_emulator_serial(serial),
     )
 

@@ -185,7 +185,7 @@ def sdk_candidates(environ: Mapping[str, str], platform: str, home: Path) -> lis
 def _version_key(text: str) -> tuple[int, ...]:
     """`36.0.0` -> (36, 0, 0); a pre-release (`36.0.0-rc1`) sorts before its release."""
     head, _, tail = text.partition("-")
-    numbers = tuple(int(part) for part in head.split(".") if part.isdigit())
+    numbers = tuple(int(part) for part in head.split(".") if part.isascii() and part.isdigit())
     return (*numbers, 0 if tail else 1)
 
 

@@ -193,6 +193,9 @@ def test_an_online_target_takes_its_level_model_and_emulator_flag_from_getprop()
     assert (phone.api_level, phone.model, phone.emulator) == (31, "SM-G973F", False)
     unknown_level = facts_from_getprop("R58M123ABC", props("", "", "").decode())
     assert (unknown_level.api_level, unknown_level.model, unknown_level.hardware_serial) == (None, None, None)
+    # A level in digits Python takes and the framework does not ('³⁶'): unknown, never a ValueError.
+    odd_level = facts_from_getprop("R58M123ABC", props("R58M123ABC", "SM-G973F", "³⁶").decode())
+    assert odd_level.api_level is None
 
 
 def test_getprop_output_of_the_wrong_shape_is_refused():
