@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.fs import Cred, StatResult
-from pytest_mobile_agent.virtual.numbers import is_decimal
+from pytest_mobile_agent.virtual.numbers import is_decimal, is_decimal_time
 from pytest_mobile_agent.virtual.programs import TOYBOX_APPLETS
 from pytest_mobile_agent.virtual.programs.ls import ls_program
 from pytest_mobile_agent.virtual.programs.ps import ps_program
@@ -88,11 +88,10 @@ def install(device: VirtualDevice) -> None:
         for arg in proc.argv[1:]:
             scale = {"s": 1, "m": 60, "h": 3600, "d": 86400}.get(arg[-1:], 0)
             text = arg[:-1] if scale else arg
-            try:
-                total += float(text) * (scale or 1)
-            except ValueError:
+            if not is_decimal_time(text):
                 proc.stderr.write(f"sleep: Not a number '{arg}'\n")
                 return 1
+            total += float(text) * (scale or 1)
         if len(proc.argv) < 2:
             proc.stderr.write("sleep: Needs 1 argument\n")
             return 1

@@ -226,3 +226,9 @@ def test_the_procfs_device_files(vdev: VirtualDevice) -> None:
     assert status == 0 and version.startswith(f"Linux version {vdev.kernel_release} (")
     assert uname == f"Linux localhost {vdev.kernel_release} {vdev.kernel_build} x86_64 Toybox"
     assert run(vdev, "head -n 1 /proc/mounts")[1] == "/dev/block/dm-0 / ext4 ro,seclabel,relatime 0 0\n"
+
+
+def test_sleep_reads_ascii_digits_and_a_fraction_as_toybox_xparsetime_does(vdev: VirtualDevice) -> None:
+    assert run(vdev, "sleep 0.01 .01 0.01s; echo $?") == (0, "0\n", "")
+    for odd in ("٣", "1e3", "inf", "0x1"):
+        assert run(vdev, f"sleep {odd}") == (1, "", f"sleep: Not a number '{odd}'\n")
