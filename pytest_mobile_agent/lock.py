@@ -23,7 +23,8 @@ from pathlib import Path
 
 import filelock
 
-from .errors import Timeout
+from .errors import Timeout, UnsafeDirectory
+from .userfiles import private_dir
 
 log = logging.getLogger("pytest_mobile_agent.lock")
 
@@ -51,8 +52,11 @@ class AutomationLock:
 
     def __init__(self, serial: str, directory: Path | None = None) -> None:
         self.serial = serial
-        self.directory = directory or default_lock_dir()
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if directory is None:
+            directory = default_lock_dir()
+            if LOCK_DIR_ENV not in os.environ:  # in the shared temp dir: its per-user parent must be ours too
+                private_dir(directory.parent)
+        self.directory = private_dir(directory)
         stem = _file_stem(serial)
         self.lock_path = self.directory / f"{stem}.lock"
         self.holder_path = self.directory / f"{stem}.holder"
@@ -84,13 +88,23 @@ class AutomationLock:
         started = time.monotonic()
         waited = self._acquire(test_id, timeout, on_wait, poll)
         try:
-            self.holder_path.write_text(json.dumps({"pid": os.getpid(), "test": test_id, "since": time.time()}))
+            self._write_holder(test_id)
             yield waited
         finally:
             with suppress(OSError):
                 self.holder_path.unlink()
             self._lock.release()
             log.debug("released the automation lock on %s after %.3f s", self.serial, time.monotonic() - started)
+
+    def _write_holder(self, test_id: str) -> None:
+        # O_NOFOLLOW: a holder path planted as a symlink must fail, never overwrite the file it names.
+        try:
+            fd = os.open(self.holder_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except OSError as error:
+            raise UnsafeDirectory(f"cannot write the lock's holder file {self.holder_path}: {error.strerror}",
+                                  advice=f"Remove it (rm {self.holder_path}); nobody but you should write in {self.directory}") from error
+        with os.fdopen(fd, "w") as holder:
+            holder.write(json.dumps({"pid": os.getpid(), "test": test_id, "since": time.time()}))
 
     def _acquire(self, test_id: str, timeout: float, on_wait: Callable[[str], None] | None, poll: float) -> float:
         started = time.monotonic()
