@@ -136,6 +136,7 @@ def test_head_c_and_wc_count_as_toybox(vdev: VirtualDevice) -> None:
     assert run(vdev, "seq 100000 | head -n 2") == (0, "1\n2\n", "")
 
 
+@needs_toybox  # its pipeline's cut runs the host's toybox
 def test_cp_mv_ln_and_their_messages(vdev: VirtualDevice) -> None:
     status, out, err = run(vdev, f"cd {TMP}; echo hi > a; cp nope x; cp a; cp a b; mkdir d; cp d e; cp -r d e; mv nope x; "
                                  "ln -s a l; ln -s a l; ln a h; ls -l a | cut -c11-12; cp a /system/x; mv b m; ls")
@@ -147,6 +148,7 @@ def test_cp_mv_ln_and_their_messages(vdev: VirtualDevice) -> None:
     assert status == 0
 
 
+@needs_toybox  # its pipeline's cut runs the host's toybox
 def test_tee_dd_du_df_and_mount(vdev: VirtualDevice) -> None:
     assert run(vdev, f"echo t | tee {TMP}/t1 {TMP}/t2 >/dev/null; cat {TMP}/t2; echo x | tee /system/x") == (
         1, "t\nx\n", "tee: /system/x: Read-only file system\n")
@@ -205,6 +207,7 @@ def test_ls_long_lists_with_toyboxs_total_and_columns(vdev: VirtualDevice) -> No
     assert run(vdev, "ls -l /system/bin/sh") == (0, "lrwxr-xr-x 1 root shell 4 2009-01-01 00:00 /system/bin/sh -> mksh\n", "")
 
 
+@needs_toybox  # its pipeline's cut runs the host's toybox
 def test_ps_columns_follow_toybox_show_ps(vdev: VirtualDevice) -> None:
     status, out, _ = run(vdev, "ps -A -o PID,VSZ,RSS,WCHAN,NAME | head -n 3")
     assert status == 0
