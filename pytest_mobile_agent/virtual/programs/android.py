@@ -5,7 +5,8 @@
   `wm size [WxH|reset]` ("Physical size: 1080x2400").
 * `am start [-W] [-S] [-a ACTION] [-d URI] [-n] PKG/ACT [--es K V] [--ei K N] [--ez K B]` prints
   `Starting: Intent { cmp=PKG/.ACT (has extras) }`, with -W the `Status/LaunchState/Activity/
-  TotalTime/WaitTime/Complete` block; `am force-stop PKG`; `cmd activity|package|window ...` are
+  TotalTime/WaitTime/Complete` block; `am force-stop PKG`; `am crash PKG|PID` (the app dies of a
+  shell-induced crash, its FATAL EXCEPTION in the crash buffer); `cmd activity|package|window ...` are
   the same as am, pm and wm.
 * `pm list packages [-3] [FILTER]` (`package:NAME` lines), `pm path PKG`; installing and managing
   apps (`pm install/uninstall/clear/grant`, `dumpsys package PKG`): programs/packages.py.
@@ -183,6 +184,15 @@ def install(device: VirtualDevice) -> None:
             for package in packages:
                 device.activity.force_stop(package, proc.pid)
             return 0
+        if command == "crash":  # ActivityManagerShellCommand.runCrash: PKG or PID, silent on success
+            targets = [a for a in args if not a.startswith("-")]
+            if not targets:
+                # ShellCommand.getNextArgRequired throws; ShellCommand.exec prints it and returns -1
+                proc.stderr.write("\nException occurred while executing 'crash':\n"
+                                  "java.lang.IllegalArgumentException: Argument expected after \"crash\"\n")
+                return 255
+            device.activity.crash(targets[-1])
+            return 0
         if command == "get-current-user":
             proc.stdout.write("0\n")
             return 0
@@ -234,8 +244,8 @@ def install(device: VirtualDevice) -> None:
         description = " ".join(parts) + (" (has extras)" if extras else "")
         proc.stdout.write(f"Starting: Intent {{ {description} }}\n")
         result = device.activity.start(component, extras, stop_first=stop_first, wait=wait)
-        if not result.ok:
-            proc.stderr.write(result.error + "\n")
+        if not result.ok:  # runStartActivity: `out = mWaitOption ? pw : getErrPrintWriter()`, then return 1
+            (proc.stdout if wait else proc.stderr).write(result.error + "\n")
             return 1
         if wait:
             proc.stdout.write(
@@ -350,9 +360,7 @@ def install(device: VirtualDevice) -> None:
             message = already_registered_message()
             stack = UIAUTOMATOR_STACK.format(command=command, line=45 if command == "EventsCommand" else 78)
             proc.stderr.write(message + "\n" + stack)
-            device.log("AndroidRuntime", "FATAL EXCEPTION: main", "E", proc.pid)
-            device.log("AndroidRuntime", f"PID: {proc.pid}", "E", proc.pid)
-            device.log("AndroidRuntime", message, "E", proc.pid)
+            device.log_uncaught(proc.pid, None, message + "\n" + stack)  # a tool: no process name
             device.processes.terminate(proc, pm.SIGKILL)
             raise pm.Terminated(pm.SIGKILL)
         if args[0] == "dump":
@@ -546,7 +554,7 @@ def install(device: VirtualDevice) -> None:
         lines, seen = device.log_since(0)
         buffer = args[args.index("-b") + 1] if "-b" in args[:-1] else "main"
         if buffer == "crash":  # RuntimeInit logs an app's death (AndroidRuntime's FATAL EXCEPTION) to the crash buffer
-            lines = [line for line in lines if " E AndroidRuntime: " in line]
+            lines = device.crash_lines()
         if "-t" in args[:-1]:  # -t N: the last N lines; -t 'MM-DD HH:MM:SS.mmm': the lines since then
             since = args[args.index("-t") + 1]
             lines = lines[-int(since):] if is_decimal(since) else [line for line in lines if line[:18] >= since]
