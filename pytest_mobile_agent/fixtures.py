@@ -54,6 +54,7 @@ from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Records
 from pytest_mobile_agent.app import AppInstallation, AppUnderTest, foreground_package
 from pytest_mobile_agent.artifacts import ARTIFACTS_KEY, ArtifactSources
+from pytest_mobile_agent.foreign_input import InputWatch
 from pytest_mobile_agent.gates import HostGate
 from pytest_mobile_agent.lock import AutomationLock
 from pytest_mobile_agent.options import AUTO, NO_SERIAL_REASON, Settings
@@ -133,6 +134,13 @@ class TargetProvider:
     _saved_discovery: str | None = None
     _discovery_dir: tempfile.TemporaryDirectory[str] | None = None
     _lab_records: tempfile.TemporaryDirectory[str] | None = None
+    _input_watches: dict[str, InputWatch | None] = field(default_factory=dict)
+
+    def input_watch(self, device: Device) -> InputWatch | None:
+        """The session's watch on the target's input devices (foreign_input.py), started once."""
+        if device.serial not in self._input_watches:
+            self._input_watches[device.serial] = InputWatch.start(device)
+        return self._input_watches[device.serial]
 
     def records_dir(self) -> Path:
         """Where the agent records live: `--agent-records` for real targets; for a virtual lab a
@@ -181,6 +189,10 @@ class TargetProvider:
                 self.controllers.append(ControllerDouble(lab.device(serial).display, serial=serial).start())
 
     def close(self) -> None:
+        for watch in self._input_watches.values():
+            if watch is not None:
+                watch.close()
+        self._input_watches.clear()
         for controller in self.controllers:
             with contextlib.suppress(Exception):
                 controller.stop()
@@ -346,6 +358,10 @@ def agent(
         kill_timeout=mobile_agent_settings.agent_kill_wait))
     attached = deployer.attach()
     watch = DisturbanceWatch(processes, own_sockets)
+    inputs = provider_of(request.config).input_watch(device)
+    if inputs is not None:
+        mark = inputs.mark()
+        watch.foreign_input = lambda: inputs.foreign_since(mark, watch.sent_contacts())
     request.node.stash[WATCH_KEY] = watch
     _artifacts(request).mark_start(device)
     try:
@@ -418,6 +434,9 @@ def session(request: pytest.FixtureRequest, agent: Attached, path_selection: Sel
         warning=path_selection.warning,
     )
     _artifacts(request).session = started
+    watch = request.node.stash.get(WATCH_KEY, None)
+    if watch is not None:
+        watch.sent_contacts = lambda: started.inputs.controller
     try:
         yield started
     finally:
@@ -485,6 +504,7 @@ def _app_handle(request: pytest.FixtureRequest, device: Device, package: str, ac
         if watch is not None:
             watch.foreground = lambda: foreground_package(device)
             watch.expected_foreground = handle.package
+            watch.crash = lambda: handle.crash(sources.crash_after)
 
     handle = AppUnderTest(device, package, activity, on_started=started)
     sources = _artifacts(request)
