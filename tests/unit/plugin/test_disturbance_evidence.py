@@ -70,9 +70,12 @@ def test_an_app_crash_fails_at_once_with_the_crash_of_its_run_in_the_report(pyte
     assert "- mobile-agent crash -" not in later and "crashed" not in later
 
 
-def test_another_users_touch_that_moves_the_app_is_a_disturbance(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize(("controller", "sent"), [("off", "none"), ("auto", "1")])
+def test_another_users_touch_that_moves_the_app_is_a_disturbance(pytester: pytest.Pytester, controller: str,
+                                                                 sent: str) -> None:
     """A touch on the emulator's touchscreen the test did not send (a person at the emulator's
-    window: the touch arrives on its virtio touchscreen, as getevent sees it) is evidence."""
+    window: the touch arrives on its virtio touchscreen, as getevent sees it) is evidence; the
+    test's own swipe through the controller arrives there too, and is counted out."""
     runs = pytester.path / "runs.txt"
     pytester.makepyfile(
         f"""
@@ -82,6 +85,8 @@ def test_another_users_touch_that_moves_the_app_is_a_disturbance(pytester: pytes
             with pathlib.Path({str(runs)!r}).open("a") as f:
                 f.write("run\\n")
             compose_fixture(tab="List")
+            screen.wait_for(text="Item 1", timeout=10)
+            screen.swipe(540, 1600, 540, 1200, duration=0.2)  # the test's own swipe
             if pathlib.Path({str(runs)!r}).read_text().count("run") == 1:
                 display = android_target.lab.device(android_target.serial).display
                 display.touch(180, 2337, True)  # a finger on the navigation bar's Back
@@ -90,8 +95,9 @@ def test_another_users_touch_that_moves_the_app_is_a_disturbance(pytester: pytes
             assert screen.find(id="list")
         """
     )
-    result = pytester.runpytest_subprocess(*VIRTUAL, "--emulator-controller", "off")
+    result = pytester.runpytest_subprocess(*VIRTUAL, "--emulator-controller", controller)
     outcomes = result.parseoutcomes()
     assert (outcomes.get("passed"), outcomes.get("rerun")) == (1, 1), result.stdout.str()[-3000:]
     result.stdout.fnmatch_lines(["*tests run again after a disturbance*",
-                                 "*test_touched: run 1 of at most 3: 1 touch on /dev/input/event1*the test sent none*"])
+                                 f"*test_touched: run 1 of at most 3: 1 touch on /dev/input/event1 that the test did not "
+                                 f"send (the test sent {sent} through the emulator controller)*left the front*"])
