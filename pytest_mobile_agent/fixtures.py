@@ -75,6 +75,7 @@ DISCOVERY_ENV = "MOBILE_AGENT_AVD_DISCOVERY_DIR"
 CONTROLLER_TOKEN_ENV = "MOBILE_AGENT_EMULATOR_TOKEN"  # the bearer token of an --emulator-controller URL
 PS_COMMAND = "ps -A -o PID,ARGS"
 AUTOMATION_LOCK_TIMEOUT = 900.0
+UNUSABLE_TARGET = "the Android target is not usable"  # a device test's skip reason, before the error
 
 
 # --- the target ----------------------------------------------------------------------------------
@@ -262,7 +263,7 @@ def android_target(pytestconfig: pytest.Config) -> AndroidTarget:
     except errors.MobileAgentError as exc:
         if settings.require_device:
             pytest.fail(f"the required Android target is not usable: {exc}", pytrace=False)
-        pytest.skip(f"the Android target is not usable: {exc}")
+        pytest.skip(f"{UNUSABLE_TARGET}: {exc}")
 
 
 @pytest.fixture(scope="session")
