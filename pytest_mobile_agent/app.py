@@ -155,24 +155,21 @@ class AppUnderTest:
             self.clear()
         component = self.component(activity)
         deadline = time.monotonic() + timeout
-        output = self.device.shell_until(f"am start -W -S -n {shlex.quote(component)}{extras_arguments(extras or {})}",
-                                         deadline)
-        if output.exit_code != 0 or "Error" in output.text():
-            detail = (output.text() + output.stderr.decode("utf-8", "replace")).strip()
-            raise errors.MobileAgentError(f"am start {component} failed: {detail}")
+        printed = start_activity(self.device, component, extras_arguments(extras or {}), deadline)
         self.started = True
-        self.wait_in_front(deadline)
+        self.wait_in_front(deadline, printed)
         if self._on_started is not None:
             self._on_started(self)
         return self
 
-    def wait_in_front(self, deadline: float) -> None:
+    def wait_in_front(self, deadline: float, am_printed: str = "") -> None:
         while True:
             current = foreground_package(self.device)
             if current == self.package:
                 return
             if time.monotonic() >= deadline:
-                raise errors.Timeout(f"waiting for {self.package} to come to the front (in front: {current or 'nothing'})")
+                raise errors.Timeout(f"waiting for {self.package} to come to the front (in front: {current or 'nothing'})",
+                                     detail=f"am start printed: {am_printed}" if am_printed else "")
             time.sleep(0.05)
 
     def stop(self) -> None:
@@ -195,6 +192,19 @@ class AppUnderTest:
     def crash(self, after: str | None = None) -> str | None:
         """How this app died after that line of the crash buffer, or None when it did not."""
         return crash_of(self.package, self.crash_log(after))
+
+
+def start_activity(device: Device, component: str, arguments: str, deadline: float) -> str:
+    """`am start -W -S -n COMPONENT ARGUMENTS` (stopping the app first); what am printed, or an
+    error carrying all of it. am prints its errors ("Error type 3", "Error: Activity class {...}
+    does not exist.") on stdout under -W and on stderr without it (ActivityManagerShellCommand.
+    runStartActivity: `out = mWaitOption ? pw : getErrPrintWriter()`), and a device without shell
+    v2 mixes the two: the error keeps both, whatever the device did."""
+    output = device.shell_until(f"am start -W -S -n {shlex.quote(component)}{arguments}", deadline)
+    printed = (output.text() + output.stderr.decode("utf-8", "replace")).strip()
+    if output.exit_code != 0 or "Error" in printed:
+        raise errors.MobileAgentError(f"am start {component} failed: {printed}")
+    return printed
 
 
 def last_crash_line(device: Device) -> str | None:
