@@ -247,7 +247,7 @@ class ActivityManager:
         package = next((name for name, proc in self._running.items()
                         if not proc.dead and target in (name, str(proc.pid))), None)
         if package is None:
-            pid, name = (target, "null") if target.isdigit() else ("-1", target)
+            pid, name = (target, "null") if target.isascii() and target.isdigit() else ("-1", target)
             self.device.log("ActivityManager", f"crashApplication: nothing for uid=-1 initialPid={pid} packageName={name} "
                             "userId=-1", "W", SYSTEM_SERVER_PID)
             return
