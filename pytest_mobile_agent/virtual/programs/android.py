@@ -34,7 +34,8 @@
   follows it until killed; `-b crash` gives AndroidRuntime's FATAL EXCEPTION lines (nothing at all
   when no app died, as an empty crash buffer prints).
 * `input tap X Y`, `input swipe X1 Y1 X2 Y2 [MS]`, `input keyevent K`, `input text T` drive the
-  display (touches publish getevent lines and reach the UI model; keys and text go to the content
+  display (touches are injected as InputManager.injectInputEvent injects them: they reach the UI
+  model and no input device, so getevent shows none of them; keys and text go to the content
   provider's `key(code)` / `text(s)` when it has them; HOME, 3, brings the launcher to the front).
 * `dumpsys window` (mCurrentFocus, mFocusedApp), `dumpsys activity activities` (mResumedActivity), `settings get|put|list NAMESPACE [KEY [VALUE]]`.
 """
@@ -581,18 +582,18 @@ def install(device: VirtualDevice) -> None:
         try:
             if len(args) == 3 and args[0] == "tap":
                 x, y = int(float(args[1])), int(float(args[2]))
-                display.touch(x, y, True)
-                display.touch(x, y, False)
+                display.inject(x, y, True)
+                display.inject(x, y, False)
                 return 0
             if len(args) in (5, 6) and args[0] == "swipe":
                 x1, y1, x2, y2 = (int(float(a)) for a in args[1:5])
                 duration = int(args[5]) / 1000 if len(args) == 6 else 0.3
                 steps = max(1, int(duration / 0.008))
-                display.touch(x1, y1, True)
+                display.inject(x1, y1, True)
                 for step in range(1, steps + 1):
                     proc.sleep(duration / steps)
-                    display.touch(x1 + (x2 - x1) * step // steps, y1 + (y2 - y1) * step // steps, True)
-                display.touch(x2, y2, False)
+                    display.inject(x1 + (x2 - x1) * step // steps, y1 + (y2 - y1) * step // steps, True)
+                display.inject(x2, y2, False)
                 return 0
             if len(args) == 2 and args[0] == "keyevent" and args[1] in ("3", "KEYCODE_HOME") \
                     and getattr(display.content, "key", None) is None:
