@@ -4,7 +4,7 @@
 * `wm density [N|reset]` ("Physical density: 420", then "Override density: N" when set),
   `wm size [WxH|reset]` ("Physical size: 1080x2400").
 * `am start [-W] [-S] [-a ACTION] [-d URI] [-n] PKG/ACT [--es K V] [--ei K N] [--ez K B]` prints
-  `Starting: Intent { cmp=PKG/.ACT (has extras) }`, with -W the `Status/LaunchState/Activity/
+  `Stopping: PKG` with -S, then `Starting: Intent { cmp=PKG/.ACT (has extras) }`, with -W the `Status/LaunchState/Activity/
   TotalTime/WaitTime/Complete` block; `am force-stop PKG`; `am crash PKG|PID` (the app dies of a
   shell-induced crash, its FATAL EXCEPTION in the crash buffer); `cmd activity|package|window ...` are
   the same as am, pm and wm.
@@ -243,6 +243,8 @@ def install(device: VirtualDevice) -> None:
             proc.stderr.write("Error: Activity not started, unable to resolve Intent { " + " ".join(parts) + " }\n")
             return 1
         description = " ".join(parts) + (" (has extras)" if extras else "")
+        if stop_first:  # runStartActivity: -S force-stops the component's package first, and says so
+            proc.stdout.write(f"Stopping: {component.split('/', 1)[0]}\n")
         proc.stdout.write(f"Starting: Intent {{ {description} }}\n")
         result = device.activity.start(component, extras, stop_first=stop_first, wait=wait)
         if not result.ok:  # runStartActivity: `out = mWaitOption ? pw : getErrPrintWriter()`, then return 1

@@ -57,9 +57,11 @@ def test_am_start_w_s_launches_an_installed_app_and_force_stop_stops_it(vdev: Vi
     status, out, err = run(vdev, "am start -W -S -n dev.mobileagent.fixture/.MainActivity --es tab Big")
     assert status == 0, err
     lines = out.splitlines()
-    assert lines[0] == "Starting: Intent { cmp=dev.mobileagent.fixture/.MainActivity (has extras) }"
-    assert lines[1:4] == ["Status: ok", "LaunchState: COLD", "Activity: dev.mobileagent.fixture/.MainActivity"]
-    assert lines[4].startswith("TotalTime: ") and lines[6] == "Complete"
+    # runStartActivity: with -S, "Stopping: PKG" before the start
+    assert lines[:2] == ["Stopping: dev.mobileagent.fixture",
+                         "Starting: Intent { cmp=dev.mobileagent.fixture/.MainActivity (has extras) }"]
+    assert lines[2:5] == ["Status: ok", "LaunchState: COLD", "Activity: dev.mobileagent.fixture/.MainActivity"]
+    assert lines[5].startswith("TotalTime: ") and lines[7] == "Complete"
     assert app.started == [("dev.mobileagent.fixture.MainActivity", {"tab": "Big"})]
     assert vdev.activity.foreground() == "dev.mobileagent.fixture/.MainActivity"
     assert run(vdev, "am force-stop dev.mobileagent.fixture") == (0, "", "")
@@ -78,7 +80,7 @@ def test_am_start_w_prints_its_error_on_stdout_as_am_does(vdev: VirtualDevice) -
     and a failed start returns 1."""
     status, out, err = run(vdev, "am start -W -S -n com.example.none/.Main")
     assert (status, err) == (1, "")
-    assert out == ("Starting: Intent { cmp=com.example.none/.Main }\n"
+    assert out == ("Stopping: com.example.none\nStarting: Intent { cmp=com.example.none/.Main }\n"
                    "Error type 3\nError: Activity class {com.example.none/com.example.none.Main} does not exist.\n")
 
 
