@@ -60,7 +60,7 @@ class Locator:
 
     def python(self, screen: str = "screen") -> str:
         """The line of Python that finds the element: `screen.find(id="username")`."""
-        args = [f"{name}={_literal(value)}" for name, value in self.criteria]
+        args = [f"{name}={literal(value)}" for name, value in self.criteria]
         if self.within is not None:
             args.append(f"within={self.within.python(screen)}")
         if self.index is None:
@@ -157,7 +157,7 @@ def _parent(view: View, entry: Entry) -> Entry | None:
     return view.entry(entry.parent) if entry.parent is not None else None
 
 
-def _literal(value: Any) -> str:
+def literal(value: Any) -> str:
     """A Python literal for the value, in double quotes where that needs no escaping."""
     text = repr(value)
     if isinstance(value, str) and text.startswith("'") and '"' not in value:
