@@ -33,7 +33,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from importlib import resources
 from typing import Any, TypeVar
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.app import AppUnderTest
@@ -107,6 +107,7 @@ class Inspector:
         self.token = token or secrets.token_urlsafe(24)
         self.recording: Recording | None = None
         self.last_recording: Recording | None = None
+        self.sockets: set[web.WebSocketResponse] = set()
 
     async def on_device(self, job: Callable[[Inspected], T]) -> T:
         return await asyncio.wrap_future(self.worker.submit(job))
@@ -123,7 +124,13 @@ class Inspector:
         app.router.add_post("/api/record", self._record)
         app.router.add_get("/api/recording", self._recording)
         app.router.add_get("/api/live", self._live)
+        app.on_shutdown.append(self._close_sockets)
         return app
+
+    async def _close_sockets(self, app: web.Application) -> None:
+        """aiohttp's shutdown waits for handlers: the live feeds end when their sockets close."""
+        for ws in list(self.sockets):
+            await ws.close(code=WSCloseCode.GOING_AWAY, message=b"the inspector is stopping")
 
     @web.middleware
     async def _token_required(self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
@@ -185,6 +192,7 @@ class Inspector:
     async def _live(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(heartbeat=10.0)
         await ws.prepare(request)
+        self.sockets.add(ws)
         sent: int | None = None
         reader = asyncio.ensure_future(ws.receive())
         try:
@@ -200,6 +208,7 @@ class Inspector:
                     reader = asyncio.ensure_future(ws.receive())
         finally:
             reader.cancel()
+            self.sockets.discard(ws)
         return ws
 
     # --- actions, on the device's thread -----------------------------------------------------------

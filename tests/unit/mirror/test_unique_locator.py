@@ -21,22 +21,14 @@ from pytest_mobile_agent.session.tree import parse_snapshot
 from pytest_mobile_agent.virtual.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel
 
-from .fakes import node, tree, window
-
-DISPLAY = {"width": 1080, "height": 2400, "density": 420, "rotation": 0}
+from .fakes import node, tree, view_of, window
 
 
-def view_of(raw: dict[str, Any]) -> View:
+def view_of_snapshot(raw: dict[str, Any]) -> View:
     replica = Replica()
     replica.apply(parse_snapshot(raw, scale=2.625, reason=ReadReason.POLL, read_at=0.0))
     assert replica.view is not None
     return replica.view
-
-
-def snapshot(*windows: dict[str, Any]) -> View:
-    count = sum(len(w["nodes"]) for w in windows)
-    return view_of({"windows": list(windows), "node_count": count, "truncated": False,
-                    "idle": {"waited_ms": 0, "idle": True}, "seq": 0, "display": DISPLAY})
 
 
 class Screen:
@@ -76,7 +68,7 @@ def big_tab() -> Iterator[View]:
     try:
         host.handshake()
         on_tab(ui, "Big")
-        yield view_of(host.result("snapshot"))
+        yield view_of_snapshot(host.result("snapshot"))
     finally:
         host.close()
         core.stop()
@@ -101,7 +93,7 @@ def test_a_text_shared_by_two_classes_is_singled_out_by_text_and_class() -> None
                  node(2, 1, 1, text="Login", cls="android.widget.TextView", bounds=(0, 0, 10, 10)),
                  node(3, 1, 1, text="Login", cls="android.widget.Button", bounds=(0, 20, 10, 30)),
                  node(4, 1, 1, text="Help", cls="android.widget.Button", bounds=(0, 40, 10, 50)))
-    view = snapshot(window(7, nodes))
+    view = view_of(window(7, nodes))
     button = next(e for e in view.entries if e.node.text == "Login" and e.node.class_name.endswith("Button"))
     locator = unique_locator(view, button)
     assert locator.python() == 'screen.find(text="Login", class_name="Button")'
@@ -114,7 +106,7 @@ def test_uniqueness_is_across_every_window_and_the_window_names_it_when_nothing_
                               node(12, 11, 1, text="1", bounds=(0, 900, 10, 910), package="com.android.inputmethod")),
                       type="input_method", package="com.android.inputmethod")
     keyboard["title"] = "Keyboard"
-    view = snapshot(keyboard, app)
+    view = view_of(keyboard, app)
     key = next(e for e in view.entries if e.node.text == "1" and e.window.type == "input_method")
     locator = unique_locator(view, key)
     assert locator.python() == 'screen.find(text="1", window="input_method")'
@@ -127,7 +119,7 @@ def test_a_node_like_others_in_every_way_is_found_within_its_uniquely_found_ance
                  node(3, 2, 2, text="OK", bounds=(0, 0, 10, 10)),
                  node(4, 1, 1, res="dev.mobileagent.fixture:id/second", bounds=(0, 200, 100, 300)),
                  node(5, 4, 2, text="OK", bounds=(0, 200, 10, 210)))
-    view = snapshot(window(7, nodes))
+    view = view_of(window(7, nodes))
     second_ok = [e for e in view.entries if e.node.text == "OK"][1]
     locator = unique_locator(view, second_ok)
     assert locator.python() == 'screen.find(text="OK", within=screen.find(id="second"))'
@@ -136,7 +128,7 @@ def test_a_node_like_others_in_every_way_is_found_within_its_uniquely_found_ance
 
 def test_twins_in_every_respect_are_told_apart_by_their_place_among_the_matches() -> None:
     nodes = tree(node(1, None, 0), *(node(k, 1, 1, text="Row", bounds=(0, k, 10, k + 5)) for k in (2, 3, 4)))
-    view = snapshot(window(7, nodes))
+    view = view_of(window(7, nodes))
     third = [e for e in view.entries if e.node.text == "Row"][2]
     locator = unique_locator(view, third)
     assert locator.python() == 'screen.find_all(text="Row")[2]'
@@ -145,7 +137,7 @@ def test_twins_in_every_respect_are_told_apart_by_their_place_among_the_matches(
 
 @pytest.mark.parametrize("text", ['say "hi"', "it's", "both ' and \"", "back\\slash", "new\nline", "naïve ✓"])
 def test_the_pasted_line_quotes_any_text_so_that_it_finds_the_node(text: str) -> None:
-    view = snapshot(window(7, tree(node(1, None, 0), node(2, 1, 1, text=text, bounds=(0, 0, 10, 10)))))
+    view = view_of(window(7, tree(node(1, None, 0), node(2, 1, 1, text=text, bounds=(0, 0, 10, 10)))))
     entry = next(e for e in view.entries if e.node.text == text)
     locator = unique_locator(view, entry)
     assert locator.criteria == (("text", text),)
