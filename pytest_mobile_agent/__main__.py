@@ -95,7 +95,9 @@ def _inspect(args: argparse.Namespace) -> int:
         print(f"[mobile-agent] {message}", file=sys.stderr, flush=True)
 
     settings = settings_for(args.android_serial, controller=args.emulator_controller,
-                            agent_jar=Path(args.agent_jar) if args.agent_jar else None, virtual_adb=args.virtual_adb)
+                            agent_jar=Path(args.agent_jar) if args.agent_jar else None, virtual_adb=args.virtual_adb,
+                            app_apk=Path(args.app_apk) if args.app_apk else None, app_package=args.app_package,
+                            app_activity=args.app_activity)
     worker = DeviceWorker(lambda: opened(settings, announce))
     try:
         worker.start()
@@ -167,6 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="frames and the screen from the emulator's controller where there is one (auto)")
     inspect.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
                          help="the agent jar (default: built on first use, or the stand-in on a virtual device)")
+    inspect.add_argument("--app-apk", default=None, help="the app under test's APK: Record can start it (installed if needed)")
+    inspect.add_argument("--app-package", default=None, help="the app under test, installed: Record can start it")
+    inspect.add_argument("--app-activity", default=None, help="its activity (default: its launcher activity)")
     inspect.add_argument("--virtual-adb", choices=("builtin", "real"), default="builtin",
                          help="with virtual: the built-in adb endpoint, or Debian's adb server and the adbd endpoint")
     return parser

@@ -52,6 +52,8 @@ LIVE_PERIOD = 0.25
 """Seconds between the live feed's looks at the mirror (a look is a device read only when the
 mirror's events or frames say something changed)."""
 TABS = ("Login", "List", "Big")
+APP = "app"
+"""What a recording starts instead of a fixture tab: the app under test (`--app-package`)."""
 
 
 class DeviceWorker:
@@ -148,7 +150,8 @@ class Inspector:
     async def _state(self, request: web.Request) -> web.Response:
         def state(target: Inspected) -> dict[str, Any]:
             view = target.screen.snapshot()
-            return {**page_state(view), "serial": target.serial, "recording": self._recording_state()}
+            return {**page_state(view), "serial": target.serial, "recording": self._recording_state(),
+                    "app": _app_name(target)}
 
         return web.json_response(await self.on_device(state))
 
@@ -180,10 +183,14 @@ class Inspector:
             self.last_recording, self.recording = self.recording, None
             return web.json_response({"recording": None, "source": self._source()})
         tab = body.get("tab", "Login")
-        if tab not in TABS:
-            raise errors.InvalidArgument(f"tab is one of {', '.join(TABS)}, not {tab!r}")
-        await self.on_device(lambda target: _start_fixture(target, tab))
-        self.recording = Recording.of_fixture(tab)
+        if tab == APP:
+            await self.on_device(_start_app)
+            self.recording = Recording.of_app()
+        elif tab in TABS:
+            await self.on_device(lambda target: _start_fixture(target, tab))
+            self.recording = Recording.of_fixture(tab)
+        else:
+            raise errors.InvalidArgument(f"tab is one of {', '.join(TABS)} or {APP}, not {tab!r}")
         return web.json_response({"recording": self._recording_state()})
 
     async def _recording(self, request: web.Request) -> web.Response:
@@ -227,7 +234,7 @@ class Inspector:
             self._record_step(lambda r: r.swipe(x1, y1, x2, y2))
         elif action in ("tap", "type", "assert_text"):
             view = screen.snapshot()
-            entry = _entry_for(view, {"ref": str(_int(body, "ref"))})
+            entry = _entry_for(view, {"ref": str(_int(body, "ref", "an element's ref, a number"))})
             if entry is None:
                 raise errors.StaleElement(f"element @{body.get('ref')} is no longer on the screen")
             locator = unique_locator(view, entry)
@@ -322,10 +329,10 @@ async def _json_body(request: web.Request) -> dict[str, Any]:
     return body
 
 
-def _int(body: dict[str, Any], name: str) -> int:
+def _int(body: dict[str, Any], name: str, what: str = "a number of pixels") -> int:
     value = body.get(name)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or abs(value) > 1e6:
-        raise errors.InvalidArgument(f"{name} is a number of pixels, not {value!r}")
+        raise errors.InvalidArgument(f"{name} is {what}, not {value!r}")
     return int(value)
 
 
@@ -349,6 +356,20 @@ def _screen_image(target: Inspected) -> tuple[bytes, str]:
         return frames.jpeg(kept[-1], quality=80), "image/jpeg"
     shot = target.screen.screenshot("png")
     return shot.data, "image/png"
+
+
+def _app_name(target: Inspected) -> str | None:
+    if target.app is None:
+        return None
+    return target.app.package or (target.app.apk_path.name if target.app.apk_path else None)
+
+
+def _start_app(target: Inspected) -> None:
+    if target.app is None:
+        raise errors.InvalidArgument("no app under test: start the inspector with --app-apk or --app-package")
+    installed = target.app.ensure(target.device)
+    AppUnderTest(target.device, installed.package, installed.activity).start()
+    target.screen.settle(timeout=3.0)
 
 
 def _start_fixture(target: Inspected, tab: str) -> None:

@@ -18,7 +18,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions, Records
 from pytest_mobile_agent.agent.records import default_records_dir
-from pytest_mobile_agent.app import AppUnderTest
+from pytest_mobile_agent.app import AppInstallation, AppUnderTest
 from pytest_mobile_agent.lock import AutomationLock
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.options import Settings
@@ -42,14 +42,18 @@ class Inspected:
     virtual: bool
     fixture_package: str = FIXTURE_PACKAGE
     fixture_activity: str = FIXTURE_ACTIVITY
+    app: AppInstallation | None = None
+    """The app under test (`--app-apk` / `--app-package`), which a recording can start instead."""
 
 
 def settings_for(serial: str, *, controller: str = "auto", agent_jar: Path | None = None,
-                 virtual_adb: str = "builtin") -> Settings:
+                 virtual_adb: str = "builtin", app_apk: Path | None = None, app_package: str | None = None,
+                 app_activity: str | None = None) -> Settings:
     """The plugin's settings for one target, as the command line names it."""
     return Settings(serials=(serial,), require_device=True, emulator_controller=controller, agent_jar=agent_jar,
                     agent_force=False, records_dir=default_records_dir(), quiet_wait=0.0, disturbance_runs=1,
-                    virtual_adb=virtual_adb, fixture_package=FIXTURE_PACKAGE, fixture_activity=FIXTURE_ACTIVITY)
+                    virtual_adb=virtual_adb, fixture_package=FIXTURE_PACKAGE, fixture_activity=FIXTURE_ACTIVITY,
+                    app_apk=app_apk, app_package=app_package, app_activity=app_activity)
 
 
 @contextlib.contextmanager
@@ -73,11 +77,16 @@ def opened(settings: Settings, announce: Callable[[str], None] = lambda _: None)
                     AppUnderTest(device, settings.fixture_package, settings.fixture_activity).start(extras={"tab": "Login"})
                 with _session(settings, target.serial, target.emulator, attached, device) as session:
                     yield Inspected(target.serial, device, session, Mirror(session.backend()), target.virtual,
-                                    settings.fixture_package, settings.fixture_activity)
+                                    settings.fixture_package, settings.fixture_activity, _app(settings))
             finally:
                 attached.connection.close()
     finally:
         provider.close()
+
+
+def _app(settings: Settings) -> AppInstallation | None:
+    installation = AppInstallation(settings.app_apk, settings.app_package, settings.app_activity)
+    return installation if installation.named else None
 
 
 def _jar(settings: Settings, stand_in: bool, announce: Callable[[str], None]) -> AgentJar:

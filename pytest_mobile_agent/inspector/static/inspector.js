@@ -30,6 +30,11 @@ function say(text, bad = false) {
 async function refresh() {
   state = await call("/api/state");
   $("target").textContent = state.serial;
+  if (state.app && !document.querySelector('#record-tab option[value="app"]')) {
+    const option = new Option(`the app under test (${state.app})`, "app");
+    $("record-tab").prepend(option);
+    $("record-tab").value = "app";
+  }
   $("screen").src = api("/api/screen", { g: state.generation, t: Date.now() });
   drawTree();
   drawWindows();
