@@ -319,7 +319,13 @@ class AgentCore:
 
     def _dispatch(self, conn: Connection, message: dict[str, Any], read_at: float) -> None:
         """`shutdown` on the reader, as the Java agent's server/Connection.java serves it; any other
-        method on a worker, or `busy` at once when all 8 are taken (virtual/agent/workers.py)."""
+        method on a worker, or `busy` at once when all 8 are taken (virtual/agent/workers.py). A
+        `deadline_ms` that is no integer in 0..2^63-1 is `invalid_params`, answered at once."""
+        problem = wire.deadline_problem(message["deadline_ms"])
+        if problem is not None:
+            conn.send({"type": "response", "id": message["id"],
+                       "error": {"code": "invalid_params", "message": problem, "retryable": False}})
+            return
         if message["method"] == "shutdown":
             self._answer(conn, message, read_at)
             return
@@ -337,8 +343,6 @@ class AgentCore:
             handler = self._methods().get(method)
             if handler is None:
                 raise RequestError("unknown_method", f"unknown method {method!r}")
-            if message["deadline_ms"] < 0:
-                raise RequestError("invalid_params", "deadline_ms must be at least 0")
             params = message["params"]
             result, after = handler(params, deadline, conn)
             if time.monotonic() > deadline:
