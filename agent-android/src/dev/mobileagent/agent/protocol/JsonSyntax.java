@@ -79,7 +79,7 @@ final class JsonSyntax {
         switch (c) {
             case '{': object(depth); return;
             case '[': array(depth); return;
-            case '"': string(); return;
+            case '"': string(false); return;
             case 't': literal("true"); return;
             case 'f': literal("false"); return;
             case 'n': literal("null"); return;
@@ -104,7 +104,7 @@ final class JsonSyntax {
             ws();
             if (peek() != '"') throw error("a name that is not a string");
             int at = i;
-            String name = string();
+            String name = string(true);
             if (!names.add(name)) throw duplicate(name, at);
             ws();
             if (peek() != ':') throw error("a missing ':'");
@@ -143,24 +143,24 @@ final class JsonSyntax {
             + "): a duplicate key is refused, never last-wins");
     }
 
-    /** Reads a string; returns its value (escapes decoded), which a name is compared by. */
-    private String string() throws ProtocolException {
+    /** Reads a string; returns its value (escapes decoded) when {@code keep}: a name is compared by it. */
+    private String string(boolean keep) throws ProtocolException {
         i++;
-        StringBuilder value = new StringBuilder();
+        StringBuilder value = keep ? new StringBuilder() : null;
         while (true) {
             char c = peek();
             i++;
-            if (c == '"') return value.toString();
+            if (c == '"') return keep ? value.toString() : null;
             if (c < 0x20) throw error("a control character in a string");
             if (c != '\\') {
-                value.append(c);
+                if (keep) value.append(c);
                 continue;
             }
             char e = peek();
             i++;
             int simple = "\"\\/bfnrt".indexOf(e);
             if (simple >= 0) {
-                value.append("\"\\/\b\f\n\r\t".charAt(simple));
+                if (keep) value.append("\"\\/\b\f\n\r\t".charAt(simple));
                 continue;
             }
             if (e != 'u') throw error("a bad escape");
@@ -172,7 +172,7 @@ final class JsonSyntax {
                 if (d < 0 || h > 'f') throw error("a bad \\u escape");
                 code = code * 16 + d;
             }
-            value.append((char) code);
+            if (keep) value.append((char) code);
         }
     }
 
