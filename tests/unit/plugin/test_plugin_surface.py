@@ -301,6 +301,27 @@ def test_a_session_fixture_prints_the_status_lines_at_the_end(pytester: pytest.P
     result.stdout.fnmatch_lines(["*mobile-agent status*", "emulator-5554: mobile-agent-android * over protocol 1, pid *", "input: agent (taps, long presses and swipes)"])
 
 
+def test_a_closed_controller_port_prints_the_seeds_status_line(pytester: pytest.Pytester) -> None:
+    """Issue 16 item 11: the seed's line, whole, with only the port and the OS's errno free."""
+    import errno
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    pytester.makepyfile("def test_x(session):\n    assert session.status()\n")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--emulator-controller",
+                                f"http://127.0.0.1:{port}")
+    result.assert_outcomes(passed=1)
+    assert (
+        "warning: emulator control endpoint unavailable for emulator-5554 (connecting to "
+        f"http://127.0.0.1:{port}: transport error: tcp connect error: {os.strerror(errno.ECONNREFUSED)} "
+        f"(os error {errno.ECONNREFUSED})): taps and frames fall back to the agent. Start the emulator with "
+        "`-grpc 8554 -grpc-use-token` to use the fast path, or enable it without a restart through the emulator "
+        "console command `grpc 8554`, for example `adb -s emulator-5554 emu grpc 8554`."
+    ) in result.outlines, result.outlines
+
+
 def test_the_fixture_app_is_stopped_while_the_automation_lock_is_still_held(pytester: pytest.Pytester,
                                                                              shared_lab: VirtualLab) -> None:
     """Issue 19 item 10: with `def test(compose_fixture, screen)` the lock was torn down first, and
