@@ -9,6 +9,11 @@ read afresh and still). The two paths take turns, `--swipes` steps each per roun
 fresh List tab, so a change in the host's load falls on both alike; the line per path gives p50,
 p95 and the maximum, and the reads per step by reason.
 
+`--cold-read-ms N` charges every cold read of an event-less (Compose) window N ms in the agent
+double, the UI model held meanwhile, as on an emulator, where such a read takes 0.5 to 1.5 s
+(session/tree.py): the virtual device's own cold read costs about a millisecond, so without it the
+figures show the host's waits, and with it what each extra evicting read costs on an emulator.
+
 Target (issue 16, item 7): the controller's step no slower than the agent's (ratio of the p50s <= 1).
 """
 
@@ -73,11 +78,29 @@ def steps(device: Any, serial: str, choice: ControllerChoice, swipes: int) -> tu
         return times, reads
 
 
+def charge_cold_reads(ms: float) -> None:
+    """Every read of an event-less window that misses the agent double's cache takes `ms` longer."""
+    from pytest_mobile_agent.virtual.agent.tree import Tree
+
+    read_window = Tree._read_window
+
+    def cold(self: Tree, window: Any) -> Any:
+        if not window.sends_change_events:
+            time.sleep(ms / 1000)
+        return read_window(self, window)
+
+    Tree._read_window = cold  # type: ignore[method-assign]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--swipes", type=int, default=6)
+    parser.add_argument("--cold-read-ms", type=float, default=0.0,
+                        help="charge each cold read of a Compose window this long (an emulator's: 500 to 1,500)")
     args = parser.parse_args()
+    if args.cold_read_ms > 0:
+        charge_cold_reads(args.cold_read_ms)
     lab = VirtualLab.start(1)
     try:
         serial = lab.serials[0]
@@ -100,7 +123,8 @@ def main() -> int:
             finally:
                 double.stop()
         n = args.rounds * args.swipes
-        print(f"swipe + settle on the List tab, {args.rounds} rounds of {args.swipes} swipes a path, "
+        charged = f", cold Compose reads charged {args.cold_read_ms:g} ms" if args.cold_read_ms > 0 else ""
+        print(f"swipe + settle on the List tab, {args.rounds} rounds of {args.swipes} swipes a path{charged}, "
               f"load average {os.getloadavg()[0]:.2f}:")
         for name in paths:
             per_step = ", ".join(f"{reason} {count / n:.2f}" for reason, count in sorted(reads[name].items()))
