@@ -52,6 +52,7 @@ from pytest_mobile_agent.mirror.element import Element
 from pytest_mobile_agent.mirror.keys import key_code
 from pytest_mobile_agent.mirror.replica import Entry, Replica, View
 from pytest_mobile_agent.mirror.selectors import Selector, describe_entry, nearest
+from pytest_mobile_agent.mirror.unique import Locator, unique_locator
 from pytest_mobile_agent.session.backends import (
     Ack,
     Backend,
@@ -351,6 +352,12 @@ class Mirror:
             return dump_view(view, max_lines=max_lines)
         entry = self._entry(within.ref)
         return dump_view(view, entries=(entry, *view.subtree(entry)), max_lines=max_lines)
+
+    def locator(self, element: Element) -> Locator:
+        """The shortest query that finds the element and no other, across every window:
+        `screen.locator(e).python()` is the line to paste (the inspector offers the same)."""
+        view = self._view()
+        return unique_locator(view, self._entry(element.ref))
 
     def __repr__(self) -> str:
         view = self._replica.view
