@@ -277,13 +277,16 @@ class Doctor:
         return f"{width}x{height} PNG, {len(data)} bytes, rotation {shot['rotation']}, upright"
 
     def _controller(self) -> str:
-        from pytest_mobile_agent.session import ControllerChoice, select_paths
+        from pytest_mobile_agent.session import ControllerChoice, PathOptions, select_paths
+        from pytest_mobile_agent.session.ownership import TargetCheck
 
         if not self.state.emulator:
             return "a device: taps and frames go through the agent"
         if self.target.controller == "off":
             return "turned off (--emulator-controller off): taps and frames go through the agent"
-        selection = select_paths(self.target.serial, True, self._choice(ControllerChoice))
+        server = self.target.server
+        check = TargetCheck(self.target.serial, server.host, server.address, self._device())
+        selection = select_paths(self.target.serial, True, self._choice(ControllerChoice), PathOptions(target=check))
         if selection.controller is None:
             raise CheckFailed("the emulator's controller is not available", advice=selection.warning)
         controller = selection.controller

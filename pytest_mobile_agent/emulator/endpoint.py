@@ -28,6 +28,17 @@ class Endpoint:
     console_port: int | None = None
     discovery_file: Path | None = None
     serial: str = ""
+    avd_name: str = ""
+    """The discovery file's `avd.name`: the AVD's display name in 37.x (qemu-setup.cpp
+    qemu_setup_grpc, get_display_name()), its name in older emulators."""
+    avd_id: str = ""
+    """The discovery file's `avd.id`: the AVD's name (avdInfo_getId), what the guest's
+    `ro.boot.qemu.avd_name` says."""
+
+    @property
+    def avd_names(self) -> tuple[str, ...]:
+        """The names the discovery file gives the AVD, empty ones left out."""
+        return tuple(name for name in (self.avd_id, self.avd_name) if name)
 
     @property
     def url(self) -> str:
@@ -142,4 +153,6 @@ def _endpoint_of(serial: str, console: int, found: discovery.DiscoveryFile) -> E
         console_port=console,
         discovery_file=found.path,
         serial=serial,
+        avd_name=found.avd_name.strip(),
+        avd_id=found.props.get("avd.id", "").strip(),
     )
