@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import os
 import shlex
 import struct
 import tempfile
@@ -306,11 +307,12 @@ class Doctor:
     def _choice(self, choice_type: Any) -> Any:
         if self.target.controller == "auto":
             return choice_type.Auto()
-        from pytest_mobile_agent.emulator.endpoint import Endpoint
+        from pytest_mobile_agent.emulator.endpoint import TOKEN_ENV, Endpoint
         from pytest_mobile_agent.fixtures import parse_controller_url
 
         host, port = parse_controller_url(self.target.controller)
-        return choice_type.Endpoint(Endpoint.at(port, host=host, serial=self.target.serial))
+        token = os.environ.get(TOKEN_ENV) or None
+        return choice_type.Endpoint(Endpoint.at(port, host=host, token=token, serial=self.target.serial))
 
     # --- idle exit and the rotation -----------------------------------------------------------
 

@@ -403,13 +403,14 @@ def target_check(android_target: AndroidTarget) -> Any:
 
 
 def parse_controller_url(url: str) -> tuple[str, int]:
-    """`http://HOST:PORT` (the scheme optional) into its host and port."""
-    from urllib.parse import urlsplit
+    """`http://HOST:PORT` (the scheme optional) into its host and port; a usage error for anything
+    else, a token in the URL included (emulator.endpoint.parse_url), the token never echoed."""
+    from pytest_mobile_agent.emulator.endpoint import parse_url
 
-    parts = urlsplit(url if "://" in url else f"http://{url}")
-    if parts.scheme not in ("http", "grpc") or not parts.hostname or parts.port is None:
-        raise pytest.UsageError(f"--emulator-controller takes auto, off or http://HOST:PORT, not {url!r}")
-    return parts.hostname, parts.port
+    try:
+        return parse_url(url)
+    except errors.InvalidArgument as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 @pytest.fixture(scope="session")
