@@ -64,6 +64,10 @@ def _doctor(args: argparse.Namespace) -> int:
     from pytest_mobile_agent import doctor
 
     try:
+        if args.emulator_controller not in ("auto", "off"):
+            from pytest_mobile_agent.emulator.endpoint import parse_url
+
+            parse_url(args.emulator_controller)  # a token in the URL is refused before anything starts
         with doctor.target_of(args.android_serial, controller=args.emulator_controller,
                               virtual_adb=args.virtual_adb) as target:
             rows = doctor.Doctor(target, jar_path=Path(args.agent_jar) if args.agent_jar else None,
@@ -152,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the target: a serial, auto (the only online one) or virtual (default: "
                             "MOBILE_AGENT_ANDROID_SERIAL, else auto)")
     check.add_argument("--emulator-controller", default=os.environ.get("MOBILE_AGENT_EMULATOR_CONTROLLER", "auto"),
-                       help="auto (the emulator's discovery file), off, or http://HOST:PORT")
+                       help="auto (the emulator's discovery file), off, or http://HOST:PORT (the token in "
+                            "MOBILE_AGENT_EMULATOR_TOKEN, never on the command line)")
     check.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
                        help="the agent jar (default: agent-android/dist/mobile-agent-android.jar)")
     check.add_argument("--agent-force", action="store_true", help="let the agent stop whatever holds UI automation")

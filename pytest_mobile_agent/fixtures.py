@@ -180,14 +180,16 @@ class TargetProvider:
 
     def _start_controllers(self, lab: VirtualLab) -> None:
         """An emulator controller double per virtual device, found as an emulator's would be."""
-        from pytest_mobile_agent.virtual.controller import ControllerDouble
+        from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
 
         self._discovery_dir = tempfile.TemporaryDirectory(prefix="mobile-agent-avd-")
         self._saved_discovery = os.environ.get(DISCOVERY_ENV)
         os.environ[DISCOVERY_ENV] = self._discovery_dir.name
         for serial in lab.serials:
             if serial.startswith("emulator-"):
-                self.controllers.append(ControllerDouble(lab.device(serial).display, serial=serial).start())
+                device = lab.device(serial)
+                self.controllers.append(ControllerDouble(device.display, serial=serial,
+                                                         avd=AvdConfig.of_device(device)).start())
 
     def close(self) -> None:
         for watch in self._input_watches.values():
@@ -400,7 +402,8 @@ def path_selection(android_target: AndroidTarget, mobile_agent_settings: Setting
         token = os.environ.get(CONTROLLER_TOKEN_ENV) or None
         choice = ControllerChoice.Endpoint(Endpoint.at(port, host=host, token=token, serial=android_target.serial))
     selection = select_paths(android_target.serial, android_target.emulator, choice,
-                             PathOptions(connect_timeout=mobile_agent_settings.controller_connect_timeout))
+                             PathOptions(connect_timeout=mobile_agent_settings.controller_connect_timeout,
+                                         target=target_check(android_target)))
     try:
         yield selection
     finally:
@@ -408,14 +411,23 @@ def path_selection(android_target: AndroidTarget, mobile_agent_settings: Setting
             selection.controller.close()
 
 
-def parse_controller_url(url: str) -> tuple[str, int]:
-    """`http://HOST:PORT` (the scheme optional) into its host and port."""
-    from urllib.parse import urlsplit
+def target_check(android_target: AndroidTarget) -> Any:
+    """How `auto` confirms that a controller found by console port is this target's."""
+    from pytest_mobile_agent.session.ownership import TargetCheck
 
-    parts = urlsplit(url if "://" in url else f"http://{url}")
-    if parts.scheme not in ("http", "grpc") or not parts.hostname or parts.port is None:
-        raise pytest.UsageError(f"--emulator-controller takes auto, off or http://HOST:PORT, not {url!r}")
-    return parts.hostname, parts.port
+    server = android_target.server
+    return TargetCheck(android_target.serial, server.host, server.address, server.device(android_target.serial))
+
+
+def parse_controller_url(url: str) -> tuple[str, int]:
+    """`http://HOST:PORT` (the scheme optional) into its host and port; a usage error for anything
+    else, a token in the URL included (emulator.endpoint.parse_url), the token never echoed."""
+    from pytest_mobile_agent.emulator.endpoint import parse_url
+
+    try:
+        return parse_url(url)
+    except errors.InvalidArgument as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent.records import default_records_dir
 
 SERIAL_ENV = "MOBILE_AGENT_ANDROID_SERIAL"
@@ -51,7 +52,8 @@ OPTIONS = (
            "when the named target is missing or unusable (instead of skipping its tests)", env=REQUIRE_ENV,
            is_flag=True),
     Option("--emulator-controller", "emulator_controller", "the emulator's gRPC fast path: `auto` (from the "
-           "emulator's discovery file), `off`, or an endpoint URL such as http://127.0.0.1:8554?token=...",
+           "emulator's discovery file), `off`, or an endpoint URL such as http://127.0.0.1:8554 (its token in "
+           "MOBILE_AGENT_EMULATOR_TOKEN, never on the command line: `ps` shows that to every local user)",
            env=CONTROLLER_ENV, default="auto", metavar="auto|off|URL"),
     Option("--agent-jar", "agent_jar", "the agent jar to deploy (default: the build of the package's agent "
            "sources in the per-user cache, built on first use with the Android SDK found)", env=JAR_ENV, metavar="PATH"),
@@ -165,7 +167,7 @@ class Settings:
         return cls(
             serials=serials,
             require_device=bool(raw_value(config, "android_require_device")),
-            emulator_controller=str(raw_value(config, "emulator_controller") or "auto"),
+            emulator_controller=_controller(str(raw_value(config, "emulator_controller") or AUTO)),
             agent_jar=Path(str(jar)) if jar else None,
             agent_force=bool(raw_value(config, "agent_force")),
             records_dir=Path(str(records)) if records else default_records_dir(),
@@ -193,6 +195,20 @@ def _check_serials(serials: tuple[str, ...]) -> None:
                 )
         elif any(ch.isspace() or ord(ch) < 32 for ch in serial):
             raise pytest.UsageError(f"--android-serial: {serial!r} is not a serial")
+
+
+def _controller(value: str) -> str:
+    """auto, off or an endpoint URL, checked now: a URL carrying a token is refused (the usage error
+    redacts it), so neither the settings nor any message built from them ever hold one."""
+    if value.strip().lower() in (AUTO, "off"):
+        return value.strip().lower()
+    from pytest_mobile_agent.emulator.endpoint import parse_url
+
+    try:
+        parse_url(value)
+    except errors.InvalidArgument as exc:
+        raise pytest.UsageError(str(exc)) from None
+    return value.strip()
 
 
 def _seconds(config: pytest.Config, dest: str) -> float:

@@ -23,6 +23,7 @@ from pytest_mobile_agent.lock import AutomationLock
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.options import Settings
 from pytest_mobile_agent.session import ControllerChoice, PathOptions, Session, select_paths
+from pytest_mobile_agent.session.ownership import TargetCheck
 from pytest_mobile_agent.userfiles import private_dir
 
 LOCK_WAIT = 30.0
@@ -60,7 +61,7 @@ def settings_for(serial: str, *, controller: str = "auto", agent_jar: Path | Non
 def opened(settings: Settings, announce: Callable[[str], None] = lambda _: None) -> Iterator[Inspected]:
     """The target's stack, open until the block ends; then the session detaches (the agent stays
     resident, as after a test), the lock is released and a virtual device started here stops."""
-    from pytest_mobile_agent.fixtures import TargetProvider
+    from pytest_mobile_agent.fixtures import TargetProvider, target_check
 
     provider = TargetProvider(settings)
     try:
@@ -75,7 +76,8 @@ def opened(settings: Settings, announce: Callable[[str], None] = lambda _: None)
             try:
                 if target.virtual:  # a newcomer's first look shows an app, not the launcher
                     AppUnderTest(device, settings.fixture_package, settings.fixture_activity).start(extras={"tab": "Login"})
-                with _session(settings, target.serial, target.emulator, attached, device) as session:
+                with _session(settings, target.serial, target.emulator, attached, device,
+                              target_check(target)) as session:
                     yield Inspected(target.serial, device, session, Mirror(session.backend()), target.virtual,
                                     settings.fixture_package, settings.fixture_activity, _app(settings))
             finally:
@@ -96,13 +98,15 @@ def _jar(settings: Settings, stand_in: bool, announce: Callable[[str], None]) ->
 
 
 @contextlib.contextmanager
-def _session(settings: Settings, serial: str, emulator: bool, attached: object, device: Device) -> Iterator[Session]:
-    """The session on the agent and, where `--emulator-controller` and the target allow, the controller."""
+def _session(settings: Settings, serial: str, emulator: bool, attached: object, device: Device,
+             check: TargetCheck | None = None) -> Iterator[Session]:
+    """The session on the agent and, where `--emulator-controller` and the target allow, the
+    controller (with `auto`, once `check` confirms it is the target's)."""
     if settings.emulator_controller not in ("auto", "off"):
         raise errors.InvalidArgument("the inspector takes --emulator-controller auto or off")
     choice = ControllerChoice.Auto() if settings.emulator_controller == "auto" else ControllerChoice.Off()
     selection = select_paths(serial, emulator, choice,
-                             PathOptions(connect_timeout=settings.controller_connect_timeout))
+                             PathOptions(connect_timeout=settings.controller_connect_timeout, target=check))
     session = Session.start(attached, controller=selection.controller, device=device, serial=serial,
                             warning=selection.warning)
     try:

@@ -146,6 +146,8 @@ def _default_properties(serial: str, index: int) -> dict[str, str]:
         "ro.boot.hardware": "ranchu",
         "ro.kernel.qemu": "1",
         "ro.boot.qemu": "1",
+        # the emulator's androidboot.qemu.avd_name (aosp platform/external/qemu android/android-emu/android/
+        # userspace-boot-properties.cpp): the AVD's name, the avd.id its controller's discovery file gives
         "ro.boot.qemu.avd_name": "Pixel_7_API_36",
         "ro.serialno": f"EMULATOR36X1X{index // 10}X{index % 10}",
         "ro.boot.serialno": f"EMULATOR36X1X{index // 10}X{index % 10}",

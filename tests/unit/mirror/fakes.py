@@ -182,12 +182,13 @@ class FakeInput:
         self.calls: list[tuple[Any, ...]] = []
         self.on_input: Callable[[tuple[Any, ...]], None] | None = None
         self.accepted = True
+        self.path = "agent"  # "controller": the gesture went through the emulator's controller
 
     def _record(self, *call: Any) -> b.Ack:
         self.calls.append(call)
         if self.on_input is not None:
             self.on_input(call)
-        return b.Ack(accepted=self.accepted, path="agent", method="direct" if call[0] == "text" else None)
+        return b.Ack(accepted=self.accepted, path=self.path, method="direct" if call[0] == "text" else None)
 
     def tap(self, x: float, y: float) -> b.Ack:
         return self._record("tap", x, y)
