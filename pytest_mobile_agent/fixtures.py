@@ -163,7 +163,7 @@ class TargetProvider:
         serial = serials[self.index % len(serials)]
         if serial == AUTO:
             serial = _only_online(server)
-        facts = _facts(server, serial)
+        facts = listed_target(server, serial)
         served_virtual = server.device(serial).getprop(VIRTUAL_DEVICE_PROPERTY) == "1"
         return AndroidTarget(serial, server, facts=facts, served_virtual=served_virtual)
 
@@ -176,7 +176,7 @@ class TargetProvider:
             self._start_controllers(self.lab)
         server = AdbServer(host="127.0.0.1", port=self.lab.adb_port)
         serial = self.lab.serials[self.index % count]
-        return AndroidTarget(serial, server, self.lab, _facts(server, serial))
+        return AndroidTarget(serial, server, self.lab, listed_target(server, serial))
 
     def _start_controllers(self, lab: VirtualLab) -> None:
         """An emulator controller double per virtual device, found as an emulator's would be."""
@@ -226,7 +226,7 @@ def _only_online(server: AdbServer) -> str:
     return online[0]
 
 
-def _facts(server: AdbServer, serial: str) -> Target:
+def listed_target(server: AdbServer, serial: str) -> Target:
     """The server's listing of the target; an error with the target's advice when it is not usable."""
     listed = {target.serial: target for target in server.targets()}
     target = listed.get(serial)

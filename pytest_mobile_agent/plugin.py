@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from pytest_mobile_agent import artifacts, reruns
+from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.fixtures import (
     PROVIDER_KEY,
@@ -20,9 +21,10 @@ from pytest_mobile_agent.fixtures import (
     STATUS_KEY,
     UNUSABLE_TARGET,
     TargetProvider,
+    listed_target,
     worker_index,
 )
-from pytest_mobile_agent.options import NO_SERIAL_REASON, SERIAL_ENV, Settings, add_options
+from pytest_mobile_agent.options import AUTO, NO_SERIAL_REASON, SERIAL_ENV, Settings, add_options
 
 __all__ = ["NO_SERIAL_REASON", "SERIAL_ENV", "android_serial"]
 
@@ -30,6 +32,7 @@ FIXTURES_PLUGIN = "mobile_agent_fixtures"
 FIXTURES_MODULE = "pytest_mobile_agent.fixtures"
 RERUNS_PLUGIN = "mobile_agent_reruns"
 PACKAGE_DIR = Path(__file__).resolve().parent
+WORKER_STATUS = "mobile_agent_status"  # the key of a worker's status lines in xdist's workeroutput
 #: why this process's device tests cannot run (decided once, after collection), or None
 NO_TARGET_KEY = pytest.StashKey[str | None]()
 # A test that uses any of these needs a target, marked or not.
@@ -80,14 +83,31 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         return [f"mobile-agent: no Android target named; device tests are skipped ({NO_SERIAL_REASON.split(': ', 1)[1]})"]
     lines = [f"mobile-agent: targets {', '.join(settings.serials)}; controller {settings.emulator_controller}; "
              f"quiet wait {settings.quiet_wait:g} s; {settings.disturbance_runs} runs at most when disturbed"]
-    if settings.virtual_count:
-        return lines
+    return [*lines, *_target_fact_lines(config)]
+
+
+def _target_fact_lines(config: pytest.Config) -> list[str]:
+    """A line per target: its model, API level and whether it is an emulator, from its server's
+    listing (a virtual lab is started for it, as its tests would); or why it is not usable."""
+    provider = config.stash[PROVIDER_KEY]
     try:
-        target = config.stash[PROVIDER_KEY].target()
+        own = provider.target()
     except MobileAgentError as exc:
-        return [*lines, f"mobile-agent: {exc}"]
-    facts = target.facts
-    if facts is not None:
+        if len(provider.settings.serials) == 1:
+            return [f"mobile-agent: {exc}"]
+        own = None
+    if own is not None and own.lab is not None:
+        serials = own.lab.serials
+    else:
+        serials = [own.serial if own is not None and serial == AUTO else serial for serial in provider.settings.serials]
+    server = own.server if own is not None else AdbServer()
+    lines = []
+    for serial in dict.fromkeys(serials):
+        try:
+            facts = own.facts if own is not None and own.serial == serial and own.facts else listed_target(server, serial)
+        except MobileAgentError as exc:
+            lines.append(f"mobile-agent: {exc}")
+            continue
         lines.append(f"mobile-agent: {facts.serial} {facts.state}, model {facts.model}, API {facts.api_level}, "
                      f"{'emulator' if facts.emulator else 'device'}")
     return lines
@@ -182,6 +202,26 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         artifacts.collect(item, report)
     if report.when == "setup":
         _at_the_test(item, report)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker has no terminal: its status lines travel to the controller in
+    `config.workeroutput`, the dict xdist sends back when the worker finishes (xdist's
+    documented channel, read on the controller in `pytest_testnodedown`)."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput[WORKER_STATUS] = dict(session.config.stash.get(STATUS_KEY, {}))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:  # type: ignore[no-untyped-def]
+    """On the xdist controller: a worker's status lines, kept per target (a target two workers
+    drive alike is printed once; differing lines keep the worker's name)."""
+    statuses = node.config.stash.setdefault(STATUS_KEY, {})
+    worker = str(getattr(node, "workerinput", {}).get("workerid", "?"))
+    for target, lines in (getattr(node, "workeroutput", None) or {}).get(WORKER_STATUS, {}).items():
+        key = target if statuses.get(target, lines) == lines else f"{target} ({worker})"
+        statuses[key] = list(lines)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]
