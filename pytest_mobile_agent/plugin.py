@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobile_agent import artifacts, reruns
+from pytest_mobile_agent import artifacts, reruns, rootdir_guard
 from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.fixtures import (
@@ -24,7 +24,14 @@ from pytest_mobile_agent.fixtures import (
     listed_target,
     worker_index,
 )
-from pytest_mobile_agent.options import AUTO, NO_SERIAL_REASON, SERIAL_ENV, Settings, add_options
+from pytest_mobile_agent.options import (
+    AUTO,
+    NO_SERIAL_REASON,
+    OPTIONS,
+    SERIAL_ENV,
+    Settings,
+    add_options,
+)
 
 __all__ = ["NO_SERIAL_REASON", "SERIAL_ENV", "android_serial"]
 
@@ -52,6 +59,12 @@ MARKERS = (
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
+    """A two-word `--agent-jar PATH` (any valued option) must not move the rootdir (rootdir_guard)."""
+    rootdir_guard.check(early_config, args, (option.flag for option in OPTIONS if not option.is_flag))
 
 
 def pytest_configure(config: pytest.Config) -> None:
