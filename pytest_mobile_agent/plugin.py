@@ -223,7 +223,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     documented channel, read on the controller in `pytest_testnodedown`)."""
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
-        workeroutput[WORKER_STATUS] = dict(session.config.stash.get(STATUS_KEY, {}))
+        statuses: dict[str, list[str]] = session.config.stash.get(STATUS_KEY, {})
+        workeroutput[WORKER_STATUS] = dict(statuses)
 
 
 @pytest.hookimpl(optionalhook=True)
