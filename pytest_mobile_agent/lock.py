@@ -83,10 +83,13 @@ class AutomationLock:
         timeout: float,
         on_wait: Callable[[str], None] | None = None,
         poll: float = 0.05,
+        progress_every: float = 10.0,
     ) -> Iterator[float]:
-        """Hold the lock for the block; yields the seconds spent waiting for it."""
+        """Hold the lock for the block; yields the seconds spent waiting for it. A wait past a
+        second is told to `on_wait` (whom it waits for), then every `progress_every` seconds (for
+        how long), and when it took the lock."""
         started = time.monotonic()
-        waited = self._acquire(test_id, timeout, on_wait, poll)
+        waited = self._acquire(test_id, timeout, _Progress(test_id, self, on_wait, progress_every), poll)
         try:
             self._write_holder(test_id)
             yield waited
@@ -106,24 +109,47 @@ class AutomationLock:
         with os.fdopen(fd, "w") as holder:
             holder.write(json.dumps({"pid": os.getpid(), "test": test_id, "since": time.time()}))
 
-    def _acquire(self, test_id: str, timeout: float, on_wait: Callable[[str], None] | None, poll: float) -> float:
+    def _acquire(self, test_id: str, timeout: float, progress: _Progress, poll: float) -> float:
         started = time.monotonic()
-        announced = False
         while True:
             try:
                 self._lock.acquire(timeout=poll)
-                return time.monotonic() - started
             except filelock.Timeout:
                 pass
+            else:
+                progress.took(time.monotonic() - started)
+                return time.monotonic() - started
             waited = time.monotonic() - started
-            if not announced and waited >= 1.0:
-                message = f"{test_id} waits for the automation lock on {self.serial}, held by {self.describe_holder()}"
-                log.info(message)
-                if on_wait:
-                    on_wait(message)
-                announced = True
+            progress.waiting(waited)
             if waited >= timeout:
                 raise Timeout(
                     f"waiting for the automation lock on {self.serial} (held by {self.describe_holder()})",
                     timeout,
                 )
+
+
+class _Progress:
+    """The lines a lock wait says: whom it waits for (after a second), for how long (every
+    `every` seconds), and when it took the lock."""
+
+    def __init__(self, test_id: str, lock: AutomationLock, on_wait: Callable[[str], None] | None, every: float) -> None:
+        self.test_id, self.lock, self.on_wait, self.every = test_id, lock, on_wait, every
+        self.said_at: float | None = None
+
+    def waiting(self, waited: float) -> None:
+        if self.said_at is None and waited >= 1.0:
+            self._say(f"waits for the automation lock on {self.lock.serial}, held by {self.lock.describe_holder()}", waited)
+        elif self.said_at is not None and waited - self.said_at >= self.every:
+            self._say(f"has waited {waited:.0f} s for the automation lock on {self.lock.serial}, held by "
+                      f"{self.lock.describe_holder()}", waited)
+
+    def took(self, waited: float) -> None:
+        if self.said_at is not None:
+            self._say(f"took the automation lock on {self.lock.serial} after {waited:.1f} s", waited)
+
+    def _say(self, message: str, waited: float) -> None:
+        self.said_at = waited
+        message = f"{self.test_id} {message}"
+        log.info(message)
+        if self.on_wait:
+            self.on_wait(message)

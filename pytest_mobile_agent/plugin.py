@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobile_agent import artifacts, reruns, rootdir_guard
+from pytest_mobile_agent import artifacts, progress, reruns, rootdir_guard
 from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.fixtures import (
@@ -73,6 +73,8 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, module in ((FIXTURES_PLUGIN, FIXTURES_MODULE), (RERUNS_PLUGIN, "pytest_mobile_agent.reruns")):
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.register(importlib.import_module(module), name)
+    if not hasattr(config, "workerinput") and not config.pluginmanager.has_plugin(progress.PLUGIN):
+        config.pluginmanager.register(progress.Terminal(config), progress.PLUGIN)
     settings = Settings.from_config(config)
     config.stash[SETTINGS_KEY] = settings
     config.stash[PROVIDER_KEY] = TargetProvider(settings, index=worker_index(config))

@@ -82,28 +82,40 @@ class QuietWait:
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
     on_wait: Callable[[str], None] | None = None
+    progress_every: float = 10.0
 
     def wait(self) -> float:
-        """Seconds waited; DeviceBusy naming the holders when the device is still busy at the timeout."""
+        """Seconds waited; DeviceBusy naming the holders when the device is still busy at the timeout.
+
+        `on_wait` hears who holds the device when the wait starts, then every `progress_every`
+        seconds how long it has waited, and at the end when the device became quiet."""
         started = self.clock()
-        announced = False
+        said_at: float | None = None
         while True:
             activity = read_activity(self.list_processes(), self.own_sockets())
-            if activity.quiet:
-                return self.clock() - started
             waited = self.clock() - started
+            if activity.quiet:
+                if said_at is not None:
+                    self._say(f"found the device quiet after {waited:.1f} s")
+                return waited
             if waited >= self.timeout:
                 raise DeviceBusy(
                     f"the device was not quiet after {self.timeout:g} s: {activity.describe()} held it",
                     advice="Stop that tool or agent, raise --quiet-wait, or take it over with --agent-force",
                 )
-            if not announced:
-                message = f"waiting up to {self.timeout:g} s for the device to be quiet: {activity.describe()}"
-                log.info(message)
-                if self.on_wait:
-                    self.on_wait(message)
-                announced = True
+            if said_at is None:
+                self._say(f"waits up to {self.timeout:g} s for the device to be quiet: {activity.describe()} holds it")
+                said_at = waited
+            elif waited - said_at >= self.progress_every:
+                self._say(f"has waited {waited:.0f} s of {self.timeout:g} for the device to be quiet: "
+                          f"{activity.describe()} holds it")
+                said_at = waited
             self.sleep(self.poll)
+
+    def _say(self, message: str) -> None:
+        log.info(message)
+        if self.on_wait:
+            self.on_wait(message)
 
 
 @dataclass(frozen=True)

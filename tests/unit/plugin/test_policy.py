@@ -54,7 +54,8 @@ def test_the_wait_returns_once_the_holder_is_gone() -> None:
     messages: list[str] = []
     wait = QuietWait(lambda: listings.pop(0), lambda: set(), timeout=60, poll=0.5, clock=clock, sleep=clock.sleep, on_wait=messages.append)
     assert wait.wait() == pytest.approx(1.5)
-    assert len(messages) == 1 and "uiautomator events (pid 3001)" in messages[0]
+    assert len(messages) == 2 and "uiautomator events (pid 3001)" in messages[0]
+    assert messages[1] == "found the device quiet after 1.5 s"  # issue 16 item 5: the wait's end is said too
 
 
 def test_past_the_timeout_the_wait_fails_naming_what_held_the_device() -> None:
