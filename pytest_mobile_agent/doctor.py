@@ -18,7 +18,6 @@ import base64
 import contextlib
 import json
 import os
-import shlex
 import struct
 import tempfile
 import time
@@ -32,6 +31,7 @@ from pytest_mobile_agent.adb import AdbServer, Device
 from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Launched, Records
 from pytest_mobile_agent.agent.launch import parse_ps
+from pytest_mobile_agent.app import start_activity
 
 PS_COMMAND = "ps -A -o PID,ARGS"
 FIXTURE_PACKAGE = "dev.mobileagent.fixture"
@@ -366,10 +366,10 @@ class Doctor:
         return self.state.fixture
 
     def _start_fixture(self) -> None:
-        component = shlex.quote(f"{FIXTURE_PACKAGE}/{FIXTURE_ACTIVITY}")
-        output = self._device().shell_until(f"am start -W -S -n {component} --es tab Login", time.monotonic() + 20)
-        if output.exit_code != 0 or "Error" in output.text():
-            raise CheckFailed(f"am start {FIXTURE_PACKAGE} failed: {output.text().strip()}")
+        try:
+            start_activity(self._device(), f"{FIXTURE_PACKAGE}/{FIXTURE_ACTIVITY}", " --es tab Login", time.monotonic() + 20)
+        except errors.MobileAgentError as exc:
+            raise CheckFailed(str(exc)) from None
         self.state.started_fixture = True
 
     def _wait_for_node(self, key: str, value: str, ready: Callable[[dict[str, Any]], bool] = lambda n: True) -> dict[str, Any]:

@@ -54,6 +54,7 @@ from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Records
 from pytest_mobile_agent.app import AppInstallation, AppUnderTest, foreground_package
 from pytest_mobile_agent.artifacts import ARTIFACTS_KEY, ArtifactSources
+from pytest_mobile_agent.foreign_input import InputWatch
 from pytest_mobile_agent.gates import HostGate
 from pytest_mobile_agent.lock import AutomationLock
 from pytest_mobile_agent.options import AUTO, NO_SERIAL_REASON, Settings
@@ -74,6 +75,7 @@ DISCOVERY_ENV = "MOBILE_AGENT_AVD_DISCOVERY_DIR"
 CONTROLLER_TOKEN_ENV = "MOBILE_AGENT_EMULATOR_TOKEN"  # the bearer token of an --emulator-controller URL
 PS_COMMAND = "ps -A -o PID,ARGS"
 AUTOMATION_LOCK_TIMEOUT = 900.0
+UNUSABLE_TARGET = "the Android target is not usable"  # a device test's skip reason, before the error
 
 
 # --- the target ----------------------------------------------------------------------------------
@@ -133,6 +135,13 @@ class TargetProvider:
     _saved_discovery: str | None = None
     _discovery_dir: tempfile.TemporaryDirectory[str] | None = None
     _lab_records: tempfile.TemporaryDirectory[str] | None = None
+    _input_watches: dict[str, InputWatch | None] = field(default_factory=dict)
+
+    def input_watch(self, device: Device) -> InputWatch | None:
+        """The session's watch on the target's input devices (foreign_input.py), started once."""
+        if device.serial not in self._input_watches:
+            self._input_watches[device.serial] = InputWatch.start(device)
+        return self._input_watches[device.serial]
 
     def records_dir(self) -> Path:
         """Where the agent records live: `--agent-records` for real targets; for a virtual lab a
@@ -183,6 +192,10 @@ class TargetProvider:
                                                          avd=AvdConfig.of_device(device)).start())
 
     def close(self) -> None:
+        for watch in self._input_watches.values():
+            if watch is not None:
+                watch.close()
+        self._input_watches.clear()
         for controller in self.controllers:
             with contextlib.suppress(Exception):
                 controller.stop()
@@ -252,7 +265,7 @@ def android_target(pytestconfig: pytest.Config) -> AndroidTarget:
     except errors.MobileAgentError as exc:
         if settings.require_device:
             pytest.fail(f"the required Android target is not usable: {exc}", pytrace=False)
-        pytest.skip(f"the Android target is not usable: {exc}")
+        pytest.skip(f"{UNUSABLE_TARGET}: {exc}")
 
 
 @pytest.fixture(scope="session")
@@ -348,6 +361,10 @@ def agent(
         kill_timeout=mobile_agent_settings.agent_kill_wait))
     attached = deployer.attach()
     watch = DisturbanceWatch(processes, own_sockets)
+    inputs = provider_of(request.config).input_watch(device)
+    if inputs is not None:
+        mark = inputs.mark()
+        watch.foreign_input = lambda: inputs.foreign_since(mark, watch.sent_contacts())
     request.node.stash[WATCH_KEY] = watch
     _artifacts(request).mark_start(device)
     try:
@@ -430,6 +447,9 @@ def session(request: pytest.FixtureRequest, agent: Attached, path_selection: Sel
         warning=path_selection.warning,
     )
     _artifacts(request).session = started
+    watch = request.node.stash.get(WATCH_KEY, None)
+    if watch is not None:
+        watch.sent_contacts = lambda: started.inputs.controller
     try:
         yield started
     finally:
@@ -497,6 +517,7 @@ def _app_handle(request: pytest.FixtureRequest, device: Device, package: str, ac
         if watch is not None:
             watch.foreground = lambda: foreground_package(device)
             watch.expected_foreground = handle.package
+            watch.crash = lambda: handle.crash(sources.crash_after)
 
     handle = AppUnderTest(device, package, activity, on_started=started)
     sources = _artifacts(request)

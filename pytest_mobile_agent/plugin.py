@@ -7,6 +7,8 @@ Registered through the `pytest11` entry point `mobile_agent`, so installing the 
 from __future__ import annotations
 
 import importlib
+import os
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +18,7 @@ from pytest_mobile_agent.fixtures import (
     PROVIDER_KEY,
     SETTINGS_KEY,
     STATUS_KEY,
+    UNUSABLE_TARGET,
     TargetProvider,
     worker_index,
 )
@@ -26,6 +29,9 @@ __all__ = ["NO_SERIAL_REASON", "SERIAL_ENV", "android_serial"]
 FIXTURES_PLUGIN = "mobile_agent_fixtures"
 FIXTURES_MODULE = "pytest_mobile_agent.fixtures"
 RERUNS_PLUGIN = "mobile_agent_reruns"
+PACKAGE_DIR = Path(__file__).resolve().parent
+#: why this process's device tests cannot run (decided once, after collection), or None
+NO_TARGET_KEY = pytest.StashKey[str | None]()
 # A test that uses any of these needs a target, marked or not.
 DEVICE_FIXTURES = frozenset(
     {"android_target", "adb_server", "device", "agent", "session", "screen", "controller", "compose_fixture",
@@ -100,10 +106,29 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         raise pytest.UsageError(f"--android-require-device: the Android target is not usable: {exc}") from None
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("device") is None and _uses_our_device_fixtures(item):
             item.add_marker(pytest.mark.device)
+    if any(item.get_closest_marker("device") is not None for item in items):
+        config.stash[NO_TARGET_KEY] = _no_target_reason(config)
+
+
+def _no_target_reason(config: pytest.Config) -> str | None:
+    """Why the device tests cannot run (no target named, or the named one unreachable: the same
+    reason for a test marked `device` and for one using a device fixture), or None. A virtual
+    target starts on first use, so it is not tried here; --android-require-device failed the run
+    at its start already."""
+    settings = config.stash[SETTINGS_KEY]
+    if not settings.named:
+        return NO_SERIAL_REASON
+    if settings.virtual_count:
+        return None
+    try:
+        config.stash[PROVIDER_KEY].target()
+    except MobileAgentError as exc:
+        return f"{UNUSABLE_TARGET}: {exc}"
+    return None
 
 
 def _uses_our_device_fixtures(item: pytest.Item) -> bool:
@@ -120,8 +145,25 @@ def _uses_our_device_fixtures(item: pytest.Item) -> bool:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    if item.get_closest_marker("device") is not None and not item.config.stash[SETTINGS_KEY].named:
-        pytest.skip(NO_SERIAL_REASON)
+    """A device test, marked or using a device fixture, is skipped for the same reason when no
+    target is named or the named one is unreachable."""
+    if item.get_closest_marker("device") is None:
+        return
+    reason = item.config.stash.get(NO_TARGET_KEY, None)
+    if reason is None and not item.config.stash[SETTINGS_KEY].named:
+        reason = NO_SERIAL_REASON
+    if reason:
+        pytest.skip(reason)
+
+
+def _at_the_test(item: pytest.Item, report: pytest.TestReport) -> None:
+    """A skip raised here or in a fixture of ours is reported at the test (-rs), not at our file."""
+    if not (report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3):
+        return
+    path, _, message = report.longrepr
+    if Path(str(path)).resolve().parent == PACKAGE_DIR:
+        where, line = item.reportinfo()[:2]
+        report.longrepr = (os.fspath(where), (line or 0) + 1, message)
 
 
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
@@ -138,6 +180,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     report: pytest.TestReport = outcome.get_result()
     if report.failed and report.when == "call":
         artifacts.collect(item, report)
+    if report.when == "setup":
+        _at_the_test(item, report)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]
