@@ -7,6 +7,8 @@ Registered through the `pytest11` entry point `mobile_agent`, so installing the 
 from __future__ import annotations
 
 import importlib
+import os
+import shlex
 
 import pytest
 
@@ -19,7 +21,13 @@ from pytest_mobile_agent.fixtures import (
     TargetProvider,
     worker_index,
 )
-from pytest_mobile_agent.options import NO_SERIAL_REASON, SERIAL_ENV, Settings, add_options
+from pytest_mobile_agent.options import (
+    NO_SERIAL_REASON,
+    SERIAL_ENV,
+    Settings,
+    add_options,
+    check_spellings,
+)
 
 __all__ = ["NO_SERIAL_REASON", "SERIAL_ENV", "android_serial"]
 
@@ -43,6 +51,12 @@ MARKERS = (
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
+
+
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """The earliest hook a plugin loaded by entry point sees: the arguments as pytest first read them."""
+    params = early_config.invocation_params
+    check_spellings([*shlex.split(os.environ.get("PYTEST_ADDOPTS", "")), *params.args], params.dir)
 
 
 def pytest_configure(config: pytest.Config) -> None:
