@@ -13,6 +13,7 @@ import shlex
 import pytest
 
 from pytest_mobile_agent import artifacts, reruns
+from pytest_mobile_agent.adb import AdbServer, Target
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.fixtures import (
     PROVIDER_KEY,
@@ -89,16 +90,38 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     lines = [f"mobile-agent: targets {', '.join(settings.serials)}; controller {settings.emulator_controller}; "
              f"quiet wait {settings.quiet_wait:g} s; {settings.disturbance_runs} runs at most when disturbed"]
     if settings.virtual_count:
-        return lines
+        from pytest_mobile_agent.virtual.device import default_facts
+
+        model, api_level = default_facts()
+        count = settings.virtual_count
+        return [*lines, f"mobile-agent: virtual: {count} built-in virtual device{'s' if count > 1 else ''}, "
+                        f"model {model}, API {api_level}, emulator"]
+    return [*lines, *_target_lines(config, settings)]
+
+
+def _target_lines(config: pytest.Config, settings: Settings) -> list[str]:
+    """One line per named target with its facts (model, API level, emulator or device), or the
+    reason it has none: the target this process drives, or each of a comma list's."""
+    if len(settings.serials) == 1:
+        try:
+            facts = config.stash[PROVIDER_KEY].target().facts
+        except MobileAgentError as exc:
+            return [f"mobile-agent: {exc}"]
+        return [_facts_line(facts)] if facts is not None else []
+    server = AdbServer()
     try:
-        target = config.stash[PROVIDER_KEY].target()
+        listed = {t.serial: t for t in server.targets()}
     except MobileAgentError as exc:
-        return [*lines, f"mobile-agent: {exc}"]
-    facts = target.facts
-    if facts is not None:
-        lines.append(f"mobile-agent: {facts.serial} {facts.state}, model {facts.model}, API {facts.api_level}, "
-                     f"{'emulator' if facts.emulator else 'device'}")
-    return lines
+        return [f"mobile-agent: {exc}"]
+    return [_facts_line(listed[serial]) if serial in listed else
+            f"mobile-agent: {serial}: not on the adb server at {server.address}" for serial in settings.serials]
+
+
+def _facts_line(facts: Target) -> str:
+    if not facts.online:
+        return f"mobile-agent: {facts.serial} {facts.state}" + (f" ({facts.advice})" if facts.advice else "")
+    return (f"mobile-agent: {facts.serial} {facts.state}, model {facts.model}, API {facts.api_level}, "
+            f"{'emulator' if facts.emulator else 'device'}")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
