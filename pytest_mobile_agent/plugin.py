@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import os
 import shlex
+from typing import Any
 
 import pytest
 
@@ -175,6 +176,28 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     report: pytest.TestReport = outcome.get_result()
     if report.failed and report.when == "call":
         artifacts.collect(item, report)
+
+
+STATUS_OUTPUT = "mobile_agent_status"
+"""The key of an xdist worker's status lines in its `workeroutput`, which xdist sends back to the
+controller process when the worker finishes (xdist's own channel for a worker's results)."""
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput[STATUS_OUTPUT] = dict(session.config.stash.get(STATUS_KEY, {}))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """On the xdist controller: a finished worker's status lines join the controller's, per target;
+    a target two workers drove with different outcomes shows each worker's lines, named by worker."""
+    statuses = node.config.stash.setdefault(STATUS_KEY, {})
+    for target, lines in (getattr(node, "workeroutput", None) or {}).get(STATUS_OUTPUT, {}).items():
+        key = target if statuses.get(target, lines) == lines else f"{target} ({node.gateway.id})"
+        statuses[key] = list(lines)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]
