@@ -187,7 +187,8 @@ controller process when the worker finishes (xdist's own channel for a worker's 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
-        workeroutput[STATUS_OUTPUT] = dict(session.config.stash.get(STATUS_KEY, {}))
+        statuses: dict[str, list[str]] = session.config.stash.get(STATUS_KEY, {})
+        workeroutput[STATUS_OUTPUT] = dict(statuses)
 
 
 @pytest.hookimpl(optionalhook=True)
