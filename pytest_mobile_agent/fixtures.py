@@ -163,7 +163,7 @@ class TargetProvider:
         serial = serials[self.index % len(serials)]
         if serial == AUTO:
             serial = _only_online(server)
-        facts = listed_target(server, serial)
+        facts = _facts(server, serial)
         served_virtual = server.device(serial).getprop(VIRTUAL_DEVICE_PROPERTY) == "1"
         return AndroidTarget(serial, server, facts=facts, served_virtual=served_virtual)
 
@@ -176,7 +176,7 @@ class TargetProvider:
             self._start_controllers(self.lab)
         server = AdbServer(host="127.0.0.1", port=self.lab.adb_port)
         serial = self.lab.serials[self.index % count]
-        return AndroidTarget(serial, server, self.lab, listed_target(server, serial))
+        return AndroidTarget(serial, server, self.lab, _facts(server, serial))
 
     def _start_controllers(self, lab: VirtualLab) -> None:
         """An emulator controller double per virtual device, found as an emulator's would be."""
@@ -226,7 +226,7 @@ def _only_online(server: AdbServer) -> str:
     return online[0]
 
 
-def listed_target(server: AdbServer, serial: str) -> Target:
+def _facts(server: AdbServer, serial: str) -> Target:
     """The server's listing of the target; an error with the target's advice when it is not usable."""
     listed = {target.serial: target for target in server.targets()}
     target = listed.get(serial)
@@ -490,7 +490,7 @@ def app(request: pytest.FixtureRequest, automation_lock: float, device: Device,
     force-stop at teardown, while the lock is still held. `@pytest.mark.app(clear=True,
     permissions=[...])` clears its data and grants those permissions before the test."""
     if not app_installation.named:
-        pytest.fail("the app fixture needs the app under test: --app-apk PATH (installed for the session) or "
+        pytest.fail("the app fixture needs the app under test: --app-apk=PATH (installed for the session) or "
                     "--app-package NAME (already installed)", pytrace=False)
     try:
         installed = app_installation.ensure(device)

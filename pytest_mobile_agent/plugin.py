@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import importlib
 import os
+import shlex
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pytest_mobile_agent import artifacts, progress, reruns, rootdir_guard
-from pytest_mobile_agent.adb import AdbServer
+from pytest_mobile_agent import artifacts, progress, reruns
+from pytest_mobile_agent.adb import AdbServer, Target
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.fixtures import (
     PROVIDER_KEY,
@@ -21,16 +23,14 @@ from pytest_mobile_agent.fixtures import (
     STATUS_KEY,
     UNUSABLE_TARGET,
     TargetProvider,
-    listed_target,
     worker_index,
 )
 from pytest_mobile_agent.options import (
-    AUTO,
     NO_SERIAL_REASON,
-    OPTIONS,
     SERIAL_ENV,
     Settings,
     add_options,
+    check_spellings,
 )
 
 __all__ = ["NO_SERIAL_REASON", "SERIAL_ENV", "android_serial"]
@@ -39,7 +39,6 @@ FIXTURES_PLUGIN = "mobile_agent_fixtures"
 FIXTURES_MODULE = "pytest_mobile_agent.fixtures"
 RERUNS_PLUGIN = "mobile_agent_reruns"
 PACKAGE_DIR = Path(__file__).resolve().parent
-WORKER_STATUS = "mobile_agent_status"  # the key of a worker's status lines in xdist's workeroutput
 #: why this process's device tests cannot run (decided once, after collection), or None
 NO_TARGET_KEY = pytest.StashKey[str | None]()
 # A test that uses any of these needs a target, marked or not.
@@ -61,10 +60,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
-    """A two-word `--agent-jar PATH` (any valued option) must not move the rootdir (rootdir_guard)."""
-    rootdir_guard.check(early_config, args, (option.flag for option in OPTIONS if not option.is_flag))
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """The earliest hook a plugin loaded by entry point sees: the arguments as pytest first read them."""
+    params = early_config.invocation_params
+    check_spellings([*shlex.split(os.environ.get("PYTEST_ADDOPTS", "")), *params.args], params.dir)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -98,34 +97,39 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         return [f"mobile-agent: no Android target named; device tests are skipped ({NO_SERIAL_REASON.split(': ', 1)[1]})"]
     lines = [f"mobile-agent: targets {', '.join(settings.serials)}; controller {settings.emulator_controller}; "
              f"quiet wait {settings.quiet_wait:g} s; {settings.disturbance_runs} runs at most when disturbed"]
-    return [*lines, *_target_fact_lines(config)]
+    if settings.virtual_count:
+        from pytest_mobile_agent.virtual.device import default_facts
+
+        model, api_level = default_facts()
+        count = settings.virtual_count
+        return [*lines, f"mobile-agent: virtual: {count} built-in virtual device{'s' if count > 1 else ''}, "
+                        f"model {model}, API {api_level}, emulator"]
+    return [*lines, *_target_lines(config, settings)]
 
 
-def _target_fact_lines(config: pytest.Config) -> list[str]:
-    """A line per target: its model, API level and whether it is an emulator, from its server's
-    listing (a virtual lab is started for it, as its tests would); or why it is not usable."""
-    provider = config.stash[PROVIDER_KEY]
-    try:
-        own = provider.target()
-    except MobileAgentError as exc:
-        if len(provider.settings.serials) == 1:
-            return [f"mobile-agent: {exc}"]
-        own = None
-    if own is not None and own.lab is not None:
-        serials = own.lab.serials
-    else:
-        serials = [own.serial if own is not None and serial == AUTO else serial for serial in provider.settings.serials]
-    server = own.server if own is not None else AdbServer()
-    lines = []
-    for serial in dict.fromkeys(serials):
+def _target_lines(config: pytest.Config, settings: Settings) -> list[str]:
+    """One line per named target with its facts (model, API level, emulator or device), or the
+    reason it has none: the target this process drives, or each of a comma list's."""
+    if len(settings.serials) == 1:
         try:
-            facts = own.facts if own is not None and own.serial == serial and own.facts else listed_target(server, serial)
+            facts = config.stash[PROVIDER_KEY].target().facts
         except MobileAgentError as exc:
-            lines.append(f"mobile-agent: {exc}")
-            continue
-        lines.append(f"mobile-agent: {facts.serial} {facts.state}, model {facts.model}, API {facts.api_level}, "
-                     f"{'emulator' if facts.emulator else 'device'}")
-    return lines
+            return [f"mobile-agent: {exc}"]
+        return [_facts_line(facts)] if facts is not None else []
+    server = AdbServer()
+    try:
+        listed = {t.serial: t for t in server.targets()}
+    except MobileAgentError as exc:
+        return [f"mobile-agent: {exc}"]
+    return [_facts_line(listed[serial]) if serial in listed else
+            f"mobile-agent: {serial}: not on the adb server at {server.address}" for serial in settings.serials]
+
+
+def _facts_line(facts: Target) -> str:
+    if not facts.online:
+        return f"mobile-agent: {facts.serial} {facts.state}" + (f" ({facts.advice})" if facts.advice else "")
+    return (f"mobile-agent: {facts.serial} {facts.state}, model {facts.model}, API {facts.api_level}, "
+            f"{'emulator' if facts.emulator else 'device'}")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -219,24 +223,26 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         _at_the_test(item, report)
 
 
+STATUS_OUTPUT = "mobile_agent_status"
+"""The key of an xdist worker's status lines in its `workeroutput`, which xdist sends back to the
+controller process when the worker finishes (xdist's own channel for a worker's results)."""
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """An xdist worker has no terminal: its status lines travel to the controller in
-    `config.workeroutput`, the dict xdist sends back when the worker finishes (xdist's
-    documented channel, read on the controller in `pytest_testnodedown`)."""
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         statuses: dict[str, list[str]] = session.config.stash.get(STATUS_KEY, {})
-        workeroutput[WORKER_STATUS] = dict(statuses)
+        workeroutput[STATUS_OUTPUT] = dict(statuses)
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_testnodedown(node, error) -> None:  # type: ignore[no-untyped-def]
-    """On the xdist controller: a worker's status lines, kept per target (a target two workers
-    drive alike is printed once; differing lines keep the worker's name)."""
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """On the xdist controller: a finished worker's status lines join the controller's, per target;
+    a target two workers drove with different outcomes shows each worker's lines, named by worker."""
     statuses = node.config.stash.setdefault(STATUS_KEY, {})
-    worker = str(getattr(node, "workerinput", {}).get("workerid", "?"))
-    for target, lines in (getattr(node, "workeroutput", None) or {}).get(WORKER_STATUS, {}).items():
-        key = target if statuses.get(target, lines) == lines else f"{target} ({worker})"
+    for target, lines in (getattr(node, "workeroutput", None) or {}).get(STATUS_OUTPUT, {}).items():
+        key = target if statuses.get(target, lines) == lines else f"{target} ({node.gateway.id})"
         statuses[key] = list(lines)
 
 
