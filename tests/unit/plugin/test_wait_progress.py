@@ -3,6 +3,7 @@ device and how long the test has waited, from a plain run and from xdist workers
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -45,13 +46,21 @@ def shared_lab(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPat
 def test_the_quiet_wait_shows_who_holds_the_device_and_when_it_is_quiet(pytester: pytest.Pytester,
                                                                          shared_lab: VirtualLab) -> None:
     stream = shared_lab.device("emulator-5554").open_service("shell,v2,raw:uiautomator events")
-    release = threading.Timer(2.5, stream.close)
-    release.start()
+    locks = pytester.path / "locks"  # the lock's holder file is written once it is taken: the quiet wait starts
+
+    def release() -> None:
+        deadline = time.monotonic() + 60
+        while not any(locks.glob("*.holder")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.5)
+        stream.close()
+
+    releaser = threading.Thread(target=release, daemon=True)
+    releaser.start()
     try:
         pytester.makepyfile("def test_x(agent):\n    pass\n")
         result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "emulator-5554", "--quiet-wait", "30")
     finally:
-        release.cancel()
         stream.close()
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines([
@@ -65,12 +74,20 @@ def test_the_lock_wait_reaches_the_terminal_from_xdist_workers(pytester: pytest.
                                                                shared_lab: VirtualLab) -> None:
     pytester.makepyfile(
         """
+        import pathlib
         import time
         import pytest
 
+        @pytest.fixture
+        def arrived(n):  # set up before the lock: the holder keeps it until the other test waits for it
+            pathlib.Path(f"arrived-{n}").touch()
+
         @pytest.mark.parametrize("n", range(2))
-        def test_hold(automation_lock, n):
-            time.sleep(2.5)
+        def test_hold(arrived, automation_lock, n):
+            deadline = time.monotonic() + 30
+            while not all(pathlib.Path(f"arrived-{i}").exists() for i in range(2)) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(1.5)
         """
     )
     result = pytester.runpytest_subprocess(*ISOLATED, "-n", "2", "--android-serial", "emulator-5554")
@@ -111,7 +128,9 @@ def test_a_long_lock_wait_says_how_long_it_has_waited(tmp_path: Path) -> None:
     def hold() -> None:
         with holder.held("tests/test_a.py::test_x", timeout=5):
             held.set()
-            time.sleep(2.6)
+            deadline = time.monotonic() + 10
+            while len(said) < 2 and time.monotonic() < deadline:  # until the waiter said how long it waited
+                time.sleep(0.05)
 
     thread = threading.Thread(target=hold)
     thread.start()
@@ -120,5 +139,7 @@ def test_a_long_lock_wait_says_how_long_it_has_waited(tmp_path: Path) -> None:
         pass
     thread.join()
     assert said[0].startswith("tests/test_b.py::test_y waits for the automation lock on emulator-5554, held by pid ")
-    assert said[1].startswith("tests/test_b.py::test_y has waited 2 s for the automation lock on emulator-5554, held by pid ")
-    assert said[-1].startswith("tests/test_b.py::test_y took the automation lock on emulator-5554 after 2.")
+    assert re.fullmatch(r"tests/test_b.py::test_y has waited \d+ s for the automation lock on emulator-5554, "
+                        r"held by pid \d+ \(tests/test_a.py::test_x\)", said[1])
+    assert said[-1].startswith("tests/test_b.py::test_y took the automation lock on emulator-5554 after ")
+    assert len(said) == 3
