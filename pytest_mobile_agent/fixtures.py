@@ -148,6 +148,23 @@ class TargetProvider:
             self._target = self._virtual() if self.settings.virtual_count else self._named()
         return self._target
 
+    def every_target(self) -> list[tuple[str, AndroidTarget | errors.MobileAgentError]]:
+        """Every target the option names, for the header: a lab's devices, or each item of a comma
+        list (this process's own and the ones other xdist workers take), each with its facts or
+        the reason it is not usable."""
+        if self.settings.virtual_count:
+            own = self.target()
+            assert own.lab is not None
+            return [(serial, AndroidTarget(serial, own.server, own.lab, _facts(own.server, serial))) for serial in own.lab.serials]
+        found: list[tuple[str, AndroidTarget | errors.MobileAgentError]] = []
+        for index, serial in enumerate(self.settings.serials):
+            try:
+                found.append((serial, self.target() if index == self.index % len(self.settings.serials)
+                              else TargetProvider(self.settings, index=index)._named()))
+            except errors.MobileAgentError as exc:
+                found.append((serial, exc))
+        return found
+
     def _named(self) -> AndroidTarget:
         serials = self.settings.serials
         server = AdbServer()
@@ -409,7 +426,8 @@ def controller(path_selection: Selection) -> Any:
 
 
 @pytest.fixture
-def session(request: pytest.FixtureRequest, agent: Attached, path_selection: Selection, device: Device) -> Iterator[Session]:
+def session(request: pytest.FixtureRequest, agent: Attached, path_selection: Selection, device: Device,
+            android_target: AndroidTarget) -> Iterator[Session]:
     """The agent and the controller behind the mirror's backends, with the status report."""
     from pytest_mobile_agent.session import Session
 
@@ -421,7 +439,8 @@ def session(request: pytest.FixtureRequest, agent: Attached, path_selection: Sel
     try:
         yield started
     finally:
-        request.config.stash.setdefault(STATUS_KEY, {})[device.serial] = started.status()
+        # per target: a lab's serials repeat in every worker's own lab, so the key names the server too
+        request.config.stash.setdefault(STATUS_KEY, {})[android_target.lock_key] = started.status()
         started.detach()
 
 

@@ -10,16 +10,17 @@ import importlib
 
 import pytest
 
-from pytest_mobile_agent import artifacts, reruns
+from pytest_mobile_agent import artifacts, reruns, rootdir
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.fixtures import (
     PROVIDER_KEY,
     SETTINGS_KEY,
     STATUS_KEY,
+    AndroidTarget,
     TargetProvider,
     worker_index,
 )
-from pytest_mobile_agent.options import NO_SERIAL_REASON, SERIAL_ENV, Settings, add_options
+from pytest_mobile_agent.options import NO_SERIAL_REASON, OPTIONS, SERIAL_ENV, Settings, add_options
 
 __all__ = ["NO_SERIAL_REASON", "SERIAL_ENV", "android_serial"]
 
@@ -43,6 +44,12 @@ MARKERS = (
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
+    """`--agent-jar PATH` as two words must not move the rootdir (rootdir.py says why it did)."""
+    rootdir.restore(early_config, args, (option.flag for option in OPTIONS if not option.is_flag))
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -74,17 +81,29 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         return [f"mobile-agent: no Android target named; device tests are skipped ({NO_SERIAL_REASON.split(': ', 1)[1]})"]
     lines = [f"mobile-agent: targets {', '.join(settings.serials)}; controller {settings.emulator_controller}; "
              f"quiet wait {settings.quiet_wait:g} s; {settings.disturbance_runs} runs at most when disturbed"]
-    if settings.virtual_count:
-        return lines
+    provider = config.stash[PROVIDER_KEY]
     try:
-        target = config.stash[PROVIDER_KEY].target()
+        targets = provider.every_target()
     except MobileAgentError as exc:
         return [*lines, f"mobile-agent: {exc}"]
-    facts = target.facts
-    if facts is not None:
-        lines.append(f"mobile-agent: {facts.serial} {facts.state}, model {facts.model}, API {facts.api_level}, "
-                     f"{'emulator' if facts.emulator else 'device'}")
+    finally:
+        if settings.virtual_count and _is_xdist_controller(config):
+            provider.close()  # the controller runs no test: its lab was for the header alone
+    for serial, target in targets:
+        lines.append(f"mobile-agent: {serial}: {target}" if isinstance(target, MobileAgentError) else _facts_line(target))
     return lines
+
+
+def _facts_line(target: AndroidTarget) -> str:
+    facts = target.facts
+    if facts is None:
+        return f"mobile-agent: {target.serial}"
+    return (f"mobile-agent: {facts.serial} {facts.state}, model {facts.model}, API {facts.api_level}, "
+            f"{'emulator' if facts.emulator else 'device'}")
+
+
+def _is_xdist_controller(config: pytest.Config) -> bool:
+    return not hasattr(config, "workerinput") and getattr(config.option, "dist", "no") != "no"
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -138,6 +157,26 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     report: pytest.TestReport = outcome.get_result()
     if report.failed and report.when == "call":
         artifacts.collect(item, report)
+
+
+STATUS_OUTPUT = "mobile_agent_status"  # the key of a worker's statuses in xdist's workeroutput
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker has no terminal: its status lines travel to the controller in
+    `config.workeroutput`, the dict xdist sends with the worker's "workerfinished" event
+    (xdist/remote.py) and hands over as `node.workeroutput` in `pytest_testnodedown`."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        statuses: dict[str, list[str]] = session.config.stash.get(STATUS_KEY, {})
+        workeroutput[STATUS_OUTPUT] = dict(statuses)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:  # type: ignore[no-untyped-def]
+    """On the xdist controller: keep each worker's status lines, per target, for the summary."""
+    statuses = getattr(node, "workeroutput", {}).get(STATUS_OUTPUT, {})
+    node.config.stash.setdefault(STATUS_KEY, {}).update(statuses)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]

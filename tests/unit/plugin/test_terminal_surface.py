@@ -1,0 +1,115 @@
+"""What the terminal shows, run as a user runs it (pytester): the session header's target facts,
+the status lines under xdist, the progress of long waits, and a path option's two spellings
+leaving pytest's rootdir alone (issue 16, items 3, 5, 6 and 8)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+# Imported before the in-process inner runs (see test_plugin_surface.py): pytester drops the
+# modules a run imports first, and a class imported twice makes isinstance fail.
+import pytest_mobile_agent.mirror
+import pytest_mobile_agent.session
+import pytest_mobile_agent.virtual.agent
+import pytest_mobile_agent.virtual.controller  # noqa: F401
+from pytest_mobile_agent.agent import AgentJar
+from pytest_mobile_agent.virtual import VirtualLab
+
+pytest_plugins = ["pytester"]
+
+ISOLATED = ("-p", "no:randomly", "-p", "no:cacheprovider")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MOBILE_AGENT_ANDROID_SERIAL", raising=False)
+    monkeypatch.delenv("MOBILE_AGENT_REQUIRE_DEVICE", raising=False)
+    monkeypatch.delenv("MOBILE_AGENT_JAR", raising=False)
+    monkeypatch.setenv("MOBILE_AGENT_LOCK_DIR", str(pytester.path / "locks"))
+    monkeypatch.setenv("MOBILE_AGENT_RECORDS", str(pytester.path / "records"))
+
+
+@pytest.fixture
+def served_lab(monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualLab]:
+    """Two virtual devices served from this process, as external devices are, reached by serial."""
+    lab = VirtualLab.start(2)
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(lab.adb_port))
+    monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
+    try:
+        yield lab
+    finally:
+        lab.stop()
+
+
+# --- item 8: the header names every target -----------------------------------------------------
+
+
+def test_the_header_names_the_virtual_target_with_its_facts(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_x():\n    pass\n")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual:2")
+    result.stdout.fnmatch_lines([
+        "mobile-agent: targets virtual:2; *",
+        "mobile-agent: emulator-5554 device, model sdk_gphone64_x86_64, API 36, emulator",
+        "mobile-agent: emulator-5556 device, model sdk_gphone64_x86_64, API 36, emulator",
+    ])
+
+
+def test_the_header_names_every_target_of_a_comma_list(pytester: pytest.Pytester, served_lab: VirtualLab) -> None:
+    pytester.makepyfile("def test_x():\n    pass\n")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554,emulator-5556,emulator-5999")
+    result.stdout.fnmatch_lines([
+        "mobile-agent: targets emulator-5554, emulator-5556, emulator-5999; *",
+        "mobile-agent: emulator-5554 device, model sdk_gphone64_x86_64, API 36, emulator",
+        "mobile-agent: emulator-5556 device, model sdk_gphone64_x86_64, API 36, emulator",
+        "mobile-agent: emulator-5999: emulator-5999 is not on the adb server at *",
+    ])
+
+
+# --- item 3: status lines under xdist --------------------------------------------------------------
+
+
+def test_xdist_workers_send_their_status_lines_to_the_controller_per_target(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.parametrize("n", range(4))
+        def test_on_a_session(session, n):
+            assert session.status()
+        """
+    )
+    result = pytester.runpytest_subprocess(*ISOLATED, "-n", "2", "--android-serial", "virtual:2",
+                                           "--emulator-controller", "off")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["*- mobile-agent status -*"])
+    section = result.stdout.str().split("mobile-agent status", 1)[1]
+    assert "emulator-5554: mobile-agent-android " in section and "emulator-5556: mobile-agent-android " in section
+    assert section.count("input: agent (taps, long presses and swipes)") == 2
+
+
+# --- item 6: a path option's two spellings -------------------------------------------------------
+
+
+@pytest.mark.parametrize("spelling", ["two words", "one word"])
+def test_a_path_option_outside_the_project_leaves_the_rootdir_alone(pytester: pytest.Pytester,
+                                                                    tmp_path_factory: pytest.TempPathFactory,
+                                                                    spelling: str) -> None:
+    """`--agent-jar PATH` as two words: pytest finds the rootdir before the plugin's options are
+    known, so PATH counted as a test path and the rootdir became the common ancestor."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    jar = elsewhere / "mobile-agent-android.jar"
+    jar.write_bytes(AgentJar.stand_in().data)
+    records = elsewhere / "records"
+    records.mkdir()
+    apk = elsewhere / "app.apk"
+    apk.write_bytes(b"PK")
+    pytester.makepyfile("def test_root(pytestconfig):\n    print('ROOT', pytestconfig.rootpath)\n")
+    paths = {"--agent-jar": jar, "--agent-records": records, "--app-apk": apk}
+    args = [part for flag, path in paths.items()
+            for part in ((flag, str(path)) if spelling == "two words" else (f"{flag}={path}",))]
+    result = pytester.runpytest("-p", "no:randomly", *args, "-s")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([f"rootdir: {pytester.path}*", f"*ROOT {pytester.path}"])
+    assert not (elsewhere.parent / ".pytest_cache").exists()
