@@ -10,7 +10,7 @@ import importlib
 
 import pytest
 
-from pytest_mobile_agent import artifacts, reruns, rootdir
+from pytest_mobile_agent import artifacts, progress, reruns, rootdir
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.fixtures import (
     PROVIDER_KEY,
@@ -58,6 +58,7 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, module in ((FIXTURES_PLUGIN, FIXTURES_MODULE), (RERUNS_PLUGIN, "pytest_mobile_agent.reruns")):
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.register(importlib.import_module(module), name)
+    progress.register(config)
     settings = Settings.from_config(config)
     config.stash[SETTINGS_KEY] = settings
     config.stash[PROVIDER_KEY] = TargetProvider(settings, index=worker_index(config))
