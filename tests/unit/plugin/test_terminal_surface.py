@@ -186,3 +186,20 @@ def test_the_quiet_wait_shows_what_holds_the_device_and_how_long_the_test_waited
         "waited 0 s of 30 s",
         "[[]mobile-agent[]] *::test_x: the device is quiet after * s",
     ])
+
+
+def test_a_two_word_path_that_brought_another_ini_file_is_a_usage_error_naming_the_one_word_spelling(
+        pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The jar's directory holding a pytest.ini: pytest read that file's options before ours were
+    known; they cannot be undone, so the run stops and says how to write it."""
+    elsewhere = tmp_path_factory.mktemp("other-project")
+    (elsewhere / "pytest.ini").write_text("[pytest]\naddopts = -q\n")
+    jar = elsewhere / "mobile-agent-android.jar"
+    jar.write_bytes(AgentJar.stand_in().data)
+    pytester.makepyfile("def test_x():\n    pass\n")
+    result = pytester.runpytest("-p", "no:randomly", "--agent-jar", str(jar))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*--agent-jar {jar}: pytest read its configuration from {elsewhere / 'pytest.ini'} "
+                                 "instead of None*write it as one word: --agent-jar=PATH*"])
+    result = pytester.runpytest("-p", "no:randomly", f"--agent-jar={jar}")
+    result.assert_outcomes(passed=1)
