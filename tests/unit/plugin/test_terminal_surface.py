@@ -163,7 +163,7 @@ def test_the_lock_wait_of_an_xdist_worker_reaches_the_controllers_terminal(pytes
     result = pytester.runpytest_subprocess(*ISOLATED, "-n", "2", "--android-serial", "emulator-5554")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines([
-        "[[]mobile-agent[]] *::test_holds_the_lock[[]*[]]: waiting for the automation lock on emulator-5554, "
+        "[[]mobile-agent[]] *::test_holds_the_lock[[]*[]]: waiting for the automation lock on emulator-5554*, "
         "held by pid * (*::test_holds_the_lock[[]*[]]) for * s; waited 1 s of 900 s",
     ])
 
