@@ -1,5 +1,6 @@
 """What a failing device test leaves behind: a screenshot, the tree dump and the logcat lines of its
-run (and, when it used the app under test, the device's crash buffer, `logcat -b crash`), attached to its report (sections, and pytest-html extras when pytest-html runs) and written
+run (and, when it used the app under test, the crashes of its run in the device's crash buffer,
+`logcat -b crash`), attached to its report (sections, and pytest-html extras when pytest-html runs) and written
 under the pytest cache (`.pytest_cache/d/mobile-agent/artifacts/<test>/`).
 """
 
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from .app import last_crash_line
 from .errors import MobileAgentError
 
 log = logging.getLogger("pytest_mobile_agent.artifacts")
@@ -33,15 +35,18 @@ class ArtifactSources:
     screen: Any = None
     app: Any = None  # the app under test's handle: its crash buffer goes with the artifacts
     logcat_since: str | None = None
+    crash_after: str | None = None  # the crash buffer's last line before this run
     written: list[Path] = field(default_factory=list)
 
     def mark_start(self, device: Any) -> None:
-        """Remember the device's clock, so the logcat of this run can be cut from the rest."""
+        """Remember the device's clock and the crash buffer's last line, so the logcat and the
+        crashes of this run can be cut from the rest."""
         self.device = device
         try:
             self.logcat_since = device.shell(DEVICE_TIME_COMMAND).text().strip() or None
+            self.crash_after = last_crash_line(device)
         except MobileAgentError as exc:
-            log.debug("no device time for the logcat cut: %s", exc)
+            log.debug("no device time or crash buffer for the cut: %s", exc)
 
 
 ARTIFACTS_KEY = pytest.StashKey[ArtifactSources]()
@@ -91,7 +96,7 @@ def _producers(sources: ArtifactSources) -> list[tuple[str, Callable[[], bytes |
         producers.append(("tree.txt", lambda: str(sources.screen.dump())))
     producers.append(("logcat.txt", lambda: _logcat(sources)))
     if sources.app is not None:
-        producers.append(("crash.txt", lambda: sources.app.crash_log() or None))
+        producers.append(("crash.txt", lambda: sources.app.crash_log(sources.crash_after) or None))
     return producers
 
 

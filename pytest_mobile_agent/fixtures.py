@@ -54,6 +54,7 @@ from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Records
 from pytest_mobile_agent.app import AppInstallation, AppUnderTest, foreground_package
 from pytest_mobile_agent.artifacts import ARTIFACTS_KEY, ArtifactSources
+from pytest_mobile_agent.foreign_input import InputWatch
 from pytest_mobile_agent.gates import HostGate
 from pytest_mobile_agent.lock import AutomationLock
 from pytest_mobile_agent.options import AUTO, NO_SERIAL_REASON, Settings
@@ -74,6 +75,7 @@ DISCOVERY_ENV = "MOBILE_AGENT_AVD_DISCOVERY_DIR"
 CONTROLLER_TOKEN_ENV = "MOBILE_AGENT_EMULATOR_TOKEN"  # the bearer token of an --emulator-controller URL
 PS_COMMAND = "ps -A -o PID,ARGS"
 AUTOMATION_LOCK_TIMEOUT = 900.0
+UNUSABLE_TARGET = "the Android target is not usable"  # a device test's skip reason, before the error
 
 
 # --- the target ----------------------------------------------------------------------------------
@@ -133,6 +135,13 @@ class TargetProvider:
     _saved_discovery: str | None = None
     _discovery_dir: tempfile.TemporaryDirectory[str] | None = None
     _lab_records: tempfile.TemporaryDirectory[str] | None = None
+    _input_watches: dict[str, InputWatch | None] = field(default_factory=dict)
+
+    def input_watch(self, device: Device) -> InputWatch | None:
+        """The session's watch on the target's input devices (foreign_input.py), started once."""
+        if device.serial not in self._input_watches:
+            self._input_watches[device.serial] = InputWatch.start(device)
+        return self._input_watches[device.serial]
 
     def records_dir(self) -> Path:
         """Where the agent records live: `--agent-records` for real targets; for a virtual lab a
@@ -147,23 +156,6 @@ class TargetProvider:
         if self._target is None:
             self._target = self._virtual() if self.settings.virtual_count else self._named()
         return self._target
-
-    def every_target(self) -> list[tuple[str, AndroidTarget | errors.MobileAgentError]]:
-        """Every target the option names, for the header: a lab's devices, or each item of a comma
-        list (this process's own and the ones other xdist workers take), each with its facts or
-        the reason it is not usable."""
-        if self.settings.virtual_count:
-            own = self.target()
-            assert own.lab is not None
-            return [(serial, AndroidTarget(serial, own.server, own.lab, _facts(own.server, serial))) for serial in own.lab.serials]
-        found: list[tuple[str, AndroidTarget | errors.MobileAgentError]] = []
-        for index, serial in enumerate(self.settings.serials):
-            try:
-                found.append((serial, self.target() if index == self.index % len(self.settings.serials)
-                              else TargetProvider(self.settings, index=index)._named()))
-            except errors.MobileAgentError as exc:
-                found.append((serial, exc))
-        return found
 
     def _named(self) -> AndroidTarget:
         serials = self.settings.serials
@@ -188,16 +180,22 @@ class TargetProvider:
 
     def _start_controllers(self, lab: VirtualLab) -> None:
         """An emulator controller double per virtual device, found as an emulator's would be."""
-        from pytest_mobile_agent.virtual.controller import ControllerDouble
+        from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
 
         self._discovery_dir = tempfile.TemporaryDirectory(prefix="mobile-agent-avd-")
         self._saved_discovery = os.environ.get(DISCOVERY_ENV)
         os.environ[DISCOVERY_ENV] = self._discovery_dir.name
         for serial in lab.serials:
             if serial.startswith("emulator-"):
-                self.controllers.append(ControllerDouble(lab.device(serial).display, serial=serial).start())
+                device = lab.device(serial)
+                self.controllers.append(ControllerDouble(device.display, serial=serial,
+                                                         avd=AvdConfig.of_device(device)).start())
 
     def close(self) -> None:
+        for watch in self._input_watches.values():
+            if watch is not None:
+                watch.close()
+        self._input_watches.clear()
         for controller in self.controllers:
             with contextlib.suppress(Exception):
                 controller.stop()
@@ -267,7 +265,7 @@ def android_target(pytestconfig: pytest.Config) -> AndroidTarget:
     except errors.MobileAgentError as exc:
         if settings.require_device:
             pytest.fail(f"the required Android target is not usable: {exc}", pytrace=False)
-        pytest.skip(f"the Android target is not usable: {exc}")
+        pytest.skip(f"{UNUSABLE_TARGET}: {exc}")
 
 
 @pytest.fixture(scope="session")
@@ -358,6 +356,10 @@ def agent(
         kill_timeout=mobile_agent_settings.agent_kill_wait))
     attached = deployer.attach()
     watch = DisturbanceWatch(processes, own_sockets)
+    inputs = provider_of(request.config).input_watch(device)
+    if inputs is not None:
+        mark = inputs.mark()
+        watch.foreign_input = lambda: inputs.foreign_since(mark, watch.sent_contacts())
     request.node.stash[WATCH_KEY] = watch
     _artifacts(request).mark_start(device)
     try:
@@ -395,7 +397,8 @@ def path_selection(android_target: AndroidTarget, mobile_agent_settings: Setting
         token = os.environ.get(CONTROLLER_TOKEN_ENV) or None
         choice = ControllerChoice.Endpoint(Endpoint.at(port, host=host, token=token, serial=android_target.serial))
     selection = select_paths(android_target.serial, android_target.emulator, choice,
-                             PathOptions(connect_timeout=mobile_agent_settings.controller_connect_timeout))
+                             PathOptions(connect_timeout=mobile_agent_settings.controller_connect_timeout,
+                                         target=target_check(android_target)))
     try:
         yield selection
     finally:
@@ -403,14 +406,23 @@ def path_selection(android_target: AndroidTarget, mobile_agent_settings: Setting
             selection.controller.close()
 
 
-def parse_controller_url(url: str) -> tuple[str, int]:
-    """`http://HOST:PORT` (the scheme optional) into its host and port."""
-    from urllib.parse import urlsplit
+def target_check(android_target: AndroidTarget) -> Any:
+    """How `auto` confirms that a controller found by console port is this target's."""
+    from pytest_mobile_agent.session.ownership import TargetCheck
 
-    parts = urlsplit(url if "://" in url else f"http://{url}")
-    if parts.scheme not in ("http", "grpc") or not parts.hostname or parts.port is None:
-        raise pytest.UsageError(f"--emulator-controller takes auto, off or http://HOST:PORT, not {url!r}")
-    return parts.hostname, parts.port
+    server = android_target.server
+    return TargetCheck(android_target.serial, server.host, server.address, server.device(android_target.serial))
+
+
+def parse_controller_url(url: str) -> tuple[str, int]:
+    """`http://HOST:PORT` (the scheme optional) into its host and port; a usage error for anything
+    else, a token in the URL included (emulator.endpoint.parse_url), the token never echoed."""
+    from pytest_mobile_agent.emulator.endpoint import parse_url
+
+    try:
+        return parse_url(url)
+    except errors.InvalidArgument as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 @pytest.fixture(scope="session")
@@ -421,8 +433,7 @@ def controller(path_selection: Selection) -> Any:
 
 
 @pytest.fixture
-def session(request: pytest.FixtureRequest, agent: Attached, path_selection: Selection, device: Device,
-            android_target: AndroidTarget) -> Iterator[Session]:
+def session(request: pytest.FixtureRequest, agent: Attached, path_selection: Selection, device: Device) -> Iterator[Session]:
     """The agent and the controller behind the mirror's backends, with the status report."""
     from pytest_mobile_agent.session import Session
 
@@ -431,11 +442,13 @@ def session(request: pytest.FixtureRequest, agent: Attached, path_selection: Sel
         warning=path_selection.warning,
     )
     _artifacts(request).session = started
+    watch = request.node.stash.get(WATCH_KEY, None)
+    if watch is not None:
+        watch.sent_contacts = lambda: started.inputs.controller
     try:
         yield started
     finally:
-        # per target: a lab's serials repeat in every worker's own lab, so the key names the server too
-        request.config.stash.setdefault(STATUS_KEY, {})[android_target.lock_key] = started.status()
+        request.config.stash.setdefault(STATUS_KEY, {})[device.serial] = started.status()
         started.detach()
 
 
@@ -473,7 +486,7 @@ def app(request: pytest.FixtureRequest, automation_lock: float, device: Device,
     force-stop at teardown, while the lock is still held. `@pytest.mark.app(clear=True,
     permissions=[...])` clears its data and grants those permissions before the test."""
     if not app_installation.named:
-        pytest.fail("the app fixture needs the app under test: --app-apk PATH (installed for the session) or "
+        pytest.fail("the app fixture needs the app under test: --app-apk=PATH (installed for the session) or "
                     "--app-package NAME (already installed)", pytrace=False)
     try:
         installed = app_installation.ensure(device)
@@ -499,6 +512,7 @@ def _app_handle(request: pytest.FixtureRequest, device: Device, package: str, ac
         if watch is not None:
             watch.foreground = lambda: foreground_package(device)
             watch.expected_foreground = handle.package
+            watch.crash = lambda: handle.crash(sources.crash_after)
 
     handle = AppUnderTest(device, package, activity, on_started=started)
     sources = _artifacts(request)
