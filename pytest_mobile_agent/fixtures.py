@@ -321,11 +321,7 @@ def agent_records(pytestconfig: pytest.Config, android_target: AndroidTarget) ->
 def automation_lock(request: pytest.FixtureRequest, android_target: AndroidTarget) -> Iterator[float]:
     """Hold the serial's automation lock for the test; yields the seconds spent waiting for it."""
     lock = AutomationLock(android_target.lock_key)
-
-    def announce(message: str) -> None:
-        progress.say(request.config, request.node.nodeid, message)
-
-    with lock.held(request.node.nodeid, AUTOMATION_LOCK_TIMEOUT, on_wait=announce) as waited:
+    with lock.held(request.node.nodeid, AUTOMATION_LOCK_TIMEOUT, on_wait=progress.announcer(request.node)) as waited:
         yield waited
 
 
@@ -353,8 +349,8 @@ def agent(
         return parse_ps(device.shell(PS_COMMAND).text())
 
     if not mobile_agent_settings.agent_force:
-        QuietWait(processes, own_sockets, timeout=mobile_agent_settings.quiet_wait, on_wait=lambda message:
-                  progress.say(request.config, request.node.nodeid, f"{request.node.nodeid} {message}")).wait()
+        QuietWait(processes, own_sockets, timeout=mobile_agent_settings.quiet_wait,
+                  on_wait=progress.announcer(request.node)).wait()
     deployer = Deployer(device, agent_jar, agent_records, DeployOptions(
         force=mobile_agent_settings.agent_force, liveness_timeout=mobile_agent_settings.agent_liveness,
         kill_timeout=mobile_agent_settings.agent_kill_wait))

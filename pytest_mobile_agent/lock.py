@@ -24,11 +24,13 @@ from pathlib import Path
 import filelock
 
 from .errors import Timeout, UnsafeDirectory
-from .userfiles import private_dir
+from .userfiles import private_dir, read_small_file
 
 log = logging.getLogger("pytest_mobile_agent.lock")
 
 LOCK_DIR_ENV = "MOBILE_AGENT_LOCK_DIR"
+FIRST_REPORT = 1.0  # seconds of waiting before the first progress line
+REPORT_EVERY = 10.0  # then one line every this many seconds
 
 
 def default_lock_dir() -> Path:
@@ -65,7 +67,7 @@ class AutomationLock:
     def holder(self) -> dict[str, object] | None:
         """The last holder written beside the lock, or None."""
         try:
-            data = json.loads(self.holder_path.read_text())
+            data = json.loads(read_small_file(self.holder_path))
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None
@@ -74,7 +76,9 @@ class AutomationLock:
         holder = self.holder()
         if not holder:
             return "an unknown holder"
-        return f"pid {holder.get('pid')} ({holder.get('test')})"
+        since = holder.get("since")
+        held = f" for {max(0.0, time.time() - since):.0f} s" if isinstance(since, (int, float)) else ""
+        return f"pid {holder.get('pid')} ({holder.get('test')}){held}"
 
     @contextmanager
     def held(
@@ -83,13 +87,10 @@ class AutomationLock:
         timeout: float,
         on_wait: Callable[[str], None] | None = None,
         poll: float = 0.05,
-        progress_every: float = 10.0,
     ) -> Iterator[float]:
-        """Hold the lock for the block; yields the seconds spent waiting for it. A wait past a
-        second is told to `on_wait` (whom it waits for), then every `progress_every` seconds (for
-        how long), and when it took the lock."""
+        """Hold the lock for the block; yields the seconds spent waiting for it."""
         started = time.monotonic()
-        waited = self._acquire(test_id, timeout, _Progress(test_id, self, on_wait, progress_every), poll)
+        waited = self._acquire(test_id, timeout, on_wait, poll)
         try:
             self._write_holder(test_id)
             yield waited
@@ -109,47 +110,29 @@ class AutomationLock:
         with os.fdopen(fd, "w") as holder:
             holder.write(json.dumps({"pid": os.getpid(), "test": test_id, "since": time.time()}))
 
-    def _acquire(self, test_id: str, timeout: float, progress: _Progress, poll: float) -> float:
+    def _acquire(self, test_id: str, timeout: float, on_wait: Callable[[str], None] | None, poll: float) -> float:
         started = time.monotonic()
+        next_report = FIRST_REPORT
         while True:
             try:
                 self._lock.acquire(timeout=poll)
             except filelock.Timeout:
                 pass
             else:
-                progress.took(time.monotonic() - started)
-                return time.monotonic() - started
+                waited = time.monotonic() - started
+                if next_report > FIRST_REPORT and on_wait:  # it was announced: say how it ended
+                    on_wait(f"got the automation lock on {self.serial} after {waited:.1f} s")
+                return waited
             waited = time.monotonic() - started
-            progress.waiting(waited)
+            if waited >= next_report:
+                message = (f"waiting for the automation lock on {self.serial}, held by {self.describe_holder()}; "
+                           f"waited {waited:.0f} s of {timeout:g} s")
+                log.info("%s: %s", test_id, message)
+                if on_wait:
+                    on_wait(message)
+                next_report = waited - waited % REPORT_EVERY + REPORT_EVERY if waited >= REPORT_EVERY else REPORT_EVERY
             if waited >= timeout:
                 raise Timeout(
                     f"waiting for the automation lock on {self.serial} (held by {self.describe_holder()})",
                     timeout,
                 )
-
-
-class _Progress:
-    """The lines a lock wait says: whom it waits for (after a second), for how long (every
-    `every` seconds), and when it took the lock."""
-
-    def __init__(self, test_id: str, lock: AutomationLock, on_wait: Callable[[str], None] | None, every: float) -> None:
-        self.test_id, self.lock, self.on_wait, self.every = test_id, lock, on_wait, every
-        self.said_at: float | None = None
-
-    def waiting(self, waited: float) -> None:
-        if self.said_at is None and waited >= 1.0:
-            self._say(f"waits for the automation lock on {self.lock.serial}, held by {self.lock.describe_holder()}", waited)
-        elif self.said_at is not None and waited - self.said_at >= self.every:
-            self._say(f"has waited {waited:.0f} s for the automation lock on {self.lock.serial}, held by "
-                      f"{self.lock.describe_holder()}", waited)
-
-    def took(self, waited: float) -> None:
-        if self.said_at is not None:
-            self._say(f"took the automation lock on {self.lock.serial} after {waited:.1f} s", waited)
-
-    def _say(self, message: str, waited: float) -> None:
-        self.said_at = waited
-        message = f"{self.test_id} {message}"
-        log.info(message)
-        if self.on_wait:
-            self.on_wait(message)

@@ -72,8 +72,7 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, module in ((FIXTURES_PLUGIN, FIXTURES_MODULE), (RERUNS_PLUGIN, "pytest_mobile_agent.reruns")):
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.register(importlib.import_module(module), name)
-    if not hasattr(config, "workerinput") and not config.pluginmanager.has_plugin(progress.PLUGIN):
-        config.pluginmanager.register(progress.Terminal(config), progress.PLUGIN)
+    progress.register(config)
     settings = Settings.from_config(config)
     config.stash[SETTINGS_KEY] = settings
     config.stash[PROVIDER_KEY] = TargetProvider(settings, index=worker_index(config))

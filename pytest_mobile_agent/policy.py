@@ -81,41 +81,33 @@ class QuietWait:
     poll: float = 0.5
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
-    on_wait: Callable[[str], None] | None = None
-    progress_every: float = 10.0
+    on_wait: Callable[[str], None] | None = None  # hears a progress line at once, then every report_every s
+    report_every: float = 10.0
 
     def wait(self) -> float:
-        """Seconds waited; DeviceBusy naming the holders when the device is still busy at the timeout.
-
-        `on_wait` hears who holds the device when the wait starts, then every `progress_every`
-        seconds how long it has waited, and at the end when the device became quiet."""
+        """Seconds waited; DeviceBusy naming the holders when the device is still busy at the timeout."""
         started = self.clock()
-        said_at: float | None = None
+        next_report = 0.0
         while True:
             activity = read_activity(self.list_processes(), self.own_sockets())
             waited = self.clock() - started
             if activity.quiet:
-                if said_at is not None:
-                    self._say(f"found the device quiet after {waited:.1f} s")
+                if next_report and self.on_wait:  # it was announced: say how it ended
+                    self.on_wait(f"the device is quiet after {waited:.1f} s")
                 return waited
             if waited >= self.timeout:
                 raise DeviceBusy(
                     f"the device was not quiet after {self.timeout:g} s: {activity.describe()} held it",
                     advice="Stop that tool or agent, raise --quiet-wait, or take it over with --agent-force",
                 )
-            if said_at is None:
-                self._say(f"waits up to {self.timeout:g} s for the device to be quiet: {activity.describe()} holds it")
-                said_at = waited
-            elif waited - said_at >= self.progress_every:
-                self._say(f"has waited {waited:.0f} s of {self.timeout:g} for the device to be quiet: "
-                          f"{activity.describe()} holds it")
-                said_at = waited
+            if waited >= next_report:
+                message = (f"waiting for the device to be quiet: {activity.describe()} holds it; "
+                           f"waited {waited:.0f} s of {self.timeout:g} s")
+                log.info(message)
+                if self.on_wait:
+                    self.on_wait(message)
+                next_report = waited - waited % self.report_every + self.report_every
             self.sleep(self.poll)
-
-    def _say(self, message: str) -> None:
-        log.info(message)
-        if self.on_wait:
-            self.on_wait(message)
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,19 @@
-"""Issue 16 item 5: the quiet wait and the automation-lock wait say on the terminal who holds the
-device and how long the test has waited, from a plain run and from xdist workers alike."""
+"""What the terminal shows while a test waits, run as a user runs it (pytester): the quiet wait's and
+the automation lock's progress lines, from the run's own process and from xdist workers (issue 16,
+item 5)."""
 
 from __future__ import annotations
 
-import re
-import threading
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from pytest_mobile_agent.agent import AgentJar
-from pytest_mobile_agent.lock import AutomationLock
-from pytest_mobile_agent.policy import DeviceProcess, QuietWait
+# Imported before the in-process inner runs (see test_plugin_surface.py): pytester drops the
+# modules a run imports first, and a class imported twice makes isinstance fail.
+import pytest_mobile_agent.mirror
+import pytest_mobile_agent.session
+import pytest_mobile_agent.virtual.agent
+import pytest_mobile_agent.virtual.controller  # noqa: F401
 from pytest_mobile_agent.virtual import VirtualLab
 
 pytest_plugins = ["pytester"]
@@ -25,16 +25,15 @@ ISOLATED = ("-p", "no:randomly", "-p", "no:cacheprovider")
 def _isolated_dirs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MOBILE_AGENT_ANDROID_SERIAL", raising=False)
     monkeypatch.delenv("MOBILE_AGENT_REQUIRE_DEVICE", raising=False)
+    monkeypatch.delenv("MOBILE_AGENT_JAR", raising=False)
     monkeypatch.setenv("MOBILE_AGENT_LOCK_DIR", str(pytester.path / "locks"))
     monkeypatch.setenv("MOBILE_AGENT_RECORDS", str(pytester.path / "records"))
 
 
 @pytest.fixture
-def shared_lab(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtualLab]:
-    jar = tmp_path_factory.mktemp("jar") / "mobile-agent-android.jar"
-    jar.write_bytes(AgentJar.stand_in().data)
-    monkeypatch.setenv("MOBILE_AGENT_JAR", str(jar))
-    lab = VirtualLab.start(1)
+def served_lab(monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualLab]:
+    """Two virtual devices served from this process, as external devices are, reached by serial."""
+    lab = VirtualLab.start(2)
     monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(lab.adb_port))
     monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
     try:
@@ -43,103 +42,75 @@ def shared_lab(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPat
         lab.stop()
 
 
-def test_the_quiet_wait_shows_who_holds_the_device_and_when_it_is_quiet(pytester: pytest.Pytester,
-                                                                         shared_lab: VirtualLab) -> None:
-    stream = shared_lab.device("emulator-5554").open_service("shell,v2,raw:uiautomator events")
-    locks = pytester.path / "locks"  # the lock's holder file is written once it is taken: the quiet wait starts
+# --- item 5: long waits show progress on the terminal --------------------------------------------
 
-    def release() -> None:
-        deadline = time.monotonic() + 60
-        while not any(locks.glob("*.holder")) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(1.5)
-        stream.close()
+LOCK_HELD_IN_A_THREAD = """
+import threading, time
+from pytest_mobile_agent.lock import AutomationLock
 
-    releaser = threading.Thread(target=release, daemon=True)
-    releaser.start()
-    try:
-        pytester.makepyfile("def test_x(agent):\n    pass\n")
-        result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "emulator-5554", "--quiet-wait", "30")
-    finally:
-        stream.close()
+def test_waits_for_the_lock(request, android_target):
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with AutomationLock(android_target.lock_key).held("the holder in a thread", timeout=5):
+            held.set()
+            release.wait(10)
+
+    threading.Thread(target=hold, daemon=True).start()
+    held.wait(5)
+    threading.Timer(2.5, release.set).start()
+    request.getfixturevalue("automation_lock")
+"""
+
+
+def test_the_lock_wait_shows_who_holds_the_device_and_how_long_the_test_waited(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(LOCK_HELD_IN_A_THREAD)
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--emulator-controller", "off")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines([
-        "[[]mobile-agent[]] test_the_quiet_wait_shows_who_holds_the_device_and_when_it_is_quiet.py::test_x waits up to "
-        "30 s for the device to be quiet: automation client uiautomator* (pid *) holds it",
-        "[[]mobile-agent[]] *::test_x found the device quiet after * s",
+        "[[]mobile-agent[]] test_the_lock_wait_shows*.py::test_waits_for_the_lock: waiting for the automation lock "
+        "on emulator-5554*, held by pid * (the holder in a thread) for * s; waited 1 s of 900 s",
+        "[[]mobile-agent[]] test_the_lock_wait_shows*.py::test_waits_for_the_lock: got the automation lock on "
+        "emulator-5554* after * s",
     ])
 
 
-def test_the_lock_wait_reaches_the_terminal_from_xdist_workers(pytester: pytest.Pytester,
-                                                               shared_lab: VirtualLab) -> None:
+def test_the_lock_wait_of_an_xdist_worker_reaches_the_controllers_terminal(pytester: pytest.Pytester,
+                                                                           served_lab: VirtualLab) -> None:
     pytester.makepyfile(
         """
-        import pathlib
         import time
         import pytest
 
-        @pytest.fixture
-        def arrived(n):  # set up before the lock: the holder keeps it until the other test waits for it
-            pathlib.Path(f"arrived-{n}").touch()
-
         @pytest.mark.parametrize("n", range(2))
-        def test_hold(arrived, automation_lock, n):
-            deadline = time.monotonic() + 30
-            while not all(pathlib.Path(f"arrived-{i}").exists() for i in range(2)) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            time.sleep(1.5)
+        def test_holds_the_lock(automation_lock, n):
+            time.sleep(2.5)
         """
     )
     result = pytester.runpytest_subprocess(*ISOLATED, "-n", "2", "--android-serial", "emulator-5554")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines([
-        "[[]mobile-agent[]] *::test_hold[[]*[]] waits for the automation lock on emulator-5554, held by pid * "
-        "(*::test_hold[[]*[]])",
-        "[[]mobile-agent[]] *::test_hold[[]*[]] took the automation lock on emulator-5554 after * s",
+        "[[]mobile-agent[]] *::test_holds_the_lock[[]*[]]: waiting for the automation lock on emulator-5554*, "
+        "held by pid * (*::test_holds_the_lock[[]*[]]) for * s; waited 1 s of 900 s",
     ])
-    assert "MobileAgentWait" not in result.stdout.str()  # a progress line, not a warning of the summary
 
 
-def test_a_long_quiet_wait_says_how_long_it_has_waited() -> None:
-    now = [0.0]
-    busy = [DeviceProcess(3001, "uiautomator events")]
-    said: list[str] = []
+def test_the_quiet_wait_shows_what_holds_the_device_and_how_long_the_test_waited(pytester: pytest.Pytester,
+                                                                                 served_lab: VirtualLab) -> None:
+    import threading
 
-    def sleep(seconds: float) -> None:
-        now[0] += seconds
-        if now[0] >= 25:
-            busy.clear()
+    stream = served_lab.device("emulator-5554").open_service("shell,v2,raw:uiautomator events")
+    timer = threading.Timer(2.0, stream.close)
+    timer.start()
+    try:
+        pytester.makepyfile("def test_x(agent):\n    pass\n")
+        result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", "--quiet-wait", "30")
+    finally:
+        timer.join()
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([
+        "[[]mobile-agent[]] *::test_x: waiting for the device to be quiet: automation client uiautomator* holds it; "
+        "waited 0 s of 30 s",
+        "[[]mobile-agent[]] *::test_x: the device is quiet after * s",
+    ])
 
-    QuietWait(lambda: list(busy), set, timeout=60, clock=lambda: now[0], sleep=sleep, on_wait=said.append).wait()
-    assert said == [
-        "waits up to 60 s for the device to be quiet: automation client uiautomator events (pid 3001) holds it",
-        "has waited 10 s of 60 for the device to be quiet: automation client uiautomator events (pid 3001) holds it",
-        "has waited 20 s of 60 for the device to be quiet: automation client uiautomator events (pid 3001) holds it",
-        "found the device quiet after 25.0 s",
-    ]
-
-
-def test_a_long_lock_wait_says_how_long_it_has_waited(tmp_path: Path) -> None:
-    holder = AutomationLock("emulator-5554", tmp_path)
-    waiter = AutomationLock("emulator-5554", tmp_path)
-    said: list[str] = []
-    held = threading.Event()
-
-    def hold() -> None:
-        with holder.held("tests/test_a.py::test_x", timeout=5):
-            held.set()
-            deadline = time.monotonic() + 10
-            while len(said) < 2 and time.monotonic() < deadline:  # until the waiter said how long it waited
-                time.sleep(0.05)
-
-    thread = threading.Thread(target=hold)
-    thread.start()
-    held.wait(5)
-    with waiter.held("tests/test_b.py::test_y", timeout=10, on_wait=said.append, progress_every=1.0):
-        pass
-    thread.join()
-    assert said[0].startswith("tests/test_b.py::test_y waits for the automation lock on emulator-5554, held by pid ")
-    assert re.fullmatch(r"tests/test_b.py::test_y has waited \d+ s for the automation lock on emulator-5554, "
-                        r"held by pid \d+ \(tests/test_a.py::test_x\)", said[1])
-    assert said[-1].startswith("tests/test_b.py::test_y took the automation lock on emulator-5554 after ")
-    assert len(said) == 3
