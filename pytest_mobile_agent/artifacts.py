@@ -19,6 +19,7 @@ import pytest
 
 from .app import last_crash_line
 from .errors import MobileAgentError
+from .userfiles import private_dir, write_private
 
 log = logging.getLogger("pytest_mobile_agent.artifacts")
 
@@ -55,9 +56,7 @@ ARTIFACTS_KEY = pytest.StashKey[ArtifactSources]()
 def artifact_dir(config: pytest.Config, nodeid: str) -> Path:
     base = Path(str(config.cache.mkdir("mobile-agent"))) if getattr(config, "cache", None) else Path(".mobile-agent")
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", nodeid).strip("_")[:150] or "test"
-    path = base / "artifacts" / name
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return private_dir(private_dir(base / "artifacts") / name)  # screenshots and logs of the user's app
 
 
 def collect(item: pytest.Item, report: pytest.TestReport) -> None:
@@ -65,7 +64,11 @@ def collect(item: pytest.Item, report: pytest.TestReport) -> None:
     sources = item.stash.get(ARTIFACTS_KEY, None)
     if sources is None or sources.device is None:
         return
-    directory = artifact_dir(item.config, item.nodeid)
+    try:
+        directory = artifact_dir(item.config, item.nodeid)
+    except (MobileAgentError, OSError) as exc:
+        report.sections.append(("mobile-agent artifacts", f"not written: {exc}"))
+        return
     attached: list[str] = []
     for name, produce in _producers(sources):
         try:
@@ -76,11 +79,14 @@ def collect(item: pytest.Item, report: pytest.TestReport) -> None:
         if produced is None:
             continue
         path = directory / name
+        try:
+            write_private(path, produced if isinstance(produced, bytes) else produced.encode("utf-8"))
+        except (MobileAgentError, OSError) as exc:
+            report.sections.append((f"mobile-agent {name}", f"not written: {exc}"))
+            continue
         if isinstance(produced, bytes):
-            path.write_bytes(produced)
             _html_image(report, produced)
         else:
-            path.write_text(produced)
             report.sections.append((f"mobile-agent {path.stem}", produced))
         sources.written.append(path)
         attached.append(str(path))

@@ -114,3 +114,26 @@ def read_small_file(path: str | os.PathLike[str], limit: int = SMALL_FILE_LIMIT)
     if len(data) > limit:  # it grew after the fstat
         raise OSError(errno.EFBIG, f"more than the {limit} bytes such a file may have", str(path))
     return data
+
+
+def write_private(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write `data` to `path` as a file only we can read (0600), never through a symlink planted in
+    its place (O_NOFOLLOW: UnsafeDirectory names it) and never into a FIFO (O_NONBLOCK)."""
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+             | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EMLINK):
+            raise UnsafeDirectory(f"{path} is a symbolic link or a special file, not a file of ours",
+                                  advice=f"Remove it (rm {path})") from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafeDirectory(f"{path} is not a regular file", advice=f"Remove it (rm {path})")
+        os.fchmod(fd, 0o600)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)

@@ -317,7 +317,7 @@ def build_jar(sources: AgentSources, sdk: Sdk, jdk: Jdk, output: Path, *, announ
             AgentJar.from_path(dexed)
         except (InvalidJar, OSError) as exc:
             raise AgentBuildError(f"d8 did not write an agent jar: {exc}") from None
-        output.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(output.parent)
         staged = output.with_name(f".{output.name}.{os.getpid()}.tmp")
         shutil.copyfile(dexed, staged)
         os.replace(staged, output)
