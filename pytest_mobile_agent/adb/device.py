@@ -36,6 +36,7 @@ from pytest_mobile_agent.adb.sync import (
     default_mtime,
     send_spec,
 )
+from pytest_mobile_agent.adb.wire import split_host_serial
 from pytest_mobile_agent.errors import (
     Closed,
     InvalidArgument,
@@ -277,6 +278,12 @@ class Device:
     # --- forward (host side) ---------------------------------------------------------------------
 
     def _host_serial(self, command: str) -> Connection:
+        """`host-serial:SERIAL:COMMAND`, refused here when the server would split it elsewhere
+        (wire.split_host_serial): a serial such as `a:b` would reach the device named `a`."""
+        if split_host_serial(f"{self.serial}:{command}") != (self.serial, command):
+            raise InvalidArgument(
+                f"the adb server cannot address {self.serial!r} in a host-serial: request (it would split "
+                "the serial at its colon); forwards need a serial without a colon, or a HOST:PORT one")
         conn = self.server.connect()
         request = f"host-serial:{self.serial}:{command}"
         try:

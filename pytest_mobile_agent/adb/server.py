@@ -45,10 +45,10 @@ def address_from_env(env: Mapping[str, str] | None = None) -> tuple[str, int]:
     return DEFAULT_HOST, DEFAULT_PORT
 
 
-def parse_server_socket(spec: str) -> tuple[str, int]:
+def parse_server_socket(spec: str, source: str = "ADB_SERVER_SOCKET") -> tuple[str, int]:
     """`tcp:HOST:PORT` or `tcp:PORT` (HOST 127.0.0.1; `localhost` and `*` as 127.0.0.1) as (host, port)."""
     if not spec.startswith("tcp:"):
-        raise AdbError(f"{spec!r} is not supported: use tcp:HOST:PORT or tcp:PORT")
+        raise AdbError(f"{source}={spec!r} is not supported: use tcp:HOST:PORT or tcp:PORT")
     rest = spec[4:]
     host, sep, port_text = rest.rpartition(":")
     if not sep:
@@ -56,7 +56,7 @@ def parse_server_socket(spec: str) -> tuple[str, int]:
     host = host.strip("[]") or DEFAULT_HOST
     if host in ("localhost", "*"):
         host = DEFAULT_HOST
-    return host, _parse_port(port_text, spec)
+    return host, _parse_port(port_text, source)
 
 
 def _parse_port(text: str, source: str) -> int:

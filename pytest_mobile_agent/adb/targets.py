@@ -265,7 +265,7 @@ def parse_target_name(item: str) -> TargetName:
     from pytest_mobile_agent.adb.server import parse_server_socket
 
     try:
-        host, port = parse_server_socket(server)
+        host, port = parse_server_socket(server, source="the adb server")
     except MobileAgentError as exc:
         raise ValueError(f"{item!r}: {exc}") from None
     return TargetName(serial, host, port)
