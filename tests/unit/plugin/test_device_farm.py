@@ -155,3 +155,55 @@ def test_the_status_of_a_target_on_a_named_server_names_it(
     row = json.loads(out.read_text())
     assert row["server"] == f"127.0.0.1:{second.adb_port}"
     assert os.path.basename(row["lock"]).startswith("emulator-5554%40127.0.0.1%3A")
+
+
+# --- the controller of a remote target -------------------------------------------------------------
+
+REMOTE_CONFTEST = """
+from pytest_mobile_agent.session import ownership
+
+# a loopback server on its own port stands in for another host's
+ownership.adb_server_on_this_host = lambda host: False
+"""
+
+
+def test_a_remote_targets_controller_is_off_under_auto_and_the_status_says_why(
+    pytester: pytest.Pytester, two_labs: tuple[VirtualLab, VirtualLab], tmp_path: Path,
+) -> None:
+    out = tmp_path / "farm.jsonl"
+    pytester.makeconftest(REMOTE_CONFTEST)
+    pytester.makepyfile(test_farm=FARM_SUITE.format(out=str(out)))
+    first, _ = two_labs
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", "--android-serial",
+                                           f"tcp:127.0.0.1:{first.adb_port}/emulator-5554", "--quiet-wait", "2",
+                                           "--emulator-controller", "auto")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines([
+        f"target emulator-5554 on 127.0.0.1:{first.adb_port}",
+        "emulator-5554: * over protocol *",
+        "input: agent (taps, long presses and swipes)",
+        f"warning: emulator control endpoint not used for emulator-5554 (emulator-5554 is on the adb server at "
+        f"127.0.0.1:{first.adb_port}, not on this host, *--emulator-controller http://HOST:PORT to use it)*",
+    ])
+
+
+def test_a_remote_targets_controller_named_by_url_is_used(
+    pytester: pytest.Pytester, two_labs: tuple[VirtualLab, VirtualLab], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    out = tmp_path / "farm.jsonl"
+    pytester.makeconftest(REMOTE_CONFTEST)
+    pytester.makepyfile(test_farm=FARM_SUITE.format(out=str(out)))
+    first, _ = two_labs
+    port = first.start_controller("emulator-5554")
+    monkeypatch.setenv("MOBILE_AGENT_EMULATOR_TOKEN", str(first.controller("emulator-5554").token))
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", "--android-serial",
+                                           f"tcp:127.0.0.1:{first.adb_port}/emulator-5554", "--quiet-wait", "2",
+                                           "--emulator-controller", f"http://127.0.0.1:{port}")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines([
+        f"target emulator-5554 on 127.0.0.1:{first.adb_port}",
+        "emulator-5554: * over protocol *",
+        f"input: emulator controller at http://127.0.0.1:{port} (long presses and swipes)*",
+    ])
+    assert "warning:" not in result.stdout.str()
