@@ -308,7 +308,8 @@ class Device:
         return None
 
     def forward_tcp(self, remote: str, local_port: int = 0) -> int:
-        """Forward a local tcp port (0: any free one) to `remote`; the local port."""
+        """Forward a tcp port (0: any free one) to `remote`; the port. The adb server binds it on
+        its own host (`self.server.host`), which for a remote server is not this machine."""
         port = self.forward(f"tcp:{local_port}", remote)
         return local_port if port is None else port
 

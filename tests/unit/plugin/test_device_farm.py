@@ -18,6 +18,7 @@ from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.adb.targets import TargetName, parse_target_name
 from pytest_mobile_agent.fixtures import AndroidTarget
 from pytest_mobile_agent.lock import AutomationLock
+from pytest_mobile_agent.userfiles import target_key
 from pytest_mobile_agent.virtual import VirtualLab
 
 pytest_plugins = ["pytester"]
@@ -132,6 +133,8 @@ def test_each_worker_takes_its_own_server_and_the_status_names_both(
     assert set(by_worker) == {"gw0", "gw1"}, rows
     assert {row["server"] for row in rows} == servers, "each worker on its own server"
     assert len({row["lock"] for row in rows}) == 2, "two emulator-5554 never share a lock"
+    records = sorted(path.name for path in (tmp_path / "cache").rglob("*.json") if "emulator-5554" in path.name)
+    assert records == sorted(f"{target_key(server, 'emulator-5554')}.json" for server in servers), records
     assert first.device("emulator-5554") is not second.device("emulator-5554")
 
 
