@@ -210,3 +210,12 @@ def test_a_remote_targets_controller_named_by_url_is_used(
         f"input: emulator controller at http://127.0.0.1:{port} (long presses and swipes)*",
     ])
     assert "warning:" not in result.stdout.str()
+
+
+def test_a_served_lab_says_how_to_name_it_on_its_server() -> None:
+    from pytest_mobile_agent.virtual.__main__ import describe
+
+    with VirtualLab.start(1) as lab:
+        text = describe(lab)
+    assert f"pytest --android-serial tcp:127.0.0.1:{lab.adb_port}/emulator-5554" in text
+    assert parse_target_name(f"tcp:127.0.0.1:{lab.adb_port}/emulator-5554").port == lab.adb_port
