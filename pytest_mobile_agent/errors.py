@@ -86,6 +86,10 @@ class SyncFailure(AdbFailure):
     """adbd refused a sync request (push, stat, ...); `reason` is adbd's message."""
 
 
+class DeviceNotListed(AdbError):
+    """A serial the adb server does not list, refused before a `host-serial:` request names it."""
+
+
 class Closed(AdbError):
     """The stream was closed by the other side (for a service: nothing listens there)."""
 

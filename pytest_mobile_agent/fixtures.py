@@ -502,7 +502,7 @@ def app(request: pytest.FixtureRequest, automation_lock: float, device: Device,
     force-stop at teardown, while the lock is still held. `@pytest.mark.app(clear=True,
     permissions=[...])` clears its data and grants those permissions before the test."""
     if not app_installation.named:
-        pytest.fail("the app fixture needs the app under test: --app-apk PATH (installed for the session) or "
+        pytest.fail("the app fixture needs the app under test: --app-apk=PATH (installed for the session) or "
                     "--app-package NAME (already installed)", pytrace=False)
     try:
         installed = app_installation.ensure(device)

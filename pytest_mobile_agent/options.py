@@ -5,6 +5,7 @@ environment variable. The command line wins over the environment, the environmen
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,6 +104,21 @@ def add_options(parser: pytest.Parser) -> None:
             group.addoption(option.flag, dest=option.dest, default=None, metavar=option.metavar,
                             choices=option.choices, help=option.help + env_note + default_note)
             parser.addini(option.dest, option.help, default=option.default or "")
+
+
+def check_spellings(args: Sequence[str], invocation_dir: Path) -> None:
+    """Refuse `--agent-jar PATH` as two words when PATH exists: pytest picks its rootdir and ini file
+    from the arguments before it loads this plugin (_pytest/config/__init__.py, `_preparse` calls
+    `determine_setup` with the paths among the arguments before `load_setuptools_entrypoints`), so
+    PATH counts as a test path there and moves the rootdir to the common ancestor of the tests and
+    PATH. As one word, `--agent-jar=PATH`, it is an unknown option at that point and moves nothing."""
+    valued = {option.flag for option in OPTIONS if not option.is_flag}
+    for flag, value in zip(args, args[1:], strict=False):
+        if flag in valued and not value.startswith("-") and (invocation_dir / value).exists():
+            raise pytest.UsageError(
+                f"write {flag}={value} as one word: pytest decides its rootdir and ini file before it loads "
+                f"the plugin that knows {flag}, so it would take {value} for a test path and move the rootdir "
+                "(and .pytest_cache) to the common ancestor of the tests and that path")
 
 
 def _option(dest: str) -> Option:

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import importlib
 import os
+import shlex
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pytest_mobile_agent import artifacts, reruns
+from pytest_mobile_agent.adb import AdbServer, Target
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.fixtures import (
     PROVIDER_KEY,
@@ -22,7 +25,13 @@ from pytest_mobile_agent.fixtures import (
     TargetProvider,
     worker_index,
 )
-from pytest_mobile_agent.options import NO_SERIAL_REASON, SERIAL_ENV, Settings, add_options
+from pytest_mobile_agent.options import (
+    NO_SERIAL_REASON,
+    SERIAL_ENV,
+    Settings,
+    add_options,
+    check_spellings,
+)
 
 __all__ = ["NO_SERIAL_REASON", "SERIAL_ENV", "android_serial"]
 
@@ -49,6 +58,12 @@ MARKERS = (
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
+
+
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """The earliest hook a plugin loaded by entry point sees: the arguments as pytest first read them."""
+    params = early_config.invocation_params
+    check_spellings([*shlex.split(os.environ.get("PYTEST_ADDOPTS", "")), *params.args], params.dir)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -81,16 +96,38 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     lines = [f"mobile-agent: targets {', '.join(settings.serials)}; controller {settings.emulator_controller}; "
              f"quiet wait {settings.quiet_wait:g} s; {settings.disturbance_runs} runs at most when disturbed"]
     if settings.virtual_count:
-        return lines
+        from pytest_mobile_agent.virtual.device import default_facts
+
+        model, api_level = default_facts()
+        count = settings.virtual_count
+        return [*lines, f"mobile-agent: virtual: {count} built-in virtual device{'s' if count > 1 else ''}, "
+                        f"model {model}, API {api_level}, emulator"]
+    return [*lines, *_target_lines(config, settings)]
+
+
+def _target_lines(config: pytest.Config, settings: Settings) -> list[str]:
+    """One line per named target with its facts (model, API level, emulator or device), or the
+    reason it has none: the target this process drives, or each of a comma list's."""
+    if len(settings.serials) == 1:
+        try:
+            facts = config.stash[PROVIDER_KEY].target().facts
+        except MobileAgentError as exc:
+            return [f"mobile-agent: {exc}"]
+        return [_facts_line(facts)] if facts is not None else []
+    server = AdbServer()
     try:
-        target = config.stash[PROVIDER_KEY].target()
+        listed = {t.serial: t for t in server.targets()}
     except MobileAgentError as exc:
-        return [*lines, f"mobile-agent: {exc}"]
-    facts = target.facts
-    if facts is not None:
-        lines.append(f"mobile-agent: {facts.serial} {facts.state}, model {facts.model}, API {facts.api_level}, "
-                     f"{'emulator' if facts.emulator else 'device'}")
-    return lines
+        return [f"mobile-agent: {exc}"]
+    return [_facts_line(listed[serial]) if serial in listed else
+            f"mobile-agent: {serial}: not on the adb server at {server.address}" for serial in settings.serials]
+
+
+def _facts_line(facts: Target) -> str:
+    if not facts.online:
+        return f"mobile-agent: {facts.serial} {facts.state}" + (f" ({facts.advice})" if facts.advice else "")
+    return (f"mobile-agent: {facts.serial} {facts.state}, model {facts.model}, API {facts.api_level}, "
+            f"{'emulator' if facts.emulator else 'device'}")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -182,6 +219,29 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         artifacts.collect(item, report)
     if report.when == "setup":
         _at_the_test(item, report)
+
+
+STATUS_OUTPUT = "mobile_agent_status"
+"""The key of an xdist worker's status lines in its `workeroutput`, which xdist sends back to the
+controller process when the worker finishes (xdist's own channel for a worker's results)."""
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        statuses: dict[str, list[str]] = session.config.stash.get(STATUS_KEY, {})
+        workeroutput[STATUS_OUTPUT] = dict(statuses)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """On the xdist controller: a finished worker's status lines join the controller's, per target;
+    a target two workers drove with different outcomes shows each worker's lines, named by worker."""
+    statuses = node.config.stash.setdefault(STATUS_KEY, {})
+    for target, lines in (getattr(node, "workeroutput", None) or {}).get(STATUS_OUTPUT, {}).items():
+        key = target if statuses.get(target, lines) == lines else f"{target} ({node.gateway.id})"
+        statuses[key] = list(lines)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.adb import packages
 from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.adb.serials import check_serial
 from pytest_mobile_agent.adb.shell import (
     PersistentShell,
     ShellOutput,
@@ -36,9 +37,9 @@ from pytest_mobile_agent.adb.sync import (
     default_mtime,
     send_spec,
 )
-from pytest_mobile_agent.adb.wire import split_host_serial
 from pytest_mobile_agent.errors import (
     Closed,
+    DeviceNotListed,
     InvalidArgument,
     PackageManagerError,
     ProtocolError,
@@ -134,10 +135,9 @@ class Device:
     """A target on an adb server, named by its serial."""
 
     def __init__(self, server: AdbServer, serial: str) -> None:
-        if not serial or "\x00" in serial:
-            raise InvalidArgument(f"a device serial must be non-empty and without NUL: {serial!r}")
         self.server = server
-        self.serial = serial
+        self.serial = check_serial(serial)
+        self._listed = False  # confirmed on the server's listing, before the first host-serial: request
 
     def __repr__(self) -> str:
         return f"Device({self.serial!r} on {self.server.address})"
@@ -278,12 +278,7 @@ class Device:
     # --- forward (host side) ---------------------------------------------------------------------
 
     def _host_serial(self, command: str) -> Connection:
-        """`host-serial:SERIAL:COMMAND`, refused here when the server would split it elsewhere
-        (wire.split_host_serial): a serial such as `a:b` would reach the device named `a`."""
-        if split_host_serial(f"{self.serial}:{command}") != (self.serial, command):
-            raise InvalidArgument(
-                f"the adb server cannot address {self.serial!r} in a host-serial: request (it would split "
-                "the serial at its colon); forwards need a serial without a colon, or a HOST:PORT one")
+        self._confirm_listed()
         conn = self.server.connect()
         request = f"host-serial:{self.serial}:{command}"
         try:
@@ -293,6 +288,18 @@ class Device:
             conn.close()
             raise
         return conn
+
+    def _confirm_listed(self) -> None:
+        """A host-serial: request acts on whatever the server takes the serial for: it is sent only
+        for a serial the server lists (checked once per Device)."""
+        if self._listed:
+            return
+        listed = [entry.serial for entry in self.server.devices()]
+        if self.serial not in listed:
+            raise DeviceNotListed(f"{self.serial} is not on the adb server at {self.server.address} "
+                                  f"(it lists {', '.join(listed) or 'no devices'})",
+                                  advice="Check the serial with `adb devices -l`")
+        self._listed = True
 
     def forward(self, local: str, remote: str, *, norebind: bool = False) -> int | None:
         """Install a forward rule; for `tcp:0` the port the server bound, else None."""
@@ -308,8 +315,7 @@ class Device:
         return None
 
     def forward_tcp(self, remote: str, local_port: int = 0) -> int:
-        """Forward a tcp port (0: any free one) to `remote`; the port. The adb server binds it on
-        its own host (`self.server.host`), which for a remote server is not this machine."""
+        """Forward a local tcp port (0: any free one) to `remote`; the local port."""
         port = self.forward(f"tcp:{local_port}", remote)
         return local_port if port is None else port
 

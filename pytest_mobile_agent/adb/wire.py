@@ -26,68 +26,6 @@ VIRTUAL_DEVICE_PROPERTY = "ro.mobile_agent.virtual"
 
 MAX_REQUEST = 0xFFFF
 
-# --- host-serial: ----------------------------------------------------------------------------------
-
-_SERIAL_PREFIXES = ("usb:", "product:", "model:", "device:")
-
-
-def split_host_serial(rest: str) -> tuple[str, str] | None:
-    """(serial, command) of a `host-serial:` request's rest, split where Google's adb server splits
-    it, else None (the server answers nothing and closes). This follows
-    `internal::parse_host_service` in AOSP packages/modules/adb sockets.cpp: after a
-    `usb:`/`product:`/`model:`/`device:` prefix the serial ends at the next colon; else an optional
-    `tcp:`/`udp:` (and a `vsock:CID:`) is kept in the serial, a `[...]` IPv6 address or the text up
-    to the first colon is taken, and the segment up to the next colon joins the serial when it is
-    all decimal digits (a port). So `127.0.0.1:5555:forward:...` is the serial `127.0.0.1:5555`,
-    and `a:b:get-state` the serial `a` with the command `b:get-state`."""
-    for prefix in _SERIAL_PREFIXES:
-        if rest.startswith(prefix):
-            end = rest.find(":", len(prefix))
-            return _finish(rest, end + 1) if end >= 0 else None
-    taken = 0
-    if rest.startswith(("tcp:", "udp:")):
-        taken = 4
-        if taken == len(rest):
-            return None
-    if rest.startswith("vsock:", taken):
-        colon = rest.find(":", taken)
-        taken = colon + 1
-    address_end = _ipv6_end(rest, taken)
-    if address_end is None:
-        colon = rest.find(":", taken)
-        if colon < 0:
-            return None
-        address_end = colon + 1
-    elif address_end < 0:
-        return None
-    colon = rest.find(":", address_end)
-    if colon < 0:
-        return _finish(rest, address_end)
-    if all(ch in "0123456789" for ch in rest[address_end:colon]):  # isdigit, an empty port too
-        return _finish(rest, colon + 1)
-    return _finish(rest, address_end)
-
-
-def _ipv6_end(rest: str, start: int) -> int | None:
-    """Past `[ADDRESS]:` at `start`; None when no bracket opens there (or none closes); -1 when
-    the address ends the request or garbage follows it."""
-    if start >= len(rest) or rest[start] != "[":
-        return None
-    close = rest.find("]", start)
-    if close < 0:
-        return None
-    if close + 1 >= len(rest) or rest[close + 1] != ":":
-        return -1
-    return close + 2
-
-
-def _finish(rest: str, serial_end: int) -> tuple[str, str] | None:
-    """The serial before `serial_end` (its trailing colon dropped) and the command after it. As
-    there, the serial may come out empty (`host-serial::get-state`), which means any device."""
-    serial, command = rest[: serial_end - 1], rest[serial_end:]
-    return (serial, command) if command else None
-
-
 # --- smart-socket framing ------------------------------------------------------------------------
 
 

@@ -354,7 +354,7 @@ def _screen_image(target: Inspected) -> tuple[bytes, str]:
     kept = frames.frames() if getattr(frames, "live", False) else []
     if kept:
         return frames.jpeg(kept[-1], quality=80), "image/jpeg"
-    shot = target.screen.screenshot("png")
+    shot = target.screen.screenshot(format="png")
     return shot.data, "image/png"
 
 

@@ -40,7 +40,7 @@ _PHYSICAL_SIZE = re.compile(r"^Physical size: (\d+)x(\d+)\s*$", re.MULTILINE)
 
 def adb_server_on_this_host(host: str | None) -> bool:
     """Whether an adb server at `host` runs on this machine: a loopback address, `localhost`, or
-    an address of one of this host's interfaces (one a socket can bind to). Names are resolved."""
+    an address this host's own names resolve to (`own_addresses`). Names are resolved."""
     if not host:
         return True  # no host: the default server, on this machine
     name = host.strip().removeprefix("[").removesuffix("]")
@@ -68,13 +68,21 @@ def _is_local_address(address: str) -> bool:
         return True
     if parsed.is_unspecified or parsed.is_multicast:
         return False
-    family = socket.AF_INET6 if parsed.version == 6 else socket.AF_INET
-    try:
-        with socket.socket(family, socket.SOCK_DGRAM) as probe:
-            probe.bind((address, 0))  # only an address of this host's interfaces can be bound
-    except OSError:
-        return False
-    return True
+    return str(parsed) in own_addresses()
+
+
+def own_addresses() -> frozenset[str]:
+    """This host's addresses as its own names resolve (its host name and FQDN, through /etc/hosts or
+    DNS), read without opening a socket. An interface its names do not resolve to counts as another
+    host's: the controller is then left off, the safe side."""
+    found: set[str] = set()
+    for name in {socket.gethostname(), socket.getfqdn()}:
+        try:
+            infos = socket.getaddrinfo(name, None)
+        except (OSError, UnicodeError):
+            continue
+        found.update(str(ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])) for info in infos)
+    return frozenset(found)
 
 
 @dataclass(frozen=True)

@@ -31,12 +31,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.adb.serials import parse_host_service
 from pytest_mobile_agent.adb.wire import (
     OKAY,
     encode_fail,
     encode_length_prefixed,
     parse_hex_length,
-    split_host_serial,
 )
 from pytest_mobile_agent.virtual.adbd_endpoint import (
     FEATURES,
@@ -663,7 +663,7 @@ def _split_prefix(request: str) -> tuple[str, str | None]:
         ident, sep, service = request[len("host-transport-id:") :].partition(":")
         return f"id:{ident}", service if sep else None
     if request.startswith("host-serial:"):
-        split = split_host_serial(request[len("host-serial:") :])
+        split = parse_host_service(request[len("host-serial:") :])  # as Google's server splits it
         if split is None:
             return "any", None
         serial, after = split

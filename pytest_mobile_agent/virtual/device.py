@@ -120,6 +120,13 @@ BOOT_LOG: tuple[tuple[int, str, str, str], ...] = (
 )
 
 
+def default_facts() -> tuple[str, int]:
+    """The model and API level every virtual device reports (its ro.product.model and
+    ro.build.version.sdk), known without starting one."""
+    properties = _default_properties("emulator-5554", 0)
+    return properties["ro.product.model"], int(properties["ro.build.version.sdk"])
+
+
 def _default_properties(serial: str, index: int) -> dict[str, str]:
     return {
         "ro.build.version.sdk": "36",

@@ -91,3 +91,19 @@ def test_an_element_asked_for_badly_is_a_400_and_one_not_there_a_404(api: Api) -
         with pytest.raises(urllib.error.HTTPError) as refused:
             api.get("/api/element", **params)
         assert refused.value.code == code
+
+
+def test_without_a_controller_the_screen_is_an_agent_screenshot_and_no_file_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    worker = DeviceWorker(lambda: opened(settings_for("virtual", controller="off")))
+    worker.start()
+    try:
+        with serving(Inspector(worker)) as url:
+            base, _, query = url.partition("/?")
+            with urllib.request.urlopen(f"{base}/api/screen?{query}", timeout=30) as reply:
+                assert reply.headers["Content-Type"] == "image/png"
+                assert reply.read().startswith(b"\x89PNG\r\n\x1a\n")
+    finally:
+        worker.stop()
+    assert list(tmp_path.iterdir()) == []

@@ -135,14 +135,18 @@ def test_each_worker_takes_its_own_server_and_the_status_names_both(
     assert len({row["lock"] for row in rows}) == 2, "two emulator-5554 never share a lock"
     records = sorted(path.name for path in (tmp_path / "cache").rglob("*.json") if "emulator-5554" in path.name)
     assert records == sorted(f"{target_key(server, 'emulator-5554')}.json" for server in servers), records
-    assert first.device("emulator-5554") is not second.device("emulator-5554")
+    # the workers' status lines reach the controller process (issue 16, item 3), one entry per target
+    text = result.stdout.str()
+    assert "- mobile-agent status -" in text
+    for server in servers:
+        assert text.count(f"target emulator-5554 on {server}\n") == 1, text
+    assert text.count("emulator-5554: mobile-agent-android") == 2, text
 
 
 def test_the_status_of_a_target_on_a_named_server_names_it(
     pytester: pytest.Pytester, two_labs: tuple[VirtualLab, VirtualLab], tmp_path: Path,
 ) -> None:
-    """Without xdist the first item is this process's; its status section says which server.
-    (Under -n 2 the workers' lines reach the controller process through issue 16 item 3's work.)"""
+    """Without xdist the first item is this process's; its status section says which server."""
     out = tmp_path / "farm.jsonl"
     pytester.makepyfile(test_farm=FARM_SUITE.format(out=str(out)))
     first, second = two_labs

@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -158,11 +159,14 @@ def test_other_addresses_and_unknown_names_are_not(host: str) -> None:
     assert not adb_server_on_this_host(host)
 
 
-def test_an_address_of_this_hosts_own_interface_is_on_this_host() -> None:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))  # no packet is sent: this picks the outgoing interface
-        except OSError:
-            pytest.skip("this host has no IPv4 route off loopback")
-        own = probe.getsockname()[0]
-    assert adb_server_on_this_host(own)
+def test_an_address_this_hosts_names_resolve_to_is_on_this_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = socket.getaddrinfo
+
+    def resolve(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name in (socket.gethostname(), socket.getfqdn()):
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.20.30.40", 0))]
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolve)
+    assert adb_server_on_this_host("10.20.30.40")
+    assert not adb_server_on_this_host("10.20.30.41")

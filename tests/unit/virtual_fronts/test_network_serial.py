@@ -2,7 +2,7 @@
 
 Google's adb server splits `host-serial:<serial>:<command>` with `internal::parse_host_service`
 (AOSP packages/modules/adb sockets.cpp): the serial may hold one `:PORT`. The built-in endpoint
-splits as it does (adb/wire.split_host_serial), checked byte for byte against Debian's adb; the
+splits as it does (adb/serials.parse_host_service), checked byte for byte against Debian's adb; the
 client refuses a serial the server would split elsewhere rather than reach another device.
 """
 
@@ -15,38 +15,14 @@ import pytest
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
-from pytest_mobile_agent.adb.wire import split_host_serial
 from pytest_mobile_agent.virtual.lab import VirtualLab, adb_binary
 
 from .test_real_adb import _exchange
 
 
-@pytest.mark.parametrize(("rest", "split"), [
-    ("emulator-5554:forward:tcp:0;localabstract:x", ("emulator-5554", "forward:tcp:0;localabstract:x")),
-    ("127.0.0.1:5555:forward:tcp:0;tcp:1", ("127.0.0.1:5555", "forward:tcp:0;tcp:1")),
-    ("127.0.0.1:5555:get-state", ("127.0.0.1:5555", "get-state")),
-    ("192.168.1.5:get-state", ("192.168.1.5", "get-state")),
-    ("tcp:127.0.0.1:5555:list-forward", ("tcp:127.0.0.1:5555", "list-forward")),
-    ("[::1]:5555:get-serialno", ("[::1]:5555", "get-serialno")),
-    ("usb:1-4.1:get-state", ("usb:1-4.1", "get-state")),
-    ("vsock:3:5555:get-state", ("vsock:3:5555", "get-state")),
-    ("a:b:get-state", ("a", "b:get-state")),  # the colon splits: `b` is no port
-    ("a::get-state", ("a:", "get-state")),  # an empty port is all digits
-    (":get-state", ("", "get-state")),  # no serial: any device, as there
-    ("emulator-5554", None),
-    ("127.0.0.1:5555:", None),
-    ("[::1]", None),
-    ("[::1]x:get-state", None),
-    ("tcp:", None),
-])
-def test_the_split_is_the_adb_servers(rest: str, split: tuple[str, str] | None) -> None:
-    assert split_host_serial(rest) == split
-
-
 def test_the_client_refuses_a_serial_the_server_would_split_elsewhere() -> None:
-    device = AdbServer(host="127.0.0.1", port=1).device("a:b")  # nothing listens: refused before connecting
-    with pytest.raises(errors.InvalidArgument, match="'a:b'"):
-        device.forwards()
+    with pytest.raises(errors.InvalidArgument, match="'a:b'"):  # nothing listens: refused before connecting
+        AdbServer(host="127.0.0.1", port=1).device("a:b").forwards()
 
 
 @pytest.fixture(scope="module")
