@@ -135,6 +135,9 @@ def test_each_worker_takes_its_own_server_and_the_status_names_both(
     assert len({row["lock"] for row in rows}) == 2, "two emulator-5554 never share a lock"
     records = sorted(path.name for path in (tmp_path / "cache").rglob("*.json") if "emulator-5554" in path.name)
     assert records == sorted(f"{target_key(server, 'emulator-5554')}.json" for server in servers), records
+    # the header names each target on its server with its facts
+    for server in servers:
+        result.stdout.fnmatch_lines([f"mobile-agent: emulator-5554 on {server} device, model *, API 36, emulator"])
     # the workers' status lines reach the controller process (issue 16, item 3), one entry per target
     text = result.stdout.str()
     assert "- mobile-agent status -" in text
@@ -155,6 +158,7 @@ def test_the_status_of_a_target_on_a_named_server_names_it(
                                            "--quiet-wait", "2", "--emulator-controller", "off")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     result.stdout.fnmatch_lines([
+        f"mobile-agent: emulator-5554 on 127.0.0.1:{second.adb_port} device, model *, API 36, emulator",
         "*- mobile-agent status -*",
         f"target emulator-5554 on 127.0.0.1:{second.adb_port}",
         "emulator-5554: * over protocol *",
