@@ -14,7 +14,7 @@ fixture                   scope     what it is, and what its teardown does
 ``path_selection``        session   the controller path chosen once (``select_paths``); closes it
 ``controller``            session   the connected emulator controller, or None (the reason is in
                                     the session's status)
-``automation_lock``       function  the per-serial file lock, held for the test
+``automation_lock``       function  the target's file lock (adb server, serial), held
 ``agent``                 function  the resident agent, attached under the lock after the quiet
                                     wait; teardown closes the connection and leaves the agent
                                     running, so the next test, run or worker reuses it
@@ -328,7 +328,7 @@ def agent_records(pytestconfig: pytest.Config, android_target: AndroidTarget) ->
 
 @pytest.fixture
 def automation_lock(request: pytest.FixtureRequest, android_target: AndroidTarget) -> Iterator[float]:
-    """Hold the serial's automation lock for the test; yields the seconds spent waiting for it."""
+    """Hold the target's automation lock (per adb server and serial) for the test; yields the seconds spent waiting for it."""
     lock = android_target.automation_lock()
     reporter = request.config.pluginmanager.get_plugin("terminalreporter")
 

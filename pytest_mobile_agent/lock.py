@@ -1,5 +1,6 @@
-"""The automation lock: one OS-level file lock per target (adb server address and serial), shared by every pytest process and
-xdist worker on this host, held while a test uses the agent, the session or the screen.
+"""The automation lock: one OS-level file lock per target (its adb server's address and its serial),
+shared by every pytest process and xdist worker on this host, held while a test uses the agent, the
+session or the screen.
 
 A device has one UI-automation slot; two workers automating it at once would take it from each
 other. The lock is a `filelock.FileLock` (an flock on POSIX), never a soft lock, so a crashed holder
