@@ -86,6 +86,10 @@ class SyncFailure(AdbFailure):
     """adbd refused a sync request (push, stat, ...); `reason` is adbd's message."""
 
 
+class OutputLimit(AdbError):
+    """A command's output past the `max_output` a call buffers; stream it instead."""
+
+
 class DeviceNotListed(AdbError):
     """A serial the adb server does not list, refused before a `host-serial:` request names it."""
 

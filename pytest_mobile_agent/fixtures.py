@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_mobile_agent import errors
+from pytest_mobile_agent import errors, progress
 from pytest_mobile_agent.adb import AdbServer, Device, Target
 from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
@@ -330,13 +330,7 @@ def agent_records(pytestconfig: pytest.Config, android_target: AndroidTarget) ->
 def automation_lock(request: pytest.FixtureRequest, android_target: AndroidTarget) -> Iterator[float]:
     """Hold the target's automation lock (per adb server and serial) for the test; yields the seconds spent waiting for it."""
     lock = android_target.automation_lock()
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-
-    def announce(message: str) -> None:
-        if reporter is not None and not hasattr(request.config, "workerinput"):
-            reporter.write_line(f"[mobile-agent] {message}", yellow=True)
-
-    with lock.held(request.node.nodeid, AUTOMATION_LOCK_TIMEOUT, on_wait=announce) as waited:
+    with lock.held(request.node.nodeid, AUTOMATION_LOCK_TIMEOUT, on_wait=progress.announcer(request.node)) as waited:
         yield waited
 
 
@@ -364,7 +358,8 @@ def agent(
         return parse_ps(device.shell(PS_COMMAND).text())
 
     if not mobile_agent_settings.agent_force:
-        QuietWait(processes, own_sockets, timeout=mobile_agent_settings.quiet_wait).wait()
+        QuietWait(processes, own_sockets, timeout=mobile_agent_settings.quiet_wait,
+                  on_wait=progress.announcer(request.node)).wait()
     deployer = Deployer(device, agent_jar, agent_records, DeployOptions(
         force=mobile_agent_settings.agent_force, liveness_timeout=mobile_agent_settings.agent_liveness,
         kill_timeout=mobile_agent_settings.agent_kill_wait))

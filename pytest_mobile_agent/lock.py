@@ -25,11 +25,13 @@ from pathlib import Path
 import filelock
 
 from .errors import Timeout, UnsafeDirectory
-from .userfiles import private_dir, target_key
+from .userfiles import private_dir, read_small_file, target_key
 
 log = logging.getLogger("pytest_mobile_agent.lock")
 
 LOCK_DIR_ENV = "MOBILE_AGENT_LOCK_DIR"
+FIRST_REPORT = 1.0  # seconds of waiting before the first progress line
+REPORT_EVERY = 10.0  # then one line every this many seconds
 
 
 def default_lock_dir() -> Path:
@@ -69,7 +71,7 @@ class AutomationLock:
     def holder(self) -> dict[str, object] | None:
         """The last holder written beside the lock, or None."""
         try:
-            data = json.loads(self.holder_path.read_text())
+            data = json.loads(read_small_file(self.holder_path))
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None
@@ -78,7 +80,9 @@ class AutomationLock:
         holder = self.holder()
         if not holder:
             return "an unknown holder"
-        return f"pid {holder.get('pid')} ({holder.get('test')})"
+        since = holder.get("since")
+        held = f" for {max(0.0, time.time() - since):.0f} s" if isinstance(since, (int, float)) else ""
+        return f"pid {holder.get('pid')} ({holder.get('test')}){held}"
 
     @contextmanager
     def held(
@@ -112,20 +116,25 @@ class AutomationLock:
 
     def _acquire(self, test_id: str, timeout: float, on_wait: Callable[[str], None] | None, poll: float) -> float:
         started = time.monotonic()
-        announced = False
+        next_report = FIRST_REPORT
         while True:
             try:
                 self._lock.acquire(timeout=poll)
-                return time.monotonic() - started
             except filelock.Timeout:
                 pass
+            else:
+                waited = time.monotonic() - started
+                if next_report > FIRST_REPORT and on_wait:  # it was announced: say how it ended
+                    on_wait(f"got the automation lock on {self.target} after {waited:.1f} s")
+                return waited
             waited = time.monotonic() - started
-            if not announced and waited >= 1.0:
-                message = f"{test_id} waits for the automation lock on {self.target}, held by {self.describe_holder()}"
-                log.info(message)
+            if waited >= next_report:
+                message = (f"waiting for the automation lock on {self.target}, held by {self.describe_holder()}; "
+                           f"waited {waited:.0f} s of {timeout:g} s")
+                log.info("%s: %s", test_id, message)
                 if on_wait:
                     on_wait(message)
-                announced = True
+                next_report = waited - waited % REPORT_EVERY + REPORT_EVERY if waited >= REPORT_EVERY else REPORT_EVERY
             if waited >= timeout:
                 raise Timeout(
                     f"waiting for the automation lock on {self.target} (held by {self.describe_holder()})",

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_mobile_agent import artifacts, reruns
+from pytest_mobile_agent import artifacts, progress, reruns
 from pytest_mobile_agent.adb import AdbServer, Target
 from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.errors import MobileAgentError
@@ -73,6 +73,7 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, module in ((FIXTURES_PLUGIN, FIXTURES_MODULE), (RERUNS_PLUGIN, "pytest_mobile_agent.reruns")):
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.register(importlib.import_module(module), name)
+    progress.register(config)
     settings = Settings.from_config(config)
     config.stash[SETTINGS_KEY] = settings
     config.stash[PROVIDER_KEY] = TargetProvider(settings, index=worker_index(config))

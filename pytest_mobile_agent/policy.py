@@ -81,28 +81,32 @@ class QuietWait:
     poll: float = 0.5
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
-    on_wait: Callable[[str], None] | None = None
+    on_wait: Callable[[str], None] | None = None  # hears a progress line at once, then every report_every s
+    report_every: float = 10.0
 
     def wait(self) -> float:
         """Seconds waited; DeviceBusy naming the holders when the device is still busy at the timeout."""
         started = self.clock()
-        announced = False
+        next_report = 0.0
         while True:
             activity = read_activity(self.list_processes(), self.own_sockets())
-            if activity.quiet:
-                return self.clock() - started
             waited = self.clock() - started
+            if activity.quiet:
+                if next_report and self.on_wait:  # it was announced: say how it ended
+                    self.on_wait(f"the device is quiet after {waited:.1f} s")
+                return waited
             if waited >= self.timeout:
                 raise DeviceBusy(
                     f"the device was not quiet after {self.timeout:g} s: {activity.describe()} held it",
                     advice="Stop that tool or agent, raise --quiet-wait, or take it over with --agent-force",
                 )
-            if not announced:
-                message = f"waiting up to {self.timeout:g} s for the device to be quiet: {activity.describe()}"
+            if waited >= next_report:
+                message = (f"waiting for the device to be quiet: {activity.describe()} holds it; "
+                           f"waited {waited:.0f} s of {self.timeout:g} s")
                 log.info(message)
                 if self.on_wait:
                     self.on_wait(message)
-                announced = True
+                next_report = waited - waited % self.report_every + self.report_every
             self.sleep(self.poll)
 
 

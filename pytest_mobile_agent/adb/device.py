@@ -50,6 +50,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pytest_mobile_agent.adb")
 
+MAX_OUTPUT = 256 << 20
+"""Bytes of output `shell` buffers at most (stdout and stderr together): far past any listing or
+dump a test reads whole, and well short of what a flooding command would grow memory to."""
+
 
 @dataclass(frozen=True)
 class ForwardRule:
@@ -146,7 +150,7 @@ class Device:
 
     def _transport(self, service: str, *, deadline: float | None = None, total: float | None = None) -> Connection:
         """A connection switched to this device with `service` opened on it (its OKAY read)."""
-        conn = self.server.connect(deadline=deadline)
+        conn = self.server.connect(deadline=deadline) if deadline is not None else self.server.call()
         try:
             request = f"host:transport:{self.serial}"
             conn.request(request, deadline=deadline, total=total)
@@ -156,7 +160,7 @@ class Device:
         except BaseException:
             conn.close()
             raise
-        return conn
+        return conn.unbound()  # the set-up had its call's total deadline; the stream has its own
 
     def transport(self, service: str, *, deadline: float | None = None, total: float | None = None) -> Connection:
         """A raw connection to a device service (`exec:CMD`, `sync:`), its OKAY read."""
@@ -171,14 +175,15 @@ class Device:
 
     # --- shell -----------------------------------------------------------------------------------
 
-    def shell(self, cmd: str | Iterable[str]) -> ShellOutput:
-        """Run a command to its end under the read deadline: exit status, stdout, stderr apart."""
+    def shell(self, cmd: str | Iterable[str], *, max_output: int = MAX_OUTPUT) -> ShellOutput:
+        """Run a command to its end under the read deadline: exit status, stdout, stderr apart.
+        More than `max_output` bytes of output is an OutputLimit: stream it with `shell_stream`."""
         stream = self.shell_stream(cmd)
         with stream:
             stream.close_stdin()
-            return stream.collect()
+            return stream.collect(max_output=max_output)
 
-    def shell_until(self, cmd: str | Iterable[str], deadline: float) -> ShellOutput:
+    def shell_until(self, cmd: str | Iterable[str], deadline: float, *, max_output: int = MAX_OUTPUT) -> ShellOutput:
         """As `shell`, the output read with the time left to `deadline` (absolute, monotonic).
 
         For a command silent longer than the read deadline (`am start -W` while its app starts). A
@@ -194,7 +199,7 @@ class Device:
         stream = ShellStream(conn, line)
         with stream:
             stream.close_stdin(deadline=deadline, total=total)
-            return stream.collect(deadline=deadline, total=total)
+            return stream.collect(deadline=deadline, total=total, max_output=max_output)
 
     def shell_stream(self, cmd: str | Iterable[str]) -> ShellStream:
         """A running command over `shell,v2,raw:` (pipes: stdout and stderr apart)."""
@@ -279,7 +284,7 @@ class Device:
 
     def _host_serial(self, command: str) -> Connection:
         self._confirm_listed()
-        conn = self.server.connect()
+        conn = self.server.call()
         request = f"host-serial:{self.serial}:{command}"
         try:
             conn.request(request)

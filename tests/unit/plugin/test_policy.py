@@ -54,7 +54,28 @@ def test_the_wait_returns_once_the_holder_is_gone() -> None:
     messages: list[str] = []
     wait = QuietWait(lambda: listings.pop(0), lambda: set(), timeout=60, poll=0.5, clock=clock, sleep=clock.sleep, on_wait=messages.append)
     assert wait.wait() == pytest.approx(1.5)
-    assert len(messages) == 1 and "uiautomator events (pid 3001)" in messages[0]
+    assert len(messages) == 2 and "uiautomator events (pid 3001)" in messages[0]
+    assert messages[1] == "the device is quiet after 1.5 s"
+
+
+def test_a_long_wait_reports_its_progress_every_ten_seconds_naming_the_holder() -> None:
+    """Issue 16 item 5: the wait said one line to the log and nothing on the terminal after."""
+    clock = FakeClock()
+    listings = [parse_ps(PS)] * 50 + [parse_ps("PID ARGS\n 1 init\n")]
+    messages: list[str] = []
+    wait = QuietWait(lambda: listings.pop(0), lambda: set(), timeout=60, poll=0.5, clock=clock, sleep=clock.sleep,
+                     on_wait=messages.append)
+    assert wait.wait() == pytest.approx(25)
+    holds = f"waiting for the device to be quiet: {read_activity(parse_ps(PS), set()).describe()} holds it"
+    assert "automation client uiautomator events (pid 3001)" in holds
+    assert messages == [f"{holds}; waited 0 s of 60 s", f"{holds}; waited 10 s of 60 s", f"{holds}; waited 20 s of 60 s",
+                        "the device is quiet after 25.0 s"]
+
+
+def test_a_device_quiet_at_once_says_nothing() -> None:
+    messages: list[str] = []
+    QuietWait(lambda: parse_ps("PID ARGS\n 1 init\n"), lambda: set(), on_wait=messages.append).wait()
+    assert messages == []
 
 
 def test_past_the_timeout_the_wait_fails_naming_what_held_the_device() -> None:
