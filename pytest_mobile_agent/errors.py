@@ -167,6 +167,10 @@ class StaleJar(MobileAgentError):
     """The agent started from the jar reports another build than the jar's bytes."""
 
 
+class RecordsUnwritable(MobileAgentError):
+    """The agent record cannot be written where the records live; the message names the path."""
+
+
 class DeployError(MobileAgentError):
     """The agent could not be launched or stopped."""
 

@@ -14,8 +14,10 @@ the terminal. The lines also stay in the warnings summary: which tests waited, a
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -33,11 +35,18 @@ def write(config: pytest.Config, line: str) -> None:
     if reporter is None:
         return
     capture = config.pluginmanager.get_plugin("capturemanager")
-    if capture is None:
-        reporter.write_line(line, yellow=True)
-        return
-    with capture.global_and_fixture_disabled():
-        reporter.write_line(line, yellow=True)
+    with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+        _write_on_a_line_of_its_own(reporter, line)
+
+
+def _write_on_a_line_of_its_own(reporter: Any, line: str) -> None:
+    """`write_line` ends only the line of a test file's name; xdist's progress dots leave the line
+    open, and a line written then would start after the dot."""
+    reporter.ensure_newline()
+    writer = getattr(reporter, "_tw", None)
+    if writer is not None and writer.width_of_current_line:
+        reporter.write("\n")
+    reporter.write_line(line, yellow=True)
 
 
 def announcer(node: pytest.Item) -> Callable[[str], None]:
