@@ -28,6 +28,7 @@ from typing import Any
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
+from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Launched, Records
 from pytest_mobile_agent.agent.launch import parse_ps
@@ -411,7 +412,12 @@ def target_of(serial: str, *, controller: str = "auto", virtual_adb: str = "buil
     one), or `virtual`: a virtual device started for the run (with its controller double unless
     `--emulator-controller off`), stopped after it."""
     if serial.split(":")[0] != "virtual":
-        server = AdbServer()
+        try:
+            name = parse_target_name(serial)  # SERIAL, or tcp:HOST:PORT/SERIAL on another adb server
+        except ValueError as exc:
+            raise errors.InvalidArgument(f"--android-serial: {exc}") from None
+        server = AdbServer(host=name.host, port=name.port) if name.on_named_server else AdbServer()
+        serial = name.serial
         if serial == "auto":
             online = [entry.serial for entry in server.devices() if entry.online]
             if len(online) != 1:

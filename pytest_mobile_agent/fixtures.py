@@ -14,7 +14,7 @@ fixture                   scope     what it is, and what its teardown does
 ``path_selection``        session   the controller path chosen once (``select_paths``); closes it
 ``controller``            session   the connected emulator controller, or None (the reason is in
                                     the session's status)
-``automation_lock``       function  the per-serial file lock, held for the test
+``automation_lock``       function  the target's file lock (adb server, serial), held
 ``agent``                 function  the resident agent, attached under the lock after the quiet
                                     wait; teardown closes the connection and leaves the agent
                                     running, so the next test, run or worker reuses it
@@ -50,6 +50,7 @@ import pytest
 
 from pytest_mobile_agent import errors, progress
 from pytest_mobile_agent.adb import AdbServer, Device, Target
+from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Records
 from pytest_mobile_agent.app import AppInstallation, AppUnderTest, foreground_package
@@ -91,6 +92,7 @@ class AndroidTarget:
     lab: VirtualLab | None = None
     facts: Target | None = None
     served_virtual: bool = False  # a virtual device served elsewhere, named by its serial
+    named_server: bool = False  # named as tcp:HOST:PORT/SERIAL: its status says which server
 
     @property
     def virtual(self) -> bool:
@@ -103,10 +105,15 @@ class AndroidTarget:
         return self.virtual or self.served_virtual
 
     @property
-    def lock_key(self) -> str:
-        """What the automation lock is named after: the serial, and for a virtual device its lab,
-        since every lab's first device is emulator-5554."""
-        return f"{self.serial}@{self.server.address}" if self.virtual else self.serial
+    def label(self) -> str:
+        """The target and its adb server, as the status and the messages name it: two
+        `emulator-5554` on two servers (two hosts of a farm, two labs) are told apart."""
+        return f"{self.serial} on {self.server.address}"
+
+    def automation_lock(self) -> AutomationLock:
+        """The target's automation lock, keyed by its adb server's address and its serial
+        (userfiles.target_key): two devices both named emulator-5554 on two servers never share one."""
+        return AutomationLock(self.serial, server=self.server.address)
 
     @property
     def emulator(self) -> bool:
@@ -159,13 +166,15 @@ class TargetProvider:
 
     def _named(self) -> AndroidTarget:
         serials = self.settings.serials
-        server = AdbServer()
-        serial = serials[self.index % len(serials)]
+        name = parse_target_name(serials[self.index % len(serials)])
+        server = AdbServer(host=name.host, port=name.port) if name.on_named_server else AdbServer()
+        serial = name.serial
         if serial == AUTO:
             serial = _only_online(server)
         facts = _facts(server, serial)
         served_virtual = server.device(serial).getprop(VIRTUAL_DEVICE_PROPERTY) == "1"
-        return AndroidTarget(serial, server, facts=facts, served_virtual=served_virtual)
+        return AndroidTarget(serial, server, facts=facts, served_virtual=served_virtual,
+                             named_server=name.on_named_server)
 
     def _virtual(self) -> AndroidTarget:
         from pytest_mobile_agent.virtual import VirtualLab
@@ -319,8 +328,8 @@ def agent_records(pytestconfig: pytest.Config, android_target: AndroidTarget) ->
 
 @pytest.fixture
 def automation_lock(request: pytest.FixtureRequest, android_target: AndroidTarget) -> Iterator[float]:
-    """Hold the serial's automation lock for the test; yields the seconds spent waiting for it."""
-    lock = AutomationLock(android_target.lock_key)
+    """Hold the target's automation lock (per adb server and serial) for the test; yields the seconds spent waiting for it."""
+    lock = android_target.automation_lock()
     with lock.held(request.node.nodeid, AUTOMATION_LOCK_TIMEOUT, on_wait=progress.announcer(request.node)) as waited:
         yield waited
 
@@ -448,7 +457,9 @@ def session(request: pytest.FixtureRequest, agent: Attached, path_selection: Sel
     try:
         yield started
     finally:
-        request.config.stash.setdefault(STATUS_KEY, {})[device.serial] = started.status()
+        target = provider_of(request.config).target()
+        heading = [f"target {target.label}"] if target.named_server else []
+        request.config.stash.setdefault(STATUS_KEY, {})[target.label] = [*heading, *started.status()]
         started.detach()
 
 

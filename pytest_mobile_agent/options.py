@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.agent.records import default_records_dir
 
 SERIAL_ENV = "MOBILE_AGENT_ANDROID_SERIAL"
@@ -47,8 +48,8 @@ class Option:
 
 OPTIONS = (
     Option("--android-serial", "android_serial", "the target: a serial, `auto` (the only online target), "
-           "`virtual` (a built-in virtual device; `virtual:N` for N of them), or a comma list from which each "
-           "xdist worker takes its own", env=SERIAL_ENV, metavar="SERIAL"),
+           "`virtual` (a built-in virtual device; `virtual:N` for N of them), `tcp:HOST:PORT/SERIAL` for a "
+           "target on another adb server, or a comma list from which each xdist worker takes its own", env=SERIAL_ENV, metavar="SERIAL"),
     Option("--android-require-device", "android_require_device", "fail the run, with the target's advice, "
            "when the named target is missing or unusable (instead of skipping its tests)", env=REQUIRE_ENV,
            is_flag=True),
@@ -211,6 +212,11 @@ def _check_serials(serials: tuple[str, ...]) -> None:
                 )
         elif any(ch.isspace() or ord(ch) < 32 for ch in serial):
             raise pytest.UsageError(f"--android-serial: {serial!r} is not a serial")
+        else:
+            try:
+                parse_target_name(serial)
+            except ValueError as exc:
+                raise pytest.UsageError(f"--android-serial: {exc}") from None
 
 
 def _controller(value: str) -> str:

@@ -16,6 +16,7 @@ import pytest
 
 from pytest_mobile_agent import artifacts, progress, reruns
 from pytest_mobile_agent.adb import AdbServer, Target
+from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.fixtures import (
     PROVIDER_KEY,
@@ -111,23 +112,36 @@ def _target_lines(config: pytest.Config, settings: Settings) -> list[str]:
     reason it has none: the target this process drives, or each of a comma list's."""
     if len(settings.serials) == 1:
         try:
-            facts = config.stash[PROVIDER_KEY].target().facts
+            target = config.stash[PROVIDER_KEY].target()
         except MobileAgentError as exc:
             return [f"mobile-agent: {exc}"]
-        return [_facts_line(facts)] if facts is not None else []
-    server = AdbServer()
-    try:
-        listed = {t.serial: t for t in server.targets()}
-    except MobileAgentError as exc:
-        return [f"mobile-agent: {exc}"]
-    return [_facts_line(listed[serial]) if serial in listed else
-            f"mobile-agent: {serial}: not on the adb server at {server.address}" for serial in settings.serials]
+        where = f" on {target.server.address}" if target.named_server else ""
+        return [_facts_line(target.facts, where)] if target.facts is not None else []
+    listings: dict[str, dict[str, Target] | MobileAgentError] = {}
+    lines = []
+    for item in settings.serials:
+        name = parse_target_name(item)  # SERIAL, or tcp:HOST:PORT/SERIAL on that adb server
+        server = AdbServer(host=name.host, port=name.port) if name.on_named_server else AdbServer()
+        if server.address not in listings:
+            try:
+                listings[server.address] = {t.serial: t for t in server.targets()}
+            except MobileAgentError as exc:
+                listings[server.address] = exc
+        listed = listings[server.address]
+        where = f" on {server.address}" if name.on_named_server else ""
+        if isinstance(listed, MobileAgentError):
+            lines.append(f"mobile-agent: {item}: {listed}")
+        elif name.serial in listed:
+            lines.append(_facts_line(listed[name.serial], where))
+        else:
+            lines.append(f"mobile-agent: {item}: not on the adb server at {server.address}")
+    return lines
 
 
-def _facts_line(facts: Target) -> str:
+def _facts_line(facts: Target, where: str = "") -> str:
     if not facts.online:
-        return f"mobile-agent: {facts.serial} {facts.state}" + (f" ({facts.advice})" if facts.advice else "")
-    return (f"mobile-agent: {facts.serial} {facts.state}, model {facts.model}, API {facts.api_level}, "
+        return f"mobile-agent: {facts.serial}{where} {facts.state}" + (f" ({facts.advice})" if facts.advice else "")
+    return (f"mobile-agent: {facts.serial}{where} {facts.state}, model {facts.model}, API {facts.api_level}, "
             f"{'emulator' if facts.emulator else 'device'}")
 
 

@@ -42,16 +42,17 @@ def address_from_env(env: Mapping[str, str] | None = None) -> tuple[str, int]:
     env = os.environ if env is None else env
     socket_spec = env.get("ADB_SERVER_SOCKET", "").strip()
     if socket_spec:
-        return _parse_server_socket(socket_spec)
+        return parse_server_socket(socket_spec)
     port_text = env.get("ANDROID_ADB_SERVER_PORT", "").strip()
     if port_text:
         return DEFAULT_HOST, _parse_port(port_text, "ANDROID_ADB_SERVER_PORT")
     return DEFAULT_HOST, DEFAULT_PORT
 
 
-def _parse_server_socket(spec: str) -> tuple[str, int]:
+def parse_server_socket(spec: str, source: str = "ADB_SERVER_SOCKET") -> tuple[str, int]:
+    """`tcp:HOST:PORT` or `tcp:PORT` (HOST 127.0.0.1; `localhost` and `*` as 127.0.0.1) as (host, port)."""
     if not spec.startswith("tcp:"):
-        raise AdbError(f"ADB_SERVER_SOCKET={spec!r} is not supported: use tcp:HOST:PORT or tcp:PORT")
+        raise AdbError(f"{source}={spec!r} is not supported: use tcp:HOST:PORT or tcp:PORT")
     rest = spec[4:]
     host, sep, port_text = rest.rpartition(":")
     if not sep:
@@ -59,7 +60,7 @@ def _parse_server_socket(spec: str) -> tuple[str, int]:
     host = host.strip("[]") or DEFAULT_HOST
     if host in ("localhost", "*"):
         host = DEFAULT_HOST
-    return host, _parse_port(port_text, "ADB_SERVER_SOCKET")
+    return host, _parse_port(port_text, source)
 
 
 def _parse_port(text: str, source: str) -> int:

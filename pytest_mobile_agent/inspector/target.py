@@ -19,7 +19,6 @@ from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions, Records
 from pytest_mobile_agent.agent.records import default_records_dir
 from pytest_mobile_agent.app import AppInstallation, AppUnderTest
-from pytest_mobile_agent.lock import AutomationLock
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.options import Settings
 from pytest_mobile_agent.session import ControllerChoice, PathOptions, Session, select_paths
@@ -68,7 +67,7 @@ def opened(settings: Settings, announce: Callable[[str], None] = lambda _: None)
         target = provider.target()
         device = target.server.device(target.serial)
         announce(f"target {target.serial} on the adb server at {target.server.address}")
-        with AutomationLock(target.lock_key).held(f"inspector (pid {os.getpid()})", LOCK_WAIT, on_wait=announce):
+        with target.automation_lock().held(f"inspector (pid {os.getpid()})", LOCK_WAIT, on_wait=announce):
             records = Records.in_dir(private_dir(provider.records_dir()), server=target.server.address)
             jar = _jar(settings, target.runs_stand_in, announce)
             attached = Deployer(device, jar, records, DeployOptions(

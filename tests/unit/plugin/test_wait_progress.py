@@ -46,13 +46,12 @@ def served_lab(monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualLab]:
 
 LOCK_HELD_IN_A_THREAD = """
 import threading, time
-from pytest_mobile_agent.lock import AutomationLock
 
 def test_waits_for_the_lock(request, android_target):
     held, release = threading.Event(), threading.Event()
 
     def hold():
-        with AutomationLock(android_target.lock_key).held("the holder in a thread", timeout=5):
+        with android_target.automation_lock().held("the holder in a thread", timeout=5):
             held.set()
             release.wait(10)
 
