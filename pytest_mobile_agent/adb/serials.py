@@ -45,7 +45,8 @@ def parse_host_service(service: str) -> tuple[str, str] | None:
             return None
         at = colon + 1
     colon = service.find(":", at)
-    if colon >= 0 and service[at:colon].isascii() and service[at:colon].isdigit():
+    port = service[at:colon]
+    if colon >= 0 and all("0" <= c <= "9" for c in port):  # an empty port counts, as adb's loop over no digits does
         at = colon + 1
     return _finish(service, at)
 

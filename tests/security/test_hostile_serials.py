@@ -69,6 +69,11 @@ def test_real_serials_read_back_whole(serial: str) -> None:
     assert parse_host_service(f"{serial}:list-forward") == (serial, "list-forward")
 
 
+def test_an_empty_port_is_a_port_as_adb_reads_it() -> None:
+    assert parse_host_service("a::list-forward") == ("a:", "list-forward")
+    assert check_serial("a:") == "a:"
+
+
 @pytest.mark.parametrize("serial", ["", "a\x00b", "bad\nserial", "emulator-5554:x"])
 def test_empty_control_and_colon_smuggling_serials_are_invalid_arguments(serial: str) -> None:
     with pytest.raises(errors.InvalidArgument):
