@@ -11,6 +11,7 @@ import contextlib
 import io
 import logging
 import os
+import re
 import socket
 import tempfile
 import time
@@ -37,6 +38,7 @@ from pytest_mobile_agent.adb.sync import (
     send_spec,
 )
 from pytest_mobile_agent.errors import (
+    AdbFailure,
     Closed,
     InvalidArgument,
     PackageManagerError,
@@ -79,6 +81,24 @@ def parse_forward_list(text: str) -> list[ForwardRule]:
 def _check_spec(name: str, value: str) -> None:
     if not value or "\x00" in value or ";" in value:
         raise InvalidArgument(f"{name} must be a non-empty socket spec without ';' or NUL: {value!r}")
+
+
+# A serial with a ':' is one target only in the shapes AOSP adb's `internal::parse_host_service`
+# (packages/modules/adb/sockets.cpp) keeps whole: an optional `tcp:`/`udp:` prefix, then HOST:PORT
+# (HOST without ':', or a bracketed IPv6 address) with a decimal PORT. Any other ':' is where the
+# server ends the serial and starts the command: `emulator-5554:forward:...` would run that forward
+# on emulator-5554.
+_PLAIN_SERIAL = re.compile(r"[^:;\x00]+")
+_HOST_PORT_SERIAL = re.compile(r"(?:tcp:|udp:)?(?:\[[0-9A-Fa-f:.%]+\]|[^:;\[\]\x00]+):[0-9]{1,5}")
+
+
+def check_serial(serial: str) -> str:
+    """`serial` when the adb server can only read it as one serial, else InvalidArgument."""
+    if not isinstance(serial, str) or not (_PLAIN_SERIAL.fullmatch(serial) or _HOST_PORT_SERIAL.fullmatch(serial)):
+        raise InvalidArgument(
+            f"serial {serial!r} is not a device serial the adb server reads as one: a ':' only in HOST:PORT "
+            "(127.0.0.1:5555, [::1]:5555, tcp:HOST:PORT), no ';' or NUL")
+    return serial
 
 
 class AdbStream:
@@ -133,10 +153,8 @@ class Device:
     """A target on an adb server, named by its serial."""
 
     def __init__(self, server: AdbServer, serial: str) -> None:
-        if not serial or "\x00" in serial:
-            raise InvalidArgument(f"a device serial must be non-empty and without NUL: {serial!r}")
         self.server = server
-        self.serial = serial
+        self.serial = check_serial(serial)
 
     def __repr__(self) -> str:
         return f"Device({self.serial!r} on {self.server.address})"
@@ -277,6 +295,10 @@ class Device:
     # --- forward (host side) ---------------------------------------------------------------------
 
     def _host_serial(self, command: str) -> Connection:
+        # A host-serial request for a serial the server does not list is refused here, before it is sent.
+        if all(entry.serial != self.serial for entry in self.server.devices()):
+            raise AdbFailure(f"host-serial:{self.serial}:{command}", f"device '{self.serial}' not found",
+                             advice="`adb devices` lists the targets")
         conn = self.server.connect()
         request = f"host-serial:{self.serial}:{command}"
         try:

@@ -12,12 +12,18 @@ SERIAL = "emulator-5554"
 
 
 def host_serial(command: str, *answers: bytes):
+    """The two connections of a host-serial call: the device listing that checks the serial is
+    listed (issue 13, item 3), then the request itself."""
+    def listed(peer: Peer) -> None:
+        peer.expect("host:devices-l")
+        peer.send(b"OKAY" + lp(f"{SERIAL}          device product:sdk model:sdk device:generic\n"))
+
     def handler(peer: Peer) -> None:
         peer.expect(f"host-serial:{SERIAL}:{command}")
         for answer in answers:
             peer.send(answer)
 
-    return handler
+    return listed, handler
 
 
 def lp(text: str) -> bytes:
@@ -25,24 +31,24 @@ def lp(text: str) -> bytes:
 
 
 def test_forward_reads_both_statuses(scripted):
-    server = scripted(host_serial("forward:tcp:6000;localabstract:mobile-agent", b"OKAY", b"OKAY"))
+    server = scripted(*host_serial("forward:tcp:6000;localabstract:mobile-agent", b"OKAY", b"OKAY"))
     assert client(server).device(SERIAL).forward("tcp:6000", "localabstract:mobile-agent") is None
-    assert server.requests() == [f"host-serial:{SERIAL}:forward:tcp:6000;localabstract:mobile-agent"]
+    assert server.requests() == ["host:devices-l", f"host-serial:{SERIAL}:forward:tcp:6000;localabstract:mobile-agent"]
 
 
 def test_forward_tcp_0_returns_the_port_the_server_bound(scripted):
-    server = scripted(host_serial("forward:tcp:0;localabstract:x", b"OKAY", b"OKAY", lp("41237")))
+    server = scripted(*host_serial("forward:tcp:0;localabstract:x", b"OKAY", b"OKAY", lp("41237")))
     assert client(server).device(SERIAL).forward_tcp("localabstract:x") == 41237
 
 
 def test_forward_tcp_with_a_given_port_returns_it(scripted):
-    server = scripted(host_serial("forward:norebind:tcp:7001;tcp:7001", b"OKAY", b"OKAY"))
+    server = scripted(*host_serial("forward:norebind:tcp:7001;tcp:7001", b"OKAY", b"OKAY"))
     assert client(server).device(SERIAL).forward("tcp:7001", "tcp:7001", norebind=True) is None
 
 
 def test_a_refused_forward_keeps_the_servers_message(scripted):
     message = "cannot bind listener: Address already in use"
-    server = scripted(host_serial("forward:tcp:6000;tcp:6000", b"FAIL" + lp(message)))
+    server = scripted(*host_serial("forward:tcp:6000;tcp:6000", b"FAIL" + lp(message)))
     with pytest.raises(errors.AdbFailure) as info:
         client(server).device(SERIAL).forward("tcp:6000", "tcp:6000")
     assert info.value.reason == message
@@ -50,13 +56,13 @@ def test_a_refused_forward_keeps_the_servers_message(scripted):
 
 def test_a_forward_refused_at_its_second_status_keeps_the_message(scripted):
     message = "cannot rebind existing socket"
-    server = scripted(host_serial("forward:norebind:tcp:1;tcp:1", b"OKAY", b"FAIL" + lp(message)))
+    server = scripted(*host_serial("forward:norebind:tcp:1;tcp:1", b"OKAY", b"FAIL" + lp(message)))
     with pytest.raises(errors.AdbFailure, match=message):
         client(server).device(SERIAL).forward("tcp:1", "tcp:1", norebind=True)
 
 
 def test_a_garbage_bound_port_is_a_protocol_error(scripted):
-    server = scripted(host_serial("forward:tcp:0;tcp:1", b"OKAY", b"OKAY", lp("port?")))
+    server = scripted(*host_serial("forward:tcp:0;tcp:1", b"OKAY", b"OKAY", lp("port?")))
     with pytest.raises(errors.ProtocolError, match="bound port"):
         client(server).device(SERIAL).forward_tcp("tcp:1")
 
@@ -64,8 +70,8 @@ def test_a_garbage_bound_port_is_a_protocol_error(scripted):
 def test_remove_forward_and_list_forwards(scripted):
     listing = f"{SERIAL} tcp:6000 localabstract:a\nemulator-5556 tcp:6001 tcp:80\n{SERIAL} tcp:6002 tcp:8080\n"
     server = scripted(
-        host_serial("killforward:tcp:6000", b"OKAY", b"OKAY"),
-        host_serial("list-forward", b"OKAY", lp(listing)),
+        *host_serial("killforward:tcp:6000", b"OKAY", b"OKAY"),
+        *host_serial("list-forward", b"OKAY", lp(listing)),
     )
     device = client(server).device(SERIAL)
     device.remove_forward("tcp:6000")
@@ -77,13 +83,13 @@ def test_remove_forward_and_list_forwards(scripted):
 
 def test_removing_a_missing_forward_keeps_the_servers_message(scripted):
     message = "listener 'tcp:6000' not found"
-    server = scripted(host_serial("killforward:tcp:6000", b"FAIL" + lp(message)))
+    server = scripted(*host_serial("killforward:tcp:6000", b"FAIL" + lp(message)))
     with pytest.raises(errors.AdbFailure, match=message):
         client(server).device(SERIAL).remove_forward("tcp:6000")
 
 
 def test_a_garbled_forward_listing_is_a_protocol_error(scripted):
-    server = scripted(host_serial("list-forward", b"OKAY", lp("just-two fields\n")))
+    server = scripted(*host_serial("list-forward", b"OKAY", lp("just-two fields\n")))
     with pytest.raises(errors.ProtocolError, match="serial, local and remote"):
         client(server).device(SERIAL).forwards()
 
@@ -196,3 +202,14 @@ def test_a_silent_service_stream_times_out(scripted):
         stream.settimeout(0.05)
         with pytest.raises(errors.Timeout, match="50 ms"):
             stream.recv(1)
+
+
+def test_an_unlisted_serial_sends_no_host_serial_request(scripted):
+    def listing(peer: Peer) -> None:
+        peer.expect("host:devices-l")
+        peer.send(b"OKAY" + lp("emulator-5556          device\n"))
+
+    server = scripted(listing)
+    with pytest.raises(errors.AdbFailure, match="not found"):
+        client(server).device(SERIAL).forward("tcp:1", "tcp:2")
+    assert server.requests() == ["host:devices-l"]
