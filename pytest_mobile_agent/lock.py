@@ -24,7 +24,7 @@ from pathlib import Path
 import filelock
 
 from .errors import Timeout, UnsafeDirectory
-from .userfiles import private_dir
+from .userfiles import private_dir, read_small_file
 
 log = logging.getLogger("pytest_mobile_agent.lock")
 
@@ -65,7 +65,7 @@ class AutomationLock:
     def holder(self) -> dict[str, object] | None:
         """The last holder written beside the lock, or None."""
         try:
-            data = json.loads(self.holder_path.read_text())
+            data = json.loads(read_small_file(self.holder_path))
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None

@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_mobile_agent.userfiles import file_stem, private_dir, target_key, user_cache_dir
+from pytest_mobile_agent.userfiles import (
+    file_stem,
+    private_dir,
+    read_small_file,
+    target_key,
+    user_cache_dir,
+)
 
 log = logging.getLogger("pytest_mobile_agent.agent")
 
@@ -117,11 +123,11 @@ class DirRecords(Records):
     def get(self, serial: str) -> Record | None:
         path = self.path_for(serial)
         try:
-            text = path.read_bytes()  # decoded by json.loads below: bad bytes are a corrupt record
+            text = read_small_file(path)  # decoded by json.loads below: bad bytes are a corrupt record
         except FileNotFoundError:
             return super().get(serial)
         except OSError as exc:
-            log.warning("cannot read the agent record %s (%s); treating it as no record", path, exc.strerror)
+            log.warning("cannot read the agent record %s (%s); treating it as no record", path, exc.strerror or exc)
             return None
         try:
             record = Record.from_json(json.loads(text))

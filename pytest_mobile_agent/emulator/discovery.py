@@ -15,7 +15,8 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from stat import S_ISREG
+
+from pytest_mobile_agent.userfiles import read_small_file
 
 log = logging.getLogger("pytest_mobile_agent.emulator")
 
@@ -213,18 +214,13 @@ def read_file(path: Path) -> DiscoveryFile | None:
     if match is None:
         return None
     try:
-        stat = path.stat()
-        if not S_ISREG(stat.st_mode):  # a FIFO or a device would block the read
-            log.debug("ignoring %s: not a regular file", path)
-            return None
-        if stat.st_size > MAX_FILE_BYTES:
-            log.debug("ignoring %s: %d bytes is too large for a discovery file", path, stat.st_size)
-            return None
-        data = path.read_bytes()
+        # one open: a regular file, not a link, at most MAX_FILE_BYTES (a FIFO would block a plain read)
+        data = read_small_file(path, MAX_FILE_BYTES)
+        mtime = path.lstat().st_mtime
     except OSError as exc:
-        log.debug("cannot read %s: %s", path, exc)
+        log.debug("ignoring %s: %s", path, exc)
         return None
-    return DiscoveryFile(path=path, pid=int(match.group(1)), props=parse_ini(data), mtime=stat.st_mtime)
+    return DiscoveryFile(path=path, pid=int(match.group(1)), props=parse_ini(data), mtime=mtime)
 
 
 def scan(dirs: Iterable[Path] | None = None, *, live_only: bool = True) -> list[DiscoveryFile]:
