@@ -246,6 +246,7 @@ class Deployer:
             if previous is not None and previous.connection is not None:
                 previous.connection.close()
             raise self._conflict(agents[0])
+        self.records.check_writable(self.serial)  # before anything runs that would need a record
         replaced = None
         if previous is not None:
             self._replace(previous)
@@ -325,7 +326,11 @@ class Deployer:
                 advice="Rebuild it with agent-android/build.sh (it needs ANDROID_HOME)",
             )
         record = Record(self.serial, socket, ready.pid, token, hello.version, conn.protocol, hello.build)
-        self.records.put(record)
+        try:
+            self.records.put(record)
+        except MobileAgentError:
+            self._stop(ready.pid, socket, conn)  # no agent is left running without its record
+            raise
         took_over = [holder.describe() for holder in ready.stopped]
         return Attached(conn, Launched(replaced, took_over), record, self)
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_mobile_agent.errors import RecordsUnwritable
 from pytest_mobile_agent.userfiles import (
     file_stem,
     private_dir,
@@ -92,6 +93,9 @@ class Records:
         serial; without a server, after the serial alone."""
         return DirRecords(Path(path), server)
 
+    def check_writable(self, serial: str) -> None:
+        """Nothing to check in memory; a directory's records raise RecordsUnwritable."""
+
     def get(self, serial: str) -> Record | None:
         with self._lock:
             return self._records.get(serial)
@@ -139,8 +143,28 @@ class DirRecords(Records):
             return None
         return record
 
+    def check_writable(self, serial: str) -> None:
+        """RecordsUnwritable naming the path when the record of `serial` could not be written now:
+        the directory not ours or not writable, something that is no file in the record's place."""
+        path = self.path_for(serial)
+        try:
+            private_dir(self.directory)
+            if os.path.lexists(path) and not os.path.isfile(path):
+                raise IsADirectoryError(21, "something that is not a file is in the way", str(path))
+            fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".record-", suffix=".probe")
+            os.close(fd)
+            os.unlink(temp)
+        except OSError as exc:
+            raise RecordsUnwritable(str(path), exc.strerror or str(exc)) from exc
+
     def put(self, record: Record) -> None:
+        try:
+            self._write(record)
+        except OSError as exc:
+            raise RecordsUnwritable(str(self.path_for(record.serial)), exc.strerror or str(exc)) from exc
         super().put(record)
+
+    def _write(self, record: Record) -> None:
         private_dir(self.directory)
         data = json.dumps(record.to_json(), indent=1).encode("utf-8")
         fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".record-", suffix=".tmp")
