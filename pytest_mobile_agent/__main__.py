@@ -64,6 +64,10 @@ def _doctor(args: argparse.Namespace) -> int:
     from pytest_mobile_agent import doctor
 
     try:
+        if args.emulator_controller not in ("auto", "off"):
+            from pytest_mobile_agent.emulator.endpoint import parse_url
+
+            parse_url(args.emulator_controller)  # a token in the URL is refused before anything starts
         with doctor.target_of(args.android_serial, controller=args.emulator_controller,
                               virtual_adb=args.virtual_adb) as target:
             rows = doctor.Doctor(target, jar_path=Path(args.agent_jar) if args.agent_jar else None,
@@ -75,6 +79,52 @@ def _doctor(args: argparse.Namespace) -> int:
         return 2
     print(doctor.as_json(target, rows) if args.json else doctor.format_rows(rows))
     return doctor.exit_status(rows)
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    """Serve the inspector's page on 127.0.0.1 until interrupted (pytest_mobile_agent.inspector)."""
+    import signal
+    import threading
+    from pathlib import Path
+
+    try:
+        from pytest_mobile_agent.inspector.server import DeviceWorker, Inspector, serving
+        from pytest_mobile_agent.inspector.target import opened, settings_for
+    except ImportError as exc:
+        print(f"error: the inspector needs its extra ({exc.name} is missing)", file=sys.stderr)
+        print("advice: pip install 'pytest-mobile-agent[inspect]'", file=sys.stderr)
+        return 2
+
+    def announce(message: str) -> None:
+        print(f"[mobile-agent] {message}", file=sys.stderr, flush=True)
+
+    settings = settings_for(args.android_serial, controller=args.emulator_controller,
+                            agent_jar=Path(args.agent_jar) if args.agent_jar else None, virtual_adb=args.virtual_adb,
+                            app_apk=Path(args.app_apk) if args.app_apk else None, app_package=args.app_package,
+                            app_activity=args.app_activity)
+    worker = DeviceWorker(lambda: opened(settings, announce))
+    try:
+        worker.start()
+    except errors.MobileAgentError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        if exc.advice:
+            print(f"advice: {exc.advice}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        with serving(Inspector(worker), port=args.port) as url:
+            print(f"inspector: {url}", flush=True)
+            announce("open the URL in a browser; Ctrl-C stops the inspector")
+            stop.wait()
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        print(f"error: the inspector cannot listen on 127.0.0.1:{args.port}: {exc.strerror}", file=sys.stderr)
+        return 2
+    finally:
+        worker.stop()
+    return 0
 
 
 def _register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], name: str, command: Command,
@@ -106,13 +156,29 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the target: a serial, auto (the only online one) or virtual (default: "
                             "MOBILE_AGENT_ANDROID_SERIAL, else auto)")
     check.add_argument("--emulator-controller", default=os.environ.get("MOBILE_AGENT_EMULATOR_CONTROLLER", "auto"),
-                       help="auto (the emulator's discovery file), off, or http://HOST:PORT")
+                       help="auto (the emulator's discovery file), off, or http://HOST:PORT (the token in "
+                            "MOBILE_AGENT_EMULATOR_TOKEN, never on the command line)")
     check.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
                        help="the agent jar (default: agent-android/dist/mobile-agent-android.jar)")
     check.add_argument("--agent-force", action="store_true", help="let the agent stop whatever holds UI automation")
     check.add_argument("--virtual-adb", choices=("builtin", "real"), default="builtin",
                        help="with virtual: the built-in adb endpoint, or Debian's adb server and the adbd endpoint")
     check.add_argument("--json", action="store_true", help="machine-readable output")
+    inspect = _register(subparsers, "inspect", _inspect,
+                        "serve a page on 127.0.0.1 that shows the target's screen, windows and tree, the line "
+                        "that finds each element, and records a test (needs the inspect extra)")
+    inspect.add_argument("--android-serial", default=os.environ.get("MOBILE_AGENT_ANDROID_SERIAL", "virtual"),
+                         help="the target: a serial, auto, or virtual (started for the inspector; the default)")
+    inspect.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: a free one)")
+    inspect.add_argument("--emulator-controller", choices=("auto", "off"), default="auto",
+                         help="frames and the screen from the emulator's controller where there is one (auto)")
+    inspect.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
+                         help="the agent jar (default: built on first use, or the stand-in on a virtual device)")
+    inspect.add_argument("--app-apk", default=None, help="the app under test's APK: Record can start it (installed if needed)")
+    inspect.add_argument("--app-package", default=None, help="the app under test, installed: Record can start it")
+    inspect.add_argument("--app-activity", default=None, help="its activity (default: its launcher activity)")
+    inspect.add_argument("--virtual-adb", choices=("builtin", "real"), default="builtin",
+                         help="with virtual: the built-in adb endpoint, or Debian's adb server and the adbd endpoint")
     return parser
 
 

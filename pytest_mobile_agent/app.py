@@ -22,6 +22,7 @@ from pytest_mobile_agent.apk import Apk, qualify, read_apk
 
 START_TIMEOUT = 20.0
 CRASH_COMMAND = "logcat -b crash -d"
+CRASH_HEADER = "--------- beginning of "  # logcat's line before a buffer's first entry
 
 Extra = str | int | float | bool
 
@@ -154,24 +155,21 @@ class AppUnderTest:
             self.clear()
         component = self.component(activity)
         deadline = time.monotonic() + timeout
-        output = self.device.shell_until(f"am start -W -S -n {shlex.quote(component)}{extras_arguments(extras or {})}",
-                                         deadline)
-        if output.exit_code != 0 or "Error" in output.text():
-            detail = (output.text() + output.stderr.decode("utf-8", "replace")).strip()
-            raise errors.MobileAgentError(f"am start {component} failed: {detail}")
+        printed = start_activity(self.device, component, extras_arguments(extras or {}), deadline)
         self.started = True
-        self.wait_in_front(deadline)
+        self.wait_in_front(deadline, printed)
         if self._on_started is not None:
             self._on_started(self)
         return self
 
-    def wait_in_front(self, deadline: float) -> None:
+    def wait_in_front(self, deadline: float, am_printed: str = "") -> None:
         while True:
             current = foreground_package(self.device)
             if current == self.package:
                 return
             if time.monotonic() >= deadline:
-                raise errors.Timeout(f"waiting for {self.package} to come to the front (in front: {current or 'nothing'})")
+                raise errors.Timeout(f"waiting for {self.package} to come to the front (in front: {current or 'nothing'})",
+                                     detail=f"am start printed: {am_printed}" if am_printed else "")
             time.sleep(0.05)
 
     def stop(self) -> None:
@@ -186,6 +184,61 @@ class AppUnderTest:
         for permission in permissions:
             self.device.grant(self.package, permission)
 
-    def crash_log(self) -> str:
-        """The device's crash buffer (`logcat -b crash`): the stacks of the apps that died."""
-        return self.device.shell(CRASH_COMMAND).text()
+    def crash_log(self, after: str | None = None) -> str:
+        """The device's crash buffer (`logcat -b crash`): the stacks of the apps that died; with
+        `after` (a line of the buffer, from `last_crash_line`), only what came after it."""
+        return crash_buffer_after(self.device, after)
+
+    def crash(self, after: str | None = None) -> str | None:
+        """How this app died after that line of the crash buffer, or None when it did not."""
+        return crash_of(self.package, self.crash_log(after))
+
+
+def start_activity(device: Device, component: str, arguments: str, deadline: float) -> str:
+    """`am start -W -S -n COMPONENT ARGUMENTS` (stopping the app first); what am printed, or an
+    error carrying all of it. am prints its errors ("Error type 3", "Error: Activity class {...}
+    does not exist.") on stdout under -W and on stderr without it (ActivityManagerShellCommand.
+    runStartActivity: `out = mWaitOption ? pw : getErrPrintWriter()`), and a device without shell
+    v2 mixes the two: the error keeps both, whatever the device did."""
+    output = device.shell_until(f"am start -W -S -n {shlex.quote(component)}{arguments}", deadline)
+    printed = (output.text() + output.stderr.decode("utf-8", "replace")).strip()
+    if output.exit_code != 0 or "Error" in printed:
+        raise errors.MobileAgentError(f"am start {component} failed: {printed}")
+    return printed
+
+
+def last_crash_line(device: Device) -> str | None:
+    """The crash buffer's last line now (a test's run starts after it), None when it is empty."""
+    lines = [line for line in device.shell(f"{CRASH_COMMAND} -t 1").text().splitlines() if not line.startswith("-")]
+    return lines[-1] if lines else None
+
+
+def crash_buffer_after(device: Device, after: str | None) -> str:
+    """`logcat -b crash -d`, from the line after `after` when it is still in the buffer."""
+    lines = device.shell(CRASH_COMMAND).text().splitlines()
+    if after is not None and after in lines:
+        cut = len(lines) - 1 - lines[::-1].index(after)
+        lines = [line for line in lines[cut + 1:] if not line.startswith(CRASH_HEADER)]
+        lines = [f"{CRASH_HEADER}crash", *lines] if lines else []
+    return "".join(line + "\n" for line in lines)
+
+
+def crash_of(package: str, crash_buffer: str) -> str | None:
+    """The app's death in a crash buffer, in one line: a Java crash as RuntimeInit.logUncaught logs
+    it ("FATAL EXCEPTION: <thread>", "Process: <name>, PID: <pid>", the exception), or a native one
+    as bionic's libc logs it ("Fatal signal 11 (SIGSEGV), ... pid N (<name>)"); None when the app is
+    not in it. A process of the app is named after its package (`pkg` or `pkg:service`)."""
+    lines = [line.split(": ", 1)[-1] if " AndroidRuntime: " in line or " libc " in line else line
+             for line in crash_buffer.splitlines()]
+    for i, text in enumerate(lines):
+        name = text.removeprefix("Process: ").split(", PID: ", 1)[0] if text.startswith("Process: ") else None
+        if name is not None and _is_of(package, name):
+            exception = lines[i + 1] if i + 1 < len(lines) else ""
+            return f"{package} crashed ({text.removeprefix('Process: ')}): {exception}".rstrip(": ")
+        if "Fatal signal" in text and text.endswith(")") and _is_of(package, text.rsplit("(", 1)[-1][:-1]):
+            return f"{package} crashed: {text}"
+    return None
+
+
+def _is_of(package: str, process_name: str) -> bool:
+    return process_name == package or process_name.startswith(package + ":")

@@ -1,5 +1,6 @@
 """What a failing device test leaves behind: a screenshot, the tree dump and the logcat lines of its
-run (and, when it used the app under test, the device's crash buffer, `logcat -b crash`), attached to its report (sections, and pytest-html extras when pytest-html runs) and written
+run (and, when it used the app under test, the crashes of its run in the device's crash buffer,
+`logcat -b crash`), attached to its report (sections, and pytest-html extras when pytest-html runs) and written
 under the pytest cache (`.pytest_cache/d/mobile-agent/artifacts/<test>/`).
 """
 
@@ -16,7 +17,9 @@ from typing import Any
 
 import pytest
 
+from .app import last_crash_line
 from .errors import MobileAgentError
+from .userfiles import private_dir, write_private
 
 log = logging.getLogger("pytest_mobile_agent.artifacts")
 
@@ -33,15 +36,18 @@ class ArtifactSources:
     screen: Any = None
     app: Any = None  # the app under test's handle: its crash buffer goes with the artifacts
     logcat_since: str | None = None
+    crash_after: str | None = None  # the crash buffer's last line before this run
     written: list[Path] = field(default_factory=list)
 
     def mark_start(self, device: Any) -> None:
-        """Remember the device's clock, so the logcat of this run can be cut from the rest."""
+        """Remember the device's clock and the crash buffer's last line, so the logcat and the
+        crashes of this run can be cut from the rest."""
         self.device = device
         try:
             self.logcat_since = device.shell(DEVICE_TIME_COMMAND).text().strip() or None
+            self.crash_after = last_crash_line(device)
         except MobileAgentError as exc:
-            log.debug("no device time for the logcat cut: %s", exc)
+            log.debug("no device time or crash buffer for the cut: %s", exc)
 
 
 ARTIFACTS_KEY = pytest.StashKey[ArtifactSources]()
@@ -50,9 +56,7 @@ ARTIFACTS_KEY = pytest.StashKey[ArtifactSources]()
 def artifact_dir(config: pytest.Config, nodeid: str) -> Path:
     base = Path(str(config.cache.mkdir("mobile-agent"))) if getattr(config, "cache", None) else Path(".mobile-agent")
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", nodeid).strip("_")[:150] or "test"
-    path = base / "artifacts" / name
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return private_dir(private_dir(base / "artifacts") / name)  # screenshots and logs of the user's app
 
 
 def collect(item: pytest.Item, report: pytest.TestReport) -> None:
@@ -60,7 +64,11 @@ def collect(item: pytest.Item, report: pytest.TestReport) -> None:
     sources = item.stash.get(ARTIFACTS_KEY, None)
     if sources is None or sources.device is None:
         return
-    directory = artifact_dir(item.config, item.nodeid)
+    try:
+        directory = artifact_dir(item.config, item.nodeid)
+    except (MobileAgentError, OSError) as exc:
+        report.sections.append(("mobile-agent artifacts", f"not written: {exc}"))
+        return
     attached: list[str] = []
     for name, produce in _producers(sources):
         try:
@@ -71,11 +79,14 @@ def collect(item: pytest.Item, report: pytest.TestReport) -> None:
         if produced is None:
             continue
         path = directory / name
+        try:
+            write_private(path, produced if isinstance(produced, bytes) else produced.encode("utf-8"))
+        except (MobileAgentError, OSError) as exc:
+            report.sections.append((f"mobile-agent {name}", f"not written: {exc}"))
+            continue
         if isinstance(produced, bytes):
-            path.write_bytes(produced)
             _html_image(report, produced)
         else:
-            path.write_text(produced)
             report.sections.append((f"mobile-agent {path.stem}", produced))
         sources.written.append(path)
         attached.append(str(path))
@@ -91,7 +102,7 @@ def _producers(sources: ArtifactSources) -> list[tuple[str, Callable[[], bytes |
         producers.append(("tree.txt", lambda: str(sources.screen.dump())))
     producers.append(("logcat.txt", lambda: _logcat(sources)))
     if sources.app is not None:
-        producers.append(("crash.txt", lambda: sources.app.crash_log() or None))
+        producers.append(("crash.txt", lambda: sources.app.crash_log(sources.crash_after) or None))
     return producers
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-import shlex
+import os
 import struct
 import tempfile
 import time
@@ -28,9 +28,11 @@ from typing import Any
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
+from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Launched, Records
 from pytest_mobile_agent.agent.launch import parse_ps
+from pytest_mobile_agent.app import start_activity
 
 PS_COMMAND = "ps -A -o PID,ARGS"
 FIXTURE_PACKAGE = "dev.mobileagent.fixture"
@@ -276,13 +278,16 @@ class Doctor:
         return f"{width}x{height} PNG, {len(data)} bytes, rotation {shot['rotation']}, upright"
 
     def _controller(self) -> str:
-        from pytest_mobile_agent.session import ControllerChoice, select_paths
+        from pytest_mobile_agent.session import ControllerChoice, PathOptions, select_paths
+        from pytest_mobile_agent.session.ownership import TargetCheck
 
         if not self.state.emulator:
             return "a device: taps and frames go through the agent"
         if self.target.controller == "off":
             return "turned off (--emulator-controller off): taps and frames go through the agent"
-        selection = select_paths(self.target.serial, True, self._choice(ControllerChoice))
+        server = self.target.server
+        check = TargetCheck(self.target.serial, server.host, server.address, self._device())
+        selection = select_paths(self.target.serial, True, self._choice(ControllerChoice), PathOptions(target=check))
         if selection.controller is None:
             raise CheckFailed("the emulator's controller is not available", advice=selection.warning)
         controller = selection.controller
@@ -303,11 +308,12 @@ class Doctor:
     def _choice(self, choice_type: Any) -> Any:
         if self.target.controller == "auto":
             return choice_type.Auto()
-        from pytest_mobile_agent.emulator.endpoint import Endpoint
+        from pytest_mobile_agent.emulator.endpoint import TOKEN_ENV, Endpoint
         from pytest_mobile_agent.fixtures import parse_controller_url
 
         host, port = parse_controller_url(self.target.controller)
-        return choice_type.Endpoint(Endpoint.at(port, host=host, serial=self.target.serial))
+        token = os.environ.get(TOKEN_ENV) or None
+        return choice_type.Endpoint(Endpoint.at(port, host=host, token=token, serial=self.target.serial))
 
     # --- idle exit and the rotation -----------------------------------------------------------
 
@@ -361,10 +367,10 @@ class Doctor:
         return self.state.fixture
 
     def _start_fixture(self) -> None:
-        component = shlex.quote(f"{FIXTURE_PACKAGE}/{FIXTURE_ACTIVITY}")
-        output = self._device().shell_until(f"am start -W -S -n {component} --es tab Login", time.monotonic() + 20)
-        if output.exit_code != 0 or "Error" in output.text():
-            raise CheckFailed(f"am start {FIXTURE_PACKAGE} failed: {output.text().strip()}")
+        try:
+            start_activity(self._device(), f"{FIXTURE_PACKAGE}/{FIXTURE_ACTIVITY}", " --es tab Login", time.monotonic() + 20)
+        except errors.MobileAgentError as exc:
+            raise CheckFailed(str(exc)) from None
         self.state.started_fixture = True
 
     def _wait_for_node(self, key: str, value: str, ready: Callable[[dict[str, Any]], bool] = lambda n: True) -> dict[str, Any]:
@@ -406,7 +412,12 @@ def target_of(serial: str, *, controller: str = "auto", virtual_adb: str = "buil
     one), or `virtual`: a virtual device started for the run (with its controller double unless
     `--emulator-controller off`), stopped after it."""
     if serial.split(":")[0] != "virtual":
-        server = AdbServer()
+        try:
+            name = parse_target_name(serial)  # SERIAL, or tcp:HOST:PORT/SERIAL on another adb server
+        except ValueError as exc:
+            raise errors.InvalidArgument(f"--android-serial: {exc}") from None
+        server = AdbServer(host=name.host, port=name.port) if name.on_named_server else AdbServer()
+        serial = name.serial
         if serial == "auto":
             online = [entry.serial for entry in server.devices() if entry.online]
             if len(online) != 1:

@@ -86,6 +86,14 @@ class SyncFailure(AdbFailure):
     """adbd refused a sync request (push, stat, ...); `reason` is adbd's message."""
 
 
+class OutputLimit(AdbError):
+    """A command's output past the `max_output` a call buffers; stream it instead."""
+
+
+class DeviceNotListed(AdbError):
+    """A serial the adb server does not list, refused before a `host-serial:` request names it."""
+
+
 class Closed(AdbError):
     """The stream was closed by the other side (for a service: nothing listens there)."""
 
@@ -157,6 +165,10 @@ class InvalidJar(MobileAgentError):
 
 class StaleJar(MobileAgentError):
     """The agent started from the jar reports another build than the jar's bytes."""
+
+
+class RecordsUnwritable(MobileAgentError):
+    """The agent record cannot be written where the records live; the message names the path."""
 
 
 class DeployError(MobileAgentError):

@@ -14,7 +14,7 @@ fixture                   scope     what it is, and what its teardown does
 ``path_selection``        session   the controller path chosen once (``select_paths``); closes it
 ``controller``            session   the connected emulator controller, or None (the reason is in
                                     the session's status)
-``automation_lock``       function  the per-serial file lock, held for the test
+``automation_lock``       function  the target's file lock (adb server, serial), held
 ``agent``                 function  the resident agent, attached under the lock after the quiet
                                     wait; teardown closes the connection and leaves the agent
                                     running, so the next test, run or worker reuses it
@@ -48,12 +48,14 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_mobile_agent import errors
+from pytest_mobile_agent import errors, progress
 from pytest_mobile_agent.adb import AdbServer, Device, Target
+from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Records
 from pytest_mobile_agent.app import AppInstallation, AppUnderTest, foreground_package
 from pytest_mobile_agent.artifacts import ARTIFACTS_KEY, ArtifactSources
+from pytest_mobile_agent.foreign_input import InputWatch
 from pytest_mobile_agent.gates import HostGate
 from pytest_mobile_agent.lock import AutomationLock
 from pytest_mobile_agent.options import AUTO, NO_SERIAL_REASON, Settings
@@ -74,6 +76,7 @@ DISCOVERY_ENV = "MOBILE_AGENT_AVD_DISCOVERY_DIR"
 CONTROLLER_TOKEN_ENV = "MOBILE_AGENT_EMULATOR_TOKEN"  # the bearer token of an --emulator-controller URL
 PS_COMMAND = "ps -A -o PID,ARGS"
 AUTOMATION_LOCK_TIMEOUT = 900.0
+UNUSABLE_TARGET = "the Android target is not usable"  # a device test's skip reason, before the error
 
 
 # --- the target ----------------------------------------------------------------------------------
@@ -89,6 +92,7 @@ class AndroidTarget:
     lab: VirtualLab | None = None
     facts: Target | None = None
     served_virtual: bool = False  # a virtual device served elsewhere, named by its serial
+    named_server: bool = False  # named as tcp:HOST:PORT/SERIAL: its status says which server
 
     @property
     def virtual(self) -> bool:
@@ -101,10 +105,15 @@ class AndroidTarget:
         return self.virtual or self.served_virtual
 
     @property
-    def lock_key(self) -> str:
-        """What the automation lock is named after: the serial, and for a virtual device its lab,
-        since every lab's first device is emulator-5554."""
-        return f"{self.serial}@{self.server.address}" if self.virtual else self.serial
+    def label(self) -> str:
+        """The target and its adb server, as the status and the messages name it: two
+        `emulator-5554` on two servers (two hosts of a farm, two labs) are told apart."""
+        return f"{self.serial} on {self.server.address}"
+
+    def automation_lock(self) -> AutomationLock:
+        """The target's automation lock, keyed by its adb server's address and its serial
+        (userfiles.target_key): two devices both named emulator-5554 on two servers never share one."""
+        return AutomationLock(self.serial, server=self.server.address)
 
     @property
     def emulator(self) -> bool:
@@ -133,6 +142,13 @@ class TargetProvider:
     _saved_discovery: str | None = None
     _discovery_dir: tempfile.TemporaryDirectory[str] | None = None
     _lab_records: tempfile.TemporaryDirectory[str] | None = None
+    _input_watches: dict[str, InputWatch | None] = field(default_factory=dict)
+
+    def input_watch(self, device: Device) -> InputWatch | None:
+        """The session's watch on the target's input devices (foreign_input.py), started once."""
+        if device.serial not in self._input_watches:
+            self._input_watches[device.serial] = InputWatch.start(device)
+        return self._input_watches[device.serial]
 
     def records_dir(self) -> Path:
         """Where the agent records live: `--agent-records` for real targets; for a virtual lab a
@@ -150,13 +166,15 @@ class TargetProvider:
 
     def _named(self) -> AndroidTarget:
         serials = self.settings.serials
-        server = AdbServer()
-        serial = serials[self.index % len(serials)]
+        name = parse_target_name(serials[self.index % len(serials)])
+        server = AdbServer(host=name.host, port=name.port) if name.on_named_server else AdbServer()
+        serial = name.serial
         if serial == AUTO:
             serial = _only_online(server)
         facts = _facts(server, serial)
         served_virtual = server.device(serial).getprop(VIRTUAL_DEVICE_PROPERTY) == "1"
-        return AndroidTarget(serial, server, facts=facts, served_virtual=served_virtual)
+        return AndroidTarget(serial, server, facts=facts, served_virtual=served_virtual,
+                             named_server=name.on_named_server)
 
     def _virtual(self) -> AndroidTarget:
         from pytest_mobile_agent.virtual import VirtualLab
@@ -171,16 +189,22 @@ class TargetProvider:
 
     def _start_controllers(self, lab: VirtualLab) -> None:
         """An emulator controller double per virtual device, found as an emulator's would be."""
-        from pytest_mobile_agent.virtual.controller import ControllerDouble
+        from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
 
         self._discovery_dir = tempfile.TemporaryDirectory(prefix="mobile-agent-avd-")
         self._saved_discovery = os.environ.get(DISCOVERY_ENV)
         os.environ[DISCOVERY_ENV] = self._discovery_dir.name
         for serial in lab.serials:
             if serial.startswith("emulator-"):
-                self.controllers.append(ControllerDouble(lab.device(serial).display, serial=serial).start())
+                device = lab.device(serial)
+                self.controllers.append(ControllerDouble(device.display, serial=serial,
+                                                         avd=AvdConfig.of_device(device)).start())
 
     def close(self) -> None:
+        for watch in self._input_watches.values():
+            if watch is not None:
+                watch.close()
+        self._input_watches.clear()
         for controller in self.controllers:
             with contextlib.suppress(Exception):
                 controller.stop()
@@ -250,7 +274,7 @@ def android_target(pytestconfig: pytest.Config) -> AndroidTarget:
     except errors.MobileAgentError as exc:
         if settings.require_device:
             pytest.fail(f"the required Android target is not usable: {exc}", pytrace=False)
-        pytest.skip(f"the Android target is not usable: {exc}")
+        pytest.skip(f"{UNUSABLE_TARGET}: {exc}")
 
 
 @pytest.fixture(scope="session")
@@ -304,15 +328,9 @@ def agent_records(pytestconfig: pytest.Config, android_target: AndroidTarget) ->
 
 @pytest.fixture
 def automation_lock(request: pytest.FixtureRequest, android_target: AndroidTarget) -> Iterator[float]:
-    """Hold the serial's automation lock for the test; yields the seconds spent waiting for it."""
-    lock = AutomationLock(android_target.lock_key)
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-
-    def announce(message: str) -> None:
-        if reporter is not None and not hasattr(request.config, "workerinput"):
-            reporter.write_line(f"[mobile-agent] {message}", yellow=True)
-
-    with lock.held(request.node.nodeid, AUTOMATION_LOCK_TIMEOUT, on_wait=announce) as waited:
+    """Hold the target's automation lock (per adb server and serial) for the test; yields the seconds spent waiting for it."""
+    lock = android_target.automation_lock()
+    with lock.held(request.node.nodeid, AUTOMATION_LOCK_TIMEOUT, on_wait=progress.announcer(request.node)) as waited:
         yield waited
 
 
@@ -340,12 +358,17 @@ def agent(
         return parse_ps(device.shell(PS_COMMAND).text())
 
     if not mobile_agent_settings.agent_force:
-        QuietWait(processes, own_sockets, timeout=mobile_agent_settings.quiet_wait).wait()
+        QuietWait(processes, own_sockets, timeout=mobile_agent_settings.quiet_wait,
+                  on_wait=progress.announcer(request.node)).wait()
     deployer = Deployer(device, agent_jar, agent_records, DeployOptions(
         force=mobile_agent_settings.agent_force, liveness_timeout=mobile_agent_settings.agent_liveness,
         kill_timeout=mobile_agent_settings.agent_kill_wait))
     attached = deployer.attach()
     watch = DisturbanceWatch(processes, own_sockets)
+    inputs = provider_of(request.config).input_watch(device)
+    if inputs is not None:
+        mark = inputs.mark()
+        watch.foreign_input = lambda: inputs.foreign_since(mark, watch.sent_contacts())
     request.node.stash[WATCH_KEY] = watch
     _artifacts(request).mark_start(device)
     try:
@@ -383,7 +406,8 @@ def path_selection(android_target: AndroidTarget, mobile_agent_settings: Setting
         token = os.environ.get(CONTROLLER_TOKEN_ENV) or None
         choice = ControllerChoice.Endpoint(Endpoint.at(port, host=host, token=token, serial=android_target.serial))
     selection = select_paths(android_target.serial, android_target.emulator, choice,
-                             PathOptions(connect_timeout=mobile_agent_settings.controller_connect_timeout))
+                             PathOptions(connect_timeout=mobile_agent_settings.controller_connect_timeout,
+                                         target=target_check(android_target)))
     try:
         yield selection
     finally:
@@ -391,14 +415,23 @@ def path_selection(android_target: AndroidTarget, mobile_agent_settings: Setting
             selection.controller.close()
 
 
-def parse_controller_url(url: str) -> tuple[str, int]:
-    """`http://HOST:PORT` (the scheme optional) into its host and port."""
-    from urllib.parse import urlsplit
+def target_check(android_target: AndroidTarget) -> Any:
+    """How `auto` confirms that a controller found by console port is this target's."""
+    from pytest_mobile_agent.session.ownership import TargetCheck
 
-    parts = urlsplit(url if "://" in url else f"http://{url}")
-    if parts.scheme not in ("http", "grpc") or not parts.hostname or parts.port is None:
-        raise pytest.UsageError(f"--emulator-controller takes auto, off or http://HOST:PORT, not {url!r}")
-    return parts.hostname, parts.port
+    server = android_target.server
+    return TargetCheck(android_target.serial, server.host, server.address, server.device(android_target.serial))
+
+
+def parse_controller_url(url: str) -> tuple[str, int]:
+    """`http://HOST:PORT` (the scheme optional) into its host and port; a usage error for anything
+    else, a token in the URL included (emulator.endpoint.parse_url), the token never echoed."""
+    from pytest_mobile_agent.emulator.endpoint import parse_url
+
+    try:
+        return parse_url(url)
+    except errors.InvalidArgument as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 @pytest.fixture(scope="session")
@@ -418,10 +451,15 @@ def session(request: pytest.FixtureRequest, agent: Attached, path_selection: Sel
         warning=path_selection.warning,
     )
     _artifacts(request).session = started
+    watch = request.node.stash.get(WATCH_KEY, None)
+    if watch is not None:
+        watch.sent_contacts = lambda: started.inputs.controller
     try:
         yield started
     finally:
-        request.config.stash.setdefault(STATUS_KEY, {})[device.serial] = started.status()
+        target = provider_of(request.config).target()
+        heading = [f"target {target.label}"] if target.named_server else []
+        request.config.stash.setdefault(STATUS_KEY, {})[target.label] = [*heading, *started.status()]
         started.detach()
 
 
@@ -459,7 +497,7 @@ def app(request: pytest.FixtureRequest, automation_lock: float, device: Device,
     force-stop at teardown, while the lock is still held. `@pytest.mark.app(clear=True,
     permissions=[...])` clears its data and grants those permissions before the test."""
     if not app_installation.named:
-        pytest.fail("the app fixture needs the app under test: --app-apk PATH (installed for the session) or "
+        pytest.fail("the app fixture needs the app under test: --app-apk=PATH (installed for the session) or "
                     "--app-package NAME (already installed)", pytrace=False)
     try:
         installed = app_installation.ensure(device)
@@ -485,6 +523,7 @@ def _app_handle(request: pytest.FixtureRequest, device: Device, package: str, ac
         if watch is not None:
             watch.foreground = lambda: foreground_package(device)
             watch.expected_foreground = handle.package
+            watch.crash = lambda: handle.crash(sources.crash_after)
 
     handle = AppUnderTest(device, package, activity, on_started=started)
     sources = _artifacts(request)

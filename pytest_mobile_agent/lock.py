@@ -1,5 +1,6 @@
-"""The automation lock: one OS-level file lock per serial, shared by every pytest process and
-xdist worker on this host, held while a test uses the agent, the session or the screen.
+"""The automation lock: one OS-level file lock per target (its adb server's address and its serial),
+shared by every pytest process and xdist worker on this host, held while a test uses the agent, the
+session or the screen.
 
 A device has one UI-automation slot; two workers automating it at once would take it from each
 other. The lock is a `filelock.FileLock` (an flock on POSIX), never a soft lock, so a crashed holder
@@ -24,11 +25,13 @@ from pathlib import Path
 import filelock
 
 from .errors import Timeout, UnsafeDirectory
-from .userfiles import private_dir, read_small_file
+from .userfiles import private_dir, read_small_file, target_key
 
 log = logging.getLogger("pytest_mobile_agent.lock")
 
 LOCK_DIR_ENV = "MOBILE_AGENT_LOCK_DIR"
+FIRST_REPORT = 1.0  # seconds of waiting before the first progress line
+REPORT_EVERY = 10.0  # then one line every this many seconds
 
 
 def default_lock_dir() -> Path:
@@ -50,14 +53,17 @@ def _file_stem(serial: str) -> str:
 class AutomationLock:
     """`with AutomationLock(serial).held(test_id, timeout):` serialises UI automation on a serial."""
 
-    def __init__(self, serial: str, directory: Path | None = None) -> None:
+    def __init__(self, serial: str, directory: Path | None = None, *, server: str | None = None) -> None:
+        """`server`: the adb server's address; the lock is then keyed by it and the serial
+        (userfiles.target_key), so two `emulator-5554` on two servers never share a lock."""
         self.serial = serial
+        self.target = f"{serial} on {server}" if server else serial
         if directory is None:
             directory = default_lock_dir()
             if LOCK_DIR_ENV not in os.environ:  # in the shared temp dir: its per-user parent must be ours too
                 private_dir(directory.parent)
         self.directory = private_dir(directory)
-        stem = _file_stem(serial)
+        stem = target_key(server, serial) if server else _file_stem(serial)
         self.lock_path = self.directory / f"{stem}.lock"
         self.holder_path = self.directory / f"{stem}.holder"
         self._lock = filelock.FileLock(str(self.lock_path))
@@ -74,7 +80,9 @@ class AutomationLock:
         holder = self.holder()
         if not holder:
             return "an unknown holder"
-        return f"pid {holder.get('pid')} ({holder.get('test')})"
+        since = holder.get("since")
+        held = f" for {max(0.0, time.time() - since):.0f} s" if isinstance(since, (int, float)) else ""
+        return f"pid {holder.get('pid')} ({holder.get('test')}){held}"
 
     @contextmanager
     def held(
@@ -94,7 +102,7 @@ class AutomationLock:
             with suppress(OSError):
                 self.holder_path.unlink()
             self._lock.release()
-            log.debug("released the automation lock on %s after %.3f s", self.serial, time.monotonic() - started)
+            log.debug("released the automation lock on %s after %.3f s", self.target, time.monotonic() - started)
 
     def _write_holder(self, test_id: str) -> None:
         # O_NOFOLLOW: a holder path planted as a symlink must fail, never overwrite the file it names.
@@ -108,22 +116,27 @@ class AutomationLock:
 
     def _acquire(self, test_id: str, timeout: float, on_wait: Callable[[str], None] | None, poll: float) -> float:
         started = time.monotonic()
-        announced = False
+        next_report = FIRST_REPORT
         while True:
             try:
                 self._lock.acquire(timeout=poll)
-                return time.monotonic() - started
             except filelock.Timeout:
                 pass
+            else:
+                waited = time.monotonic() - started
+                if next_report > FIRST_REPORT and on_wait:  # it was announced: say how it ended
+                    on_wait(f"got the automation lock on {self.target} after {waited:.1f} s")
+                return waited
             waited = time.monotonic() - started
-            if not announced and waited >= 1.0:
-                message = f"{test_id} waits for the automation lock on {self.serial}, held by {self.describe_holder()}"
-                log.info(message)
+            if waited >= next_report:
+                message = (f"waiting for the automation lock on {self.target}, held by {self.describe_holder()}; "
+                           f"waited {waited:.0f} s of {timeout:g} s")
+                log.info("%s: %s", test_id, message)
                 if on_wait:
                     on_wait(message)
-                announced = True
+                next_report = waited - waited % REPORT_EVERY + REPORT_EVERY if waited >= REPORT_EVERY else REPORT_EVERY
             if waited >= timeout:
                 raise Timeout(
-                    f"waiting for the automation lock on {self.serial} (held by {self.describe_holder()})",
+                    f"waiting for the automation lock on {self.target} (held by {self.describe_holder()})",
                     timeout,
                 )

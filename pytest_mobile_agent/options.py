@@ -5,11 +5,14 @@ environment variable. The command line wins over the environment, the environmen
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from pytest_mobile_agent import errors
+from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.agent.records import default_records_dir
 
 SERIAL_ENV = "MOBILE_AGENT_ANDROID_SERIAL"
@@ -45,13 +48,14 @@ class Option:
 
 OPTIONS = (
     Option("--android-serial", "android_serial", "the target: a serial, `auto` (the only online target), "
-           "`virtual` (a built-in virtual device; `virtual:N` for N of them), or a comma list from which each "
-           "xdist worker takes its own", env=SERIAL_ENV, metavar="SERIAL"),
+           "`virtual` (a built-in virtual device; `virtual:N` for N of them), `tcp:HOST:PORT/SERIAL` for a "
+           "target on another adb server, or a comma list from which each xdist worker takes its own", env=SERIAL_ENV, metavar="SERIAL"),
     Option("--android-require-device", "android_require_device", "fail the run, with the target's advice, "
            "when the named target is missing or unusable (instead of skipping its tests)", env=REQUIRE_ENV,
            is_flag=True),
     Option("--emulator-controller", "emulator_controller", "the emulator's gRPC fast path: `auto` (from the "
-           "emulator's discovery file), `off`, or an endpoint URL such as http://127.0.0.1:8554?token=...",
+           "emulator's discovery file), `off`, or an endpoint URL such as http://127.0.0.1:8554 (its token in "
+           "MOBILE_AGENT_EMULATOR_TOKEN, never on the command line: `ps` shows that to every local user)",
            env=CONTROLLER_ENV, default="auto", metavar="auto|off|URL"),
     Option("--agent-jar", "agent_jar", "the agent jar to deploy (default: the build of the package's agent "
            "sources in the per-user cache, built on first use with the Android SDK found)", env=JAR_ENV, metavar="PATH"),
@@ -100,6 +104,21 @@ def add_options(parser: pytest.Parser) -> None:
             group.addoption(option.flag, dest=option.dest, default=None, metavar=option.metavar,
                             choices=option.choices, help=option.help + env_note + default_note)
             parser.addini(option.dest, option.help, default=option.default or "")
+
+
+def check_spellings(args: Sequence[str], invocation_dir: Path) -> None:
+    """Refuse `--agent-jar PATH` as two words when PATH exists: pytest picks its rootdir and ini file
+    from the arguments before it loads this plugin (_pytest/config/__init__.py, `_preparse` calls
+    `determine_setup` with the paths among the arguments before `load_setuptools_entrypoints`), so
+    PATH counts as a test path there and moves the rootdir to the common ancestor of the tests and
+    PATH. As one word, `--agent-jar=PATH`, it is an unknown option at that point and moves nothing."""
+    valued = {option.flag for option in OPTIONS if not option.is_flag}
+    for flag, value in zip(args, args[1:], strict=False):
+        if flag in valued and not value.startswith("-") and (invocation_dir / value).exists():
+            raise pytest.UsageError(
+                f"write {flag}={value} as one word: pytest decides its rootdir and ini file before it loads "
+                f"the plugin that knows {flag}, so it would take {value} for a test path and move the rootdir "
+                "(and .pytest_cache) to the common ancestor of the tests and that path")
 
 
 def _option(dest: str) -> Option:
@@ -165,7 +184,7 @@ class Settings:
         return cls(
             serials=serials,
             require_device=bool(raw_value(config, "android_require_device")),
-            emulator_controller=str(raw_value(config, "emulator_controller") or "auto"),
+            emulator_controller=_controller(str(raw_value(config, "emulator_controller") or AUTO)),
             agent_jar=Path(str(jar)) if jar else None,
             agent_force=bool(raw_value(config, "agent_force")),
             records_dir=Path(str(records)) if records else default_records_dir(),
@@ -193,6 +212,25 @@ def _check_serials(serials: tuple[str, ...]) -> None:
                 )
         elif any(ch.isspace() or ord(ch) < 32 for ch in serial):
             raise pytest.UsageError(f"--android-serial: {serial!r} is not a serial")
+        else:
+            try:
+                parse_target_name(serial)
+            except ValueError as exc:
+                raise pytest.UsageError(f"--android-serial: {exc}") from None
+
+
+def _controller(value: str) -> str:
+    """auto, off or an endpoint URL, checked now: a URL carrying a token is refused (the usage error
+    redacts it), so neither the settings nor any message built from them ever hold one."""
+    if value.strip().lower() in (AUTO, "off"):
+        return value.strip().lower()
+    from pytest_mobile_agent.emulator.endpoint import parse_url
+
+    try:
+        parse_url(value)
+    except errors.InvalidArgument as exc:
+        raise pytest.UsageError(str(exc)) from None
+    return value.strip()
 
 
 def _seconds(config: pytest.Config, dest: str) -> float:

@@ -7,25 +7,41 @@ Registered through the `pytest11` entry point `mobile_agent`, so installing the 
 from __future__ import annotations
 
 import importlib
+import os
+import shlex
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pytest_mobile_agent import artifacts, reruns
+from pytest_mobile_agent import artifacts, progress, reruns
+from pytest_mobile_agent.adb import AdbServer, Target
+from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.fixtures import (
     PROVIDER_KEY,
     SETTINGS_KEY,
     STATUS_KEY,
+    UNUSABLE_TARGET,
     TargetProvider,
     worker_index,
 )
-from pytest_mobile_agent.options import NO_SERIAL_REASON, SERIAL_ENV, Settings, add_options
+from pytest_mobile_agent.options import (
+    NO_SERIAL_REASON,
+    SERIAL_ENV,
+    Settings,
+    add_options,
+    check_spellings,
+)
 
 __all__ = ["NO_SERIAL_REASON", "SERIAL_ENV", "android_serial"]
 
 FIXTURES_PLUGIN = "mobile_agent_fixtures"
 FIXTURES_MODULE = "pytest_mobile_agent.fixtures"
 RERUNS_PLUGIN = "mobile_agent_reruns"
+PACKAGE_DIR = Path(__file__).resolve().parent
+#: why this process's device tests cannot run (decided once, after collection), or None
+NO_TARGET_KEY = pytest.StashKey[str | None]()
 # A test that uses any of these needs a target, marked or not.
 DEVICE_FIXTURES = frozenset(
     {"android_target", "adb_server", "device", "agent", "session", "screen", "controller", "compose_fixture",
@@ -45,12 +61,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """The earliest hook a plugin loaded by entry point sees: the arguments as pytest first read them."""
+    params = early_config.invocation_params
+    check_spellings([*shlex.split(os.environ.get("PYTEST_ADDOPTS", "")), *params.args], params.dir)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     for marker in MARKERS:
         config.addinivalue_line("markers", marker)
     for name, module in ((FIXTURES_PLUGIN, FIXTURES_MODULE), (RERUNS_PLUGIN, "pytest_mobile_agent.reruns")):
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.register(importlib.import_module(module), name)
+    progress.register(config)
     settings = Settings.from_config(config)
     config.stash[SETTINGS_KEY] = settings
     config.stash[PROVIDER_KEY] = TargetProvider(settings, index=worker_index(config))
@@ -75,16 +98,51 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     lines = [f"mobile-agent: targets {', '.join(settings.serials)}; controller {settings.emulator_controller}; "
              f"quiet wait {settings.quiet_wait:g} s; {settings.disturbance_runs} runs at most when disturbed"]
     if settings.virtual_count:
-        return lines
-    try:
-        target = config.stash[PROVIDER_KEY].target()
-    except MobileAgentError as exc:
-        return [*lines, f"mobile-agent: {exc}"]
-    facts = target.facts
-    if facts is not None:
-        lines.append(f"mobile-agent: {facts.serial} {facts.state}, model {facts.model}, API {facts.api_level}, "
-                     f"{'emulator' if facts.emulator else 'device'}")
+        from pytest_mobile_agent.virtual.device import default_facts
+
+        model, api_level = default_facts()
+        count = settings.virtual_count
+        return [*lines, f"mobile-agent: virtual: {count} built-in virtual device{'s' if count > 1 else ''}, "
+                        f"model {model}, API {api_level}, emulator"]
+    return [*lines, *_target_lines(config, settings)]
+
+
+def _target_lines(config: pytest.Config, settings: Settings) -> list[str]:
+    """One line per named target with its facts (model, API level, emulator or device), or the
+    reason it has none: the target this process drives, or each of a comma list's."""
+    if len(settings.serials) == 1:
+        try:
+            target = config.stash[PROVIDER_KEY].target()
+        except MobileAgentError as exc:
+            return [f"mobile-agent: {exc}"]
+        where = f" on {target.server.address}" if target.named_server else ""
+        return [_facts_line(target.facts, where)] if target.facts is not None else []
+    listings: dict[str, dict[str, Target] | MobileAgentError] = {}
+    lines = []
+    for item in settings.serials:
+        name = parse_target_name(item)  # SERIAL, or tcp:HOST:PORT/SERIAL on that adb server
+        server = AdbServer(host=name.host, port=name.port) if name.on_named_server else AdbServer()
+        if server.address not in listings:
+            try:
+                listings[server.address] = {t.serial: t for t in server.targets()}
+            except MobileAgentError as exc:
+                listings[server.address] = exc
+        listed = listings[server.address]
+        where = f" on {server.address}" if name.on_named_server else ""
+        if isinstance(listed, MobileAgentError):
+            lines.append(f"mobile-agent: {item}: {listed}")
+        elif name.serial in listed:
+            lines.append(_facts_line(listed[name.serial], where))
+        else:
+            lines.append(f"mobile-agent: {item}: not on the adb server at {server.address}")
     return lines
+
+
+def _facts_line(facts: Target, where: str = "") -> str:
+    if not facts.online:
+        return f"mobile-agent: {facts.serial}{where} {facts.state}" + (f" ({facts.advice})" if facts.advice else "")
+    return (f"mobile-agent: {facts.serial}{where} {facts.state}, model {facts.model}, API {facts.api_level}, "
+            f"{'emulator' if facts.emulator else 'device'}")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -100,10 +158,29 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         raise pytest.UsageError(f"--android-require-device: the Android target is not usable: {exc}") from None
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("device") is None and _uses_our_device_fixtures(item):
             item.add_marker(pytest.mark.device)
+    if any(item.get_closest_marker("device") is not None for item in items):
+        config.stash[NO_TARGET_KEY] = _no_target_reason(config)
+
+
+def _no_target_reason(config: pytest.Config) -> str | None:
+    """Why the device tests cannot run (no target named, or the named one unreachable: the same
+    reason for a test marked `device` and for one using a device fixture), or None. A virtual
+    target starts on first use, so it is not tried here; --android-require-device failed the run
+    at its start already."""
+    settings = config.stash[SETTINGS_KEY]
+    if not settings.named:
+        return NO_SERIAL_REASON
+    if settings.virtual_count:
+        return None
+    try:
+        config.stash[PROVIDER_KEY].target()
+    except MobileAgentError as exc:
+        return f"{UNUSABLE_TARGET}: {exc}"
+    return None
 
 
 def _uses_our_device_fixtures(item: pytest.Item) -> bool:
@@ -120,8 +197,25 @@ def _uses_our_device_fixtures(item: pytest.Item) -> bool:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    if item.get_closest_marker("device") is not None and not item.config.stash[SETTINGS_KEY].named:
-        pytest.skip(NO_SERIAL_REASON)
+    """A device test, marked or using a device fixture, is skipped for the same reason when no
+    target is named or the named one is unreachable."""
+    if item.get_closest_marker("device") is None:
+        return
+    reason = item.config.stash.get(NO_TARGET_KEY, None)
+    if reason is None and not item.config.stash[SETTINGS_KEY].named:
+        reason = NO_SERIAL_REASON
+    if reason:
+        pytest.skip(reason)
+
+
+def _at_the_test(item: pytest.Item, report: pytest.TestReport) -> None:
+    """A skip raised here or in a fixture of ours is reported at the test (-rs), not at our file."""
+    if not (report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3):
+        return
+    path, _, message = report.longrepr
+    if Path(str(path)).resolve().parent == PACKAGE_DIR:
+        where, line = item.reportinfo()[:2]
+        report.longrepr = (os.fspath(where), (line or 0) + 1, message)
 
 
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
@@ -138,6 +232,31 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     report: pytest.TestReport = outcome.get_result()
     if report.failed and report.when == "call":
         artifacts.collect(item, report)
+    if report.when == "setup":
+        _at_the_test(item, report)
+
+
+STATUS_OUTPUT = "mobile_agent_status"
+"""The key of an xdist worker's status lines in its `workeroutput`, which xdist sends back to the
+controller process when the worker finishes (xdist's own channel for a worker's results)."""
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        statuses: dict[str, list[str]] = session.config.stash.get(STATUS_KEY, {})
+        workeroutput[STATUS_OUTPUT] = dict(statuses)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """On the xdist controller: a finished worker's status lines join the controller's, per target;
+    a target two workers drove with different outcomes shows each worker's lines, named by worker."""
+    statuses = node.config.stash.setdefault(STATUS_KEY, {})
+    for target, lines in (getattr(node, "workeroutput", None) or {}).get(STATUS_OUTPUT, {}).items():
+        key = target if statuses.get(target, lines) == lines else f"{target} ({node.gateway.id})"
+        statuses[key] = list(lines)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]

@@ -2,8 +2,11 @@
 
 Generic rerun plugins tear session fixtures down between runs and sometimes skip teardown, so this
 is our own, scoped to disturbances: the test raised `errors.DeviceDisturbed`, or its
-`DisturbanceWatch` (set by the `agent` fixture) saw another agent, another automation client or the
-fixture app leaving the front. A failure while nobody else was on the device fails at once. Between
+`DisturbanceWatch` (set by the `agent` fixture) found evidence of another user: another agent,
+another automation client, or input the test did not send (policy.py, foreign_input.py). A failure
+while nobody else was on the device fails at once: the app leaving the front after the test's own
+input, or the app's crash (its crash buffer is in the report), get a "mobile-agent own failure"
+section saying why they were no disturbance. Between
 runs only the test's function-scoped fixtures are torn down; the next run's `agent` fixture waits for
 the device to be quiet again. The run report marks each disturbed run `RERUN` with its reason, and
 the terminal summary lists the tests that ran again and why.
@@ -16,21 +19,29 @@ from _pytest.nodes import Node
 from _pytest.runner import call_and_report
 
 from .errors import DeviceDisturbed
-from .policy import DisturbanceWatch
+from .policy import DisturbanceWatch, Verdict
 
 WATCH_KEY = pytest.StashKey[DisturbanceWatch]()
 RUNS_KEY = pytest.StashKey[int]()
 RERUN = "rerun"
 
 
+OWN_FAILURE_SECTION = "mobile-agent own failure"
+
+
+def verdict_of(item: pytest.Item, report: pytest.TestReport, excinfo: pytest.ExceptionInfo[BaseException] | None) -> Verdict:
+    """Whether a failed phase was disturbed (and by what), or the test's own failure."""
+    if not report.failed:
+        return Verdict()
+    if excinfo is not None and excinfo.errisinstance(DeviceDisturbed):
+        return Verdict(disturbance=str(excinfo.value))
+    watch = item.stash.get(WATCH_KEY, None)
+    return watch.verdict() if watch is not None else Verdict()
+
+
 def disturbance_of(item: pytest.Item, report: pytest.TestReport, excinfo: pytest.ExceptionInfo[BaseException] | None) -> str | None:
     """Why a failed phase counts as disturbed, or None for an ordinary failure."""
-    if not report.failed:
-        return None
-    if excinfo is not None and excinfo.errisinstance(DeviceDisturbed):
-        return str(excinfo.value)
-    watch = item.stash.get(WATCH_KEY, None)
-    return watch.disturbance() if watch is not None else None
+    return verdict_of(item, report, excinfo).disturbance
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -38,9 +49,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     if report.when in ("setup", "call"):
-        reason = disturbance_of(item, report, call.excinfo)
-        if reason:
-            report.user_properties.append(("mobile_agent_disturbance", reason))
+        verdict = verdict_of(item, report, call.excinfo)
+        if verdict.disturbance:
+            report.user_properties.append(("mobile_agent_disturbance", verdict.disturbance))
+        elif verdict.own:
+            report.sections.append((OWN_FAILURE_SECTION, verdict.own))
 
 
 def _reason(report: pytest.TestReport) -> str | None:

@@ -13,6 +13,7 @@ on two adb servers never share one.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -112,3 +113,56 @@ def file_stem(name: str) -> str:
         digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         safe = f"{safe[:_MAX_STEM - 17]}-{digest}"
     return safe
+
+
+SMALL_FILE_LIMIT = 1 << 16
+"""Bytes a record or a lock's holder may have: a few hundred in practice."""
+
+
+def read_small_file(path: str | os.PathLike[str], limit: int = SMALL_FILE_LIMIT) -> bytes:
+    """A small regular file's bytes, read without trusting what is at `path`: opened without
+    following a symlink and without blocking (a FIFO would block `open` and `read` for ever), then
+    checked on the open descriptor (no race with a swap after a stat) to be a regular file of at
+    most `limit` bytes. Anything else is an OSError whose strerror says why."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if info.st_size > limit:
+            raise OSError(errno.EFBIG, f"{info.st_size} bytes, more than the {limit} bytes such a file may have", str(path))
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0 and (chunk := os.read(fd, left)):
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:  # it grew after the fstat
+        raise OSError(errno.EFBIG, f"more than the {limit} bytes such a file may have", str(path))
+    return data
+
+
+def write_private(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write `data` to `path` as a file only we can read (0600), never through a symlink planted in
+    its place (O_NOFOLLOW: UnsafeDirectory names it) and never into a FIFO (O_NONBLOCK)."""
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+             | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EMLINK):
+            raise UnsafeDirectory(f"{path} is a symbolic link or a special file, not a file of ours",
+                                  advice=f"Remove it (rm {path})") from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafeDirectory(f"{path} is not a regular file", advice=f"Remove it (rm {path})")
+        os.fchmod(fd, 0o600)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)

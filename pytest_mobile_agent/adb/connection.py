@@ -36,6 +36,8 @@ class Connection:
         self.sock = sock
         self.address = address
         self.io_timeout = io_timeout
+        self._call_deadline: float | None = None
+        self._call_total: float | None = None
 
     @classmethod
     def open(
@@ -58,13 +60,39 @@ class Connection:
 
     # --- raw io -------------------------------------------------------------------------------
 
+    def bound(self, total: float) -> Connection:
+        """Every read and write from now on also ends by `total` seconds from now, whatever a peer
+        that trickles its reply does to the per-read timeout (a call's total deadline)."""
+        self._call_deadline = time.monotonic() + total
+        self._call_total = total
+        return self
+
+    def unbound(self) -> Connection:
+        """Back to the per-read timeout alone: a stream's reads after its call's set-up."""
+        self._call_deadline = self._call_total = None
+        return self
+
     def _timeout_for(self, deadline: float | None, operation: str, total: float | None) -> float:
         if deadline is None:
-            return self.io_timeout
+            if self._call_deadline is None:
+                return self.io_timeout
+            left = self._call_deadline - time.monotonic()
+            if left <= 0:
+                raise Timeout(operation, self._call_total)
+            return min(self.io_timeout, left)
         left = deadline - time.monotonic()
         if left <= 0:
             raise Timeout(operation, total)
         return left
+
+    def _reported(self, deadline: float | None, total: float | None, wait: float) -> float:
+        """The deadline a timeout names: the caller's total, else the call's when it cut the wait
+        short of the io timeout, else the wait."""
+        if total is not None:
+            return total
+        if deadline is None and self._call_total is not None and wait < self.io_timeout:
+            return self._call_total
+        return wait
 
     def sendall(self, data: bytes | bytearray | memoryview, operation: str, *, deadline: float | None = None,
                 total: float | None = None) -> None:
@@ -73,7 +101,7 @@ class Connection:
             self.sock.settimeout(timeout)
             self.sock.sendall(data)
         except OSError as exc:
-            raise wrap_os_error(exc, operation, timeout if total is None else total) from None
+            raise wrap_os_error(exc, operation, self._reported(deadline, total, timeout)) from None
 
     def recv(self, limit: int, operation: str, *, deadline: float | None = None, total: float | None = None,
              timeout: float | None = None) -> bytes:
@@ -83,7 +111,7 @@ class Connection:
             self.sock.settimeout(wait)
             return self.sock.recv(limit)
         except OSError as exc:
-            raise wrap_os_error(exc, operation, wait if total is None else total) from None
+            raise wrap_os_error(exc, operation, self._reported(deadline, total, wait)) from None
 
     def recv_exact(self, count: int, operation: str, *, deadline: float | None = None,
                    total: float | None = None) -> bytes:

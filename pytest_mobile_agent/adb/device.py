@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.adb import packages
 from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.adb.serials import check_serial
 from pytest_mobile_agent.adb.shell import (
     PersistentShell,
     ShellOutput,
@@ -41,6 +42,7 @@ from pytest_mobile_agent.arguments import check_deadline
 from pytest_mobile_agent.errors import (
     AdbFailure,
     Closed,
+    DeviceNotListed,
     InvalidArgument,
     PackageManagerError,
     ProtocolError,
@@ -50,6 +52,10 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.adb.server import AdbServer
 
 log = logging.getLogger("pytest_mobile_agent.adb")
+
+MAX_OUTPUT = 256 << 20
+"""Bytes of output `shell` buffers at most (stdout and stderr together): far past any listing or
+dump a test reads whole, and well short of what a flooding command would grow memory to."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +162,7 @@ class Device:
     def __init__(self, server: AdbServer, serial: str) -> None:
         self.server = server
         self.serial = check_serial(serial)
+        self._listed = False  # confirmed on the server's listing, before the first host-serial: request
 
     def __repr__(self) -> str:
         return f"Device({self.serial!r} on {self.server.address})"
@@ -164,7 +171,7 @@ class Device:
 
     def _transport(self, service: str, *, deadline: float | None = None, total: float | None = None) -> Connection:
         """A connection switched to this device with `service` opened on it (its OKAY read)."""
-        conn = self.server.connect(deadline=deadline)
+        conn = self.server.connect(deadline=deadline) if deadline is not None else self.server.call()
         try:
             request = f"host:transport:{self.serial}"
             conn.request(request, deadline=deadline, total=total)
@@ -174,7 +181,7 @@ class Device:
         except BaseException:
             conn.close()
             raise
-        return conn
+        return conn.unbound()  # the set-up had its call's total deadline; the stream has its own
 
     def transport(self, service: str, *, deadline: float | None = None, total: float | None = None) -> Connection:
         """A raw connection to a device service (`exec:CMD`, `sync:`), its OKAY read."""
@@ -189,14 +196,15 @@ class Device:
 
     # --- shell -----------------------------------------------------------------------------------
 
-    def shell(self, cmd: str | Iterable[str]) -> ShellOutput:
-        """Run a command to its end under the read deadline: exit status, stdout, stderr apart."""
+    def shell(self, cmd: str | Iterable[str], *, max_output: int = MAX_OUTPUT) -> ShellOutput:
+        """Run a command to its end under the read deadline: exit status, stdout, stderr apart.
+        More than `max_output` bytes of output is an OutputLimit: stream it with `shell_stream`."""
         stream = self.shell_stream(cmd)
         with stream:
             stream.close_stdin()
-            return stream.collect()
+            return stream.collect(max_output=max_output)
 
-    def shell_until(self, cmd: str | Iterable[str], deadline: float) -> ShellOutput:
+    def shell_until(self, cmd: str | Iterable[str], deadline: float, *, max_output: int = MAX_OUTPUT) -> ShellOutput:
         """As `shell`, the output read with the time left to `deadline` (absolute, monotonic).
 
         For a command silent longer than the read deadline (`am start -W` while its app starts). A
@@ -213,7 +221,7 @@ class Device:
         stream = ShellStream(conn, line)
         with stream:
             stream.close_stdin(deadline=deadline, total=total)
-            return stream.collect(deadline=deadline, total=total)
+            return stream.collect(deadline=deadline, total=total, max_output=max_output)
 
     def shell_stream(self, cmd: str | Iterable[str]) -> ShellStream:
         """A running command over `shell,v2,raw:` (pipes: stdout and stderr apart)."""
@@ -297,11 +305,8 @@ class Device:
     # --- forward (host side) ---------------------------------------------------------------------
 
     def _host_serial(self, command: str) -> Connection:
-        # A host-serial request for a serial the server does not list is refused here, before it is sent.
-        if all(entry.serial != self.serial for entry in self.server.devices()):
-            raise AdbFailure(f"host-serial:{self.serial}:{command}", f"device '{self.serial}' not found",
-                             advice="`adb devices` lists the targets")
-        conn = self.server.connect()
+        self._confirm_listed()
+        conn = self.server.call()
         request = f"host-serial:{self.serial}:{command}"
         try:
             conn.request(request)
@@ -310,6 +315,18 @@ class Device:
             conn.close()
             raise
         return conn
+
+    def _confirm_listed(self) -> None:
+        """A host-serial: request acts on whatever the server takes the serial for: it is sent only
+        for a serial the server lists (checked once per Device)."""
+        if self._listed:
+            return
+        listed = [entry.serial for entry in self.server.devices()]
+        if self.serial not in listed:
+            raise DeviceNotListed(f"{self.serial} is not on the adb server at {self.server.address} "
+                                  f"(it lists {', '.join(listed) or 'no devices'})",
+                                  advice="Check the serial with `adb devices -l`")
+        self._listed = True
 
     def forward(self, local: str, remote: str, *, norebind: bool = False) -> int | None:
         """Install a forward rule; for `tcp:0` the port the server bound, else None."""

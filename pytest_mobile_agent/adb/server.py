@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import time
 from collections.abc import Mapping
 
 from pytest_mobile_agent.adb.connection import Connection
@@ -31,6 +32,9 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 5037
 CONNECT_TIMEOUT = 2.0
 IO_TIMEOUT = 10.0
+CALL_TIMEOUT = 30.0
+"""Seconds a host request (version, devices, a forward, a transport switch) may take in all: a
+peer that sends a byte now and then keeps each read inside `io_timeout`, never the whole call."""
 
 
 def address_from_env(env: Mapping[str, str] | None = None) -> tuple[str, int]:
@@ -38,16 +42,17 @@ def address_from_env(env: Mapping[str, str] | None = None) -> tuple[str, int]:
     env = os.environ if env is None else env
     socket_spec = env.get("ADB_SERVER_SOCKET", "").strip()
     if socket_spec:
-        return _parse_server_socket(socket_spec)
+        return parse_server_socket(socket_spec)
     port_text = env.get("ANDROID_ADB_SERVER_PORT", "").strip()
     if port_text:
         return DEFAULT_HOST, _parse_port(port_text, "ANDROID_ADB_SERVER_PORT")
     return DEFAULT_HOST, DEFAULT_PORT
 
 
-def _parse_server_socket(spec: str) -> tuple[str, int]:
+def parse_server_socket(spec: str, source: str = "ADB_SERVER_SOCKET") -> tuple[str, int]:
+    """`tcp:HOST:PORT` or `tcp:PORT` (HOST 127.0.0.1; `localhost` and `*` as 127.0.0.1) as (host, port)."""
     if not spec.startswith("tcp:"):
-        raise AdbError(f"ADB_SERVER_SOCKET={spec!r} is not supported: use tcp:HOST:PORT or tcp:PORT")
+        raise AdbError(f"{source}={spec!r} is not supported: use tcp:HOST:PORT or tcp:PORT")
     rest = spec[4:]
     host, sep, port_text = rest.rpartition(":")
     if not sep:
@@ -55,7 +60,7 @@ def _parse_server_socket(spec: str) -> tuple[str, int]:
     host = host.strip("[]") or DEFAULT_HOST
     if host in ("localhost", "*"):
         host = DEFAULT_HOST
-    return host, _parse_port(port_text, "ADB_SERVER_SOCKET")
+    return host, _parse_port(port_text, source)
 
 
 def _parse_port(text: str, source: str) -> int:
@@ -72,6 +77,7 @@ class AdbServer:
     port: int | None = None
     connect_timeout: float = CONNECT_TIMEOUT
     io_timeout: float = IO_TIMEOUT
+    call_timeout: float = CALL_TIMEOUT
 
     def __post_init__(self) -> None:
         if self.host is None or self.port is None:
@@ -91,11 +97,15 @@ class AdbServer:
         return Connection.open(self.host, self.port, connect_timeout=self.connect_timeout,
                                io_timeout=self.io_timeout, deadline=deadline)
 
+    def call(self) -> Connection:
+        """A connection for one host request: its reads and writes end within `call_timeout` in all."""
+        return self.connect(deadline=time.monotonic() + self.call_timeout).bound(self.call_timeout)
+
     # --- host services ---------------------------------------------------------------------------
 
     def _query(self, request: str) -> bytes:
         """A host request answered with OKAY and a length-prefixed payload."""
-        with self.connect() as conn:
+        with self.call() as conn:
             conn.request(request)
             conn.read_status(request)
             return conn.read_length_prefixed(request)
@@ -134,6 +144,6 @@ class AdbServer:
 
     def kill(self) -> None:
         """host:kill: the server answers OKAY and exits."""
-        with self.connect() as conn:
+        with self.call() as conn:
             conn.request("host:kill")
             conn.read_status("host:kill")

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 
 from pytest_mobile_agent.adb import wire
 from pytest_mobile_agent.adb.connection import Connection
-from pytest_mobile_agent.arguments import check_text
-from pytest_mobile_agent.errors import Closed, InvalidArgument, ProtocolError, Timeout
+from pytest_mobile_agent.errors import Closed, InvalidArgument, OutputLimit, ProtocolError, Timeout
 
 _READ_SIZE = 65536
 MAX_COMMAND = wire.MAX_REQUEST - len("shell,v2,raw:")
@@ -155,8 +154,10 @@ class ShellStream:
             if kind == wire.SHELL_STDOUT:
                 self._line_buffer += data
 
-    def collect(self, *, deadline: float | None = None, total: float | None = None) -> ShellOutput:
-        """Read to the exit status; everything not read yet lands in the output."""
+    def collect(self, *, deadline: float | None = None, total: float | None = None,
+                max_output: int | None = None) -> ShellOutput:
+        """Read to the exit status; everything not read yet lands in the output. Past `max_output`
+        bytes of stdout and stderr together, an OutputLimit (the stream is left to its closing)."""
         stdout = bytearray(self._line_buffer)
         self._line_buffer.clear()
         stderr = bytearray()
@@ -166,6 +167,10 @@ class ShellStream:
                 break
             kind, data = item
             (stdout if kind == wire.SHELL_STDOUT else stderr).extend(data)
+            if max_output is not None and len(stdout) + len(stderr) > max_output:
+                raise OutputLimit(
+                    f"{self.operation} wrote more than max_output={max_output} bytes",
+                    advice="Read a long output as it comes with device.shell_stream(cmd), or raise max_output")
         assert self._exit is not None
         return ShellOutput(self._exit, bytes(stdout), bytes(stderr))
 

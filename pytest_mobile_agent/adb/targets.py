@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pytest_mobile_agent.errors import MobileAgentError
+
 ONLINE = "device"
 NO_PERMISSIONS = "no permissions"
 NO_SERIAL = "(no serial number)"
@@ -227,3 +229,43 @@ def format_target(target: Target) -> str:
     if target.advice:
         line += f"\n    advice: {target.advice}"
     return line
+
+
+# --- a target on a named adb server ----------------------------------------------------------------
+
+SERVER_PREFIX = "tcp:"
+
+
+@dataclass(frozen=True)
+class TargetName:
+    """One `--android-serial` item: `SERIAL`, or `tcp:HOST:PORT/SERIAL` for a target on the adb
+    server at HOST:PORT (another machine's, or a device farm's). `host`/`port` None: the default
+    server (ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)."""
+
+    serial: str
+    host: str | None = None
+    port: int | None = None
+
+    @property
+    def on_named_server(self) -> bool:
+        return self.host is not None
+
+
+def parse_target_name(item: str) -> TargetName:
+    """`SERIAL` or `tcp:HOST:PORT/SERIAL` (`tcp:PORT/SERIAL`: HOST 127.0.0.1; IPv6 as `[::1]`).
+
+    The serial may itself hold colons (`192.168.1.5:5555` from `adb connect`): the server part ends
+    at the first `/`. ValueError when the server part names no valid host and port, or no serial.
+    """
+    if not item.startswith(SERVER_PREFIX):
+        return TargetName(item)
+    server, slash, serial = item.partition("/")
+    if not slash or not serial:
+        raise ValueError(f"{item!r} names no serial: write tcp:HOST:PORT/SERIAL")
+    from pytest_mobile_agent.adb.server import parse_server_socket
+
+    try:
+        host, port = parse_server_socket(server, source="the adb server")
+    except MobileAgentError as exc:
+        raise ValueError(f"{item!r}: {exc}") from None
+    return TargetName(serial, host, port)

@@ -256,7 +256,7 @@ def no_sdk(what: str, minimum: int) -> AgentBuildError:
         f"cannot build the agent jar: {what}",
         advice=(f"Either install an Android SDK with build-tools and a platform of API {minimum}+ (Android "
                 "Studio, or sdkmanager 'build-tools;36.0.0' 'platforms;android-36') and set ANDROID_HOME to it; "
-                "or name a built jar with --agent-jar PATH / MOBILE_AGENT_JAR; "
+                "or name a built jar with --agent-jar=PATH / MOBILE_AGENT_JAR; "
                 "or test on the built-in virtual device with --android-serial virtual, which needs no jar"),
     )
 
@@ -284,7 +284,7 @@ def find_jdk(environ: Mapping[str, str] | None = None, platform: str | None = No
     raise AgentBuildError(
         f"cannot build the agent jar: no JDK found ({where}there is no {exe} on PATH)",
         advice="Install a JDK 17 or newer (Debian: apt-get install openjdk-17-jdk-headless) and set JAVA_HOME, "
-        "or name a built jar with --agent-jar PATH / MOBILE_AGENT_JAR",
+        "or name a built jar with --agent-jar=PATH / MOBILE_AGENT_JAR",
     )
 
 
@@ -317,7 +317,7 @@ def build_jar(sources: AgentSources, sdk: Sdk, jdk: Jdk, output: Path, *, announ
             AgentJar.from_path(dexed)
         except (InvalidJar, OSError) as exc:
             raise AgentBuildError(f"d8 did not write an agent jar: {exc}") from None
-        output.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(output.parent)
         staged = output.with_name(f".{output.name}.{os.getpid()}.tmp")
         shutil.copyfile(dexed, staged)
         os.replace(staged, output)

@@ -34,6 +34,7 @@ from pytest_mobile_agent.errors import (
     Conflict,
     DeployError,
     MobileAgentError,
+    RecordsUnwritable,
     StaleJar,
     Timeout,
     VersionMismatch,
@@ -246,7 +247,12 @@ class Deployer:
             if previous is not None and previous.connection is not None:
                 previous.connection.close()
             raise self._conflict(agents[0])
-        self.records.check_writable(self.serial)  # before anything runs that would need a record
+        try:
+            self.records.check_writable(self.serial)  # before a launch whose record could not be kept
+        except RecordsUnwritable:
+            if previous is not None and previous.connection is not None:
+                previous.connection.close()
+            raise
         replaced = None
         if previous is not None:
             self._replace(previous)
@@ -328,8 +334,8 @@ class Deployer:
         record = Record(self.serial, socket, ready.pid, token, hello.version, conn.protocol, hello.build)
         try:
             self.records.put(record)
-        except MobileAgentError:
-            self._stop(ready.pid, socket, conn)  # no agent is left running without its record
+        except RecordsUnwritable:
+            self._stop(ready.pid, socket, conn)  # an agent no record names would be a Conflict for its lifetime
             raise
         took_over = [holder.describe() for holder in ready.stopped]
         return Attached(conn, Launched(replaced, took_over), record, self)

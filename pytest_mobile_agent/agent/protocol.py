@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from pytest_mobile_agent.errors import ProtocolError, Timeout, Unauthorized, VersionMismatch
+from pytest_mobile_agent.errors import (
+    AgentError,
+    ProtocolError,
+    Timeout,
+    Unauthorized,
+    VersionMismatch,
+)
 
 log = logging.getLogger("pytest_mobile_agent.agent")
 
@@ -32,6 +38,11 @@ RESYNC_BACKOFF_MAX = 1.0
 RESYNC_DEADLINE_MS = 5000
 
 _HEADER = struct.Struct(">I")
+
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+"""Protocol 1's integers: a Java long. Android's org.json reads an integer literal past it as a
+double (JSONTokener.readLiteral: Long.parseLong, else Double.valueOf), so both agents take one for a
+number that is not an integer: out of range."""
 
 Message = dict[str, Any]
 
@@ -55,14 +66,46 @@ def encode(message: Mapping[str, Any]) -> bytes:
     return _HEADER.pack(len(payload)) + payload
 
 
-def decode_payload(payload: bytes) -> Message:
-    """The message in a frame's payload (the bytes after the length)."""
+def _long_or_double(literal: str) -> int | float:
+    """An integer literal as org.json reads it: a long when it fits, else a double (inf past 1e308)."""
+    value = int(literal) if len(literal) <= 20 else None
+    return value if value is not None and INT_MIN <= value <= INT_MAX else float(literal)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose every key is named once: a duplicate is refused, never last-wins (as
+    Python's dict and Android's org.json would take it: {"token": WRONG, "token": RIGHT})."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        shown = twice if len(twice) <= 40 else twice[:37] + "..."
+        raise ProtocolError(f"a frame whose object names the key {shown!r} twice: a duplicate key is refused")
+    return obj
+
+
+def _loads(text: str, unique_keys: bool) -> Any:
+    hook = _unique_keys if unique_keys else None
+    try:
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=hook)
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            raise
+    # an integer literal past Python's 4,300 digits: read as org.json reads every one past a long
+    return json.loads(text, parse_constant=_reject_constant, parse_int=_long_or_double, object_pairs_hook=hook)
+
+
+def decode_payload(payload: bytes, *, unique_keys: bool = True) -> Message:
+    """The message in a frame's payload (the bytes after the length). An object naming a key twice
+    is a ProtocolError unless `unique_keys` is False (the host's reads after the handshake: checking
+    every object of a 5,000-node snapshot costs a fifth more, and nothing after the handshake is a
+    credential)."""
     try:
         text = payload.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ProtocolError(f"a frame that is not UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
-        message = json.loads(text, parse_constant=_reject_constant)
+        message = _loads(text, unique_keys)
     except (ValueError, RecursionError) as exc:
         raise ProtocolError(f"a frame that is not JSON ({str(exc)[:80]})") from None
     if not isinstance(message, dict):
@@ -89,10 +132,12 @@ class FrameDecoder:
     connection is closed).
     """
 
-    def __init__(self, max_frame: int = MAX_FRAME) -> None:
+    def __init__(self, max_frame: int = MAX_FRAME, *, unique_keys: bool = True) -> None:
         self._buffer = bytearray()
         self._max_frame = max_frame
         self._failed: ProtocolError | None = None
+        self.unique_keys = unique_keys
+        """Refuse an object naming a key twice (decode_payload); the host turns it off once established."""
 
     def feed(self, data: bytes) -> list[Message]:
         if self._failed is not None:
@@ -111,7 +156,7 @@ class FrameDecoder:
                 end = offset + _HEADER.size + length
                 if end > len(buffer):
                     break
-                messages.append(decode_payload(bytes(buffer[offset + _HEADER.size : end])))
+                messages.append(decode_payload(bytes(buffer[offset + _HEADER.size : end]), unique_keys=self.unique_keys))
                 offset = end
         except ProtocolError as exc:
             self._failed = exc
@@ -129,12 +174,19 @@ class FrameDecoder:
 
 # --- message shapes ------------------------------------------------------------------------------
 
-_INT, _STR, _BOOL, _OBJ, _LIST = "integer", "string", "boolean", "object", "array"
+_INT, _NUM, _STR, _BOOL, _OBJ, _LIST = "integer", "number", "string", "boolean", "object", "array"
+
+
+def is_integer(value: Any) -> bool:
+    """A JSON integer within protocol 1's range (a Java long)."""
+    return isinstance(value, int) and not isinstance(value, bool) and INT_MIN <= value <= INT_MAX
 
 
 def _is(kind: str, value: Any) -> bool:
     if kind == _INT:
-        return isinstance(value, int) and not isinstance(value, bool)
+        return is_integer(value)
+    if kind == _NUM:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
     if kind == _STR:
         return isinstance(value, str)
     if kind == _BOOL:
@@ -152,7 +204,7 @@ REQUIRED: dict[str, dict[str, str]] = {
     "welcome": {"protocol": _INT, "host": _STR},
     "refuse": {"code": _STR, "message": _STR},
     "closing": {"reason": _STR},
-    "request": {"id": _INT, "method": _STR, "deadline_ms": _INT, "params": _OBJ},
+    "request": {"id": _INT, "method": _STR, "deadline_ms": _NUM, "params": _OBJ},
     "response": {"id": _INT},
     "event": {"seq": _INT, "name": _STR, "data": _OBJ},
     "ping": {"nonce": _INT},
@@ -177,6 +229,8 @@ def validate(message: Mapping[str, Any]) -> None:
     if keys is None:
         return
     _check_keys(f"{kind} frame", message, keys)
+    if kind == "request" and message["id"] < 1:
+        raise ProtocolError(f"a request whose `id` is {message['id']}, not a positive integer")
     if kind == "hello":
         if not all(_is(_INT, p) for p in message["protocols"]):
             raise ProtocolError("a hello whose `protocols` are not integers")
@@ -192,6 +246,39 @@ def validate(message: Mapping[str, Any]) -> None:
             if not _is(_OBJ, message["error"]):
                 raise ProtocolError("a response whose `error` is not a JSON object")
             _check_keys("response error", message["error"], _ERROR_KEYS)
+
+
+def deadline_problem(deadline_ms: Any) -> str | None:
+    """Why a request's `deadline_ms` (a JSON number) cannot be used, or None: it must be an integer
+    in 0..2^63-1; anything else is `invalid_params`, answered (docs/protocol.md section 4)."""
+    if is_integer(deadline_ms) and deadline_ms >= 0:
+        return None
+    return f"deadline_ms must be an integer of milliseconds in 0..{INT_MAX}, not {_short(deadline_ms)}"
+
+
+def params_problem(params: Any, path: str = "params") -> str | None:
+    """Why params cannot go to an agent as they are, or None: an integer past protocol 1's range
+    (the agent would read a double) or a float that is not finite (not JSON)."""
+    if isinstance(params, bool) or params is None or isinstance(params, str):
+        return None
+    if isinstance(params, int):
+        return None if is_integer(params) else f"{path} is {_short(params)}, out of protocol 1's integers ({INT_MIN}..{INT_MAX})"
+    if isinstance(params, float):
+        return None if params == params and abs(params) != float("inf") else f"{path} is {params}, not a JSON number"
+    if isinstance(params, Mapping):
+        items: Any = ((f"{path}.{k}", v) for k, v in params.items())
+    elif isinstance(params, (list, tuple)):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(params))
+    else:
+        return None  # encode() says what cannot be JSON at all
+    return next((problem for where, value in items if (problem := params_problem(value, where))), None)
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, int) and abs(value) >= 10**30:  # str() of one past 4,300 digits raises
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 # --- values and events ---------------------------------------------------------------------------
@@ -412,6 +499,11 @@ class HostSession:
         """
         if self.state is not State.ESTABLISHED:
             raise ProtocolError(f"cannot send {method}: the connection is {self.state.value}")
+        if is_integer(deadline_ms):
+            deadline_ms = max(0, deadline_ms)  # a budget already spent is 0: the agent answers at once
+        problem = params_problem(dict(params)) or deadline_problem(deadline_ms)
+        if problem is not None:  # what the agent would answer, said before anything is sent
+            raise AgentError("invalid_params", f"{problem} (refused by the host, not sent)", method=method)
         if method == "snapshot" and self._resync_on_next_read and self._resync is None:
             self._resync_on_next_read = False
             self._start_resync(now)
@@ -424,7 +516,7 @@ class HostSession:
         request_id = self._next_id
         self._next_id += 1
         self._send({"type": "request", "id": request_id, "method": method,
-                    "deadline_ms": max(0, int(deadline_ms)), "params": dict(params)}, now)
+                    "deadline_ms": deadline_ms, "params": dict(params)}, now)
         return request_id
 
     @property
@@ -495,6 +587,7 @@ class HostSession:
         self.protocol = common[-1]
         self._send({"type": "welcome", "protocol": self.protocol, "host": self.host}, now)
         self.state = State.ESTABLISHED
+        self._decoder.unique_keys = False  # the handshake's frames are checked; responses are the hot path
         self._events.append(Established(hello, self.protocol))
 
     def _handle_response(self, message: Message, now: float) -> None:

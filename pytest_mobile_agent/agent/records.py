@@ -12,6 +12,7 @@ agent. A corrupt or foreign file is no record and a logged warning, never a cras
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_mobile_agent.errors import RecordsUnwritable
+from pytest_mobile_agent.errors import RecordsUnwritable, UnsafeDirectory
 from pytest_mobile_agent.userfiles import (
     file_stem,
     private_dir,
@@ -104,6 +105,9 @@ class Records:
         with self._lock:
             self._records[record.serial] = record
 
+    def check_writable(self, serial: str) -> None:
+        """Raise RecordsUnwritable when `put` for the serial could not be kept (never, in memory)."""
+
     def forget(self, serial: str) -> None:
         with self._lock:
             self._records.pop(serial, None)
@@ -158,15 +162,31 @@ class DirRecords(Records):
             raise RecordsUnwritable(str(path), exc.strerror or str(exc)) from exc
 
     def put(self, record: Record) -> None:
+        """The record, written atomically (0600); RecordsUnwritable naming the path when it cannot
+        be, and then it is not kept in memory either."""
+        path = self.path_for(record.serial)
         try:
-            self._write(record)
-        except OSError as exc:
-            raise RecordsUnwritable(str(self.path_for(record.serial)), exc.strerror or str(exc)) from exc
+            self._write(path, json.dumps(record.to_json(), indent=1).encode("utf-8"))
+        except (OSError, UnsafeDirectory) as exc:
+            raise _unwritable(path, exc) from None
         super().put(record)
 
-    def _write(self, record: Record) -> None:
+    def check_writable(self, serial: str) -> None:
+        """A record for the serial can be written: the directory is ours and takes a file, and the
+        record's own path is no directory (checked before an agent is launched for it)."""
+        path = self.path_for(serial)
+        try:
+            private_dir(self.directory)
+            if path.is_dir() and not path.is_symlink():
+                raise IsADirectoryError(errno.EISDIR, "a directory is where the record goes", str(path))
+            fd, probe = tempfile.mkstemp(dir=self.directory, prefix=".record-", suffix=".probe")
+            os.close(fd)
+            os.unlink(probe)
+        except (OSError, UnsafeDirectory) as exc:
+            raise _unwritable(path, exc) from None
+
+    def _write(self, path: Path, data: bytes) -> None:
         private_dir(self.directory)
-        data = json.dumps(record.to_json(), indent=1).encode("utf-8")
         fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".record-", suffix=".tmp")
         try:
             os.fchmod(fd, 0o600)
@@ -174,7 +194,7 @@ class DirRecords(Records):
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.replace(temp, self.path_for(record.serial))
+            os.replace(temp, path)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
@@ -187,3 +207,12 @@ class DirRecords(Records):
 
     def __repr__(self) -> str:
         return f"DirRecords({str(self.directory)!r}, server={self.server!r})"
+
+
+def _unwritable(path: Path, exc: BaseException) -> RecordsUnwritable:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return RecordsUnwritable(
+        f"the agent record {path} cannot be written: {reason}",
+        advice="Make the records directory writable (or remove what is in the record's place), or name "
+               "another one with --agent-records=DIR / MOBILE_AGENT_RECORDS",
+    )

@@ -45,6 +45,7 @@ CONNECT_TIMEOUT = 2.0
 CALL_TIMEOUT = 5.0
 PRESSED = 1024  # any pressure > 0 touches; 0 lifts the identifier
 WORKING_WIDTH = 540
+TRANSPORT_ERROR = "transport error: "  # the seed's words before a connect failure's own
 STREAM_QUEUE = 4  # frames kept for a slow reader; older ones are dropped and counted
 
 CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
@@ -349,7 +350,11 @@ def _metadata(token: str | None) -> tuple[tuple[str, str], ...]:
 
 
 def _probe_tcp(endpoint: Endpoint, timeout: float) -> None:
-    """A plain TCP connect first: a closed port is refused at once, with the OS's own words."""
+    """A plain TCP connect first: a closed port is refused at once, with the OS's own words.
+
+    The reason reads as the seed's does (tonic's transport error around hyper's connect error):
+    `connecting to URL: transport error: tcp connect error: Connection refused (os error 61)`.
+    """
     try:
         with socket.create_connection((endpoint.host, endpoint.port), timeout=timeout):
             pass
@@ -358,7 +363,7 @@ def _probe_tcp(endpoint: Endpoint, timeout: float) -> None:
             detail = f"tcp connect timed out after {timeout:g} s"
         else:
             detail = f"tcp connect error: {exc.strerror or exc} (os error {exc.errno})"
-        raise _unavailable(endpoint, f"connecting to {endpoint.url}: {detail}") from exc
+        raise _unavailable(endpoint, f"connecting to {endpoint.url}: {TRANSPORT_ERROR}{detail}") from exc
 
 
 def _wait_ready(channel: grpc.Channel, endpoint: Endpoint, deadline: float, timeout: float) -> None:

@@ -214,11 +214,10 @@ def read_file(path: Path) -> DiscoveryFile | None:
     if match is None:
         return None
     try:
-        # one open: a regular file, not a link, at most MAX_FILE_BYTES (a FIFO would block a plain read)
-        data = read_small_file(path, MAX_FILE_BYTES)
-        mtime = path.lstat().st_mtime
+        data = read_small_file(path, MAX_FILE_BYTES)  # a FIFO, a symlink or a huge file is refused
+        mtime = path.stat().st_mtime
     except OSError as exc:
-        log.debug("ignoring %s: %s", path, exc)
+        log.debug("ignoring %s: %s", path, exc.strerror or exc)
         return None
     return DiscoveryFile(path=path, pid=int(match.group(1)), props=parse_ini(data), mtime=mtime)
 

@@ -8,10 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_mobile_agent.emulator import discovery
-from pytest_mobile_agent.errors import Unavailable
+from pytest_mobile_agent.errors import InvalidArgument, Unavailable
 
 _EMULATOR_SERIAL = re.compile(r"emulator-(\d{1,5})")
 DEFAULT_HOST = "127.0.0.1"
+TOKEN_ENV = "MOBILE_AGENT_EMULATOR_TOKEN"
+"""The only place the controller's token is read from: a command line is visible to every local
+user (`ps`, /proc/<pid>/cmdline), the environment only to the same uid and root."""
+URL_FORM = "http://HOST:PORT"
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,17 @@ class Endpoint:
     console_port: int | None = None
     discovery_file: Path | None = None
     serial: str = ""
+    avd_name: str = ""
+    """The discovery file's `avd.name`: the AVD's display name in 37.x (qemu-setup.cpp
+    qemu_setup_grpc, get_display_name()), its name in older emulators."""
+    avd_id: str = ""
+    """The discovery file's `avd.id`: the AVD's name (avdInfo_getId), what the guest's
+    `ro.boot.qemu.avd_name` says."""
+
+    @property
+    def avd_names(self) -> tuple[str, ...]:
+        """The names the discovery file gives the AVD, empty ones left out."""
+        return tuple(name for name in (self.avd_id, self.avd_name) if name)
 
     @property
     def url(self) -> str:
@@ -44,6 +59,44 @@ class Endpoint:
     def at(cls, port: int, *, host: str = DEFAULT_HOST, token: str | None = None, serial: str = "") -> Endpoint:
         """A given endpoint (the daemon's Endpoint choice), not read from a discovery file."""
         return cls(host=host, port=port, token=token, console_port=console_port(serial), serial=serial)
+
+
+def redact_url(url: str) -> str:
+    """The URL with whatever may carry a secret (user info, a query, a fragment) cut off, for
+    messages: `http://me:TOKEN@host:1?token=T#x` -> `http://host:1?<redacted>`."""
+    text = url.strip()
+    cut = min((i for i in (text.find("?"), text.find("#")) if i >= 0), default=-1)
+    tail = ""
+    if cut >= 0:
+        text, tail = text[:cut], "?<redacted>"
+    scheme, sep, rest = text.rpartition("://")
+    if "@" in rest:
+        rest, tail = rest.rsplit("@", 1)[1], "?<redacted>"
+    return f"{scheme}{sep}{rest}{tail}"
+
+
+def parse_url(url: str) -> tuple[str, int]:
+    """`http://HOST:PORT` (the scheme optional) into its host and port. A URL carrying anything
+    more (user info, a path, a query such as `?token=`, a fragment) is refused: the token goes in
+    MOBILE_AGENT_EMULATOR_TOKEN, never on a command line. Messages show the URL redacted."""
+    from urllib.parse import urlsplit
+
+    text = url.strip()
+    if any(mark in text for mark in ("?", "#", "@")):
+        raise InvalidArgument(
+            f"--emulator-controller {redact_url(text)}: the URL carries more than {URL_FORM} (a token?); a token "
+            f"on a command line is shown by `ps` to every local user, so it is never read from there: pass "
+            f"{URL_FORM} and set the token in {TOKEN_ENV}")
+    try:
+        parts = urlsplit(text if "://" in text else f"http://{text}")
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+        parts = None
+    if parts is None or parts.scheme not in ("http", "grpc") or not host or port is None or parts.path not in ("", "/"):
+        raise InvalidArgument(f"--emulator-controller takes auto, off or {URL_FORM} (the token in {TOKEN_ENV}), "
+                              f"not {redact_url(text)!r}")
+    return host, port
 
 
 def console_port(serial: str) -> int | None:
@@ -100,4 +153,6 @@ def _endpoint_of(serial: str, console: int, found: discovery.DiscoveryFile) -> E
         console_port=console,
         discovery_file=found.path,
         serial=serial,
+        avd_name=found.avd_name.strip(),
+        avd_id=found.props.get("avd.id", "").strip(),
     )

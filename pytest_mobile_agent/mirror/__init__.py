@@ -17,12 +17,14 @@ from pytest_mobile_agent.mirror.keys import KEY_CODES, key_code
 from pytest_mobile_agent.mirror.mirror import Mirror
 from pytest_mobile_agent.mirror.replica import Entry, Replica, View
 from pytest_mobile_agent.mirror.selectors import Selector
+from pytest_mobile_agent.mirror.unique import Locator, unique_locator
 
 __all__ = [
     "KEY_CODES",
     "Element",
     "Entry",
     "InvalidSelector",
+    "Locator",
     "Mirror",
     "NoMatch",
     "Replica",
@@ -32,4 +34,5 @@ __all__ = [
     "WaitTimeout",
     "dump_view",
     "key_code",
+    "unique_locator",
 ]

@@ -21,6 +21,12 @@ clock when each frame arrived, never on the emulator's timestamp: a skewed or la
 not make a moving screen look still. Reads and probes during a wait take the time it has left
 (plus READ_GRACE), not the tree's whole deadline.
 
+After a gesture through the emulator's controller, with frames coming, the next look at the screen
+waits until the frames stayed the same FRAME_QUIET past the gesture's end and their last change
+(STILL_WAIT at most) and reads once, afresh, without the agent's idle wait (which has no input of
+its own to end on); a change that read finds is dated at the frames' last change, so a settle's
+quiet counts from when the screen stopped, not from the read that caught up with it (issue 16).
+
 A mirror is driven from one thread (the test's); the backends deliver events from theirs.
 """
 
@@ -46,6 +52,7 @@ from pytest_mobile_agent.mirror.element import Element
 from pytest_mobile_agent.mirror.keys import key_code
 from pytest_mobile_agent.mirror.replica import Entry, Replica, View
 from pytest_mobile_agent.mirror.selectors import Selector, describe_entry, nearest
+from pytest_mobile_agent.mirror.unique import Locator, unique_locator
 from pytest_mobile_agent.session.backends import (
     Ack,
     Backend,
@@ -85,6 +92,9 @@ FRAME_READ_INTERVAL = 0.25
 """While frames keep changing, a read at most this long after the last one: 4 a second at most."""
 READ_GRACE = 0.25
 """A read or a probe during a wait takes the time left plus this much."""
+STILL_WAIT = 0.5
+"""After a controller gesture, the longest the read waits for the frames to go still: the agent's
+idle bound (idle_timeout_ms), which the read after the agent's own input may take."""
 FRESH_READS = frozenset({ReadReason.FRAME, ReadReason.POLL, ReadReason.ACTION, ReadReason.ATTACH,
                          ReadReason.RESYNC})
 """Reads that see every window as it is now (the others may serve event-less windows from the
@@ -127,6 +137,7 @@ class Mirror:
         self._probe_backoff = 0.0  # after unanswered probes, the wait before the next
         self._frame_change_at = float("-inf")  # the latest frame change, by its arrival
         self._burst_since: float | None = None  # the first frame change no fresh read has seen
+        self._controller_input_at: float | None = None  # a controller gesture's end, not read since
         self.disconnection: Disconnected | None = None
         self.reads = 0
         self.probes = 0
@@ -342,6 +353,12 @@ class Mirror:
         entry = self._entry(within.ref)
         return dump_view(view, entries=(entry, *view.subtree(entry)), max_lines=max_lines)
 
+    def locator(self, element: Element) -> Locator:
+        """The shortest query that finds the element and no other, across every window:
+        `screen.locator(e).python()` is the line to paste (the inspector offers the same)."""
+        view = self._view()
+        return unique_locator(view, self._entry(element.ref))
+
     def __repr__(self) -> str:
         view = self._replica.view
         nodes = view.node_count if view else 0
@@ -351,6 +368,8 @@ class Mirror:
 
     def _view(self, deadline: float | None = None) -> View:
         self._pump(0.0)
+        if self._controller_input_at is not None:
+            self._await_still(self._controller_input_at, deadline)
         reason = self._frame_read_due(self._clock())
         if reason is not None:
             self._mark(reason)
@@ -387,7 +406,26 @@ class Mirror:
         if reason in FRESH_READS and self._burst_since is not None and started >= self._frame_change_at:
             self._burst_since = None
         if changed:
-            self._last_change_at = now
+            # what a read after the frames went still finds, the frames showed: it changed then
+            self._last_change_at = max(self._last_change_at, self._frame_change_at) if reason is ReadReason.FRAME else now
+
+    def _await_still(self, since: float, deadline: float | None) -> None:
+        """After a controller gesture, with frames: the screen is read once the frames stayed the
+        same FRAME_QUIET past the gesture's end and their last change (STILL_WAIT at most), afresh
+        and without the agent's idle wait. The agent saw no input of its own to wait on; the frames
+        show when the screen stopped. Without frames (or once they stop), an ACTION read."""
+        bound = since + STILL_WAIT if deadline is None else min(since + STILL_WAIT, deadline)
+        while self.backend.frames.live:
+            now = self._clock()
+            still_at = max(self._frame_change_at, since) + FRAME_QUIET
+            if now >= still_at or now >= bound:
+                break
+            self._pump(min(still_at, bound) - now)
+        self._controller_input_at = None
+        if not self.backend.frames.live:
+            self._mark(ReadReason.ACTION)
+        elif self._dirty is None or _PRIORITY[self._dirty] <= _PRIORITY[ReadReason.MOVED]:
+            self._dirty = ReadReason.FRAME  # fresh for every window: it covers an event's or a probe's read
 
     def _time_left(self, deadline: float | None) -> float | None:
         """What a read or a probe may take: the wait's time left and the grace, when there is a wait."""
@@ -542,7 +580,10 @@ class Mirror:
         self._check_connected()
         ack = send()
         self._last_input_at = self._clock()
-        self._mark(ReadReason.ACTION)
+        if ack.path == "controller" and self.backend.frames.live:
+            self._controller_input_at = self._last_input_at  # read when the frames went still
+        else:
+            self._mark(ReadReason.ACTION)
         if not ack.accepted:
             log.warning("the platform did not accept the input (%s path)", ack.path)
         return ack

@@ -7,9 +7,14 @@
 | Emulator whose controller connects                  | controller (1)  | controller | none                      |
 | Emulator whose controller does not resolve / answer | agent           | none       | launch flag, console cmd  |
 | Emulator with the controller turned off, or device  | agent           | none       | none                      |
+| Emulator whose found controller is another's (2)    | agent           | none       | why it is not the target's|
 
 (1) long presses and swipes; taps go through the agent (session/input.py says why). Screenshots, keys
-and text go through the agent on every path. `status_lines` writes the report
+and text go through the agent on every path.
+(2) with `Auto()` and `PathOptions.target`: the adb server is not on this host, or the discovery
+file's AVD or the controller's display is not the device's (session/ownership.py).
+
+`status_lines` writes the report
 `Session.status()` returns: the agent, the active path of each kind, the keyboard, the warning and
 what failed since.
 """
@@ -24,6 +29,7 @@ from typing import Any, Literal
 from pytest_mobile_agent.emulator import Controller, Endpoint, resolve
 from pytest_mobile_agent.emulator.endpoint import console_port
 from pytest_mobile_agent.errors import MobileAgentError, Unavailable
+from pytest_mobile_agent.session.ownership import TargetCheck, foreign_warning
 
 log = logging.getLogger("pytest_mobile_agent.session")
 
@@ -59,6 +65,9 @@ class PathOptions:
     connect_timeout: float = 2.0
     resolve: Callable[[str], Endpoint] = resolve
     connect: Callable[[Endpoint, float], Any] = Controller.connect
+    target: TargetCheck | None = None
+    """With `Auto()`, how to confirm that the controller found is the target's (session/ownership.py):
+    without one, the controller is used on its console port alone."""
 
 
 @dataclass(frozen=True)
@@ -80,8 +89,13 @@ def select_paths(
     options = options or PathOptions()
     if not emulator or choice.kind == "off":
         return Selection(serial, emulator, choice)
+    check = options.target if choice.kind == "auto" else None
+    if check is not None and (reason := check.remote_reason()):
+        return _not_used(serial, emulator, choice, reason)
     try:
         endpoint = choice.endpoint if choice.kind == "endpoint" and choice.endpoint else options.resolve(serial)
+        if check is not None and (reason := check.avd_reason(endpoint)):
+            return _not_used(serial, emulator, choice, reason)
         controller = options.connect(endpoint, options.connect_timeout)
     except Unavailable as exc:
         log.warning("%s", exc.warning())
@@ -90,7 +104,16 @@ def select_paths(
         warning = Unavailable(serial, str(exc), console_port=console_port(serial)).warning()
         log.warning("%s", warning)
         return Selection(serial, emulator, choice, warning=warning)
+    if check is not None and (reason := check.display_reason(endpoint, controller.hardware)):
+        controller.close()
+        return _not_used(serial, emulator, choice, reason)
     return Selection(serial, emulator, choice, controller=controller)
+
+
+def _not_used(serial: str, emulator: bool, choice: ControllerChoice, reason: str) -> Selection:
+    warning = foreign_warning(serial, reason)
+    log.warning("%s", warning)
+    return Selection(serial, emulator, choice, warning=warning)
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,9 @@ resync take the agent's idle bound (500 ms, ending 200 ms after the last event o
 reads the target's own changes trigger (events, polls, frames, moved nodes) do not wait, since the
 mirror's settle replaces the platform's idle wait. Input the agent did not inject (the
 controller's) leaves the agent's cache of event-less (Compose) windows stale and starts no idle
-wait, so the next read waits until that input is 200 ms old and, when the latest read showed an
-event-less window, asks the agent to evict those windows first. Polls and the read after frames
+wait, so the next read waits until that input is 200 ms old (unless it is the read once the frames
+went still, which are the better evidence) and, when the latest read showed an event-less window,
+asks the agent to evict those windows first. Polls and the read after frames
 went still evict the event-less windows too: the agent serves those from its cache until told
 otherwise, and a poll served from that cache would see nothing new. The reads while frames keep
 changing (ANIMATION) do not: a cold Compose read takes 0.5 to 1.5 s on an emulator, and one per
@@ -157,19 +158,22 @@ class AgentTree:
             params["idle_timeout_ms"] = 0
         if reason is ReadReason.MOVED and windows:
             params["evict"] = sorted(set(windows))
-        foreign = self._take_foreign_input()
+        foreign = self._take_foreign_input(reason)
         if foreign or reason in EVICTING_EVENT_LESS:
             params["evict_event_less"] = True
         return params
 
-    def _take_foreign_input(self) -> bool:
-        """Wait until foreign input is old enough; True when event-less windows must be evicted."""
+    def _take_foreign_input(self, reason: ReadReason) -> bool:
+        """Wait until foreign input is old enough; True when event-less windows must be evicted.
+
+        A FRAME read needs no wait: the frames went still after the input (the mirror reads for
+        FRAME only then), the evidence FOREIGN_INPUT_QUIET stands in for."""
         with self._lock:
             at, self._foreign_input_at = self._foreign_input_at, None
         if at is None:
             return False
         wait = at + FOREIGN_INPUT_QUIET - self._clock()
-        if wait > 0:
+        if wait > 0 and reason is not ReadReason.FRAME:
             self._sleep(wait)
         latest = self._latest
         return latest is not None and any(not w.metadata.sends_change_events for w in latest.windows)

@@ -53,6 +53,7 @@ def describe(lab: VirtualLab) -> str:
         f"  export ANDROID_ADB_SERVER_PORT={lab.adb_port}",
         f"  adb -P {lab.adb_port} -s {lab.serials[0]} shell echo ok",
         f"  pytest --android-serial {lab.serials[0]}",
+        f"  pytest --android-serial tcp:127.0.0.1:{lab.adb_port}/{lab.serials[0]}   # the same, without the export",
         f"  HOME={lab.home} adb -P {lab.adb_port} -s {lab.serials[0]} emu avd name   # the console's token is in that HOME",
         "",
         "serving until interrupted (Ctrl-C)",

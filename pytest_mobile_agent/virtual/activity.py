@@ -29,6 +29,21 @@ if TYPE_CHECKING:
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
 LAUNCHER = "com.google.android.apps.nexuslauncher/.NexusLauncherActivity"
+#: what an app killed by `am crash` throws, as Log.getStackTraceString prints it (the frames of an
+#: API 35 image's ActivityThread/Looper/ZygoteInit; the line numbers vary between builds)
+CRASHED_BY_ADB = (
+    "android.app.RemoteServiceException$CrashedByAdbException: shell-induced crash\n"
+    "\tat android.app.ActivityThread.throwRemoteServiceException(ActivityThread.java:2285)\n"
+    "\tat android.app.ActivityThread.-$$Nest$mthrowRemoteServiceException(Unknown Source:0)\n"
+    "\tat android.app.ActivityThread$H.handleMessage(ActivityThread.java:2556)\n"
+    "\tat android.os.Handler.dispatchMessage(Handler.java:107)\n"
+    "\tat android.os.Looper.loopOnce(Looper.java:232)\n"
+    "\tat android.os.Looper.loop(Looper.java:317)\n"
+    "\tat android.app.ActivityThread.main(ActivityThread.java:8705)\n"
+    "\tat java.lang.reflect.Method.invoke(Native Method)\n"
+    "\tat com.android.internal.os.RuntimeInit$MethodAndArgsCaller.run(RuntimeInit.java:580)\n"
+    "\tat com.android.internal.os.ZygoteInit.main(ZygoteInit.java:886)\n"
+)
 SYSTEM_SERVER_PID = 620
 
 SYSTEM_PACKAGES = (
@@ -220,6 +235,31 @@ class ActivityManager:
             self.device.log("ActivityManager", f"Killing {proc.pid}:{package}/u0a{proc.uid - 10000} (adj 0): stop {package} "
                             f"due to {reason}", pid=SYSTEM_SERVER_PID)
             self.device.processes.exit(proc, 128 + pm.SIGKILL)
+        self._gone(package, app, proc)
+
+    def crash(self, target: str) -> None:
+        """`am crash PKG|PID` (ActivityManagerShellCommand.runCrash, then ActivityManagerService.
+        crashApplicationWithType with "shell-induced crash"): the app's main thread throws
+        RemoteServiceException$CrashedByAdbException (ActivityThread.throwRemoteServiceException),
+        RuntimeInit logs it to the crash buffer and KillApplicationHandler kills the process
+        (Process.killProcess: SIGKILL); its activity goes and the launcher is in front. With no
+        such process the activity manager only logs a warning (AppErrors.scheduleAppCrashLocked)."""
+        package = next((name for name, proc in self._running.items()
+                        if not proc.dead and target in (name, str(proc.pid))), None)
+        if package is None:
+            pid, name = (target, "null") if target.isascii() and target.isdigit() else ("-1", target)
+            self.device.log("ActivityManager", f"crashApplication: nothing for uid=-1 initialPid={pid} packageName={name} "
+                            "userId=-1", "W", SYSTEM_SERVER_PID)
+            return
+        proc = self._running.pop(package)
+        self.device.log_uncaught(proc.pid, package, CRASHED_BY_ADB)
+        self.device.processes.exit(proc, 128 + pm.SIGKILL)
+        self.device.log("ActivityManager", f"Process {package} (pid {proc.pid}) has died: fg  TOP ", pid=SYSTEM_SERVER_PID)
+        self._gone(package, self.apps.get(package), proc)
+
+    def _gone(self, package: str, app: App | None, proc: pm.Process | None) -> None:
+        """The app's process ended (stopped or died): its windows go, the launcher comes back to the
+        front if the app was there."""
         if app is not None:
             app.stop()
         if self._foreground and self._foreground.startswith(package + "/"):

@@ -31,7 +31,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.adb.wire import OKAY, encode_fail, encode_length_prefixed, parse_hex_length
+from pytest_mobile_agent.adb.serials import parse_host_service
+from pytest_mobile_agent.adb.wire import (
+    OKAY,
+    encode_fail,
+    encode_length_prefixed,
+    parse_hex_length,
+)
 from pytest_mobile_agent.virtual.adbd_endpoint import (
     FEATURES,
     STALL_TIMEOUT,
@@ -335,7 +341,7 @@ class AdbServerEndpoint:
         kind, _, value = selector.partition(":")
         if kind == "serial":
             for transport in transports:
-                if transport.serial == value:
+                if _matches_serial(transport.serial, value):
                     return transport
             raise ServiceFailed(f"device '{value}' not found")
         if kind == "id":
@@ -614,6 +620,38 @@ class AdbServerEndpoint:
         return self._done.is_set()
 
 
+def _matches_serial(serial: str, target: str) -> bool:
+    """Whether `target` names the transport `serial`: the same text, or, for a network transport
+    (`HOST:PORT`, from `adb connect`), the same host and port, a `tcp:`/`udp:` prefix ignored and
+    the port defaulting to the transport's, as atransport::MatchesTarget (AOSP
+    packages/modules/adb transport.cpp, with android::base::ParseNetAddress) matches them."""
+    if serial == target:
+        return True
+    ours = _net_address(serial, None)
+    if ours is None:
+        return False
+    wanted = target[4:] if target.startswith(("tcp:", "udp:")) else target
+    return _net_address(wanted, ours[1]) == ours
+
+
+def _net_address(text: str, default_port: int | None) -> tuple[str, int] | None:
+    """(host, port) of `HOST[:PORT]` or `[IPV6][:PORT]`; None without a port or with a bad one."""
+    if text.startswith("["):
+        host, close, rest = text[1:].partition("]")
+        if not close or (rest and not rest.startswith(":")):
+            return None
+        port_text = rest[1:] if rest else ""
+    elif text.count(":") > 1:
+        host, port_text = text, ""
+    else:
+        host, _, port_text = text.partition(":")
+    if not host:
+        return None
+    if not port_text:
+        return (host, default_port) if default_port is not None else None
+    return (host, int(port_text)) if is_decimal(port_text) and 0 < int(port_text) < 65536 else None
+
+
 def _split_prefix(request: str) -> tuple[str, str | None]:
     """(transport selector, service) for ``host:``, ``host-serial:S:``, ``host-transport-id:N:``,
     ``host-usb:``, ``host-local:``; (.., None) for anything else."""
@@ -625,24 +663,12 @@ def _split_prefix(request: str) -> tuple[str, str | None]:
         ident, sep, service = request[len("host-transport-id:") :].partition(":")
         return f"id:{ident}", service if sep else None
     if request.startswith("host-serial:"):
-        rest = request[len("host-serial:") :]
-        serial, after = _split_serial(rest)
-        return f"serial:{serial}", after
+        split = parse_host_service(request[len("host-serial:") :])  # as Google's server splits it
+        if split is None:
+            return "any", None
+        serial, after = split
+        return (f"serial:{serial}" if serial else "any"), after
     return "any", None
-
-
-_SERVICES_AFTER_SERIAL = re.compile(
-    r":(?=(features|get-state|get-serialno|get-devpath|forward:|killforward:|killforward-all|list-forward|wait-for-|transport|tport)\b)"
-)
-
-
-def _split_serial(rest: str) -> tuple[str, str | None]:
-    """Serials may hold colons (``127.0.0.1:5555``): split at the colon a known service follows."""
-    match = _SERVICES_AFTER_SERIAL.search(rest)
-    if match is None:
-        serial, sep, service = rest.partition(":")
-        return serial, service if sep else None
-    return rest[: match.start()], rest[match.end() :]
 
 
 def _read_exact(sock: socket.socket, n: int, timeout: float, stopped: threading.Event) -> bytes | None:

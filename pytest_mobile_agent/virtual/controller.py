@@ -251,6 +251,14 @@ class AvdConfig:
     keyboard: bool = False
     extra: dict[str, str] = field(default_factory=dict)
 
+    @classmethod
+    def of_device(cls, device: Any) -> AvdConfig:
+        """The AVD a virtual device says it runs (its `ro.boot.qemu.avd_name`), so the discovery
+        file's avd.id and the guest's property agree as a real emulator's do; the display name is
+        the AVD Manager's default, the name with spaces for underscores (avd.ini.displayname)."""
+        name = str(getattr(device, "properties", {}).get("ro.boot.qemu.avd_name", "")) or cls.name
+        return cls(name=name, display_name=name.replace("_", " "))
+
     def hardware(self, width: int, height: int, density: int) -> dict[str, str]:
         config = {
             "hw.lcd.width": str(width),

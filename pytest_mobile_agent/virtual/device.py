@@ -120,6 +120,13 @@ BOOT_LOG: tuple[tuple[int, str, str, str], ...] = (
 )
 
 
+def default_facts() -> tuple[str, int]:
+    """The model and API level every virtual device reports (its ro.product.model and
+    ro.build.version.sdk), known without starting one."""
+    properties = _default_properties("emulator-5554", 0)
+    return properties["ro.product.model"], int(properties["ro.build.version.sdk"])
+
+
 def _default_properties(serial: str, index: int) -> dict[str, str]:
     return {
         "ro.build.version.sdk": "36",
@@ -146,6 +153,8 @@ def _default_properties(serial: str, index: int) -> dict[str, str]:
         "ro.boot.hardware": "ranchu",
         "ro.kernel.qemu": "1",
         "ro.boot.qemu": "1",
+        # the emulator's androidboot.qemu.avd_name (aosp platform/external/qemu android/android-emu/android/
+        # userspace-boot-properties.cpp): the AVD's name, the avd.id its controller's discovery file gives
         "ro.boot.qemu.avd_name": "Pixel_7_API_36",
         "ro.serialno": f"EMULATOR36X1X{index // 10}X{index % 10}",
         "ro.boot.serialno": f"EMULATOR36X1X{index // 10}X{index % 10}",
@@ -200,6 +209,7 @@ class VirtualDevice:
         self._pts = 0
         self._host_connector: HostConnector | None = None
         self._log: collections.deque[str] = collections.deque(maxlen=2000)
+        self._crash_log: collections.deque[str] = collections.deque(maxlen=2000)  # logcat's crash buffer
         self._log_lock = threading.Lock()
         self._boot_time = time.time()
         self.boot_monotonic = time.monotonic()
@@ -354,12 +364,16 @@ class VirtualDevice:
     def setprop(self, name: str, value: str) -> None:
         self.properties[name] = value
 
-    def log(self, tag: str, message: str, priority: str = "I", pid: int = 0) -> None:
-        """A line in logcat's ring buffer (`logcat -d` prints it in threadtime format)."""
+    def log(self, tag: str, message: str, priority: str = "I", pid: int = 0, buffer: str = "main") -> None:
+        """A line in logcat's ring buffer (`logcat -d` prints it in threadtime format); with buffer
+        "crash" it is in the crash buffer too (`logcat -b crash`)."""
         now = time.time()
         stamp = time.strftime("%m-%d %H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
+        line = f"{stamp} {pid or ADBD_PID:5} {pid or ADBD_PID:5} {priority} {tag}: {message}"
         with self._log_lock:
-            self._log.append(f"{stamp} {pid or ADBD_PID:5} {pid or ADBD_PID:5} {priority} {tag}: {message}")
+            self._log.append(line)
+            if buffer == "crash":
+                self._crash_log.append(line)
             self.log_count += 1
         for listener in list(self.log_listeners):
             listener()
@@ -367,6 +381,22 @@ class VirtualDevice:
     def log_lines(self) -> list[str]:
         with self._log_lock:
             return list(self._log)
+
+    def crash_lines(self) -> list[str]:
+        """The crash buffer's lines (`logcat -b crash`)."""
+        with self._log_lock:
+            return list(self._crash_log)
+
+    def log_uncaught(self, pid: int, process_name: str | None, throwable: str, thread: str = "main") -> None:
+        """What RuntimeInit.logUncaught (frameworks/base/core/java/com/android/internal/os/
+        RuntimeInit.java) logs for an uncaught exception: "FATAL EXCEPTION: <thread>", then
+        "Process: <name>, PID: <pid>" (the name only when ActivityThread has one: an app, not an
+        app_process tool), then the throwable's stack (`throwable`: Log.getStackTraceString's text),
+        through Clog_e into the crash buffer, tag AndroidRuntime, priority E; Log.printlns writes
+        one entry per line, so logcat prints one header per line."""
+        head = f"FATAL EXCEPTION: {thread}\n" + (f"Process: {process_name}, " if process_name else "") + f"PID: {pid}"
+        for line in f"{head}\n{throwable}".rstrip("\n").split("\n"):
+            self.log("AndroidRuntime", line, "E", pid, buffer="crash")
 
     def log_since(self, count: int) -> tuple[list[str], int]:
         """The lines logged after the first `count` (those still in the buffer), and the new count."""
@@ -377,6 +407,7 @@ class VirtualDevice:
     def clear_log(self) -> None:
         with self._log_lock:
             self._log.clear()
+            self._crash_log.clear()
 
     # --- the seam ---------------------------------------------------------------------------------------
 

@@ -181,6 +181,15 @@ class Display:
         if events is None:
             return
         self._publish(events)  # outside the lock: listeners take the device's lock
+        self._deliver(x, y, pressed)
+
+    def inject(self, x: int, y: int, pressed: bool) -> None:
+        """A touch injected through InputManager.injectInputEvent (`adb shell input`:
+        InputShellCommand): InputDispatcher delivers it to the windows, and it never passes through
+        the kernel's input devices, so getevent shows nothing of it."""
+        self._deliver(x, y, pressed)
+
+    def _deliver(self, x: int, y: int, pressed: bool) -> None:
         if self.content is not None and hasattr(self.content, "touch"):
             self.content.touch(x, y, pressed)
         for listener in list(self._touch_listeners):

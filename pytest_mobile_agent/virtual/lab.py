@@ -360,13 +360,14 @@ class VirtualLab:
     def start_controller(self, serial: str, port: int = 0) -> int:
         """The device's controller double (console `grpc <port>`): started on `port` when free,
         else on a free one; an already running one is kept. Its port."""
-        from pytest_mobile_agent.virtual.controller import ControllerDouble
+        from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
 
         with self._lock:
             running = self._controllers.get(serial)
             if running is None:
-                running = ControllerDouble(self.device(serial).display, serial=serial, port=port or None,
-                                           discovery_dir=self.discovery_dir).start()
+                device = self.device(serial)
+                running = ControllerDouble(device.display, serial=serial, port=port or None,
+                                           avd=AvdConfig.of_device(device), discovery_dir=self.discovery_dir).start()
                 self._controllers[serial] = running
             return int(running.port)
 

@@ -96,7 +96,7 @@ def user_environment(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def pytest_in(venv: Path, project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return run([str(venv / "bin" / "pytest"), "-p", "no:cacheprovider", "-q", "-rA", "--app-apk", "app.apk", *args],
+    return run([str(venv / "bin" / "pytest"), "-p", "no:cacheprovider", "-q", "-rA", "--app-apk=app.apk", *args],
                cwd=project, env=env, timeout=300)
 
 

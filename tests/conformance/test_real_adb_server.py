@@ -122,10 +122,10 @@ def test_a_missing_serial_fails_with_the_servers_message(real_server):
         device.open_abstract("mobile-agent-it")
 
 
-def test_a_forward_for_a_missing_serial_fails(real_server):
-    with pytest.raises(errors.AdbFailure):
-        real_server.client.device("mobile-agent-no-such-serial").forward_tcp("tcp:1")
-    assert real_server.client.device("mobile-agent-no-such-serial").forwards() == []
+def test_a_forward_for_a_missing_serial_fails_before_any_host_serial_request(real_server):
+    for request in (lambda d: d.forward_tcp("tcp:1"), lambda d: d.forwards()):
+        with pytest.raises(errors.DeviceNotListed, match="mobile-agent-no-such-serial is not on the adb server"):
+            request(real_server.client.device("mobile-agent-no-such-serial"))
 
 
 def test_host_kill_stops_the_server(tmp_path):

@@ -1,9 +1,10 @@
-"""The files this host reads back are read bounded (issue 13, item 9): a FIFO, a symlink or a huge
-file at a record's, a lock holder's or a discovery file's path is no record, never a hang or a
-64 MiB read. Each read runs on a thread joined with a bound, so a hang fails instead of blocking."""
+"""What is at a record's, a lock holder's or a discovery file's path is read only when it is a
+small regular file (issue 13, item 9): a FIFO made `attach()` hang for ever in `open`, and a file of
+64 MiB was read whole (64 MiB of blanks before a valid record was taken for the record)."""
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Callable
@@ -12,87 +13,83 @@ from typing import Any
 
 import pytest
 
-from pytest_mobile_agent.agent import Records
+from pytest_mobile_agent.agent.records import Record, Records
 from pytest_mobile_agent.emulator import discovery
 from pytest_mobile_agent.lock import AutomationLock
-from pytest_mobile_agent.userfiles import MAX_READ_BYTES, read_small_file
+from pytest_mobile_agent.userfiles import SMALL_FILE_LIMIT, read_small_file
 
-HANG_BOUND_S = 5.0
+pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+
+RECORD = Record("emulator-5554", "mobile-agent-0.1.0-x", 4242, "0" * 32, "0.1.0", 1, "abc")
 
 
-def ends(call: Callable[[], Any]) -> Any:
-    result: list[Any] = []
-    worker = threading.Thread(target=lambda: result.append(call()), daemon=True)
+def finishes(call: Callable[[], Any], seconds: float = 10.0) -> Any:
+    """The call's result; a failure (not a hang of the suite) when it blocks past `seconds`."""
+    box: list[Any] = []
+    worker = threading.Thread(target=lambda: box.append(call()), daemon=True)
     worker.start()
-    worker.join(HANG_BOUND_S)
-    if worker.is_alive():
-        # unblock the reader (open of a FIFO waits for a writer) so the thread ends
-        pytest.fail(f"the read did not end within {HANG_BOUND_S} s")
-    return result[0]
+    worker.join(seconds)
+    assert not worker.is_alive(), "the read blocked"
+    return box[0]
 
 
-@pytest.fixture
-def unblock_fifos(tmp_path: Path):
-    fifos: list[Path] = []
-    yield fifos
-    for fifo in fifos:  # a reader still blocked in open() gets its writer and ends
-        try:
-            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-            os.close(fd)
-        except OSError:
-            pass
+def blank_padded(path: Path, payload: bytes, size: int) -> None:
+    """`size` bytes in all: blanks, then the payload, so the whole file is valid JSON."""
+    blanks = size - len(payload)
+    with path.open("wb") as out:
+        for start in range(0, blanks, 1 << 20):
+            out.write(b" " * min(1 << 20, blanks - start))
+        out.write(payload)
 
 
-def test_a_fifo_at_the_records_path_is_no_record(tmp_path: Path, unblock_fifos: list[Path]) -> None:
-    records = Records.in_dir(tmp_path)
-    path = records.path_for("emulator-5554")
-    os.mkfifo(path)
-    unblock_fifos.append(path)
-    assert ends(lambda: records.get("emulator-5554")) is None
+def test_a_fifo_at_the_records_path_is_no_record_and_does_not_block(tmp_path: Path) -> None:
+    records = Records.in_dir(tmp_path, server="127.0.0.1:5037")
+    os.mkfifo(records.path_for("emulator-5554"))
+    assert finishes(lambda: records.get("emulator-5554")) is None
 
 
-def test_a_huge_records_file_is_not_read_whole(tmp_path: Path) -> None:
-    records = Records.in_dir(tmp_path)
-    path = records.path_for("emulator-5554")
-    with open(path, "wb") as big:
-        big.truncate(64 << 20)  # sparse: 64 MiB without writing them
-    assert ends(lambda: records.get("emulator-5554")) is None
+def test_a_64_mib_record_is_refused_unread(tmp_path: Path) -> None:
+    records = Records.in_dir(tmp_path, server="127.0.0.1:5037")
+    blank_padded(records.path_for("emulator-5554"), json.dumps(RECORD.to_json()).encode(), 64 << 20)
+    assert records.get("emulator-5554") is None
 
 
-def test_a_fifo_lock_holder_is_no_holder(tmp_path: Path, unblock_fifos: list[Path]) -> None:
-    lock = AutomationLock("emulator-5554", tmp_path / "locks")
-    os.mkfifo(lock.holder_path)
-    unblock_fifos.append(lock.holder_path)
-    assert ends(lock.holder) is None
+def test_a_small_record_is_still_read(tmp_path: Path) -> None:
+    records = Records.in_dir(tmp_path, server="127.0.0.1:5037")
+    records.put(RECORD)
+    assert records.get("emulator-5554") == RECORD
 
 
 def test_a_symlinked_record_is_not_followed(tmp_path: Path) -> None:
-    records = Records.in_dir(tmp_path / "records")
-    records.directory.mkdir()
-    elsewhere = tmp_path / "elsewhere.json"
-    elsewhere.write_text("{}")
+    records = Records.in_dir(tmp_path / "records", server="127.0.0.1:5037")
+    (tmp_path / "records").mkdir()
+    elsewhere = tmp_path / "planted.json"
+    elsewhere.write_text(json.dumps(RECORD.to_json()))
     records.path_for("emulator-5554").symlink_to(elsewhere)
-    with pytest.raises(OSError):
-        read_small_file(records.path_for("emulator-5554"))
+    assert records.get("emulator-5554") is None
 
 
-def test_the_shared_reader_refuses_past_its_cap_and_reads_below_it(tmp_path: Path) -> None:
-    small = tmp_path / "small"
-    small.write_bytes(b"x" * 100)
-    assert read_small_file(small) == b"x" * 100
-    big = tmp_path / "big"
-    big.write_bytes(b"x" * (MAX_READ_BYTES + 1))
-    with pytest.raises(OSError, match="larger than"):
-        read_small_file(big)
+def test_a_fifo_or_a_huge_file_as_the_lock_holder_is_no_holder(tmp_path: Path) -> None:
+    lock = AutomationLock("emulator-5554", directory=tmp_path)
+    os.mkfifo(lock.holder_path)
+    assert finishes(lock.holder) is None
+    lock.holder_path.unlink()
+    blank_padded(lock.holder_path, b'{"test": "planted"}', SMALL_FILE_LIMIT * 4)
+    assert lock.holder() is None
 
 
-def test_discovery_reads_through_the_shared_reader(tmp_path: Path, unblock_fifos: list[Path]) -> None:
-    fifo = tmp_path / "pid_1.ini"
+def test_a_fifo_as_a_discovery_file_is_ignored_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "pid_4242.ini"
     os.mkfifo(fifo)
-    unblock_fifos.append(fifo)
-    assert ends(lambda: discovery.read_file(fifo)) is None
-    link = tmp_path / "pid_2.ini"
-    good = tmp_path / "target.txt"
-    good.write_text("grpc.port=8554\n")
-    link.symlink_to(good)
-    assert discovery.read_file(link) is None
+    assert finishes(lambda: discovery.read_file(fifo)) is None
+
+
+@pytest.mark.parametrize(("size", "refused"), [(SMALL_FILE_LIMIT, False), (SMALL_FILE_LIMIT + 1, True)])
+def test_the_cap_is_exact(tmp_path: Path, size: int, refused: bool) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * size)
+    if refused:
+        with pytest.raises(OSError, match="more than the 65536 bytes"):
+            read_small_file(path)
+    else:
+        assert len(read_small_file(path)) == size

@@ -61,7 +61,8 @@ def messages(draw) -> dict:
 
 
 def _of(kind: str):
-    return {"integer": st.integers(-5, 2**40), "string": st.text(max_size=12), "boolean": st.booleans(),
+    return {"integer": st.integers(-5, 2**40), "number": st.one_of(st.integers(-5, 2**40), st.floats(allow_nan=False)),
+            "string": st.text(max_size=12), "boolean": st.booleans(),
             "object": st.dictionaries(st.text(max_size=6), json_values, max_size=3),
             "array": st.lists(st.one_of(st.integers(-2, 3), st.text(max_size=4)), max_size=3)}[kind]
 

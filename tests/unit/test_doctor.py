@@ -114,3 +114,21 @@ def test_a_served_virtual_device_named_by_its_serial_needs_no_jar_or_sdk(monkeyp
     assert by["agent jar"].result == doctor.OK, by["agent jar"]
     assert "stand-in" in by["agent jar"].detail
     assert by["deploy"].result == doctor.OK and by["snapshot"].result == doctor.OK
+
+
+def test_a_target_on_a_named_adb_server_is_examined_there(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from pytest_mobile_agent.virtual import VirtualLab
+
+    for name in ("ANDROID_HOME", "ANDROID_SDK_ROOT", "MOBILE_AGENT_JAR", "ANDROID_ADB_SERVER_PORT", "ADB_SERVER_SOCKET"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    lab = VirtualLab.start(count=1)  # not on the default server: only the tcp: item reaches it
+    try:
+        with doctor.target_of(f"tcp:127.0.0.1:{lab.adb_port}/{lab.serials[0]}", controller="off") as target:
+            assert (target.server.address, target.serial) == (f"127.0.0.1:{lab.adb_port}", lab.serials[0])
+            rows = doctor.Doctor(target).run()
+    finally:
+        lab.stop()
+    by = rows_by_check(rows)
+    assert by["deploy"].result == doctor.OK and by["snapshot"].result == doctor.OK

@@ -23,6 +23,8 @@ from .platform import Gate
 from .tree import Tree
 
 SWIPE_STEP_MS = 8
+GESTURE_MAX_MS = 60_000  # core/Agent.java: hold_ms, duration_ms and rest_ms within 0..60,000
+KEY_CODE_MAX = 10_000  # core/Agent.java: a key code within 0..10,000
 
 
 class Injector:
@@ -80,7 +82,7 @@ class Gestures:
 
     def tap(self, params: dict[str, Any], deadline: float) -> dict[str, Any]:
         x, y = int_param(params, "x"), int_param(params, "y")
-        hold = int_param(params, "hold_ms", minimum=0, default=0)
+        hold = int_param(params, "hold_ms", maximum=GESTURE_MAX_MS, default=0)
         if time.monotonic() + hold / 1000.0 > deadline:
             raise RequestError("deadline_exceeded", f"a {hold} ms press does not fit the deadline", retryable=True)
         with self.injector.injecting():
@@ -95,8 +97,8 @@ class Gestures:
     def swipe(self, params: dict[str, Any], deadline: float) -> dict[str, Any]:
         x1, y1 = int_param(params, "x1"), int_param(params, "y1")
         x2, y2 = int_param(params, "x2"), int_param(params, "y2")
-        duration = int_param(params, "duration_ms", minimum=0, default=300)
-        rest = int_param(params, "rest_ms", minimum=0, default=0)
+        duration = int_param(params, "duration_ms", maximum=GESTURE_MAX_MS, default=300)
+        rest = int_param(params, "rest_ms", maximum=GESTURE_MAX_MS, default=0)
         if time.monotonic() + (duration + rest) / 1000.0 > deadline:
             raise RequestError("deadline_exceeded", f"a {duration + rest} ms swipe does not fit the deadline",
                                retryable=True)
@@ -126,8 +128,8 @@ class Gestures:
         return {"accepted": True, "moves": moves}
 
     def key(self, params: dict[str, Any], deadline: float) -> dict[str, Any]:
-        code = int_param(params, "code", minimum=0)
-        meta = int_param(params, "meta", minimum=0, default=0)
+        code = int_param(params, "code", maximum=KEY_CODE_MAX)
+        meta = int_param(params, "meta", default=0)
         with self.injector.injecting():
             accepted = self.injector.key(code, meta)
             self.injector.own_input()

@@ -18,9 +18,7 @@ def screenshot(ui: UiModel, platform: Platform, params: dict[str, Any]) -> dict[
     fmt = params.get("format", "png")
     if fmt not in ("png", "jpeg"):
         raise RequestError("invalid_params", f"unknown screenshot format {fmt!r}")
-    quality = int_param(params, "quality", minimum=1, default=80)
-    if quality > 100:
-        raise RequestError("invalid_params", "quality must be 1..100")
+    quality = int_param(params, "quality", minimum=1, maximum=100, default=80)
     try:
         image = ui.render()
         buffer = io.BytesIO()

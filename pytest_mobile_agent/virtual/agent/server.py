@@ -31,6 +31,7 @@ from .platform import Platform
 from .screenshot import screenshot
 from .text import TextEntry
 from .tree import Tree, serialize
+from .workers import BUSY_MESSAGE, Workers
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -189,6 +190,7 @@ class AgentCore:
         self.gestures = Gestures(injector)
         self.text_entry = TextEntry(injector)
         self._on_stop: list[Callable[[], None]] = []
+        self.workers = Workers(f"agent-req:{identity.pid}")
         self.ui.add_listener(self._on_change)
         self._pump = threading.Thread(target=self._pump_loop, name=f"agent-events:{identity.pid}", daemon=True)
         self._pump.start()
@@ -220,6 +222,7 @@ class AgentCore:
             current, self.current = self.current, None
             callbacks, self._on_stop = self._on_stop, []
         self.ui.remove_listener(self._on_change)
+        self.workers.stop()
         if current is not None:
             current.close(reason)
         for callback in callbacks:
@@ -307,14 +310,28 @@ class AgentCore:
                 return
             kind = message["type"]
             if kind == "request":
-                read_at = time.monotonic()
-                threading.Thread(target=self._answer, args=(conn, message, read_at), daemon=True,
-                                 name=f"agent-req:{message['id']}").start()
+                self._dispatch(conn, message, time.monotonic())
             elif kind == "ping":
                 conn.send({"type": "pong", "nonce": message["nonce"]})
             elif kind in ("auth", "welcome", "refuse", "hello"):
                 raise errors.ProtocolError(f"a {kind} frame after the handshake")
             # pong and kinds this protocol does not know are ignored (forward compatibility)
+
+    def _dispatch(self, conn: Connection, message: dict[str, Any], read_at: float) -> None:
+        """`shutdown` on the reader, as the Java agent's server/Connection.java serves it; any other
+        method on a worker, or `busy` at once when all 8 are taken (virtual/agent/workers.py). A
+        `deadline_ms` that is no integer in 0..2^63-1 is `invalid_params`, answered at once."""
+        problem = wire.deadline_problem(message["deadline_ms"])
+        if problem is not None:
+            conn.send({"type": "response", "id": message["id"],
+                       "error": {"code": "invalid_params", "message": problem, "retryable": False}})
+            return
+        if message["method"] == "shutdown":
+            self._answer(conn, message, read_at)
+            return
+        if not self.workers.offer(lambda: self._answer(conn, message, read_at)):
+            conn.send({"type": "response", "id": message["id"],
+                       "error": {"code": "busy", "message": BUSY_MESSAGE, "retryable": True}})
 
     def _answer(self, conn: Connection, message: dict[str, Any], read_at: float) -> None:
         request_id = message["id"]
@@ -326,8 +343,6 @@ class AgentCore:
             handler = self._methods().get(method)
             if handler is None:
                 raise RequestError("unknown_method", f"unknown method {method!r}")
-            if message["deadline_ms"] < 0:
-                raise RequestError("invalid_params", "deadline_ms must be at least 0")
             params = message["params"]
             result, after = handler(params, deadline, conn)
             if time.monotonic() > deadline:

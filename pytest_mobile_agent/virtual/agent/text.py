@@ -11,7 +11,7 @@ from pytest_mobile_agent.virtual.ui import KEY_MAP
 from pytest_mobile_agent.virtual.ui.clipboard import SHELL_PACKAGE, Clip, ClipRefused
 
 from .input import Injector
-from .params import RequestError, is_int
+from .params import JAVA_INT_MAX, RequestError, is_int
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -31,7 +31,7 @@ class TextEntry:
         if method not in METHODS:
             raise RequestError("invalid_params", f"unknown text method {method!r}")
         node_id = params.get("node")
-        if node_id is not None and not is_int(node_id):
+        if node_id is not None and not (is_int(node_id) and 1 <= node_id <= JAVA_INT_MAX):
             raise RequestError("invalid_params", "node must be a node id or null")
         with self.injector.injecting(), self.ui.lock:
             node = self._target(node_id)

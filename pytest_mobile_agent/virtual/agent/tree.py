@@ -20,7 +20,7 @@ from pytest_mobile_agent.virtual.ui.changes import Change, NodesChanged
 from pytest_mobile_agent.virtual.ui.node import TornDown, TreeRead
 
 from .idle import IdleTracker
-from .params import RequestError, int_param, is_int
+from .params import RequestError, int_list, int_param
 from .platform import Gate
 
 #: after its own input the agent re-reads event-less windows on every snapshot for this long,
@@ -36,6 +36,8 @@ SYSTEM_OWNERS = frozenset({
 })
 SYSTEM_UI = "com.android.systemui"
 
+IDLE_MAX_MS = 600_000  # core/Agent.java: idle_timeout_ms and idle_quiet_ms within 0..600,000
+SNAPSHOT_INT_DEFAULTS = {"idle_timeout_ms": 0, "idle_quiet_ms": 200, "max_nodes": 5000, "max_depth": 80}
 SNAPSHOT_DEFAULTS = {"idle_timeout_ms": 0, "idle_quiet_ms": 200, "evict": [], "evict_event_less": False,
                      "max_nodes": 5000, "max_depth": 80}
 
@@ -59,10 +61,13 @@ class Tree:
     @staticmethod
     def snapshot_params(params: dict[str, Any]) -> dict[str, Any]:
         p = {**SNAPSHOT_DEFAULTS, **params}
-        for key in ("idle_timeout_ms", "idle_quiet_ms", "max_nodes", "max_depth"):
-            int_param(p, key, minimum=0)
-        if not isinstance(p["evict"], list) or not all(is_int(v) for v in p["evict"]):
-            raise RequestError("invalid_params", "evict must be a list of window ids")
+        for key in ("idle_timeout_ms", "idle_quiet_ms"):
+            int_param(p, key, maximum=IDLE_MAX_MS, default=SNAPSHOT_INT_DEFAULTS[key])
+        for key in ("max_nodes", "max_depth"):
+            int_param(p, key, default=SNAPSHOT_INT_DEFAULTS[key])
+        p["evict"] = int_list(p, "evict", "window ids", required=False)
+        if p["evict_event_less"] is None:
+            p["evict_event_less"] = False  # null is the default, as in core/Params.bool
         if not isinstance(p["evict_event_less"], bool):
             raise RequestError("invalid_params", "evict_event_less must be a boolean")
         return p
@@ -167,9 +172,7 @@ class Tree:
     # --- bounds ---------------------------------------------------------------------------------
 
     def bounds(self, params: dict[str, Any]) -> dict[str, Any]:
-        ids = params.get("ids")
-        if not isinstance(ids, list) or not all(is_int(v) for v in ids):
-            raise RequestError("invalid_params", "ids must be a list of node ids")
+        ids = int_list(params, "ids", "node ids", required=True)
         wanted = set(ids)
         found: dict[int, list[int]] = {}
         with self.ui.lock:

@@ -4,8 +4,9 @@
 * `wm density [N|reset]` ("Physical density: 420", then "Override density: N" when set),
   `wm size [WxH|reset]` ("Physical size: 1080x2400").
 * `am start [-W] [-S] [-a ACTION] [-d URI] [-n] PKG/ACT [--es K V] [--ei K N] [--ez K B]` prints
-  `Starting: Intent { cmp=PKG/.ACT (has extras) }`, with -W the `Status/LaunchState/Activity/
-  TotalTime/WaitTime/Complete` block; `am force-stop PKG`; `cmd activity|package|window ...` are
+  `Stopping: PKG` with -S, then `Starting: Intent { cmp=PKG/.ACT (has extras) }`, with -W the `Status/LaunchState/Activity/
+  TotalTime/WaitTime/Complete` block; `am force-stop PKG`; `am crash PKG|PID` (the app dies of a
+  shell-induced crash, its FATAL EXCEPTION in the crash buffer); `cmd activity|package|window ...` are
   the same as am, pm and wm.
 * `pm list packages [-3] [FILTER]` (`package:NAME` lines), `pm path PKG`; installing and managing
   apps (`pm install/uninstall/clear/grant`, `dumpsys package PKG`): programs/packages.py.
@@ -33,7 +34,8 @@
   follows it until killed; `-b crash` gives AndroidRuntime's FATAL EXCEPTION lines (nothing at all
   when no app died, as an empty crash buffer prints).
 * `input tap X Y`, `input swipe X1 Y1 X2 Y2 [MS]`, `input keyevent K`, `input text T` drive the
-  display (touches publish getevent lines and reach the UI model; keys and text go to the content
+  display (touches are injected as InputManager.injectInputEvent injects them: they reach the UI
+  model and no input device, so getevent shows none of them; keys and text go to the content
   provider's `key(code)` / `text(s)` when it has them; HOME, 3, brings the launcher to the front).
 * `dumpsys window` (mCurrentFocus, mFocusedApp), `dumpsys activity activities` (mResumedActivity), `settings get|put|list NAMESPACE [KEY [VALUE]]`.
 """
@@ -183,6 +185,15 @@ def install(device: VirtualDevice) -> None:
             for package in packages:
                 device.activity.force_stop(package, proc.pid)
             return 0
+        if command == "crash":  # ActivityManagerShellCommand.runCrash: PKG or PID, silent on success
+            targets = [a for a in args if not a.startswith("-")]
+            if not targets:
+                # ShellCommand.getNextArgRequired throws; ShellCommand.exec prints it and returns -1
+                proc.stderr.write("\nException occurred while executing 'crash':\n"
+                                  "java.lang.IllegalArgumentException: Argument expected after \"crash\"\n")
+                return 255
+            device.activity.crash(targets[-1])
+            return 0
         if command == "get-current-user":
             proc.stdout.write("0\n")
             return 0
@@ -232,10 +243,12 @@ def install(device: VirtualDevice) -> None:
             proc.stderr.write("Error: Activity not started, unable to resolve Intent { " + " ".join(parts) + " }\n")
             return 1
         description = " ".join(parts) + (" (has extras)" if extras else "")
+        if stop_first:  # runStartActivity: -S force-stops the component's package first, and says so
+            proc.stdout.write(f"Stopping: {component.split('/', 1)[0]}\n")
         proc.stdout.write(f"Starting: Intent {{ {description} }}\n")
         result = device.activity.start(component, extras, stop_first=stop_first, wait=wait)
-        if not result.ok:
-            proc.stderr.write(result.error + "\n")
+        if not result.ok:  # runStartActivity: `out = mWaitOption ? pw : getErrPrintWriter()`, then return 1
+            (proc.stdout if wait else proc.stderr).write(result.error + "\n")
             return 1
         if wait:
             proc.stdout.write(
@@ -350,9 +363,7 @@ def install(device: VirtualDevice) -> None:
             message = already_registered_message()
             stack = UIAUTOMATOR_STACK.format(command=command, line=45 if command == "EventsCommand" else 78)
             proc.stderr.write(message + "\n" + stack)
-            device.log("AndroidRuntime", "FATAL EXCEPTION: main", "E", proc.pid)
-            device.log("AndroidRuntime", f"PID: {proc.pid}", "E", proc.pid)
-            device.log("AndroidRuntime", message, "E", proc.pid)
+            device.log_uncaught(proc.pid, None, message + "\n" + stack)  # a tool: no process name
             device.processes.terminate(proc, pm.SIGKILL)
             raise pm.Terminated(pm.SIGKILL)
         if args[0] == "dump":
@@ -546,7 +557,7 @@ def install(device: VirtualDevice) -> None:
         lines, seen = device.log_since(0)
         buffer = args[args.index("-b") + 1] if "-b" in args[:-1] else "main"
         if buffer == "crash":  # RuntimeInit logs an app's death (AndroidRuntime's FATAL EXCEPTION) to the crash buffer
-            lines = [line for line in lines if " E AndroidRuntime: " in line]
+            lines = device.crash_lines()
         if "-t" in args[:-1]:  # -t N: the last N lines; -t 'MM-DD HH:MM:SS.mmm': the lines since then
             since = args[args.index("-t") + 1]
             lines = lines[-int(since):] if is_decimal(since) else [line for line in lines if line[:18] >= since]
@@ -573,18 +584,18 @@ def install(device: VirtualDevice) -> None:
         try:
             if len(args) == 3 and args[0] == "tap":
                 x, y = int(float(args[1])), int(float(args[2]))
-                display.touch(x, y, True)
-                display.touch(x, y, False)
+                display.inject(x, y, True)
+                display.inject(x, y, False)
                 return 0
             if len(args) in (5, 6) and args[0] == "swipe":
                 x1, y1, x2, y2 = (int(float(a)) for a in args[1:5])
                 duration = int(args[5]) / 1000 if len(args) == 6 else 0.3
                 steps = max(1, int(duration / 0.008))
-                display.touch(x1, y1, True)
+                display.inject(x1, y1, True)
                 for step in range(1, steps + 1):
                     proc.sleep(duration / steps)
-                    display.touch(x1 + (x2 - x1) * step // steps, y1 + (y2 - y1) * step // steps, True)
-                display.touch(x2, y2, False)
+                    display.inject(x1 + (x2 - x1) * step // steps, y1 + (y2 - y1) * step // steps, True)
+                display.inject(x2, y2, False)
                 return 0
             if len(args) == 2 and args[0] == "keyevent" and args[1] in ("3", "KEYCODE_HOME") \
                     and getattr(display.content, "key", None) is None:

@@ -30,25 +30,31 @@ def lp(text: str) -> bytes:
     return b"%04x" % len(text.encode()) + text.encode()
 
 
+def listed(peer: Peer) -> None:
+    """The server's listing, which a Device reads once before its first host-serial: request."""
+    peer.expect("host:devices-l")
+    peer.send(b"OKAY" + lp(f"{SERIAL}          device product:sdk model:sdk device:emu64 transport_id:1\n"))
+
+
 def test_forward_reads_both_statuses(scripted):
-    server = scripted(*host_serial("forward:tcp:6000;localabstract:mobile-agent", b"OKAY", b"OKAY"))
+    server = scripted(listed, host_serial("forward:tcp:6000;localabstract:mobile-agent", b"OKAY", b"OKAY"))
     assert client(server).device(SERIAL).forward("tcp:6000", "localabstract:mobile-agent") is None
     assert server.requests() == ["host:devices-l", f"host-serial:{SERIAL}:forward:tcp:6000;localabstract:mobile-agent"]
 
 
 def test_forward_tcp_0_returns_the_port_the_server_bound(scripted):
-    server = scripted(*host_serial("forward:tcp:0;localabstract:x", b"OKAY", b"OKAY", lp("41237")))
+    server = scripted(listed, host_serial("forward:tcp:0;localabstract:x", b"OKAY", b"OKAY", lp("41237")))
     assert client(server).device(SERIAL).forward_tcp("localabstract:x") == 41237
 
 
 def test_forward_tcp_with_a_given_port_returns_it(scripted):
-    server = scripted(*host_serial("forward:norebind:tcp:7001;tcp:7001", b"OKAY", b"OKAY"))
+    server = scripted(listed, host_serial("forward:norebind:tcp:7001;tcp:7001", b"OKAY", b"OKAY"))
     assert client(server).device(SERIAL).forward("tcp:7001", "tcp:7001", norebind=True) is None
 
 
 def test_a_refused_forward_keeps_the_servers_message(scripted):
     message = "cannot bind listener: Address already in use"
-    server = scripted(*host_serial("forward:tcp:6000;tcp:6000", b"FAIL" + lp(message)))
+    server = scripted(listed, host_serial("forward:tcp:6000;tcp:6000", b"FAIL" + lp(message)))
     with pytest.raises(errors.AdbFailure) as info:
         client(server).device(SERIAL).forward("tcp:6000", "tcp:6000")
     assert info.value.reason == message
@@ -56,13 +62,13 @@ def test_a_refused_forward_keeps_the_servers_message(scripted):
 
 def test_a_forward_refused_at_its_second_status_keeps_the_message(scripted):
     message = "cannot rebind existing socket"
-    server = scripted(*host_serial("forward:norebind:tcp:1;tcp:1", b"OKAY", b"FAIL" + lp(message)))
+    server = scripted(listed, host_serial("forward:norebind:tcp:1;tcp:1", b"OKAY", b"FAIL" + lp(message)))
     with pytest.raises(errors.AdbFailure, match=message):
         client(server).device(SERIAL).forward("tcp:1", "tcp:1", norebind=True)
 
 
 def test_a_garbage_bound_port_is_a_protocol_error(scripted):
-    server = scripted(*host_serial("forward:tcp:0;tcp:1", b"OKAY", b"OKAY", lp("port?")))
+    server = scripted(listed, host_serial("forward:tcp:0;tcp:1", b"OKAY", b"OKAY", lp("port?")))
     with pytest.raises(errors.ProtocolError, match="bound port"):
         client(server).device(SERIAL).forward_tcp("tcp:1")
 
@@ -70,8 +76,9 @@ def test_a_garbage_bound_port_is_a_protocol_error(scripted):
 def test_remove_forward_and_list_forwards(scripted):
     listing = f"{SERIAL} tcp:6000 localabstract:a\nemulator-5556 tcp:6001 tcp:80\n{SERIAL} tcp:6002 tcp:8080\n"
     server = scripted(
-        *host_serial("killforward:tcp:6000", b"OKAY", b"OKAY"),
-        *host_serial("list-forward", b"OKAY", lp(listing)),
+        listed,
+        host_serial("killforward:tcp:6000", b"OKAY", b"OKAY"),
+        host_serial("list-forward", b"OKAY", lp(listing)),
     )
     device = client(server).device(SERIAL)
     device.remove_forward("tcp:6000")
@@ -83,13 +90,13 @@ def test_remove_forward_and_list_forwards(scripted):
 
 def test_removing_a_missing_forward_keeps_the_servers_message(scripted):
     message = "listener 'tcp:6000' not found"
-    server = scripted(*host_serial("killforward:tcp:6000", b"FAIL" + lp(message)))
+    server = scripted(listed, host_serial("killforward:tcp:6000", b"FAIL" + lp(message)))
     with pytest.raises(errors.AdbFailure, match=message):
         client(server).device(SERIAL).remove_forward("tcp:6000")
 
 
 def test_a_garbled_forward_listing_is_a_protocol_error(scripted):
-    server = scripted(*host_serial("list-forward", b"OKAY", lp("just-two fields\n")))
+    server = scripted(listed, host_serial("list-forward", b"OKAY", lp("just-two fields\n")))
     with pytest.raises(errors.ProtocolError, match="serial, local and remote"):
         client(server).device(SERIAL).forwards()
 

@@ -55,4 +55,5 @@ def token_mode(console: int = 5554, grpc_port: int = 8554, token: str = "t" * 64
         "grpc_port": str(grpc_port),
         "grpc_token": token,
         "avd_name": "Pixel 7 API 36",
+        "avd_id": "Pixel_7_API_36",
     }

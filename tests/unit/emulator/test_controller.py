@@ -143,7 +143,7 @@ def test_a_closed_port_is_unavailable_with_the_fallback_warning() -> None:
     warning = caught.value.warning()
     assert warning.startswith(
         f"emulator control endpoint unavailable for emulator-5554 (connecting to http://127.0.0.1:{port}: "
-        "tcp connect error: Connection refused (os error"
+        "transport error: tcp connect error: Connection refused (os error"
     )
     assert warning.endswith(
         "): taps and frames fall back to the agent. Start the emulator with `-grpc 8554 -grpc-use-token` "

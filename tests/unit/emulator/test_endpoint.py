@@ -48,8 +48,10 @@ def test_a_discovery_file_with_a_grpc_port_resolves_to_an_endpoint(write_discove
     path = write_discovery(**token_mode(console=5556, grpc_port=8556, token="k" * 64))
     endpoint = resolve("emulator-5556")
     assert endpoint == Endpoint(
-        host="127.0.0.1", port=8556, token="k" * 64, console_port=5556, discovery_file=path, serial="emulator-5556"
+        host="127.0.0.1", port=8556, token="k" * 64, console_port=5556, discovery_file=path, serial="emulator-5556",
+        avd_name="Pixel 7 API 36", avd_id="Pixel_7_API_36",
     )
+    assert endpoint.avd_names == ("Pixel_7_API_36", "Pixel 7 API 36")  # what ro.boot.qemu.avd_name is compared with
     assert endpoint.url == "http://127.0.0.1:8556"
     assert "k" * 64 not in repr(endpoint) and "k" * 64 not in str(endpoint)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from session.fakes import node  # the agent's NODE as docs/protocol.md gives it
 
+from pytest_mobile_agent.mirror.replica import Replica, View
 from pytest_mobile_agent.session import backends as b
 from pytest_mobile_agent.session.tree import parse_snapshot
 
@@ -35,6 +36,17 @@ def window(id: int, nodes: list[dict[str, Any]], *, events: bool = False, type: 
     return {"id": id, "type": type, "title": title, "package": package, "layer": 1, "focused": True,
             "active": True, "bounds": [0, 0, 1080, 2400], "sends_change_events": events, "owner": None,
             "modal": False, "node_count": len(nodes), "nodes": nodes}
+
+
+def view_of(*windows: dict[str, Any]) -> View:
+    """The replica's view of a snapshot of these windows (top-most first)."""
+    raw = {"windows": list(windows), "node_count": sum(len(w["nodes"]) for w in windows), "truncated": False,
+           "idle": {"waited_ms": 0, "idle": True}, "seq": 0,
+           "display": {"width": 1080, "height": 2400, "density": 420, "rotation": 0}}
+    replica = Replica()
+    replica.apply(parse_snapshot(raw, scale=SCALE, reason=b.ReadReason.POLL, read_at=0.0))
+    assert replica.view is not None
+    return replica.view
 
 
 def login_screen(first: int = 1, welcome: bool = False) -> dict[str, Any]:
@@ -170,12 +182,13 @@ class FakeInput:
         self.calls: list[tuple[Any, ...]] = []
         self.on_input: Callable[[tuple[Any, ...]], None] | None = None
         self.accepted = True
+        self.path = "agent"  # "controller": the gesture went through the emulator's controller
 
     def _record(self, *call: Any) -> b.Ack:
         self.calls.append(call)
         if self.on_input is not None:
             self.on_input(call)
-        return b.Ack(accepted=self.accepted, path="agent", method="direct" if call[0] == "text" else None)
+        return b.Ack(accepted=self.accepted, path=self.path, method="direct" if call[0] == "text" else None)
 
     def tap(self, x: float, y: float) -> b.Ack:
         return self._record("tap", x, y)

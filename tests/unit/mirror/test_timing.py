@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from pytest_mobile_agent.errors import Timeout, WaitTimeout
-from pytest_mobile_agent.mirror.mirror import FRAME_QUIET, READ_GRACE
+from pytest_mobile_agent.mirror.mirror import FRAME_QUIET, READ_GRACE, SCROLL_QUIET
 from pytest_mobile_agent.session import backends as b
 from pytest_mobile_agent.session.backends import ReadReason
 
-from .fakes import Rig, login_screen
+from .fakes import Rig, list_screen, login_screen
 
 R = ReadReason
 EVICTING = (R.POLL, R.FRAME)
@@ -134,3 +134,64 @@ def test_events_the_stream_left_out_make_the_mirror_read_everything_again() -> N
     rig.events.put(b.EventsLost(count=501, at=rig.clock.now))
     rig.mirror.snapshot()
     assert rig.reasons == [R.ATTACH, R.RESYNC]
+
+
+def _controller_swipe(rig: Rig, motion_after_lift: float) -> tuple[float, float]:
+    """A resting swipe through the controller (0.3 s of moves, 60 ms at rest), the list moving in
+    the frames from its touch-down until `motion_after_lift` past the lift. Returns the lift's time
+    and the last frame change's."""
+    rig.input.path = "controller"
+    t0 = rig.clock.now
+    lifted = t0 + 0.36
+    last = animate(rig, 0.36 + motion_after_lift, every=0.016, start=t0)
+
+    def gesture(call: tuple[object, ...]) -> None:
+        rig.clock.now = lifted  # the gesture's moves take their time
+        rig.tree.screen = list_screen(3)
+
+    rig.input.on_input = gesture
+    rig.mirror.swipe(540, 1800, 540, 600, 0.3, resting=True)
+    return lifted, last
+
+
+@pytest.mark.parametrize("motion_after_lift", [0.0, 0.15])
+def test_after_a_controller_swipe_the_screen_is_read_once_when_the_frames_went_still(motion_after_lift: float) -> None:
+    """Issue 16 item 7: after a controller gesture the mirror read at once with the agent's idle
+    wait (an ACTION read, on a real emulator after the tree's fixed 200 ms for foreign input), and
+    again once the frames went still: two cold Compose reads, 1.9 s a swipe against 0.77 s through
+    the agent. Now one fresh read, FRAME_QUIET after the frames' last change, and the settle ends
+    its quiet after that change, not after the read that caught up with it."""
+    rig = Rig(list_screen(0), live_frames=True, can_probe=False)
+    rig.mirror.snapshot()
+    lifted, last_change = _controller_swipe(rig, motion_after_lift)
+    assert rig.mirror.settle(timeout=2.0, quiet=SCROLL_QUIET)
+    assert rig.reasons[1:] == [R.FRAME]  # fresh, evicting, no idle wait
+    assert rig.tree.read_times[-1] == pytest.approx(max(lifted, last_change) + FRAME_QUIET)
+    assert rig.clock.now == pytest.approx(max(lifted, last_change) + SCROLL_QUIET, abs=0.02)
+    assert rig.mirror.find(text="Item 3").exists and rig.reasons[1:] == [R.FRAME]
+
+
+def test_right_after_a_controller_swipe_a_query_waits_for_the_frames_to_go_still() -> None:
+    """The replica from before the swipe is never served as the screen after it."""
+    rig = Rig(list_screen(0), live_frames=True, can_probe=False)
+    rig.mirror.snapshot()
+    lifted, last_change = _controller_swipe(rig, 0.1)
+    assert rig.mirror.find(text="Item 3").exists
+    assert rig.reasons[1:] == [R.FRAME] and rig.tree.read_times[-1] == pytest.approx(last_change + FRAME_QUIET)
+
+
+def test_frames_that_never_go_still_after_a_controller_swipe_wait_no_longer_than_the_idle_bound() -> None:
+    rig = Rig(list_screen(0), live_frames=True, can_probe=False)
+    rig.mirror.snapshot()
+    lifted, _ = _controller_swipe(rig, 5.0)  # a spinner beside the list
+    assert rig.mirror.find(text="Item 3").exists
+    assert rig.reasons[1:] == [R.FRAME]
+    assert rig.tree.read_times[-1] - lifted <= 0.5 + 0.02  # the agent's idle bound (idle_timeout_ms)
+
+
+def test_without_live_frames_a_controller_swipe_is_read_with_the_idle_wait() -> None:
+    rig = Rig(list_screen(0), live_frames=False, can_probe=False)
+    rig.mirror.snapshot()
+    _controller_swipe(rig, 0.0)
+    assert rig.mirror.find(text="Item 3").exists
+    assert rig.reasons[1:] == [R.ACTION]

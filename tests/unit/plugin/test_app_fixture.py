@@ -54,14 +54,14 @@ def test_the_marker_clears_and_grants(app, device, android_target):
 def test_an_apk_is_installed_once_per_session_and_each_test_starts_it_fresh(pytester: pytest.Pytester) -> None:
     apk = write(pytester.path / "app-v2.apk", fixture_apk(2))
     pytester.makepyfile(SUITE.replace("@VERSION@", "2").replace("@INSTALLS@", "2"))
-    result = pytester.runpytest_subprocess(*ISOLATED, "--app-apk", str(apk))
+    result = pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}")
     result.assert_outcomes(passed=3)
 
 
 def test_the_same_version_and_bytes_already_installed_are_not_installed_again(pytester: pytest.Pytester) -> None:
     apk = write(pytester.path / "app.apk", fixture_apk())  # byte for byte what the virtual device has
     pytester.makepyfile(SUITE.replace("@VERSION@", "1").replace("@INSTALLS@", "1"))  # the one install is the device's own
-    result = pytester.runpytest_subprocess(*ISOLATED, "--app-apk", str(apk))
+    result = pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}")
     result.assert_outcomes(passed=3)
 
 
@@ -74,7 +74,7 @@ def test_an_app_without_a_ui_model_starts_its_launchable_activity(pytester: pyte
             assert screen.wait_for(text="Notes", timeout=10)
             app.start(activity=".SettingsActivity")
     """)
-    pytester.runpytest_subprocess(*ISOLATED, "--app-apk", str(apk)).assert_outcomes(passed=1)
+    pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}").assert_outcomes(passed=1)
 
 
 def test_an_installed_package_is_named_with_app_package(pytester: pytest.Pytester) -> None:
@@ -90,13 +90,13 @@ def test_without_an_app_named_the_fixture_says_which_option(pytester: pytest.Pyt
     pytester.makepyfile("def test_x(app):\n    pass\n")
     result = pytester.runpytest_subprocess(*ISOLATED)
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*the app fixture needs the app under test: --app-apk PATH*--app-package NAME*"])
+    result.stdout.fnmatch_lines(["*the app fixture needs the app under test: --app-apk=PATH*--app-package NAME*"])
 
 
 def test_a_refused_apk_fails_the_test_with_the_package_managers_code(pytester: pytest.Pytester) -> None:
     apk = write(pytester.path / "unsigned.apk", other_apk(signed=False))
     pytester.makepyfile("def test_x(app):\n    pass\n")
-    result = pytester.runpytest_subprocess(*ISOLATED, "--app-apk", str(apk))
+    result = pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*cannot be installed*INSTALL_PARSE_FAILED_NO_CERTIFICATES*"])
 
@@ -110,7 +110,7 @@ def test_a_failing_test_carries_the_crash_buffer(pytester: pytest.Pytester) -> N
             device.shell("uiautomator events")
             assert False, "the app crashed"
     """)
-    result = pytester.runpytest_subprocess(*ISOLATED, "--app-apk", str(apk))
+    result = pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*- mobile-agent crash -*", "*beginning of crash*", "*AndroidRuntime: FATAL EXCEPTION*"])
     artifacts = next((pytester.path / ".pytest_cache" / "d" / "mobile-agent" / "artifacts").iterdir())
@@ -164,4 +164,4 @@ def test_readmes_testing_your_app_suite_passes_as_written(pytester: pytest.Pytes
     pytester.makeconftest(conftest)
     pytester.makepyfile(test_app=suite)
     apk = write(pytester.path / "app.apk", fixture_apk(2))
-    pytester.runpytest_subprocess(*ISOLATED, "--app-apk", str(apk)).assert_outcomes(passed=2)
+    pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}").assert_outcomes(passed=2)

@@ -301,6 +301,68 @@ def test_a_session_fixture_prints_the_status_lines_at_the_end(pytester: pytest.P
     result.stdout.fnmatch_lines(["*mobile-agent status*", "emulator-5554: mobile-agent-android * over protocol 1, pid *", "input: agent (taps, long presses and swipes)"])
 
 
+def test_a_closed_controller_port_prints_the_seeds_status_line(pytester: pytest.Pytester) -> None:
+    """Issue 16 item 11: the seed's line, whole, with only the port and the OS's errno free."""
+    import errno
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    pytester.makepyfile("def test_x(session):\n    assert session.status()\n")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--emulator-controller",
+                                f"http://127.0.0.1:{port}")
+    result.assert_outcomes(passed=1)
+    assert (
+        "warning: emulator control endpoint unavailable for emulator-5554 (connecting to "
+        f"http://127.0.0.1:{port}: transport error: tcp connect error: {os.strerror(errno.ECONNREFUSED)} "
+        f"(os error {errno.ECONNREFUSED})): taps and frames fall back to the agent. Start the emulator with "
+        "`-grpc 8554 -grpc-use-token` to use the fast path, or enable it without a restart through the emulator "
+        "console command `grpc 8554`, for example `adb -s emulator-5554 emu grpc 8554`."
+    ) in result.outlines, result.outlines
+
+
+def test_the_virtual_devices_own_controller_is_confirmed_and_used(pytester: pytest.Pytester) -> None:
+    """The virtual device carries the AVD name and display its controller double reports."""
+    pytester.makepyfile("def test_x(session):\n    assert session.controller is not None, session.warning\n")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--emulator-controller", "auto")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["input: emulator controller at http://127.0.0.1:* (long presses and swipes)*"])
+    result.stdout.no_fnmatch_line("warning: *")
+
+
+@pytest.mark.parametrize(("avd", "size", "why"), [
+    ("Pixel_9_API_35", (1080, 2400),
+     "the discovery file */pid_*.ini names AVD 'Pixel_9_API_35', and emulator-5554 runs AVD 'Pixel_7_API_36' "
+     "(ro.boot.qemu.avd_name): another emulator on the same console port"),
+    ("Pixel_7_API_36", (1280, 2856),
+     "the controller at http://127.0.0.1:* has a 1280x2856 display, and emulator-5554's physical size is "
+     "1080x2400 (wm size): another emulator"),
+], ids=["another-avd", "another-display"])
+def test_a_local_emulators_controller_on_the_same_console_port_is_not_used_for_a_served_device(
+        pytester: pytest.Pytester, shared_lab: VirtualLab, monkeypatch: pytest.MonkeyPatch,
+        avd: str, size: tuple[int, int], why: str) -> None:
+    """Issue 16 item 2: `auto` matched discovery files by console port alone, so the served
+    emulator-5554 took a local emulator-5554's controller and its swipes went to that screen."""
+    from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
+    from pytest_mobile_agent.virtual.device import VirtualDevice
+
+    stranger = VirtualDevice("emulator-5554", properties={"ro.boot.qemu.avd_name": avd})
+    stranger.display.physical_width, stranger.display.physical_height = size
+    discovery_dir = pytester.path / "avd-running"
+    monkeypatch.setenv("MOBILE_AGENT_AVD_DISCOVERY_DIR", str(discovery_dir))
+    pytester.makepyfile("def test_x(session):\n    assert session.status()\n")
+    with ControllerDouble(stranger.display, avd=AvdConfig(name=avd, display_name=avd.replace("_", " ")),
+                          discovery_dir=discovery_dir) as double:
+        result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", "--emulator-controller", "auto")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([
+        "input: agent (taps, long presses and swipes)",
+        f"warning: emulator control endpoint not used for emulator-5554 ({why}): taps and frames fall back to the agent.",
+    ])
+    assert not double.touches
+
+
 def test_the_fixture_app_is_stopped_while_the_automation_lock_is_still_held(pytester: pytest.Pytester,
                                                                              shared_lab: VirtualLab) -> None:
     """Issue 19 item 10: with `def test(compose_fixture, screen)` the lock was torn down first, and

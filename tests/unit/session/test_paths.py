@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import socket
 
 from pytest_mobile_agent.agent.protocol import Disconnection
@@ -21,6 +23,12 @@ SOCKET = "mobile-agent-0.1.0-p1-7fec0cb05341-9f3cf6e22dae"
 FIRST = f"emulator-5554: mobile-agent-android 0.1.0 over protocol 1, pid 2973, socket {SOCKET}, launched"
 CLOSED_PORT_REASON = (
     "connecting to http://127.0.0.1:51770: transport error: tcp connect error: Connection refused (os error 61)"
+)
+SEED_CLOSED_PORT_LINE = (  # the seed's status report "With the controller's port closed", its last line
+    "warning: emulator control endpoint unavailable for emulator-5554 (connecting to http://127.0.0.1:51770: "
+    "transport error: tcp connect error: Connection refused (os error 61)): taps and frames fall back to the "
+    "agent. Start the emulator with `-grpc 8554 -grpc-use-token` to use the fast path, or enable it without a "
+    "restart through the emulator console command `grpc 8554`, for example `adb -s emulator-5554 emu grpc 8554`."
 )
 
 
@@ -74,6 +82,19 @@ def test_an_emulator_whose_controller_does_not_answer_falls_back_with_the_launch
     assert f"connecting to http://127.0.0.1:{port}" in selection.warning
     assert "Start the emulator with `-grpc 8554 -grpc-use-token`" in selection.warning
     assert "`adb -s emulator-5554 emu grpc 8554`" in selection.warning
+
+
+def test_a_closed_controller_port_writes_the_seeds_warning_line_word_for_word() -> None:
+    """Issue 16 item 11: the seed's line says `transport error: tcp connect error: ...`; only the
+    port and the OS's errno (61 on macOS, 111 on Linux) may differ."""
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    choice = ControllerChoice.Endpoint(Endpoint.at(port, serial="emulator-5554"))
+    session = session_on(select_paths("emulator-5554", True, choice, PathOptions(connect_timeout=1.0)))
+    seed_line = session.status()[-1].replace(f":{port}:", ":51770:").replace(
+        f"(os error {errno.ECONNREFUSED})", "(os error 61)").replace(os.strerror(errno.ECONNREFUSED), "Connection refused")
+    assert seed_line == SEED_CLOSED_PORT_LINE
 
 
 def test_the_status_names_the_agent_path_and_carries_the_warning() -> None:

@@ -189,6 +189,29 @@ def test_without_compose_foreign_input_only_delays_the_read() -> None:
         session.stop()
 
 
+def test_a_read_once_the_frames_went_still_after_foreign_input_takes_no_fixed_wait() -> None:
+    """Issue 16 item 7: the frames going still after the controller's input are the evidence the
+    fixed 200 ms stood in for; the read still evicts the event-less (Compose) windows."""
+    clock = [100.0]
+    slept: list[float] = []
+    conn = FakeConnection()
+    conn.always("snapshot", snapshot(tabs_window(events=False)))
+    session = Session(FakeAttached(connection=conn), 2.625, FakeController(), clock=lambda: clock[0],
+                      sleep=slept.append)
+    try:
+        backend = session.backend()
+        backend.tree.read(ReadReason.ATTACH)
+        backend.input.swipe(10, 10, 10, 200, 0.0)
+        gesture = len(slept)  # the swipe's own pacing
+        clock[0] += 0.1
+        backend.tree.read(ReadReason.FRAME)
+        assert slept[gesture:] == []
+        assert conn.sent("snapshot")[-1]["evict_event_less"] is True
+        assert conn.sent("snapshot")[-1]["idle_timeout_ms"] == 0
+    finally:
+        session.stop()
+
+
 def test_a_probe_asks_the_agent_for_the_nodes_and_maps_them_back_to_their_windows() -> None:
     conn = FakeConnection()
     conn.always("snapshot", snapshot(tabs_window(12), keyboard_window(31)))

@@ -57,9 +57,11 @@ def test_am_start_w_s_launches_an_installed_app_and_force_stop_stops_it(vdev: Vi
     status, out, err = run(vdev, "am start -W -S -n dev.mobileagent.fixture/.MainActivity --es tab Big")
     assert status == 0, err
     lines = out.splitlines()
-    assert lines[0] == "Starting: Intent { cmp=dev.mobileagent.fixture/.MainActivity (has extras) }"
-    assert lines[1:4] == ["Status: ok", "LaunchState: COLD", "Activity: dev.mobileagent.fixture/.MainActivity"]
-    assert lines[4].startswith("TotalTime: ") and lines[6] == "Complete"
+    # runStartActivity: with -S, "Stopping: PKG" before the start
+    assert lines[:2] == ["Stopping: dev.mobileagent.fixture",
+                         "Starting: Intent { cmp=dev.mobileagent.fixture/.MainActivity (has extras) }"]
+    assert lines[2:5] == ["Status: ok", "LaunchState: COLD", "Activity: dev.mobileagent.fixture/.MainActivity"]
+    assert lines[5].startswith("TotalTime: ") and lines[7] == "Complete"
     assert app.started == [("dev.mobileagent.fixture.MainActivity", {"tab": "Big"})]
     assert vdev.activity.foreground() == "dev.mobileagent.fixture/.MainActivity"
     assert run(vdev, "am force-stop dev.mobileagent.fixture") == (0, "", "")
@@ -71,6 +73,44 @@ def test_am_start_of_a_missing_activity_fails_as_am_does(vdev: VirtualDevice) ->
     assert status == 1
     assert out == "Starting: Intent { cmp=com.example.none/.Main }\n"
     assert err == "Error type 3\nError: Activity class {com.example.none/com.example.none.Main} does not exist.\n"
+
+
+def test_am_start_w_prints_its_error_on_stdout_as_am_does(vdev: VirtualDevice) -> None:
+    """ActivityManagerShellCommand.runStartActivity: `out = mWaitOption ? pw : getErrPrintWriter()`,
+    and a failed start returns 1."""
+    status, out, err = run(vdev, "am start -W -S -n com.example.none/.Main")
+    assert (status, err) == (1, "")
+    assert out == ("Stopping: com.example.none\nStarting: Intent { cmp=com.example.none/.Main }\n"
+                   "Error type 3\nError: Activity class {com.example.none/com.example.none.Main} does not exist.\n")
+
+
+def test_am_crash_kills_the_app_and_its_fatal_exception_is_in_the_crash_buffer(vdev: VirtualDevice) -> None:
+    app = FixtureApp()
+    vdev.activity.install(app)
+    assert run(vdev, "logcat -b crash -d") == (0, "", "")  # an empty crash buffer prints nothing
+    run(vdev, "am start -W -n dev.mobileagent.fixture/.MainActivity")
+    pid = vdev.activity.pid_of("dev.mobileagent.fixture")
+    assert run(vdev, "am crash dev.mobileagent.fixture") == (0, "", "")
+    assert not vdev.activity.is_running("dev.mobileagent.fixture") and app.stops == 1
+    assert vdev.activity.foreground() == "com.google.android.apps.nexuslauncher/.NexusLauncherActivity"
+    lines = run(vdev, "logcat -b crash -d")[1].splitlines()
+    assert lines[0] == "--------- beginning of crash"
+    # RuntimeInit.logUncaught's message and the stack, one entry (one header) per line
+    bodies = [line.split(" E AndroidRuntime: ", 1)[1] for line in lines[1:]]
+    assert all(f" {pid:5} {pid:5} E AndroidRuntime: " in line for line in lines[1:])
+    assert bodies[:3] == ["FATAL EXCEPTION: main", f"Process: dev.mobileagent.fixture, PID: {pid}",
+                          "android.app.RemoteServiceException$CrashedByAdbException: shell-induced crash"]
+    assert bodies[3].startswith("\tat android.app.ActivityThread.")
+
+
+def test_am_crash_of_nothing_running_is_silent_and_an_app_process_tools_crash_has_no_process_name(vdev: VirtualDevice) -> None:
+    assert run(vdev, "am crash dev.nothing") == (0, "", "")
+    assert run(vdev, "logcat -b crash -d")[1] == ""
+    assert vdev.automation.acquire(620, "another automation client")  # a live holder
+    assert run(vdev, "uiautomator dump /dev/null")[0] == 137  # it dies: the slot is taken
+    bodies = [line.split(" E AndroidRuntime: ", 1)[1] for line in run(vdev, "logcat -b crash -d")[1].splitlines()[1:]]
+    assert bodies[0] == "FATAL EXCEPTION: main" and bodies[1].startswith("PID: ")
+    assert bodies[2].startswith("java.lang.IllegalStateException: UiAutomationService")
 
 
 def test_pm_lists_system_packages_and_installed_apps(vdev: VirtualDevice) -> None:

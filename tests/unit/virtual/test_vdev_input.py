@@ -70,6 +70,17 @@ def test_input_tap_reaches_the_touchscreen(vdev: VirtualDevice) -> None:
     assert touches == [(100, 200, True), (100, 200, False)]
 
 
+def test_input_injects_past_the_input_devices_so_getevent_sees_none_of_it(vdev: VirtualDevice) -> None:
+    """`input` injects through InputManager.injectInputEvent (InputShellCommand), which InputDispatcher
+    delivers without EventHub: no evdev event. A touch on the touchscreen itself is one."""
+    events: list[tuple[str, str, str, object]] = []
+    vdev.display.add_event_listener(events.append)
+    assert vdev.shell("input tap 100 200; input swipe 100 200 300 400 50")[0] == 0
+    assert events == []
+    vdev.display.touch(100, 200, True)
+    assert ("/dev/input/event1", "EV_KEY", "BTN_TOUCH", "DOWN") in events
+
+
 def test_uiautomator_events_holds_the_slot_while_it_runs(vdev: VirtualDevice) -> None:
     holder = ShellClient(vdev, "uiautomator events")
     assert wait_for(lambda: vdev.automation.holder() is not None)

@@ -151,4 +151,29 @@ public class FramesTest {
             // refused
         }
     }
+
+    private static byte[] utf8(String text) {
+        return frame(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    public void anObjectNamingAKeyTwiceIsAProtocolErrorEvenSpelledWithAnEscape() throws Exception {
+        rejected(utf8("{\"type\":\"auth\",\"token\":\"a\",\"token\":\"b\"}"));
+        rejected(utf8("{\"type\":\"auth\",\"token\":\"a\",\"t\\u006fken\":\"b\"}"));
+        rejected(utf8("{\"type\":\"x\",\"a\":[{\"b\":1,\"b\":2}]}"));
+        JSONObject apart = Frames.read(new ByteArrayInputStream(utf8("{\"type\":\"x\",\"a\":{\"b\":1},\"c\":{\"b\":2}}")));
+        assertEquals(2, apart.getJSONObject("c").getInt("b")); // the same name in two objects is fine
+    }
+
+    @Test
+    public void aNumberPastADoubleIsReadAsTheLargestDoubleNotAnUnreadableFrame() throws Exception {
+        StringBuilder digits = new StringBuilder("1");
+        for (int k = 0; k < 400; k++) digits.append('0');
+        JSONObject m = Frames.read(new ByteArrayInputStream(utf8(
+            "{\"type\":\"request\",\"deadline_ms\":" + digits + ",\"x\":-1e400,\"y\":1e5,\"z\":123}")));
+        assertEquals(Double.MAX_VALUE, m.getDouble("deadline_ms"), 0.0);
+        assertEquals(-Double.MAX_VALUE, m.getDouble("x"), 0.0);
+        assertEquals(100000.0, m.getDouble("y"), 0.0);
+        assertEquals(123, m.get("z"));
+    }
 }

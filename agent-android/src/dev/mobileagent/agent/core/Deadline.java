@@ -9,7 +9,10 @@ public final class Deadline {
 
     public Deadline(Clock clock, long budgetMs) {
         this.clock = clock;
-        this.atMs = clock.nowMs() + Math.max(0, budgetMs);
+        long now = clock.nowMs();
+        long budget = Math.max(0, budgetMs);
+        // saturated: deadline_ms may be up to 2^63-1, and now + that would wrap to the past
+        this.atMs = budget > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + budget;
     }
 
     public long atMs() {

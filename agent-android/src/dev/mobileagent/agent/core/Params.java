@@ -69,7 +69,11 @@ public final class Params {
         for (int i = 0; i < a.length(); i++) {
             Object e = a.opt(i);
             if (!isInt(e)) throw AgentError.invalid("`" + key + "` must be a list of integers");
-            out.add(((Number) e).intValue());
+            long n = ((Number) e).longValue();
+            if (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) {
+                throw AgentError.invalid("`" + key + "` must be a list of ids within an int, not " + n); // never truncated
+            }
+            out.add((int) n);
         }
         return out;
     }

@@ -81,7 +81,7 @@ public final class Frames {
         } catch (CharacterCodingException e) {
             throw new ProtocolException("a frame that is not UTF-8");
         }
-        JsonSyntax.check(text);
+        text = JsonSyntax.check(text);
         Object value;
         try {
             value = new JSONTokener(text).nextValue();

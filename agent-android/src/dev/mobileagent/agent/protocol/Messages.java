@@ -51,11 +51,26 @@ public final class Messages {
         return put(put(put(of("event"), "seq", seq), "name", name), "data", data);
     }
 
+    /**
+     * A JSON integer within a long, as org.json hands it over: an Integer or a Long (an integer literal
+     * past a long is a Double: JSONTokener.readLiteral tries Long.parseLong, then Double.valueOf).
+     */
+    public static boolean isLong(Object v) {
+        return v instanceof Integer || v instanceof Long;
+    }
+
     /** A required integer key (a JSON integer, not a float or a string). */
     public static long requireLong(JSONObject o, String key) throws ProtocolException {
         Object v = o.opt(key);
-        if (v instanceof Integer || v instanceof Long) return ((Number) v).longValue();
+        if (isLong(v)) return ((Number) v).longValue();
         throw new ProtocolException("a " + o.optString("type") + " without an integer `" + key + "`");
+    }
+
+    /** A required number key (an integer or not), for a key whose value out of range is answered. */
+    public static Object requireNumber(JSONObject o, String key) throws ProtocolException {
+        Object v = o.opt(key);
+        if (v instanceof Number) return v;
+        throw new ProtocolException("a " + o.optString("type") + " without a number `" + key + "`");
     }
 
     public static String requireString(JSONObject o, String key) throws ProtocolException {

@@ -130,9 +130,16 @@ final class Connection {
         final long id = Messages.requireLong(m, "id");
         if (id <= 0) throw new ProtocolException("a request id must be positive, not " + id);
         final String method = Messages.requireString(m, "method");
-        final long budget = Messages.requireLong(m, "deadline_ms");
-        if (budget < 0) throw new ProtocolException("a negative deadline_ms");
+        Object rawBudget = Messages.requireNumber(m, "deadline_ms");
         final JSONObject params = Messages.requireObject(m, "params");
+        if (!Messages.isLong(rawBudget) || ((Number) rawBudget).longValue() < 0) {
+            // a number, but no integer of milliseconds in 0..2^63-1 (an integer literal past a long
+            // is a Double to org.json): invalid_params, answered, as docs/protocol.md §4 says
+            sendQuietly(Messages.error(id, "invalid_params",
+                "deadline_ms must be an integer of milliseconds in 0.." + Long.MAX_VALUE + ", not " + rawBudget, false));
+            return;
+        }
+        final long budget = ((Number) rawBudget).longValue();
         final Deadline deadline = new Deadline(server.clock, budget);
         if ("shutdown".equals(method)) {
             sendQuietly(Messages.result(id, new JSONObject()));

@@ -1,0 +1,83 @@
+"""Issue 16, items 9 and 10: `@pytest.mark.device` alone is skipped (or, under
+--android-require-device, fails the run) exactly as a test that uses a device fixture, when no target
+is named and when the named target is unreachable; and a skip's location is the test's, not the
+plugin's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from pytest_mobile_agent.virtual import VirtualLab
+
+pytest_plugins = ["pytester"]
+
+ISOLATED = ("-p", "no:randomly", "-p", "no:cacheprovider")
+
+SUITE = """
+import pytest
+
+@pytest.mark.device
+def test_marked_only():
+    pass
+
+def test_by_fixture(device):
+    pass
+
+def test_plain():
+    pass
+"""
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MOBILE_AGENT_ANDROID_SERIAL", raising=False)
+    monkeypatch.delenv("MOBILE_AGENT_REQUIRE_DEVICE", raising=False)
+    monkeypatch.setenv("MOBILE_AGENT_LOCK_DIR", str(pytester.path / "locks"))
+    monkeypatch.setenv("MOBILE_AGENT_RECORDS", str(pytester.path / "records"))
+
+
+@pytest.fixture
+def served_lab(monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualLab]:
+    """An adb server (a virtual lab's) that lists emulator-5554 only."""
+    lab = VirtualLab.start(1)
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(lab.adb_port))
+    monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
+    try:
+        yield lab
+    finally:
+        lab.stop()
+
+
+def skipped_lines(result: pytest.RunResult) -> list[str]:
+    return [line for line in result.outlines if line.startswith("SKIPPED")]
+
+
+def test_without_a_target_each_skip_points_at_its_test(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_suite=SUITE)
+    result = pytester.runpytest(*ISOLATED, "-rs")
+    result.assert_outcomes(passed=1, skipped=2)
+    lines = skipped_lines(result)
+    assert [line.split(": ", 1)[0] for line in lines] == ["SKIPPED [1] test_suite.py:3", "SKIPPED [1] test_suite.py:7"]
+    assert all("--android-serial SERIAL" in line and "plugin.py" not in line and "fixtures.py" not in line for line in lines)
+
+
+def test_an_unreachable_target_skips_a_marked_test_as_it_skips_a_fixture_using_one(pytester: pytest.Pytester,
+                                                                                    served_lab: VirtualLab) -> None:
+    pytester.makepyfile(test_suite=SUITE)
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5570", "-rs")
+    result.assert_outcomes(passed=1, skipped=2)
+    lines = skipped_lines(result)
+    assert [line.split(": ", 1)[0] for line in lines] == ["SKIPPED [1] test_suite.py:3", "SKIPPED [1] test_suite.py:7"]
+    reasons = {line.split(": ", 1)[1] for line in lines}
+    assert len(reasons) == 1, lines  # the same reason for both
+    assert reasons.pop().startswith("the Android target is not usable: emulator-5570 is not on the adb server")
+
+
+def test_under_require_device_an_unreachable_target_fails_the_run_whatever_the_tests_use(
+        pytester: pytest.Pytester, served_lab: VirtualLab) -> None:
+    pytester.makepyfile(test_suite="import pytest\n\n@pytest.mark.device\ndef test_marked_only():\n    pass\n")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5570", "--android-require-device")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--android-require-device: the Android target is not usable: emulator-5570*"])
