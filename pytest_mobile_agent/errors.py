@@ -175,16 +175,6 @@ class DeployError(MobileAgentError):
     """The agent could not be launched or stopped."""
 
 
-class RecordsUnwritable(DeployError):
-    """The agent record cannot be written at `path`: no agent is left running without one."""
-
-    def __init__(self, path: str, reason: str) -> None:
-        self.path = path
-        super().__init__(f"cannot write the agent record {path}: {reason}",
-                         advice="Make its directory writable by you, remove what is in the way, or name "
-                                "another records directory")
-
-
 class AgentBuildError(MobileAgentError):
     """The agent jar cannot be built here: no SDK, no JDK, or the build itself failed."""
 

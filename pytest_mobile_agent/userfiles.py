@@ -25,8 +25,6 @@ from pytest_mobile_agent.errors import UnsafeDirectory
 
 APP_DIR = "pytest-mobile-agent"
 _MAX_STEM = 200
-MAX_READ_BYTES = 1 << 20
-"""The most `read_small_file` reads: a record, a lock holder or a discovery file is a few hundred bytes."""
 
 
 def user_cache_dir(environ: os._Environ[str] | dict[str, str] | None = None, platform: str | None = None) -> Path:
@@ -68,33 +66,6 @@ def private_dir(path: str | os.PathLike[str]) -> Path:
     if os.name == "posix" and stat.S_IMODE(info.st_mode) != 0o700:
         os.chmod(where, 0o700)
     return where
-
-
-def read_small_file(path: str | os.PathLike[str], limit: int = MAX_READ_BYTES) -> bytes:
-    """The bytes of the regular file at `path`, at most `limit` of them, else OSError: opened with
-    O_NOFOLLOW (a symlink is refused) and O_NONBLOCK (a FIFO never blocks the open), checked with
-    fstat on the descriptor itself (no race between a stat and the read)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(f"{path} is not a regular file")
-        if info.st_size > limit:
-            raise OSError(f"{path} is larger than {limit} bytes ({info.st_size})")
-        chunks: list[bytes] = []
-        left = limit + 1  # a file growing past the cap while read is refused too
-        while left > 0:
-            chunk = os.read(fd, min(left, 65536))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        if left <= 0:
-            raise OSError(f"{path} is larger than {limit} bytes")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def target_key(server: str, serial: str) -> str:

@@ -11,7 +11,6 @@ import contextlib
 import io
 import logging
 import os
-import re
 import socket
 import tempfile
 import time
@@ -38,9 +37,7 @@ from pytest_mobile_agent.adb.sync import (
     default_mtime,
     send_spec,
 )
-from pytest_mobile_agent.arguments import check_deadline
 from pytest_mobile_agent.errors import (
-    AdbFailure,
     Closed,
     DeviceNotListed,
     InvalidArgument,
@@ -88,24 +85,6 @@ def parse_forward_list(text: str) -> list[ForwardRule]:
 def _check_spec(name: str, value: str) -> None:
     if not value or "\x00" in value or ";" in value:
         raise InvalidArgument(f"{name} must be a non-empty socket spec without ';' or NUL: {value!r}")
-
-
-# A serial with a ':' is one target only in the shapes AOSP adb's `internal::parse_host_service`
-# (packages/modules/adb/sockets.cpp) keeps whole: an optional `tcp:`/`udp:` prefix, then HOST:PORT
-# (HOST without ':', or a bracketed IPv6 address) with a decimal PORT. Any other ':' is where the
-# server ends the serial and starts the command: `emulator-5554:forward:...` would run that forward
-# on emulator-5554.
-_PLAIN_SERIAL = re.compile(r"[^:;\x00]+")
-_HOST_PORT_SERIAL = re.compile(r"(?:tcp:|udp:)?(?:\[[0-9A-Fa-f:.%]+\]|[^:;\[\]\x00]+):[0-9]{1,5}")
-
-
-def check_serial(serial: str) -> str:
-    """`serial` when the adb server can only read it as one serial, else InvalidArgument."""
-    if not isinstance(serial, str) or not (_PLAIN_SERIAL.fullmatch(serial) or _HOST_PORT_SERIAL.fullmatch(serial)):
-        raise InvalidArgument(
-            f"serial {serial!r} is not a device serial the adb server reads as one: a ':' only in HOST:PORT "
-            "(127.0.0.1:5555, [::1]:5555, tcp:HOST:PORT), no ';' or NUL")
-    return serial
 
 
 class AdbStream:
@@ -210,7 +189,6 @@ class Device:
         For a command silent longer than the read deadline (`am start -W` while its app starts). A
         deadline already past runs nothing; a command not ended by then is a Timeout naming it.
         """
-        deadline = check_deadline("deadline", deadline)
         line = command_line(cmd)
         operation = f"shell `{line}`"
         started = time.monotonic()

@@ -20,8 +20,6 @@ from pytest_mobile_agent.adb.connection import Connection
 from pytest_mobile_agent.errors import Closed, InvalidArgument, OutputLimit, ProtocolError, Timeout
 
 _READ_SIZE = 65536
-MAX_COMMAND = wire.MAX_REQUEST - len("shell,v2,raw:")
-"""The longest command line: the service request `shell,v2,raw:CMD` is at most 64 KiB - 1 bytes."""
 
 
 # --- quoting -----------------------------------------------------------------------------------
@@ -29,7 +27,9 @@ MAX_COMMAND = wire.MAX_REQUEST - len("shell,v2,raw:")
 
 def quote(argument: str) -> str:
     """One argument for `sh -c`, quoted; NUL cannot cross a command line and is refused."""
-    return shlex.quote(check_text("a shell argument", argument))
+    if "\x00" in argument:
+        raise InvalidArgument(f"a shell argument cannot hold a NUL byte: {argument!r}")
+    return shlex.quote(argument)
 
 
 def join(argv: Iterable[str]) -> str:
@@ -39,11 +39,11 @@ def join(argv: Iterable[str]) -> str:
 
 def command_line(cmd: str | Iterable[str]) -> str:
     """A command as given (a string is a shell line), or an argument list quoted into one."""
-    line = check_text("a shell command", cmd) if isinstance(cmd, str) else join(cmd)
-    if len(line.encode("utf-8")) > MAX_COMMAND:
-        raise InvalidArgument(f"the shell command of {len(line.encode('utf-8'))} bytes is over the {MAX_COMMAND} "
-                              "bytes an adb service request carries: push a script and run it instead")
-    return line
+    if isinstance(cmd, str):
+        if "\x00" in cmd:
+            raise InvalidArgument(f"a shell command cannot hold a NUL byte: {cmd!r}")
+        return cmd
+    return join(cmd)
 
 
 # --- results -----------------------------------------------------------------------------------

@@ -42,7 +42,6 @@ from pytest_mobile_agent.agent.protocol import (
     SessionEvent,
     State,
 )
-from pytest_mobile_agent.arguments import check_timeout
 from pytest_mobile_agent.errors import (
     AgentError,
     Disconnected,
@@ -248,7 +247,6 @@ class Connection:
 
         Raises AgentError (the agent's code and message), Timeout, or Disconnected.
         """
-        timeout = check_timeout("timeout", timeout)
         waiter = _Waiter()
         with self._lock:
             self._raise_if_closed(method)

@@ -94,9 +94,6 @@ class Records:
         serial; without a server, after the serial alone."""
         return DirRecords(Path(path), server)
 
-    def check_writable(self, serial: str) -> None:
-        """Nothing to check in memory; a directory's records raise RecordsUnwritable."""
-
     def get(self, serial: str) -> Record | None:
         with self._lock:
             return self._records.get(serial)
@@ -135,7 +132,7 @@ class DirRecords(Records):
         except FileNotFoundError:
             return super().get(serial)
         except OSError as exc:
-            log.warning("cannot read the agent record %s (%s); treating it as no record", path, exc.strerror or exc)
+            log.warning("cannot read the agent record %s (%s); treating it as no record", path, exc.strerror)
             return None
         try:
             record = Record.from_json(json.loads(text))
@@ -146,20 +143,6 @@ class DirRecords(Records):
             log.warning("the agent record %s names another serial; treating it as no record", path)
             return None
         return record
-
-    def check_writable(self, serial: str) -> None:
-        """RecordsUnwritable naming the path when the record of `serial` could not be written now:
-        the directory not ours or not writable, something that is no file in the record's place."""
-        path = self.path_for(serial)
-        try:
-            private_dir(self.directory)
-            if os.path.lexists(path) and not os.path.isfile(path):
-                raise IsADirectoryError(21, "something that is not a file is in the way", str(path))
-            fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".record-", suffix=".probe")
-            os.close(fd)
-            os.unlink(temp)
-        except OSError as exc:
-            raise RecordsUnwritable(str(path), exc.strerror or str(exc)) from exc
 
     def put(self, record: Record) -> None:
         """The record, written atomically (0600); RecordsUnwritable naming the path when it cannot

@@ -12,18 +12,12 @@ SERIAL = "emulator-5554"
 
 
 def host_serial(command: str, *answers: bytes):
-    """The two connections of a host-serial call: the device listing that checks the serial is
-    listed (issue 13, item 3), then the request itself."""
-    def listed(peer: Peer) -> None:
-        peer.expect("host:devices-l")
-        peer.send(b"OKAY" + lp(f"{SERIAL}          device product:sdk model:sdk device:generic\n"))
-
     def handler(peer: Peer) -> None:
         peer.expect(f"host-serial:{SERIAL}:{command}")
         for answer in answers:
             peer.send(answer)
 
-    return listed, handler
+    return handler
 
 
 def lp(text: str) -> bytes:
@@ -209,14 +203,3 @@ def test_a_silent_service_stream_times_out(scripted):
         stream.settimeout(0.05)
         with pytest.raises(errors.Timeout, match="50 ms"):
             stream.recv(1)
-
-
-def test_an_unlisted_serial_sends_no_host_serial_request(scripted):
-    def listing(peer: Peer) -> None:
-        peer.expect("host:devices-l")
-        peer.send(b"OKAY" + lp("emulator-5556          device\n"))
-
-    server = scripted(listing)
-    with pytest.raises(errors.AdbFailure, match="not found"):
-        client(server).device(SERIAL).forward("tcp:1", "tcp:2")
-    assert server.requests() == ["host:devices-l"]
