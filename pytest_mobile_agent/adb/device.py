@@ -37,6 +37,7 @@ from pytest_mobile_agent.adb.sync import (
     default_mtime,
     send_spec,
 )
+from pytest_mobile_agent.arguments import check_deadline
 from pytest_mobile_agent.errors import (
     Closed,
     DeviceNotListed,
@@ -189,6 +190,7 @@ class Device:
         For a command silent longer than the read deadline (`am start -W` while its app starts). A
         deadline already past runs nothing; a command not ended by then is a Timeout naming it.
         """
+        deadline = check_deadline("deadline", deadline)
         line = command_line(cmd)
         operation = f"shell `{line}`"
         started = time.monotonic()

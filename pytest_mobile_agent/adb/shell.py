@@ -17,9 +17,12 @@ from dataclasses import dataclass
 
 from pytest_mobile_agent.adb import wire
 from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.arguments import check_text
 from pytest_mobile_agent.errors import Closed, InvalidArgument, OutputLimit, ProtocolError, Timeout
 
 _READ_SIZE = 65536
+MAX_COMMAND = wire.MAX_REQUEST - len("shell,v2,raw:")
+"""The longest command line: the service request `shell,v2,raw:CMD` is at most 64 KiB - 1 bytes."""
 
 
 # --- quoting -----------------------------------------------------------------------------------
@@ -27,9 +30,7 @@ _READ_SIZE = 65536
 
 def quote(argument: str) -> str:
     """One argument for `sh -c`, quoted; NUL cannot cross a command line and is refused."""
-    if "\x00" in argument:
-        raise InvalidArgument(f"a shell argument cannot hold a NUL byte: {argument!r}")
-    return shlex.quote(argument)
+    return shlex.quote(check_text("a shell argument", argument))
 
 
 def join(argv: Iterable[str]) -> str:
@@ -39,11 +40,11 @@ def join(argv: Iterable[str]) -> str:
 
 def command_line(cmd: str | Iterable[str]) -> str:
     """A command as given (a string is a shell line), or an argument list quoted into one."""
-    if isinstance(cmd, str):
-        if "\x00" in cmd:
-            raise InvalidArgument(f"a shell command cannot hold a NUL byte: {cmd!r}")
-        return cmd
-    return join(cmd)
+    line = check_text("a shell command", cmd) if isinstance(cmd, str) else join(cmd)
+    if len(line.encode("utf-8")) > MAX_COMMAND:
+        raise InvalidArgument(f"the shell command of {len(line.encode('utf-8'))} bytes is over the {MAX_COMMAND} "
+                              "bytes an adb service request carries: push a script and run it instead")
+    return line
 
 
 # --- results -----------------------------------------------------------------------------------

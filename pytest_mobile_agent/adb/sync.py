@@ -17,6 +17,7 @@ from typing import BinaryIO
 
 from pytest_mobile_agent.adb import wire
 from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.arguments import check_text
 from pytest_mobile_agent.errors import Closed, InvalidArgument, ProtocolError, SyncFailure
 
 _HEADER = struct.Struct("<4sI")
@@ -24,8 +25,7 @@ _HEADER = struct.Struct("<4sI")
 
 def send_spec(remote: str, mode: int) -> bytes:
     """`path,mode` with the mode as adb writes it: S_IFREG | permission bits, in decimal."""
-    if "\x00" in remote:
-        raise InvalidArgument(f"a remote path cannot hold a NUL byte: {remote!r}")
+    check_text("the remote path", remote)
     if not remote:
         raise InvalidArgument("the remote path is empty")
     spec = f"{remote},{stat.S_IFREG | (mode & 0o7777)}".encode()

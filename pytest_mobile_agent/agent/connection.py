@@ -42,6 +42,7 @@ from pytest_mobile_agent.agent.protocol import (
     SessionEvent,
     State,
 )
+from pytest_mobile_agent.arguments import check_timeout
 from pytest_mobile_agent.errors import (
     AgentError,
     Disconnected,
@@ -247,6 +248,7 @@ class Connection:
 
         Raises AgentError (the agent's code and message), Timeout, or Disconnected.
         """
+        timeout = check_timeout("timeout", timeout)
         waiter = _Waiter()
         with self._lock:
             self._raise_if_closed(method)
