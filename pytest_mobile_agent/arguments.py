@@ -27,9 +27,21 @@ def check_text(name: str, value: str) -> str:
     """`value` when it encodes as UTF-8 (a lone surrogate cannot cross the wire) and holds no NUL."""
     if "\x00" in value:
         raise InvalidArgument(f"{name} cannot hold a NUL byte: {value!r}")
+    return check_unicode(name, value)
+
+
+def check_unicode(name: str, value: str) -> str:
+    """`value` when it encodes as UTF-8: a lone surrogate is no character JSON or a wire can carry."""
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise InvalidArgument(f"{name} holds {value[exc.start:exc.end]!r}, which is no Unicode character "
                               "UTF-8 can carry (a lone surrogate)") from None
     return value
+
+
+def check_number(name: str, value: Any) -> float:
+    """A finite number (a coordinate): NaN, inf, a bool or a string refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InvalidArgument(f"{name} must be a finite number, got {value!r}")
+    return float(value)

@@ -37,7 +37,7 @@ from pytest_mobile_agent.adb.sync import (
     default_mtime,
     send_spec,
 )
-from pytest_mobile_agent.arguments import check_deadline
+from pytest_mobile_agent.arguments import check_deadline, check_text
 from pytest_mobile_agent.errors import (
     Closed,
     DeviceNotListed,
@@ -84,8 +84,9 @@ def parse_forward_list(text: str) -> list[ForwardRule]:
 
 
 def _check_spec(name: str, value: str) -> None:
-    if not value or "\x00" in value or ";" in value:
+    if not isinstance(value, str) or not value or "\x00" in value or ";" in value:
         raise InvalidArgument(f"{name} must be a non-empty socket spec without ';' or NUL: {value!r}")
+    check_text(name, value)
 
 
 class AdbStream:

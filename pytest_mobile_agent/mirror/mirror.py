@@ -38,8 +38,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pytest_mobile_agent.arguments import check_number, check_timeout, check_unicode
 from pytest_mobile_agent.errors import Disconnected as DisconnectedError
 from pytest_mobile_agent.errors import (
+    InvalidArgument,
     InvalidSelector,
     MobileAgentError,
     NoMatch,
@@ -167,7 +169,8 @@ class Mirror:
     def settle(self, timeout: float = 3.0, quiet: float | None = None) -> bool:
         """Wait until nothing changed for `quiet` seconds; False when the screen kept changing until
         `timeout` (a screen that never stops, such as an endless animation)."""
-        quiet = self.quiet if quiet is None else quiet
+        timeout = check_timeout("timeout", timeout)
+        quiet = self.quiet if quiet is None else check_timeout("quiet", quiet)
 
         def quiet_from() -> float:
             return max(self._last_change_at, self._last_input_at) + quiet
@@ -225,7 +228,7 @@ class Mirror:
         """The first element matching the criteria, waiting up to `timeout` seconds (default the
         mirror's) for one to appear. Raises WaitTimeout with the nearest candidates and the tree."""
         selector = Selector.of(criteria)
-        timeout = self.timeout if timeout is None else timeout
+        timeout = self.timeout if timeout is None else check_timeout("timeout", timeout)
 
         def appeared(view: View) -> Entry | None:
             return selector.first(view)
@@ -237,13 +240,13 @@ class Mirror:
     def wait_gone(self, timeout: float | None = None, **criteria: Any) -> None:
         """Wait up to `timeout` seconds until no element matches the criteria."""
         selector = Selector.of(criteria)
-        timeout = self.timeout if timeout is None else timeout
+        timeout = self.timeout if timeout is None else check_timeout("timeout", timeout)
         self._until(lambda view: selector.first(view) is None, timeout, f"waiting for {selector.describe()} to go", selector)
 
     def wait_until(self, condition: Callable[[View], Any], timeout: float | None = None, what: str = "a condition") -> Any:
         """Wait up to `timeout` seconds until `condition(view)` is truthy, the replica kept current
         meanwhile (events, frames, the poll, the probes); returns what it returned."""
-        timeout = self.timeout if timeout is None else timeout
+        timeout = self.timeout if timeout is None else check_timeout("timeout", timeout)
         return self._until(condition, timeout, f"waiting for {what}")
 
     # --- actions ---------------------------------------------------------------------------------
@@ -255,9 +258,11 @@ class Mirror:
 
     def tap_at(self, x: float, y: float) -> Ack:
         """Tap at physical pixel (x, y)."""
+        x, y = check_number("x", x), check_number("y", y)
         return self._input(lambda: self.backend.input.tap(x / self.scale, y / self.scale))
 
     def long_press(self, target: Element | None = None, hold: float = 0.6, **criteria: Any) -> Ack:
+        hold = check_timeout("hold", hold)
         x, y = self._center(self._target(target, criteria))
         return self._input(lambda: self.backend.input.long_press(x, y, hold))
 
@@ -266,6 +271,8 @@ class Mirror:
     ) -> Ack:
         """Swipe from (x1, y1) to (x2, y2), physical pixels, over `duration` seconds. `resting`
         rests at the end before lifting, so the content stops where the finger left it."""
+        x1, y1, x2, y2 = (check_number(n, v) for n, v in (("x1", x1), ("y1", y1), ("x2", x2), ("y2", y2)))
+        duration = check_timeout("duration", duration)
         s = self.scale
         release = Release.RESTING if resting else Release.MOVING
         return self._input(lambda: self.backend.input.swipe(x1 / s, y1 / s, x2 / s, y2 / s, duration, release))
@@ -324,6 +331,9 @@ class Mirror:
         `method` is the agent's: auto (direct where the node allows it, else key events, else the
         clipboard), direct, keys, clipboard. The acknowledgement names the method used.
         """
+        if not isinstance(text, str):
+            raise InvalidArgument(f"text must be a str, got {text!r}")
+        check_unicode("text", text)  # a NUL is the agent's to accept or refuse (invalid_params)
         node_id: int | None = None
         if target is not None or criteria:
             element = self._target(target, criteria)

@@ -58,3 +58,56 @@ def test_a_surrogate_in_a_shell_argument_or_a_push_path_is_invalid_argument(vd: 
 def test_a_command_over_64_kib_is_invalid_argument(vd: Bench, extra: int) -> None:
     with pytest.raises(errors.InvalidArgument, match="command"):
         vd.device.shell("echo " + "a" * (0xFFFF + extra))
+
+
+BAD_NUMBERS = st.sampled_from([math.nan, math.inf, -math.inf, "1", True])  # None: a wait's default, allowed
+
+
+@pytest.fixture(scope="module")
+def screen(vd: Bench):
+    from pytest_mobile_agent.mirror import Mirror
+    from pytest_mobile_agent.session import ControllerChoice, Session, select_paths
+
+    vd.open("Login")
+    attached = vd.attached[0] if vd.attached else vd.attach()
+    session = Session.start_selected(attached, select_paths(vd.serial, True, ControllerChoice.Off(), None),
+                                     device=vd.device)
+    try:
+        yield Mirror(session.backend(), timeout=5.0)
+    finally:
+        session.detach()
+
+
+def mirror_calls(screen, bad):  # noqa: ANN001, ANN201 - (argument named, the call) over every public wait and input
+    return [
+        ("timeout", lambda: screen.wait_for(timeout=bad, id="username")),
+        ("timeout", lambda: screen.wait_gone(timeout=bad, id="nothing-here")),
+        ("timeout", lambda: screen.wait_until(lambda view: True, timeout=bad)),
+        ("timeout", lambda: screen.settle(timeout=bad)),
+        ("quiet", lambda: screen.settle(timeout=1.0, quiet=bad)),
+        ("x", lambda: screen.tap_at(bad, 10)),
+        ("y", lambda: screen.tap_at(10, bad)),
+        ("x2", lambda: screen.swipe(10, 10, bad, 10)),
+        ("duration", lambda: screen.swipe(10, 10, 20, 20, duration=bad)),
+        ("hold", lambda: screen.long_press(hold=bad, id="username")),
+    ]
+
+
+@given(bad=BAD_NUMBERS)
+@lighter(20)
+def test_every_wait_and_input_of_the_screen_refuses_a_bad_number_naming_it(screen, bad: object) -> None:  # noqa: ANN001
+    for name, call in mirror_calls(screen, bad):
+        with pytest.raises(errors.InvalidArgument, match=name):
+            call()
+
+
+@given(text=SURROGATE_TEXT)
+@lighter(20)
+def test_typed_text_and_socket_specs_with_a_surrogate_are_invalid_arguments(vd: Bench, screen, text: str) -> None:  # noqa: ANN001
+    with pytest.raises(errors.InvalidArgument, match="surrogate"):
+        screen.type_text(text, id="username")
+    lone = next(c for c in text if "\ud800" <= c <= "\udfff")
+    with pytest.raises(errors.InvalidArgument, match="surrogate"):
+        vd.device.forward("tcp:0", f"localabstract:x{lone}")
+    with pytest.raises(errors.InvalidArgument, match="surrogate"):
+        vd.device.reverse(f"localabstract:x{lone}", "tcp:1")
