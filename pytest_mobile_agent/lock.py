@@ -11,11 +11,9 @@ a waiting worker can say whom it waits for.
 from __future__ import annotations
 
 import getpass
-import hashlib
 import json
 import logging
 import os
-import re
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -25,7 +23,7 @@ from pathlib import Path
 import filelock
 
 from .errors import Timeout, UnsafeDirectory
-from .userfiles import private_dir, read_small_file, target_key
+from .userfiles import file_stem, private_dir, read_small_file, target_key
 
 log = logging.getLogger("pytest_mobile_agent.lock")
 
@@ -43,13 +41,6 @@ def default_lock_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"pytest-mobile-agent-{uid}" / "locks"
 
 
-def _file_stem(serial: str) -> str:
-    stem = re.sub(r"[^A-Za-z0-9._-]", "_", serial) or "_"
-    if len(stem) > 200:  # a file name is at most 255 bytes: keep a prefix and a digest of the serial
-        stem = f"{stem[:183]}-{hashlib.sha256(serial.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
-    return stem
-
-
 class AutomationLock:
     """`with AutomationLock(serial).held(test_id, timeout):` serialises UI automation on a serial."""
 
@@ -63,7 +54,7 @@ class AutomationLock:
             if LOCK_DIR_ENV not in os.environ:  # in the shared temp dir: its per-user parent must be ours too
                 private_dir(directory.parent)
         self.directory = private_dir(directory)
-        stem = target_key(server, serial) if server else _file_stem(serial)
+        stem = target_key(server, serial) if server else file_stem(serial)
         self.lock_path = self.directory / f"{stem}.lock"
         self.holder_path = self.directory / f"{stem}.holder"
         self._lock = filelock.FileLock(str(self.lock_path))

@@ -76,3 +76,9 @@ def test_a_hostile_serial_stays_inside_the_lock_directory(tmp_path: Path) -> Non
         holder = lock.holder()
         assert holder is not None and holder["test"] == "t" and holder["pid"] == os.getpid()
     assert lock.holder() is None
+
+
+@pytest.mark.parametrize(("one", "other"), [("a:b", "a_b"), ("x y", "x_y"), ("é", "_")])
+def test_two_serials_that_differ_in_an_escaped_character_never_share_a_lock(tmp_path: Path, one: str, other: str) -> None:
+    first, second = AutomationLock(one, tmp_path), AutomationLock(other, tmp_path)
+    assert first.lock_path != second.lock_path and first.holder_path != second.holder_path
