@@ -59,6 +59,9 @@ def test_host_serial_with_a_network_serial_is_answered_as_the_real_server_does(c
         builtin = _exchange(connected.builtin_adb_port, *case)
         if case[0].endswith(":features"):
             real, builtin = set(real[8:].split(b",")), set(builtin[8:].split(b","))
+        if case[0].startswith("host:tport:"):  # the id is the server's own counter (transport.cpp), not the device's
+            assert len(builtin) == len(real) == 12 and int.from_bytes(builtin[4:], "little") > 0
+            real, builtin = real[:4], builtin[:4]
         assert builtin == real, f"{case}: the real server said {real!r}, the built-in endpoint {builtin!r}"
 
 
