@@ -6,31 +6,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from plugin_inner_runs import ISOLATED, isolate, served_lab
 
 import pytest_mobile_agent.virtual.agent  # noqa: F401  (before the inner runs: see test_plugin_surface)
 from pytest_mobile_agent.virtual import VirtualLab
 
 pytest_plugins = ["pytester"]
-ISOLATED = ("-p", "no:randomly", "-p", "no:cacheprovider")
 
 
 @pytest.fixture(autouse=True)
 def _isolated_dirs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("MOBILE_AGENT_ANDROID_SERIAL", raising=False)
-    monkeypatch.setenv("MOBILE_AGENT_LOCK_DIR", str(pytester.path / "locks"))
-    monkeypatch.setenv("MOBILE_AGENT_RECORDS", str(pytester.path / "records"))
+    isolate(pytester, monkeypatch)
 
 
 @pytest.fixture
 def two_served(monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualLab]:
     """Two virtual devices served by one adb endpoint, as two targets of one adb server."""
-    lab = VirtualLab.start(2)
-    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(lab.adb_port))
-    monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
-    try:
+    with served_lab(monkeypatch, 2) as lab:
         yield lab
-    finally:
-        lab.stop()
 
 
 @pytest.mark.parametrize(("serial", "described"), [("virtual", "1 built-in virtual device"),

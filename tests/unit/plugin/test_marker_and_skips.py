@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from plugin_inner_runs import ISOLATED, isolate, served_lab
 
 from pytest_mobile_agent.virtual import VirtualLab
 
 pytest_plugins = ["pytester"]
 
-ISOLATED = ("-p", "no:randomly", "-p", "no:cacheprovider")
 
 SUITE = """
 import pytest
@@ -32,22 +32,14 @@ def test_plain():
 
 @pytest.fixture(autouse=True)
 def _isolated_dirs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("MOBILE_AGENT_ANDROID_SERIAL", raising=False)
-    monkeypatch.delenv("MOBILE_AGENT_REQUIRE_DEVICE", raising=False)
-    monkeypatch.setenv("MOBILE_AGENT_LOCK_DIR", str(pytester.path / "locks"))
-    monkeypatch.setenv("MOBILE_AGENT_RECORDS", str(pytester.path / "records"))
+    isolate(pytester, monkeypatch)
 
 
-@pytest.fixture
-def served_lab(monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualLab]:
+@pytest.fixture(name="served_lab")
+def _served_lab(monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualLab]:
     """An adb server (a virtual lab's) that lists emulator-5554 only."""
-    lab = VirtualLab.start(1)
-    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(lab.adb_port))
-    monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
-    try:
+    with served_lab(monkeypatch, 1) as lab:
         yield lab
-    finally:
-        lab.stop()
 
 
 def skipped_lines(result: pytest.RunResult) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from plugin_inner_runs import ISOLATED, isolate, served_lab
 
 # Imported before the in-process inner runs (see test_plugin_surface.py): pytester drops the
 # modules a run imports first, and a class imported twice makes isinstance fail.
@@ -18,28 +19,18 @@ from pytest_mobile_agent.virtual import VirtualLab
 
 pytest_plugins = ["pytester"]
 
-ISOLATED = ("-p", "no:randomly", "-p", "no:cacheprovider")
 
 
 @pytest.fixture(autouse=True)
 def _isolated_dirs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("MOBILE_AGENT_ANDROID_SERIAL", raising=False)
-    monkeypatch.delenv("MOBILE_AGENT_REQUIRE_DEVICE", raising=False)
-    monkeypatch.delenv("MOBILE_AGENT_JAR", raising=False)
-    monkeypatch.setenv("MOBILE_AGENT_LOCK_DIR", str(pytester.path / "locks"))
-    monkeypatch.setenv("MOBILE_AGENT_RECORDS", str(pytester.path / "records"))
+    isolate(pytester, monkeypatch)
 
 
-@pytest.fixture
-def served_lab(monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualLab]:
+@pytest.fixture(name="served_lab")
+def _served_lab(monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualLab]:
     """Two virtual devices served from this process, as external devices are, reached by serial."""
-    lab = VirtualLab.start(2)
-    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(lab.adb_port))
-    monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
-    try:
+    with served_lab(monkeypatch, 2) as lab:
         yield lab
-    finally:
-        lab.stop()
 
 
 # --- item 5: long waits show progress on the terminal --------------------------------------------

@@ -4,16 +4,14 @@ targets' status lines back to the controller process, which prints them per targ
 from __future__ import annotations
 
 import pytest
+from plugin_inner_runs import ISOLATED, isolate
 
 pytest_plugins = ["pytester"]
-ISOLATED = ("-p", "no:randomly", "-p", "no:cacheprovider")
 
 
 @pytest.fixture(autouse=True)
 def _isolated_dirs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("MOBILE_AGENT_ANDROID_SERIAL", raising=False)
-    monkeypatch.setenv("MOBILE_AGENT_LOCK_DIR", str(pytester.path / "locks"))
-    monkeypatch.setenv("MOBILE_AGENT_RECORDS", str(pytester.path / "records"))
+    isolate(pytester, monkeypatch)
 
 
 def test_two_workers_status_lines_reach_the_controllers_summary(pytester: pytest.Pytester) -> None:
