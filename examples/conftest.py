@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 import pytest
 
-from pytest_mobile_agent.fixtures import FixtureApp
 from pytest_mobile_agent.mirror import Mirror
+from pytest_mobile_agent.plugin.fixtures import FixtureApp
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ import pytest
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
-from pytest_mobile_agent.fixtures import AndroidTarget
-from pytest_mobile_agent.gates import HostGate
+from pytest_mobile_agent.plugin.fixtures import AndroidTarget
+from pytest_mobile_agent.plugin.gates import HostGate
 
 from .conftest import HostListener, it_name, reverse_rule
 

@@ -12,7 +12,7 @@ import pytest
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import Device
-from pytest_mobile_agent.fixtures import AndroidTarget, foreground_package
+from pytest_mobile_agent.plugin.fixtures import AndroidTarget, foreground_package
 from tests.support.apks import OTHER_PACKAGE, fixture_apk, other_apk
 
 pytestmark = pytest.mark.device

@@ -35,7 +35,7 @@ from pytest_mobile_agent.agent import (
 )
 from pytest_mobile_agent.agent.launch import JAR_MODE, PS_COMMAND, find_agents, parse_ps, remote_jar
 from pytest_mobile_agent.agent.protocol import FrameDecoder, encode
-from pytest_mobile_agent.gates import HostGate
+from pytest_mobile_agent.plugin.gates import HostGate
 
 pytestmark = pytest.mark.device
 

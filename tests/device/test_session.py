@@ -28,7 +28,7 @@ from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOption
 from pytest_mobile_agent.emulator import Endpoint
 from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
 from pytest_mobile_agent.mirror import Mirror
-from pytest_mobile_agent.policy import QuietWait, parse_ps
+from pytest_mobile_agent.plugin.policy import QuietWait, parse_ps
 from pytest_mobile_agent.session import (
     ControllerChoice,
     PathOptions,

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 import pytest
 from security.lab import Bench, bench
 
-from pytest_mobile_agent.gates import HostGate
+from pytest_mobile_agent.plugin.gates import HostGate
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import Launched, Records
 from pytest_mobile_agent.agent import protocol as wire
 from pytest_mobile_agent.agent.connection import Connection
-from pytest_mobile_agent.gates import HostGate
 from pytest_mobile_agent.mirror import Mirror
+from pytest_mobile_agent.plugin.gates import HostGate
 from pytest_mobile_agent.session import ControllerChoice, Session, select_paths
 from pytest_mobile_agent.virtual.process import SIGCONT, SIGKILL, SIGSTOP
 

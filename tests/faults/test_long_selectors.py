@@ -14,8 +14,8 @@ import pytest
 from security.lab import Bench
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.gates import HostGate
 from pytest_mobile_agent.mirror import Mirror
+from pytest_mobile_agent.plugin.gates import HostGate
 from pytest_mobile_agent.session import ControllerChoice, Session, select_paths
 
 WAIT_S = 0.5

@@ -16,12 +16,12 @@ import struct
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from pytest_mobile_agent import policy
 from pytest_mobile_agent.agent import launch
 from pytest_mobile_agent.agent import protocol as wire
 from pytest_mobile_agent.agent.connection import Connection
 from pytest_mobile_agent.agent.protocol import Disconnection, Established, HostSession, State
 from pytest_mobile_agent.errors import MobileAgentError, ProtocolError
+from pytest_mobile_agent.plugin import policy
 from pytest_mobile_agent.session.tree import ReadReason, parse_snapshot, scale_from_wm_density
 
 from .bounds import chunked, ends_within, lighter, only_our_errors, peer_sent

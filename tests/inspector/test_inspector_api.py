@@ -16,8 +16,10 @@ import pytest
 
 pytest.importorskip("aiohttp", reason="the inspector's extra: pip install 'pytest-mobile-agent[inspect]'")
 
-from pytest_mobile_agent.inspector.server import DeviceWorker, Inspector, serving  # noqa: E402
-from pytest_mobile_agent.inspector.target import FIXTURE_PACKAGE, opened, settings_for  # noqa: E402
+from pytest_mobile_agent.cli.inspector.server import DeviceWorker, Inspector, serving  # noqa: E402
+from pytest_mobile_agent.cli.inspector.target import opened  # noqa: E402
+from pytest_mobile_agent.stack import Settings  # noqa: E402
+from pytest_mobile_agent.stack.settings import DEFAULT_FIXTURE_PACKAGE as FIXTURE_PACKAGE  # noqa: E402
 
 
 class Api:
@@ -38,7 +40,7 @@ class Api:
 
 @pytest.fixture(scope="module")
 def api() -> Iterator[Api]:
-    settings = settings_for("virtual", app_package=FIXTURE_PACKAGE)
+    settings = Settings.for_target("virtual", app_package=FIXTURE_PACKAGE)
     worker = DeviceWorker(lambda: opened(settings))
     worker.start()
     try:
@@ -96,7 +98,7 @@ def test_an_element_asked_for_badly_is_a_400_and_one_not_there_a_404(api: Api) -
 def test_without_a_controller_the_screen_is_an_agent_screenshot_and_no_file_is_written(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    worker = DeviceWorker(lambda: opened(settings_for("virtual", controller="off")))
+    worker = DeviceWorker(lambda: opened(Settings.for_target("virtual", emulator_controller="off")))
     worker.start()
     try:
         with serving(Inspector(worker)) as url:

@@ -25,8 +25,9 @@ webdriver = pytest.importorskip("selenium.webdriver", reason="Selenium drives th
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from pytest_mobile_agent.inspector.server import DeviceWorker, Inspector, serving  # noqa: E402
-from pytest_mobile_agent.inspector.target import opened, settings_for  # noqa: E402
+from pytest_mobile_agent.cli.inspector.server import DeviceWorker, Inspector, serving  # noqa: E402
+from pytest_mobile_agent.cli.inspector.target import opened  # noqa: E402
+from pytest_mobile_agent.stack import Settings  # noqa: E402
 
 CHROMIUM = shutil.which("chromium")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -38,7 +39,7 @@ PASSWORD = "correct horse"  # the one the fixture app accepts (virtual/ui/fixtur
 
 @pytest.fixture(scope="module")
 def page_url() -> Iterator[str]:
-    worker = DeviceWorker(lambda: opened(settings_for("virtual")))
+    worker = DeviceWorker(lambda: opened(Settings.for_target("virtual")))
     worker.start()
     try:
         with serving(Inspector(worker)) as url:

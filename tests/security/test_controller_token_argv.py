@@ -15,9 +15,9 @@ from contextlib import redirect_stderr, redirect_stdout
 import pytest
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.__main__ import main as cli
+from pytest_mobile_agent.cli.main import main as cli
 from pytest_mobile_agent.emulator.endpoint import parse_url, redact_url
-from pytest_mobile_agent.options import Settings
+from pytest_mobile_agent.plugin.options import settings_from_config
 
 pytest_plugins = ["pytester"]
 
@@ -57,7 +57,7 @@ def test_a_controller_url_carrying_a_token_is_refused_naming_the_variable_and_ne
 def test_the_settings_never_hold_a_token_and_the_usage_error_scrubs_it(pytester: pytest.Pytester, url: str) -> None:
     config = pytester.parseconfig("--emulator-controller", url)
     with pytest.raises(pytest.UsageError) as refused:
-        Settings.from_config(config)
+        settings_from_config(config)
     assert SECRET not in str(refused.value) and SECRET not in repr(refused.value)
     assert "MOBILE_AGENT_EMULATOR_TOKEN" in str(refused.value)
 
@@ -66,12 +66,12 @@ def test_the_environment_variable_url_is_held_to_the_same_rule(pytester: pytest.
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MOBILE_AGENT_EMULATOR_CONTROLLER", CARRYING[0])
     with pytest.raises(pytest.UsageError) as refused:
-        Settings.from_config(pytester.parseconfig())
+        settings_from_config(pytester.parseconfig())
     assert SECRET not in str(refused.value)
 
 
 def test_a_plain_url_is_kept_and_the_help_suggests_no_token_in_argv(pytester: pytest.Pytester) -> None:
-    settings = Settings.from_config(pytester.parseconfig("--emulator-controller", "http://127.0.0.1:8554"))
+    settings = settings_from_config(pytester.parseconfig("--emulator-controller", "http://127.0.0.1:8554"))
     assert settings.emulator_controller == "http://127.0.0.1:8554"
     assert parse_url("127.0.0.1:8554") == ("127.0.0.1", 8554)
     assert parse_url("http://[::1]:8554") == ("::1", 8554)

@@ -16,7 +16,7 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import Records
 from pytest_mobile_agent.agent.launch import MAIN_CLASS
-from pytest_mobile_agent.lock import AutomationLock
+from pytest_mobile_agent.stack.lock import AutomationLock
 from pytest_mobile_agent.virtual.fs import ROOT
 
 from .lab import CANARY, Bench

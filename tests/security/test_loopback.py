@@ -9,11 +9,9 @@ call in the repository's Python names a loopback address.
 
 from __future__ import annotations
 
-import importlib.util
 import ipaddress
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -65,14 +63,10 @@ def _is_loopback(address: str) -> bool:
     return ip.is_loopback or (isinstance(ip, ipaddress.IPv6Address) and bool(ip.ipv4_mapped and ip.ipv4_mapped.is_loopback))
 
 
-def _scripted_adb_server():  # noqa: ANN202 - the unit tests' helper, loaded from its file
-    path = ROOT / "tests" / "unit" / "adb" / "adb_scripted.py"
-    spec = importlib.util.spec_from_file_location("adb_scripted_for_loopback", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module.ScriptedAdbServer
+def _scripted_adb_server():  # noqa: ANN202 - the unit tests' helper
+    from tests.support.adb_scripted import ScriptedAdbServer
+
+    return ScriptedAdbServer
 
 
 def test_the_virtual_devices_servers_and_the_test_servers_listen_on_loopback_only(tmp_path: Path) -> None:

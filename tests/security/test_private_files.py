@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.artifacts import artifact_dir
+from pytest_mobile_agent.plugin.artifacts import artifact_dir
 from pytest_mobile_agent.userfiles import write_private
 
 OTHER_UID = 4242

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobile_agent import artifacts, errors
+from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import Records
 from pytest_mobile_agent.agent import protocol as wire
 from pytest_mobile_agent.agent.connection import Connection
 from pytest_mobile_agent.agent.launch import MAIN_CLASS, TOKEN_ENV
+from pytest_mobile_agent.plugin import artifacts
 from pytest_mobile_agent.virtual.fs import ROOT
 
 from .lab import Bench, bench

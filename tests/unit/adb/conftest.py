@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
-from adb_scripted import Handler, ScriptedAdbServer
+
+from tests.support.adb_scripted import Handler, ScriptedAdbServer
 
 
 @pytest.fixture

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from adb_scripted import Peer, client
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import ForwardRule
+from tests.support.adb_scripted import Peer, client
 
 SERIAL = "emulator-5554"
 

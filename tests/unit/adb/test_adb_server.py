@@ -6,11 +6,11 @@ import errno
 import socket
 
 import pytest
-from adb_scripted import Peer, client, free_port
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, address_from_env
 from pytest_mobile_agent.adb.connection import Connection
+from tests.support.adb_scripted import Peer, client, free_port
 
 
 def version_reply(*answers: bytes, hang_up: bool = True):

@@ -6,13 +6,13 @@ import subprocess
 import time
 
 import pytest
-from adb_scripted import Peer, client
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import quote, wire
 from pytest_mobile_agent.adb.shell import join
+from tests.support.adb_scripted import Peer, client
 
 SERIAL = "emulator-5554"
 LAUNCH = "am start -W -n com.android.chrome/com.google.android.apps.chrome.Main"

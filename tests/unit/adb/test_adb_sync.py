@@ -6,11 +6,11 @@ import os
 import struct
 
 import pytest
-from adb_scripted import Peer, client
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import wire
 from pytest_mobile_agent.adb.connection import Connection
+from tests.support.adb_scripted import Peer, client
 
 SERIAL = "emulator-5554"
 CHUNK = 64 * 1024

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from adb_scripted import Peer, client
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,6 +16,7 @@ from pytest_mobile_agent.adb.targets import (
     getprop_command,
     parse_devices_l,
 )
+from tests.support.adb_scripted import Peer, client
 
 NO_PERMISSIONS_STATE = (
     "no permissions (missing udev rules? user is in the plugdev group); "

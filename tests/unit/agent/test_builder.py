@@ -249,7 +249,7 @@ def test_concurrent_processes_build_once_under_the_lock(sources: AgentSources, t
 
 def test_agent_build_prints_the_jar_and_without_an_sdk_says_what_is_missing(
         toolchain: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from pytest_mobile_agent.__main__ import main
+    from pytest_mobile_agent.cli.main import main
 
     assert main(["agent", "build"]) == 0
     out, err = capsys.readouterr()

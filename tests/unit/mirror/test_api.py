@@ -10,8 +10,7 @@ import pytest
 from pytest_mobile_agent.errors import InvalidSelector, NoMatch, WaitTimeout
 from pytest_mobile_agent.mirror import Selector, key_code
 from pytest_mobile_agent.session.backends import ReadReason, Release
-
-from .fakes import SCALE, Rig, list_screen, login_screen, node, tree, window
+from tests.support.mirror_fakes import SCALE, Rig, list_screen, login_screen, node, tree, window
 
 
 def keyboard_screen() -> dict:

@@ -8,8 +8,7 @@ from pytest_mobile_agent.mirror.replica import Replica, View
 from pytest_mobile_agent.mirror.selectors import LIKENESS_CHARS, Ranking, Selector, nearest
 from pytest_mobile_agent.session.backends import ReadReason
 from pytest_mobile_agent.session.tree import parse_snapshot
-
-from .fakes import node, tree, window
+from tests.support.mirror_fakes import node, tree, window
 
 MS = 0.001
 

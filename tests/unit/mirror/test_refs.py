@@ -8,8 +8,7 @@ from hypothesis import strategies as st
 from pytest_mobile_agent.mirror import Replica
 from pytest_mobile_agent.session.backends import ReadReason
 from pytest_mobile_agent.session.tree import parse_snapshot
-
-from .fakes import node, window
+from tests.support.mirror_fakes import node, window
 
 # a tree as a list of parent positions: node k's parent is an earlier node (pre-order), node 0 the root
 shapes = st.lists(st.integers(min_value=0, max_value=10_000), min_size=0, max_size=60).map(

@@ -7,8 +7,7 @@ import pytest
 from pytest_mobile_agent.errors import Disconnected, StaleElement
 from pytest_mobile_agent.session import backends as b
 from pytest_mobile_agent.session.backends import ReadReason
-
-from .fakes import Rig, login_screen
+from tests.support.mirror_fakes import Rig, login_screen
 
 R = ReadReason
 

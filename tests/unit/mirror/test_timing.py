@@ -9,8 +9,7 @@ from pytest_mobile_agent.errors import Timeout, WaitTimeout
 from pytest_mobile_agent.mirror.mirror import FRAME_QUIET, READ_GRACE, SCROLL_QUIET
 from pytest_mobile_agent.session import backends as b
 from pytest_mobile_agent.session.backends import ReadReason
-
-from .fakes import Rig, list_screen, login_screen
+from tests.support.mirror_fakes import Rig, list_screen, login_screen
 
 R = ReadReason
 EVICTING = (R.POLL, R.FRAME)

@@ -20,8 +20,7 @@ from pytest_mobile_agent.session.backends import ReadReason
 from pytest_mobile_agent.session.tree import parse_snapshot
 from pytest_mobile_agent.virtual.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel
-
-from .fakes import node, tree, view_of, window
+from tests.support.mirror_fakes import node, tree, view_of, window
 
 
 def view_of_snapshot(raw: dict[str, Any]) -> View:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
-from session.fakes import node, snapshot, window
+
+from tests.support.session_fakes import node, snapshot, window
 
 TEXTS = (None, "", "Login", "login", "Big", "Cell 1", "Cell 12", "Cell 500", "Sign in", "Ünïcode ✓")
 RES = (None, "tab_login", "dev.mobileagent.fixture:id/tab_login", "dev.mobileagent.fixture:id/cell_1",

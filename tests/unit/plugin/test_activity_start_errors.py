@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_mobile_agent import doctor, errors
+from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.shell import ShellOutput
-from pytest_mobile_agent.app import AppUnderTest
+from pytest_mobile_agent.cli import doctor
+from pytest_mobile_agent.stack.app import AppUnderTest
 
 pytest_plugins = ["pytester"]
 
@@ -51,7 +52,7 @@ def test_a_start_that_never_brings_the_app_to_the_front_says_what_am_printed() -
 
 
 def test_the_doctors_fixture_start_carries_ams_stderr() -> None:
-    checked = doctor.Doctor(doctor.Target(server=None, serial="stub"))  # type: ignore[arg-type]
+    checked = doctor.Doctor(doctor.Target(android=None))  # type: ignore[arg-type]
     checked.state.device = StubDevice(ShellOutput(1, b"Starting: Intent { cmp=dev.app/.Nope }\n", NOT_FOUND))  # type: ignore[assignment]
     with pytest.raises(doctor.CheckFailed) as caught:
         checked._start_fixture()

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from pytest_mobile_agent.gates import HostGate, host_gates_enabled
+from pytest_mobile_agent.plugin.gates import HostGate, host_gates_enabled
 
 
 def test_a_gate_over_its_bound_fails_naming_the_figure_and_the_bound() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_mobile_agent.policy import (
+from pytest_mobile_agent.plugin.policy import (
     DeviceBusy,
     DeviceProcess,
     DisturbanceWatch,
@@ -117,7 +117,7 @@ def test_the_apps_crash_is_its_own_failure_even_beside_another_user() -> None:
 
 
 def test_getevent_lines_count_contacts_and_key_presses_but_not_lifts_or_buttons() -> None:
-    from pytest_mobile_agent.foreign_input import EvdevCounter
+    from pytest_mobile_agent.plugin.foreign_input import EvdevCounter
 
     counter = EvdevCounter()
     for line in ["add device 1: /dev/input/event1", '  name:     "virtio_input_multi_touch_1"',
@@ -132,7 +132,7 @@ def test_getevent_lines_count_contacts_and_key_presses_but_not_lifts_or_buttons(
 
 
 def test_the_apps_java_or_native_crash_is_found_in_the_crash_buffer_and_another_process_is_not() -> None:
-    from pytest_mobile_agent.app import crash_of
+    from pytest_mobile_agent.stack.app import crash_of
 
     java = ("--------- beginning of crash\n"
             "12-03 10:00:00.000  4300  4300 E AndroidRuntime: FATAL EXCEPTION: main\n"

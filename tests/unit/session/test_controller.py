@@ -20,8 +20,7 @@ from pytest_mobile_agent.session.frames import (
     scale_area_average,
     upright,
 )
-
-from .fakes import FakeConnection, FakeController, rgb_frame
+from tests.support.session_fakes import FakeConnection, FakeController, rgb_frame
 
 
 def source(controller: FakeController | None = None, stream: EventStream | None = None,

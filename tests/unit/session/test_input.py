@@ -10,8 +10,14 @@ from pytest_mobile_agent.errors import AgentError, ControllerError
 from pytest_mobile_agent.session.backends import Ack, ReadReason, Release
 from pytest_mobile_agent.session.input import InputRouter, one_pixel_on, swipe_path
 from pytest_mobile_agent.session.tree import AgentTree
-
-from .fakes import FakeConnection, FakeController, node, snapshot, tabs_window, window
+from tests.support.session_fakes import (
+    FakeConnection,
+    FakeController,
+    node,
+    snapshot,
+    tabs_window,
+    window,
+)
 
 SCALE = 2.625
 

@@ -20,8 +20,7 @@ from pytest_mobile_agent.agent import connection as connection_module
 from pytest_mobile_agent.agent.connection import Connection
 from pytest_mobile_agent.session.events import EventStream
 from pytest_mobile_agent.session.frames import FrameSource
-
-from .fakes import FakeConnection, FakeController, rgb_frame
+from tests.support.session_fakes import FakeConnection, FakeController, rgb_frame
 
 LOCK_ORDER = (
     "connection.state",  # Connection._lock: the HostSession, the waiters; never held across I/O or the sink

@@ -19,8 +19,7 @@ from pytest_mobile_agent.session.ownership import (
     TargetCheck,
     adb_server_on_this_host,
 )
-
-from .fakes import FakeController
+from tests.support.session_fakes import FakeController
 
 # What the emulator's discovery file says in 37.x: avd.name the display name, avd.id the AVD's name.
 FOUND = Endpoint(host="127.0.0.1", port=8554, console_port=5554, serial="emulator-5554",

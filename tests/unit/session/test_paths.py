@@ -16,8 +16,13 @@ from pytest_mobile_agent.session import (
     Session,
     select_paths,
 )
-
-from .fakes import FakeAttached, FakeConnection, FakeController, reused, rgb_frame
+from tests.support.session_fakes import (
+    FakeAttached,
+    FakeConnection,
+    FakeController,
+    reused,
+    rgb_frame,
+)
 
 SOCKET = "mobile-agent-0.1.0-p1-7fec0cb05341-9f3cf6e22dae"
 FIRST = f"emulator-5554: mobile-agent-android 0.1.0 over protocol 1, pid 2973, socket {SOCKET}, launched"

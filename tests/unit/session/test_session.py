@@ -17,8 +17,7 @@ from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.mirror.mirror import FRAME_QUIET
 from pytest_mobile_agent.session import BackendTaken, ReadReason, Session
 from pytest_mobile_agent.session import backends as b
-
-from .fakes import (
+from tests.support.session_fakes import (
     FakeAttached,
     FakeConnection,
     FakeController,

@@ -16,8 +16,14 @@ from pytest_mobile_agent.session.tree import (
     parse_snapshot,
     scale_from_wm_density,
 )
-
-from .fakes import FakeConnection, keyboard_window, node, snapshot, tabs_window, window
+from tests.support.session_fakes import (
+    FakeConnection,
+    keyboard_window,
+    node,
+    snapshot,
+    tabs_window,
+    window,
+)
 
 
 def tree_on(conn: FakeConnection, **kw: object) -> AgentTree:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import ast
 
 import pytest
-from mirror.fakes import node, tree, view_of, window
 
-from pytest_mobile_agent.inspector.page import element_at, element_details
-from pytest_mobile_agent.inspector.recorder import Recording
+from pytest_mobile_agent.cli.inspector.page import element_at, element_details
+from pytest_mobile_agent.cli.inspector.recorder import Recording
 from pytest_mobile_agent.mirror.unique import Locator
+from tests.support.mirror_fakes import node, tree, view_of, window
 
 
 def test_a_recording_is_a_test_function_with_one_line_per_step() -> None:

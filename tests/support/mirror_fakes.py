@@ -7,11 +7,10 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from session.fakes import node  # the agent's NODE as docs/protocol.md gives it
-
 from pytest_mobile_agent.mirror.replica import Replica, View
 from pytest_mobile_agent.session import backends as b
 from pytest_mobile_agent.session.tree import parse_snapshot
+from tests.support.session_fakes import node  # the agent's NODE as docs/protocol.md gives it
 
 __all__ = ["node"]
 

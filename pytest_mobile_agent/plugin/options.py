@@ -14,6 +14,13 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.agent.records import default_records_dir
+from pytest_mobile_agent.stack.settings import (
+    AUTO,
+    DEFAULT_FIXTURE_ACTIVITY,
+    DEFAULT_FIXTURE_PACKAGE,
+    VIRTUAL,
+    Settings,
+)
 
 SERIAL_ENV = "MOBILE_AGENT_ANDROID_SERIAL"
 REQUIRE_ENV = "MOBILE_AGENT_REQUIRE_DEVICE"
@@ -22,11 +29,6 @@ JAR_ENV = "MOBILE_AGENT_JAR"
 RECORDS_ENV = "MOBILE_AGENT_RECORDS"
 APP_APK_ENV = "MOBILE_AGENT_APP_APK"
 
-VIRTUAL = "virtual"
-AUTO = "auto"
-
-DEFAULT_FIXTURE_PACKAGE = "dev.mobileagent.fixture"
-DEFAULT_FIXTURE_ACTIVITY = ".MainActivity"
 
 NO_SERIAL_REASON = (
     "no Android target named: pass --android-serial SERIAL (or `virtual` for the built-in "
@@ -140,66 +142,32 @@ def raw_value(config: pytest.Config, dest: str) -> str | bool | None:
     return str(ini).strip() or option.default
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Everything the fixtures and hooks read from the options, parsed and checked once."""
-
-    serials: tuple[str, ...]
-    require_device: bool
-    emulator_controller: str
-    agent_jar: Path | None
-    agent_force: bool
-    records_dir: Path
-    quiet_wait: float
-    disturbance_runs: int
-    virtual_adb: str
-    fixture_package: str
-    fixture_activity: str
-    app_apk: Path | None = None
-    app_package: str | None = None
-    app_activity: str | None = None
-    agent_liveness: float = 3.0
-    controller_connect_timeout: float = 2.0
-    agent_kill_wait: float = 1.0
-
-    @property
-    def named(self) -> bool:
-        return bool(self.serials)
-
-    @property
-    def virtual_count(self) -> int:
-        """How many virtual devices `virtual` / `virtual:N` asks for (0 for real targets)."""
-        if len(self.serials) == 1 and self.serials[0].split(":")[0] == VIRTUAL:
-            _, _, count = self.serials[0].partition(":")
-            return int(count) if count else 1
-        return 0
-
-    @classmethod
-    def from_config(cls, config: pytest.Config) -> Settings:
-        serial_text = str(raw_value(config, "android_serial") or "")
-        serials = tuple(part.strip() for part in serial_text.split(",") if part.strip())
-        _check_serials(serials)
-        records = raw_value(config, "agent_records")
-        jar = raw_value(config, "agent_jar")
-        return cls(
-            serials=serials,
-            require_device=bool(raw_value(config, "android_require_device")),
-            emulator_controller=_controller(str(raw_value(config, "emulator_controller") or AUTO)),
-            agent_jar=Path(str(jar)) if jar else None,
-            agent_force=bool(raw_value(config, "agent_force")),
-            records_dir=Path(str(records)) if records else default_records_dir(),
-            quiet_wait=_number(raw_value(config, "quiet_wait"), "--quiet-wait", float, minimum=0),
-            disturbance_runs=int(_number(raw_value(config, "disturbance_retries"), "--disturbance-retries", int, minimum=1)),
-            virtual_adb=str(raw_value(config, "virtual_adb") or "builtin"),
-            fixture_package=str(raw_value(config, "fixture_package")),
-            fixture_activity=str(raw_value(config, "fixture_activity")),
-            app_apk=Path(str(apk)) if (apk := raw_value(config, "app_apk")) else None,
-            app_package=str(raw_value(config, "app_package") or "") or None,
-            app_activity=str(raw_value(config, "app_activity") or "") or None,
-            agent_liveness=_seconds(config, "agent_liveness"),
-            controller_connect_timeout=_seconds(config, "controller_connect_timeout"),
-            agent_kill_wait=_seconds(config, "agent_kill_wait"),
-        )
+def settings_from_config(config: pytest.Config) -> Settings:
+    """The stack's settings from the options: the command line, else the environment, else the ini file."""
+    serial_text = str(raw_value(config, "android_serial") or "")
+    serials = tuple(part.strip() for part in serial_text.split(",") if part.strip())
+    _check_serials(serials)
+    records = raw_value(config, "agent_records")
+    jar = raw_value(config, "agent_jar")
+    return Settings(
+        serials=serials,
+        require_device=bool(raw_value(config, "android_require_device")),
+        emulator_controller=_controller(str(raw_value(config, "emulator_controller") or AUTO)),
+        agent_jar=Path(str(jar)) if jar else None,
+        agent_force=bool(raw_value(config, "agent_force")),
+        records_dir=Path(str(records)) if records else default_records_dir(),
+        quiet_wait=_number(raw_value(config, "quiet_wait"), "--quiet-wait", float, minimum=0),
+        disturbance_runs=int(_number(raw_value(config, "disturbance_retries"), "--disturbance-retries", int, minimum=1)),
+        virtual_adb=str(raw_value(config, "virtual_adb") or "builtin"),
+        fixture_package=str(raw_value(config, "fixture_package")),
+        fixture_activity=str(raw_value(config, "fixture_activity")),
+        app_apk=Path(str(apk)) if (apk := raw_value(config, "app_apk")) else None,
+        app_package=str(raw_value(config, "app_package") or "") or None,
+        app_activity=str(raw_value(config, "app_activity") or "") or None,
+        agent_liveness=_seconds(config, "agent_liveness"),
+        controller_connect_timeout=_seconds(config, "controller_connect_timeout"),
+        agent_kill_wait=_seconds(config, "agent_kill_wait"),
+    )
 
 
 def _check_serials(serials: tuple[str, ...]) -> None:

@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-log = logging.getLogger("pytest_mobile_agent.foreign_input")
+log = logging.getLogger("pytest_mobile_agent.plugin.foreign_input")
 
 GETEVENT = "getevent -l"
 READY_TIMEOUT = 1.0

@@ -18,8 +18,8 @@ import pytest
 from _pytest.nodes import Node
 from _pytest.runner import call_and_report
 
-from .errors import DeviceDisturbed
-from .policy import DisturbanceWatch, Verdict
+from pytest_mobile_agent.errors import DeviceDisturbed
+from pytest_mobile_agent.plugin.policy import DisturbanceWatch, Verdict
 
 WATCH_KEY = pytest.StashKey[DisturbanceWatch]()
 RUNS_KEY = pytest.StashKey[int]()

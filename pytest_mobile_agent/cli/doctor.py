@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-import os
 import struct
 import tempfile
 import time
@@ -29,14 +28,22 @@ from typing import Any
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
 from pytest_mobile_agent.adb.targets import parse_target_name
-from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Launched, Records
 from pytest_mobile_agent.agent.launch import parse_ps
-from pytest_mobile_agent.app import start_activity
+from pytest_mobile_agent.session.ownership import TargetCheck
+from pytest_mobile_agent.stack.agent import choose_jar
+from pytest_mobile_agent.stack.app import start_activity
+from pytest_mobile_agent.stack.settings import (
+    DEFAULT_FIXTURE_ACTIVITY,
+    DEFAULT_FIXTURE_PACKAGE,
+    VIRTUAL,
+    Settings,
+)
+from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider
 
 PS_COMMAND = "ps -A -o PID,ARGS"
-FIXTURE_PACKAGE = "dev.mobileagent.fixture"
-FIXTURE_ACTIVITY = ".MainActivity"
+FIXTURE_PACKAGE = DEFAULT_FIXTURE_PACKAGE
+FIXTURE_ACTIVITY = DEFAULT_FIXTURE_ACTIVITY
 #: the agent's idle bound during a doctor run: short, so that the idle-exit check is quick
 IDLE_EXIT_MS = 1500
 REQUEST_TIMEOUT = 10.0
@@ -63,20 +70,23 @@ class CheckFailed(errors.MobileAgentError):
 
 @dataclass(frozen=True)
 class Target:
-    """What the doctor examines: a serial on an adb server; `virtual` when it is the virtual device."""
+    """What the doctor examines: the target as the stack resolved it, and the controller choice."""
 
-    server: AdbServer
-    serial: str
-    virtual: bool = False
+    android: AndroidTarget
     controller: str = "auto"  # auto, off, or http://HOST:PORT
 
+    @property
+    def server(self) -> AdbServer:
+        return self.android.server
 
-def agent_jar(virtual: bool, path: Path | None = None) -> AgentJar:
-    """The jar to deploy: `path`, else the built one (`AgentJar.locate`), or the stand-in on the
-    virtual device. `AgentJar.locate` builds the jar into the per-user cache on first use."""
-    if path is not None:
-        return AgentJar.from_path(path)
-    return AgentJar.stand_in() if virtual else AgentJar.locate()
+    @property
+    def serial(self) -> str:
+        return self.android.serial
+
+    @property
+    def virtual(self) -> bool:
+        """A virtual device, started here or served elsewhere: its agent double runs the stand-in."""
+        return self.android.runs_stand_in
 
 
 @dataclass
@@ -168,7 +178,8 @@ class Doctor:
 
     def _agent_jar(self) -> str:
         try:
-            jar = agent_jar(self.target.virtual, self.jar_path)
+            settings = Settings.for_target(self.target.serial, agent_jar=self.jar_path)
+            jar = choose_jar(settings, self.target.android, announce=lambda _: None)
         except errors.MobileAgentError as exc:
             raise CheckFailed(exc.message, advice=exc.advice or "Build it with agent-android/build.sh") from None
         self.state.jar = jar
@@ -278,8 +289,8 @@ class Doctor:
         return f"{width}x{height} PNG, {len(data)} bytes, rotation {shot['rotation']}, upright"
 
     def _controller(self) -> str:
-        from pytest_mobile_agent.session import ControllerChoice, PathOptions, select_paths
-        from pytest_mobile_agent.session.ownership import TargetCheck
+        from pytest_mobile_agent.session import PathOptions, select_paths
+        from pytest_mobile_agent.stack.paths import controller_choice
 
         if not self.state.emulator:
             return "a device: taps and frames go through the agent"
@@ -287,7 +298,8 @@ class Doctor:
             return "turned off (--emulator-controller off): taps and frames go through the agent"
         server = self.target.server
         check = TargetCheck(self.target.serial, server.host, server.address, self._device())
-        selection = select_paths(self.target.serial, True, self._choice(ControllerChoice), PathOptions(target=check))
+        choice = controller_choice(self.target.controller, self.target.serial)
+        selection = select_paths(self.target.serial, True, choice, PathOptions(target=check))
         if selection.controller is None:
             raise CheckFailed("the emulator's controller is not available", advice=selection.warning)
         controller = selection.controller
@@ -304,16 +316,6 @@ class Doctor:
             return f"{controller.endpoint.url}: a {frame.width}x{frame.height} frame in {took:.0f} ms"
         finally:
             controller.close()
-
-    def _choice(self, choice_type: Any) -> Any:
-        if self.target.controller == "auto":
-            return choice_type.Auto()
-        from pytest_mobile_agent.emulator.endpoint import TOKEN_ENV, Endpoint
-        from pytest_mobile_agent.fixtures import parse_controller_url
-
-        host, port = parse_controller_url(self.target.controller)
-        token = os.environ.get(TOKEN_ENV) or None
-        return choice_type.Endpoint(Endpoint.at(port, host=host, token=token, serial=self.target.serial))
 
     # --- idle exit and the rotation -----------------------------------------------------------
 
@@ -408,38 +410,22 @@ def _running(device: Device, pid: int) -> bool:
 
 @contextlib.contextmanager
 def target_of(serial: str, *, controller: str = "auto", virtual_adb: str = "builtin") -> Iterator[Target]:
-    """The target `--android-serial` names: a serial on the local adb server (`auto`: the only online
-    one), or `virtual`: a virtual device started for the run (with its controller double unless
+    """The target `--android-serial` names, resolved as the plugin resolves it (stack.targets): a
+    serial on the local adb server (`auto`: the only online one), `tcp:HOST:PORT/SERIAL` on another,
+    or `virtual`: a virtual device started for the run (with its controller double unless
     `--emulator-controller off`), stopped after it."""
-    if serial.split(":")[0] != "virtual":
+    if serial.split(":")[0] != VIRTUAL:
         try:
-            name = parse_target_name(serial)  # SERIAL, or tcp:HOST:PORT/SERIAL on another adb server
+            parse_target_name(serial)
         except ValueError as exc:
             raise errors.InvalidArgument(f"--android-serial: {exc}") from None
-        server = AdbServer(host=name.host, port=name.port) if name.on_named_server else AdbServer()
-        serial = name.serial
-        if serial == "auto":
-            online = [entry.serial for entry in server.devices() if entry.online]
-            if len(online) != 1:
-                raise errors.MobileAgentError(f"auto needs exactly one online target, found {', '.join(online) or 'none'}",
-                                              advice="Name one with --android-serial SERIAL")
-            serial = online[0]
-        # A virtual device served elsewhere says so (ro.mobile_agent.virtual): its agent double runs
-        # the stand-in, so no jar needs building for it.
-        served_virtual = server.device(serial).getprop(VIRTUAL_DEVICE_PROPERTY) == "1"
-        yield Target(server, serial, virtual=served_virtual, controller=controller)
-        return
-    from pytest_mobile_agent.fixtures import TargetProvider
-    from pytest_mobile_agent.options import Settings
-
     with tempfile.TemporaryDirectory(prefix="mobile-agent-doctor-") as records:
-        settings = Settings(serials=("virtual",), require_device=True, emulator_controller=controller, agent_jar=None,
-                            agent_force=False, records_dir=Path(records), quiet_wait=0.0, disturbance_runs=1,
-                            virtual_adb=virtual_adb, fixture_package=FIXTURE_PACKAGE, fixture_activity=FIXTURE_ACTIVITY)
+        settings = Settings.for_target(serial, emulator_controller=controller, virtual_adb=virtual_adb,
+                                       records_dir=Path(records))
         provider = TargetProvider(settings)
         try:
             android = provider.target()
-            yield Target(android.server, android.serial, virtual=True, controller=controller)
+            yield Target(android, controller=controller)
         finally:
             provider.close()
 

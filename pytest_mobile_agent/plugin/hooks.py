@@ -1,7 +1,7 @@
-"""The pytest plugin: options, markers, the fixtures that carry the driver, and the policies of a
+"""The pytest plugin's hooks: options, markers, the fixtures that carry the driver, and the policies of a
 shared device (the quiet wait, retry-on-disturbance, the automation lock, failure artifacts).
 
-Registered through the `pytest11` entry point `mobile_agent`, so installing the package is enough.
+The plugin module `pytest_mobile_agent.plugin` re-exports them.
 """
 
 from __future__ import annotations
@@ -14,30 +14,31 @@ from typing import Any
 
 import pytest
 
-from pytest_mobile_agent import artifacts, progress, reruns
 from pytest_mobile_agent.adb import AdbServer, Target
 from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.errors import MobileAgentError
-from pytest_mobile_agent.fixtures import (
+from pytest_mobile_agent.plugin import artifacts, progress, reruns
+from pytest_mobile_agent.plugin.fixtures import (
+    INPUT_WATCHES_KEY,
     PROVIDER_KEY,
     SETTINGS_KEY,
     STATUS_KEY,
     UNUSABLE_TARGET,
-    TargetProvider,
+    InputWatches,
     worker_index,
 )
-from pytest_mobile_agent.options import (
+from pytest_mobile_agent.plugin.options import (
     NO_SERIAL_REASON,
     SERIAL_ENV,
-    Settings,
     add_options,
     check_spellings,
+    settings_from_config,
 )
-
-__all__ = ["NO_SERIAL_REASON", "SERIAL_ENV", "android_serial"]
+from pytest_mobile_agent.stack.settings import Settings
+from pytest_mobile_agent.stack.targets import TargetProvider
 
 FIXTURES_PLUGIN = "mobile_agent_fixtures"
-FIXTURES_MODULE = "pytest_mobile_agent.fixtures"
+FIXTURES_MODULE = "pytest_mobile_agent.plugin.fixtures"
 RERUNS_PLUGIN = "mobile_agent_reruns"
 PACKAGE_DIR = Path(__file__).resolve().parent
 #: why this process's device tests cannot run (decided once, after collection), or None
@@ -70,16 +71,20 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for marker in MARKERS:
         config.addinivalue_line("markers", marker)
-    for name, module in ((FIXTURES_PLUGIN, FIXTURES_MODULE), (RERUNS_PLUGIN, "pytest_mobile_agent.reruns")):
+    for name, module in ((FIXTURES_PLUGIN, FIXTURES_MODULE), (RERUNS_PLUGIN, "pytest_mobile_agent.plugin.reruns")):
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.register(importlib.import_module(module), name)
     progress.register(config)
-    settings = Settings.from_config(config)
+    settings = settings_from_config(config)
     config.stash[SETTINGS_KEY] = settings
     config.stash[PROVIDER_KEY] = TargetProvider(settings, index=worker_index(config))
+    config.stash[INPUT_WATCHES_KEY] = InputWatches()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    watches = config.stash.get(INPUT_WATCHES_KEY, None)
+    if watches is not None:
+        watches.close()
     provider = config.stash.get(PROVIDER_KEY, None)
     if provider is not None:
         provider.close()
@@ -98,9 +103,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     lines = [f"mobile-agent: targets {', '.join(settings.serials)}; controller {settings.emulator_controller}; "
              f"quiet wait {settings.quiet_wait:g} s; {settings.disturbance_runs} runs at most when disturbed"]
     if settings.virtual_count:
-        from pytest_mobile_agent.virtual.device import default_facts
+        from pytest_mobile_agent.stack.virtual_lab import virtual_device_facts
 
-        model, api_level = default_facts()
+        model, api_level = virtual_device_facts()
         count = settings.virtual_count
         return [*lines, f"mobile-agent: virtual: {count} built-in virtual device{'s' if count > 1 else ''}, "
                         f"model {model}, API {api_level}, emulator"]

@@ -5,17 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "adb"))
-
-from adb_scripted import Peer, ScriptedAdbServer, free_port  # noqa: E402
-
-from pytest_mobile_agent import __main__ as cli  # noqa: E402
-from pytest_mobile_agent.adb import wire  # noqa: E402
-from pytest_mobile_agent.adb.targets import getprop_command  # noqa: E402
+from pytest_mobile_agent.adb import wire
+from pytest_mobile_agent.adb.targets import getprop_command
+from pytest_mobile_agent.cli import main as cli
+from tests.support.adb_scripted import Peer, ScriptedAdbServer, free_port
 
 LISTING = (
     "emulator-5554          device product:sdk_gphone64_x86_64 model:sdk_gphone64_x86_64 device:emu64x transport_id:1\n"

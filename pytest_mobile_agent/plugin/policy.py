@@ -15,10 +15,10 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from .agent.launch import ProcessEntry, agent_of, parse_ps
-from .errors import MobileAgentError
+from pytest_mobile_agent.agent.launch import ProcessEntry, agent_of, parse_ps
+from pytest_mobile_agent.errors import MobileAgentError
 
-log = logging.getLogger("pytest_mobile_agent.policy")
+log = logging.getLogger("pytest_mobile_agent.plugin.policy")
 
 # Command-line fragments of the automation clients that hold the single UI-automation slot.
 AUTOMATION_CLIENTS = (

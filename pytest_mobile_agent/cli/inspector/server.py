@@ -36,15 +36,15 @@ from typing import Any, TypeVar
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.app import AppUnderTest
-from pytest_mobile_agent.inspector.page import element_at, element_details, page_state
-from pytest_mobile_agent.inspector.recorder import Recording
-from pytest_mobile_agent.inspector.target import Inspected
+from pytest_mobile_agent.cli.inspector.page import element_at, element_details, page_state
+from pytest_mobile_agent.cli.inspector.recorder import Recording
+from pytest_mobile_agent.cli.inspector.target import Inspected
 from pytest_mobile_agent.mirror.keys import key_code
 from pytest_mobile_agent.mirror.replica import Entry, View
 from pytest_mobile_agent.mirror.unique import Locator, unique_locator
+from pytest_mobile_agent.stack.app import AppUnderTest
 
-log = logging.getLogger("pytest_mobile_agent.inspector")
+log = logging.getLogger("pytest_mobile_agent.cli.inspector")
 
 T = TypeVar("T")
 HOST = "127.0.0.1"
@@ -300,7 +300,7 @@ def serving(inspector: Inspector, port: int = 0) -> Iterator[str]:
 
 def page_html(token: str) -> str:
     """The page, with its script and styles inline (one request, and it carries the token)."""
-    static = resources.files("pytest_mobile_agent.inspector") / "static"
+    static = resources.files("pytest_mobile_agent.cli.inspector") / "static"
     html = (static / "index.html").read_text(encoding="utf-8")
     return (html.replace("/*STYLE*/", (static / "inspector.css").read_text(encoding="utf-8"))
                 .replace("/*SCRIPT*/", (static / "inspector.js").read_text(encoding="utf-8"))

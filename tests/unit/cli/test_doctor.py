@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobile_agent import doctor
-from pytest_mobile_agent.__main__ import main
+from pytest_mobile_agent.cli import doctor
+from pytest_mobile_agent.cli.main import main
 
 CHECKS = ["adb server", "target", "agent jar", "deploy", "hello", "windows", "snapshot", "tap", "keys",
           "text (direct)", "text (keys)", "text (clipboard)", "screenshot", "controller", "idle exit", "rotation kept"]

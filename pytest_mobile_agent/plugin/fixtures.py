@@ -39,87 +39,42 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_mobile_agent import errors, progress
-from pytest_mobile_agent.adb import AdbServer, Device, Target
-from pytest_mobile_agent.adb.targets import parse_target_name
-from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
-from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Records
-from pytest_mobile_agent.app import AppInstallation, AppUnderTest, foreground_package
-from pytest_mobile_agent.artifacts import ARTIFACTS_KEY, ArtifactSources
-from pytest_mobile_agent.foreign_input import InputWatch
-from pytest_mobile_agent.gates import HostGate
-from pytest_mobile_agent.lock import AutomationLock
-from pytest_mobile_agent.options import AUTO, NO_SERIAL_REASON, Settings
-from pytest_mobile_agent.policy import DisturbanceWatch, QuietWait, parse_ps
-from pytest_mobile_agent.reruns import WATCH_KEY
-from pytest_mobile_agent.userfiles import private_dir
+from pytest_mobile_agent import errors
+from pytest_mobile_agent.adb import AdbServer, Device
+from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, Records
+from pytest_mobile_agent.plugin import progress
+from pytest_mobile_agent.plugin.artifacts import ARTIFACTS_KEY, ArtifactSources
+from pytest_mobile_agent.plugin.foreign_input import InputWatch
+from pytest_mobile_agent.plugin.gates import HostGate
+from pytest_mobile_agent.plugin.options import NO_SERIAL_REASON
+from pytest_mobile_agent.plugin.policy import DisturbanceWatch, ProcessEntry, QuietWait, parse_ps
+from pytest_mobile_agent.plugin.reruns import WATCH_KEY
+from pytest_mobile_agent.stack.agent import choose_jar, deploy_options, records_for
+from pytest_mobile_agent.stack.app import AppInstallation, AppUnderTest, foreground_package
+from pytest_mobile_agent.stack.lock import DEFAULT_LOCK_WAIT
+from pytest_mobile_agent.stack.settings import Settings
+from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider
 
 if TYPE_CHECKING:
+    from pytest_mobile_agent.emulator import Controller
     from pytest_mobile_agent.mirror import Mirror
     from pytest_mobile_agent.session import Selection, Session
-    from pytest_mobile_agent.virtual import VirtualLab
 
-log = logging.getLogger("pytest_mobile_agent.fixtures")
+log = logging.getLogger("pytest_mobile_agent.plugin.fixtures")
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
-PROVIDER_KEY = pytest.StashKey["TargetProvider"]()
-DISCOVERY_ENV = "MOBILE_AGENT_AVD_DISCOVERY_DIR"
-CONTROLLER_TOKEN_ENV = "MOBILE_AGENT_EMULATOR_TOKEN"  # the bearer token of an --emulator-controller URL
+PROVIDER_KEY = pytest.StashKey[TargetProvider]()
+INPUT_WATCHES_KEY = pytest.StashKey["InputWatches"]()
 PS_COMMAND = "ps -A -o PID,ARGS"
-AUTOMATION_LOCK_TIMEOUT = 900.0
 UNUSABLE_TARGET = "the Android target is not usable"  # a device test's skip reason, before the error
 
 
 # --- the target ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AndroidTarget:
-    """The target this process drives: its serial, its adb server, the lab behind it if virtual,
-    and what the server's listing says of it."""
-
-    serial: str
-    server: AdbServer
-    lab: VirtualLab | None = None
-    facts: Target | None = None
-    served_virtual: bool = False  # a virtual device served elsewhere, named by its serial
-    named_server: bool = False  # named as tcp:HOST:PORT/SERIAL: its status says which server
-
-    @property
-    def virtual(self) -> bool:
-        return self.lab is not None
-
-    @property
-    def runs_stand_in(self) -> bool:
-        """Whether the target is a virtual device, ours or a served one: its agent double runs the
-        stand-in jar, so no jar needs building."""
-        return self.virtual or self.served_virtual
-
-    @property
-    def label(self) -> str:
-        """The target and its adb server, as the status and the messages name it: two
-        `emulator-5554` on two servers (two hosts of a farm, two labs) are told apart."""
-        return f"{self.serial} on {self.server.address}"
-
-    def automation_lock(self) -> AutomationLock:
-        """The target's automation lock, keyed by its adb server's address and its serial
-        (userfiles.target_key): two devices both named emulator-5554 on two servers never share one."""
-        return AutomationLock(self.serial, server=self.server.address)
-
-    @property
-    def emulator(self) -> bool:
-        if self.facts is not None:
-            return bool(self.facts.emulator)
-        return self.serial.startswith("emulator-")
 
 
 def worker_index(config: pytest.Config) -> int:
@@ -130,128 +85,30 @@ def worker_index(config: pytest.Config) -> int:
     return int(digits) if digits.isascii() and digits.isdigit() else 0
 
 
-@dataclass
-class TargetProvider:
-    """Resolves (and for `virtual`, starts) the target of this process, once."""
+class InputWatches:
+    """The session's watch on each target's input devices (foreign_input.py), started once per target."""
 
-    settings: Settings
-    index: int = 0
-    lab: VirtualLab | None = None
-    controllers: list[Any] = field(default_factory=list)
-    _target: AndroidTarget | None = None
-    _saved_discovery: str | None = None
-    _discovery_dir: tempfile.TemporaryDirectory[str] | None = None
-    _lab_records: tempfile.TemporaryDirectory[str] | None = None
-    _input_watches: dict[str, InputWatch | None] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self._watches: dict[str, InputWatch | None] = {}
 
-    def input_watch(self, device: Device) -> InputWatch | None:
-        """The session's watch on the target's input devices (foreign_input.py), started once."""
-        if device.serial not in self._input_watches:
-            self._input_watches[device.serial] = InputWatch.start(device)
-        return self._input_watches[device.serial]
-
-    def records_dir(self) -> Path:
-        """Where the agent records live: `--agent-records` for real targets; for a virtual lab a
-        directory of its own, as its agents end with it."""
-        if self.lab is None:
-            return self.settings.records_dir
-        if self._lab_records is None:
-            self._lab_records = tempfile.TemporaryDirectory(prefix="mobile-agent-records-")
-        return Path(self._lab_records.name)
-
-    def target(self) -> AndroidTarget:
-        if self._target is None:
-            self._target = self._virtual() if self.settings.virtual_count else self._named()
-        return self._target
-
-    def _named(self) -> AndroidTarget:
-        serials = self.settings.serials
-        name = parse_target_name(serials[self.index % len(serials)])
-        server = AdbServer(host=name.host, port=name.port) if name.on_named_server else AdbServer()
-        serial = name.serial
-        if serial == AUTO:
-            serial = _only_online(server)
-        facts = _facts(server, serial)
-        served_virtual = server.device(serial).getprop(VIRTUAL_DEVICE_PROPERTY) == "1"
-        return AndroidTarget(serial, server, facts=facts, served_virtual=served_virtual,
-                             named_server=name.on_named_server)
-
-    def _virtual(self) -> AndroidTarget:
-        from pytest_mobile_agent.virtual import VirtualLab
-
-        count = self.settings.virtual_count
-        self.lab = VirtualLab.start(count, real_adb=self.settings.virtual_adb == "real")
-        if self.settings.emulator_controller == "auto":
-            self._start_controllers(self.lab)
-        server = AdbServer(host="127.0.0.1", port=self.lab.adb_port)
-        serial = self.lab.serials[self.index % count]
-        return AndroidTarget(serial, server, self.lab, _facts(server, serial))
-
-    def _start_controllers(self, lab: VirtualLab) -> None:
-        """An emulator controller double per virtual device, found as an emulator's would be."""
-        from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
-
-        self._discovery_dir = tempfile.TemporaryDirectory(prefix="mobile-agent-avd-")
-        self._saved_discovery = os.environ.get(DISCOVERY_ENV)
-        os.environ[DISCOVERY_ENV] = self._discovery_dir.name
-        for serial in lab.serials:
-            if serial.startswith("emulator-"):
-                device = lab.device(serial)
-                self.controllers.append(ControllerDouble(device.display, serial=serial,
-                                                         avd=AvdConfig.of_device(device)).start())
+    def of(self, device: Device) -> InputWatch | None:
+        if device.serial not in self._watches:
+            self._watches[device.serial] = InputWatch.start(device)
+        return self._watches[device.serial]
 
     def close(self) -> None:
-        for watch in self._input_watches.values():
+        for watch in self._watches.values():
             if watch is not None:
                 watch.close()
-        self._input_watches.clear()
-        for controller in self.controllers:
-            with contextlib.suppress(Exception):
-                controller.stop()
-        self.controllers.clear()
-        if self._discovery_dir is not None:
-            if self._saved_discovery is None:
-                os.environ.pop(DISCOVERY_ENV, None)
-            else:
-                os.environ[DISCOVERY_ENV] = self._saved_discovery
-            self._discovery_dir.cleanup()
-            self._discovery_dir = None
-        if self.lab is not None:
-            self.lab.stop()
-            self.lab = None
-        if self._lab_records is not None:
-            self._lab_records.cleanup()
-            self._lab_records = None
-        self._target = None
-
-
-def _only_online(server: AdbServer) -> str:
-    online = [entry.serial for entry in server.devices() if entry.online]
-    if len(online) != 1:
-        raise errors.MobileAgentError(
-            f"--android-serial auto needs exactly one online target on {server.address}, found {', '.join(online) or 'none'}",
-            advice="Name one with --android-serial SERIAL",
-        )
-    return online[0]
-
-
-def _facts(server: AdbServer, serial: str) -> Target:
-    """The server's listing of the target; an error with the target's advice when it is not usable."""
-    listed = {target.serial: target for target in server.targets()}
-    target = listed.get(serial)
-    if target is None:
-        others = ", ".join(f"{t.serial} ({t.state})" for t in listed.values()) or "no targets"
-        raise errors.MobileAgentError(
-            f"{serial} is not on the adb server at {server.address} (it lists {others})",
-            advice="Check the serial with `python -m pytest_mobile_agent targets` or `adb devices -l`",
-        )
-    if target.advice:
-        raise errors.MobileAgentError(f"{serial} is {target.state}", advice=target.advice)
-    return target
+        self._watches.clear()
 
 
 def provider_of(config: pytest.Config) -> TargetProvider:
     return config.stash[PROVIDER_KEY]
+
+
+def input_watches_of(config: pytest.Config) -> InputWatches:
+    return config.stash[INPUT_WATCHES_KEY]
 
 
 def settings_of(config: pytest.Config) -> Settings:
@@ -298,11 +155,7 @@ def agent_jar(pytestconfig: pytest.Config, android_target: AndroidTarget, mobile
     named by its serial); else the per-user cached build of the package's agent sources, built
     on first use with the Android SDK found (xdist workers build once, under the builder's lock)."""
     try:
-        if mobile_agent_settings.agent_jar is not None:
-            return AgentJar.from_path(mobile_agent_settings.agent_jar)
-        if android_target.runs_stand_in:
-            return AgentJar.stand_in()
-        return AgentJar.locate(announce=lambda message: _say(pytestconfig, message))
+        return choose_jar(mobile_agent_settings, android_target, lambda message: _say(pytestconfig, message))
     except errors.MobileAgentError as exc:
         pytest.fail(str(exc), pytrace=False)
 
@@ -320,17 +173,16 @@ def agent_records(pytestconfig: pytest.Config, android_target: AndroidTarget) ->
     """The records of the agents this host started, in `--agent-records` (default: the per-user
     cache, so every checkout and project of this user shares them), one per adb server and serial."""
     try:
-        directory = private_dir(provider_of(pytestconfig).records_dir())
+        return records_for(provider_of(pytestconfig), android_target)
     except (errors.MobileAgentError, OSError) as exc:
         pytest.fail(f"the agent records directory is not usable: {exc}", pytrace=False)
-    return Records.in_dir(directory, server=android_target.server.address)
 
 
 @pytest.fixture
 def automation_lock(request: pytest.FixtureRequest, android_target: AndroidTarget) -> Iterator[float]:
     """Hold the target's automation lock (per adb server and serial) for the test; yields the seconds spent waiting for it."""
     lock = android_target.automation_lock()
-    with lock.held(request.node.nodeid, AUTOMATION_LOCK_TIMEOUT, on_wait=progress.announcer(request.node)) as waited:
+    with lock.held(request.node.nodeid, DEFAULT_LOCK_WAIT, on_wait=progress.announcer(request.node)) as waited:
         yield waited
 
 
@@ -354,18 +206,15 @@ def agent(
         record = agent_records.get(serial)
         return {record.socket} if record is not None else set()
 
-    def processes() -> list[Any]:
+    def processes() -> list[ProcessEntry]:
         return parse_ps(device.shell(PS_COMMAND).text())
 
     if not mobile_agent_settings.agent_force:
         QuietWait(processes, own_sockets, timeout=mobile_agent_settings.quiet_wait,
                   on_wait=progress.announcer(request.node)).wait()
-    deployer = Deployer(device, agent_jar, agent_records, DeployOptions(
-        force=mobile_agent_settings.agent_force, liveness_timeout=mobile_agent_settings.agent_liveness,
-        kill_timeout=mobile_agent_settings.agent_kill_wait))
-    attached = deployer.attach()
+    attached = Deployer(device, agent_jar, agent_records, deploy_options(mobile_agent_settings)).attach()
     watch = DisturbanceWatch(processes, own_sockets)
-    inputs = provider_of(request.config).input_watch(device)
+    inputs = input_watches_of(request.config).of(device)
     if inputs is not None:
         mark = inputs.mark()
         watch.foreign_input = lambda: inputs.foreign_since(mark, watch.sent_contacts())
@@ -393,21 +242,12 @@ def _artifacts(request: pytest.FixtureRequest) -> ArtifactSources:
 @pytest.fixture(scope="session")
 def path_selection(android_target: AndroidTarget, mobile_agent_settings: Settings) -> Iterator[Selection]:
     """Whether sessions use the emulator's controller (`--emulator-controller`), decided once."""
-    from pytest_mobile_agent.emulator.endpoint import Endpoint
-    from pytest_mobile_agent.session import ControllerChoice, PathOptions, select_paths
+    from pytest_mobile_agent.stack.paths import select_controller
 
-    wanted = mobile_agent_settings.emulator_controller
-    if wanted == "off":
-        choice = ControllerChoice.Off()
-    elif wanted == "auto":
-        choice = ControllerChoice.Auto()
-    else:
-        host, port = parse_controller_url(wanted)
-        token = os.environ.get(CONTROLLER_TOKEN_ENV) or None
-        choice = ControllerChoice.Endpoint(Endpoint.at(port, host=host, token=token, serial=android_target.serial))
-    selection = select_paths(android_target.serial, android_target.emulator, choice,
-                             PathOptions(connect_timeout=mobile_agent_settings.controller_connect_timeout,
-                                         target=target_check(android_target)))
+    try:
+        selection = select_controller(android_target, mobile_agent_settings)
+    except errors.InvalidArgument as exc:
+        raise pytest.UsageError(str(exc)) from None
     try:
         yield selection
     finally:
@@ -415,27 +255,8 @@ def path_selection(android_target: AndroidTarget, mobile_agent_settings: Setting
             selection.controller.close()
 
 
-def target_check(android_target: AndroidTarget) -> Any:
-    """How `auto` confirms that a controller found by console port is this target's."""
-    from pytest_mobile_agent.session.ownership import TargetCheck
-
-    server = android_target.server
-    return TargetCheck(android_target.serial, server.host, server.address, server.device(android_target.serial))
-
-
-def parse_controller_url(url: str) -> tuple[str, int]:
-    """`http://HOST:PORT` (the scheme optional) into its host and port; a usage error for anything
-    else, a token in the URL included (emulator.endpoint.parse_url), the token never echoed."""
-    from pytest_mobile_agent.emulator.endpoint import parse_url
-
-    try:
-        return parse_url(url)
-    except errors.InvalidArgument as exc:
-        raise pytest.UsageError(str(exc)) from None
-
-
 @pytest.fixture(scope="session")
-def controller(path_selection: Selection) -> Any:
+def controller(path_selection: Selection) -> Controller | None:
     """The connected emulator controller, or None: a device, `--emulator-controller off`, or an
     emulator whose endpoint is unavailable (the session's status carries the warning)."""
     return path_selection.controller
@@ -444,12 +265,9 @@ def controller(path_selection: Selection) -> Any:
 @pytest.fixture
 def session(request: pytest.FixtureRequest, agent: Attached, path_selection: Selection, device: Device) -> Iterator[Session]:
     """The agent and the controller behind the mirror's backends, with the status report."""
-    from pytest_mobile_agent.session import Session
+    from pytest_mobile_agent.stack import start_session
 
-    started = Session.start(
-        agent, controller=path_selection.controller, device=device, serial=path_selection.serial,
-        warning=path_selection.warning,
-    )
+    started = start_session(agent, path_selection, device)
     _artifacts(request).session = started
     watch = request.node.stash.get(WATCH_KEY, None)
     if watch is not None:

@@ -22,14 +22,16 @@ from pathlib import Path
 
 import filelock
 
-from .errors import Timeout, UnsafeDirectory
-from .userfiles import file_stem, private_dir, read_small_file, target_key
+from pytest_mobile_agent.errors import Timeout, UnsafeDirectory
+from pytest_mobile_agent.userfiles import file_stem, private_dir, read_small_file, target_key
 
-log = logging.getLogger("pytest_mobile_agent.lock")
+log = logging.getLogger("pytest_mobile_agent.stack.lock")
 
 LOCK_DIR_ENV = "MOBILE_AGENT_LOCK_DIR"
 FIRST_REPORT = 1.0  # seconds of waiting before the first progress line
 REPORT_EVERY = 10.0  # then one line every this many seconds
+DEFAULT_LOCK_WAIT = 900.0
+"""Seconds to wait for another holder of a target's automation lock (a test run, a worker, the inspector)."""
 
 
 def default_lock_dir() -> Path:

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from .app import last_crash_line
-from .errors import MobileAgentError
-from .userfiles import private_dir, write_private
+from pytest_mobile_agent.errors import MobileAgentError
+from pytest_mobile_agent.stack.app import last_crash_line
+from pytest_mobile_agent.userfiles import private_dir, write_private
 
-log = logging.getLogger("pytest_mobile_agent.artifacts")
+log = logging.getLogger("pytest_mobile_agent.plugin.artifacts")
 
 DEVICE_TIME_COMMAND = "date +'%m-%d %H:%M:%S.000'"
 MAX_LOGCAT_LINES = 2000

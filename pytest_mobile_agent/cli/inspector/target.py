@@ -1,0 +1,54 @@
+"""The stack the inspector's page shows: `stack.open_stack` with the lock held for as long as the
+page is open (a test run on the same device waits for it, as it would for another worker), and on
+a virtual device the fixture app started, so that a newcomer's first look shows an app."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from pytest_mobile_agent.adb import Device
+from pytest_mobile_agent.mirror import Mirror
+from pytest_mobile_agent.session import Session
+from pytest_mobile_agent.stack import Settings, open_stack
+from pytest_mobile_agent.stack.app import AppInstallation, AppUnderTest
+from pytest_mobile_agent.stack.targets import AndroidTarget
+
+LOCK_WAIT = 30.0
+"""Seconds the inspector waits for a test run to let go of the device before it gives up."""
+
+
+@dataclass(frozen=True)
+class Inspected:
+    """An open target: its serial, its device, the session and the mirror the page shows."""
+
+    serial: str
+    device: Device
+    session: Session
+    screen: Mirror
+    virtual: bool
+    fixture_package: str
+    fixture_activity: str
+    app: AppInstallation | None = None
+    """The app under test (`--app-apk` / `--app-package`), which a recording can start instead."""
+
+
+@contextlib.contextmanager
+def opened(settings: Settings, announce: Callable[[str], None] = lambda _: None) -> Iterator[Inspected]:
+    """The target's stack, open until the block ends (stack.open_stack closes it in order)."""
+
+    def show_an_app(target: AndroidTarget, device: Device) -> None:
+        if target.virtual:
+            AppUnderTest(device, settings.fixture_package, settings.fixture_activity).start(extras={"tab": "Login"})
+
+    with open_stack(settings, holder=f"inspector (pid {os.getpid()})", lock_wait=LOCK_WAIT, announce=announce,
+                    on_attached=show_an_app) as stack:
+        yield Inspected(stack.target.serial, stack.device, stack.session, stack.screen, stack.target.virtual,
+                        settings.fixture_package, settings.fixture_activity, _app(settings))
+
+
+def _app(settings: Settings) -> AppInstallation | None:
+    installation = AppInstallation(settings.app_apk, settings.app_package, settings.app_activity)
+    return installation if installation.named else None

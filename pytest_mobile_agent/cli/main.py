@@ -1,0 +1,194 @@
+"""`python -m pytest_mobile_agent <command>` (and the `mobile-agent` script): the package's command line.
+
+A small argparse dispatcher: each subcommand is a function that takes the parsed arguments and
+returns the exit status. Add one with `_register(...)` in `build_parser`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from pytest_mobile_agent import errors
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _targets(args: argparse.Namespace) -> int:
+    """Print the targets as `adb devices -l` does, with their facts and the advice for each state."""
+    from pytest_mobile_agent.adb import AdbServer
+    from pytest_mobile_agent.adb.targets import format_target
+
+    try:
+        server = AdbServer(host=args.host, port=args.port)
+        targets = server.targets()
+    except errors.ServerUnreachable as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"advice: {exc.advice}", file=sys.stderr)
+        return 2
+    except errors.MobileAgentError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"List of devices attached (adb server at {server.address})")
+    for target in targets:
+        print(format_target(target))
+    return 0
+
+
+def _agent_build(args: argparse.Namespace) -> int:
+    """Build the agent jar into the per-user cache (or find it there) and print where it is."""
+    from pytest_mobile_agent.agent.builder import cached_jar
+
+    def announce(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    try:
+        path, built = cached_jar(rebuild=args.rebuild, announce=announce)
+    except errors.MobileAgentError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        if exc.advice:
+            print(f"advice: {exc.advice}", file=sys.stderr)
+        return 2
+    if not built:
+        announce(f"the agent jar for these sources is already built (--rebuild builds it again): {path}")
+    print(path)
+    return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    """Every capability once on the target, one row per check (pytest_mobile_agent.cli.doctor)."""
+    from pathlib import Path
+
+    from pytest_mobile_agent.cli import doctor
+
+    try:
+        if args.emulator_controller not in ("auto", "off"):
+            from pytest_mobile_agent.emulator.endpoint import parse_url
+
+            parse_url(args.emulator_controller)  # a token in the URL is refused before anything starts
+        with doctor.target_of(args.android_serial, controller=args.emulator_controller,
+                              virtual_adb=args.virtual_adb) as target:
+            rows = doctor.Doctor(target, jar_path=Path(args.agent_jar) if args.agent_jar else None,
+                                 force=args.agent_force).run()
+    except errors.MobileAgentError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        if exc.advice:
+            print(f"advice: {exc.advice}", file=sys.stderr)
+        return 2
+    print(doctor.as_json(target, rows) if args.json else doctor.format_rows(rows))
+    return doctor.exit_status(rows)
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    """Serve the inspector's page on 127.0.0.1 until interrupted (pytest_mobile_agent.cli.inspector)."""
+    import signal
+    import threading
+    from pathlib import Path
+
+    try:
+        from pytest_mobile_agent.cli.inspector.server import DeviceWorker, Inspector, serving
+        from pytest_mobile_agent.cli.inspector.target import opened
+        from pytest_mobile_agent.stack import Settings
+    except ImportError as exc:
+        print(f"error: the inspector needs its extra ({exc.name} is missing)", file=sys.stderr)
+        print("advice: pip install 'pytest-mobile-agent[inspect]'", file=sys.stderr)
+        return 2
+
+    def announce(message: str) -> None:
+        print(f"[mobile-agent] {message}", file=sys.stderr, flush=True)
+
+    settings = Settings.for_target(
+        args.android_serial, emulator_controller=args.emulator_controller,
+        agent_jar=Path(args.agent_jar) if args.agent_jar else None, virtual_adb=args.virtual_adb,
+        app_apk=Path(args.app_apk) if args.app_apk else None, app_package=args.app_package,
+        app_activity=args.app_activity)
+    worker = DeviceWorker(lambda: opened(settings, announce))
+    try:
+        worker.start()
+    except errors.MobileAgentError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        if exc.advice:
+            print(f"advice: {exc.advice}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        with serving(Inspector(worker), port=args.port) as url:
+            print(f"inspector: {url}", flush=True)
+            announce("open the URL in a browser; Ctrl-C stops the inspector")
+            stop.wait()
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        print(f"error: the inspector cannot listen on 127.0.0.1:{args.port}: {exc.strerror}", file=sys.stderr)
+        return 2
+    finally:
+        worker.stop()
+    return 0
+
+
+def _register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], name: str, command: Command,
+              help_text: str) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(name, help=help_text, description=help_text)
+    parser.set_defaults(command=command)
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m pytest_mobile_agent",
+                                     description="pytest-mobile-agent's command line")
+    subparsers = parser.add_subparsers(dest="name", metavar="COMMAND")
+    targets = _register(subparsers, "targets", _targets,
+                        "list the adb server's targets with their facts, and advice for the unusable ones")
+    targets.add_argument("--host", default=None, help="the adb server's host (default 127.0.0.1 or ADB_SERVER_SOCKET)")
+    targets.add_argument("-P", "--port", type=int, default=None,
+                         help="the adb server's port (default 5037, ANDROID_ADB_SERVER_PORT or ADB_SERVER_SOCKET)")
+    agent = subparsers.add_parser("agent", help="the on-device agent", description="the on-device agent")
+    agent_commands = agent.add_subparsers(dest="agent_command", metavar="COMMAND", required=True)
+    build = _register(agent_commands, "build", _agent_build,
+                      "build the agent jar with the Android SDK found (ANDROID_HOME, ANDROID_SDK_ROOT, or "
+                      "Android Studio's place) into the per-user cache, and print its path")
+    build.add_argument("--rebuild", action="store_true", help="build again even when the cache has this build")
+    check = _register(subparsers, "doctor", _doctor,
+                      "run every capability once on a target (adb, agent, tree, input, text, screenshot, "
+                      "controller, idle exit, rotation): one row per check, advice for each that fails")
+    check.add_argument("--android-serial", default=os.environ.get("MOBILE_AGENT_ANDROID_SERIAL", "auto"),
+                       help="the target: a serial, auto (the only online one) or virtual (default: "
+                            "MOBILE_AGENT_ANDROID_SERIAL, else auto)")
+    check.add_argument("--emulator-controller", default=os.environ.get("MOBILE_AGENT_EMULATOR_CONTROLLER", "auto"),
+                       help="auto (the emulator's discovery file), off, or http://HOST:PORT (the token in "
+                            "MOBILE_AGENT_EMULATOR_TOKEN, never on the command line)")
+    check.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
+                       help="the agent jar (default: agent-android/dist/mobile-agent-android.jar)")
+    check.add_argument("--agent-force", action="store_true", help="let the agent stop whatever holds UI automation")
+    check.add_argument("--virtual-adb", choices=("builtin", "real"), default="builtin",
+                       help="with virtual: the built-in adb endpoint, or Debian's adb server and the adbd endpoint")
+    check.add_argument("--json", action="store_true", help="machine-readable output")
+    inspect = _register(subparsers, "inspect", _inspect,
+                        "serve a page on 127.0.0.1 that shows the target's screen, windows and tree, the line "
+                        "that finds each element, and records a test (needs the inspect extra)")
+    inspect.add_argument("--android-serial", default=os.environ.get("MOBILE_AGENT_ANDROID_SERIAL", "virtual"),
+                         help="the target: a serial, auto, or virtual (started for the inspector; the default)")
+    inspect.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: a free one)")
+    inspect.add_argument("--emulator-controller", choices=("auto", "off"), default="auto",
+                         help="frames and the screen from the emulator's controller where there is one (auto)")
+    inspect.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
+                         help="the agent jar (default: built on first use, or the stand-in on a virtual device)")
+    inspect.add_argument("--app-apk", default=None, help="the app under test's APK: Record can start it (installed if needed)")
+    inspect.add_argument("--app-package", default=None, help="the app under test, installed: Record can start it")
+    inspect.add_argument("--app-activity", default=None, help="its activity (default: its launcher activity)")
+    inspect.add_argument("--virtual-adb", choices=("builtin", "real"), default="builtin",
+                         help="with virtual: the built-in adb endpoint, or Debian's adb server and the adbd endpoint")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command: Command | None = getattr(args, "command", None)
+    if command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    return command(args)

@@ -1,0 +1,155 @@
+"""The target a stack drives: resolved from the settings once, and for `virtual` started here.
+
+`--android-serial` names a serial on the local adb server, `auto` (the only online target),
+`tcp:HOST:PORT/SERIAL` (a target on another adb server), a comma list (each xdist worker takes its
+own item), or `virtual` / `virtual:N`: a lab of virtual devices started for this process
+(`stack/virtual_lab.py`, the one place the driver starts the double).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_mobile_agent import errors
+from pytest_mobile_agent.adb import AdbServer, Device, Target
+from pytest_mobile_agent.adb.targets import parse_target_name
+from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
+from pytest_mobile_agent.stack.lock import AutomationLock
+from pytest_mobile_agent.stack.settings import AUTO, Settings
+
+if TYPE_CHECKING:
+    from pytest_mobile_agent.stack.virtual_lab import StartedLab, VirtualLab
+
+
+@dataclass(frozen=True)
+class AndroidTarget:
+    """The target this process drives: its serial, its adb server, the lab behind it if virtual,
+    and what the server's listing says of it."""
+
+    serial: str
+    server: AdbServer
+    lab: VirtualLab | None = None
+    facts: Target | None = None
+    served_virtual: bool = False  # a virtual device served elsewhere, named by its serial
+    named_server: bool = False  # named as tcp:HOST:PORT/SERIAL: its status says which server
+
+    @property
+    def virtual(self) -> bool:
+        return self.lab is not None
+
+    @property
+    def runs_stand_in(self) -> bool:
+        """Whether the target is a virtual device, ours or a served one: its agent double runs the
+        stand-in jar, so no jar needs building."""
+        return self.virtual or self.served_virtual
+
+    @property
+    def label(self) -> str:
+        """The target and its adb server, as the status and the messages name it: two
+        `emulator-5554` on two servers (two hosts of a farm, two labs) are told apart."""
+        return f"{self.serial} on {self.server.address}"
+
+    @property
+    def device(self) -> Device:
+        return self.server.device(self.serial)
+
+    def automation_lock(self) -> AutomationLock:
+        """The target's automation lock, keyed by its adb server's address and its serial
+        (userfiles.target_key): two devices both named emulator-5554 on two servers never share one."""
+        return AutomationLock(self.serial, server=self.server.address)
+
+    @property
+    def emulator(self) -> bool:
+        if self.facts is not None:
+            return bool(self.facts.emulator)
+        return self.serial.startswith("emulator-")
+
+
+@dataclass
+class TargetProvider:
+    """Resolves (and for `virtual`, starts) the target of this process, once; `close` stops what
+    it started. `index` picks this process's item of a comma list (xdist's worker number)."""
+
+    settings: Settings
+    index: int = 0
+    _target: AndroidTarget | None = None
+    _lab: StartedLab | None = None
+    _lab_records: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
+
+    @property
+    def lab(self) -> VirtualLab | None:
+        return self._lab.lab if self._lab is not None else None
+
+    def records_dir(self) -> Path:
+        """Where the agent records live: `--agent-records` for real targets; for a virtual lab a
+        directory of its own, as its agents end with it."""
+        if self._lab is None:
+            return self.settings.records_dir
+        if self._lab_records is None:
+            self._lab_records = tempfile.TemporaryDirectory(prefix="mobile-agent-records-")
+        return Path(self._lab_records.name)
+
+    def target(self) -> AndroidTarget:
+        if self._target is None:
+            self._target = self._virtual() if self.settings.virtual_count else self._named()
+        return self._target
+
+    def _named(self) -> AndroidTarget:
+        serials = self.settings.serials
+        name = parse_target_name(serials[self.index % len(serials)])
+        server = AdbServer(host=name.host, port=name.port) if name.on_named_server else AdbServer()
+        serial = only_online_serial(server) if name.serial == AUTO else name.serial
+        facts = listed_target(server, serial)
+        served_virtual = server.device(serial).getprop(VIRTUAL_DEVICE_PROPERTY) == "1"
+        return AndroidTarget(serial, server, facts=facts, served_virtual=served_virtual,
+                             named_server=name.on_named_server)
+
+    def _virtual(self) -> AndroidTarget:
+        from pytest_mobile_agent.stack.virtual_lab import start_lab
+
+        count = self.settings.virtual_count
+        self._lab = start_lab(count, real_adb=self.settings.virtual_adb == "real",
+                              controllers=self.settings.emulator_controller == AUTO)
+        lab = self._lab.lab
+        server = AdbServer(host="127.0.0.1", port=lab.adb_port)
+        serial = lab.serials[self.index % count]
+        return AndroidTarget(serial, server, lab, listed_target(server, serial))
+
+    def close(self) -> None:
+        if self._lab is not None:
+            self._lab.stop()
+            self._lab = None
+        if self._lab_records is not None:
+            self._lab_records.cleanup()
+            self._lab_records = None
+        self._target = None
+
+
+def only_online_serial(server: AdbServer) -> str:
+    """The serial `auto` stands for: the one online target on the server, else an error naming them."""
+    online = [entry.serial for entry in server.devices() if entry.online]
+    if len(online) != 1:
+        raise errors.MobileAgentError(
+            f"--android-serial auto needs exactly one online target on {server.address}, "
+            f"found {', '.join(online) or 'none'}",
+            advice="Name one with --android-serial SERIAL",
+        )
+    return online[0]
+
+
+def listed_target(server: AdbServer, serial: str) -> Target:
+    """The server's listing of the target; an error with the target's advice when it is not usable."""
+    listed = {target.serial: target for target in server.targets()}
+    target = listed.get(serial)
+    if target is None:
+        others = ", ".join(f"{t.serial} ({t.state})" for t in listed.values()) or "no targets"
+        raise errors.MobileAgentError(
+            f"{serial} is not on the adb server at {server.address} (it lists {others})",
+            advice="Check the serial with `python -m pytest_mobile_agent targets` or `adb devices -l`",
+        )
+    if target.advice:
+        raise errors.MobileAgentError(f"{serial} is {target.state}", advice=target.advice)
+    return target

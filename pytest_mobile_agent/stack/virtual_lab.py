@@ -1,0 +1,65 @@
+"""The one seam through which the driver starts the double: a lab of virtual devices and, with
+`--emulator-controller auto`, an emulator controller double per device whose discovery file is
+where the emulator client looks (MOBILE_AGENT_AVD_DISCOVERY_DIR, restored when the lab stops)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+
+from pytest_mobile_agent.virtual import VirtualLab
+from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
+
+DISCOVERY_ENV = "MOBILE_AGENT_AVD_DISCOVERY_DIR"
+
+__all__ = ["StartedLab", "VirtualLab", "start_lab", "virtual_device_facts"]
+
+
+@dataclass
+class StartedLab:
+    lab: VirtualLab
+    controllers: list[ControllerDouble] = field(default_factory=list)
+    _discovery_dir: tempfile.TemporaryDirectory[str] | None = None
+    _saved_discovery: str | None = None
+
+    def stop(self) -> None:
+        for controller in self.controllers:
+            with contextlib.suppress(Exception):
+                controller.stop()
+        self.controllers.clear()
+        if self._discovery_dir is not None:
+            if self._saved_discovery is None:
+                os.environ.pop(DISCOVERY_ENV, None)
+            else:
+                os.environ[DISCOVERY_ENV] = self._saved_discovery
+            self._discovery_dir.cleanup()
+            self._discovery_dir = None
+        self.lab.stop()
+
+
+def virtual_device_facts() -> tuple[str, int]:
+    """The model and API level every virtual device reports, known without starting one."""
+    from pytest_mobile_agent.virtual.device import default_facts
+
+    return default_facts()
+
+
+def start_lab(count: int, *, real_adb: bool, controllers: bool) -> StartedLab:
+    started = StartedLab(VirtualLab.start(count, real_adb=real_adb))
+    if controllers:
+        _start_controllers(started)
+    return started
+
+
+def _start_controllers(started: StartedLab) -> None:
+    """An emulator controller double per virtual device, found as an emulator's would be."""
+    started._discovery_dir = tempfile.TemporaryDirectory(prefix="mobile-agent-avd-")
+    started._saved_discovery = os.environ.get(DISCOVERY_ENV)
+    os.environ[DISCOVERY_ENV] = started._discovery_dir.name
+    for serial in started.lab.serials:
+        if serial.startswith("emulator-"):
+            device = started.lab.device(serial)
+            double = ControllerDouble(device.display, serial=serial, avd=AvdConfig.of_device(device))
+            started.controllers.append(double.start())
