@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for tests.support
 
-from security.lab import Bench, bench  # noqa: E402
+from tests.support.lab import Bench, bench  # noqa: E402
 
 BOUNDS = {"threads": 2, "fds": 4, "traced_kib": 2048, "rss_kib": 16384, "device_processes": 0,
           "device_sockets": 0, "agents_left": 0}

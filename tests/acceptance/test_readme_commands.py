@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import REPO, copy_tree, managed_python, run
+from tests.acceptance.support import REPO, copy_tree, managed_python, run
 
 pytestmark = pytest.mark.acceptance
 

@@ -20,10 +20,9 @@ from pathlib import Path
 import pytest
 
 from pytest_mobile_agent.virtual import VirtualLab
+from tests.acceptance.support import copy_tree, run, shared_dir
 from tests.support.apks import fixture_apk, write
 from tests.support.fake_sdk import calls, make_jdk, make_sdk
-
-from .support import copy_tree, run, shared_dir
 
 pytestmark = pytest.mark.acceptance
 

@@ -20,13 +20,11 @@ import json
 import os
 import queue
 import secrets
-import selectors
 import shutil
 import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,115 +43,26 @@ from pytest_mobile_agent.agent.protocol import (
     Resynced,
     encode,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
-AGENT_DIR = ROOT / "agent-android"
-BUILD_SH = AGENT_DIR / "build.sh"
-JSON_JAR = Path(os.environ.get("MOBILE_AGENT_JSON_JAR", "/usr/share/java/com.android.json.jar"))
-JUNIT_JAR = Path(os.environ.get("JUNIT_JAR", "/usr/share/java/junit4.jar"))
-JAVAC = shutil.which("javac")
-JAVA = shutil.which("java")
-
-needs_java = pytest.mark.skipif(
-    JAVAC is None or JAVA is None or not JSON_JAR.is_file(),
-    reason="the Java agent needs javac and java (Debian: openjdk-17-jdk-headless) and org.json "
-    "(Debian: libandroid-json-java)",
+from tests.support.java_agent import (
+    AGENT_DIR,
+    BUILD_SH,
+    CHECK_DEADLINE,
+    JAVA,
+    JAVAC,
+    JSON_JAR,
+    JUNIT_JAR,
+    JavaAgent,
+    needs_java,
+    start_java_agent,
 )
 
-READY_DEADLINE = 20.0
-COMPILE_DEADLINE = 180.0
-CHECK_DEADLINE = 300.0
+ROOT = Path(__file__).resolve().parents[2]
 COMPOSE, STATUS_BAR = 12, 1
-
-
-@dataclass
-class JavaAgent:
-    process: subprocess.Popen[bytes]
-    ready: dict[str, Any]
-    token: str
-
-    @property
-    def port(self) -> int:
-        return int(self.ready["port"])
-
-    def stream(self) -> socket.socket:
-        return socket.create_connection(("127.0.0.1", self.port), timeout=5.0)
-
-    def connect(self, token: str | None = None, session: HostSession | None = None) -> Connection:
-        return Connection.open(self.stream(), token or self.token, timeout=5.0, name="java-agent", session=session)
-
-    def control(self, line: str) -> list[str]:
-        """Sends a control line and waits until HostMain acknowledges it as applied; returns the
-        standard output lines that came before the acknowledgement."""
-        assert self.process.stdin is not None
-        self.process.stdin.write(line.encode() + b"\n")
-        self.process.stdin.flush()
-        deadline = time.monotonic() + READY_DEADLINE
-        before = []
-        while (got := _read_line(self.process, deadline).rstrip("\n")) != f"MOBILE_AGENT_LOG control {line}":
-            before.append(got)
-        return before
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()  # by its own pid: Popen.kill signals this process only
-        self.process.wait(timeout=10)
-        for f in (self.process.stdin, self.process.stdout):
-            if f is not None:
-                f.close()
-
-
-def _read_line(process: subprocess.Popen[bytes], deadline: float) -> str:
-    assert process.stdout is not None
-    fd = process.stdout.fileno()
-    line = b""
-    with selectors.DefaultSelector() as sel:
-        sel.register(fd, selectors.EVENT_READ)
-        while not line.endswith(b"\n"):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise errors.Timeout("the Java agent's ready line", READY_DEADLINE)
-            if not sel.select(left):
-                continue
-            chunk = os.read(fd, 1)
-            if not chunk:
-                raise errors.ProtocolError(f"the Java agent exited before its ready line (got {line!r})")
-            line += chunk
-    return line.decode()
-
-
-@pytest.fixture(scope="session")
-def classpath(tmp_path_factory: pytest.TempPathFactory) -> str:
-    out = tmp_path_factory.mktemp("java-agent")
-    done = subprocess.run(["bash", str(BUILD_SH), "--host", str(out)], capture_output=True, timeout=COMPILE_DEADLINE,
-                          check=False)
-    assert done.returncode == 0, done.stderr.decode()
-    return done.stdout.decode().strip().splitlines()[-1]
-
-
-def _start(classpath: str, *extra: str) -> JavaAgent:
-    token = secrets.token_hex(16)
-    env = dict(os.environ, MOBILE_AGENT_TOKEN=token)
-    process = subprocess.Popen(
-        [str(JAVA), "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", classpath, "dev.mobileagent.agent.HostMain",
-         "serve", "--port", "0", "--idle-exit-ms", "20000", *extra],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-    )
-    started = JavaAgent(process, {}, token)
-    try:
-        line = _read_line(process, time.monotonic() + READY_DEADLINE)
-        prefix, _, payload = line.partition(" ")
-        assert prefix == "MOBILE_AGENT_READY", line
-        started.ready = json.loads(payload)
-    except BaseException:
-        started.stop()
-        raise
-    return started
 
 
 @pytest.fixture
 def java_agent(classpath: str) -> Iterator[JavaAgent]:
-    started = _start(classpath)
+    started = start_java_agent(classpath)
     try:
         yield started
     finally:
@@ -227,7 +136,7 @@ def test_a_root_peer_is_refused_and_the_agent_keeps_serving(java_agent: JavaAgen
 def test_under_adb_root_the_agent_serves_a_root_peer_and_refuses_the_shell(classpath: str) -> None:
     """`adb root`: adbd and the shell run as uid 0, so the agent (started as root) serves adbd's
     root connection; a shell peer is refused (docs/agent-android.md, "adb root")."""
-    agent = _start(classpath, "--agent-uid", "0", "--peer-uid", "0")
+    agent = start_java_agent(classpath, "--agent-uid", "0", "--peer-uid", "0")
     try:
         with agent.connect() as host:
             assert host.hello.version and host.request("snapshot", {}, timeout=5.0)["windows"]
@@ -390,7 +299,7 @@ def test_xxh3_the_shared_vectors_give_the_python_build_the_java_agent_checks_too
 def test_the_build_the_java_agent_reports_is_agent_jar_build_of_the_same_bytes(classpath: str, tmp_path: Path) -> None:
     jar = tmp_path / "agent.jar"
     jar.write_bytes(secrets.token_bytes(100_003))
-    started = _start(classpath, "--build-file", str(jar))
+    started = start_java_agent(classpath, "--build-file", str(jar))
     try:
         assert started.ready["build"] == build_of(jar.read_bytes())
         with started.connect() as conn:
@@ -401,7 +310,7 @@ def test_the_build_the_java_agent_reports_is_agent_jar_build_of_the_same_bytes(c
 
 @pytest.fixture(scope="module")
 def shared_agent(classpath: str) -> Iterator[JavaAgent]:
-    started = _start(classpath)
+    started = start_java_agent(classpath)
     try:
         yield started
     finally:

@@ -8,9 +8,7 @@ Without `adb` on PATH these tests skip and say so (`.ci/system-deps` installs it
 from __future__ import annotations
 
 import os
-import random
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -21,6 +19,7 @@ import pytest
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer
+from tests.support.ports import free_port_below_ephemeral
 
 ADB = shutil.which("adb")
 pytestmark = pytest.mark.skipif(ADB is None, reason="the adb binary is not on PATH (Debian: apt-get install adb)")
@@ -48,23 +47,9 @@ class RealServer:
                 self.process.wait(5)
 
 
-def _free_port() -> int:
-    """A free port below the kernel's ephemeral range, so no port-0 bind elsewhere in the run (a
-    virtual lab's endpoint, say) can take it between this check and adb's own bind."""
-    for _ in range(100):
-        port = random.randrange(20000, 30000)
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 20000..30000")
-
-
 def start_server(tmp_path: Path) -> RealServer:
     assert ADB is not None
-    port = _free_port()
+    port = free_port_below_ephemeral()
     env = dict(os.environ, ANDROID_ADB_SERVER_PORT=str(port), ADB_EMU="0", ADB_USB="0", ADB_MDNS="0",
                ADB_LOCAL_TRANSPORT_MAX_PORT="5553")
     env.pop("ADB_SERVER_SOCKET", None)

@@ -16,8 +16,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
 from pytest_mobile_agent.plugin.fixtures import AndroidTarget
 from pytest_mobile_agent.plugin.gates import HostGate
-
-from .conftest import HostListener, it_name, reverse_rule
+from tests.support.on_device import HostListener, it_name, reverse_rule
 
 pytestmark = pytest.mark.device
 

@@ -11,8 +11,7 @@ import pytest
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import Device
-
-from .conftest import it_name
+from tests.support.on_device import it_name
 
 pytestmark = pytest.mark.device
 

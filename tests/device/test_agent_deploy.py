@@ -36,6 +36,7 @@ from pytest_mobile_agent.agent import (
 from pytest_mobile_agent.agent.launch import JAR_MODE, PS_COMMAND, find_agents, parse_ps, remote_jar
 from pytest_mobile_agent.agent.protocol import FrameDecoder, encode
 from pytest_mobile_agent.plugin.gates import HostGate
+from tests.support.polling import until
 
 pytestmark = pytest.mark.device
 
@@ -342,7 +343,8 @@ def test_another_tool_holding_automation_is_a_conflict_naming_it_until_forced(de
     device = deployments.device
     holder = device.shell_stream("uiautomator events")
     try:
-        _wait_for(lambda: any("uiautomator" in e.args for e in parse_ps(device.shell(PS_COMMAND).stdout.decode())))
+        until(lambda: any("uiautomator" in e.args for e in parse_ps(device.shell(PS_COMMAND).stdout.decode())),
+              timeout=5.0, what="uiautomator in the process list")
         time.sleep(0.3)  # it registers with the automation service after it starts
         with pytest.raises(errors.Conflict) as caught:
             deployments.attach()
@@ -375,10 +377,3 @@ def test_an_agent_another_host_started_is_a_conflict_until_forced(deployments: D
     assert isinstance(forced.outcome, Launched)
     assert any(other_host.record.socket in name for name in forced.outcome.took_over), forced.outcome
     assert _wait_gone(deployments.device, other_host.record.pid)
-
-
-def _wait_for(predicate: Any, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out waiting"
-        time.sleep(0.05)

@@ -3,9 +3,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from security.lab import Bench, bench
 
 from pytest_mobile_agent.plugin.gates import HostGate
+from tests.support.lab import Bench, bench
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from security.lab import Bench
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer
@@ -27,6 +26,7 @@ from pytest_mobile_agent.virtual import VirtualLab
 from pytest_mobile_agent.virtual.adb_endpoint import AdbServerEndpoint
 from pytest_mobile_agent.virtual.fs import ROOT
 from pytest_mobile_agent.virtual.lab import adb_binary
+from tests.support.lab import Bench
 
 
 def test_the_adb_server_gone_mid_session_gives_clear_errors_and_back_the_agent_is_reused(

@@ -19,13 +19,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from security.lab import Bench
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import AgentJar, Launched, Records
 from pytest_mobile_agent.agent.jar import JAR_ENV, stand_in_bytes
 from pytest_mobile_agent.emulator import resolve
 from pytest_mobile_agent.session import ControllerChoice, PathOptions, select_paths
+from tests.support.lab import Bench
 
 SERIAL = "emulator-5554"
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 import threading
 import time
 
-from security.lab import Bench
-
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import Launched, Records, Reused
 from pytest_mobile_agent.agent.protocol import Hint
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.session import ControllerChoice, Session, select_paths
+from tests.support.lab import Bench
 
 SLOW_SWIPE = {"x1": 540, "y1": 1800, "x2": 540, "y2": 600, "duration_ms": 3000}
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import time
 
 import pytest
-from security.lab import Bench
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.plugin.gates import HostGate
 from pytest_mobile_agent.session import ControllerChoice, Session, select_paths
+from tests.support.lab import Bench
 
 WAIT_S = 0.5
 OVERRUN_MS = 50.0

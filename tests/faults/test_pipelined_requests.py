@@ -19,11 +19,11 @@ from collections import Counter
 from typing import Any, Protocol
 
 import pytest
-from conformance.test_java_agent import _start, classpath, needs_java  # noqa: F401 - the fixture is used
-from security.lab import Bench
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import protocol as wire
+from tests.support.java_agent import needs_java, start_java_agent
+from tests.support.lab import Bench
 
 SLOW, FAST = 8, 992
 SLOW_PARAMS = {"idle_timeout_ms": 2000, "idle_quiet_ms": 600_000}
@@ -173,7 +173,7 @@ def test_the_double_answers_1000_pipelined_requests_with_8_workers_and_busy(vd: 
 
 @needs_java
 def test_the_java_agent_and_the_double_answer_1000_pipelined_requests_the_same_way(vd: Bench, classpath: str) -> None:  # noqa: F811
-    agent = _start(classpath)
+    agent = start_java_agent(classpath)
     try:
         java = _pipeline(TcpPeer(agent.stream()), agent.token)
     finally:

@@ -11,10 +11,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from security.lab import Bench
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent.records import DirRecords, Records
+from tests.support.lab import Bench
 
 
 def open_fds() -> int:

@@ -13,7 +13,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from security.lab import Bench
+
+from tests.support.lab import Bench
 
 ATTACH_CYCLES = 40
 TAP_CYCLES = 150

@@ -15,8 +15,7 @@ from pytest_mobile_agent.adb.shell import ShellOutput, ShellStream
 from pytest_mobile_agent.adb.sync import Pusher, SyncReader, send_spec
 from pytest_mobile_agent.adb.targets import advice_for, parse_devices_l
 from pytest_mobile_agent.errors import ProtocolError, Timeout
-
-from .bounds import chunked, ends_within, lighter, only_our_errors, peer_sent
+from tests.fuzz.bounds import chunked, ends_within, lighter, only_our_errors, peer_sent
 
 IO_TIMEOUT = 0.5
 REMOTE = "/data/local/tmp/fuzz"

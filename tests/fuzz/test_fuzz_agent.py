@@ -23,8 +23,7 @@ from pytest_mobile_agent.agent.protocol import Disconnection, Established, HostS
 from pytest_mobile_agent.errors import MobileAgentError, ProtocolError
 from pytest_mobile_agent.plugin import policy
 from pytest_mobile_agent.session.tree import ReadReason, parse_snapshot, scale_from_wm_density
-
-from .bounds import chunked, ends_within, lighter, only_our_errors, peer_sent
+from tests.fuzz.bounds import chunked, ends_within, lighter, only_our_errors, peer_sent
 
 TOKEN = "0123456789abcdef0123456789abcdef"
 HELLO = {"type": "hello", "agent": "mobile-agent-android", "version": "0.1.0", "build": "7fec0cb05341",

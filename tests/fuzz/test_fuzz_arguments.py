@@ -8,11 +8,10 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from security.lab import Bench, bench
 
 from pytest_mobile_agent import errors
-
-from .bounds import lighter
+from tests.fuzz.bounds import lighter
+from tests.support.lab import Bench, bench
 
 BAD_TIMEOUTS = st.one_of(st.sampled_from([math.nan, math.inf, -math.inf, -1.0]),
                          st.floats(allow_nan=True, allow_infinity=True).filter(lambda x: not math.isfinite(x) or x < 0),

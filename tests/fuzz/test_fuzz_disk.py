@@ -18,8 +18,7 @@ from pytest_mobile_agent.agent.jar import AgentJar, stand_in_bytes
 from pytest_mobile_agent.agent.records import RECORD_KIND, Record, Records
 from pytest_mobile_agent.emulator import discovery
 from pytest_mobile_agent.errors import InvalidJar
-
-from .bounds import ends_within, lighter, only_our_errors
+from tests.fuzz.bounds import ends_within, lighter, only_our_errors
 
 SERIAL = "emulator-5554"
 GOOD_RECORD = {"kind": RECORD_KIND, "format": 1, "serial": SERIAL,

@@ -8,8 +8,7 @@ from hypothesis import strategies as st
 
 from pytest_mobile_agent.emulator.hardware import Hardware, parse_bool
 from pytest_mobile_agent.errors import ControllerError
-
-from .bounds import only_our_errors
+from tests.fuzz.bounds import only_our_errors
 
 KEYS = ["hw.lcd.width", "hw.lcd.height", "hw.lcd.density", "hw.keyboard", "x"]
 values = st.one_of(st.text(max_size=8), st.integers(-5, 10**6).map(str), st.sampled_from(["", " 1080 ", "٣", "²", "yes"]))

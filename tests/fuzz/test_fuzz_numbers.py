@@ -20,16 +20,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conformance.test_java_agent import _start, classpath, needs_java  # noqa: F401 - the fixture is used
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from security.lab import bench
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import protocol as wire
 from pytest_mobile_agent.agent.protocol import INT_MAX, INT_MIN, HostSession, State
-
-from .bounds import ends_within, lighter
+from tests.fuzz.bounds import ends_within, lighter
+from tests.support.java_agent import needs_java, start_java_agent
+from tests.support.lab import bench
 
 INT = 2**31 - 1
 LONG = 2**63 - 1
@@ -153,7 +152,7 @@ def double() -> Iterator[Peer]:
 
 @pytest.fixture(scope="module")
 def java(classpath: str) -> Iterator[Peer]:  # noqa: F811
-    agent = _start(classpath)
+    agent = start_java_agent(classpath)
 
     def open_stream() -> tuple[Any, Any, Any]:
         sock = socket.create_connection(("127.0.0.1", agent.port), timeout=3.0)

@@ -18,8 +18,7 @@ from pytest_mobile_agent.virtual.console import ConsoleSession, EmulatorConsole
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.fs import Cred
 from pytest_mobile_agent.virtual.programs import hosttools, ps, sedscript
-
-from .bounds import ends_within, lighter
+from tests.fuzz.bounds import ends_within, lighter
 
 path_parts = st.sampled_from(["..", ".", "", "a", "data", "local", "tmp", "/", "//", "x y", "\n", "é"])
 paths = st.lists(path_parts, max_size=12).map("/".join)

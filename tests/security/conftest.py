@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .lab import Bench, bench
+from tests.support.lab import Bench, bench
 
 
 @pytest.fixture(scope="module")

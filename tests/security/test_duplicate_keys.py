@@ -15,14 +15,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from conformance.test_java_agent import _start, classpath, needs_java  # noqa: F401 - the fixture is used
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import protocol as wire
 from pytest_mobile_agent.agent.connection import Connection
 from pytest_mobile_agent.agent.protocol import HostSession, State
-
-from .lab import Bench
+from tests.support.java_agent import needs_java, start_java_agent
+from tests.support.lab import Bench
 
 WRONG = "f" * 32
 
@@ -70,7 +69,7 @@ def _double_exchange(vd: Bench, socket_name: str) -> Exchange:
 
 @pytest.fixture(scope="module")
 def java_agent(classpath: str) -> Iterator[Any]:  # noqa: F811
-    agent = _start(classpath)
+    agent = start_java_agent(classpath)
     try:
         yield agent
     finally:

@@ -8,7 +8,6 @@ server (the real grammar) and on the built-in endpoint; network serials keep wor
 from __future__ import annotations
 
 import shutil
-import socket
 from collections.abc import Iterator
 
 import pytest
@@ -19,14 +18,9 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
 from pytest_mobile_agent.adb.serials import check_serial, parse_host_service
 from pytest_mobile_agent.virtual import VirtualLab
+from tests.support.ports import free_port
 
 ADB = shutil.which("adb")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module", params=["builtin", pytest.param("real", marks=pytest.mark.skipif(

@@ -18,8 +18,7 @@ from pytest_mobile_agent.agent import Records
 from pytest_mobile_agent.agent.launch import MAIN_CLASS
 from pytest_mobile_agent.stack.lock import AutomationLock
 from pytest_mobile_agent.virtual.fs import ROOT
-
-from .lab import CANARY, Bench
+from tests.support.lab import CANARY, Bench
 
 TOUCH = f"touch {CANARY}"
 HOSTILE = [

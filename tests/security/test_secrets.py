@@ -22,8 +22,7 @@ from pytest_mobile_agent.agent.connection import Connection
 from pytest_mobile_agent.agent.launch import MAIN_CLASS, TOKEN_ENV
 from pytest_mobile_agent.plugin import artifacts
 from pytest_mobile_agent.virtual.fs import ROOT
-
-from .lab import Bench, bench
+from tests.support.lab import Bench, bench
 
 WRONG = "f" * 32
 

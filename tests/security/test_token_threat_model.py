@@ -15,8 +15,7 @@ import pytest
 
 from pytest_mobile_agent.agent import Attached
 from pytest_mobile_agent.agent import protocol as wire
-
-from .lab import PACKAGE, Bench
+from tests.support.lab import PACKAGE, Bench
 
 SHELL_UID, ROOT_UID = 2000, 0
 

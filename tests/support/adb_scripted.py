@@ -194,13 +194,6 @@ class ScriptedAdbServer:
         self.stop()
 
 
-def free_port() -> int:
-    """A loopback port nothing listens on (bound then released)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def client(server: ScriptedAdbServer, io_timeout: float = 2.0) -> AdbServer:
     """An AdbServer pointed at the scripted server."""
     return AdbServer(host="127.0.0.1", port=server.port, connect_timeout=1.0, io_timeout=io_timeout)

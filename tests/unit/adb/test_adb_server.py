@@ -10,7 +10,8 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, address_from_env
 from pytest_mobile_agent.adb.connection import Connection
-from tests.support.adb_scripted import Peer, client, free_port
+from tests.support.adb_scripted import Peer, client
+from tests.support.ports import free_port
 
 
 def version_reply(*answers: bytes, hang_up: bool = True):

@@ -14,8 +14,7 @@ from typing import Any
 from pytest_mobile_agent.agent.jar import build_of
 from pytest_mobile_agent.agent.launch import PS_COMMAND
 from pytest_mobile_agent.errors import Closed, Timeout
-
-from .scripted_agent import AgentIdentity, ScriptedAgent
+from tests.support.scripted_agent import AgentIdentity, ScriptedAgent
 
 
 @dataclass

@@ -30,8 +30,7 @@ from pytest_mobile_agent.errors import (
     Unauthorized,
     VersionMismatch,
 )
-
-from .scripted_agent import TOKEN, AgentIdentity, Reply, ScriptedAgent
+from tests.support.scripted_agent import TOKEN, AgentIdentity, Reply, ScriptedAgent
 
 
 @pytest.fixture

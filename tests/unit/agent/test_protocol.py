@@ -25,8 +25,7 @@ from pytest_mobile_agent.agent.protocol import (
     validate,
 )
 from pytest_mobile_agent.errors import ProtocolError, Unauthorized, VersionMismatch
-
-from .scripted_agent import TOKEN, AgentIdentity
+from tests.support.scripted_agent import TOKEN, AgentIdentity
 
 # --- the codec -----------------------------------------------------------------------------------
 

@@ -11,7 +11,8 @@ import pytest
 from pytest_mobile_agent.adb import wire
 from pytest_mobile_agent.adb.targets import getprop_command
 from pytest_mobile_agent.cli import main as cli
-from tests.support.adb_scripted import Peer, ScriptedAdbServer, free_port
+from tests.support.adb_scripted import Peer, ScriptedAdbServer
+from tests.support.ports import free_port
 
 LISTING = (
     "emulator-5554          device product:sdk_gphone64_x86_64 model:sdk_gphone64_x86_64 device:emu64x transport_id:1\n"

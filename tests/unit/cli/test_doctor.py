@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import time
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 
 from pytest_mobile_agent.cli import doctor
 from pytest_mobile_agent.cli.main import main
+from tests.support.ports import free_port
 
 CHECKS = ["adb server", "target", "agent jar", "deploy", "hello", "windows", "snapshot", "tap", "keys",
           "text (direct)", "text (keys)", "text (clipboard)", "screenshot", "controller", "idle exit", "rotation kept"]
@@ -21,12 +21,6 @@ CHECKS = ["adb server", "target", "agent jar", "deploy", "hello", "windows", "sn
 
 def rows_by_check(rows: list[doctor.Row]) -> dict[str, doctor.Row]:
     return {row.check: row for row in rows}
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_every_check_passes_on_the_virtual_device(capsys: pytest.CaptureFixture[str]) -> None:
@@ -50,7 +44,7 @@ def test_every_check_passes_through_the_real_adb_server(capsys: pytest.CaptureFi
 
 
 def test_an_emulator_whose_controller_does_not_answer_fails_that_row_with_the_launch_flag() -> None:
-    with doctor.target_of("virtual", controller=f"http://127.0.0.1:{closed_port()}") as target:
+    with doctor.target_of("virtual", controller=f"http://127.0.0.1:{free_port()}") as target:
         rows = doctor.Doctor(target).run()
     by = rows_by_check(rows)
     assert by["controller"].result == doctor.FAILED

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from virtual_agent.helpers import Host, make_core, on_tab
 
 from pytest_mobile_agent.errors import NoMatch
 from pytest_mobile_agent.mirror.replica import Entry, Replica, View
@@ -21,6 +20,7 @@ from pytest_mobile_agent.session.tree import parse_snapshot
 from pytest_mobile_agent.virtual.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel
 from tests.support.mirror_fakes import node, tree, view_of, window
+from tests.unit.virtual_agent.helpers import Host, make_core, on_tab
 
 
 def view_of_snapshot(raw: dict[str, Any]) -> View:

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from plugin_inner_runs import ISOLATED, isolate, served_lab
 
 import pytest_mobile_agent.virtual.agent  # noqa: F401  (before the inner runs: see test_plugin_surface)
 from pytest_mobile_agent.virtual import VirtualLab
+from tests.unit.plugin.plugin_inner_runs import ISOLATED, isolate, served_lab
 
 pytest_plugins = ["pytester"]
 

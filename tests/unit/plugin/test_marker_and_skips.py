@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from plugin_inner_runs import ISOLATED, isolate, served_lab
 
 from pytest_mobile_agent.virtual import VirtualLab
+from tests.unit.plugin.plugin_inner_runs import ISOLATED, isolate, served_lab
 
 pytest_plugins = ["pytester"]
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from plugin_inner_runs import ISOLATED, isolate, served_lab
 
 # Imported before the in-process inner runs (see test_plugin_surface.py): pytester drops the
 # modules a run imports first, and a class imported twice makes isinstance fail.
@@ -16,6 +15,7 @@ import pytest_mobile_agent.session
 import pytest_mobile_agent.virtual.agent
 import pytest_mobile_agent.virtual.controller  # noqa: F401
 from pytest_mobile_agent.virtual import VirtualLab
+from tests.unit.plugin.plugin_inner_runs import ISOLATED, isolate, served_lab
 
 pytest_plugins = ["pytester"]
 

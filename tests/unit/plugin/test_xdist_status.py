@@ -4,7 +4,8 @@ targets' status lines back to the controller process, which prints them per targ
 from __future__ import annotations
 
 import pytest
-from plugin_inner_runs import ISOLATED, isolate
+
+from tests.unit.plugin.plugin_inner_runs import ISOLATED, isolate
 
 pytest_plugins = ["pytester"]
 

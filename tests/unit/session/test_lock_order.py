@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from agent.scripted_agent import TOKEN, ScriptedAgent  # tests/unit/agent's scripted peer
 
 from pytest_mobile_agent.agent import connection as connection_module
 from pytest_mobile_agent.agent.connection import Connection
 from pytest_mobile_agent.session.events import EventStream
 from pytest_mobile_agent.session.frames import FrameSource
+from tests.support.scripted_agent import TOKEN, ScriptedAgent
 from tests.support.session_fakes import FakeConnection, FakeController, rgb_frame
 
 LOCK_ORDER = (

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from agent.scripted_agent import TOKEN, ScriptedAgent  # tests/unit/agent's scripted peer
 
 from pytest_mobile_agent.agent import Connection
 from pytest_mobile_agent.agent.protocol import Disconnection, Hint, ProtocolEvent
@@ -17,6 +16,7 @@ from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.mirror.mirror import FRAME_QUIET
 from pytest_mobile_agent.session import BackendTaken, ReadReason, Session
 from pytest_mobile_agent.session import backends as b
+from tests.support.scripted_agent import TOKEN, ScriptedAgent
 from tests.support.session_fakes import (
     FakeAttached,
     FakeConnection,
