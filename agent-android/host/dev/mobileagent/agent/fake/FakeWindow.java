@@ -25,6 +25,8 @@ public final class FakeWindow implements RawWindow {
     boolean touchModal;
     /** The bounds of the window's task; null: the whole display (a fullscreen task). */
     int[] task;
+    /** The uid of the process that owns the window (an app's, or system UI's). */
+    int ownerUid = FakePlatform.APP_UID;
     FakePlatform platform;
     volatile ReadHook hook;
 
@@ -40,6 +42,7 @@ public final class FakeWindow implements RawWindow {
     public FakeWindow eventLess() { sendsEvents = false; return this; }
     public FakeWindow touchModal() { touchModal = true; return this; }
     public FakeWindow task(int l, int t, int r, int b) { task = new int[] {l, t, r, b}; return this; }
+    public FakeWindow ownedBy(int uid) { ownerUid = uid; return this; }
 
     /** Where the window takes touches: its task for a touch-modal window, else its frame. */
     int[] touchRegion(int displayWidth, int displayHeight) {

@@ -112,6 +112,12 @@ final class AndroidNode implements PNode {
     }
 
     @Override
+    public String liveText() {
+        if (!info.refresh()) return null;
+        return str(info.getText());
+    }
+
+    @Override
     public boolean canSetText() {
         if (!info.isEditable()) return false;
         List<AccessibilityNodeInfo.AccessibilityAction> actions = info.getActionList();

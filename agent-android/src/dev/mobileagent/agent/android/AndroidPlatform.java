@@ -208,7 +208,7 @@ public final class AndroidPlatform implements Platform {
         MotionEvent ev = MotionEvent.obtain(uptimeOffsetMs + downTimeMs, uptimeOffsetMs + eventTimeMs, action, x, y, 0);
         ev.setSource(InputDevice.SOURCE_TOUCHSCREEN);
         try {
-            return inject(ev);
+            return inject(ev, false);
         } finally {
             ev.recycle();
         }
@@ -217,14 +217,24 @@ public final class AndroidPlatform implements Platform {
     @Override
     public boolean injectKey(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException {
         check();
-        KeyEvent ev = new KeyEvent(uptimeOffsetMs + downTimeMs, uptimeOffsetMs + eventTimeMs, action, code, 0, meta,
-            KeyCharacterMap.VIRTUAL_KEYBOARD, 0, 0, InputDevice.SOURCE_KEYBOARD);
-        return inject(ev);
+        return inject(keyEvent(action, code, meta, downTimeMs, eventTimeMs), false);
     }
 
-    private boolean inject(android.view.InputEvent ev) throws PlatformException {
+    @Override
+    public boolean injectKeyAndWait(int action, int code, int meta, long downTimeMs, long eventTimeMs)
+            throws PlatformException {
+        check();
+        return inject(keyEvent(action, code, meta, downTimeMs, eventTimeMs), true);
+    }
+
+    private KeyEvent keyEvent(int action, int code, int meta, long downTimeMs, long eventTimeMs) {
+        return new KeyEvent(uptimeOffsetMs + downTimeMs, uptimeOffsetMs + eventTimeMs, action, code, 0, meta,
+            KeyCharacterMap.VIRTUAL_KEYBOARD, 0, 0, InputDevice.SOURCE_KEYBOARD);
+    }
+
+    private boolean inject(android.view.InputEvent ev, boolean waitForApp) throws PlatformException {
         try {
-            return injection.inject(ev);
+            return waitForApp ? injection.injectAndWait(ev) : injection.inject(ev);
         } catch (SecurityException e) {
             throw PlatformException.injectionRefused(e.getMessage());
         } catch (MissingApi e) {

@@ -266,7 +266,7 @@ public final class Agent implements Platform.EventSink {
         }
     }
 
-    JSONObject text(Params p) throws AgentError, PlatformException {
+    JSONObject text(Params p) throws AgentError, PlatformException, InterruptedException {
         Long nodeId = p.nullableInteger("node");
         String text = p.string("text", null);
         String method = p.string("method", "auto");

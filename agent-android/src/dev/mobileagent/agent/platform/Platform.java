@@ -19,8 +19,18 @@ public interface Platform {
     /** Injects one touch event: action 0 down, 1 up, 2 move. Returns the platform's verdict. */
     boolean injectTouch(int action, int x, int y, long downTimeMs, long eventTimeMs) throws PlatformException;
 
-    /** Injects one key event: action 0 down, 1 up. Returns the platform's verdict. */
+    /**
+     * Injects one key event: action 0 down, 1 up. Returns the platform's verdict, which means the
+     * event was handed to the input dispatcher: the app handles it later (INJECT_INPUT_EVENT_MODE_ASYNC).
+     */
     boolean injectKey(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException;
+
+    /**
+     * Injects one key event and returns once the focused app has finished handling it
+     * (INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH); false when refused or not finished within the
+     * platform's injection timeout.
+     */
+    boolean injectKeyAndWait(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException;
 
     /** The key events that type {@code text} with the virtual key map, or null when it cannot type all of it. */
     List<KeyStroke> keyStrokesFor(String text);
