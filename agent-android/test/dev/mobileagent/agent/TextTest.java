@@ -171,6 +171,17 @@ public class TextTest {
     }
 
     @Test
+    public void aClipTheShellCannotReadIsLeftAloneNotCleared() throws Exception {
+        FakePlatform p = Fixtures.fixedUi();
+        p.setUnreadableClipboardForTest("the user's clip");
+        Agent agent = new Agent(p, clock);
+        int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
+        JSONObject r = call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"日本\",\"method\":\"clipboard\"}");
+        assertTrue(r.getBoolean("accepted"));
+        assertEquals("left as the paste left it: clearing would wipe the user's clip", "日本", p.clipboardText());
+    }
+
+    @Test
     public void autoChoosesDirectForANodeThatAcceptsItEvenForUnicode() throws Exception {
         FakePlatform p = Fixtures.fixedUi();
         Agent agent = new Agent(p, clock);

@@ -45,6 +45,7 @@ public final class FakePlatform implements Platform {
     private String clip;
     /** The clip holds content URIs (an image copied in a gallery): the shell may not set it. */
     private boolean clipHasUris;
+    private boolean clipReadable = true;
     private FakeWindow clipboardOverlay;
     /** How many clipboard overlays system UI showed (a clip set without the suppress extra). */
     public volatile int clipboardOverlays;
@@ -209,6 +210,16 @@ public final class FakePlatform implements Platform {
     public synchronized void setClipboardForTest(String text, boolean withUris) {
         clip = text;
         clipHasUris = withUris;
+        clipReadable = true;
+    }
+
+    /**
+     * A clip the shell may not read: ClipboardService answers getPrimaryClip null while
+     * hasPrimaryClip says a clip is there (wrappers/Clipboards.save).
+     */
+    public synchronized void setUnreadableClipboardForTest(String text) {
+        setClipboardForTest(text, false);
+        clipReadable = false;
     }
 
     /** The clip as saveClipboard hands it out. */
@@ -541,6 +552,7 @@ public final class FakePlatform implements Platform {
 
     @Override
     public synchronized Object saveClipboard() {
+        if (clip != null && !clipReadable) return Platform.UNREADABLE_CLIP;
         return clip == null ? null : new SavedClip(clip, clipHasUris);
     }
 
@@ -550,6 +562,7 @@ public final class FakePlatform implements Platform {
             clipboardWrites++;
             clip = text;
             clipHasUris = false;
+            clipReadable = true;
         }
         if (!unseen) showClipboardOverlay();
     }
@@ -560,6 +573,7 @@ public final class FakePlatform implements Platform {
      */
     @Override
     public void restoreClipboard(Object saved, boolean unseen) throws PlatformException {
+        if (saved == Platform.UNREADABLE_CLIP) return;
         SavedClip s = (SavedClip) saved;
         synchronized (this) {
             if (s != null && s.uris) {

@@ -272,11 +272,9 @@ public final class AndroidPlatform implements Platform {
     @Override
     public Object saveClipboard() throws PlatformException {
         try {
-            return clipboards().get();
+            return clipboards().save();
         } catch (MissingApi e) {
             throw new PlatformException("internal", e.getMessage());
-        } catch (SecurityException e) {
-            return null; // the shell may not read it: nothing to put back but an empty clipboard
         }
     }
 
@@ -290,17 +288,14 @@ public final class AndroidPlatform implements Platform {
     }
 
     @Override
-    public void restoreClipboard(Object saved, boolean unseen) throws PlatformException {
-        if (saved == null) {
-            try {
-                clipboards().clear();
-            } catch (MissingApi e) {
-                throw new PlatformException("internal", e.getMessage());
-            }
-            return;
+    public void restoreClipboard(Object saved, final boolean unseen) throws PlatformException {
+        try {
+            clipboards().restore(saved, clip -> unseen ? unseen(clip) : clip);
+        } catch (MissingApi e) {
+            throw new PlatformException("internal", e.getMessage());
+        } catch (SecurityException e) {
+            throw new PlatformException("internal", "the clipboard refused the clip: " + e.getMessage());
         }
-        ClipData clip = (ClipData) saved;
-        setClip(unseen ? unseen(clip) : clip);
     }
 
     private void setClip(ClipData clip) throws PlatformException {

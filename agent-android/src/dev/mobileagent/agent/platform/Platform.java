@@ -38,7 +38,18 @@ public interface Platform {
     /** The node that has input focus, or null. */
     PNode focusedInput() throws PlatformException;
 
-    /** The primary clip, opaque, so that it can be put back; null when the clipboard is empty. */
+    /** What saveClipboard returns for a clip the platform has but the shell may not read. */
+    Object UNREADABLE_CLIP = new Object() {
+        @Override
+        public String toString() {
+            return "a clip the shell may not read";
+        }
+    };
+
+    /**
+     * The primary clip, opaque, so that it can be put back; null when the clipboard is empty,
+     * UNREADABLE_CLIP when a clip is there that the shell may not read.
+     */
     Object saveClipboard() throws PlatformException;
 
     /**
@@ -49,8 +60,9 @@ public interface Platform {
     void setClipboardText(String text, boolean unseen) throws PlatformException;
 
     /**
-     * Puts back what saveClipboard returned (null: clears the clipboard), with {@code unseen} as
-     * above. The platform may refuse a clip the shell may not set (one holding content URIs:
+     * Puts back what saveClipboard returned (null: clears the clipboard; UNREADABLE_CLIP: leaves
+     * the clipboard alone, as clearing it would wipe the user's clip), with {@code unseen} as above.
+     * The platform may refuse a clip the shell may not set (one holding content URIs:
      * ClipboardService's URI permission check throws SecurityException): a PlatformException.
      */
     void restoreClipboard(Object saved, boolean unseen) throws PlatformException;
