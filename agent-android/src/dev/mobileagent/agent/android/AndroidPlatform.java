@@ -27,14 +27,13 @@ import dev.mobileagent.agent.wrappers.Clipboards;
 import dev.mobileagent.agent.wrappers.Displays;
 import dev.mobileagent.agent.wrappers.InputInjection;
 import dev.mobileagent.agent.wrappers.MissingApi;
+import dev.mobileagent.agent.wrappers.NodeIds;
 import dev.mobileagent.agent.wrappers.UiAutomations;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The platform over UiAutomation, obtained as the shell user and connected once. Its callbacks run
@@ -133,34 +132,12 @@ public final class AndroidPlatform implements Platform {
         });
     }
 
+    /** The event as the agent acts on it, read from the event alone (EventReading: no call into the app). */
     static PlatformEvent translate(AccessibilityEvent e) {
         int type = e.getEventType();
-        if (type == AccessibilityEvent.TYPE_WINDOWS_CHANGED) return new PlatformEvent(PlatformEvent.WINDOWS, -1, null, null);
-        Set<String> kinds = new HashSet<>();
-        switch (type) {
-            case AccessibilityEvent.TYPE_WINDOW_CONTENT_CHANGED:
-                int c = e.getContentChangeTypes();
-                if ((c & AccessibilityEvent.CONTENT_CHANGE_TYPE_SUBTREE) != 0) kinds.add("structure");
-                if ((c & AccessibilityEvent.CONTENT_CHANGE_TYPE_TEXT) != 0) kinds.add("text");
-                if ((c & AccessibilityEvent.CONTENT_CHANGE_TYPE_CONTENT_DESCRIPTION) != 0) kinds.add("content");
-                if ((c & AccessibilityEvent.CONTENT_CHANGE_TYPE_STATE_DESCRIPTION) != 0) kinds.add("state");
-                if (kinds.isEmpty()) kinds.add("content");
-                break;
-            case AccessibilityEvent.TYPE_VIEW_TEXT_CHANGED: kinds.add("text"); break;
-            case AccessibilityEvent.TYPE_VIEW_SCROLLED: kinds.add("scroll"); break;
-            case AccessibilityEvent.TYPE_VIEW_TEXT_SELECTION_CHANGED: kinds.add("selection"); break;
-            case AccessibilityEvent.TYPE_VIEW_SELECTED:
-            case AccessibilityEvent.TYPE_VIEW_FOCUSED:
-            case AccessibilityEvent.TYPE_VIEW_CLICKED:
-            case AccessibilityEvent.TYPE_VIEW_LONG_CLICKED: kinds.add("state"); break;
-            case AccessibilityEvent.TYPE_WINDOW_STATE_CHANGED: kinds.add("structure"); break;
-            default:
-                return new PlatformEvent(PlatformEvent.OTHER, e.getWindowId(), null, null);
-        }
-        List<Object> nodes = new ArrayList<>(1);
-        AccessibilityNodeInfo source = e.getSource();
-        if (source != null) nodes.add(source);
-        return new PlatformEvent(PlatformEvent.CONTENT, e.getWindowId(), nodes, kinds);
+        int changes = type == AccessibilityEvent.TYPE_WINDOW_CONTENT_CHANGED ? e.getContentChangeTypes() : 0;
+        int windowId = e.getWindowId();
+        return EventReading.of(type, changes, windowId, NodeIds.sourceKey(e, windowId));
     }
 
     private void check() throws PlatformException {
