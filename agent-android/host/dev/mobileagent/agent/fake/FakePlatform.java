@@ -309,6 +309,17 @@ public final class FakePlatform implements Platform {
         return display;
     }
 
+    /** The task of the focused window: its task's bounds (the display for a full-screen task). */
+    @Override
+    public synchronized int[] focusedTaskBounds() {
+        focusedTaskQueries++;
+        for (FakeWindow w : windows) if (w.focused) return w.taskBounds(display.width, display.height);
+        return null;
+    }
+
+    /** How often the agent asked for the focused task's bounds. */
+    public volatile int focusedTaskQueries;
+
     @Override
     public void setEventSink(Platform.EventSink sink) {
         this.sink = sink;
@@ -374,6 +385,7 @@ public final class FakePlatform implements Platform {
     private FakeWindow windowAt(int x, int y) {
         for (FakeWindow w : windows) {
             int[] b = w.bounds;
+            if (!w.touchable) continue; // FLAG_NOT_TOUCHABLE: the dispatcher looks through it
             if (x >= b[0] && x < b[2] && y >= b[1] && y < b[3] && w.root != null) return w;
             int[] t = w.touchRegion(display.width, display.height);
             if (w.touchModal && w.root != null && x >= t[0] && x < t[2] && y >= t[1] && y < t[3]) return w;

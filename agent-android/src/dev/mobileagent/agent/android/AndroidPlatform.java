@@ -28,6 +28,7 @@ import dev.mobileagent.agent.wrappers.Displays;
 import dev.mobileagent.agent.wrappers.InputInjection;
 import dev.mobileagent.agent.wrappers.MissingApi;
 import dev.mobileagent.agent.wrappers.NodeIds;
+import dev.mobileagent.agent.wrappers.Tasks;
 import dev.mobileagent.agent.wrappers.UiAutomations;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
@@ -167,6 +168,11 @@ public final class AndroidPlatform implements Platform {
         } catch (MissingApi e) {
             throw new PlatformException("internal", e.getMessage());
         }
+    }
+
+    @Override
+    public int[] focusedTaskBounds() {
+        return Tasks.focusedBounds();
     }
 
     @Override

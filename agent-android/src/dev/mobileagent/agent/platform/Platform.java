@@ -13,6 +13,13 @@ public interface Platform {
 
     DisplayInfo display() throws PlatformException;
 
+    /**
+     * The bounds of the task that holds the focused window ({left, top, right, bottom}: the display
+     * for a full-screen task, half of it in split screen, the window's frame for a freeform task), or
+     * null when the platform cannot tell.
+     */
+    int[] focusedTaskBounds();
+
     /** Where accessibility events go; called on the platform's own thread. */
     void setEventSink(EventSink sink);
 
