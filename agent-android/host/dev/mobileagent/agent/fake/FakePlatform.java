@@ -9,6 +9,7 @@ import dev.mobileagent.agent.platform.PlatformEvent;
 import dev.mobileagent.agent.platform.PlatformException;
 import dev.mobileagent.agent.platform.RawWindow;
 import dev.mobileagent.agent.platform.Screenshot;
+import dev.mobileagent.agent.platform.Screenshots;
 import java.awt.Color;
 import java.awt.Graphics2D;
 import java.awt.image.BufferedImage;
@@ -613,10 +614,26 @@ public final class FakePlatform implements Platform {
         addAndAnnounce(overlay);
     }
 
+    /**
+     * The screen rendered, through the agent's Screenshots: UiAutomation's capture, which fails when
+     * reading its HARDWARE bitmap back fails ({@link #hardwareReadBackFails}), else screencap's.
+     */
     @Override
-    public Screenshot screenshot(String format, int quality) throws PlatformException {
+    public Screenshot screenshot(final String format, int quality) throws PlatformException {
         if (failScreenshots) throw new PlatformException("screenshot_failed", "the capture failed");
         rethrow(screenshotThrows);
+        return Screenshots.take(() -> {
+            if (hardwareReadBackFails) {
+                throw new IllegalStateException("unable to copy the HARDWARE bitmap: no GPU context in this process");
+            }
+            return render(format, Screenshots.UI_AUTOMATION);
+        }, () -> render(format, Screenshots.SCREENCAP));
+    }
+
+    /** Reading UiAutomation's HARDWARE bitmap back fails (the agent then takes screencap's). */
+    public volatile boolean hardwareReadBackFails;
+
+    private Screenshot render(String format, String capture) throws PlatformException {
         DisplayInfo d;
         List<FakeWindow> ws;
         synchronized (this) {
@@ -639,7 +656,7 @@ public final class FakePlatform implements Platform {
         } catch (IOException e) {
             throw new PlatformException("screenshot_failed", "encoding failed: " + e.getMessage());
         }
-        return new Screenshot(format, d.width, d.height, d.rotation, out.toByteArray());
+        return new Screenshot(format, d.width, d.height, d.rotation, out.toByteArray(), capture);
     }
 
     /** How often the agent asked to drop the platform's cached nodes. */

@@ -5,7 +5,9 @@ import android.content.ClipData;
 import android.content.ClipDescription;
 import android.os.PersistableBundle;
 import android.graphics.Bitmap;
+import android.graphics.BitmapFactory;
 import android.graphics.Matrix;
+import android.os.Build;
 import android.os.HandlerThread;
 import android.view.InputDevice;
 import android.view.KeyCharacterMap;
@@ -22,6 +24,7 @@ import dev.mobileagent.agent.platform.PlatformEvent;
 import dev.mobileagent.agent.platform.PlatformException;
 import dev.mobileagent.agent.platform.RawWindow;
 import dev.mobileagent.agent.platform.Screenshot;
+import dev.mobileagent.agent.platform.Screenshots;
 import dev.mobileagent.agent.wrappers.AccessibilityCaches;
 import dev.mobileagent.agent.wrappers.Clipboards;
 import dev.mobileagent.agent.wrappers.Displays;
@@ -302,15 +305,49 @@ public final class AndroidPlatform implements Platform {
     }
 
     /**
-     * UiAutomation.takeScreenshot is upright on current releases; a capture in the natural
-     * orientation under a rotated display (older releases) is turned here.
+     * UiAutomation's screenshot, its HARDWARE bitmap copied where the API has the config, else
+     * screencap's (Screenshots); upright in every orientation (encode).
      */
     @Override
-    public Screenshot screenshot(String format, int quality) throws PlatformException {
+    public Screenshot screenshot(final String format, final int quality) throws PlatformException {
         check();
-        DisplayInfo d = display();
+        final DisplayInfo d = display();
+        return Screenshots.take(
+            () -> encode(softwareCopy(uiAutomationBitmap()), d, format, quality, Screenshots.UI_AUTOMATION),
+            () -> encode(screencapBitmap(), d, format, quality, Screenshots.SCREENCAP));
+    }
+
+    private Bitmap uiAutomationBitmap() throws PlatformException {
         Bitmap b = ua.takeScreenshot();
         if (b == null) throw new PlatformException("screenshot_failed", "UiAutomation.takeScreenshot returned no image");
+        return b;
+    }
+
+    /**
+     * A HARDWARE bitmap (Bitmap.Config.HARDWARE, API 26) copied to ARGB_8888 before it is read:
+     * UiAutomationConnection.takeScreenshot returns screenshotBuffer.asBitmap() on Android 13 and 14.
+     */
+    static Bitmap softwareCopy(Bitmap b) throws PlatformException {
+        if (Build.VERSION.SDK_INT < 26 || b.getConfig() != Bitmap.Config.HARDWARE) return b;
+        Bitmap copy = b.copy(Bitmap.Config.ARGB_8888, false);
+        b.recycle();
+        if (copy == null) throw new PlatformException("screenshot_failed", "copying the HARDWARE bitmap to ARGB_8888 failed");
+        return copy;
+    }
+
+    private static Bitmap screencapBitmap() throws PlatformException {
+        byte[] png = Screencap.png(Screencap.COMMAND);
+        Bitmap b = BitmapFactory.decodeByteArray(png, 0, png.length);
+        if (b == null) throw new PlatformException("screenshot_failed", "screencap's output is not an image");
+        return b;
+    }
+
+    /**
+     * Encodes the capture, turning one taken in the natural orientation under a rotated display
+     * (older releases; UiAutomation.takeScreenshot is upright on current ones).
+     */
+    private static Screenshot encode(Bitmap b, DisplayInfo d, String format, int quality, String capture)
+            throws PlatformException {
         boolean displayLandscape = d.width > d.height;
         boolean imageLandscape = b.getWidth() > b.getHeight();
         if (displayLandscape != imageLandscape && b.getWidth() != b.getHeight()) {
@@ -326,7 +363,7 @@ public final class AndroidPlatform implements Platform {
         int h = b.getHeight();
         b.recycle();
         if (!ok || out.size() == 0) throw new PlatformException("screenshot_failed", "encoding the screenshot failed");
-        return new Screenshot(format, w, h, d.rotation, out.toByteArray());
+        return new Screenshot(format, w, h, d.rotation, out.toByteArray(), capture);
     }
 
     @Override

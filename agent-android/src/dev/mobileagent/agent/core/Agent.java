@@ -305,6 +305,7 @@ public final class Agent implements Platform.EventSink {
         put(o, "height", s.height);
         put(o, "rotation", s.rotation);
         put(o, "data", Base64Codec.encode(s.data));
+        if (s.capture != null) put(o, "capture", s.capture);
         return o;
     }
 
