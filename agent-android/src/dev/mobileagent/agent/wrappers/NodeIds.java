@@ -11,9 +11,10 @@ import java.lang.reflect.Method;
  * -1 there for a real view (AccessibilityNodeInfo.makeNodeId). With the window id it is what
  * AccessibilityNodeInfo.equals compares, so a node read from the tree and the source an event names
  * have equal keys, and the event's source need not be fetched (AccessibilityRecord.getSource is a
- * synchronous call into the app through AccessibilityInteractionClient). Both methods exist on every
- * release the agent runs on (@UnsupportedAppUsage); where one is missing, a node is its own key and an
- * event names no node.
+ * synchronous call into the app through AccessibilityInteractionClient). Both methods are there from
+ * Android 4.1 (API 16), which gave the source id its virtual-descendant half for
+ * AccessibilityNodeProvider, so on every release the agent runs on (API 24+; @UnsupportedAppUsage); a
+ * vendor without them gets the fallback: a node is its own key and an event names no node.
  */
 public final class NodeIds {
     private static final Method NODE_SOURCE_ID = Reflect.optional(AccessibilityNodeInfo.class, "getSourceNodeId");
