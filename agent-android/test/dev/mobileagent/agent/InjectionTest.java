@@ -82,7 +82,8 @@ public class InjectionTest {
 
     @Test
     public void aReleaseWithoutTheCompatibilityFormStillInjectsThroughTheInputService() throws Exception {
-        FakeInjection.InputServiceWithoutCompatibilityForm input = new FakeInjection.InputServiceWithoutCompatibilityForm();
+        FakeInjection.InputServiceWithoutCompatibilityForm input =
+            new FakeInjection.InputServiceWithoutCompatibilityForm();
         FakeInjection.UiAutomation34 ua = new FakeInjection.UiAutomation34();
         InputInjection injection = InputInjection.choose(input, ua);
         assertEquals(InputInjection.Path.INPUT_MANAGER_TO_TARGET, injection.path);
@@ -122,7 +123,7 @@ public class InjectionTest {
     }
 
     @Test
-    public void aTapForEveryWindowReachesTheAppWhileOneTargetedAtRootsUidIsDroppedThoughAcknowledged() throws Exception {
+    public void aTapForEveryWindowReachesTheAppWhileOneTargetedAtRootsUidIsDroppedThoughAcked() throws Exception {
         // InputDispatcher's verifyTargetedInjection drops an event bound for a window of another owner;
         // an ASYNC injection is SUCCEEDED as soon as it is queued, so the verdict still says true
         assertEquals(FakeInjection.INVALID_UID, platform.injectionTargetUid);

@@ -143,7 +143,8 @@ public class TextTest {
         int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
         JSONObject r = call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"日本\",\"method\":\"clipboard\"}");
         assertTrue(r.getBoolean("accepted"));
-        assertEquals("the pasted text, not the user's clip", "日本", field(p.window(Fixtures.COMPOSE), "pin").currentText());
+        String shown = field(p.window(Fixtures.COMPOSE), "pin").currentText();
+        assertEquals("the pasted text, not the user's clip", "日本", shown);
         assertEquals("the user's clip", p.clipboardText());
     }
 
@@ -167,7 +168,8 @@ public class TextTest {
         long start = clock.nowMs();
         JSONObject r = call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"日本\",\"method\":\"clipboard\"}");
         assertFalse(r.getBoolean("accepted"));
-        assertTrue("InputManagerService's injection timeout", clock.nowMs() - start >= FakePlatform.INJECTION_TIMEOUT_MS);
+        long took = clock.nowMs() - start;
+        assertTrue("InputManagerService's injection timeout", took >= FakePlatform.INJECTION_TIMEOUT_MS);
     }
 
     @Test

@@ -460,8 +460,8 @@ public final class FakePlatform implements Platform {
             throws PlatformException {
         if (!keyTargeted()) {
             // InputManagerService.injectInputEventToTarget on TARGET_MISMATCH, which a waiting mode reports
-            throw new IllegalArgumentException("Targeted input event injection was not directed at a window owned by uid "
-                + injectionTargetUid + ".");
+            throw new IllegalArgumentException("Targeted input event injection was not directed at a window owned "
+                + "by uid " + injectionTargetUid + ".");
         }
         injectKey(action, code, meta, downTimeMs, eventTimeMs);
         if (app.handleQueued()) return true;

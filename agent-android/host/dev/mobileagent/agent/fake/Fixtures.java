@@ -169,8 +169,9 @@ public final class Fixtures {
 
     /** The launcher's home screen: a full-screen application window under every other task. */
     public static FakeWindow home() {
-        FakeNode root = FakeNode.of("android.widget.FrameLayout").pkg(LAUNCHER).bounds(0, 0, 1080, 2400)
-            .add(FakeNode.of("android.widget.TextView").pkg(LAUNCHER).text("Phone").bounds(60, 2100, 260, 2300).clickable());
+        FakeNode phone = FakeNode.of("android.widget.TextView").pkg(LAUNCHER).text("Phone").bounds(60, 2100, 260, 2300)
+            .clickable();
+        FakeNode root = FakeNode.of("android.widget.FrameLayout").pkg(LAUNCHER).bounds(0, 0, 1080, 2400).add(phone);
         return new FakeWindow(HOME, "application", "Home", 0).withFocus().ownedBy(10_050).root(root);
     }
 
@@ -197,15 +198,16 @@ public final class Fixtures {
      * trusted, such as a screen decoration (rounded corners): never reported, takes no space.
      */
     public static FakeWindow screenDecoration() {
-        return new FakeWindow(OVERLAY, "system", "ScreenDecorOverlay", 20).layoutType(ReportedWindows.TYPE_NAVIGATION_BAR_PANEL)
-            .notTouchable().trustedOverlay().ownedBy(10_060)
+        return new FakeWindow(OVERLAY, "system", "ScreenDecorOverlay", 20)
+            .layoutType(ReportedWindows.TYPE_NAVIGATION_BAR_PANEL).notTouchable().trustedOverlay().ownedBy(10_060)
             .root(FakeNode.of("android.view.View").pkg(SYSTEMUI).bounds(0, 0, 1080, 2400));
     }
 
     /** An accessibility service's overlay above everything (TYPE_ACCESSIBILITY_OVERLAY): reported, takes no space. */
     public static FakeWindow accessibilityOverlay() {
-        return new FakeWindow(OVERLAY, "accessibility_overlay", "Overlay", 20).layoutType(ReportedWindows.TYPE_ACCESSIBILITY_OVERLAY)
-            .ownedBy(10_070).root(FakeNode.of("android.view.View").pkg("dev.mobileagent.a11y").bounds(0, 0, 1080, 2400));
+        FakeNode root = FakeNode.of("android.view.View").pkg("dev.mobileagent.a11y").bounds(0, 0, 1080, 2400);
+        return new FakeWindow(OVERLAY, "accessibility_overlay", "Overlay", 20)
+            .layoutType(ReportedWindows.TYPE_ACCESSIBILITY_OVERLAY).ownedBy(10_070).root(root);
     }
 
     /** SystemUI's clipboard overlay: a preview of the clip and its actions, in the bottom-left corner. */

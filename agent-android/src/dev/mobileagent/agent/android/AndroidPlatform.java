@@ -331,7 +331,9 @@ public final class AndroidPlatform implements Platform {
         if (Build.VERSION.SDK_INT < 26 || b.getConfig() != Bitmap.Config.HARDWARE) return b;
         Bitmap copy = b.copy(Bitmap.Config.ARGB_8888, false);
         b.recycle();
-        if (copy == null) throw new PlatformException("screenshot_failed", "copying the HARDWARE bitmap to ARGB_8888 failed");
+        if (copy == null) {
+            throw new PlatformException("screenshot_failed", "copying the HARDWARE bitmap to ARGB_8888 failed");
+        }
         return copy;
     }
 

@@ -24,7 +24,9 @@ final class EventReading {
      * AccessibilityEvent.TYPE_WINDOW_CONTENT_CHANGED), window, and source node key (null: the event names none).
      */
     static PlatformEvent of(int type, int contentChangeTypes, int windowId, Object sourceKey) {
-        if (type == AccessibilityEvent.TYPE_WINDOWS_CHANGED) return new PlatformEvent(PlatformEvent.WINDOWS, -1, null, null);
+        if (type == AccessibilityEvent.TYPE_WINDOWS_CHANGED) {
+            return new PlatformEvent(PlatformEvent.WINDOWS, -1, null, null);
+        }
         Set<String> kinds = kinds(type, contentChangeTypes);
         if (kinds == null) return new PlatformEvent(PlatformEvent.OTHER, windowId, null, null);
         List<Object> nodes = new ArrayList<>(1);

@@ -32,8 +32,8 @@ final class Screencap {
                 throw new PlatformException("screenshot_failed", "screencap took longer than " + TIMEOUT_MS + " ms");
             }
             if (p.exitValue() != 0 || out.length == 0) {
-                throw new PlatformException("screenshot_failed", "screencap exited " + p.exitValue() + " with " + out.length
-                    + " bytes");
+                throw new PlatformException("screenshot_failed",
+                    "screencap exited " + p.exitValue() + " with " + out.length + " bytes");
             }
             return out;
         } catch (IOException e) {

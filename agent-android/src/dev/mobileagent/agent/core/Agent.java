@@ -124,7 +124,8 @@ public final class Agent implements Platform.EventSink {
         List<String> packages = new ArrayList<>();
         for (WindowRead r : reads) packages.add(r.packageName());
         DisplayInfo display = platform.display();
-        boolean[] modal = WindowMeta.modal(present, packages, display.width, display.height, platform::focusedTaskBounds);
+        boolean[] modal = WindowMeta.modal(present, packages, display.width, display.height,
+            platform::focusedTaskBounds);
         SnapshotWriter out = new SnapshotWriter(maxNodes, maxDepth);
         for (int i = 0; i < present.size(); i++) out.add(present.get(i), reads.get(i), modal[i]);
 

@@ -37,7 +37,8 @@ public interface Platform {
      * (INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH); false when refused or not finished within the
      * platform's injection timeout.
      */
-    boolean injectKeyAndWait(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException;
+    boolean injectKeyAndWait(int action, int code, int meta, long downTimeMs, long eventTimeMs)
+        throws PlatformException;
 
     /** The key events that type {@code text} with the virtual key map, or null when it cannot type all of it. */
     List<KeyStroke> keyStrokesFor(String text);

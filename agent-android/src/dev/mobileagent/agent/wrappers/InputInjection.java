@@ -115,7 +115,9 @@ public final class InputInjection {
             case INPUT_MANAGER_TO_TARGET: verdict = Reflect.invoke(method, target, event, mode, ANY_WINDOW); break;
             case INPUT_MANAGER: verdict = Reflect.invoke(method, target, event, mode); break;
             case INPUT_MANAGER_VENDOR_THIRD_INT: verdict = Reflect.invoke(method, target, event, mode, 0); break;
-            case UI_AUTOMATION_NO_ANIMATION_WAIT: verdict = Reflect.invoke(method, target, event, waitForApp, false); break;
+            case UI_AUTOMATION_NO_ANIMATION_WAIT:
+                verdict = Reflect.invoke(method, target, event, waitForApp, false);
+                break;
             default: verdict = Reflect.invoke(method, target, event, waitForApp); break;
         }
         return Boolean.TRUE.equals(verdict);

@@ -38,7 +38,8 @@ public final class Tasks {
         if (configuration == null) return null;
         Object windowConfiguration = Reflect.field(configuration, "windowConfiguration");
         if (windowConfiguration == null) return null;
-        Rect r = (Rect) Reflect.invoke(Reflect.method(windowConfiguration.getClass(), "getBounds"), windowConfiguration);
+        Method getBounds = Reflect.method(windowConfiguration.getClass(), "getBounds");
+        Rect r = (Rect) Reflect.invoke(getBounds, windowConfiguration);
         if (r == null || r.right <= r.left || r.bottom <= r.top) return null;
         return new int[] {r.left, r.top, r.right, r.bottom};
     }

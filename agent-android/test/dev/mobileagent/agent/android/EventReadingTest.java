@@ -33,8 +33,8 @@ public class EventReadingTest {
         assertEquals(PlatformEvent.CONTENT, e.kind);
         assertEquals(12, e.windowId);
         assertEquals(new TreeSet<>(Arrays.asList("structure", "text")), new TreeSet<>(e.kinds));
-        assertEquals("the key a read of that node has", Collections.singletonList(new NodeIds.Key(12, 0xffffffff00000042L)),
-            e.nodeKeys);
+        Object readKey = new NodeIds.Key(12, 0xffffffff00000042L);
+        assertEquals("the key a read of that node has", Collections.singletonList(readKey), e.nodeKeys);
     }
 
     @Test

@@ -20,7 +20,8 @@ public class ScreencapTest {
 
     @Test
     public void aFailingRunIsScreenshotFailed() {
-        for (String[] command : new String[][] {{"sh", "-c", "exit 1"}, {"sh", "-c", "true"}, {"/nonexistent/screencap", "-p"}}) {
+        String[][] failing = {{"sh", "-c", "exit 1"}, {"sh", "-c", "true"}, {"/nonexistent/screencap", "-p"}};
+        for (String[] command : failing) {
             try {
                 Screencap.png(command);
                 fail(String.join(" ", command) + " gave an image");

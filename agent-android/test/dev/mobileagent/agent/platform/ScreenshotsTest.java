@@ -43,7 +43,8 @@ public class ScreenshotsTest {
             fail("no error");
         } catch (PlatformException e) {
             assertEquals("screenshot_failed", e.code);
-            assertTrue(e.getMessage(), e.getMessage().contains("returned no image") && e.getMessage().contains("exited 1"));
+            String m = e.getMessage();
+            assertTrue(m, m.contains("returned no image") && m.contains("exited 1"));
         }
     }
 }

@@ -80,7 +80,8 @@ public class ClipboardsTest {
 
     /** iQOO's 7-argument getPrimaryClip (scrcpy 5187f725, #4589). */
     public static class IqooSevenArguments extends Recording {
-        public ClipData getPrimaryClip(String pkg, String a, String b, String c, int user, int device, boolean userOperate) {
+        public ClipData getPrimaryClip(String pkg, String a, String b, String c, int user, int device,
+                boolean userOperate) {
             record("get", pkg, a, b, c, user, device, userOperate);
             return clip;
         }
@@ -211,7 +212,8 @@ public class ClipboardsTest {
 
     @Test
     public void booleansAreTrueIntsZeroAndOnlyTheFirstStringIsThePackage() {
-        Object[] args = Clipboards.fill(new Class<?>[] {String.class, String.class, int.class, boolean.class, ClipData.class}, null);
+        Class<?>[] types = {String.class, String.class, int.class, boolean.class, ClipData.class};
+        Object[] args = Clipboards.fill(types, null);
         assertArrayEquals(new Object[] {SHELL, null, 0, true, null}, args);
     }
 }

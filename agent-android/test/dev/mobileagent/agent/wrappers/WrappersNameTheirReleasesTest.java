@@ -62,7 +62,8 @@ public class WrappersNameTheirReleasesTest {
         String note = null;
         for (int i = 0; i < hidden.length(); i++) {
             JSONObject h = hidden.getJSONObject(i);
-            if (h.getString("class").equals("android.app.UiAutomation") && h.getString("members").startsWith("UiAutomation(")) {
+            boolean constructors = h.getString("members").startsWith("UiAutomation(");
+            if (h.getString("class").equals("android.app.UiAutomation") && constructors) {
                 note = h.getString("members");
             }
         }
