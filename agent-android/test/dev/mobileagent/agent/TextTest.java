@@ -134,15 +134,19 @@ public class TextTest {
         return p;
     }
 
+    /** "日本" pasted into the fixture's PIN field through the clipboard; the result. */
+    JSONObject pasteIntoPin(FakePlatform p) throws Exception {
+        Agent agent = new Agent(p, clock);
+        int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
+        return call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"日本\",\"method\":\"clipboard\"}");
+    }
+
     @Test
     public void whereThePasteActionIsRefusedTheAppPastesOnKeycodePasteBeforeTheUsersClipIsPutBack() throws Exception {
         // the app reads the clip only when its UI thread handles KEYCODE_PASTE (TextView.doKeyDown):
         // the DOWN is injected with INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH before the restore
         FakePlatform p = pinRefusingThePasteAction(false);
-        Agent agent = new Agent(p, clock);
-        int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
-        JSONObject r = call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"日本\",\"method\":\"clipboard\"}");
-        assertTrue(r.getBoolean("accepted"));
+        assertTrue(pasteIntoPin(p).getBoolean("accepted"));
         String shown = field(p.window(Fixtures.COMPOSE), "pin").currentText();
         assertEquals("the pasted text, not the user's clip", "日本", shown);
         assertEquals("the user's clip", p.clipboardText());
@@ -151,10 +155,7 @@ public class TextTest {
     @Test
     public void aPasteThatNeverArrivesInTheFieldIsNotAccepted() throws Exception {
         FakePlatform p = pinRefusingThePasteAction(true);
-        Agent agent = new Agent(p, clock);
-        int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
-        JSONObject r = call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"日本\",\"method\":\"clipboard\"}");
-        assertFalse(r.getBoolean("accepted"));
+        assertFalse(pasteIntoPin(p).getBoolean("accepted"));
         assertEquals(null, field(p.window(Fixtures.COMPOSE), "pin").currentText());
         assertEquals("the user's clip", p.clipboardText());
     }
@@ -162,12 +163,9 @@ public class TextTest {
     @Test
     public void aPasteKeyTheBusyAppDoesNotFinishInTheInjectionTimeoutIsNotAccepted() throws Exception {
         FakePlatform p = pinRefusingThePasteAction(false).withClock(clock);
-        Agent agent = new Agent(p, clock);
-        int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
         p.appBusy();
         long start = clock.nowMs();
-        JSONObject r = call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"日本\",\"method\":\"clipboard\"}");
-        assertFalse(r.getBoolean("accepted"));
+        assertFalse(pasteIntoPin(p).getBoolean("accepted"));
         long took = clock.nowMs() - start;
         assertTrue("InputManagerService's injection timeout", took >= FakePlatform.INJECTION_TIMEOUT_MS);
     }
@@ -176,10 +174,7 @@ public class TextTest {
     public void aClipTheShellCannotReadIsLeftAloneNotCleared() throws Exception {
         FakePlatform p = Fixtures.fixedUi();
         p.setUnreadableClipboardForTest("the user's clip");
-        Agent agent = new Agent(p, clock);
-        int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
-        JSONObject r = call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"日本\",\"method\":\"clipboard\"}");
-        assertTrue(r.getBoolean("accepted"));
+        assertTrue(pasteIntoPin(p).getBoolean("accepted"));
         assertEquals("left as the paste left it: clearing would wipe the user's clip", "日本", p.clipboardText());
     }
 
