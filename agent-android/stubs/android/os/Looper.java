@@ -4,4 +4,5 @@ package android.os;
 public final class Looper {
     Looper() { throw new RuntimeException("Stub!"); }
     public static void prepareMainLooper() { throw new RuntimeException("Stub!"); }
+    public static void loop() { throw new RuntimeException("Stub!"); }
 }

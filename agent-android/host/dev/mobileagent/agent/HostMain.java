@@ -86,6 +86,7 @@ public final class HostMain {
         }
         transport.setPeerUid(uid);
         FakePlatform platform = Fixtures.fixedUi();
+        platform.runAppThread();
         LaunchOutput withPort = new PortOutput(out, transport.port());
         Server server = AgentRuntime.serve(platform, transport, config, withPort, Exiter.SYSTEM, new JSONArray());
         control(server, platform, transport, out);

@@ -14,14 +14,14 @@ public final class Main {
     private Main() {}
 
     public static void main(String[] args) {
-        LaunchOutput out = LaunchOutput.stdout();
-        AndroidAgent.Options options = AndroidAgent.Options.parse(args, out);
+        // A bare app_process has no main looper; framework code posts to one (MainThread).
+        Looper.prepareMainLooper();
+        final LaunchOutput out = LaunchOutput.stdout();
+        final AndroidAgent.Options options = AndroidAgent.Options.parse(args, out);
         if (options == null) {
             System.exit(1);
             return;
         }
-        // A bare app_process has no main looper; framework code expects one before UI automation connects.
-        Looper.prepareMainLooper();
-        System.exit(AndroidAgent.run(options, out));
+        MainThread.run(Looper::loop, () -> AndroidAgent.run(options, out), System::exit);
     }
 }

@@ -35,6 +35,7 @@ public class AccessibilityNodeInfo {
     }
 
     public int getChildCount() { throw new RuntimeException("Stub!"); }
+    public int getWindowId() { throw new RuntimeException("Stub!"); }
     public AccessibilityNodeInfo getChild(int index) { throw new RuntimeException("Stub!"); }
     public boolean refresh() { throw new RuntimeException("Stub!"); }
     public List<AccessibilityAction> getActionList() { throw new RuntimeException("Stub!"); }

@@ -8,6 +8,7 @@ import static org.junit.Assert.assertTrue;
 import dev.mobileagent.agent.core.Agent;
 import dev.mobileagent.agent.fake.FakeClock;
 import dev.mobileagent.agent.fake.FakeInjection;
+import dev.mobileagent.agent.fake.FakeNode;
 import dev.mobileagent.agent.fake.FakePlatform;
 import dev.mobileagent.agent.fake.Fixtures;
 import dev.mobileagent.agent.wrappers.InputInjection;
@@ -65,14 +66,87 @@ public class InjectionTest {
     }
 
     @Test
-    public void theAgentInjectsThroughTheInputServiceAsynchronously() throws Exception {
+    public void theAgentInjectsThroughInjectInputEventToTargetForEveryWindow() throws Exception {
+        // IInputManager.aidl (Android 13+): injectInputEventToTarget with Process.INVALID_UID targets all
+        // windows; injectInputEvent(event, mode) "exists only for compatibility purposes"
         FakeInjection.InputService input = new FakeInjection.InputService();
         FakeInjection.UiAutomation34 ua = new FakeInjection.UiAutomation34();
         InputInjection injection = InputInjection.choose(input, ua);
-        assertEquals(InputInjection.Path.INPUT_MANAGER, injection.path);
+        assertEquals(InputInjection.Path.INPUT_MANAGER_TO_TARGET, injection.path);
         assertTrue(injection.inject(null));
         assertEquals("INJECT_INPUT_EVENT_MODE_ASYNC", Arrays.asList(0), input.modes);
+        assertEquals("Process.INVALID_UID", Arrays.asList(-1), input.targetUids);
+        assertEquals("not through the compatibility form", 0, input.compatibilityCalls);
         assertTrue("UiAutomation is not used", ua.calls.isEmpty());
+    }
+
+    @Test
+    public void aReleaseWithoutTheCompatibilityFormStillInjectsThroughTheInputService() throws Exception {
+        FakeInjection.InputServiceWithoutCompatibilityForm input =
+            new FakeInjection.InputServiceWithoutCompatibilityForm();
+        FakeInjection.UiAutomation34 ua = new FakeInjection.UiAutomation34();
+        InputInjection injection = InputInjection.choose(input, ua);
+        assertEquals(InputInjection.Path.INPUT_MANAGER_TO_TARGET, injection.path);
+        injection.inject(null);
+        assertEquals(Arrays.asList(-1), input.targetUids);
+        assertTrue("no window-manager sync through UiAutomation", ua.calls.isEmpty());
+    }
+
+    @Test
+    public void beforeAndroid13TheTwoArgumentFormIsUsed() throws Exception {
+        FakeInjection.InputServiceBefore33 input = new FakeInjection.InputServiceBefore33();
+        InputInjection injection = InputInjection.choose(input, new FakeInjection.UiAutomation33());
+        assertEquals(InputInjection.Path.INPUT_MANAGER, injection.path);
+        injection.inject(null);
+        assertEquals(Arrays.asList(0), input.modes);
+    }
+
+    @Test
+    public void theModifiedRomOfScrcpyIssue2250GetsItsThreeIntFormWithZero() throws Exception {
+        // scrcpy commit b7a06278: a modified Android 8.1 ROM with injectInputEvent(event, mode, int) only
+        FakeInjection.VendorInputService input = new FakeInjection.VendorInputService();
+        InputInjection injection = InputInjection.choose(input, new FakeInjection.UiAutomation33());
+        assertEquals(InputInjection.Path.INPUT_MANAGER_VENDOR_THIRD_INT, injection.path);
+        injection.inject(null);
+        assertArrayEquals(new int[] {0, 0}, input.calls.get(0));
+    }
+
+    @Test
+    public void waitingForTheAppIsWaitForFinishOnTheServiceAndSyncOnUiAutomation() throws Exception {
+        FakeInjection.InputService input = new FakeInjection.InputService();
+        InputInjection.choose(input, new FakeInjection.UiAutomation34()).injectAndWait(null);
+        assertEquals("INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH", Arrays.asList(2), input.modes);
+        assertEquals(Arrays.asList(-1), input.targetUids);
+        FakeInjection.UiAutomation34 ua = new FakeInjection.UiAutomation34();
+        InputInjection.choose(null, ua).injectAndWait(null);
+        assertArrayEquals("sync true, waitForAnimations false", new boolean[] {true, false}, ua.calls.get(0));
+    }
+
+    @Test
+    public void aTapForEveryWindowReachesTheAppWhileOneTargetedAtRootsUidIsDroppedThoughAcked() throws Exception {
+        // InputDispatcher's verifyTargetedInjection drops an event bound for a window of another owner;
+        // an ASYNC injection is SUCCEEDED as soon as it is queued, so the verdict still says true
+        assertEquals(FakeInjection.INVALID_UID, platform.injectionTargetUid);
+        assertTrue(call(agent, clock, "tap", "{\"x\":180,\"y\":270}").getBoolean("accepted"));
+        assertEquals(Arrays.asList(Fixtures.COMPOSE), platform.downWindows);
+        platform.injectionTargetUid = 0;
+        assertTrue(call(agent, clock, "tap", "{\"x\":540,\"y\":270}").getBoolean("accepted"));
+        assertEquals("the second tap never reached a window", Arrays.asList(Fixtures.COMPOSE), platform.downWindows);
+        assertEquals("DOWN and UP dropped", 2, platform.droppedEvents.size());
+    }
+
+    @Test
+    public void anAsynchronouslyInjectedKeyIsHandledByTheAppAfterTheCallReturned() throws Exception {
+        int pin = Support.find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
+        call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"1\",\"method\":\"keys\"}");
+        FakeNode field = TextTest.field(platform.window(Fixtures.COMPOSE), "pin");
+        assertEquals("queued for the app, not handled during the call", null, field.a.text);
+        assertEquals("handled by the time anyone looks", "1", field.currentText());
+        platform.appBusy();
+        platform.injectKey(0, 9, 0, clock.nowMs(), clock.nowMs()); // KEYCODE_2
+        assertEquals("a busy UI thread has not handled it", "1", field.currentText());
+        platform.appIdle();
+        assertEquals("12", field.currentText());
     }
 
     @Test

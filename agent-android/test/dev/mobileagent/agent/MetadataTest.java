@@ -126,6 +126,82 @@ public class MetadataTest {
         assertEquals("[0,0,1080,2400]", app.getJSONArray("bounds").toString());
     }
 
+    // --- freeform and desktop windows (Android 15-16 desktop windowing) ----------------------------
+
+    @Test
+    public void aLoneFreeformWindowOverTheWallpaperIsNotModal() throws Exception {
+        // the old rule: focused, floating, no application window under it, so modal
+        FakePlatform p = new FakePlatform().add(Fixtures.statusBar()).add(Fixtures.wallpaper())
+            .add(Fixtures.freeformForm(100, 300, 900, 1500));
+        JSONObject s = snapshot(p);
+        assertFalse("a freeform task's own window fills its task", window(s, Fixtures.RN).getBoolean("modal"));
+        assertNull("the wallpaper (TYPE_WALLPAPER) is never reported", window(s, Fixtures.WALLPAPER));
+    }
+
+    @Test
+    public void aFreeformWindowsTouchRegionIsItsFrameSoTheHomeScreenAroundItStaysReported() throws Exception {
+        JSONObject s = snapshot(new FakePlatform().add(Fixtures.statusBar()).add(Fixtures.home())
+            .add(Fixtures.freeformForm(100, 300, 900, 1500)));
+        assertFalse(window(s, Fixtures.RN).getBoolean("modal"));
+        assertFalse(window(s, Fixtures.HOME).getBoolean("modal"));
+        assertTrue(window(s, Fixtures.RN).getBoolean("focused"));
+    }
+
+    @Test
+    public void aDialogInsideAFreeformTaskOverTheHomeScreenIsModal() throws Exception {
+        // the old rule: the home screen, another task's window reported under the dialog, made it not modal
+        JSONObject s = snapshot(new FakePlatform().add(Fixtures.statusBar()).add(Fixtures.home())
+            .add(Fixtures.freeformForm(100, 300, 900, 1500)).add(Fixtures.alertInTask(100, 300, 900, 1500)));
+        assertTrue(window(s, Fixtures.ALERT).getBoolean("modal"));
+        assertNull("its own task's window is under its touch region", window(s, Fixtures.RN));
+        assertFalse("another task's window is still reported", window(s, Fixtures.HOME).getBoolean("modal"));
+    }
+
+    @Test
+    public void aDialogInsideALoneFreeformTaskIsModal() throws Exception {
+        JSONObject s = snapshot(new FakePlatform().add(Fixtures.statusBar()).add(Fixtures.wallpaper())
+            .add(Fixtures.freeformForm(100, 300, 900, 1500)).add(Fixtures.alertInTask(100, 300, 900, 1500)));
+        assertTrue(window(s, Fixtures.ALERT).getBoolean("modal"));
+    }
+
+    @Test
+    public void ofTwoOverlappingFreeformTasksNeitherIsModal() throws Exception {
+        FakeWindow below = Fixtures.composeApp().bounds(0, 200, 800, 1600).freeform();
+        JSONObject s = snapshot(new FakePlatform().add(Fixtures.statusBar()).add(Fixtures.wallpaper()).add(below)
+            .add(Fixtures.freeformForm(300, 800, 1080, 2000)));
+        assertFalse(window(s, Fixtures.RN).getBoolean("modal"));
+        assertFalse(window(s, Fixtures.COMPOSE).getBoolean("modal"));
+    }
+
+    @Test
+    public void aFullScreenAppNeedsNoTaskLookUp() throws Exception {
+        FakePlatform p = Fixtures.fixedUi();
+        snapshot(p);
+        assertEquals("the task's bounds are asked for only for a focused floating window", 0, p.focusedTaskQueries);
+        snapshot(Fixtures.fixedUi().add(Fixtures.inAppAlert()));
+    }
+
+    // --- what the accessibility window list leaves out (AccessibilityWindowManager) ---------------
+
+    @Test
+    public void aNonTouchableTrustedOverlayIsNotReportedAndHidesNothing() throws Exception {
+        // the old fake reported it and let it take the whole display, hiding the status bar
+        FakePlatform p = Fixtures.fixedUi().add(Fixtures.screenDecoration());
+        Agent agent = new Agent(p, clock);
+        JSONObject s = call(agent, clock, "snapshot", "{}");
+        assertNull(window(s, Fixtures.OVERLAY));
+        assertTrue(window(s, Fixtures.STATUS_BAR) != null);
+        call(agent, clock, "tap", "{\"x\":540,\"y\":30}");
+        assertEquals("touches go through it", java.util.Arrays.asList(Fixtures.STATUS_BAR), p.downWindows);
+    }
+
+    @Test
+    public void anAccessibilityOverlayIsReportedButTakesNoSpace() throws Exception {
+        JSONObject s = snapshot(Fixtures.fixedUi().add(Fixtures.accessibilityOverlay()));
+        assertEquals("accessibility_overlay", window(s, Fixtures.OVERLAY).getString("type"));
+        assertTrue("the status bar under it is still reported", window(s, Fixtures.STATUS_BAR) != null);
+    }
+
     static FakeNode findText(FakeNode n, String text) {
         if (text.equals(n.currentText())) return n;
         for (FakeNode c : n.children()) {

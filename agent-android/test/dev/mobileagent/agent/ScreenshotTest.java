@@ -48,6 +48,23 @@ public class ScreenshotTest {
     }
 
     @Test
+    public void theUsualCaptureIsUiAutomationsAndTheResultSaysSo() throws Exception {
+        JSONObject r = call(new Agent(Fixtures.fixedUi(), clock), clock, "screenshot", "{}");
+        assertEquals("ui_automation", r.getString("capture"));
+    }
+
+    @Test
+    public void aHardwareBitmapThatCannotBeReadBackFallsBackToScreencapAndTheResultSaysSo() throws Exception {
+        // UiAutomationConnection.takeScreenshot returns screenshotBuffer.asBitmap() (HARDWARE) on Android 13/14
+        FakePlatform p = Fixtures.fixedUi().display(2400, 1080, 420, 1);
+        p.hardwareReadBackFails = true;
+        JSONObject r = call(new Agent(p, clock), clock, "screenshot", "{\"format\":\"png\"}");
+        assertEquals("screencap", r.getString("capture"));
+        assertEquals(2400, decode(r).getWidth());
+        assertEquals(1, r.getInt("rotation"));
+    }
+
+    @Test
     public void aFailedCaptureIsAnErrorNeverABlankImage() throws Exception {
         FakePlatform p = Fixtures.fixedUi();
         p.failScreenshots = true;

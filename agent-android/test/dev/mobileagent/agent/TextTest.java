@@ -3,6 +3,7 @@ package dev.mobileagent.agent;
 import static dev.mobileagent.agent.Support.call;
 import static dev.mobileagent.agent.Support.find;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -123,6 +124,58 @@ public class TextTest {
         assertEquals("clipboard", r.getString("method"));
         assertTrue(r.getBoolean("accepted"));
         assertEquals("日本", field(p.window(Fixtures.COMPOSE), "pin").currentText());
+    }
+
+    /** The fixture's PIN field refusing ACTION_PASTE; {@code keyToo}: ignoring KEYCODE_PASTE as well. */
+    static FakePlatform pinRefusingThePasteAction(boolean keyToo) {
+        FakePlatform p = Fixtures.fixedUi();
+        field(p.window(Fixtures.COMPOSE), "pin").refusesPasteAction(keyToo);
+        p.setClipboardForTest("the user's clip");
+        return p;
+    }
+
+    /** "日本" pasted into the fixture's PIN field through the clipboard; the result. */
+    JSONObject pasteIntoPin(FakePlatform p) throws Exception {
+        Agent agent = new Agent(p, clock);
+        int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
+        return call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"日本\",\"method\":\"clipboard\"}");
+    }
+
+    @Test
+    public void whereThePasteActionIsRefusedTheAppPastesOnKeycodePasteBeforeTheUsersClipIsPutBack() throws Exception {
+        // the app reads the clip only when its UI thread handles KEYCODE_PASTE (TextView.doKeyDown):
+        // the DOWN is injected with INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH before the restore
+        FakePlatform p = pinRefusingThePasteAction(false);
+        assertTrue(pasteIntoPin(p).getBoolean("accepted"));
+        String shown = field(p.window(Fixtures.COMPOSE), "pin").currentText();
+        assertEquals("the pasted text, not the user's clip", "日本", shown);
+        assertEquals("the user's clip", p.clipboardText());
+    }
+
+    @Test
+    public void aPasteThatNeverArrivesInTheFieldIsNotAccepted() throws Exception {
+        FakePlatform p = pinRefusingThePasteAction(true);
+        assertFalse(pasteIntoPin(p).getBoolean("accepted"));
+        assertEquals(null, field(p.window(Fixtures.COMPOSE), "pin").currentText());
+        assertEquals("the user's clip", p.clipboardText());
+    }
+
+    @Test
+    public void aPasteKeyTheBusyAppDoesNotFinishInTheInjectionTimeoutIsNotAccepted() throws Exception {
+        FakePlatform p = pinRefusingThePasteAction(false).withClock(clock);
+        p.appBusy();
+        long start = clock.nowMs();
+        assertFalse(pasteIntoPin(p).getBoolean("accepted"));
+        long took = clock.nowMs() - start;
+        assertTrue("InputManagerService's injection timeout", took >= FakePlatform.INJECTION_TIMEOUT_MS);
+    }
+
+    @Test
+    public void aClipTheShellCannotReadIsLeftAloneNotCleared() throws Exception {
+        FakePlatform p = Fixtures.fixedUi();
+        p.setUnreadableClipboardForTest("the user's clip");
+        assertTrue(pasteIntoPin(p).getBoolean("accepted"));
+        assertEquals("left as the paste left it: clearing would wipe the user's clip", "日本", p.clipboardText());
     }
 
     @Test

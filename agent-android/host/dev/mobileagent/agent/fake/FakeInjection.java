@@ -10,8 +10,9 @@ import java.util.List;
 /**
  * What an injected event costs on Android 14+, by the call that injects it:
  * <ul>
- *   <li>IInputManager.injectInputEvent(event, INJECT_INPUT_EVENT_MODE_ASYNC), scrcpy's call and the
- *       agent's: a binder call, nothing waited for;</li>
+ *   <li>IInputManager.injectInputEventToTarget(event, INJECT_INPUT_EVENT_MODE_ASYNC, uid), the
+ *       agent's call, or its compatibility form injectInputEvent(event, mode), scrcpy's: a binder
+ *       call, nothing waited for;</li>
  *   <li>UiAutomation.injectInputEvent(event, sync, waitForAnimations): UiAutomationConnection calls
  *       IWindowManager.syncInputTransactions(waitForAnimations) before a DOWN and after an UP, which
  *       waits for every window animation to end (WindowManagerService.waitForAnimationsToComplete,
@@ -25,6 +26,8 @@ import java.util.List;
 public final class FakeInjection {
     public static final long FRAME_MS = 16;
     public static final long ANIMATION_TIMEOUT_MS = 5_000;
+    /** android.os.Process.INVALID_UID: an injection that targets every window. */
+    public static final int INVALID_UID = -1;
 
     /** The calls, by what they wait for. */
     public enum Call { INPUT_MANAGER_ASYNC, UI_AUTOMATION_NO_ANIMATION_WAIT, UI_AUTOMATION_WAIT_FOR_ANIMATIONS_SYNC }
@@ -36,8 +39,9 @@ public final class FakeInjection {
         try {
             InputInjection.Path p = InputInjection.choose(new InputService(), new UiAutomation34()).path;
             switch (p) {
+                case INPUT_MANAGER_TO_TARGET:
                 case INPUT_MANAGER:
-                case INPUT_MANAGER_WITH_UID:
+                case INPUT_MANAGER_VENDOR_THIRD_INT:
                     return Call.INPUT_MANAGER_ASYNC;
                 case UI_AUTOMATION_NO_ANIMATION_WAIT:
                     return Call.UI_AUTOMATION_NO_ANIMATION_WAIT;
@@ -58,12 +62,69 @@ public final class FakeInjection {
         return animation + FRAME_MS + appHandles;
     }
 
-    /** The "input" service's binder interface as IInputManager has it; records each call's mode. */
-    public static final class InputService {
+    /**
+     * The uid the agent's injecting call targets: Process.INVALID_UID (-1, every window) or a uid
+     * whose windows alone may receive the events (InputDispatcher's verifyTargetedInjection).
+     */
+    public static int agentsTargetUid() {
+        try {
+            InputService service = new InputService();
+            InputInjection.choose(service, new UiAutomation34()).inject(null);
+            return service.targetUids.get(0);
+        } catch (MissingApi e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The "input" service's binder interface as IInputManager.aidl has it from Android 13 (API 33):
+     * injectInputEventToTarget, and injectInputEvent "only for compatibility purposes", which
+     * InputManagerService forwards with Process.INVALID_UID. Records each call's mode and uid.
+     */
+    public static class InputService {
+        public final List<Integer> modes = Collections.synchronizedList(new ArrayList<Integer>());
+        public final List<Integer> targetUids = Collections.synchronizedList(new ArrayList<Integer>());
+        /** How many calls came through the compatibility form. */
+        public volatile int compatibilityCalls;
+
+        public boolean injectInputEvent(InputEvent event, int mode) {
+            compatibilityCalls++;
+            return injectInputEventToTarget(event, mode, INVALID_UID);
+        }
+
+        public boolean injectInputEventToTarget(InputEvent event, int mode, int targetUid) {
+            modes.add(mode);
+            targetUids.add(targetUid);
+            return true;
+        }
+    }
+
+    /** A release that dropped the compatibility form, as IInputManager.aidl says one may. */
+    public static final class InputServiceWithoutCompatibilityForm {
+        public final List<Integer> targetUids = Collections.synchronizedList(new ArrayList<Integer>());
+
+        public boolean injectInputEventToTarget(InputEvent event, int mode, int targetUid) {
+            targetUids.add(targetUid);
+            return true;
+        }
+    }
+
+    /** The "input" service before Android 13: the two-argument form only. */
+    public static final class InputServiceBefore33 {
         public final List<Integer> modes = Collections.synchronizedList(new ArrayList<Integer>());
 
         public boolean injectInputEvent(InputEvent event, int mode) {
             modes.add(mode);
+            return true;
+        }
+    }
+
+    /** The modified Android 8.1 ROM of scrcpy issue #2250: a three-int form instead of the two-argument one. */
+    public static final class VendorInputService {
+        public final List<int[]> calls = Collections.synchronizedList(new ArrayList<int[]>());
+
+        public boolean injectInputEvent(InputEvent event, int mode, int third) {
+            calls.add(new int[] {mode, third});
             return true;
         }
     }

@@ -12,6 +12,10 @@ public final class FakeNode implements PNode {
     FakeWindow window;
     volatile boolean alive = true;
     boolean acceptsSetText;
+    /** A field whose paste action (ACTION_PASTE) the app refuses: performAction returns false. */
+    boolean refusesPasteAction;
+    /** A field that does nothing with KEYCODE_PASTE (a custom view without TextView's key handling). */
+    boolean ignoresPasteKey;
     Runnable onClick;
     public int setTextCalls;
     public int pasteCalls;
@@ -46,6 +50,13 @@ public final class FakeNode implements PNode {
         a.focusable = true;
         a.clickable = true;
         acceptsSetText = direct;
+        return this;
+    }
+
+    /** ACTION_PASTE is refused; {@code keyToo}: KEYCODE_PASTE does nothing either. */
+    public FakeNode refusesPasteAction(boolean keyToo) {
+        refusesPasteAction = true;
+        ignoresPasteKey = keyToo;
         return this;
     }
 
@@ -85,8 +96,18 @@ public final class FakeNode implements PNode {
         return kids;
     }
 
+    /** The text the app shows now, after handling the input queued for it. */
     public String currentText() {
-        return a.text;
+        letAppHandleQueuedInput();
+        synchronized (FakeNode.class) {
+            return a.text;
+        }
+    }
+
+    private void letAppHandleQueuedInput() {
+        FakeWindow w = window;
+        FakePlatform p = w == null ? null : w.platform;
+        if (p != null) p.handleQueuedInput();
     }
 
     @Override
@@ -123,7 +144,16 @@ public final class FakeNode implements PNode {
 
     @Override
     public int[] liveBounds() {
+        letAppHandleQueuedInput();
         return alive ? a.bounds.clone() : null;
+    }
+
+    @Override
+    public String liveText() {
+        letAppHandleQueuedInput();
+        synchronized (FakeNode.class) {
+            return alive ? a.text : null;
+        }
     }
 
     @Override
@@ -141,7 +171,12 @@ public final class FakeNode implements PNode {
 
     @Override
     public boolean paste() {
-        if (!alive || !a.editable) return false;
+        if (!alive || !a.editable || refusesPasteAction) return false;
+        return pasteClip();
+    }
+
+    /** What the app does to paste: the primary clip inserted at the cursor (the text's end). */
+    boolean pasteClip() {
         pasteCalls++;
         String clip = window.platform.clipboardText();
         window.platform.changeText(this, (a.text == null ? "" : a.text) + (clip == null ? "" : clip));

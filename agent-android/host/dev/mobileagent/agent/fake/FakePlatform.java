@@ -9,6 +9,7 @@ import dev.mobileagent.agent.platform.PlatformEvent;
 import dev.mobileagent.agent.platform.PlatformException;
 import dev.mobileagent.agent.platform.RawWindow;
 import dev.mobileagent.agent.platform.Screenshot;
+import dev.mobileagent.agent.platform.Screenshots;
 import java.awt.Color;
 import java.awt.Graphics2D;
 import java.awt.image.BufferedImage;
@@ -29,6 +30,13 @@ import javax.imageio.ImageIO;
  */
 public final class FakePlatform implements Platform {
     public static final String KEYBOARD_PACKAGE = "com.google.android.inputmethod.latin";
+    /** The uid of the fixture apps' windows. */
+    public static final int APP_UID = 10_123;
+    /**
+     * How long a WAIT_FOR_FINISH injection waits for the app: InputManagerService's
+     * INJECTION_TIMEOUT_MILLIS (services/core/java/com/android/server/input/InputManagerService.java).
+     */
+    public static final long INJECTION_TIMEOUT_MS = 30_000;
     static final long STOPPED_MS = 40;
     static final long FLING_MS = 250;
 
@@ -38,6 +46,7 @@ public final class FakePlatform implements Platform {
     private String clip;
     /** The clip holds content URIs (an image copied in a gallery): the shell may not set it. */
     private boolean clipHasUris;
+    private boolean clipReadable = true;
     private FakeWindow clipboardOverlay;
     /** How many clipboard overlays system UI showed (a clip set without the suppress extra). */
     public volatile int clipboardOverlays;
@@ -57,7 +66,18 @@ public final class FakePlatform implements Platform {
     public volatile Throwable windowsThrow;
     public volatile boolean released;
     public final List<long[]> touches = Collections.synchronizedList(new ArrayList<long[]>());
+    /** Every key event handed to the input dispatcher, in order: {action, code, meta}. */
     public final List<int[]> keys = Collections.synchronizedList(new ArrayList<int[]>());
+    /**
+     * The uid the injecting call targets (IInputManager.injectInputEventToTarget): the agent's by
+     * default, Process.INVALID_UID (-1) for every window.
+     */
+    public volatile int injectionTargetUid = FakeInjection.agentsTargetUid();
+    /** Events the dispatcher dropped because a targeted injection met a window of another owner. */
+    public final List<long[]> droppedEvents = Collections.synchronizedList(new ArrayList<long[]>());
+    private boolean gestureDropped;
+    /** The app's input queue ("The app's UI thread" below). */
+    private final AppThread app = new AppThread(this);
     /** The window each DOWN went to (-1: none). */
     public final List<Integer> downWindows = Collections.synchronizedList(new ArrayList<Integer>());
     public volatile int clipboardWrites;
@@ -191,6 +211,16 @@ public final class FakePlatform implements Platform {
     public synchronized void setClipboardForTest(String text, boolean withUris) {
         clip = text;
         clipHasUris = withUris;
+        clipReadable = true;
+    }
+
+    /**
+     * A clip the shell may not read: ClipboardService answers getPrimaryClip null while
+     * hasPrimaryClip says a clip is there (wrappers/Clipboards.save).
+     */
+    public synchronized void setUnreadableClipboardForTest(String text) {
+        setClipboardForTest(text, false);
+        clipReadable = false;
     }
 
     /** The clip as saveClipboard hands it out. */
@@ -261,10 +291,13 @@ public final class FakePlatform implements Platform {
 
     /** The windows UiAutomation.getWindows() reports (ReportedWindows: a dialog hides the app under it). */
     @Override
-    public synchronized List<RawWindow> windows() throws PlatformException {
-        if (released) throw new PlatformException("automation_unavailable", "UI automation was released");
-        rethrow(windowsThrow);
-        return new ArrayList<RawWindow>(ReportedWindows.of(windows, display.width, display.height));
+    public List<RawWindow> windows() throws PlatformException {
+        app.handleQueued();
+        synchronized (this) {
+            if (released) throw new PlatformException("automation_unavailable", "UI automation was released");
+            rethrow(windowsThrow);
+            return new ArrayList<RawWindow>(ReportedWindows.of(windows, display.width, display.height));
+        }
     }
 
     /** Every window on the screen, reported or not. */
@@ -276,6 +309,17 @@ public final class FakePlatform implements Platform {
     public synchronized DisplayInfo display() {
         return display;
     }
+
+    /** The task of the focused window: its task's bounds (the display for a full-screen task). */
+    @Override
+    public synchronized int[] focusedTaskBounds() {
+        focusedTaskQueries++;
+        for (FakeWindow w : windows) if (w.focused) return w.taskBounds(display.width, display.height);
+        return null;
+    }
+
+    /** How often the agent asked for the focused task's bounds. */
+    public volatile int focusedTaskQueries;
 
     @Override
     public void setEventSink(Platform.EventSink sink) {
@@ -289,6 +333,15 @@ public final class FakePlatform implements Platform {
         touches.add(new long[] {action, x, y, downTimeMs, eventTimeMs});
         Runnable click = null;
         synchronized (this) {
+            if (action == 0) {
+                FakeWindow target = windowAt(x, y);
+                gestureDropped = !targetedAt(target);
+            }
+            if (gestureDropped) {
+                // an ASYNC injection is SUCCEEDED once queued: the dispatcher drops it later
+                droppedEvents.add(new long[] {action, x, y});
+                return true;
+            }
             if (action == 0) {
                 FakeWindow target = windowAt(x, y);
                 downWindows.add(target == null ? -1 : target.id);
@@ -333,6 +386,7 @@ public final class FakePlatform implements Platform {
     private FakeWindow windowAt(int x, int y) {
         for (FakeWindow w : windows) {
             int[] b = w.bounds;
+            if (!w.touchable) continue; // FLAG_NOT_TOUCHABLE: the dispatcher looks through it
             if (x >= b[0] && x < b[2] && y >= b[1] && y < b[3] && w.root != null) return w;
             int[] t = w.touchRegion(display.width, display.height);
             if (w.touchModal && w.root != null && x >= t[0] && x < t[2] && y >= t[1] && y < t[3]) return w;
@@ -370,12 +424,68 @@ public final class FakePlatform implements Platform {
         return n.onClick;
     }
 
+    /**
+     * Whether the dispatcher delivers an injected event to {@code window}: every window for
+     * Process.INVALID_UID, else only the target uid's (InputDispatcher's verifyTargetedInjection).
+     */
+    private boolean targetedAt(FakeWindow window) {
+        int uid = injectionTargetUid;
+        return uid == FakeInjection.INVALID_UID || (window != null && window.ownerUid == uid);
+    }
+
+    /**
+     * Hands the key to the input dispatcher, which queues it for the focused app and returns
+     * (INJECT_INPUT_EVENT_MODE_ASYNC): the app handles it on its UI thread after this call returned,
+     * by the time anything looks at the screen (AppThread).
+     */
     @Override
     public boolean injectKey(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException {
         checkInjection();
         payInjection(action);
         keys.add(new int[] {action, code, meta});
-        if (action != 0) return true;
+        if (!keyTargeted()) {
+            droppedEvents.add(new long[] {action, code, meta});
+            return true;
+        }
+        app.queue(new int[] {action, code, meta});
+        return true;
+    }
+
+    /**
+     * INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH: returns once the app has handled the key, or false
+     * after the injection timeout when its UI thread is busy.
+     */
+    @Override
+    public boolean injectKeyAndWait(int action, int code, int meta, long downTimeMs, long eventTimeMs)
+            throws PlatformException {
+        if (!keyTargeted()) {
+            // InputManagerService.injectInputEventToTarget on TARGET_MISMATCH, which a waiting mode reports
+            throw new IllegalArgumentException("Targeted input event injection was not directed at a window owned "
+                + "by uid " + injectionTargetUid + ".");
+        }
+        injectKey(action, code, meta, downTimeMs, eventTimeMs);
+        if (app.handleQueued()) return true;
+        try {
+            currentClock().sleepMs(INJECTION_TIMEOUT_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return false;
+    }
+
+    private synchronized boolean keyTargeted() {
+        FakeWindow focused = null;
+        for (FakeWindow w : windows) if (w.focused) focused = w;
+        return targetedAt(focused);
+    }
+
+    private synchronized Clock currentClock() {
+        return clock;
+    }
+
+    /** The app's UI thread handles a key: what a View does with its KeyEvent. */
+    void handleKey(int action, int code, int meta) {
+        if (action != 0) return;
         FakeNode target;
         synchronized (this) {
             target = focusedNode;
@@ -383,12 +493,33 @@ public final class FakePlatform implements Platform {
         if (code == 4) {
             hideKeyboard();
         } else if (code == 279 && target != null) {
-            target.paste();
+            // TextView.doKeyDown: KEYCODE_PASTE pastes the primary clip on the key's DOWN
+            if (!target.ignoresPasteKey && target.alive && target.a.editable) target.pasteClip();
         } else if (target != null && target.a.editable) {
             char c = FakeKeyMap.charFor(code, meta);
             if (c != 0) changeText(target, (target.a.text == null ? "" : target.a.text) + c);
         }
-        return true;
+    }
+
+    /** The app's UI thread is busy (a long frame, a stall): queued keys wait until {@link #appIdle}. */
+    public void appBusy() {
+        app.setBusy(true);
+    }
+
+    /** The app's UI thread is free again and handles the keys queued meanwhile. */
+    public void appIdle() {
+        app.setBusy(false);
+        app.handleQueued();
+    }
+
+    /** Whatever input the app has queued is handled now (the agent looking at the screen does this). */
+    public void handleQueuedInput() {
+        app.handleQueued();
+    }
+
+    /** HostMain: the app's UI thread runs by itself, handling queued keys as they come. */
+    public void runAppThread() {
+        app.start();
     }
 
     private static void rethrow(Throwable t) {
@@ -425,12 +556,16 @@ public final class FakePlatform implements Platform {
     }
 
     @Override
-    public synchronized PNode focusedInput() {
-        return focusedNode;
+    public PNode focusedInput() {
+        app.handleQueued();
+        synchronized (this) {
+            return focusedNode;
+        }
     }
 
     @Override
     public synchronized Object saveClipboard() {
+        if (clip != null && !clipReadable) return Platform.UNREADABLE_CLIP;
         return clip == null ? null : new SavedClip(clip, clipHasUris);
     }
 
@@ -440,6 +575,7 @@ public final class FakePlatform implements Platform {
             clipboardWrites++;
             clip = text;
             clipHasUris = false;
+            clipReadable = true;
         }
         if (!unseen) showClipboardOverlay();
     }
@@ -450,6 +586,7 @@ public final class FakePlatform implements Platform {
      */
     @Override
     public void restoreClipboard(Object saved, boolean unseen) throws PlatformException {
+        if (saved == Platform.UNREADABLE_CLIP) return;
         SavedClip s = (SavedClip) saved;
         synchronized (this) {
             if (s != null && s.uris) {
@@ -477,10 +614,26 @@ public final class FakePlatform implements Platform {
         addAndAnnounce(overlay);
     }
 
+    /**
+     * The screen rendered, through the agent's Screenshots: UiAutomation's capture, which fails when
+     * reading its HARDWARE bitmap back fails ({@link #hardwareReadBackFails}), else screencap's.
+     */
     @Override
-    public Screenshot screenshot(String format, int quality) throws PlatformException {
+    public Screenshot screenshot(final String format, int quality) throws PlatformException {
         if (failScreenshots) throw new PlatformException("screenshot_failed", "the capture failed");
         rethrow(screenshotThrows);
+        return Screenshots.take(() -> {
+            if (hardwareReadBackFails) {
+                throw new IllegalStateException("unable to copy the HARDWARE bitmap: no GPU context in this process");
+            }
+            return render(format, Screenshots.UI_AUTOMATION);
+        }, () -> render(format, Screenshots.SCREENCAP));
+    }
+
+    /** Reading UiAutomation's HARDWARE bitmap back fails (the agent then takes screencap's). */
+    public volatile boolean hardwareReadBackFails;
+
+    private Screenshot render(String format, String capture) throws PlatformException {
         DisplayInfo d;
         List<FakeWindow> ws;
         synchronized (this) {
@@ -503,7 +656,7 @@ public final class FakePlatform implements Platform {
         } catch (IOException e) {
             throw new PlatformException("screenshot_failed", "encoding failed: " + e.getMessage());
         }
-        return new Screenshot(format, d.width, d.height, d.rotation, out.toByteArray());
+        return new Screenshot(format, d.width, d.height, d.rotation, out.toByteArray(), capture);
     }
 
     /** How often the agent asked to drop the platform's cached nodes. */

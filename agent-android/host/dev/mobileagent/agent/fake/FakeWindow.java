@@ -25,6 +25,14 @@ public final class FakeWindow implements RawWindow {
     boolean touchModal;
     /** The bounds of the window's task; null: the whole display (a fullscreen task). */
     int[] task;
+    /** The uid of the process that owns the window (an app's, or system UI's). */
+    int ownerUid = FakePlatform.APP_UID;
+    /** WindowManager.LayoutParams type, where it decides whether the window is reported (ReportedWindows). */
+    int layoutType = ReportedWindows.TYPE_BASE_APPLICATION;
+    /** FLAG_NOT_TOUCHABLE not set. */
+    boolean touchable = true;
+    /** A trusted overlay (system windows: InputConfig.TRUSTED_OVERLAY). */
+    boolean trustedOverlay;
     FakePlatform platform;
     volatile ReadHook hook;
 
@@ -40,6 +48,17 @@ public final class FakeWindow implements RawWindow {
     public FakeWindow eventLess() { sendsEvents = false; return this; }
     public FakeWindow touchModal() { touchModal = true; return this; }
     public FakeWindow task(int l, int t, int r, int b) { task = new int[] {l, t, r, b}; return this; }
+    public FakeWindow ownedBy(int uid) { ownerUid = uid; return this; }
+    public FakeWindow layoutType(int type) { layoutType = type; return this; }
+    public FakeWindow notTouchable() { touchable = false; return this; }
+    public FakeWindow trustedOverlay() { trustedOverlay = true; return this; }
+    /** A freeform (desktop) task's window: its task is its own frame, which is also its touch region. */
+    public FakeWindow freeform() { task = bounds.clone(); return this; }
+
+    /** The bounds of the window's task on a display of this size. */
+    int[] taskBounds(int displayWidth, int displayHeight) {
+        return task != null ? task.clone() : new int[] {0, 0, displayWidth, displayHeight};
+    }
 
     /** Where the window takes touches: its task for a touch-modal window, else its frame. */
     int[] touchRegion(int displayWidth, int displayHeight) {

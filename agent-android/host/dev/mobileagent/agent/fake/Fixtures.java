@@ -21,6 +21,10 @@ public final class Fixtures {
     public static final int WEB = 50;
     public static final int CLIPBOARD_OVERLAY = 60;
     public static final String BROWSER = "dev.mobileagent.webfixture";
+    public static final int HOME = 70;
+    public static final int WALLPAPER = 71;
+    public static final int OVERLAY = 80;
+    public static final String LAUNCHER = "com.google.android.apps.nexuslauncher";
 
     private Fixtures() {}
 
@@ -156,11 +160,54 @@ public final class Fixtures {
 
     /** Split screen: the RN form over the divider over the Compose fixture, each task half the display. */
     public static FakePlatform splitScreen() {
-        FakeWindow top = reactNativeForm().bounds(0, 63, 1080, 1180);
+        FakeWindow top = reactNativeForm().bounds(0, 63, 1080, 1180).task(0, 63, 1080, 1180);
         FakeWindow divider = new FakeWindow(DIVIDER, "split_screen_divider", "DockedStackDivider", 3).bounds(0, 1180, 1080, 1220)
             .root(FakeNode.of("android.view.View").pkg(SYSTEMUI).bounds(0, 1180, 1080, 1220));
-        FakeWindow bottom = composeApp().bounds(0, 1220, 1080, 2400);
+        FakeWindow bottom = composeApp().bounds(0, 1220, 1080, 2400).task(0, 1220, 1080, 2400);
         return new FakePlatform().add(statusBar()).add(divider).add(top).add(bottom);
+    }
+
+    /** The launcher's home screen: a full-screen application window under every other task. */
+    public static FakeWindow home() {
+        FakeNode phone = FakeNode.of("android.widget.TextView").pkg(LAUNCHER).text("Phone").bounds(60, 2100, 260, 2300)
+            .clickable();
+        FakeNode root = FakeNode.of("android.widget.FrameLayout").pkg(LAUNCHER).bounds(0, 0, 1080, 2400).add(phone);
+        return new FakeWindow(HOME, "application", "Home", 0).withFocus().ownedBy(10_050).root(root);
+    }
+
+    /** The wallpaper window (WindowManager.LayoutParams.TYPE_WALLPAPER): on screen, never reported. */
+    public static FakeWindow wallpaper() {
+        return new FakeWindow(WALLPAPER, "system", "Wallpaper", -1).layoutType(ReportedWindows.TYPE_WALLPAPER)
+            .ownedBy(10_060).root(FakeNode.of("android.view.View").pkg(SYSTEMUI).bounds(0, 0, 1080, 2400));
+    }
+
+    /** The RN form as a freeform (desktop) task's window at this frame, above the other tasks. */
+    public static FakeWindow freeformForm(int l, int t, int r, int b) {
+        return reactNativeForm().bounds(l, t, r, b).freeform();
+    }
+
+    /** The in-app alert as a dialog of a task whose bounds are these (a freeform task's frame). */
+    public static FakeWindow alertInTask(int l, int t, int r, int b) {
+        int w = (r - l) / 4;
+        int h = (b - t) / 4;
+        return inAppAlert().bounds(l + w, t + h, r - w, b - h).task(l, t, r, b);
+    }
+
+    /**
+     * A full-screen overlay of system UI above everything, not touchable (FLAG_NOT_TOUCHABLE) and
+     * trusted, such as a screen decoration (rounded corners): never reported, takes no space.
+     */
+    public static FakeWindow screenDecoration() {
+        return new FakeWindow(OVERLAY, "system", "ScreenDecorOverlay", 20)
+            .layoutType(ReportedWindows.TYPE_NAVIGATION_BAR_PANEL).notTouchable().trustedOverlay().ownedBy(10_060)
+            .root(FakeNode.of("android.view.View").pkg(SYSTEMUI).bounds(0, 0, 1080, 2400));
+    }
+
+    /** An accessibility service's overlay above everything (TYPE_ACCESSIBILITY_OVERLAY): reported, takes no space. */
+    public static FakeWindow accessibilityOverlay() {
+        FakeNode root = FakeNode.of("android.view.View").pkg("dev.mobileagent.a11y").bounds(0, 0, 1080, 2400);
+        return new FakeWindow(OVERLAY, "accessibility_overlay", "Overlay", 20)
+            .layoutType(ReportedWindows.TYPE_ACCESSIBILITY_OVERLAY).ownedBy(10_070).root(root);
     }
 
     /** SystemUI's clipboard overlay: a preview of the clip and its actions, in the bottom-left corner. */

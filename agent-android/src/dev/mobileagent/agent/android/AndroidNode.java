@@ -9,8 +9,9 @@ import dev.mobileagent.agent.wrappers.NodeIds;
 import java.util.List;
 
 /**
- * An AccessibilityNodeInfo. Its key is the info itself: AccessibilityNodeInfo.equals compares the
- * source node id and the window id, so the same node read twice has equal keys.
+ * An AccessibilityNodeInfo. Its key is its window and source node id (wrappers/NodeIds), what
+ * AccessibilityNodeInfo.equals compares: the same node read twice, and the source an event names,
+ * have equal keys.
  */
 final class AndroidNode implements PNode {
     private final AccessibilityNodeInfo info;
@@ -84,7 +85,7 @@ final class AndroidNode implements PNode {
 
     @Override
     public Object key() {
-        return info;
+        return NodeIds.key(info);
     }
 
     @Override
@@ -109,6 +110,12 @@ final class AndroidNode implements PNode {
         Rect r = new Rect();
         info.getBoundsInScreen(r);
         return new int[] {r.left, r.top, r.right, r.bottom};
+    }
+
+    @Override
+    public String liveText() {
+        if (!info.refresh()) return null;
+        return str(info.getText());
     }
 
     @Override

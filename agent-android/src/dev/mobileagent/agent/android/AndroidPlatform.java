@@ -5,7 +5,9 @@ import android.content.ClipData;
 import android.content.ClipDescription;
 import android.os.PersistableBundle;
 import android.graphics.Bitmap;
+import android.graphics.BitmapFactory;
 import android.graphics.Matrix;
+import android.os.Build;
 import android.os.HandlerThread;
 import android.view.InputDevice;
 import android.view.KeyCharacterMap;
@@ -22,19 +24,20 @@ import dev.mobileagent.agent.platform.PlatformEvent;
 import dev.mobileagent.agent.platform.PlatformException;
 import dev.mobileagent.agent.platform.RawWindow;
 import dev.mobileagent.agent.platform.Screenshot;
+import dev.mobileagent.agent.platform.Screenshots;
 import dev.mobileagent.agent.wrappers.AccessibilityCaches;
 import dev.mobileagent.agent.wrappers.Clipboards;
 import dev.mobileagent.agent.wrappers.Displays;
 import dev.mobileagent.agent.wrappers.InputInjection;
 import dev.mobileagent.agent.wrappers.MissingApi;
+import dev.mobileagent.agent.wrappers.NodeIds;
+import dev.mobileagent.agent.wrappers.Tasks;
 import dev.mobileagent.agent.wrappers.UiAutomations;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The platform over UiAutomation, obtained as the shell user and connected once. Its callbacks run
@@ -133,34 +136,12 @@ public final class AndroidPlatform implements Platform {
         });
     }
 
+    /** The event as the agent acts on it, read from the event alone (EventReading: no call into the app). */
     static PlatformEvent translate(AccessibilityEvent e) {
         int type = e.getEventType();
-        if (type == AccessibilityEvent.TYPE_WINDOWS_CHANGED) return new PlatformEvent(PlatformEvent.WINDOWS, -1, null, null);
-        Set<String> kinds = new HashSet<>();
-        switch (type) {
-            case AccessibilityEvent.TYPE_WINDOW_CONTENT_CHANGED:
-                int c = e.getContentChangeTypes();
-                if ((c & AccessibilityEvent.CONTENT_CHANGE_TYPE_SUBTREE) != 0) kinds.add("structure");
-                if ((c & AccessibilityEvent.CONTENT_CHANGE_TYPE_TEXT) != 0) kinds.add("text");
-                if ((c & AccessibilityEvent.CONTENT_CHANGE_TYPE_CONTENT_DESCRIPTION) != 0) kinds.add("content");
-                if ((c & AccessibilityEvent.CONTENT_CHANGE_TYPE_STATE_DESCRIPTION) != 0) kinds.add("state");
-                if (kinds.isEmpty()) kinds.add("content");
-                break;
-            case AccessibilityEvent.TYPE_VIEW_TEXT_CHANGED: kinds.add("text"); break;
-            case AccessibilityEvent.TYPE_VIEW_SCROLLED: kinds.add("scroll"); break;
-            case AccessibilityEvent.TYPE_VIEW_TEXT_SELECTION_CHANGED: kinds.add("selection"); break;
-            case AccessibilityEvent.TYPE_VIEW_SELECTED:
-            case AccessibilityEvent.TYPE_VIEW_FOCUSED:
-            case AccessibilityEvent.TYPE_VIEW_CLICKED:
-            case AccessibilityEvent.TYPE_VIEW_LONG_CLICKED: kinds.add("state"); break;
-            case AccessibilityEvent.TYPE_WINDOW_STATE_CHANGED: kinds.add("structure"); break;
-            default:
-                return new PlatformEvent(PlatformEvent.OTHER, e.getWindowId(), null, null);
-        }
-        List<Object> nodes = new ArrayList<>(1);
-        AccessibilityNodeInfo source = e.getSource();
-        if (source != null) nodes.add(source);
-        return new PlatformEvent(PlatformEvent.CONTENT, e.getWindowId(), nodes, kinds);
+        int changes = type == AccessibilityEvent.TYPE_WINDOW_CONTENT_CHANGED ? e.getContentChangeTypes() : 0;
+        int windowId = e.getWindowId();
+        return EventReading.of(type, changes, windowId, NodeIds.sourceKey(e, windowId));
     }
 
     private void check() throws PlatformException {
@@ -193,6 +174,11 @@ public final class AndroidPlatform implements Platform {
     }
 
     @Override
+    public int[] focusedTaskBounds() {
+        return Tasks.focusedBounds();
+    }
+
+    @Override
     public void setEventSink(Platform.EventSink sink) {
         this.sink = sink;
     }
@@ -208,7 +194,7 @@ public final class AndroidPlatform implements Platform {
         MotionEvent ev = MotionEvent.obtain(uptimeOffsetMs + downTimeMs, uptimeOffsetMs + eventTimeMs, action, x, y, 0);
         ev.setSource(InputDevice.SOURCE_TOUCHSCREEN);
         try {
-            return inject(ev);
+            return inject(ev, false);
         } finally {
             ev.recycle();
         }
@@ -217,14 +203,24 @@ public final class AndroidPlatform implements Platform {
     @Override
     public boolean injectKey(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException {
         check();
-        KeyEvent ev = new KeyEvent(uptimeOffsetMs + downTimeMs, uptimeOffsetMs + eventTimeMs, action, code, 0, meta,
-            KeyCharacterMap.VIRTUAL_KEYBOARD, 0, 0, InputDevice.SOURCE_KEYBOARD);
-        return inject(ev);
+        return inject(keyEvent(action, code, meta, downTimeMs, eventTimeMs), false);
     }
 
-    private boolean inject(android.view.InputEvent ev) throws PlatformException {
+    @Override
+    public boolean injectKeyAndWait(int action, int code, int meta, long downTimeMs, long eventTimeMs)
+            throws PlatformException {
+        check();
+        return inject(keyEvent(action, code, meta, downTimeMs, eventTimeMs), true);
+    }
+
+    private KeyEvent keyEvent(int action, int code, int meta, long downTimeMs, long eventTimeMs) {
+        return new KeyEvent(uptimeOffsetMs + downTimeMs, uptimeOffsetMs + eventTimeMs, action, code, 0, meta,
+            KeyCharacterMap.VIRTUAL_KEYBOARD, 0, 0, InputDevice.SOURCE_KEYBOARD);
+    }
+
+    private boolean inject(android.view.InputEvent ev, boolean waitForApp) throws PlatformException {
         try {
-            return injection.inject(ev);
+            return waitForApp ? injection.injectAndWait(ev) : injection.inject(ev);
         } catch (SecurityException e) {
             throw PlatformException.injectionRefused(e.getMessage());
         } catch (MissingApi e) {
@@ -262,11 +258,9 @@ public final class AndroidPlatform implements Platform {
     @Override
     public Object saveClipboard() throws PlatformException {
         try {
-            return clipboards().get();
+            return clipboards().save();
         } catch (MissingApi e) {
             throw new PlatformException("internal", e.getMessage());
-        } catch (SecurityException e) {
-            return null; // the shell may not read it: nothing to put back but an empty clipboard
         }
     }
 
@@ -280,17 +274,14 @@ public final class AndroidPlatform implements Platform {
     }
 
     @Override
-    public void restoreClipboard(Object saved, boolean unseen) throws PlatformException {
-        if (saved == null) {
-            try {
-                clipboards().clear();
-            } catch (MissingApi e) {
-                throw new PlatformException("internal", e.getMessage());
-            }
-            return;
+    public void restoreClipboard(Object saved, final boolean unseen) throws PlatformException {
+        try {
+            clipboards().restore(saved, clip -> unseen ? unseen(clip) : clip);
+        } catch (MissingApi e) {
+            throw new PlatformException("internal", e.getMessage());
+        } catch (SecurityException e) {
+            throw new PlatformException("internal", "the clipboard refused the clip: " + e.getMessage());
         }
-        ClipData clip = (ClipData) saved;
-        setClip(unseen ? unseen(clip) : clip);
     }
 
     private void setClip(ClipData clip) throws PlatformException {
@@ -314,15 +305,51 @@ public final class AndroidPlatform implements Platform {
     }
 
     /**
-     * UiAutomation.takeScreenshot is upright on current releases; a capture in the natural
-     * orientation under a rotated display (older releases) is turned here.
+     * UiAutomation's screenshot, its HARDWARE bitmap copied where the API has the config, else
+     * screencap's (Screenshots); upright in every orientation (encode).
      */
     @Override
-    public Screenshot screenshot(String format, int quality) throws PlatformException {
+    public Screenshot screenshot(final String format, final int quality) throws PlatformException {
         check();
-        DisplayInfo d = display();
+        final DisplayInfo d = display();
+        return Screenshots.take(
+            () -> encode(softwareCopy(uiAutomationBitmap()), d, format, quality, Screenshots.UI_AUTOMATION),
+            () -> encode(screencapBitmap(), d, format, quality, Screenshots.SCREENCAP));
+    }
+
+    private Bitmap uiAutomationBitmap() throws PlatformException {
         Bitmap b = ua.takeScreenshot();
         if (b == null) throw new PlatformException("screenshot_failed", "UiAutomation.takeScreenshot returned no image");
+        return b;
+    }
+
+    /**
+     * A HARDWARE bitmap (Bitmap.Config.HARDWARE, API 26) copied to ARGB_8888 before it is read:
+     * UiAutomationConnection.takeScreenshot returns screenshotBuffer.asBitmap() on Android 13 and 14.
+     */
+    static Bitmap softwareCopy(Bitmap b) throws PlatformException {
+        if (Build.VERSION.SDK_INT < 26 || b.getConfig() != Bitmap.Config.HARDWARE) return b;
+        Bitmap copy = b.copy(Bitmap.Config.ARGB_8888, false);
+        b.recycle();
+        if (copy == null) {
+            throw new PlatformException("screenshot_failed", "copying the HARDWARE bitmap to ARGB_8888 failed");
+        }
+        return copy;
+    }
+
+    private static Bitmap screencapBitmap() throws PlatformException {
+        byte[] png = Screencap.png(Screencap.COMMAND);
+        Bitmap b = BitmapFactory.decodeByteArray(png, 0, png.length);
+        if (b == null) throw new PlatformException("screenshot_failed", "screencap's output is not an image");
+        return b;
+    }
+
+    /**
+     * Encodes the capture, turning one taken in the natural orientation under a rotated display
+     * (older releases; UiAutomation.takeScreenshot is upright on current ones).
+     */
+    private static Screenshot encode(Bitmap b, DisplayInfo d, String format, int quality, String capture)
+            throws PlatformException {
         boolean displayLandscape = d.width > d.height;
         boolean imageLandscape = b.getWidth() > b.getHeight();
         if (displayLandscape != imageLandscape && b.getWidth() != b.getHeight()) {
@@ -338,7 +365,7 @@ public final class AndroidPlatform implements Platform {
         int h = b.getHeight();
         b.recycle();
         if (!ok || out.size() == 0) throw new PlatformException("screenshot_failed", "encoding the screenshot failed");
-        return new Screenshot(format, w, h, d.rotation, out.toByteArray());
+        return new Screenshot(format, w, h, d.rotation, out.toByteArray(), capture);
     }
 
     @Override

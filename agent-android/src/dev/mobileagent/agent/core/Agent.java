@@ -124,7 +124,8 @@ public final class Agent implements Platform.EventSink {
         List<String> packages = new ArrayList<>();
         for (WindowRead r : reads) packages.add(r.packageName());
         DisplayInfo display = platform.display();
-        boolean[] modal = WindowMeta.modal(present, packages, display.width, display.height);
+        boolean[] modal = WindowMeta.modal(present, packages, display.width, display.height,
+            platform::focusedTaskBounds);
         SnapshotWriter out = new SnapshotWriter(maxNodes, maxDepth);
         for (int i = 0; i < present.size(); i++) out.add(present.get(i), reads.get(i), modal[i]);
 
@@ -266,7 +267,7 @@ public final class Agent implements Platform.EventSink {
         }
     }
 
-    JSONObject text(Params p) throws AgentError, PlatformException {
+    JSONObject text(Params p) throws AgentError, PlatformException, InterruptedException {
         Long nodeId = p.nullableInteger("node");
         String text = p.string("text", null);
         String method = p.string("method", "auto");
@@ -305,6 +306,7 @@ public final class Agent implements Platform.EventSink {
         put(o, "height", s.height);
         put(o, "rotation", s.rotation);
         put(o, "data", Base64Codec.encode(s.data));
+        if (s.capture != null) put(o, "capture", s.capture);
         return o;
     }
 

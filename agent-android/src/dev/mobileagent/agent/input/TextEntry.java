@@ -17,6 +17,9 @@ import java.util.logging.Logger;
  */
 public final class TextEntry {
     public static final int KEYCODE_PASTE = 279;
+    /** How long a paste may take to show in the field's text before it counts as not arrived. */
+    static final long PASTE_ARRIVAL_MS = 1_000;
+    static final long PASTE_POLL_MS = 16;
     private static final Logger LOG = Logger.getLogger("dev.mobileagent.agent");
 
     private final Platform platform;
@@ -35,7 +38,8 @@ public final class TextEntry {
     }
 
     /** Enters the text; returns {accepted, method}. */
-    public Object[] enter(PNode node, int nodeId, String text, String method) throws AgentError, PlatformException {
+    public Object[] enter(PNode node, int nodeId, String text, String method)
+            throws AgentError, PlatformException, InterruptedException {
         String m = "auto".equals(method) ? choose(node, text) : method;
         boolean ok;
         switch (m) {
@@ -76,18 +80,41 @@ public final class TextEntry {
     /**
      * Pastes through the clipboard: the text and the restored clip are both set unseen (no
      * clipboard overlay on Android 13+), and a failure to put the user's clip back is logged, never
-     * the paste's result.
+     * the paste's result. The paste is accepted only when the field's text changed: ACTION_PASTE, or
+     * where the app refuses it, KEYCODE_PASTE with its DOWN injected waiting for the app to finish
+     * it (TextView.doKeyDown pastes on the DOWN, reading the clip on the app's UI thread), so the
+     * user's clip goes back only after the app read the pasted one.
      */
-    private boolean paste(PNode node, String text) throws PlatformException {
+    private boolean paste(PNode node, String text) throws PlatformException, InterruptedException {
         Object saved = platform.saveClipboard();
         try {
             platform.setClipboardText(text, true);
             focus(node);
-            if (node.paste()) return true;
-            long now = clock.nowMs();
-            return platform.injectKey(0, KEYCODE_PASTE, 0, now, now) & platform.injectKey(1, KEYCODE_PASTE, 0, now, now);
+            String before = node.liveText();
+            boolean handed = node.paste() || pasteKey();
+            return handed && (text.isEmpty() || arrived(node, before));
         } finally {
             restore(saved);
+        }
+    }
+
+    private boolean pasteKey() throws PlatformException {
+        long down = clock.nowMs();
+        boolean handled = platform.injectKeyAndWait(0, KEYCODE_PASTE, 0, down, down);
+        return platform.injectKey(1, KEYCODE_PASTE, 0, down, clock.nowMs()) && handled;
+    }
+
+    /**
+     * Whether the field's text changed within PASTE_ARRIVAL_MS: a toolkit that renders from state
+     * (Compose) shows the pasted text in its semantics a frame after it handled the paste.
+     */
+    private boolean arrived(PNode node, String before) throws InterruptedException {
+        long end = clock.nowMs() + PASTE_ARRIVAL_MS;
+        while (true) {
+            String now = node.liveText();
+            if (now != null && !now.equals(before)) return true;
+            if (clock.nowMs() >= end) return false;
+            clock.sleepMs(PASTE_POLL_MS);
         }
     }
 

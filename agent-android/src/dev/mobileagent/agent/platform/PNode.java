@@ -16,6 +16,9 @@ public interface PNode {
     /** The node's current bounds from the live tree, or null when the node is gone. */
     int[] liveBounds();
 
+    /** The node's current text from the live tree, or null when it has none or is gone. */
+    String liveText();
+
     /** Whether the node accepts text set directly (an editable node offering ACTION_SET_TEXT). */
     boolean canSetText();
 

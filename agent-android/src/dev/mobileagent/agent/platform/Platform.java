@@ -13,14 +13,32 @@ public interface Platform {
 
     DisplayInfo display() throws PlatformException;
 
+    /**
+     * The bounds of the task that holds the focused window ({left, top, right, bottom}: the display
+     * for a full-screen task, half of it in split screen, the window's frame for a freeform task), or
+     * null when the platform cannot tell.
+     */
+    int[] focusedTaskBounds();
+
     /** Where accessibility events go; called on the platform's own thread. */
     void setEventSink(EventSink sink);
 
     /** Injects one touch event: action 0 down, 1 up, 2 move. Returns the platform's verdict. */
     boolean injectTouch(int action, int x, int y, long downTimeMs, long eventTimeMs) throws PlatformException;
 
-    /** Injects one key event: action 0 down, 1 up. Returns the platform's verdict. */
+    /**
+     * Injects one key event: action 0 down, 1 up. Returns the platform's verdict, which means the
+     * event was handed to the input dispatcher: the app handles it later (INJECT_INPUT_EVENT_MODE_ASYNC).
+     */
     boolean injectKey(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException;
+
+    /**
+     * Injects one key event and returns once the focused app has finished handling it
+     * (INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH); false when refused or not finished within the
+     * platform's injection timeout.
+     */
+    boolean injectKeyAndWait(int action, int code, int meta, long downTimeMs, long eventTimeMs)
+        throws PlatformException;
 
     /** The key events that type {@code text} with the virtual key map, or null when it cannot type all of it. */
     List<KeyStroke> keyStrokesFor(String text);
@@ -28,7 +46,18 @@ public interface Platform {
     /** The node that has input focus, or null. */
     PNode focusedInput() throws PlatformException;
 
-    /** The primary clip, opaque, so that it can be put back; null when the clipboard is empty. */
+    /** What saveClipboard returns for a clip the platform has but the shell may not read. */
+    Object UNREADABLE_CLIP = new Object() {
+        @Override
+        public String toString() {
+            return "a clip the shell may not read";
+        }
+    };
+
+    /**
+     * The primary clip, opaque, so that it can be put back; null when the clipboard is empty,
+     * UNREADABLE_CLIP when a clip is there that the shell may not read.
+     */
     Object saveClipboard() throws PlatformException;
 
     /**
@@ -39,8 +68,9 @@ public interface Platform {
     void setClipboardText(String text, boolean unseen) throws PlatformException;
 
     /**
-     * Puts back what saveClipboard returned (null: clears the clipboard), with {@code unseen} as
-     * above. The platform may refuse a clip the shell may not set (one holding content URIs:
+     * Puts back what saveClipboard returned (null: clears the clipboard; UNREADABLE_CLIP: leaves
+     * the clipboard alone, as clearing it would wipe the user's clip), with {@code unseen} as above.
+     * The platform may refuse a clip the shell may not set (one holding content URIs:
      * ClipboardService's URI permission check throws SecurityException): a PlatformException.
      */
     void restoreClipboard(Object saved, boolean unseen) throws PlatformException;

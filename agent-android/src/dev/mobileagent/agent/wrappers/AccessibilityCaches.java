@@ -6,8 +6,12 @@ import java.lang.reflect.Method;
 /**
  * Clearing the accessibility framework's own node cache, so that a window the agent evicts is read
  * from the app again: a toolkit that sends no change events (Compose) leaves that cache stale too.
- * UiAutomation.clearCache() where the release has it, else AccessibilityInteractionClient's
- * clearCache(connectionId) (hidden, newer releases) or clearCache() (hidden, older releases).
+ * In this order: UiAutomation.clearCache() (hidden), which releases with a cache per connection
+ * have; else AccessibilityInteractionClient.clearCache(int connectionId) (hidden), that per-connection
+ * cache without UiAutomation's method; else AccessibilityInteractionClient.clearCache() (hidden), the
+ * one cache of Android 10 and 11 (their UiAutomation.setServiceInfo calls it:
+ * core/java/android/app/UiAutomation.java as mirrored in aosp-mirror/platform_frameworks_base). The
+ * releases that added the first two are not verified here.
  */
 public final class AccessibilityCaches {
     private AccessibilityCaches() {}

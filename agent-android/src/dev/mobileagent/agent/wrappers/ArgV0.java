@@ -1,6 +1,9 @@
 package dev.mobileagent.agent.wrappers;
 
-/** Process.setArgV0 (hidden, every API level): the name `ps -A -o PID,ARGS` shows. */
+/**
+ * Process.setArgV0 (hidden, every API level; no fallback: a device without it only shows
+ * app_process's name in {@code ps}): the name {@code ps -A -o PID,ARGS} shows.
+ */
 public final class ArgV0 {
     private ArgV0() {}
 

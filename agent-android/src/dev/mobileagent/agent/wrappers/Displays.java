@@ -1,6 +1,10 @@
 package dev.mobileagent.agent.wrappers;
 
-/** The default display's logical size, density and rotation: DisplayManagerGlobal.getDisplayInfo(0) (hidden). */
+/**
+ * The default display's logical size, density and rotation: DisplayManagerGlobal.getDisplayInfo(0)
+ * (hidden, Android 4.2 / API 17 on; no fallback: every release the agent runs on has it, and the
+ * DisplayInfo fields logicalWidth, logicalHeight, logicalDensityDpi and rotation with it).
+ */
 public final class Displays {
     private Displays() {}
 

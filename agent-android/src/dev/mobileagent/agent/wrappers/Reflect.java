@@ -49,13 +49,19 @@ final class Reflect {
         }
     }
 
+    /** A field declared by the target's class or one of its superclasses (TaskInfo's, of a RunningTaskInfo). */
     static Object field(Object target, String name) throws MissingApi {
-        try {
-            java.lang.reflect.Field f = target.getClass().getDeclaredField(name);
-            f.setAccessible(true);
-            return f.get(target);
-        } catch (NoSuchFieldException | IllegalAccessException | SecurityException e) {
-            throw new MissingApi(target.getClass().getName() + "." + name, e);
+        for (Class<?> c = target.getClass(); c != null; c = c.getSuperclass()) {
+            try {
+                java.lang.reflect.Field f = c.getDeclaredField(name);
+                f.setAccessible(true);
+                return f.get(target);
+            } catch (NoSuchFieldException e) {
+                // a superclass may declare it
+            } catch (IllegalAccessException | SecurityException e) {
+                throw new MissingApi(c.getName() + "." + name, e);
+            }
         }
+        throw new MissingApi(target.getClass().getName() + "." + name, null);
     }
 }

@@ -8,8 +8,16 @@ import java.lang.reflect.Method;
 /**
  * Obtaining UI automation without instrumentation, as the shell user: the hidden
  * UiAutomation(Looper, IUiAutomationConnection) constructor over a new UiAutomationConnection, then
- * connectWithTimeout(flags, ms) where the release has it, else connect(flags) (API 24+), else
- * connect().
+ * connectWithTimeout(flags, ms) where the release has it, else connect(flags), else connect().
+ *
+ * UiAutomation's constructors (core/java/android/app/UiAutomation.java): (Looper,
+ * IUiAutomationConnection) on every release from Android 4.3 (API 18), deprecated since the
+ * display-aware ones came with visible background users (UserManager.isVisibleBackgroundUsersSupported,
+ * Android 14): (Context,
+ * IUiAutomationConnection), which takes the Context's display and main looper, and the private
+ * (int displayId, Looper, IUiAutomationConnection) that both call. No constructor takes a Context and
+ * a Looper; the agent has no Context, so it uses (Looper, IUiAutomationConnection), as
+ * devicekit-android's UiAutomationFactory.kt does.
  *
  * Releasing: UiAutomation.disconnect() would restore the rotation state UiAutomationConnection saw at
  * connect (restoreRotationStateLocked: freezeRotation of the rotation then, or thawRotation), which
@@ -33,42 +41,22 @@ public final class UiAutomations {
         } catch (ReflectiveOperationException | SecurityException e) {
             throw new MissingApi("UiAutomationConnection()", e.getCause() != null ? e.getCause() : e);
         }
-        Throwable last = null;
-        // (Looper, IUiAutomationConnection) on most releases; a constructor that also takes a Context
-        // (later releases) gets a null one: nothing is read from it when a Looper is given.
-        for (Constructor<?> c : UiAutomation.class.getDeclaredConstructors()) {
-            Class<?>[] types = c.getParameterTypes();
-            Object[] args = new Object[types.length];
-            boolean hasLooper = false;
-            boolean hasConnection = false;
-            boolean usable = true;
-            for (int i = 0; i < types.length; i++) {
-                if (types[i] == Looper.class) {
-                    args[i] = looper;
-                    hasLooper = true;
-                } else if (types[i] == connectionIface) {
-                    args[i] = connection;
-                    hasConnection = true;
-                } else if (types[i].getName().equals("android.content.Context")) {
-                    args[i] = null;
-                } else {
-                    usable = false;
-                }
-            }
-            if (!usable || !hasLooper || !hasConnection) continue;
-            try {
-                c.setAccessible(true);
-                return (UiAutomation) c.newInstance(args);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                last = e.getCause() != null ? e.getCause() : e;
-            }
+        try {
+            Constructor<UiAutomation> c = UiAutomation.class.getDeclaredConstructor(Looper.class, connectionIface);
+            c.setAccessible(true);
+            return c.newInstance(looper, connection);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new MissingApi("UiAutomation(Looper, IUiAutomationConnection)", cause);
         }
-        throw new MissingApi("UiAutomation(Looper, IUiAutomationConnection)", last);
     }
 
     /**
      * Connects with the flags. A failure the platform reports (for example "UiAutomationService ...
      * already registered!") comes out as an unchecked exception carrying the platform's whole message.
+     * connectWithTimeout(int, long): Android 12 (API 31) on, where connect(int) became a call to it
+     * with a fixed timeout; connect(int flags): Android 7.0 (API 24) on, the first with flags
+     * (FLAG_DONT_SUPPRESS_ACCESSIBILITY_SERVICES); connect(): API 18 to 23, without flags.
      */
     public static void connect(UiAutomation ua, int flags, long timeoutMs) throws MissingApi {
         Method withTimeout = Reflect.optional(UiAutomation.class, "connectWithTimeout", int.class, long.class);

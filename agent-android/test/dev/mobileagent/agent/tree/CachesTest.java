@@ -88,6 +88,7 @@ public class CachesTest {
         @Override public int childCount() { return 0; }
         @Override public dev.mobileagent.agent.platform.PNode child(int index) { return null; }
         @Override public int[] liveBounds() { return null; }
+        @Override public String liveText() { return null; }
         @Override public boolean canSetText() { return false; }
         @Override public boolean setText(String text) { return false; }
         @Override public boolean paste() { return false; }

@@ -1,0 +1,34 @@
+package dev.mobileagent.agent.android;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import dev.mobileagent.agent.platform.PlatformException;
+import java.nio.charset.StandardCharsets;
+import org.junit.Test;
+
+/** screencap's output read whole, a failing run an error (a stand-in command plays screencap). */
+public class ScreencapTest {
+    @Test
+    public void theToolsStandardOutputIsTheImage() throws Exception {
+        byte[] png = Screencap.png("sh", "-c", "printf '\\211PNG\\r\\n'; head -c 200000 /dev/zero");
+        assertEquals(6 + 200_000, png.length);
+        assertArrayEquals("\u0089PNG\r\n".getBytes(StandardCharsets.ISO_8859_1), java.util.Arrays.copyOf(png, 6));
+    }
+
+    @Test
+    public void aFailingRunIsScreenshotFailed() {
+        String[][] failing = {{"sh", "-c", "exit 1"}, {"sh", "-c", "true"}, {"/nonexistent/screencap", "-p"}};
+        for (String[] command : failing) {
+            try {
+                Screencap.png(command);
+                fail(String.join(" ", command) + " gave an image");
+            } catch (PlatformException e) {
+                assertEquals("screenshot_failed", e.code);
+                assertTrue(e.getMessage(), e.getMessage().contains("screencap"));
+            }
+        }
+    }
+}
