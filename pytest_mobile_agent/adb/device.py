@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pytest_mobile_agent.adb import packages
 from pytest_mobile_agent.adb.connection import Connection
@@ -37,6 +37,7 @@ from pytest_mobile_agent.adb.sync import (
     default_mtime,
     send_spec,
 )
+from pytest_mobile_agent.adb.targets import DeviceEntry
 from pytest_mobile_agent.arguments import check_deadline, check_text
 from pytest_mobile_agent.errors import (
     Closed,
@@ -45,9 +46,6 @@ from pytest_mobile_agent.errors import (
     PackageManagerError,
     ProtocolError,
 )
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.adb.server import AdbServer
 
 log = logging.getLogger("pytest_mobile_agent.adb")
 
@@ -137,10 +135,26 @@ class AdbStream:
         self.close()
 
 
+class ServerLink(Protocol):
+    """What a Device needs of its adb server (`AdbServer` is one): connections and the listing."""
+
+    @property
+    def address(self) -> str: ...
+
+    @property
+    def io_timeout(self) -> float: ...
+
+    def connect(self, *, deadline: float | None = None) -> Connection: ...
+
+    def call(self) -> Connection: ...
+
+    def devices(self) -> list[DeviceEntry]: ...
+
+
 class Device:
     """A target on an adb server, named by its serial."""
 
-    def __init__(self, server: AdbServer, serial: str) -> None:
+    def __init__(self, server: ServerLink, serial: str) -> None:
         self.server = server
         self.serial = check_serial(serial)
         self._listed = False  # confirmed on the server's listing, before the first host-serial: request

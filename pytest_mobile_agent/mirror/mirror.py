@@ -360,14 +360,29 @@ class Mirror:
         view = self._view()
         if within is None:
             return dump_view(view, max_lines=max_lines)
-        entry = self._entry(within.ref)
+        entry = self.entry(within.ref)
         return dump_view(view, entries=(entry, *view.subtree(entry)), max_lines=max_lines)
+
+    def entry(self, ref: int) -> Entry:
+        """The replica's entry of the element `ref`, brought up to date; StaleElement once it is gone."""
+        entry = self.lookup(ref)
+        if entry is None:
+            raise StaleElement(
+                f"element @{ref} is no longer on the screen",
+                advice="find it again (screen.find / screen.wait_for)",
+            )
+        return entry
+
+    def lookup(self, ref: int, *, read: bool = True) -> Entry | None:
+        """The replica's entry of `ref`, or None: brought up to date first unless `read` is False."""
+        view = self._view() if read else self._replica.view
+        return view.entry(ref) if view is not None else None
 
     def locator(self, element: Element) -> Locator:
         """The shortest query that finds the element and no other, across every window:
         `screen.locator(e).python()` is the line to paste (the inspector offers the same)."""
         view = self._view()
-        return unique_locator(view, self._entry(element.ref))
+        return unique_locator(view, self.entry(element.ref))
 
     def __repr__(self) -> str:
         view = self._replica.view
@@ -614,19 +629,6 @@ class Mirror:
         if right <= left or bottom <= top:
             raise MobileAgentError(f"{describe_entry(entry)} has no area on the screen to touch")
         return ((left + right) / 2 / self.scale, (top + bottom) / 2 / self.scale)
-
-    def _entry(self, ref: int) -> Entry:
-        entry = self._find_entry(ref)
-        if entry is None:
-            raise StaleElement(
-                f"element @{ref} is no longer on the screen",
-                advice="find it again (screen.find / screen.wait_for)",
-            )
-        return entry
-
-    def _find_entry(self, ref: int, refresh: bool = True) -> Entry | None:
-        view = self._view() if refresh else self._replica.view
-        return view.entry(ref) if view is not None else None
 
     def _largest_scrollable(self, view: View) -> Element | None:
         best: Entry | None = None
