@@ -1,3 +1,5 @@
 """pytest-mobile-agent: drive Android devices and emulators from pytest."""
 
-__version__ = "0.1.0"
+from pytest_mobile_agent._version import __version__
+
+__all__ = ["__version__"]

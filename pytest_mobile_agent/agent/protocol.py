@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from pytest_mobile_agent._version import __version__
 from pytest_mobile_agent.errors import (
     AgentError,
     ProtocolError,
@@ -29,7 +30,7 @@ log = logging.getLogger("pytest_mobile_agent.agent")
 MAX_FRAME = 16 * 1024 * 1024
 PROTOCOLS: tuple[int, ...] = (1,)
 AGENT_NAME = "mobile-agent-android"
-HOST_NAME = "pytest-mobile-agent 0.1.0"
+HOST_NAME = f"pytest-mobile-agent {__version__}"
 
 LIVENESS_TIMEOUT = 3.0  # an agent silent this long is dead
 PING_INTERVAL = 1.0  # the host pings after this long without sending anything
