@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from pytest_mobile_agent.adb import wire
-from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.adb.connection import AdbConnection
 from pytest_mobile_agent.adb.shell import ShellOutput, join
 from pytest_mobile_agent.errors import InvalidArgument, PackageManagerError, ProtocolError
 
@@ -33,7 +33,7 @@ class DeviceShell(Protocol):
 
     def shell(self, cmd: str | Iterable[str]) -> ShellOutput: ...
 
-    def transport(self, service: str, *, deadline: float | None = None, total: float | None = None) -> Connection: ...
+    def transport(self, service: str, *, deadline: float | None = None, total: float | None = None) -> AdbConnection: ...
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import logging
 import time
 
 from pytest_mobile_agent.adb.address import address_from_env
-from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.adb.connection import AdbConnection
 from pytest_mobile_agent.adb.device import Device
 from pytest_mobile_agent.adb.targets import (
     DeviceEntry,
@@ -57,12 +57,12 @@ class AdbServer:
     def with_io_timeout(self, io_timeout: float) -> AdbServer:
         return dataclasses.replace(self, io_timeout=io_timeout)
 
-    def connect(self, *, deadline: float | None = None) -> Connection:
+    def connect(self, *, deadline: float | None = None) -> AdbConnection:
         assert self.host is not None and self.port is not None
-        return Connection.open(self.host, self.port, connect_timeout=self.connect_timeout,
+        return AdbConnection.open(self.host, self.port, connect_timeout=self.connect_timeout,
                                io_timeout=self.io_timeout, deadline=deadline)
 
-    def call(self) -> Connection:
+    def call(self) -> AdbConnection:
         """A connection for one host request: its reads and writes end within `call_timeout` in all."""
         return self.connect(deadline=time.monotonic() + self.call_timeout).bound(self.call_timeout)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import Device
-from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions, Records
+from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Records
 from pytest_mobile_agent.agent.records import default_records_dir
 from pytest_mobile_agent.app import AppInstallation, AppUnderTest
 from pytest_mobile_agent.mirror import Mirror
@@ -97,7 +97,7 @@ def _jar(settings: Settings, stand_in: bool, announce: Callable[[str], None]) ->
 
 
 @contextlib.contextmanager
-def _session(settings: Settings, serial: str, emulator: bool, attached: object, device: Device,
+def _session(settings: Settings, serial: str, emulator: bool, attached: Attached, device: Device,
              check: TargetCheck | None = None) -> Iterator[Session]:
     """The session on the agent and, where `--emulator-controller` and the target allow, the
     controller (with `auto`, once `check` confirms it is the target's)."""

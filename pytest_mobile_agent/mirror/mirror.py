@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pytest_mobile_agent.arguments import check_number, check_timeout, check_unicode
-from pytest_mobile_agent.errors import Disconnected as DisconnectedError
 from pytest_mobile_agent.errors import (
+    Disconnected,
     InvalidArgument,
     InvalidSelector,
     MobileAgentError,
@@ -59,9 +59,9 @@ from pytest_mobile_agent.session.backends import (
     Ack,
     Backend,
     Bounds,
-    Disconnected,
+    Disconnection,
     EventsLost,
-    Frame,
+    FrameEvent,
     OutOfSync,
     ProtocolEvent,
     ReadReason,
@@ -140,7 +140,7 @@ class Mirror:
         self._frame_change_at = float("-inf")  # the latest frame change, by its arrival
         self._burst_since: float | None = None  # the first frame change no fresh read has seen
         self._controller_input_at: float | None = None  # a controller gesture's end, not read since
-        self.disconnection: Disconnected | None = None
+        self.disconnection: Disconnection | None = None
         self.reads = 0
         self.probes = 0
         self.events_seen = 0
@@ -186,7 +186,7 @@ class Mirror:
             return False
         return True
 
-    def wait_disconnected(self, timeout: float = 5.0) -> Disconnected:
+    def wait_disconnected(self, timeout: float = 5.0) -> Disconnection:
         """Wait until the agent connection is reported gone (a killed agent: at once)."""
         deadline = self._clock() + timeout
         while self.disconnection is None:
@@ -475,7 +475,7 @@ class Mirror:
         assert self._burst_since is not None
         return max(self._last_read_at, self._burst_since) + FRAME_READ_INTERVAL
 
-    def _frame(self, event: Frame) -> None:
+    def _frame(self, event: FrameEvent) -> None:
         """A frame: news when it carries a change later than the last one seen (or, for a frame
         that does not say, a hash unlike the last one), timed by its arrival."""
         if event.changed_at:
@@ -505,11 +505,11 @@ class Mirror:
                 self._mark(ReadReason.EVENT, [event.window])
             else:
                 self._mark(ReadReason.EVENT, event.windows)
-        elif isinstance(event, Frame):
+        elif isinstance(event, FrameEvent):
             self._frame(event)
         elif isinstance(event, (OutOfSync, Resynced, EventsLost)):
             self._mark(ReadReason.RESYNC)
-        elif isinstance(event, Disconnected):
+        elif isinstance(event, Disconnection):
             self.disconnection = event
 
     def _until(
@@ -578,7 +578,7 @@ class Mirror:
         self._check_connected()
         try:
             found = self.backend.tree.probe([e.node.id for e in sample], self._time_left(deadline))
-        except DisconnectedError:
+        except Disconnected:
             raise
         except MobileAgentError as exc:  # a late or refused probe says nothing: the poll still comes
             self._last_probe_at = self._clock()
@@ -594,7 +594,7 @@ class Mirror:
 
     def _check_connected(self) -> None:
         if self.disconnection is not None:
-            raise DisconnectedError(
+            raise Disconnected(
                 f"the agent connection ended ({self.disconnection.reason})",
                 reconnect_hint=self.disconnection.reconnect_hint,
             )
