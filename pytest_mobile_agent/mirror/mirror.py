@@ -251,9 +251,9 @@ class Mirror:
 
     # --- actions ---------------------------------------------------------------------------------
 
-    def tap(self, target: Element | None = None, **criteria: Any) -> Ack:
+    def tap(self, element: Element | None = None, **criteria: Any) -> Ack:
         """Tap the centre of an element, or of the first match of the criteria."""
-        x, y = self._center(self._target(target, criteria))
+        x, y = self._center(self._target(element, criteria))
         return self._input(lambda: self.backend.input.tap(x, y))
 
     def tap_at(self, x: float, y: float) -> Ack:
@@ -261,9 +261,10 @@ class Mirror:
         x, y = check_number("x", x), check_number("y", y)
         return self._input(lambda: self.backend.input.tap(x / self.scale, y / self.scale))
 
-    def long_press(self, target: Element | None = None, hold: float = 0.6, **criteria: Any) -> Ack:
+    def long_press(self, element: Element | None = None, hold: float = 0.6, **criteria: Any) -> Ack:
+        """Press the centre of an element, or of the first match of the criteria, for `hold` seconds."""
         hold = check_timeout("hold", hold)
-        x, y = self._center(self._target(target, criteria))
+        x, y = self._center(self._target(element, criteria))
         return self._input(lambda: self.backend.input.long_press(x, y, hold))
 
     def swipe(
@@ -278,14 +279,14 @@ class Mirror:
         return self._input(lambda: self.backend.input.swipe(x1 / s, y1 / s, x2 / s, y2 / s, duration, release))
 
     def swipe_within(
-        self, target: Element, direction: str, *, distance: float = 0.6, duration: float = 0.3, resting: bool = False
+        self, element: Element, direction: str, *, distance: float = 0.6, duration: float = 0.3, resting: bool = False
     ) -> Ack:
         """Swipe the finger `direction` across `distance` of the element's size, centred in it."""
         if direction not in DIRECTIONS:
             raise InvalidSelector(f"direction must be one of {sorted(DIRECTIONS)}, not {direction!r}")
         if not 0 < distance <= 1:
             raise InvalidSelector(f"distance is a share of the element's size, in (0, 1], not {distance}")
-        left, top, right, bottom = target.bounds
+        left, top, right, bottom = element.bounds
         dx, dy = DIRECTIONS[direction]
         cx, cy = (left + right) / 2, (top + bottom) / 2
         hw, hh = (right - left) * distance / 2, (bottom - top) * distance / 2
@@ -325,7 +326,7 @@ class Mirror:
             tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS),
         )
 
-    def type_text(self, text: str, target: Element | None = None, method: str = "auto", **criteria: Any) -> Ack:
+    def type_text(self, text: str, element: Element | None = None, method: str = "auto", **criteria: Any) -> Ack:
         """Set text in an element (tapped first when it is not focused), or in the focused node.
 
         `method` is the agent's: auto (direct where the node allows it, else key events, else the
@@ -335,12 +336,12 @@ class Mirror:
             raise InvalidArgument(f"text must be a str, got {text!r}")
         check_unicode("text", text)  # a NUL is the agent's to accept or refuse (invalid_params)
         node_id: int | None = None
-        if target is not None or criteria:
-            element = self._target(target, criteria)
-            if not element.focused:
-                element.tap()
+        if element is not None or criteria:
+            field = self._target(element, criteria)
+            if not field.focused:
+                field.tap()
                 self._view()
-            node_id = element.node.id
+            node_id = field.node.id
         return self._input(lambda: self.backend.input.text(text, node=node_id, method=method))
 
     def press_key(self, key: int | str, meta: int = 0) -> Ack:
@@ -613,14 +614,14 @@ class Mirror:
             log.warning("the platform did not accept the input (%s path)", ack.path)
         return ack
 
-    def _target(self, target: Element | None, criteria: dict[str, Any]) -> Element:
-        if target is not None and criteria:
+    def _target(self, element: Element | None, criteria: dict[str, Any]) -> Element:
+        if element is not None and criteria:
             raise InvalidSelector("give an element or selector criteria, not both")
-        if target is None:
+        if element is None:
             if not criteria:
                 raise InvalidSelector("give an element or selector criteria (text=, id=, ...)")
             return self.find(**criteria)
-        return target
+        return element
 
     def _center(self, element: Element) -> tuple[float, float]:
         """The element's centre in points."""

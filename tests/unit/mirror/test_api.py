@@ -123,6 +123,20 @@ def test_a_tap_goes_to_the_centre_in_points_and_the_next_read_takes_the_action_b
         rig.mirror.tap()
 
 
+def test_an_action_takes_the_element_by_the_keyword_readme_names() -> None:
+    """README documents `tap(element=...)`, `long_press(element=...)`, `type_text(..., element=...)`
+    (issue 28, item 2): the keyword was `target`, and `element=` was an unknown criterion."""
+    rig = Rig(login_screen())
+    login = rig.mirror.find(text="Login")
+    rig.mirror.tap(element=login)
+    rig.mirror.long_press(element=login, hold=0.7)
+    rig.mirror.type_text("ada", element=rig.mirror.find(text="Big"))
+    assert [c[0] for c in rig.input.calls] == ["tap", "long_press", "tap", "text"]
+    assert rig.input.calls[0] == ("tap", pytest.approx(180 / SCALE), pytest.approx(273 / SCALE))
+    with pytest.raises(InvalidSelector, match="not both"):
+        rig.mirror.tap(element=login, text="Big")
+
+
 def test_type_text_taps_an_unfocused_field_first_and_names_its_node() -> None:
     rig = Rig(login_screen())
     def focus(call: tuple) -> None:
