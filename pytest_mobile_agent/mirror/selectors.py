@@ -22,7 +22,7 @@ import difflib
 import functools
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -58,8 +58,12 @@ class Selector:
     """An Element (anything with a `ref`) or a ref."""
 
     def __post_init__(self) -> None:
-        if list(self.__dict__.values()).count(None) == len(_CRITERIA):  # all() over a generator, at C speed
+        given = self.__dict__
+        if list(given.values()).count(None) == len(_CRITERIA):  # all() over a generator, at C speed
             raise InvalidSelector("a selector needs at least one criterion (text=, id=, desc=, class_name=, ...)")
+        for name, value in given.items():
+            if value is not None:
+                _check_type(name, value)
         if isinstance(self.text_matches, str):
             try:
                 re.compile(self.text_matches)
@@ -67,10 +71,9 @@ class Selector:
                 raise InvalidSelector(f"text_matches is not a valid regular expression: {exc}") from None
 
     @classmethod
-    def of(cls, criteria: dict[str, Any]) -> Selector:
+    def of(cls, criteria: Mapping[str, Any]) -> Selector:
         if not criteria.keys() <= _KNOWN:
-            unknown = sorted(set(criteria) - _KNOWN)
-            raise InvalidSelector(f"unknown selector criteria {unknown}; known: {sorted(_KNOWN)}")
+            raise InvalidSelector(_unknown(sorted(set(criteria) - _KNOWN)))
         return cls(**criteria)
 
     def describe(self) -> str:
@@ -126,6 +129,35 @@ class Selector:
 
 _CRITERIA = tuple(f.name for f in fields(Selector))
 _KNOWN = frozenset(_CRITERIA)
+
+
+def _unknown(names: list[str]) -> str:
+    """An unknown criterion named, with the closest known name where one is close (difflib)."""
+    named = []
+    for name in names:
+        close = difflib.get_close_matches(name, _CRITERIA, n=1)
+        named.append(f"{name!r} (did you mean {close[0]!r}?)" if close else repr(name))
+    kind = "criterion" if len(names) == 1 else "criteria"
+    return f"unknown selector {kind} {', '.join(named)}; known: {', '.join(sorted(_KNOWN))}"
+
+
+def _check_type(name: str, value: object) -> None:
+    """InvalidSelector naming the criterion when its value is not of its type: a state takes True
+    or False (not "False", "no" or 1), a text criterion a str, `window` an id or a name, `within`
+    an element or its ref."""
+    if name in _FLAGS:
+        ok, wanted = isinstance(value, bool), "True or False"
+    elif name == "text_matches":
+        ok, wanted = isinstance(value, (str, re.Pattern)), "a str or a compiled pattern"
+    elif name == "window":
+        ok, wanted = isinstance(value, (int, str)) and not isinstance(value, bool), "a window id (int) or a str"
+    elif name == "within":
+        ref = getattr(value, "ref", value)  # an Element, or anything else carrying a ref
+        ok, wanted = isinstance(ref, int) and not isinstance(ref, bool), "an element or its ref (int)"
+    else:
+        ok, wanted = isinstance(value, str), "a str"
+    if not ok:
+        raise InvalidSelector(f"{name}= takes {wanted}, not {value!r} (a {type(value).__name__})")
 
 
 def window_matches(window: Window, spec: int | str) -> bool:
@@ -193,13 +225,6 @@ class Matcher:
     first: Callable[[Iterable[Entry]], Entry | None]
 
 
-def _compiled(terms: tuple[tuple[str, Any], ...]) -> Matcher:
-    try:
-        return _compiled_cached(terms)
-    except TypeError:  # an unhashable criterion value (a list for text=): compiled, not cached
-        return _compile(terms)
-
-
 def _compile(terms: tuple[tuple[str, Any], ...]) -> Matcher:
     parts: list[str] = []
     namespace: dict[str, Any] = {}
@@ -212,7 +237,8 @@ def _compile(terms: tuple[tuple[str, Any], ...]) -> Matcher:
     return Matcher(namespace["test"], namespace["select"], namespace["first"])
 
 
-_compiled_cached = functools.lru_cache(maxsize=512)(_compile)
+_compiled = functools.lru_cache(maxsize=512)(_compile)
+"""Compiled once per distinct set of terms: every value is a str, a pattern or a bool (hashable)."""
 
 
 def _ref_of(value: Any) -> int:
