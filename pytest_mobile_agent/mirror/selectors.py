@@ -21,10 +21,11 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
+
+from rapidfuzz import fuzz
 
 from pytest_mobile_agent.errors import InvalidSelector
 from pytest_mobile_agent.mirror.replica import Entry, View
@@ -251,75 +252,58 @@ def _ref_of(value: Any) -> int:
 # --- the nearest candidates, for a failed query ----------------------------------------------------
 
 
-NEAREST_BUDGET = 0.015
-"""Seconds the nearest candidates may spend at full likeness; past it the remaining nodes get the
-cheap likeness, so that a failed wait's message is built within 50 ms of its timeout at 5,000
-nodes whatever the selector (benches/bench_nearest.py)."""
 LIKENESS_CHARS = 200
-"""Characters of each side a likeness looks at: a long text costs what its start costs."""
+"""Characters of each side a likeness looks at: a long text costs what its start costs, so that a
+failed wait's message is built within 50 ms of its timeout at 5,000 nodes whatever the selector
+(benches/bench_nearest.py, tests/faults/test_long_selectors.py)."""
+CONTAINED = 0.8
+"""The likeness of a node whose text holds the wanted text whole, at least."""
 
 
-@dataclass
-class Ranking:
-    """How `nearest` scored the nodes: at full likeness (difflib), or cheaply once over budget."""
+def nearest(selector: Selector, view: View | None, limit: int = 5) -> list[str]:
+    """The nodes most like what the selector asks for, best first (tree order among equals), each
+    with its likeness.
 
-    full: int = 0
-    cheap: int = 0
-
-
-def nearest(selector: Selector, view: View | None, limit: int = 5, *, budget: float = NEAREST_BUDGET,
-            clock: Callable[[], float] = time.perf_counter, ranking: Ranking | None = None) -> list[str]:
-    """The nodes most like what the selector asks for, best first, each with its likeness.
-
-    Text criteria are scored with difflib's ratio until `budget` seconds have passed, the nodes
-    after that with `_cheap_likeness` (substring and shared characters, linear in the capped
-    texts), so the cost stays bounded whatever the texts. `ranking` counts which scored how many."""
+    Text criteria are scored against every node's text, description, resource id and hint with
+    rapidfuzz's ratio (the normalized InDel similarity, what difflib's ratio approximates), at least
+    CONTAINED when the node's text holds the wanted one; states and classes alone by the share of
+    the criteria a node meets."""
     if view is None:
         return []
-    ranking = ranking if ranking is not None else Ranking()
     wanted = [w[:LIKENESS_CHARS].lower() for w in (
         selector.text, selector.text_contains, _pattern(selector.text_matches), selector.desc,
         selector.desc_contains, selector.id) if isinstance(w, str) and w]
-    checks = selector.checks()
-    over_at = clock() + budget
-    likeness = _likeness
-    scored: list[tuple[float, Entry]] = []
-    for entry in view.entries:
+    entries = view.entries
+    scores = _text_likeness(wanted, entries) if wanted else _criteria_met(selector, entries)
+    ranked = sorted((pair for pair in zip(scores, entries, strict=True) if pair[0] > 0.3), key=lambda pair: -pair[0])
+    return [f"{describe_entry(entry)} (likeness {score:.2f})" for score, entry in ranked[:limit]]
+
+
+def _text_likeness(wanted: list[str], entries: Sequence[Entry]) -> list[float]:
+    """Per entry, the best likeness of any wanted text to any of its texts (0 for none). Pair by
+    pair: rapidfuzz's cdist would import numpy on the first failed query, 0.2 s on a busy host."""
+    ratio = fuzz.ratio
+    scores = []
+    for entry in entries:
         node = entry.node
-        if wanted:
-            if likeness is _likeness and clock() >= over_at:
-                likeness = _cheap_likeness
-            haves = [h[:LIKENESS_CHARS].lower() for h in (node.text, node.desc, node.res, node.hint)
-                     if isinstance(h, str) and h]
-            score = max((likeness(w, h) for w in wanted for h in haves), default=0.0)
-            if likeness is _likeness:
-                ranking.full += 1
-            else:
-                ranking.cheap += 1
-        else:  # states and classes only: the share of the criteria a node meets
-            score = sum(1 for c in checks if c(node)) / max(1, len(checks))
-        if score > 0.3:
-            scored.append((score, entry))
-    scored.sort(key=lambda pair: -pair[0])
-    return [f"{describe_entry(entry)} (likeness {score:.2f})" for score, entry in scored[:limit]]
+        best = 0.0
+        for have in (node.text, node.desc, node.res, node.hint):
+            if isinstance(have, str) and have:
+                have = have[:LIKENESS_CHARS].lower()
+                for w in wanted:
+                    likeness = ratio(w, have) / 100
+                    if likeness < CONTAINED and w in have:
+                        likeness = CONTAINED
+                    if likeness > best:
+                        best = likeness
+        scores.append(best)
+    return scores
 
 
-def _likeness(wanted: str, have: str) -> float:
-    """difflib's ratio, at least 0.8 when one holds the other (both lower-cased)."""
-    ratio = difflib.SequenceMatcher(None, wanted, have).ratio()
-    return max(0.8, ratio) if wanted in have else ratio
-
-
-def _cheap_likeness(wanted: str, have: str) -> float:
-    """0.8 when `have` holds `wanted`, else the share of distinct characters they have in common,
-    scaled down: a rough likeness, linear in the capped texts."""
-    if wanted in have:
-        return 0.8
-    a, b = _chars(wanted), _chars(have)
-    return 0.75 * len(a & b) / len(a | b)
-
-
-_chars: Callable[[str], frozenset[str]] = functools.lru_cache(maxsize=1024)(frozenset)  # the selector's texts come back for every node
+def _criteria_met(selector: Selector, entries: Sequence[Entry]) -> list[float]:
+    """Per entry, the share of the selector's node criteria it meets."""
+    checks = selector.checks()
+    return [sum(1 for check in checks if check(entry.node)) / max(1, len(checks)) for entry in entries]
 
 
 def _pattern(value: str | re.Pattern[str] | None) -> str | None:
