@@ -8,11 +8,20 @@ node is gone.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol, TypeVar
 
 from pytest_mobile_agent.mirror.replica import Entry, View
 from pytest_mobile_agent.mirror.selectors import describe_entry
-from pytest_mobile_agent.session.backends import Ack, Bounds, Node, Window
+from pytest_mobile_agent.mirror.vocabulary import (
+    Criteria,
+    DescendantCriteria,
+    Direction,
+    FieldCriteria,
+    Unpack,
+)
+from pytest_mobile_agent.session.backends import Ack, Bounds, Node, TextMethod, Window
+
+T = TypeVar("T")
 
 
 class ElementHost(Protocol):
@@ -25,26 +34,27 @@ class ElementHost(Protocol):
 
     def lookup(self, ref: int, *, read: bool = True) -> Entry | None: ...
 
-    def find(self, **criteria: Any) -> Element: ...
+    def find(self, **criteria: Unpack[Criteria]) -> Element: ...
 
-    def find_all(self, **criteria: Any) -> list[Element]: ...
+    def find_all(self, **criteria: Unpack[Criteria]) -> list[Element]: ...
 
-    def wait_for(self, timeout: float | None = None, **criteria: Any) -> Element: ...
+    def wait_for(self, timeout: float | None = None, **criteria: Unpack[Criteria]) -> Element: ...
 
-    def wait_until(self, condition: Callable[[View], Any], timeout: float | None = None,
-                   what: str = "a condition") -> Any: ...
+    def wait_until(self, condition: Callable[[View], T | None], timeout: float | None = None,
+                   what: str = "a condition") -> T: ...
 
-    def tap(self, element: Element | None = None, **criteria: Any) -> Ack: ...
+    def tap(self, element: Element | None = None, **criteria: Unpack[Criteria]) -> Ack: ...
 
-    def long_press(self, element: Element | None = None, hold: float = 0.6, **criteria: Any) -> Ack: ...
+    def long_press(self, element: Element | None = None, hold: float = 0.6, **criteria: Unpack[Criteria]) -> Ack: ...
 
-    def type_text(self, text: str, element: Element | None = None, method: str = "auto", **criteria: Any) -> Ack: ...
+    def type_text(self, text: str, element: Element | None = None, method: TextMethod = "auto",
+                  **criteria: Unpack[FieldCriteria]) -> Ack: ...
 
-    def swipe_within(self, element: Element, direction: str, *, distance: float = 0.6, duration: float = 0.3,
+    def swipe_within(self, element: Element, direction: Direction, *, distance: float = 0.6, duration: float = 0.3,
                      resting: bool = False) -> Ack: ...
 
-    def scroll_until(self, direction: str = "down", max_swipes: int = 10, container: Element | None = None,
-                     **criteria: Any) -> Element: ...
+    def scroll_until(self, direction: Direction = "down", max_swipes: int = 10, container: Element | None = None,
+                     **criteria: Unpack[Criteria]) -> Element: ...
 
     def dump(self, within: Element | None = None, max_lines: int | None = None) -> str: ...
 
@@ -153,14 +163,14 @@ class Element:
 
     # --- queries within ---------------------------------------------------------------------------
 
-    def find(self, **criteria: Any) -> Element:
+    def find(self, **criteria: Unpack[DescendantCriteria]) -> Element:
         """The first descendant matching the criteria (see `Mirror.find`)."""
         return self._screen.find(within=self, **criteria)
 
-    def find_all(self, **criteria: Any) -> list[Element]:
+    def find_all(self, **criteria: Unpack[DescendantCriteria]) -> list[Element]:
         return self._screen.find_all(within=self, **criteria)
 
-    def wait_for(self, timeout: float | None = None, **criteria: Any) -> Element:
+    def wait_for(self, timeout: float | None = None, **criteria: Unpack[DescendantCriteria]) -> Element:
         return self._screen.wait_for(timeout=timeout, within=self, **criteria)
 
     def wait_gone(self, timeout: float | None = None) -> None:
@@ -175,16 +185,18 @@ class Element:
     def long_press(self, hold: float = 0.6) -> Ack:
         return self._screen.long_press(self, hold=hold)
 
-    def type_text(self, text: str, method: str = "auto") -> Ack:
+    def type_text(self, text: str, method: TextMethod = "auto") -> Ack:
         """Focus the node (a tap, when it is not focused) and set its text; `method` as the agent's."""
         return self._screen.type_text(text, self, method=method)
 
-    def swipe(self, direction: str = "up", distance: float = 0.6, duration: float = 0.3, resting: bool = False) -> Ack:
+    def swipe(self, direction: Direction = "up", distance: float = 0.6, duration: float = 0.3,
+              resting: bool = False) -> Ack:
         """Swipe inside the node: `direction` the finger's (up, down, left, right), `distance` a share
         of the node's size."""
         return self._screen.swipe_within(self, direction, distance=distance, duration=duration, resting=resting)
 
-    def scroll_until(self, direction: str = "down", max_swipes: int = 10, **criteria: Any) -> Element:
+    def scroll_until(self, direction: Direction = "down", max_swipes: int = 10,
+                     **criteria: Unpack[DescendantCriteria]) -> Element:
         """Scroll this container until a descendant matches the criteria."""
         return self._screen.scroll_until(direction=direction, max_swipes=max_swipes, container=self, **criteria)
 

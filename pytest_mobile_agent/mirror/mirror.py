@@ -36,7 +36,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from pytest_mobile_agent.arguments import check_number, check_timeout, check_unicode
 from pytest_mobile_agent.errors import (
@@ -55,6 +55,7 @@ from pytest_mobile_agent.mirror.keys import key_code
 from pytest_mobile_agent.mirror.replica import Entry, Replica, View
 from pytest_mobile_agent.mirror.selectors import Selector, describe_entry, nearest
 from pytest_mobile_agent.mirror.unique import Locator, unique_locator
+from pytest_mobile_agent.mirror.vocabulary import Criteria, Direction, FieldCriteria, Unpack
 from pytest_mobile_agent.session.backends import (
     Ack,
     Backend,
@@ -62,6 +63,7 @@ from pytest_mobile_agent.session.backends import (
     Disconnection,
     EventsLost,
     FrameEvent,
+    ImageFormat,
     OutOfSync,
     ProtocolEvent,
     ReadReason,
@@ -69,6 +71,7 @@ from pytest_mobile_agent.session.backends import (
     Resynced,
     Screenshot,
     SessionEvent,
+    TextMethod,
 )
 
 log = logging.getLogger("pytest_mobile_agent.mirror")
@@ -85,7 +88,9 @@ _PRIORITY = {
     ReadReason.RESYNC: 5,
     ReadReason.ACTION: 6,
 }
-DIRECTIONS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
+DIRECTIONS: dict[Direction, tuple[int, int]] = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
+assert set(DIRECTIONS) == set(get_args(Direction))
+OPPOSITE: dict[Direction, Direction] = {"down": "up", "up": "down", "right": "left", "left": "right"}
 DUMP_LINES_IN_ERRORS = 80
 SCROLL_QUIET = 0.15
 FRAME_QUIET = 0.1
@@ -198,7 +203,7 @@ class Mirror:
 
     # --- queries ---------------------------------------------------------------------------------
 
-    def find(self, **criteria: Any) -> Element:
+    def find(self, **criteria: Unpack[Criteria]) -> Element:
         """The first element matching the criteria (top-most window first, in tree order), now.
 
         Criteria: text, text_contains, text_matches, id, desc, desc_contains, class_name, package,
@@ -216,15 +221,15 @@ class Mirror:
             )
         return Element(self, found.ref)
 
-    def find_all(self, **criteria: Any) -> list[Element]:
+    def find_all(self, **criteria: Unpack[Criteria]) -> list[Element]:
         """Every element matching the criteria, now (possibly none)."""
         selector = Selector.of(criteria)
         return [Element(self, e.ref) for e in selector.select(self._view())]
 
-    def exists(self, **criteria: Any) -> bool:
+    def exists(self, **criteria: Unpack[Criteria]) -> bool:
         return Selector.of(criteria).first(self._view()) is not None
 
-    def wait_for(self, timeout: float | None = None, **criteria: Any) -> Element:
+    def wait_for(self, timeout: float | None = None, **criteria: Unpack[Criteria]) -> Element:
         """The first element matching the criteria, waiting up to `timeout` seconds (default the
         mirror's) for one to appear. Raises WaitTimeout with the nearest candidates and the tree."""
         selector = Selector.of(criteria)
@@ -237,21 +242,24 @@ class Mirror:
         assert entry is not None  # _until returns only a truthy result
         return Element(self, entry.ref)
 
-    def wait_gone(self, timeout: float | None = None, **criteria: Any) -> None:
+    def wait_gone(self, timeout: float | None = None, **criteria: Unpack[Criteria]) -> None:
         """Wait up to `timeout` seconds until no element matches the criteria."""
         selector = Selector.of(criteria)
         timeout = self.timeout if timeout is None else check_timeout("timeout", timeout)
         self._until(lambda view: selector.first(view) is None, timeout, f"waiting for {selector.describe()} to go", selector)
 
-    def wait_until(self, condition: Callable[[View], Any], timeout: float | None = None, what: str = "a condition") -> Any:
+    def wait_until(self, condition: Callable[[View], T | None], timeout: float | None = None,
+                   what: str = "a condition") -> T:
         """Wait up to `timeout` seconds until `condition(view)` is truthy, the replica kept current
-        meanwhile (events, frames, the poll, the probes); returns what it returned."""
+        meanwhile (events, frames, the poll, the probes); returns what it returned (never None)."""
         timeout = self.timeout if timeout is None else check_timeout("timeout", timeout)
-        return self._until(condition, timeout, f"waiting for {what}")
+        result = self._until(condition, timeout, f"waiting for {what}")
+        assert result is not None  # _until returns only a truthy result
+        return result
 
     # --- actions ---------------------------------------------------------------------------------
 
-    def tap(self, element: Element | None = None, **criteria: Any) -> Ack:
+    def tap(self, element: Element | None = None, **criteria: Unpack[Criteria]) -> Ack:
         """Tap the centre of an element, or of the first match of the criteria."""
         x, y = self._center(self._target(element, criteria))
         return self._input(lambda: self.backend.input.tap(x, y))
@@ -261,7 +269,7 @@ class Mirror:
         x, y = check_number("x", x), check_number("y", y)
         return self._input(lambda: self.backend.input.tap(x / self.scale, y / self.scale))
 
-    def long_press(self, element: Element | None = None, hold: float = 0.6, **criteria: Any) -> Ack:
+    def long_press(self, element: Element | None = None, hold: float = 0.6, **criteria: Unpack[Criteria]) -> Ack:
         """Press the centre of an element, or of the first match of the criteria, for `hold` seconds."""
         hold = check_timeout("hold", hold)
         x, y = self._center(self._target(element, criteria))
@@ -279,7 +287,8 @@ class Mirror:
         return self._input(lambda: self.backend.input.swipe(x1 / s, y1 / s, x2 / s, y2 / s, duration, release))
 
     def swipe_within(
-        self, element: Element, direction: str, *, distance: float = 0.6, duration: float = 0.3, resting: bool = False
+        self, element: Element, direction: Direction, *, distance: float = 0.6, duration: float = 0.3,
+        resting: bool = False,
     ) -> Ack:
         """Swipe the finger `direction` across `distance` of the element's size, centred in it."""
         if direction not in DIRECTIONS:
@@ -294,10 +303,10 @@ class Mirror:
 
     def scroll_until(
         self,
-        direction: str = "down",
+        direction: Direction = "down",
         max_swipes: int = 10,
         container: Element | None = None,
-        **criteria: Any,
+        **criteria: Unpack[Criteria],
     ) -> Element:
         """Scroll (`direction` the content's: down shows what is below) until an element matches.
 
@@ -305,7 +314,7 @@ class Mirror:
         when the container says it cannot scroll further. Raises WaitTimeout when nothing matched.
         """
         selector = Selector.of(criteria)
-        finger = {"down": "up", "up": "down", "right": "left", "left": "right"}.get(direction)
+        finger = OPPOSITE.get(direction)
         if finger is None:
             raise InvalidSelector(f"direction must be one of up, down, left, right, not {direction!r}")
         for attempt in range(max_swipes + 1):
@@ -326,7 +335,8 @@ class Mirror:
             tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS),
         )
 
-    def type_text(self, text: str, element: Element | None = None, method: str = "auto", **criteria: Any) -> Ack:
+    def type_text(self, text: str, element: Element | None = None, method: TextMethod = "auto",
+                  **criteria: Unpack[FieldCriteria]) -> Ack:
         """Set text in an element (tapped first when it is not focused), or in the focused node.
 
         `method` is the agent's: auto (direct where the node allows it, else key events, else the
@@ -349,7 +359,7 @@ class Mirror:
         code = key_code(key)
         return self._input(lambda: self.backend.input.key(code, meta))
 
-    def screenshot(self, path: str | Path | None = None, format: str = "png") -> Screenshot:
+    def screenshot(self, path: str | Path | None = None, format: ImageFormat = "png") -> Screenshot:
         """A screenshot from the agent, upright; written to `path` as well when one is given."""
         shot = self.backend.frames.screenshot(format)
         if path is not None:
@@ -614,7 +624,7 @@ class Mirror:
             log.warning("the platform did not accept the input (%s path)", ack.path)
         return ack
 
-    def _target(self, element: Element | None, criteria: dict[str, Any]) -> Element:
+    def _target(self, element: Element | None, criteria: Mapping[str, Any]) -> Element:
         if element is not None and criteria:
             raise InvalidSelector("give an element or selector criteria, not both")
         if element is None:
@@ -645,7 +655,7 @@ class Mirror:
         return Element(self, best.ref) if best is not None else None
 
 
-def _can_scroll(entry: Entry, direction: str) -> bool:
+def _can_scroll(entry: Entry, direction: Direction) -> bool:
     scroll = entry.node.scroll
     if scroll is None:
         return True  # the toolkit does not say: try

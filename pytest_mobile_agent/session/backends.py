@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
 # the agent's own event classes, re-exported (the `as` form): one class per concept across the layers
 from pytest_mobile_agent.agent.protocol import Disconnection as Disconnection
@@ -25,6 +25,11 @@ from pytest_mobile_agent.agent.protocol import Resynced as Resynced
 
 Bounds = tuple[int, int, int, int]
 """left, top, right, bottom in physical pixels."""
+TextMethod = Literal["auto", "direct", "keys", "clipboard"]
+"""How the agent enters text (docs/protocol.md `text`): `auto` sets it directly where the node
+allows it, else sends key events, else pastes it through the clipboard."""
+ImageFormat = Literal["png", "jpeg"]
+"""A screenshot's encoding."""
 
 
 class ReadReason(enum.Enum):
@@ -293,7 +298,7 @@ class InputBackend(Protocol):
 
     def key(self, code: int, meta: int = 0) -> Ack: ...
 
-    def text(self, text: str, node: int | None = None, method: str = "auto") -> Ack: ...
+    def text(self, text: str, node: int | None = None, method: TextMethod = "auto") -> Ack: ...
 
 
 @runtime_checkable
@@ -311,7 +316,7 @@ class FrameBackend(Protocol):
         """A kept frame (the latest by default) turned upright, scaled and encoded as JPEG."""
         ...
 
-    def screenshot(self, format: str = "png") -> Screenshot:
+    def screenshot(self, format: ImageFormat = "png") -> Screenshot:
         """A screenshot from the agent, upright in every display orientation."""
         ...
 

@@ -32,7 +32,7 @@ from PIL import Image
 
 from pytest_mobile_agent.emulator.frame import Frame, FrameHasher
 from pytest_mobile_agent.errors import InvalidArgument, MobileAgentError, ProtocolError
-from pytest_mobile_agent.session.backends import FrameEvent, Screenshot
+from pytest_mobile_agent.session.backends import FrameEvent, ImageFormat, Screenshot
 from pytest_mobile_agent.session.tree import Requester
 
 log = logging.getLogger("pytest_mobile_agent.session")
@@ -174,7 +174,7 @@ class FrameSource:
         image.save(out, format="JPEG", quality=quality)
         return out.getvalue()
 
-    def screenshot(self, format: str = "png") -> Screenshot:
+    def screenshot(self, format: ImageFormat = "png") -> Screenshot:
         if format not in ("png", "jpeg"):
             raise InvalidArgument(f"a screenshot's format is png or jpeg, not {format!r}")
         result = self._connection.request("screenshot", {"format": format}, SCREENSHOT_TIMEOUT)

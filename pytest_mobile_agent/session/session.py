@@ -16,7 +16,13 @@ from collections.abc import Callable
 from pytest_mobile_agent.agent.deploy import Attached, DeviceLike, Reused
 from pytest_mobile_agent.emulator.controller import Controller
 from pytest_mobile_agent.errors import MobileAgentError
-from pytest_mobile_agent.session.backends import Backend, Disconnection, Screenshot, SessionEvent
+from pytest_mobile_agent.session.backends import (
+    Backend,
+    Disconnection,
+    ImageFormat,
+    Screenshot,
+    SessionEvent,
+)
 from pytest_mobile_agent.session.events import EventStream
 from pytest_mobile_agent.session.frames import FrameSource
 from pytest_mobile_agent.session.input import InputCounts, InputRouter
@@ -134,7 +140,7 @@ class Session:
             self._taken = True
         return Backend(tree=self.tree, events=self.events, input=self.input, frames=self.frames, scale=self.scale)
 
-    def screenshot(self, format: str = "png") -> Screenshot:
+    def screenshot(self, format: ImageFormat = "png") -> Screenshot:
         """A screenshot from the agent, upright in every display orientation."""
         return self.frames.screenshot(format)
 
