@@ -33,7 +33,8 @@ class DeviceShell(Protocol):
 
     def shell(self, cmd: str | Iterable[str]) -> ShellOutput: ...
 
-    def transport(self, service: str, *, deadline: float | None = None, total: float | None = None) -> AdbConnection: ...
+    def transport(self, service: str, *, deadline: float | None = None,
+                  total: float | None = None) -> AdbConnection: ...
 
 
 @dataclass(frozen=True)

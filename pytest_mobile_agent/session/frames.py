@@ -1,8 +1,8 @@
 """Frames, with a controller only, and screenshots from the agent.
 
 A daemon thread subscribes to 540-pixel-wide RGB888 frames (the emulator's `Frame`) and puts each
-on the event stream as a FrameEvent whose hash leaves the top 6 % of rows out (the status bar, whose clock changes on its own).
-Its times are the host's clock when it arrived (`received_at`, stamped by the stream's reader as
+on the event stream as a FrameEvent whose hash leaves the top 6 % of rows out (the status bar,
+whose clock changes on its own). Its times are the host's clock when it arrived (`received_at`, stamped by the stream's reader as
 it came off the wire) and when the latest change arrived (`changed_at`: quiet is decided on these);
 its capture time estimates when the emulator drew it: the arrival minus the lag its timestamp
 shows beyond the smallest lag seen so far (which is the clocks' skew, as far as the host can tell),
