@@ -5,8 +5,9 @@ The adb binary is never spawned. See docs/architecture.md ("adb") for the API.
 
 from __future__ import annotations
 
+from pytest_mobile_agent.adb.address import address_from_env
 from pytest_mobile_agent.adb.device import AdbStream, Device, ForwardRule
-from pytest_mobile_agent.adb.server import AdbServer, address_from_env
+from pytest_mobile_agent.adb.server import AdbServer
 from pytest_mobile_agent.adb.shell import ShellOutput, ShellStream, join, quote
 from pytest_mobile_agent.adb.targets import DeviceEntry, Target, advice_for, parse_devices_l
 

@@ -29,7 +29,7 @@ log = logging.getLogger("pytest_mobile_agent.adb")
 NO_REASON = "FAIL without a reason (is the serial right? `adb devices` lists the targets)"
 
 
-class Connection:
+class AdbConnection:
     """A socket to the adb server (and, after a transport is chosen, to a service on adbd)."""
 
     def __init__(self, sock: socket.socket, address: str, io_timeout: float) -> None:
@@ -42,7 +42,7 @@ class Connection:
     @classmethod
     def open(
         cls, host: str, port: int, *, connect_timeout: float, io_timeout: float, deadline: float | None = None
-    ) -> Connection:
+    ) -> AdbConnection:
         address = f"{host}:{port}"
         timeout = connect_timeout if deadline is None else max(0.001, min(connect_timeout, deadline - time.monotonic()))
         try:
@@ -60,14 +60,14 @@ class Connection:
 
     # --- raw io -------------------------------------------------------------------------------
 
-    def bound(self, total: float) -> Connection:
+    def bound(self, total: float) -> AdbConnection:
         """Every read and write from now on also ends by `total` seconds from now, whatever a peer
         that trickles its reply does to the per-read timeout (a call's total deadline)."""
         self._call_deadline = time.monotonic() + total
         self._call_total = total
         return self
 
-    def unbound(self) -> Connection:
+    def unbound(self) -> AdbConnection:
         """Back to the per-read timeout alone: a stream's reads after its call's set-up."""
         self._call_deadline = self._call_total = None
         return self
@@ -166,7 +166,7 @@ class Connection:
         with contextlib.suppress(OSError):
             self.sock.close()
 
-    def __enter__(self) -> Connection:
+    def __enter__(self) -> AdbConnection:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -17,10 +17,10 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pytest_mobile_agent.adb import packages
-from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.adb.connection import AdbConnection
 from pytest_mobile_agent.adb.serials import check_serial
 from pytest_mobile_agent.adb.shell import (
     PersistentShell,
@@ -37,6 +37,7 @@ from pytest_mobile_agent.adb.sync import (
     default_mtime,
     send_spec,
 )
+from pytest_mobile_agent.adb.targets import DeviceEntry
 from pytest_mobile_agent.arguments import check_deadline, check_text
 from pytest_mobile_agent.errors import (
     Closed,
@@ -45,9 +46,6 @@ from pytest_mobile_agent.errors import (
     PackageManagerError,
     ProtocolError,
 )
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.adb.server import AdbServer
 
 log = logging.getLogger("pytest_mobile_agent.adb")
 
@@ -92,7 +90,7 @@ def _check_spec(name: str, value: str) -> None:
 class AdbStream:
     """A raw byte stream to a service on the device (an abstract socket, a tcp port, ...)."""
 
-    def __init__(self, conn: Connection, service: str) -> None:
+    def __init__(self, conn: AdbConnection, service: str) -> None:
         self._conn = conn
         self.service = service
 
@@ -137,10 +135,26 @@ class AdbStream:
         self.close()
 
 
+class ServerLink(Protocol):
+    """What a Device needs of its adb server (`AdbServer` is one): connections and the listing."""
+
+    @property
+    def address(self) -> str: ...
+
+    @property
+    def io_timeout(self) -> float: ...
+
+    def connect(self, *, deadline: float | None = None) -> AdbConnection: ...
+
+    def call(self) -> AdbConnection: ...
+
+    def devices(self) -> list[DeviceEntry]: ...
+
+
 class Device:
     """A target on an adb server, named by its serial."""
 
-    def __init__(self, server: AdbServer, serial: str) -> None:
+    def __init__(self, server: ServerLink, serial: str) -> None:
         self.server = server
         self.serial = check_serial(serial)
         self._listed = False  # confirmed on the server's listing, before the first host-serial: request
@@ -150,7 +164,7 @@ class Device:
 
     # --- connections -----------------------------------------------------------------------------
 
-    def _transport(self, service: str, *, deadline: float | None = None, total: float | None = None) -> Connection:
+    def _transport(self, service: str, *, deadline: float | None = None, total: float | None = None) -> AdbConnection:
         """A connection switched to this device with `service` opened on it (its OKAY read)."""
         conn = self.server.connect(deadline=deadline) if deadline is not None else self.server.call()
         try:
@@ -164,7 +178,7 @@ class Device:
             raise
         return conn.unbound()  # the set-up had its call's total deadline; the stream has its own
 
-    def transport(self, service: str, *, deadline: float | None = None, total: float | None = None) -> Connection:
+    def transport(self, service: str, *, deadline: float | None = None, total: float | None = None) -> AdbConnection:
         """A raw connection to a device service (`exec:CMD`, `sync:`), its OKAY read."""
         return self._transport(service, deadline=deadline, total=total)
 
@@ -235,7 +249,7 @@ class Device:
         with path.open("rb") as source, self._sync() as conn:
             Pusher(conn, remote, spec).push_file(source, int(path.stat().st_mtime))
 
-    def _sync(self) -> Connection:
+    def _sync(self) -> AdbConnection:
         return self._transport("sync:")
 
     # --- pull, stat, listdir ---------------------------------------------------------------------
@@ -285,7 +299,7 @@ class Device:
 
     # --- forward (host side) ---------------------------------------------------------------------
 
-    def _host_serial(self, command: str) -> Connection:
+    def _host_serial(self, command: str) -> AdbConnection:
         self._confirm_listed()
         conn = self.server.call()
         request = f"host-serial:{self.serial}:{command}"

@@ -12,21 +12,29 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pytest_mobile_agent.adb import wire
-from pytest_mobile_agent.adb.shell import join
+from pytest_mobile_agent.adb.connection import AdbConnection
+from pytest_mobile_agent.adb.shell import ShellOutput, join
 from pytest_mobile_agent.errors import InvalidArgument, PackageManagerError, ProtocolError
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.adb.device import Device
 
 INSTALL_TIMEOUT = 300.0  # an install dex-optimizes the app on the device: minutes for a big one
 _PACKAGE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$")
 _FAILURE_RE = re.compile(r"Failure \[([A-Z0-9_]+)(?::\s*(.*?))?\]\s*$", re.S)
 _EXCEPTION_RE = re.compile(r"^(?:[a-z]+\.)+([A-Za-z]*Exception): (.*)$", re.M)
 _MAX_REPLY = 1 << 20
+
+
+class DeviceShell(Protocol):
+    """What the package manager's calls need of a device (`adb.Device` is one)."""
+
+    def shell(self, cmd: str | Iterable[str]) -> ShellOutput: ...
+
+    def transport(self, service: str, *, deadline: float | None = None,
+                  total: float | None = None) -> AdbConnection: ...
 
 
 @dataclass(frozen=True)
@@ -41,7 +49,7 @@ def check_package(package: str) -> str:
     return package
 
 
-def install(device: Device, data: bytes, *, replace: bool = True, grant: bool = False, downgrade: bool = False,
+def install(device: DeviceShell, data: bytes, *, replace: bool = True, grant: bool = False, downgrade: bool = False,
             test: bool = True, timeout: float = INSTALL_TIMEOUT) -> None:
     """Stream `data` (an APK) into the package manager; PackageManagerError with its code."""
     flags = ["-r"] + (["-g"] if grant else []) + (["-d"] if downgrade else []) + (["-t"] if test else [])
@@ -76,18 +84,18 @@ def _failure(operation: str, text: str) -> PackageManagerError:
     return PackageManagerError(operation, text.splitlines()[-1].strip())
 
 
-def uninstall(device: Device, package: str, *, keep_data: bool = False) -> None:
+def uninstall(device: DeviceShell, package: str, *, keep_data: bool = False) -> None:
     output = device.shell(["pm", "uninstall", *(["-k"] if keep_data else []), check_package(package)]).text().strip()
     if output.splitlines()[-1:] != ["Success"]:
         raise _failure(f"uninstall {package}", output)
 
 
-def is_installed(device: Device, package: str) -> bool:
+def is_installed(device: DeviceShell, package: str) -> bool:
     output = device.shell(["pm", "path", check_package(package)])
     return output.exit_code == 0 and output.text().startswith("package:")
 
 
-def apk_path(device: Device, package: str) -> str | None:
+def apk_path(device: DeviceShell, package: str) -> str | None:
     """The installed base APK's path (`pm path`), or None."""
     output = device.shell(["pm", "path", check_package(package)])
     for line in output.text().splitlines():
@@ -96,7 +104,7 @@ def apk_path(device: Device, package: str) -> str | None:
     return None
 
 
-def package_version(device: Device, package: str) -> PackageVersion | None:
+def package_version(device: DeviceShell, package: str) -> PackageVersion | None:
     """versionCode and versionName of an installed package (`dumpsys package`), else None."""
     text = device.shell(["dumpsys", "package", check_package(package)]).text()
     block = text.split(f"Package [{package}]", 1)
@@ -109,7 +117,7 @@ def package_version(device: Device, package: str) -> PackageVersion | None:
     return PackageVersion(int(code[1]), None if name is None or name[1] == "null" else name[1])
 
 
-def apk_sha256(device: Device, package: str) -> str | None:
+def apk_sha256(device: DeviceShell, package: str) -> str | None:
     """The SHA-256 of the installed base APK (toybox's sha256sum on the device), or None."""
     path = apk_path(device, package)
     if path is None:
@@ -119,18 +127,18 @@ def apk_sha256(device: Device, package: str) -> str | None:
     return digest if output.exit_code == 0 and re.fullmatch(r"[0-9a-f]{64}", digest) else None
 
 
-def clear(device: Device, package: str) -> None:
+def clear(device: DeviceShell, package: str) -> None:
     output = device.shell(["pm", "clear", check_package(package)])
     if output.text().strip() != "Success":
         raise PackageManagerError(f"clear {package}", (output.text() or output.stderr.decode(errors="replace")).strip() or "Failed")
 
 
-def grant(device: Device, package: str, permission: str, *, revoke: bool = False) -> None:
+def grant(device: DeviceShell, package: str, permission: str, *, revoke: bool = False) -> None:
     verb = "revoke" if revoke else "grant"
     output = device.shell(["pm", verb, check_package(package), permission])
     if output.exit_code != 0:
         raise _failure(f"{verb} {permission} to {package}", output.text() + output.stderr.decode("utf-8", "replace"))
 
 
-def force_stop(device: Device, package: str) -> None:
+def force_stop(device: DeviceShell, package: str) -> None:
     device.shell(["am", "force-stop", check_package(package)])

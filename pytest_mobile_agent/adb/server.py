@@ -1,8 +1,8 @@
 """The local adb server: its address, host services, and target discovery.
 
 The address is 127.0.0.1:5037, or the port in ANDROID_ADB_SERVER_PORT, or the `tcp:HOST:PORT` in
-ADB_SERVER_SOCKET (explicit arguments win over both). One connection per request, a 2 s connect
-deadline and a 10 s read/write deadline. The adb binary is never spawned: when nothing listens, the
+ADB_SERVER_SOCKET (explicit arguments win over both: `adb/address.py`). One connection per request,
+a 2 s connect deadline and a 10 s read/write deadline. The adb binary is never spawned: when nothing listens, the
 error names the address and says to run `adb start-server`.
 """
 
@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import time
-from collections.abc import Mapping
 
-from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.adb.address import address_from_env
+from pytest_mobile_agent.adb.connection import AdbConnection
 from pytest_mobile_agent.adb.device import Device
 from pytest_mobile_agent.adb.targets import (
     DeviceEntry,
@@ -24,49 +23,15 @@ from pytest_mobile_agent.adb.targets import (
     parse_devices_l,
     target_from,
 )
-from pytest_mobile_agent.errors import AdbError, MobileAgentError, ProtocolError
+from pytest_mobile_agent.errors import MobileAgentError, ProtocolError
 
 log = logging.getLogger("pytest_mobile_agent.adb")
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 5037
 CONNECT_TIMEOUT = 2.0
 IO_TIMEOUT = 10.0
 CALL_TIMEOUT = 30.0
 """Seconds a host request (version, devices, a forward, a transport switch) may take in all: a
 peer that sends a byte now and then keeps each read inside `io_timeout`, never the whole call."""
-
-
-def address_from_env(env: Mapping[str, str] | None = None) -> tuple[str, int]:
-    """(host, port) from ADB_SERVER_SOCKET, else ANDROID_ADB_SERVER_PORT, else the default."""
-    env = os.environ if env is None else env
-    socket_spec = env.get("ADB_SERVER_SOCKET", "").strip()
-    if socket_spec:
-        return parse_server_socket(socket_spec)
-    port_text = env.get("ANDROID_ADB_SERVER_PORT", "").strip()
-    if port_text:
-        return DEFAULT_HOST, _parse_port(port_text, "ANDROID_ADB_SERVER_PORT")
-    return DEFAULT_HOST, DEFAULT_PORT
-
-
-def parse_server_socket(spec: str, source: str = "ADB_SERVER_SOCKET") -> tuple[str, int]:
-    """`tcp:HOST:PORT` or `tcp:PORT` (HOST 127.0.0.1; `localhost` and `*` as 127.0.0.1) as (host, port)."""
-    if not spec.startswith("tcp:"):
-        raise AdbError(f"{source}={spec!r} is not supported: use tcp:HOST:PORT or tcp:PORT")
-    rest = spec[4:]
-    host, sep, port_text = rest.rpartition(":")
-    if not sep:
-        host, port_text = DEFAULT_HOST, rest
-    host = host.strip("[]") or DEFAULT_HOST
-    if host in ("localhost", "*"):
-        host = DEFAULT_HOST
-    return host, _parse_port(port_text, source)
-
-
-def _parse_port(text: str, source: str) -> int:
-    if not (text.isascii() and text.isdigit()) or not 0 < int(text) < 65536:
-        raise AdbError(f"{source} names no valid port: {text!r}")
-    return int(text)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,12 +57,12 @@ class AdbServer:
     def with_io_timeout(self, io_timeout: float) -> AdbServer:
         return dataclasses.replace(self, io_timeout=io_timeout)
 
-    def connect(self, *, deadline: float | None = None) -> Connection:
+    def connect(self, *, deadline: float | None = None) -> AdbConnection:
         assert self.host is not None and self.port is not None
-        return Connection.open(self.host, self.port, connect_timeout=self.connect_timeout,
+        return AdbConnection.open(self.host, self.port, connect_timeout=self.connect_timeout,
                                io_timeout=self.io_timeout, deadline=deadline)
 
-    def call(self) -> Connection:
+    def call(self) -> AdbConnection:
         """A connection for one host request: its reads and writes end within `call_timeout` in all."""
         return self.connect(deadline=time.monotonic() + self.call_timeout).bound(self.call_timeout)
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from pytest_mobile_agent.adb import wire
-from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.adb.connection import AdbConnection
 from pytest_mobile_agent.arguments import check_text
 from pytest_mobile_agent.errors import Closed, InvalidArgument, OutputLimit, ProtocolError, Timeout
 
@@ -76,7 +76,7 @@ def _exit_code(data: bytes) -> int:
 class ShellStream:
     """A running command over shell v2. Reads take a timeout (seconds) or the connection's io timeout."""
 
-    def __init__(self, conn: Connection, command: str) -> None:
+    def __init__(self, conn: AdbConnection, command: str) -> None:
         self._conn = conn
         self._command = command
         self._decoder = wire.ShellPacketDecoder()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from pytest_mobile_agent.adb import wire
-from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.adb.connection import AdbConnection
 from pytest_mobile_agent.arguments import check_text
 from pytest_mobile_agent.errors import Closed, InvalidArgument, ProtocolError, SyncFailure
 
@@ -37,7 +37,7 @@ def send_spec(remote: str, mode: int) -> bytes:
 class Pusher:
     """Writes one file through a connection already switched to `sync:`."""
 
-    def __init__(self, conn: Connection, remote: str, spec: bytes) -> None:
+    def __init__(self, conn: AdbConnection, remote: str, spec: bytes) -> None:
         self.conn = conn
         self.remote = remote
         self.operation = f"push {remote}"
@@ -161,7 +161,7 @@ def check_path(remote: str) -> bytes:
 class SyncReader:
     """Reads through a connection already switched to `sync:`: stat, list, and a file's bytes."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: AdbConnection) -> None:
         self.conn = conn
 
     def stat(self, remote: str) -> RemoteStat:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pytest_mobile_agent.adb.address import parse_server_socket
 from pytest_mobile_agent.errors import MobileAgentError
 
 ONLINE = "device"
@@ -262,8 +263,6 @@ def parse_target_name(item: str) -> TargetName:
     server, slash, serial = item.partition("/")
     if not slash or not serial:
         raise ValueError(f"{item!r} names no serial: write tcp:HOST:PORT/SERIAL")
-    from pytest_mobile_agent.adb.server import parse_server_socket
-
     try:
         host, port = parse_server_socket(server, source="the adb server")
     except MobileAgentError as exc:

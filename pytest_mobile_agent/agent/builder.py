@@ -30,7 +30,7 @@ from pathlib import Path
 
 import filelock
 
-from pytest_mobile_agent.agent.jar import AgentJar
+from pytest_mobile_agent.agent.jarformat import check_format
 from pytest_mobile_agent.errors import AgentBuildError, InvalidJar
 from pytest_mobile_agent.userfiles import private_dir, user_cache_dir
 
@@ -314,7 +314,7 @@ def build_jar(sources: AgentSources, sdk: Sdk, jdk: Jdk, output: Path, *, announ
         _run([str(sdk.d8), *spec.d8_flags, "--min-api", str(spec.min_api), "--lib", jar, "--output", str(dexed),
               str(classes_jar)], jdk, "d8")
         try:
-            AgentJar.from_path(dexed)
+            check_format(dexed.read_bytes(), str(dexed))
         except (InvalidJar, OSError) as exc:
             raise AgentBuildError(f"d8 did not write an agent jar: {exc}") from None
         private_dir(output.parent)

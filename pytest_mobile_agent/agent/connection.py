@@ -34,12 +34,12 @@ from pytest_mobile_agent.agent.protocol import (
     Disconnection,
     Established,
     Hello,
+    HostEvent,
     HostSession,
     OutOfSync,
     ProtocolEvent,
     Response,
     Resynced,
-    SessionEvent,
     State,
 )
 from pytest_mobile_agent.arguments import check_timeout
@@ -161,7 +161,7 @@ class Connection:
         self._selector: selectors.BaseSelector | None = None
         self._quick_ack = True
         # the events of close(), delivered by the reader after the batch it is delivering
-        self._last_events: list[SessionEvent] = []
+        self._last_events: list[HostEvent] = []
         self._last_events_lock = threading.Lock()
 
     # --- opening ------------------------------------------------------------------------------
@@ -430,7 +430,7 @@ class Connection:
             with contextlib.suppress(OSError):
                 raw.shutdown(socket.SHUT_RDWR)
 
-    def _dispatch(self, event: SessionEvent) -> None:
+    def _dispatch(self, event: HostEvent) -> None:
         if isinstance(event, Established):
             return
         if isinstance(event, Response):

@@ -26,16 +26,13 @@ from pathlib import Path
 
 import xxhash
 
+from pytest_mobile_agent.agent.jarformat import BUILD_ADVICE, DEX_ENTRY, DEX_MAGIC, check_format
 from pytest_mobile_agent.errors import InvalidJar, JarMissing
 
 JAR_ENV = "MOBILE_AGENT_JAR"
-BUILD_ADVICE = "python -m pytest_mobile_agent agent build (or, in a source tree, agent-android/build.sh)"
 VERSION_FILE = Path(__file__).with_name("VERSION")
-DEX_ENTRY = "classes.dex"
 VERSION_MARKER = b"mobile-agent-android "
 _VERSION_RE = re.compile(rb"mobile-agent-android ([0-9A-Za-z][0-9A-Za-z.+-]{0,40})")
-_ZIP_MAGIC = b"PK\x03\x04"
-_DEX_MAGIC = b"dex\n"
 _STAND_IN_TIME = (1980, 1, 1, 0, 0, 0)
 
 
@@ -47,26 +44,6 @@ def expected_version() -> str:
 def build_of(data: bytes) -> str:
     """The first 12 hex digits of the XXH3-64 digest (seed 0) of `data`, big-endian."""
     return xxhash.xxh3_64(data).hexdigest()[:12]
-
-
-def _check_format(data: bytes, where: str) -> None:
-    if data.startswith(_DEX_MAGIC):
-        return
-    if not data.startswith(_ZIP_MAGIC):
-        raise InvalidJar(
-            f"{where} is not an agent jar: a jar is a zip (starting with PK\\x03\\x04) or a bare dex, "
-            f"and this file starts with {data[:4]!r}",
-            advice=f"Rebuild it with {BUILD_ADVICE}, or point MOBILE_AGENT_JAR at the built jar",
-        )
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            archive.read(DEX_ENTRY)  # reading it checks its CRC: a corrupt entry is no jar
-    except KeyError:
-        raise InvalidJar(f"{where} is a zip without {DEX_ENTRY}, so app_process cannot start it",
-                         advice=f"Rebuild it with {BUILD_ADVICE}") from None
-    except (zipfile.BadZipFile, EOFError, zlib.error, ValueError, NotImplementedError) as exc:
-        raise InvalidJar(f"{where} is not a readable zip ({exc or type(exc).__name__})",
-                         advice=f"Rebuild it with {BUILD_ADVICE}") from None
 
 
 @dataclass(frozen=True)
@@ -81,7 +58,7 @@ class AgentJar:
     @classmethod
     def from_bytes(cls, data: bytes, *, version: str | None = None, path: Path | None = None) -> AgentJar:
         """A jar (zip with classes.dex) or a bare dex; InvalidJar for anything else."""
-        _check_format(data, str(path) if path else "the agent jar")
+        check_format(data, str(path) if path else "the agent jar")
         return cls(data=bytes(data), version=version or expected_version(), build=build_of(data), path=path)
 
     @classmethod
@@ -117,7 +94,7 @@ class AgentJar:
 
     def dex(self) -> bytes:
         """The classes.dex the jar holds (a bare dex is its own)."""
-        if self.data.startswith(_DEX_MAGIC):
+        if self.data.startswith(DEX_MAGIC):
             return self.data
         with zipfile.ZipFile(io.BytesIO(self.data)) as archive:
             return archive.read(DEX_ENTRY)
@@ -156,7 +133,7 @@ def rewrite_dex(dex: bytes, old: bytes, new: bytes) -> bytes:
     if old not in dex:
         raise ValueError(f"the dex does not contain {old!r}")
     data = bytearray(dex.replace(old, new))
-    if data[:4] == _DEX_MAGIC and len(data) >= 32:
+    if data[:4] == DEX_MAGIC and len(data) >= 32:
         data[12:32] = hashlib.sha1(bytes(data[32:])).digest()
         data[8:12] = struct.pack("<I", zlib.adler32(bytes(data[12:])))
     return bytes(data)
@@ -165,7 +142,7 @@ def rewrite_dex(dex: bytes, old: bytes, new: bytes) -> bytes:
 def stand_in_dex(version: str) -> bytes:
     """A classes.dex-like blob: the dex magic, the version string the agent's code carries, padding."""
     body = b"dev/mobileagent/agent/Main\x00" + VERSION_MARKER + version.encode("ascii") + b"\x00"
-    blob = _DEX_MAGIC + b"035\x00" + bytes(24) + body
+    blob = DEX_MAGIC + b"035\x00" + bytes(24) + body
     return blob + bytes(-len(blob) % 16)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from pytest_mobile_agent._version import __version__
 from pytest_mobile_agent.errors import (
     AgentError,
     ProtocolError,
@@ -29,7 +30,7 @@ log = logging.getLogger("pytest_mobile_agent.agent")
 MAX_FRAME = 16 * 1024 * 1024
 PROTOCOLS: tuple[int, ...] = (1,)
 AGENT_NAME = "mobile-agent-android"
-HOST_NAME = "pytest-mobile-agent 0.1.0"
+HOST_NAME = f"pytest-mobile-agent {__version__}"
 
 LIVENESS_TIMEOUT = 3.0  # an agent silent this long is dead
 PING_INTERVAL = 1.0  # the host pings after this long without sending anything
@@ -326,10 +327,27 @@ class Response:
 
 @dataclass(frozen=True)
 class ProtocolEvent:
+    """An agent event (`window_changed`, `windows_changed`) and the host time it arrived. The one
+    class for it: the connection hands it to its sink, and the session's stream passes it on."""
+
     seq: int
     name: str
     data: dict[str, Any]
     received_at: float
+
+    @property
+    def window(self) -> int | None:
+        """The window a `window_changed` names (an integer, else None)."""
+        value = self.data.get("window")
+        return value if isinstance(value, int) else None
+
+    @property
+    def windows(self) -> tuple[int, ...]:
+        """The windows a `windows_changed` names (its integers only)."""
+        value = self.data.get("windows")
+        if isinstance(value, list):
+            return tuple(v for v in value if isinstance(v, int))
+        return ()
 
 
 @dataclass(frozen=True)
@@ -357,13 +375,20 @@ class Hint(str, Enum):
 
 @dataclass(frozen=True)
 class Disconnection:
-    """The connection is over; `reconnect_hint` says what to do about it."""
+    """The connection is over; `reconnect_hint` says what to do about it (a `Hint`'s text). An
+    event, the last one of a connection's stream; `errors.Disconnected` is the exception a call
+    on a disconnected connection raises."""
 
     reason: str
     reconnect_hint: str = Hint.REATTACH.value
 
+    def __post_init__(self) -> None:
+        if isinstance(self.reconnect_hint, Hint):  # the text, whatever str() of an Enum member says
+            object.__setattr__(self, "reconnect_hint", self.reconnect_hint.value)
 
-SessionEvent = Established | Response | ProtocolEvent | OutOfSync | Resynced | Disconnection
+
+HostEvent = Established | Response | ProtocolEvent | OutOfSync | Resynced | Disconnection
+"""What `HostSession.take_events` returns."""
 
 _CLOSING_HINTS = {
     "replaced": Hint.REPLACED.value,
@@ -411,7 +436,7 @@ class HostSession:
     failure: Exception | None = None
     _decoder: FrameDecoder = field(default_factory=FrameDecoder, repr=False)
     _outgoing: list[bytes] = field(default_factory=list, repr=False)
-    _events: list[SessionEvent] = field(default_factory=list, repr=False)
+    _events: list[HostEvent] = field(default_factory=list, repr=False)
     _next_id: int = 1
     _next_nonce: int = 1
     _last_sent: float = 0.0
@@ -483,7 +508,7 @@ class HostSession:
         self._outgoing.clear()
         return data
 
-    def take_events(self) -> list[SessionEvent]:
+    def take_events(self) -> list[HostEvent]:
         events, self._events = self._events, []
         return events
 

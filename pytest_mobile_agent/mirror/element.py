@@ -7,30 +7,72 @@ node is gone.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Protocol, TypeVar
 
-from pytest_mobile_agent.mirror.replica import Entry
+from pytest_mobile_agent.mirror.replica import Entry, View
 from pytest_mobile_agent.mirror.selectors import describe_entry
-from pytest_mobile_agent.session.backends import Ack, Bounds, Node, Window
+from pytest_mobile_agent.mirror.vocabulary import (
+    Criteria,
+    DescendantCriteria,
+    Direction,
+    FieldCriteria,
+    Unpack,
+)
+from pytest_mobile_agent.session.backends import Ack, Bounds, Node, TextMethod, Window
 
-if TYPE_CHECKING:
-    from pytest_mobile_agent.mirror.mirror import Mirror
+T = TypeVar("T")
+
+
+class ElementHost(Protocol):
+    """What an element needs of the screen it was found on (`Mirror` is the one): its replica by
+    ref, and the queries and actions an element offers on itself."""
+
+    def snapshot(self) -> View: ...
+
+    def entry(self, ref: int) -> Entry: ...
+
+    def lookup(self, ref: int, *, read: bool = True) -> Entry | None: ...
+
+    def find(self, **criteria: Unpack[Criteria]) -> Element: ...
+
+    def find_all(self, **criteria: Unpack[Criteria]) -> list[Element]: ...
+
+    def wait_for(self, timeout: float | None = None, **criteria: Unpack[Criteria]) -> Element: ...
+
+    def wait_until(self, condition: Callable[[View], T | None], timeout: float | None = None,
+                   what: str = "a condition") -> T: ...
+
+    def tap(self, element: Element | None = None, **criteria: Unpack[Criteria]) -> Ack: ...
+
+    def long_press(self, element: Element | None = None, hold: float = 0.6, **criteria: Unpack[Criteria]) -> Ack: ...
+
+    def type_text(self, text: str, element: Element | None = None, method: TextMethod = "auto",
+                  **criteria: Unpack[FieldCriteria]) -> Ack: ...
+
+    def swipe_within(self, element: Element, direction: Direction, *, distance: float = 0.6, duration: float = 0.3,
+                     resting: bool = False) -> Ack: ...
+
+    def scroll_until(self, direction: Direction = "down", max_swipes: int = 10, container: Element | None = None,
+                     **criteria: Unpack[Criteria]) -> Element: ...
+
+    def dump(self, within: Element | None = None, max_lines: int | None = None) -> str: ...
 
 
 class Element:
     """One node on the screen: `screen.find(text="Login").tap()`."""
 
-    __slots__ = ("_mirror", "ref")
+    __slots__ = ("_screen", "ref")
 
-    def __init__(self, mirror: Mirror, ref: int) -> None:
-        self._mirror = mirror
+    def __init__(self, screen: ElementHost, ref: int) -> None:
+        self._screen = screen
         self.ref = ref
 
     # --- what it is ------------------------------------------------------------------------------
 
     @property
     def entry(self) -> Entry:
-        return self._mirror._entry(self.ref)
+        return self._screen.entry(self.ref)
 
     @property
     def node(self) -> Node:
@@ -40,7 +82,7 @@ class Element:
     @property
     def exists(self) -> bool:
         """Whether the node is still in the replica (after bringing it up to date)."""
-        return self._mirror._find_entry(self.ref) is not None
+        return self._screen.lookup(self.ref) is not None
 
     @property
     def text(self) -> str | None:
@@ -112,63 +154,65 @@ class Element:
     @property
     def parent(self) -> Element | None:
         parent = self.entry.parent
-        return Element(self._mirror, parent) if parent is not None else None
+        return Element(self._screen, parent) if parent is not None else None
 
     @property
     def children(self) -> list[Element]:
-        view = self._mirror._view()
-        return [Element(self._mirror, e.ref) for e in view.children(self.entry)]
+        view = self._screen.snapshot()
+        return [Element(self._screen, e.ref) for e in view.children(self.entry)]
 
     # --- queries within ---------------------------------------------------------------------------
 
-    def find(self, **criteria: Any) -> Element:
+    def find(self, **criteria: Unpack[DescendantCriteria]) -> Element:
         """The first descendant matching the criteria (see `Mirror.find`)."""
-        return self._mirror.find(within=self, **criteria)
+        return self._screen.find(within=self, **criteria)
 
-    def find_all(self, **criteria: Any) -> list[Element]:
-        return self._mirror.find_all(within=self, **criteria)
+    def find_all(self, **criteria: Unpack[DescendantCriteria]) -> list[Element]:
+        return self._screen.find_all(within=self, **criteria)
 
-    def wait_for(self, timeout: float | None = None, **criteria: Any) -> Element:
-        return self._mirror.wait_for(timeout=timeout, within=self, **criteria)
+    def wait_for(self, timeout: float | None = None, **criteria: Unpack[DescendantCriteria]) -> Element:
+        return self._screen.wait_for(timeout=timeout, within=self, **criteria)
 
     def wait_gone(self, timeout: float | None = None) -> None:
         """Wait until this node is no longer on the screen."""
-        self._mirror.wait_until(lambda view: view.entry(self.ref) is None, timeout, f"@{self.ref} to go")
+        self._screen.wait_until(lambda view: view.entry(self.ref) is None, timeout, f"@{self.ref} to go")
 
     # --- actions ---------------------------------------------------------------------------------
 
     def tap(self) -> Ack:
-        return self._mirror.tap(self)
+        return self._screen.tap(self)
 
     def long_press(self, hold: float = 0.6) -> Ack:
-        return self._mirror.long_press(self, hold=hold)
+        return self._screen.long_press(self, hold=hold)
 
-    def type_text(self, text: str, method: str = "auto") -> Ack:
+    def type_text(self, text: str, method: TextMethod = "auto") -> Ack:
         """Focus the node (a tap, when it is not focused) and set its text; `method` as the agent's."""
-        return self._mirror.type_text(text, self, method=method)
+        return self._screen.type_text(text, self, method=method)
 
-    def swipe(self, direction: str = "up", distance: float = 0.6, duration: float = 0.3, resting: bool = False) -> Ack:
+    def swipe(self, direction: Direction = "up", distance: float = 0.6, duration: float = 0.3,
+              resting: bool = False) -> Ack:
         """Swipe inside the node: `direction` the finger's (up, down, left, right), `distance` a share
         of the node's size."""
-        return self._mirror.swipe_within(self, direction, distance=distance, duration=duration, resting=resting)
+        return self._screen.swipe_within(self, direction, distance=distance, duration=duration, resting=resting)
 
-    def scroll_until(self, direction: str = "down", max_swipes: int = 10, **criteria: Any) -> Element:
+    def scroll_until(self, direction: Direction = "down", max_swipes: int = 10,
+                     **criteria: Unpack[DescendantCriteria]) -> Element:
         """Scroll this container until a descendant matches the criteria."""
-        return self._mirror.scroll_until(direction=direction, max_swipes=max_swipes, container=self, **criteria)
+        return self._screen.scroll_until(direction=direction, max_swipes=max_swipes, container=self, **criteria)
 
     def dump(self) -> str:
-        return self._mirror.dump(self)
+        return self._screen.dump(self)
 
     # --- plumbing --------------------------------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Element) and other._mirror is self._mirror and other.ref == self.ref
+        return isinstance(other, Element) and other._screen is self._screen and other.ref == self.ref
 
     def __hash__(self) -> int:
-        return hash((id(self._mirror), self.ref))
+        return hash((id(self._screen), self.ref))
 
     def __repr__(self) -> str:
-        entry = self._mirror._find_entry(self.ref, refresh=False)
+        entry = self._screen.lookup(self.ref, read=False)
         if entry is None:
             return f"<Element @{self.ref} (gone)>"
         return f"<Element {describe_entry(entry)}>"

@@ -36,11 +36,11 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from pytest_mobile_agent.arguments import check_number, check_timeout, check_unicode
-from pytest_mobile_agent.errors import Disconnected as DisconnectedError
 from pytest_mobile_agent.errors import (
+    Disconnected,
     InvalidArgument,
     InvalidSelector,
     MobileAgentError,
@@ -55,13 +55,15 @@ from pytest_mobile_agent.mirror.keys import key_code
 from pytest_mobile_agent.mirror.replica import Entry, Replica, View
 from pytest_mobile_agent.mirror.selectors import Selector, describe_entry, nearest
 from pytest_mobile_agent.mirror.unique import Locator, unique_locator
+from pytest_mobile_agent.mirror.vocabulary import Criteria, Direction, FieldCriteria, Unpack
 from pytest_mobile_agent.session.backends import (
     Ack,
     Backend,
     Bounds,
-    Disconnected,
+    Disconnection,
     EventsLost,
-    Frame,
+    FrameEvent,
+    ImageFormat,
     OutOfSync,
     ProtocolEvent,
     ReadReason,
@@ -69,6 +71,7 @@ from pytest_mobile_agent.session.backends import (
     Resynced,
     Screenshot,
     SessionEvent,
+    TextMethod,
 )
 
 log = logging.getLogger("pytest_mobile_agent.mirror")
@@ -85,7 +88,9 @@ _PRIORITY = {
     ReadReason.RESYNC: 5,
     ReadReason.ACTION: 6,
 }
-DIRECTIONS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
+DIRECTIONS: dict[Direction, tuple[int, int]] = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
+assert set(DIRECTIONS) == set(get_args(Direction))
+OPPOSITE: dict[Direction, Direction] = {"down": "up", "up": "down", "right": "left", "left": "right"}
 DUMP_LINES_IN_ERRORS = 80
 SCROLL_QUIET = 0.15
 FRAME_QUIET = 0.1
@@ -140,7 +145,7 @@ class Mirror:
         self._frame_change_at = float("-inf")  # the latest frame change, by its arrival
         self._burst_since: float | None = None  # the first frame change no fresh read has seen
         self._controller_input_at: float | None = None  # a controller gesture's end, not read since
-        self.disconnection: Disconnected | None = None
+        self.disconnection: Disconnection | None = None
         self.reads = 0
         self.probes = 0
         self.events_seen = 0
@@ -186,7 +191,7 @@ class Mirror:
             return False
         return True
 
-    def wait_disconnected(self, timeout: float = 5.0) -> Disconnected:
+    def wait_disconnected(self, timeout: float = 5.0) -> Disconnection:
         """Wait until the agent connection is reported gone (a killed agent: at once)."""
         deadline = self._clock() + timeout
         while self.disconnection is None:
@@ -198,7 +203,7 @@ class Mirror:
 
     # --- queries ---------------------------------------------------------------------------------
 
-    def find(self, **criteria: Any) -> Element:
+    def find(self, **criteria: Unpack[Criteria]) -> Element:
         """The first element matching the criteria (top-most window first, in tree order), now.
 
         Criteria: text, text_contains, text_matches, id, desc, desc_contains, class_name, package,
@@ -216,15 +221,15 @@ class Mirror:
             )
         return Element(self, found.ref)
 
-    def find_all(self, **criteria: Any) -> list[Element]:
+    def find_all(self, **criteria: Unpack[Criteria]) -> list[Element]:
         """Every element matching the criteria, now (possibly none)."""
         selector = Selector.of(criteria)
         return [Element(self, e.ref) for e in selector.select(self._view())]
 
-    def exists(self, **criteria: Any) -> bool:
+    def exists(self, **criteria: Unpack[Criteria]) -> bool:
         return Selector.of(criteria).first(self._view()) is not None
 
-    def wait_for(self, timeout: float | None = None, **criteria: Any) -> Element:
+    def wait_for(self, timeout: float | None = None, **criteria: Unpack[Criteria]) -> Element:
         """The first element matching the criteria, waiting up to `timeout` seconds (default the
         mirror's) for one to appear. Raises WaitTimeout with the nearest candidates and the tree."""
         selector = Selector.of(criteria)
@@ -237,23 +242,26 @@ class Mirror:
         assert entry is not None  # _until returns only a truthy result
         return Element(self, entry.ref)
 
-    def wait_gone(self, timeout: float | None = None, **criteria: Any) -> None:
+    def wait_gone(self, timeout: float | None = None, **criteria: Unpack[Criteria]) -> None:
         """Wait up to `timeout` seconds until no element matches the criteria."""
         selector = Selector.of(criteria)
         timeout = self.timeout if timeout is None else check_timeout("timeout", timeout)
         self._until(lambda view: selector.first(view) is None, timeout, f"waiting for {selector.describe()} to go", selector)
 
-    def wait_until(self, condition: Callable[[View], Any], timeout: float | None = None, what: str = "a condition") -> Any:
+    def wait_until(self, condition: Callable[[View], T | None], timeout: float | None = None,
+                   what: str = "a condition") -> T:
         """Wait up to `timeout` seconds until `condition(view)` is truthy, the replica kept current
-        meanwhile (events, frames, the poll, the probes); returns what it returned."""
+        meanwhile (events, frames, the poll, the probes); returns what it returned (never None)."""
         timeout = self.timeout if timeout is None else check_timeout("timeout", timeout)
-        return self._until(condition, timeout, f"waiting for {what}")
+        result = self._until(condition, timeout, f"waiting for {what}")
+        assert result is not None  # _until returns only a truthy result
+        return result
 
     # --- actions ---------------------------------------------------------------------------------
 
-    def tap(self, target: Element | None = None, **criteria: Any) -> Ack:
+    def tap(self, element: Element | None = None, **criteria: Unpack[Criteria]) -> Ack:
         """Tap the centre of an element, or of the first match of the criteria."""
-        x, y = self._center(self._target(target, criteria))
+        x, y = self._center(self._target(element, criteria))
         return self._input(lambda: self.backend.input.tap(x, y))
 
     def tap_at(self, x: float, y: float) -> Ack:
@@ -261,9 +269,10 @@ class Mirror:
         x, y = check_number("x", x), check_number("y", y)
         return self._input(lambda: self.backend.input.tap(x / self.scale, y / self.scale))
 
-    def long_press(self, target: Element | None = None, hold: float = 0.6, **criteria: Any) -> Ack:
+    def long_press(self, element: Element | None = None, hold: float = 0.6, **criteria: Unpack[Criteria]) -> Ack:
+        """Press the centre of an element, or of the first match of the criteria, for `hold` seconds."""
         hold = check_timeout("hold", hold)
-        x, y = self._center(self._target(target, criteria))
+        x, y = self._center(self._target(element, criteria))
         return self._input(lambda: self.backend.input.long_press(x, y, hold))
 
     def swipe(
@@ -278,14 +287,15 @@ class Mirror:
         return self._input(lambda: self.backend.input.swipe(x1 / s, y1 / s, x2 / s, y2 / s, duration, release))
 
     def swipe_within(
-        self, target: Element, direction: str, *, distance: float = 0.6, duration: float = 0.3, resting: bool = False
+        self, element: Element, direction: Direction, *, distance: float = 0.6, duration: float = 0.3,
+        resting: bool = False,
     ) -> Ack:
         """Swipe the finger `direction` across `distance` of the element's size, centred in it."""
         if direction not in DIRECTIONS:
             raise InvalidSelector(f"direction must be one of {sorted(DIRECTIONS)}, not {direction!r}")
         if not 0 < distance <= 1:
             raise InvalidSelector(f"distance is a share of the element's size, in (0, 1], not {distance}")
-        left, top, right, bottom = target.bounds
+        left, top, right, bottom = element.bounds
         dx, dy = DIRECTIONS[direction]
         cx, cy = (left + right) / 2, (top + bottom) / 2
         hw, hh = (right - left) * distance / 2, (bottom - top) * distance / 2
@@ -293,10 +303,10 @@ class Mirror:
 
     def scroll_until(
         self,
-        direction: str = "down",
+        direction: Direction = "down",
         max_swipes: int = 10,
         container: Element | None = None,
-        **criteria: Any,
+        **criteria: Unpack[Criteria],
     ) -> Element:
         """Scroll (`direction` the content's: down shows what is below) until an element matches.
 
@@ -304,7 +314,7 @@ class Mirror:
         when the container says it cannot scroll further. Raises WaitTimeout when nothing matched.
         """
         selector = Selector.of(criteria)
-        finger = {"down": "up", "up": "down", "right": "left", "left": "right"}.get(direction)
+        finger = OPPOSITE.get(direction)
         if finger is None:
             raise InvalidSelector(f"direction must be one of up, down, left, right, not {direction!r}")
         for attempt in range(max_swipes + 1):
@@ -325,7 +335,8 @@ class Mirror:
             tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS),
         )
 
-    def type_text(self, text: str, target: Element | None = None, method: str = "auto", **criteria: Any) -> Ack:
+    def type_text(self, text: str, element: Element | None = None, method: TextMethod = "auto",
+                  **criteria: Unpack[FieldCriteria]) -> Ack:
         """Set text in an element (tapped first when it is not focused), or in the focused node.
 
         `method` is the agent's: auto (direct where the node allows it, else key events, else the
@@ -335,12 +346,12 @@ class Mirror:
             raise InvalidArgument(f"text must be a str, got {text!r}")
         check_unicode("text", text)  # a NUL is the agent's to accept or refuse (invalid_params)
         node_id: int | None = None
-        if target is not None or criteria:
-            element = self._target(target, criteria)
-            if not element.focused:
-                element.tap()
+        if element is not None or criteria:
+            field = self._target(element, criteria)
+            if not field.focused:
+                field.tap()
                 self._view()
-            node_id = element.node.id
+            node_id = field.node.id
         return self._input(lambda: self.backend.input.text(text, node=node_id, method=method))
 
     def press_key(self, key: int | str, meta: int = 0) -> Ack:
@@ -348,7 +359,7 @@ class Mirror:
         code = key_code(key)
         return self._input(lambda: self.backend.input.key(code, meta))
 
-    def screenshot(self, path: str | Path | None = None, format: str = "png") -> Screenshot:
+    def screenshot(self, path: str | Path | None = None, format: ImageFormat = "png") -> Screenshot:
         """A screenshot from the agent, upright; written to `path` as well when one is given."""
         shot = self.backend.frames.screenshot(format)
         if path is not None:
@@ -360,14 +371,29 @@ class Mirror:
         view = self._view()
         if within is None:
             return dump_view(view, max_lines=max_lines)
-        entry = self._entry(within.ref)
+        entry = self.entry(within.ref)
         return dump_view(view, entries=(entry, *view.subtree(entry)), max_lines=max_lines)
+
+    def entry(self, ref: int) -> Entry:
+        """The replica's entry of the element `ref`, brought up to date; StaleElement once it is gone."""
+        entry = self.lookup(ref)
+        if entry is None:
+            raise StaleElement(
+                f"element @{ref} is no longer on the screen",
+                advice="find it again (screen.find / screen.wait_for)",
+            )
+        return entry
+
+    def lookup(self, ref: int, *, read: bool = True) -> Entry | None:
+        """The replica's entry of `ref`, or None: brought up to date first unless `read` is False."""
+        view = self._view() if read else self._replica.view
+        return view.entry(ref) if view is not None else None
 
     def locator(self, element: Element) -> Locator:
         """The shortest query that finds the element and no other, across every window:
         `screen.locator(e).python()` is the line to paste (the inspector offers the same)."""
         view = self._view()
-        return unique_locator(view, self._entry(element.ref))
+        return unique_locator(view, self.entry(element.ref))
 
     def __repr__(self) -> str:
         view = self._replica.view
@@ -460,7 +486,7 @@ class Mirror:
         assert self._burst_since is not None
         return max(self._last_read_at, self._burst_since) + FRAME_READ_INTERVAL
 
-    def _frame(self, event: Frame) -> None:
+    def _frame(self, event: FrameEvent) -> None:
         """A frame: news when it carries a change later than the last one seen (or, for a frame
         that does not say, a hash unlike the last one), timed by its arrival."""
         if event.changed_at:
@@ -490,11 +516,11 @@ class Mirror:
                 self._mark(ReadReason.EVENT, [event.window])
             else:
                 self._mark(ReadReason.EVENT, event.windows)
-        elif isinstance(event, Frame):
+        elif isinstance(event, FrameEvent):
             self._frame(event)
         elif isinstance(event, (OutOfSync, Resynced, EventsLost)):
             self._mark(ReadReason.RESYNC)
-        elif isinstance(event, Disconnected):
+        elif isinstance(event, Disconnection):
             self.disconnection = event
 
     def _until(
@@ -563,7 +589,7 @@ class Mirror:
         self._check_connected()
         try:
             found = self.backend.tree.probe([e.node.id for e in sample], self._time_left(deadline))
-        except DisconnectedError:
+        except Disconnected:
             raise
         except MobileAgentError as exc:  # a late or refused probe says nothing: the poll still comes
             self._last_probe_at = self._clock()
@@ -579,7 +605,7 @@ class Mirror:
 
     def _check_connected(self) -> None:
         if self.disconnection is not None:
-            raise DisconnectedError(
+            raise Disconnected(
                 f"the agent connection ended ({self.disconnection.reason})",
                 reconnect_hint=self.disconnection.reconnect_hint,
             )
@@ -598,14 +624,14 @@ class Mirror:
             log.warning("the platform did not accept the input (%s path)", ack.path)
         return ack
 
-    def _target(self, target: Element | None, criteria: dict[str, Any]) -> Element:
-        if target is not None and criteria:
+    def _target(self, element: Element | None, criteria: Mapping[str, Any]) -> Element:
+        if element is not None and criteria:
             raise InvalidSelector("give an element or selector criteria, not both")
-        if target is None:
+        if element is None:
             if not criteria:
                 raise InvalidSelector("give an element or selector criteria (text=, id=, ...)")
             return self.find(**criteria)
-        return target
+        return element
 
     def _center(self, element: Element) -> tuple[float, float]:
         """The element's centre in points."""
@@ -614,19 +640,6 @@ class Mirror:
         if right <= left or bottom <= top:
             raise MobileAgentError(f"{describe_entry(entry)} has no area on the screen to touch")
         return ((left + right) / 2 / self.scale, (top + bottom) / 2 / self.scale)
-
-    def _entry(self, ref: int) -> Entry:
-        entry = self._find_entry(ref)
-        if entry is None:
-            raise StaleElement(
-                f"element @{ref} is no longer on the screen",
-                advice="find it again (screen.find / screen.wait_for)",
-            )
-        return entry
-
-    def _find_entry(self, ref: int, refresh: bool = True) -> Entry | None:
-        view = self._view() if refresh else self._replica.view
-        return view.entry(ref) if view is not None else None
 
     def _largest_scrollable(self, view: View) -> Element | None:
         best: Entry | None = None
@@ -642,7 +655,7 @@ class Mirror:
         return Element(self, best.ref) if best is not None else None
 
 
-def _can_scroll(entry: Entry, direction: str) -> bool:
+def _can_scroll(entry: Entry, direction: Direction) -> bool:
     scroll = entry.node.scroll
     if scroll is None:
         return True  # the toolkit does not say: try

@@ -21,10 +21,11 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
+
+from rapidfuzz import fuzz
 
 from pytest_mobile_agent.errors import InvalidSelector
 from pytest_mobile_agent.mirror.replica import Entry, View
@@ -58,8 +59,12 @@ class Selector:
     """An Element (anything with a `ref`) or a ref."""
 
     def __post_init__(self) -> None:
-        if list(self.__dict__.values()).count(None) == len(_CRITERIA):  # all() over a generator, at C speed
+        given = self.__dict__
+        if list(given.values()).count(None) == len(_CRITERIA):  # all() over a generator, at C speed
             raise InvalidSelector("a selector needs at least one criterion (text=, id=, desc=, class_name=, ...)")
+        for name, value in given.items():
+            if value is not None:
+                _check_type(name, value)
         if isinstance(self.text_matches, str):
             try:
                 re.compile(self.text_matches)
@@ -67,10 +72,9 @@ class Selector:
                 raise InvalidSelector(f"text_matches is not a valid regular expression: {exc}") from None
 
     @classmethod
-    def of(cls, criteria: dict[str, Any]) -> Selector:
+    def of(cls, criteria: Mapping[str, Any]) -> Selector:
         if not criteria.keys() <= _KNOWN:
-            unknown = sorted(set(criteria) - _KNOWN)
-            raise InvalidSelector(f"unknown selector criteria {unknown}; known: {sorted(_KNOWN)}")
+            raise InvalidSelector(_unknown(sorted(set(criteria) - _KNOWN)))
         return cls(**criteria)
 
     def describe(self) -> str:
@@ -126,6 +130,35 @@ class Selector:
 
 _CRITERIA = tuple(f.name for f in fields(Selector))
 _KNOWN = frozenset(_CRITERIA)
+
+
+def _unknown(names: list[str]) -> str:
+    """An unknown criterion named, with the closest known name where one is close (difflib)."""
+    named = []
+    for name in names:
+        close = difflib.get_close_matches(name, _CRITERIA, n=1)
+        named.append(f"{name!r} (did you mean {close[0]!r}?)" if close else repr(name))
+    kind = "criterion" if len(names) == 1 else "criteria"
+    return f"unknown selector {kind} {', '.join(named)}; known: {', '.join(sorted(_KNOWN))}"
+
+
+def _check_type(name: str, value: object) -> None:
+    """InvalidSelector naming the criterion when its value is not of its type: a state takes True
+    or False (not "False", "no" or 1), a text criterion a str, `window` an id or a name, `within`
+    an element or its ref."""
+    if name in _FLAGS:
+        ok, wanted = isinstance(value, bool), "True or False"
+    elif name == "text_matches":
+        ok, wanted = isinstance(value, (str, re.Pattern)), "a str or a compiled pattern"
+    elif name == "window":
+        ok, wanted = isinstance(value, (int, str)) and not isinstance(value, bool), "a window id (int) or a str"
+    elif name == "within":
+        ref = getattr(value, "ref", value)  # an Element, or anything else carrying a ref
+        ok, wanted = isinstance(ref, int) and not isinstance(ref, bool), "an element or its ref (int)"
+    else:
+        ok, wanted = isinstance(value, str), "a str"
+    if not ok:
+        raise InvalidSelector(f"{name}= takes {wanted}, not {value!r} (a {type(value).__name__})")
 
 
 def window_matches(window: Window, spec: int | str) -> bool:
@@ -193,13 +226,6 @@ class Matcher:
     first: Callable[[Iterable[Entry]], Entry | None]
 
 
-def _compiled(terms: tuple[tuple[str, Any], ...]) -> Matcher:
-    try:
-        return _compiled_cached(terms)
-    except TypeError:  # an unhashable criterion value (a list for text=): compiled, not cached
-        return _compile(terms)
-
-
 def _compile(terms: tuple[tuple[str, Any], ...]) -> Matcher:
     parts: list[str] = []
     namespace: dict[str, Any] = {}
@@ -212,7 +238,8 @@ def _compile(terms: tuple[tuple[str, Any], ...]) -> Matcher:
     return Matcher(namespace["test"], namespace["select"], namespace["first"])
 
 
-_compiled_cached = functools.lru_cache(maxsize=512)(_compile)
+_compiled = functools.lru_cache(maxsize=512)(_compile)
+"""Compiled once per distinct set of terms: every value is a str, a pattern or a bool (hashable)."""
 
 
 def _ref_of(value: Any) -> int:
@@ -225,75 +252,58 @@ def _ref_of(value: Any) -> int:
 # --- the nearest candidates, for a failed query ----------------------------------------------------
 
 
-NEAREST_BUDGET = 0.015
-"""Seconds the nearest candidates may spend at full likeness; past it the remaining nodes get the
-cheap likeness, so that a failed wait's message is built within 50 ms of its timeout at 5,000
-nodes whatever the selector (benches/bench_nearest.py)."""
 LIKENESS_CHARS = 200
-"""Characters of each side a likeness looks at: a long text costs what its start costs."""
+"""Characters of each side a likeness looks at: a long text costs what its start costs, so that a
+failed wait's message is built within 50 ms of its timeout at 5,000 nodes whatever the selector
+(benches/bench_nearest.py, tests/faults/test_long_selectors.py)."""
+CONTAINED = 0.8
+"""The likeness of a node whose text holds the wanted text whole, at least."""
 
 
-@dataclass
-class Ranking:
-    """How `nearest` scored the nodes: at full likeness (difflib), or cheaply once over budget."""
+def nearest(selector: Selector, view: View | None, limit: int = 5) -> list[str]:
+    """The nodes most like what the selector asks for, best first (tree order among equals), each
+    with its likeness.
 
-    full: int = 0
-    cheap: int = 0
-
-
-def nearest(selector: Selector, view: View | None, limit: int = 5, *, budget: float = NEAREST_BUDGET,
-            clock: Callable[[], float] = time.perf_counter, ranking: Ranking | None = None) -> list[str]:
-    """The nodes most like what the selector asks for, best first, each with its likeness.
-
-    Text criteria are scored with difflib's ratio until `budget` seconds have passed, the nodes
-    after that with `_cheap_likeness` (substring and shared characters, linear in the capped
-    texts), so the cost stays bounded whatever the texts. `ranking` counts which scored how many."""
+    Text criteria are scored against every node's text, description, resource id and hint with
+    rapidfuzz's ratio (the normalized InDel similarity, what difflib's ratio approximates), at least
+    CONTAINED when the node's text holds the wanted one; states and classes alone by the share of
+    the criteria a node meets."""
     if view is None:
         return []
-    ranking = ranking if ranking is not None else Ranking()
     wanted = [w[:LIKENESS_CHARS].lower() for w in (
         selector.text, selector.text_contains, _pattern(selector.text_matches), selector.desc,
         selector.desc_contains, selector.id) if isinstance(w, str) and w]
-    checks = selector.checks()
-    over_at = clock() + budget
-    likeness = _likeness
-    scored: list[tuple[float, Entry]] = []
-    for entry in view.entries:
+    entries = view.entries
+    scores = _text_likeness(wanted, entries) if wanted else _criteria_met(selector, entries)
+    ranked = sorted((pair for pair in zip(scores, entries, strict=True) if pair[0] > 0.3), key=lambda pair: -pair[0])
+    return [f"{describe_entry(entry)} (likeness {score:.2f})" for score, entry in ranked[:limit]]
+
+
+def _text_likeness(wanted: list[str], entries: Sequence[Entry]) -> list[float]:
+    """Per entry, the best likeness of any wanted text to any of its texts (0 for none). Pair by
+    pair: rapidfuzz's cdist would import numpy on the first failed query, 0.2 s on a busy host."""
+    ratio = fuzz.ratio
+    scores = []
+    for entry in entries:
         node = entry.node
-        if wanted:
-            if likeness is _likeness and clock() >= over_at:
-                likeness = _cheap_likeness
-            haves = [h[:LIKENESS_CHARS].lower() for h in (node.text, node.desc, node.res, node.hint)
-                     if isinstance(h, str) and h]
-            score = max((likeness(w, h) for w in wanted for h in haves), default=0.0)
-            if likeness is _likeness:
-                ranking.full += 1
-            else:
-                ranking.cheap += 1
-        else:  # states and classes only: the share of the criteria a node meets
-            score = sum(1 for c in checks if c(node)) / max(1, len(checks))
-        if score > 0.3:
-            scored.append((score, entry))
-    scored.sort(key=lambda pair: -pair[0])
-    return [f"{describe_entry(entry)} (likeness {score:.2f})" for score, entry in scored[:limit]]
+        best = 0.0
+        for have in (node.text, node.desc, node.res, node.hint):
+            if isinstance(have, str) and have:
+                have = have[:LIKENESS_CHARS].lower()
+                for w in wanted:
+                    likeness = ratio(w, have) / 100
+                    if likeness < CONTAINED and w in have:
+                        likeness = CONTAINED
+                    if likeness > best:
+                        best = likeness
+        scores.append(best)
+    return scores
 
 
-def _likeness(wanted: str, have: str) -> float:
-    """difflib's ratio, at least 0.8 when one holds the other (both lower-cased)."""
-    ratio = difflib.SequenceMatcher(None, wanted, have).ratio()
-    return max(0.8, ratio) if wanted in have else ratio
-
-
-def _cheap_likeness(wanted: str, have: str) -> float:
-    """0.8 when `have` holds `wanted`, else the share of distinct characters they have in common,
-    scaled down: a rough likeness, linear in the capped texts."""
-    if wanted in have:
-        return 0.8
-    a, b = _chars(wanted), _chars(have)
-    return 0.75 * len(a & b) / len(a | b)
-
-
-_chars: Callable[[str], frozenset[str]] = functools.lru_cache(maxsize=1024)(frozenset)  # the selector's texts come back for every node
+def _criteria_met(selector: Selector, entries: Sequence[Entry]) -> list[float]:
+    """Per entry, the share of the selector's node criteria it meets."""
+    checks = selector.checks()
+    return [sum(1 for check in checks if check(entry.node)) / max(1, len(checks)) for entry in entries]
 
 
 def _pattern(value: str | re.Pattern[str] | None) -> str | None:

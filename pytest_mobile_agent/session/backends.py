@@ -4,6 +4,10 @@ The mirror reads the device only through these classes, so anything that impleme
 session on a real agent, a scripted double in a test) can carry a mirror. Coordinates given to
 `InputBackend` are points (pixels divided by `Snapshot.scale`); everything a snapshot carries is as
 the agent sent it, in physical pixels.
+
+The event stream carries the agent's own event classes (`ProtocolEvent`, `OutOfSync`, `Resynced`,
+`Disconnection`, from agent/protocol.py, re-exported here) and the session's `FrameEvent` and
+`EventsLost`: one class per concept across the layers.
 """
 
 from __future__ import annotations
@@ -11,10 +15,21 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Literal, NamedTuple, Protocol, runtime_checkable
+
+# the agent's own event classes, re-exported (the `as` form): one class per concept across the layers
+from pytest_mobile_agent.agent.protocol import Disconnection as Disconnection
+from pytest_mobile_agent.agent.protocol import OutOfSync as OutOfSync
+from pytest_mobile_agent.agent.protocol import ProtocolEvent as ProtocolEvent
+from pytest_mobile_agent.agent.protocol import Resynced as Resynced
 
 Bounds = tuple[int, int, int, int]
 """left, top, right, bottom in physical pixels."""
+TextMethod = Literal["auto", "direct", "keys", "clipboard"]
+"""How the agent enters text (docs/protocol.md `text`): `auto` sets it directly where the node
+allows it, else sends key events, else pastes it through the clipboard."""
+ImageFormat = Literal["png", "jpeg"]
+"""A screenshot's encoding."""
 
 
 class ReadReason(enum.Enum):
@@ -159,54 +174,6 @@ ProbedBounds = Mapping[int, Mapping[int, Bounds]]
 
 
 @dataclass(frozen=True, slots=True)
-class ProtocolEvent:
-    """An agent event (`window_changed`, `windows_changed`) with the host time it arrived."""
-
-    seq: int
-    name: str
-    data: Mapping[str, object]
-    at: float
-
-    @property
-    def window(self) -> int | None:
-        value = self.data.get("window")
-        return value if isinstance(value, int) else None
-
-    @property
-    def windows(self) -> tuple[int, ...]:
-        value = self.data.get("windows")
-        if isinstance(value, list):
-            return tuple(v for v in value if isinstance(v, int))
-        return ()
-
-
-@dataclass(frozen=True, slots=True)
-class OutOfSync:
-    """A gap in the agent's event sequence: the mirror's replica can no longer be trusted."""
-
-    expected: int
-    got: int
-    at: float
-
-
-@dataclass(frozen=True, slots=True)
-class Resynced:
-    """The agent dropped its caches after a gap; events continue after `seq`."""
-
-    seq: int
-    at: float
-
-
-@dataclass(frozen=True, slots=True)
-class Disconnected:
-    """The agent connection ended: the stream ends here."""
-
-    reason: str
-    reconnect_hint: str
-    at: float
-
-
-@dataclass(frozen=True, slots=True)
 class EventsLost:
     """The stream reached its cap while nobody read it: `count` protocol events were left out from
     `at` on, so the replica can no longer be trusted and is read again (as after OutOfSync)."""
@@ -216,8 +183,9 @@ class EventsLost:
 
 
 @dataclass(frozen=True, slots=True)
-class Frame:
-    """A controller frame (time.monotonic() scale): `hash` leaves the status bar out; `received_at`
+class FrameEvent:
+    """A controller frame on the event stream (time.monotonic() scale; the pixels are the
+    emulator's `Frame`, which the frame source keeps): `hash` leaves the status bar out; `received_at`
     is the host's clock when it arrived; `changed_at` when the latest frame so far whose hash
     differed from the one before it arrived (this one's, or an earlier one's: a frame nobody read yet
     is replaced by the next, and the change it carried stays known); `captured_at` estimates when
@@ -237,7 +205,9 @@ class Frame:
         return self.changed_at or self.received_at
 
 
-SessionEvent = ProtocolEvent | OutOfSync | Resynced | Disconnected | Frame | EventsLost
+SessionEvent = ProtocolEvent | OutOfSync | Resynced | Disconnection | FrameEvent | EventsLost
+"""The agent's events as its connection delivered them (agent/protocol.py's classes), and the
+session's own: the controller's frames and the stream's note of events left out."""
 
 
 # --- input ---------------------------------------------------------------------------------------
@@ -328,7 +298,7 @@ class InputBackend(Protocol):
 
     def key(self, code: int, meta: int = 0) -> Ack: ...
 
-    def text(self, text: str, node: int | None = None, method: str = "auto") -> Ack: ...
+    def text(self, text: str, node: int | None = None, method: TextMethod = "auto") -> Ack: ...
 
 
 @runtime_checkable
@@ -338,15 +308,15 @@ class FrameBackend(Protocol):
         """Whether frames arrive on the event stream (a controller is attached)."""
         ...
 
-    def frames(self) -> list[Frame]:
+    def frames(self) -> list[FrameEvent]:
         """The kept frames (the last four), oldest first."""
         ...
 
-    def jpeg(self, frame: Frame | None = None, quality: int = 80, width: int | None = None) -> bytes:
+    def jpeg(self, frame: FrameEvent | None = None, quality: int = 80, width: int | None = None) -> bytes:
         """A kept frame (the latest by default) turned upright, scaled and encoded as JPEG."""
         ...
 
-    def screenshot(self, format: str = "png") -> Screenshot:
+    def screenshot(self, format: ImageFormat = "png") -> Screenshot:
         """A screenshot from the agent, upright in every display orientation."""
         ...
 

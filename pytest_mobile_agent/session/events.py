@@ -1,13 +1,13 @@
 """The event stream: the connection's events and the controller's frames, in arrival order.
 
 The connection's sink runs on its reader thread; the frame task on its own thread. Both put onto
-one stream the mirror pulls from. Protocol events, OutOfSync and Resynced pass through as
-themselves with the host time; the close becomes Disconnected with the reconnect hint, after which
-the stream ends (nothing more is put on it).
+one stream the mirror pulls from. The connection's events (agent/protocol.py's ProtocolEvent,
+OutOfSync, Resynced and Disconnection, each with what the host knew when it arrived) pass through
+as themselves; the Disconnection ends the stream (nothing more is put on it).
 
 A mirror that stops reading must not grow the stream without bound, nor lose anything silently:
 a frame nobody read yet is replaced by the next one (which carries the time of the latest change,
-`Frame.changed_at`), so frames never pile up; OutOfSync, Resynced and Disconnected are always kept;
+`FrameEvent.changed_at`), so frames never pile up; OutOfSync, Resynced and Disconnection are always kept;
 protocol events past MAX_QUEUED are left out, and one EventsLost marker in their place says how
 many, so the mirror reads everything again.
 """
@@ -19,21 +19,18 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
 
+from pytest_mobile_agent.agent.connection import ConnectionEvent
 from pytest_mobile_agent.session.backends import (
-    Disconnected,
+    Disconnection,
     EventsLost,
-    Frame,
-    OutOfSync,
+    FrameEvent,
     ProtocolEvent,
-    Resynced,
     SessionEvent,
 )
 
 log = logging.getLogger("pytest_mobile_agent.session")
 
-DEFAULT_RECONNECT_HINT = "attach again to relaunch or reuse the agent"
 MAX_QUEUED = 10_000
 """Protocol events kept for a mirror that stops reading; later ones are counted in EventsLost."""
 
@@ -47,16 +44,15 @@ class _Lost:
 
 
 class EventStream:
-    """The EventBackend: a thread-safe queue with one end (Disconnected)."""
+    """The EventBackend: a thread-safe queue with one end (the Disconnection)."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
+    def __init__(self) -> None:
         self._queue: deque[SessionEvent | _Lost] = deque()
         self._events = 0  # the protocol events queued
         self._lost: _Lost | None = None  # the marker in the queue while protocol events are left out
-        self._frame: Frame | None = None  # the one frame in the queue that is not stale
+        self._frame: FrameEvent | None = None  # the one frame in the queue that is not stale
         self._cond = threading.Condition()
-        self._ended: Disconnected | None = None
+        self._ended: Disconnection | None = None
         self._observers: list[Callable[[SessionEvent], None]] = []
 
     @property
@@ -64,7 +60,7 @@ class EventStream:
         return self._ended is not None
 
     @property
-    def disconnection(self) -> Disconnected | None:
+    def disconnection(self) -> Disconnection | None:
         return self._ended
 
     def observe(self, observer: Callable[[SessionEvent], None]) -> None:
@@ -75,7 +71,7 @@ class EventStream:
         with self._cond:
             if self._ended is not None:
                 return
-            if isinstance(event, Disconnected):
+            if isinstance(event, Disconnection):
                 self._ended = event
             self._enqueue(event)
             self._cond.notify_all()
@@ -86,7 +82,7 @@ class EventStream:
                 log.exception("event observer failed")
 
     def next_event(self, timeout: float) -> SessionEvent | None:
-        deadline = time.monotonic() + max(0.0, timeout)  # real time: the injected clock only stamps
+        deadline = time.monotonic() + max(0.0, timeout)
         with self._cond:
             while True:
                 while self._queue:
@@ -110,7 +106,7 @@ class EventStream:
     # --- the queue (its condition held) --------------------------------------------------------------
 
     def _enqueue(self, event: SessionEvent) -> None:
-        if isinstance(event, Frame):
+        if isinstance(event, FrameEvent):
             if self._frame is not None and self._queue and self._queue[-1] is self._frame:
                 self._queue[-1] = event  # the unread frame, replaced in place
             else:
@@ -122,7 +118,7 @@ class EventStream:
                 self._queue.append(event)
                 return
             if self._lost is None:
-                self._lost = _Lost(event.at)
+                self._lost = _Lost(event.received_at)
                 self._queue.append(self._lost)
             self._lost.count += 1
         else:
@@ -136,37 +132,12 @@ class EventStream:
             return EventsLost(count=item.count, at=item.at)
         if isinstance(item, ProtocolEvent):
             self._events -= 1
-        elif isinstance(item, Frame):
+        elif isinstance(item, FrameEvent):
             if item is not self._frame:
                 return None
             self._frame = None
         return item
 
-    def sink(self, event: Any) -> None:
-        """The connection's EventSink: convert an agent event and put it."""
-        converted = convert(event, self._clock())
-        if converted is None:
-            log.debug("ignoring an agent event of an unknown kind: %r", event)
-            return
-        self.put(converted)
-
-
-def convert(event: Any, now: float) -> SessionEvent | None:
-    """An agent event (agent.ProtocolEvent, OutOfSync, Resynced, Disconnection) as a session event."""
-    at = getattr(event, "received_at", None)
-    at = at if isinstance(at, (int, float)) else now
-    if hasattr(event, "reconnect_hint"):
-        hint = getattr(event.reconnect_hint, "value", event.reconnect_hint)  # agent.protocol.Hint
-        return Disconnected(
-            reason=str(getattr(event, "reason", "closed")),
-            reconnect_hint=str(hint or DEFAULT_RECONNECT_HINT),
-            at=at,
-        )
-    if hasattr(event, "expected") and hasattr(event, "got"):
-        return OutOfSync(expected=int(event.expected), got=int(event.got), at=at)
-    if hasattr(event, "name") and hasattr(event, "seq"):
-        data = getattr(event, "data", None) or {}
-        return ProtocolEvent(seq=int(event.seq), name=str(event.name), data=dict(data), at=at)
-    if hasattr(event, "seq"):
-        return Resynced(seq=int(event.seq), at=at)
-    return None
+    def sink(self, event: ConnectionEvent) -> None:
+        """The connection's EventSink: its events are the stream's own (agent/protocol.py's classes)."""
+        self.put(event)

@@ -1,8 +1,8 @@
 """Frames, with a controller only, and screenshots from the agent.
 
-A daemon thread subscribes to 540-pixel-wide RGB888 frames and puts each on the event stream as a
-Frame whose hash leaves the top 6 % of rows out (the status bar, whose clock changes on its own).
-Its times are the host's clock when it arrived (`received_at`, stamped by the stream's reader as
+A daemon thread subscribes to 540-pixel-wide RGB888 frames (the emulator's `Frame`) and puts each
+on the event stream as a FrameEvent whose hash leaves the top 6 % of rows out (the status bar,
+whose clock changes on its own). Its times are the host's clock when it arrived (`received_at`, stamped by the stream's reader as
 it came off the wire) and when the latest change arrived (`changed_at`: quiet is decided on these);
 its capture time estimates when the emulator drew it: the arrival minus the lag its timestamp
 shows beyond the smallest lag seen so far (which is the clocks' skew, as far as the host can tell),
@@ -26,13 +26,13 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from PIL import Image
 
-from pytest_mobile_agent.emulator.frame import FrameHasher
+from pytest_mobile_agent.emulator.frame import Frame, FrameHasher
 from pytest_mobile_agent.errors import InvalidArgument, MobileAgentError, ProtocolError
-from pytest_mobile_agent.session.backends import Frame, Screenshot
+from pytest_mobile_agent.session.backends import FrameEvent, ImageFormat, Screenshot
 from pytest_mobile_agent.session.tree import Requester
 
 log = logging.getLogger("pytest_mobile_agent.session")
@@ -48,22 +48,18 @@ NEXT_TIMEOUT = 0.25
 """How long one wait for a frame lasts, so that stop() is seen promptly (a still screen sends none)."""
 
 
-class RawFrame(Protocol):
-    """What the frame source needs of `emulator.Frame`."""
-
-    width: int
-    height: int
-    data: bytes
-    seq: int
-    timestamp_us: int
-
-
 class FrameStreamLike(Protocol):
-    def next(self, timeout: float) -> Any: ...
+    """What the frame source needs of `emulator.FrameStream`."""
+
+    def next(self, timeout: float) -> Frame | None: ...
+
+    def close(self) -> None: ...
 
 
 class FrameController(Protocol):
-    def stream(self, width: int = FRAME_WIDTH) -> Any: ...
+    """What the frame source needs of `emulator.Controller`."""
+
+    def stream(self, width: int = FRAME_WIDTH) -> FrameStreamLike: ...
 
 
 _HASHER = FrameHasher()
@@ -88,9 +84,8 @@ class _Outage:
 
 @dataclass(frozen=True)
 class KeptFrame:
-    event: Frame
-    raw: Any
-    rotation: int
+    event: FrameEvent
+    raw: Frame
 
 
 class FrameSource:
@@ -101,22 +96,20 @@ class FrameSource:
         connection: Requester,
         controller: FrameController | None = None,
         *,
-        put: Callable[[Frame], None] | None = None,
-        rotation: Callable[[], int] = lambda: 0,
+        put: Callable[[FrameEvent], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
     ) -> None:
         self._connection = connection
         self._controller = controller
         self._put = put
-        self._rotation = rotation
         self._clock = clock
         self._wall = wall
         self._kept: deque[KeptFrame] = deque(maxlen=KEPT_FRAMES)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._stream: Any = None
+        self._stream: FrameStreamLike | None = None
         self._open = False
         self._last_hash: int | None = None
         self._changed_at = 0.0
@@ -143,45 +136,45 @@ class FrameSource:
             self._thread.join(timeout)
             self._thread = None
 
-    def accept(self, raw: Any) -> Frame:
+    def accept(self, raw: Frame) -> FrameEvent:
         """Take one frame from the controller: hash it, time it, keep it, put it on the stream."""
         now = self._clock()
-        arrival = getattr(raw, "received_at", 0.0) or now
+        arrival = raw.received_at or now
         digest = _HASHER.key(raw)
         if digest != self._last_hash:
             self._last_hash = digest
             self._changed_at = arrival
-        event = Frame(
+        event = FrameEvent(
             hash=digest,
-            captured_at=self._captured_at(arrival, int(getattr(raw, "timestamp_us", 0) or 0), now),
+            captured_at=self._captured_at(arrival, raw.timestamp_us, now),
             received_at=arrival,
-            seq=int(getattr(raw, "seq", 0) or 0),
+            seq=raw.seq,
             width=raw.width,
             height=raw.height,
             changed_at=self._changed_at,
         )
         with self._lock:
-            self._kept.append(KeptFrame(event, raw, int(getattr(raw, "rotation", self._rotation()) or 0)))
+            self._kept.append(KeptFrame(event, raw))
         if self._put is not None:
             self._put(event)
         with self._lock:
             self.received += 1  # counted once it is on the stream, so a reader of the count finds it there
         return event
 
-    def frames(self) -> list[Frame]:
+    def frames(self) -> list[FrameEvent]:
         with self._lock:
             return [kept.event for kept in self._kept]
 
-    def jpeg(self, frame: Frame | None = None, quality: int = 80, width: int | None = None) -> bytes:
+    def jpeg(self, frame: FrameEvent | None = None, quality: int = 80, width: int | None = None) -> bytes:
         kept = self._find(frame)
-        image = upright(kept.raw.width, kept.raw.height, kept.raw.data, kept.rotation)
+        image = upright(kept.raw.width, kept.raw.height, kept.raw.data, kept.raw.rotation)
         if width is not None and width != image.width:
             image = scale_area_average(image, width)
         out = io.BytesIO()
         image.save(out, format="JPEG", quality=quality)
         return out.getvalue()
 
-    def screenshot(self, format: str = "png") -> Screenshot:
+    def screenshot(self, format: ImageFormat = "png") -> Screenshot:
         if format not in ("png", "jpeg"):
             raise InvalidArgument(f"a screenshot's format is png or jpeg, not {format!r}")
         result = self._connection.request("screenshot", {"format": format}, SCREENSHOT_TIMEOUT)
@@ -207,7 +200,7 @@ class FrameSource:
 
     # --- the subscription ------------------------------------------------------------------------
 
-    def _find(self, frame: Frame | None) -> KeptFrame:
+    def _find(self, frame: FrameEvent | None) -> KeptFrame:
         with self._lock:
             kept = list(self._kept)
         if not kept:
@@ -225,14 +218,14 @@ class FrameSource:
         while not self._stop.is_set():
             attempt = time.monotonic()
             try:
-                self._stream = self._controller.stream(width=FRAME_WIDTH)
+                self._stream = stream = self._controller.stream(width=FRAME_WIDTH)
                 self._open = True
                 if outage is not None:
                     log.info("the controller's frame stream is back after %d failed subscriptions in %.1f s",
                              outage.failures, time.monotonic() - outage.since)
                     outage = None
                 while not self._stop.is_set():
-                    raw = self._stream.next(NEXT_TIMEOUT)
+                    raw = stream.next(NEXT_TIMEOUT)
                     if raw is not None and raw.width and raw.height:
                         self.accept(raw)
             except Exception as exc:  # a failed stream is subscribed to again
@@ -281,11 +274,10 @@ def scale_area_average(image: Image.Image, width: int) -> Image.Image:
     return image.resize((width, height), Image.Resampling.BOX)
 
 
-def _close_quietly(stream: Any) -> None:
-    close = getattr(stream, "close", None)
-    if close is None:
+def _close_quietly(stream: FrameStreamLike | None) -> None:
+    if stream is None:
         return
     try:
-        close()
+        stream.close()
     except Exception:
         log.debug("closing the frame stream failed", exc_info=True)

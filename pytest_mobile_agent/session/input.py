@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pytest_mobile_agent.errors import ControllerError, MobileAgentError
-from pytest_mobile_agent.session.backends import Ack, Release
+from pytest_mobile_agent.session.backends import Ack, Release, TextMethod
 from pytest_mobile_agent.session.tree import AgentTree, Requester
 
 log = logging.getLogger("pytest_mobile_agent.session")
@@ -138,7 +138,7 @@ class InputRouter:
         result = self._agent("key", {"code": int(code), "meta": int(meta)}, INPUT_TIMEOUT)
         return Ack(accepted=bool(result.get("accepted", False)), path="agent")
 
-    def text(self, text: str, node: int | None = None, method: str = "auto") -> Ack:
+    def text(self, text: str, node: int | None = None, method: TextMethod = "auto") -> Ack:
         if node is None:
             node = self._focused_node()
         params = {"node": node, "text": text, "method": method}

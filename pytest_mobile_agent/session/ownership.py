@@ -29,8 +29,10 @@ import ipaddress
 import re
 import socket
 from dataclasses import dataclass
-from typing import Any
 
+from pytest_mobile_agent.agent.deploy import DeviceLike
+from pytest_mobile_agent.emulator.endpoint import Endpoint
+from pytest_mobile_agent.emulator.hardware import Hardware
 from pytest_mobile_agent.errors import MobileAgentError
 
 AVD_NAME_PROPERTIES = ("ro.boot.qemu.avd_name", "ro.kernel.qemu.avd_name")
@@ -114,7 +116,7 @@ class TargetCheck:
     serial: str
     server_host: str | None
     server_address: str
-    device: Any
+    device: DeviceLike
     _identity: DeviceIdentity | None = None
 
     @property
@@ -135,10 +137,10 @@ class TargetCheck:
                 "discovery file here can be its emulator's; name its controller with "
                 "--emulator-controller http://HOST:PORT to use it")
 
-    def avd_reason(self, endpoint: Any) -> str | None:
+    def avd_reason(self, endpoint: Endpoint) -> str | None:
         """Why the endpoint's discovery file is not the device's emulator, None when it is."""
         where = f"the discovery file {endpoint.discovery_file}" if endpoint.discovery_file else "the discovery file"
-        names = tuple(getattr(endpoint, "avd_names", ()))
+        names = endpoint.avd_names
         if not names:
             return f"{where} names no AVD (avd.id, avd.name), so it cannot be confirmed as {self.serial}'s emulator"
         try:
@@ -153,13 +155,13 @@ class TargetCheck:
                     f"({identity.avd_property}): another emulator on the same console port")
         return None
 
-    def display_reason(self, endpoint: Any, hardware: Any) -> str | None:
+    def display_reason(self, endpoint: Endpoint, hardware: Hardware) -> str | None:
         """Why the connected controller's display is not the device's, None when it is."""
         try:
             display = self.identity().display
         except MobileAgentError as exc:  # pragma: no cover - identity() was read before connecting
             return f"cannot read {self.serial}'s display size to confirm the controller: {exc}"
-        controller = (int(hardware.width), int(hardware.height))
+        controller = (hardware.width, hardware.height)
         if display is None:
             return f"`wm size` on {self.serial} printed no physical size, so the controller at {endpoint.url} cannot be confirmed"
         if display != controller:

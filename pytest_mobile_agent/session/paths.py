@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from pytest_mobile_agent.emulator import Controller, Endpoint, resolve
 from pytest_mobile_agent.emulator.endpoint import console_port
@@ -64,7 +64,7 @@ class ControllerChoice:
 class PathOptions:
     connect_timeout: float = 2.0
     resolve: Callable[[str], Endpoint] = resolve
-    connect: Callable[[Endpoint, float], Any] = Controller.connect
+    connect: Callable[[Endpoint, float], Controller] = Controller.connect
     target: TargetCheck | None = None
     """With `Auto()`, how to confirm that the controller found is the target's (session/ownership.py):
     without one, the controller is used on its console port alone."""
@@ -77,7 +77,7 @@ class Selection:
     serial: str
     emulator: bool
     choice: ControllerChoice
-    controller: Any = field(default=None, repr=False)
+    controller: Controller | None = field(default=None, repr=False)
     """A connected emulator.Controller, or None: the agent carries everything."""
     warning: str | None = None
 

@@ -12,11 +12,17 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
-from pytest_mobile_agent.agent.deploy import Reused
+from pytest_mobile_agent.agent.deploy import Attached, DeviceLike, Reused
+from pytest_mobile_agent.emulator.controller import Controller
 from pytest_mobile_agent.errors import MobileAgentError
-from pytest_mobile_agent.session.backends import Backend, Disconnected, Screenshot, SessionEvent
+from pytest_mobile_agent.session.backends import (
+    Backend,
+    Disconnection,
+    ImageFormat,
+    Screenshot,
+    SessionEvent,
+)
 from pytest_mobile_agent.session.events import EventStream
 from pytest_mobile_agent.session.frames import FrameSource
 from pytest_mobile_agent.session.input import InputCounts, InputRouter
@@ -42,9 +48,9 @@ class Session:
 
     def __init__(
         self,
-        attached: Any,
+        attached: Attached,
         scale: float,
-        controller: Any = None,
+        controller: Controller | None = None,
         *,
         serial: str = "",
         warning: str | None = None,
@@ -57,20 +63,20 @@ class Session:
         self.connection = attached.connection
         self.controller = controller
         self.scale = scale
-        self.serial = serial or str(getattr(getattr(attached, "record", None), "serial", "") or "")
+        self.serial = serial or attached.record.serial
         self.warning = warning
         self._owns_controller = owns_controller
         self._taken = False
         self._lock = threading.Lock()
         self._stopped = False
-        self.disconnection: Disconnected | None = None
-        capabilities = tuple(getattr(self.connection.hello, "capabilities", ()) or ())
-        self.events = EventStream(clock)
+        self.disconnection: Disconnection | None = None
+        capabilities = self.connection.hello.capabilities
+        self.events = EventStream()
         self.tree = AgentTree(
             self.connection, self._get_scale, capabilities=capabilities, options=tree_options, clock=clock, sleep=sleep
         )
         self.input = InputRouter(self.connection, self.tree, self._get_scale, controller, clock=clock, sleep=sleep)
-        self.frames = FrameSource(self.connection, controller, put=self.events.put, rotation=self._rotation, clock=clock)
+        self.frames = FrameSource(self.connection, controller, put=self.events.put, clock=clock)
         self.events.observe(self._observe)
         self.connection.set_sink(self.events.sink)
         self.frames.start()
@@ -80,10 +86,10 @@ class Session:
     @classmethod
     def start(
         cls,
-        attached: Any,
-        controller: Any = None,
+        attached: Attached,
+        controller: Controller | None = None,
         *,
-        device: Any = None,
+        device: DeviceLike | None = None,
         scale: float | None = None,
         serial: str = "",
         warning: str | None = None,
@@ -96,22 +102,22 @@ class Session:
         `start_selected` owns the one `select_paths` connected.
         """
         if scale is None:
-            scale = read_scale(device if device is not None else _device_of(attached))
+            scale = read_scale(device if device is not None else attached.deployer.device)
         return cls(attached, scale, controller, serial=serial, warning=warning, tree_options=tree_options)
 
     @classmethod
     def start_selected(
         cls,
-        attached: Any,
+        attached: Attached,
         selection: Selection,
         *,
-        device: Any = None,
+        device: DeviceLike | None = None,
         scale: float | None = None,
         tree_options: TreeOptions | None = None,
     ) -> Session:
         """A session on the paths `select_paths` chose; the session owns the controller it got."""
         if scale is None:
-            scale = read_scale(device if device is not None else _device_of(attached))
+            scale = read_scale(device if device is not None else attached.deployer.device)
         return cls(
             attached,
             scale,
@@ -134,7 +140,7 @@ class Session:
             self._taken = True
         return Backend(tree=self.tree, events=self.events, input=self.input, frames=self.frames, scale=self.scale)
 
-    def screenshot(self, format: str = "png") -> Screenshot:
+    def screenshot(self, format: ImageFormat = "png") -> Screenshot:
         """A screenshot from the agent, upright in every display orientation."""
         return self.frames.screenshot(format)
 
@@ -161,20 +167,19 @@ class Session:
     def status(self) -> list[str]:
         """The agent and the active path of each kind, the keyboard, the warning, what failed since."""
         hello = self.connection.hello
-        record = getattr(self.attached, "record", None)
         controller = self.controller
         failure = self.input.controller_failure
         disconnection = self.disconnection
         facts = StatusFacts(
             serial=self.serial,
-            agent=str(getattr(hello, "agent", "mobile-agent-android")),
-            version=str(getattr(hello, "version", getattr(record, "version", "?"))),
-            protocol=int(getattr(self.connection, "protocol", getattr(record, "protocol", 1)) or 1),
-            pid=int(getattr(hello, "pid", getattr(record, "pid", 0)) or 0),
-            socket=str(getattr(hello, "socket", "") or getattr(record, "socket", "")),
-            reused=_reused(getattr(self.attached, "outcome", None)),
-            controller_url=_url(controller),
-            keyboard=bool(getattr(controller, "keys_supported", False)) if controller is not None else False,
+            agent=hello.agent,
+            version=hello.version,
+            protocol=self.connection.protocol,
+            pid=hello.pid,
+            socket=hello.socket or self.attached.record.socket,
+            reused=isinstance(self.attached.outcome, Reused),
+            controller_url=controller.endpoint.url if controller is not None else None,
+            keyboard=controller.keys_supported if controller is not None else False,
             frames_received=self.frames.received,
             controller_failure=str(failure) if failure is not None else None,
             frame_failures=self.frames.failures,
@@ -219,43 +224,17 @@ class Session:
     def _get_scale(self) -> float:
         return self.scale
 
-    def _rotation(self) -> int:
-        latest = self.tree.latest
-        return latest.display.rotation if latest is not None else 0
-
     def _observe(self, event: SessionEvent) -> None:
-        if isinstance(event, Disconnected):
+        if isinstance(event, Disconnection):
             self.disconnection = event
             log.info("the agent connection of %s ended: %s", self.serial, event.reason)
 
 
-def read_scale(device: Any) -> float:
+def read_scale(device: DeviceLike | None) -> float:
     """Pixels per point from the device's `wm density` (420 dpi: 2.625)."""
     if device is None:
         raise MobileAgentError(
             "the session needs the device to read the display density",
             advice="pass device= to Session.start (or scale= when it is known)",
         )
-    output = device.shell(DENSITY_COMMAND)
-    text = output.text() if hasattr(output, "text") else str(output)
-    return scale_from_wm_density(text)
-
-
-def _device_of(attached: Any) -> Any:
-    """The device an agent.Attached was deployed on (its deployer's)."""
-    device = getattr(attached, "device", None)
-    if device is None:
-        device = getattr(getattr(attached, "deployer", None), "device", None)
-    return device
-
-
-def _reused(outcome: Any) -> bool:
-    return isinstance(outcome, Reused)
-
-
-def _url(controller: Any) -> str | None:
-    if controller is None:
-        return None
-    endpoint = getattr(controller, "endpoint", None)
-    url = getattr(endpoint, "url", None)
-    return str(url) if url else "the emulator controller"
+    return scale_from_wm_density(device.shell(DENSITY_COMMAND).text())

@@ -143,8 +143,8 @@ def _wait(condition: Any, timeout: float, what: str) -> None:
         time.sleep(0.02)
 
 
-def _frames(screen_events: list[b.SessionEvent]) -> list[b.Frame]:
-    return [e for e in screen_events if isinstance(e, b.Frame)]
+def _frames(screen_events: list[b.SessionEvent]) -> list[b.FrameEvent]:
+    return [e for e in screen_events if isinstance(e, b.FrameEvent)]
 
 
 # --- the tests -------------------------------------------------------------------------------------
@@ -285,7 +285,7 @@ def test_controller_frames_arrive_on_the_event_stream_with_status_bar_free_hashe
     assert len({f.hash for f in still[1:]} | {still[-1].hash}) == 1, "a still screen's hashes changed"
     assert all(f.width == 540 and f.captured_at <= f.received_at for f in still)
     session.input.tap(*_points(session, "tab_list"))
-    changed: list[b.Frame] = []
+    changed: list[b.FrameEvent] = []
     _wait(lambda: bool(changed.extend(_frames(events.drain())) or any(f.hash != still[-1].hash for f in changed)),
           5.0, "a frame with a new hash after the tap")
 

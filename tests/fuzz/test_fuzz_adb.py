@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_mobile_agent.adb import wire
-from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.adb.connection import AdbConnection
 from pytest_mobile_agent.adb.device import parse_forward_list
 from pytest_mobile_agent.adb.shell import ShellOutput, ShellStream
 from pytest_mobile_agent.adb.sync import Pusher, SyncReader, send_spec
@@ -51,8 +51,8 @@ device_lines = st.lists(
 ).map("\n".join)
 
 
-def conn_on(sock) -> Connection:
-    return Connection(sock, "fuzz-peer", IO_TIMEOUT)
+def conn_on(sock) -> AdbConnection:
+    return AdbConnection(sock, "fuzz-peer", IO_TIMEOUT)
 
 
 # --- the smart-socket framing ------------------------------------------------------------------------
@@ -83,7 +83,7 @@ def test_any_status_and_length_prefixed_reply_is_a_result_or_our_error(reply):
 def test_a_peer_that_stops_mid_reply_is_a_timeout_at_the_io_deadline(reply):
     """The peer sends a prefix of a status or length and then nothing, without closing."""
     with peer_sent(reply, close=False) as sock:
-        conn = Connection(sock, "silent-peer", 0.05)
+        conn = AdbConnection(sock, "silent-peer", 0.05)
         started = time.monotonic()
         try:
             conn.read_status("host:version")

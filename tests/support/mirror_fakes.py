@@ -173,7 +173,7 @@ class FakeEvents:
 
     @property
     def ended(self) -> bool:
-        return any(isinstance(e, b.Disconnected) for e in self.queue)
+        return any(isinstance(e, b.Disconnection) for e in self.queue)
 
 
 class FakeInput:
@@ -210,10 +210,10 @@ class FakeFrames:
     def __init__(self, live: bool = False) -> None:
         self.live = live
 
-    def frames(self) -> list[b.Frame]:
+    def frames(self) -> list[b.FrameEvent]:
         return []
 
-    def jpeg(self, frame: b.Frame | None = None, quality: int = 80, width: int | None = None) -> bytes:
+    def jpeg(self, frame: b.FrameEvent | None = None, quality: int = 80, width: int | None = None) -> bytes:
         raise AssertionError("not used")
 
     def screenshot(self, format: str = "png") -> b.Screenshot:

@@ -176,12 +176,22 @@ class _Output:
 
 
 @dataclass
+class FakeDeployer:
+    device: FakeDevice
+
+
+@dataclass
 class FakeAttached:
     connection: FakeConnection = field(default_factory=FakeConnection)
     outcome: Any = field(default_factory=Launched)
     record: Record = field(default_factory=Record)
     device: FakeDevice = field(default_factory=FakeDevice)
     stops: int = 0
+
+    @property
+    def deployer(self) -> FakeDeployer:
+        """The deployer that attached it, as `agent.Attached` has one: on this device."""
+        return FakeDeployer(self.device)
 
     def stop(self) -> None:
         self.stops += 1

@@ -9,7 +9,7 @@ from contextlib import contextmanager, suppress
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.adb.connection import AdbConnection
 from pytest_mobile_agent.adb.device import parse_forward_list
 from pytest_mobile_agent.adb.shell import ShellOutput, ShellStream
 from pytest_mobile_agent.adb.sync import Pusher, send_spec
@@ -17,12 +17,12 @@ from pytest_mobile_agent.errors import MobileAgentError
 
 
 @contextmanager
-def replying(reply: bytes) -> Iterator[Connection]:
+def replying(reply: bytes) -> Iterator[AdbConnection]:
     """A connection whose peer has sent `reply` and closed."""
     ours, theirs = socket.socketpair()
     theirs.sendall(reply)
     theirs.close()
-    conn = Connection(ours, "socketpair", 0.5)
+    conn = AdbConnection(ours, "socketpair", 0.5)
     try:
         yield conn
     finally:

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, address_from_env
-from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.adb.connection import AdbConnection
 from tests.support.adb_scripted import Peer, client
 from tests.support.ports import free_port
 
@@ -158,7 +158,7 @@ class _WouldBlock:
 
 @pytest.mark.parametrize("code", [errno.EAGAIN, errno.EWOULDBLOCK, 35])
 def test_a_read_that_reports_eagain_is_a_timeout(code):
-    conn = Connection(_WouldBlock(code), "127.0.0.1:5037", 0.2)  # type: ignore[arg-type]
+    conn = AdbConnection(_WouldBlock(code), "127.0.0.1:5037", 0.2)  # type: ignore[arg-type]
     with pytest.raises(errors.Timeout) as info:
         conn.recv_exact(4, "host:version")
     assert errors.is_timeout(info.value) and "200 ms" in str(info.value)
@@ -171,7 +171,7 @@ def test_a_reset_connection_is_closed_not_an_oserror():
         def recv(self, n: int) -> bytes:
             raise ConnectionResetError(errno.ECONNRESET, "Connection reset by peer")
 
-    conn = Connection(_Reset(0), "127.0.0.1:5037", 0.2)  # type: ignore[arg-type]
+    conn = AdbConnection(_Reset(0), "127.0.0.1:5037", 0.2)  # type: ignore[arg-type]
     with pytest.raises(errors.Closed, match="reset"):
         conn.recv_exact(4, "host:version")
     assert not isinstance(errors.Closed("x"), OSError)

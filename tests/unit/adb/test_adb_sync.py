@@ -9,7 +9,7 @@ import pytest
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import wire
-from pytest_mobile_agent.adb.connection import Connection
+from pytest_mobile_agent.adb.connection import AdbConnection
 from tests.support.adb_scripted import Peer, client
 
 SERIAL = "emulator-5554"
@@ -53,13 +53,13 @@ def test_push_sends_64k_chunks_then_done_with_the_mtime(scripted):
 
 def test_each_data_header_is_written_with_its_data(scripted, monkeypatch):
     writes: list[bytes] = []
-    original = Connection.sendall
+    original = AdbConnection.sendall
 
     def recording(self, data, operation, **kwargs):
         writes.append(bytes(data))
         return original(self, data, operation, **kwargs)
 
-    monkeypatch.setattr(Connection, "sendall", recording)
+    monkeypatch.setattr(AdbConnection, "sendall", recording)
     data = os.urandom(2 * CHUNK + 5)
     messages: list[tuple[bytes, int, bytes]] = []
     server = scripted(sync_sink(messages))

@@ -378,3 +378,17 @@ def test_an_agent_silent_through_the_handshake_is_a_timeout() -> None:
     assert session.state is State.CLOSED
     assert session.failure is not None and session.failure.is_timeout()
     assert "handshake" in str(session.failure)
+
+
+def test_a_disconnection_given_a_hint_keeps_its_text() -> None:
+    gone = Disconnection("the agent closed the connection (shutdown)", Hint.RELAUNCH)
+    assert type(gone.reconnect_hint) is str and f"{gone.reconnect_hint}" == Hint.RELAUNCH.value
+    assert gone == Disconnection("the agent closed the connection (shutdown)", Hint.RELAUNCH.value)
+
+
+def test_an_event_names_its_windows_by_their_integers_only() -> None:
+    one = ProtocolEvent(1, "window_changed", {"window": 12, "nodes": [57]}, 0.5)
+    many = ProtocolEvent(2, "windows_changed", {"windows": [12, "31", 31, None]}, 0.5)
+    assert (one.window, one.windows) == (12, ())
+    assert (many.window, many.windows) == (None, (12, 31))
+    assert ProtocolEvent(3, "window_changed", {"window": "12"}, 0.5).window is None

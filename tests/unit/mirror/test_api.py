@@ -64,10 +64,49 @@ def test_a_selector_refuses_what_it_cannot_mean() -> None:
     with pytest.raises(InvalidSelector, match="regular expression"):
         Selector(text_matches="(")
     screen = Rig(login_screen()).mirror
-    with pytest.raises(InvalidSelector, match="unknown selector criteria \\['txt'\\]"):
+    with pytest.raises(InvalidSelector, match="unknown selector criterion 'txt' \\(did you mean 'text'\\?\\)"):
         screen.find(txt="Login")
     with pytest.raises(InvalidSelector, match="not both"):
         screen.tap(screen.find(text="Login"), text="Big")
+
+
+@pytest.mark.parametrize("value", ["False", "no", "yes", "True", 1, 0, "off"])
+def test_a_state_takes_true_or_false_and_nothing_truthy(value: object) -> None:
+    """`clickable="False"`, "no" and "yes" all matched clickable nodes (issue 28, item 7)."""
+    screen = Rig(login_screen()).mirror
+    with pytest.raises(InvalidSelector, match=f"clickable= takes True or False, not {re.escape(repr(value))}"):
+        screen.find(clickable=value)
+    assert screen.find_all(clickable=False) and screen.find_all(clickable=True)
+
+
+@pytest.mark.parametrize(("criteria", "named"), [
+    ({"id": 5}, "id= takes a str, not 5 (a int)"),
+    ({"text": b"Login"}, "text= takes a str, not b'Login' (a bytes)"),
+    ({"text_contains": ["Log"]}, "text_contains= takes a str"),
+    ({"text_matches": 3}, "text_matches= takes a str or a compiled pattern"),
+    ({"desc": 1.5}, "desc= takes a str"),
+    ({"class_name": True}, "class_name= takes a str"),
+    ({"package": object}, "package= takes a str"),
+    ({"enabled": "yes"}, "enabled= takes True or False"),
+    ({"window": True}, "window= takes a window id (int) or a str"),
+    ({"window": 1.0}, "window= takes a window id (int) or a str"),
+    ({"within": "Login"}, "within= takes an element or its ref (int)"),
+])
+def test_every_criterion_checks_its_type_and_names_itself(criteria: dict, named: str) -> None:
+    """`find(id=5)` raised a bare TypeError from inside the compiled matcher."""
+    screen = Rig(login_screen()).mirror
+    for query in (screen.find, screen.find_all, screen.exists, screen.wait_for):
+        with pytest.raises(InvalidSelector, match=re.escape(named)):
+            query(**criteria)
+
+
+def test_an_unknown_criterion_suggests_the_closest_known_name() -> None:
+    screen = Rig(login_screen()).mirror
+    with pytest.raises(InvalidSelector) as unknown:
+        screen.find(resource_idd="x", clikable=True, zzz=1)
+    message = str(unknown.value)
+    assert message.startswith("unknown selector criteria 'clikable' (did you mean 'clickable'?), 'resource_idd', "
+                              "'zzz'; known: checked, class_name, clickable, desc, ")
 
 
 def test_find_shows_the_nearest_candidates_and_the_tree() -> None:
@@ -120,6 +159,20 @@ def test_a_tap_goes_to_the_centre_in_points_and_the_next_read_takes_the_action_b
     assert rig.input.calls[3] == ("tap", pytest.approx(540 / SCALE), pytest.approx(1200 / SCALE))
     with pytest.raises(TypeError):
         rig.mirror.tap()
+
+
+def test_an_action_takes_the_element_by_the_keyword_readme_names() -> None:
+    """README documents `tap(element=...)`, `long_press(element=...)`, `type_text(..., element=...)`
+    (issue 28, item 2): the keyword was `target`, and `element=` was an unknown criterion."""
+    rig = Rig(login_screen())
+    login = rig.mirror.find(text="Login")
+    rig.mirror.tap(element=login)
+    rig.mirror.long_press(element=login, hold=0.7)
+    rig.mirror.type_text("ada", element=rig.mirror.find(text="Big"))
+    assert [c[0] for c in rig.input.calls] == ["tap", "long_press", "tap", "text"]
+    assert rig.input.calls[0] == ("tap", pytest.approx(180 / SCALE), pytest.approx(273 / SCALE))
+    with pytest.raises(InvalidSelector, match="not both"):
+        rig.mirror.tap(element=login, text="Big")
 
 
 def test_type_text_taps_an_unfocused_field_first_and_names_its_node() -> None:

@@ -12,8 +12,8 @@ from tests.support.mirror_fakes import Rig, login_screen
 R = ReadReason
 
 
-def frame(hash: int, at: float) -> b.Frame:
-    return b.Frame(hash=hash, captured_at=at, received_at=at, seq=0, width=540, height=1200)
+def frame(hash: int, at: float) -> b.FrameEvent:
+    return b.FrameEvent(hash=hash, captured_at=at, received_at=at, seq=0, width=540, height=1200)
 
 
 def test_the_first_look_reads_with_the_attach_bound_and_a_warm_snapshot_reads_nothing() -> None:
@@ -51,7 +51,7 @@ def test_a_frame_reads_again_only_when_its_hash_changes() -> None:
 def test_a_gap_and_a_resync_read_everything_again_with_the_idle_bound() -> None:
     rig = Rig(login_screen())
     rig.mirror.snapshot()
-    rig.events.put(b.OutOfSync(expected=3, got=9, at=0.0))
+    rig.events.put(b.OutOfSync(expected=3, got=9))
     rig.events.put(b.ProtocolEvent(9, "window_changed", {"window": 12}, 0.0))
     rig.mirror.snapshot()
     assert rig.reasons == [R.ATTACH, R.RESYNC]  # one read, for the strongest reason
@@ -124,7 +124,7 @@ def test_a_screen_that_never_stops_changing_ends_the_settle_at_its_timeout() -> 
 def test_a_disconnection_ends_the_reads_with_the_reconnect_hint() -> None:
     rig = Rig(login_screen())
     rig.mirror.snapshot()
-    rig.events.put(b.Disconnected("killed", "attach again to relaunch or reuse the agent", 0.0))
+    rig.events.put(b.Disconnection("killed", "attach again to relaunch or reuse the agent"))
     assert rig.mirror.wait_disconnected(1.0).reason == "killed"
     with pytest.raises(Disconnected, match="killed") as info:
         rig.mirror.refresh()

@@ -15,9 +15,9 @@ R = ReadReason
 EVICTING = (R.POLL, R.FRAME)
 
 
-def frame(hash: int, at: float, lag: float = 0.0) -> b.Frame:
+def frame(hash: int, at: float, lag: float = 0.0) -> b.FrameEvent:
     """A frame that arrived at `at`; `lag` is how far behind the emulator's timestamp put it."""
-    return b.Frame(hash=hash, captured_at=at - lag, received_at=at, seq=0, width=540, height=1200)
+    return b.FrameEvent(hash=hash, captured_at=at - lag, received_at=at, seq=0, width=540, height=1200)
 
 
 def animate(rig: Rig, seconds: float, every: float = 0.04, lag: float = 0.0, start: float | None = None) -> float:

@@ -132,7 +132,7 @@ def test_frames_reach_the_event_stream_and_a_failed_stream_is_subscribed_to_agai
                 got.append(event)
     finally:
         frames.stop()
-    assert [type(e) for e in got] == [b.Frame, b.Frame]
+    assert [type(e) for e in got] == [b.FrameEvent, b.FrameEvent]
     assert got[0].hash != got[1].hash  # type: ignore[union-attr]
     assert controller.subscriptions == [540, 540] and frames.failures == 1
     assert str(frames.last_failure) == "stream reset" and frames._thread is None

@@ -65,7 +65,7 @@ def test_events_reach_the_backends_stream_in_order() -> None:
     got = [events.next_event(1.0) for _ in range(3)]
     assert [e.seq for e in got if isinstance(e, b.ProtocolEvent)] == [1, 2, 3]
     assert all(isinstance(e, b.ProtocolEvent) and e.window == 12 for e in got)
-    assert got[0] is not None and got[0].at == 101.0  # the host time it arrived
+    assert isinstance(got[0], b.ProtocolEvent) and got[0].received_at == 101.0  # the host time it arrived
     assert events.next_event(0.01) is None
 
 
