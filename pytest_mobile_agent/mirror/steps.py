@@ -1,0 +1,191 @@
+"""Steps: every call a test makes on the screen, its elements, the app and the device, as it happens.
+
+A `Steps` belongs to one screen. Each public call opens a `Step` (its name and arguments, when it
+started and ended, its result or its exception, the element it acted on, and for a wait each poll and
+what ended it); calls made inside another (an element's `tap` calling the screen's, an action waiting
+for its element) are nested steps, deeper by one. Two kinds of observers take part:
+
+* listeners (`add_listener`) see each step start and end: the step trace, the report's step lines;
+* guards (`add_guard`) run before each of the test's own calls (depth 0), outside any step, so that
+  what they do (a watcher dismissing a dialog) is never in the middle of an action or a wait and shows
+  as steps of its own.
+
+A listener that raises is logged and dropped from that step's notifications, never failing the test
+through the trace; a guard that raises fails the call it ran before (a watcher's reaction that fails
+must fail the test, naming the watcher).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, ParamSpec, Protocol, TypeVar
+
+from pytest_mobile_agent.session.backends import Bounds
+
+log = logging.getLogger("pytest_mobile_agent.mirror")
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@dataclass
+class Poll:
+    """One look a wait took at the screen: when, and whether what it waits for held."""
+
+    at: float
+    matched: bool
+
+
+@dataclass
+class Step:
+    """One call: `name` as the test wrote it (`tap`, `element.tap`, `app.start`, ...)."""
+
+    name: str
+    arguments: dict[str, Any]
+    depth: int
+    started_at: float  # time.monotonic()
+    started_wall: float  # time.time(), for a trace read elsewhere
+    ended_at: float | None = None
+    result: Any = None
+    error: BaseException | None = None
+    target: Bounds | None = None
+    """The bounds of the element the call acted on, in physical pixels, once it was found."""
+    polls: list[Poll] = field(default_factory=list)
+    ended_by: str | None = None
+    """For a wait: `matched`, `timeout` or the error's name; for other calls `returned` or the error's."""
+
+    @property
+    def seconds(self) -> float | None:
+        return None if self.ended_at is None else self.ended_at - self.started_at
+
+
+class StepListener(Protocol):
+    def step_started(self, step: Step) -> None: ...
+
+    def step_ended(self, step: Step) -> None: ...
+
+
+Guard = Callable[[str], None]
+"""Called with the name of the test's next call, before it starts."""
+
+
+class Steps:
+    """The listeners and guards of one screen, and the steps open now (one thread: the test's)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._listeners: list[StepListener] = []
+        self._guards: list[Guard] = []
+        self._open: list[Step] = []
+        self._guarding = False
+
+    def add_listener(self, listener: StepListener) -> Callable[[], None]:
+        """Notify `listener` of every step; returns the call that removes it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def add_guard(self, guard: Guard) -> Callable[[], None]:
+        """Run `guard` before each of the test's own calls; returns the call that removes it."""
+        self._guards.append(guard)
+        return lambda: self._guards.remove(guard) if guard in self._guards else None
+
+    @property
+    def current(self) -> Step | None:
+        return self._open[-1] if self._open else None
+
+    @contextlib.contextmanager
+    def step(self, name: str, arguments: dict[str, Any] | None = None) -> Iterator[Step]:
+        """Open a step around a call: guards first when it is the test's own, then listeners."""
+        __tracebackhide__ = True
+        if not self._open:
+            self._run_guards(name)
+        step = Step(name, dict(arguments or {}), len(self._open), self._clock(), time.time())
+        self._open.append(step)
+        self._notify("step_started", step)
+        try:
+            yield step
+        except BaseException as exc:
+            step.error = exc
+            step.ended_by = step.ended_by or type(exc).__name__
+            raise
+        else:
+            step.ended_by = step.ended_by or "returned"
+        finally:
+            step.ended_at = self._clock()
+            self._open.pop()
+            self._notify("step_ended", step)
+
+    def poll(self, matched: bool) -> None:
+        """Record a wait's look at the screen on the innermost open step."""
+        if self._open:
+            self._open[-1].polls.append(Poll(self._clock(), matched))
+
+    def target(self, bounds: Bounds) -> None:
+        """Record the element the innermost open step acts on (and its callers, which act through it)."""
+        for step in reversed(self._open):
+            if step.target is not None:
+                break
+            step.target = bounds
+
+    def _run_guards(self, name: str) -> None:
+        if self._guarding:  # a guard's own calls run unguarded
+            return
+        self._guarding = True
+        try:
+            for guard in list(self._guards):
+                guard(name)
+        finally:
+            self._guarding = False
+
+    def _notify(self, event: str, step: Step) -> None:
+        for listener in list(self._listeners):
+            try:
+                getattr(listener, event)(step)
+            except Exception:  # noqa: BLE001 - evidence must never fail the test it records
+                log.exception("a step listener failed on %s %s", event, step.name)
+
+
+class HasSteps(Protocol):
+    steps: Steps
+
+
+def recorded(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Make a method of an object with `steps` a step named `name`: its arguments (by name, `self`
+    left out), its result or exception. The signature is kept for IDEs and type checkers."""
+
+    def decorate(method: Callable[P, R]) -> Callable[P, R]:
+        signature = inspect.signature(method)
+
+        @functools.wraps(method)
+        def call(*args: P.args, **kwargs: P.kwargs) -> R:
+            __tracebackhide__ = True
+            owner: HasSteps = args[0]  # type: ignore[assignment]
+            with owner.steps.step(name, _arguments(signature, args, kwargs)) as step:
+                result = method(*args, **kwargs)
+                step.result = result
+                return result
+
+        return call
+
+    return decorate
+
+
+def _arguments(signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:  # the call itself will fail and say why
+        return {}
+    named = dict(bound.arguments)
+    named.pop("self", None)
+    for key, value in list(named.items()):
+        parameter = signature.parameters[key]
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            named.pop(key)
+            named.update(value)
+    return named
