@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from pytest_mobile_agent.virtual import process as pm
+from pytest_mobile_agent.virtual.kernel import process as pm
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice

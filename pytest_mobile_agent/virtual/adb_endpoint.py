@@ -46,7 +46,7 @@ from pytest_mobile_agent.virtual.adbd_endpoint import (
     recv_device,
     wait_readable,
 )
-from pytest_mobile_agent.virtual.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.virtual.kernel.sockets import AddressInUse
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -585,7 +586,7 @@ class AdbdEndpoint:
         """The first free odd port of 5555..5585, where an adb server looks for emulators."""
         listener = reserve_emulator_port()
         if listener is None:
-            raise errors.AddressInUse(f"every emulator port {ADBD_PORTS.start}..{ADBD_PORTS.stop - 1} is taken")
+            raise AddressInUse(f"every emulator port {ADBD_PORTS.start}..{ADBD_PORTS.stop - 1} is taken")
         return cls(device, io_timeout=io_timeout, listener=listener)
 
     @property

@@ -40,7 +40,7 @@ from google.protobuf import empty_pb2
 from pytest_mobile_agent.emulator import discovery
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2 as pb
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as pb_grpc
-from pytest_mobile_agent.virtual.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 

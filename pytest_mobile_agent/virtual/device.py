@@ -49,22 +49,23 @@ from dataclasses import dataclass
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.fs import Cred, FileSystem
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.programs import (
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.binaries import (
     SEARCH_PATH,
     Program,
     ProgramRegistry,
     lay_out_in_system_bin,
 )
+from pytest_mobile_agent.virtual.kernel.fs import FileSystem
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.procfs import KERNEL_BUILD, KERNEL_RELEASE, mount_procfs
+from pytest_mobile_agent.virtual.kernel.streams import ByteStream, Kernel
 from pytest_mobile_agent.virtual.shell.interp import sh_main
 from pytest_mobile_agent.virtual.shell_service import (
     ShellSession,
     parse_shell_service,
     run_to_completion,
 )
-from pytest_mobile_agent.virtual.streams import ByteStream, Kernel, OpenFile
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -185,11 +186,8 @@ class ReverseRule:
 class VirtualDevice:
     """One virtual API 36 emulator."""
 
-    kernel_release = "6.6.66-android15-8-g3b8e3f1f9a4e-ab13086044"
-    kernel_build = "#1 SMP PREEMPT Fri Mar 14 03:52:47 UTC 2025"
-    kernel_compiler = ("(kleaf@build-host) (Android (12833971, +pgo, +bolt, +lto, +mlgo, based on r536225) clang version "
-                       "19.0.1 (https://android.googlesource.com/toolchain/llvm-project b3a530ec6537146650e42be89f1089e9a3588460), "
-                       "LLD 19.0.1)")
+    kernel_release = KERNEL_RELEASE
+    kernel_build = KERNEL_BUILD
 
     def __init__(self, serial: str = "emulator-5554", *, index: int | None = None,
                  properties: dict[str, str] | None = None) -> None:
@@ -220,11 +218,7 @@ class VirtualDevice:
         self._log_boot()
         self.sh_program: Program = sh_main(self)
         self._install_programs()
-        self.fs.proc_provider = self._proc_files
-        self.fs.proc_globals = self._proc_globals
-        self.fs.proc_owner = lambda pid: proc.uid if (proc := self.processes.get(pid)) is not None else 0
-        self.fs.pid_lister = lambda: [p.pid for p in self.processes.processes()]
-        self.fs.tty_opener = self._open_tty
+        mount_procfs(self.fs, self.processes, self.boot_monotonic)
         self._install_extensions()
 
     # --- setup --------------------------------------------------------------------------------------
@@ -268,10 +262,10 @@ class VirtualDevice:
         from pytest_mobile_agent.virtual.activity import ActivityManager
         from pytest_mobile_agent.virtual.automation import AutomationSlot
         from pytest_mobile_agent.virtual.display import Display
+        from pytest_mobile_agent.virtual.kernel.sockets import SocketNamespace
         from pytest_mobile_agent.virtual.packages import PackageManager
-        from pytest_mobile_agent.virtual.sockets import SocketNamespace
 
-        self.sockets = SocketNamespace(self)
+        self.sockets = SocketNamespace(self.kernel, self.processes)
         self.automation = AutomationSlot(self)
         self.activity = ActivityManager(self)
         self.packages = PackageManager(self)
@@ -316,45 +310,6 @@ class VirtualDevice:
             name = f"/dev/pts/{self._pts}"
             self._pts += 1
             return name
-
-    def _open_tty(self, cred: Cred) -> OpenFile:
-        proc = self.processes.get(cred.pid)
-        tty_file = None
-        if proc is not None and proc.tty is not None:
-            for file in proc.fds.values():
-                if file.isatty():
-                    tty_file = file
-                    break
-        if tty_file is None:
-            import errno
-            import os
-
-            raise OSError(errno.ENXIO, os.strerror(errno.ENXIO), "/dev/tty")
-        return tty_file.dup()
-
-    def _proc_files(self, pid: int) -> dict[str, bytes] | None:
-        proc = self.processes.get(pid)
-        if proc is None:
-            return None
-        return {
-            "cmdline": proc.cmdline_bytes(),
-            "status": proc_status(proc).encode(),
-            "stat": proc_stat(proc).encode(),
-            "comm": (proc.comm + "\n").encode(),
-            "environ": b"".join(f"{k}={v}".encode() + b"\0" for k, v in proc.env.items()),
-        }
-
-    def _proc_globals(self) -> dict[str, bytes]:
-        """/proc/version (a GKI 6.6 kernel's line, as `uname -a` reports it too), /proc/mounts,
-        /proc/uptime."""
-        from pytest_mobile_agent.virtual import mounts
-
-        uptime = time.monotonic() - self.boot_monotonic
-        return {
-            "version": f"Linux version {self.kernel_release} {self.kernel_compiler} {self.kernel_build}\n".encode(),
-            "mounts": mounts.proc_mounts(),
-            "uptime": f"{uptime:.2f} {uptime * 1.7:.2f}\n".encode(),
-        }
 
     # --- properties and log ---------------------------------------------------------------------------
 
@@ -485,46 +440,3 @@ class VirtualDevice:
             if proc.pid >= 3000:
                 proc.deliver(pm.SIGKILL)
         self.sockets.close_all()
-
-
-def proc_status(proc: pm.Process) -> str:
-    state = {"S": "S (sleeping)", "T": "T (stopped)", "Z": "Z (zombie)", "R": "R (running)"}[proc.state_letter()]
-    sig = proc.signals
-    uid = proc.uid
-    groups = "" if uid != 2000 else "1004 1007 1011 1015 1028 3001 3002 3003 3006 3009 3011 "
-    return (
-        f"Name:\t{proc.comm}\n"
-        "Umask:\t0000\n"
-        f"State:\t{state}\n"
-        f"Tgid:\t{proc.pid}\n"
-        "Ngid:\t0\n"
-        f"Pid:\t{proc.pid}\n"
-        f"PPid:\t{proc.ppid}\n"
-        "TracerPid:\t0\n"
-        f"Uid:\t{uid}\t{uid}\t{uid}\t{uid}\n"
-        f"Gid:\t{proc.gid}\t{proc.gid}\t{proc.gid}\t{proc.gid}\n"
-        "FDSize:\t64\n"
-        f"Groups:\t{groups}\n"
-        f"VmPeak:\t{proc.memory[0] + 4096:8} kB\nVmSize:\t{proc.memory[0]:8} kB\nVmRSS:\t{proc.memory[1]:8} kB\n"
-        f"Threads:\t{1 if proc.thread is None else 1}\n"
-        "SigQ:\t0/63197\n"
-        f"SigPnd:\t{0:016x}\n"
-        f"ShdPnd:\t{pm.mask_of(sig.blocked_pending):016x}\n"
-        f"SigBlk:\t{sig.blocked:016x}\n"
-        f"SigIgn:\t{pm.mask_of(sig.ignored):016x}\n"
-        f"SigCgt:\t{pm.mask_of(sig.caught):016x}\n"
-        "CapInh:\t0000000000000000\n"
-        f"CapPrm:\t{'000001ffffffffff' if uid == 0 else '0000000000000000'}\n"
-        f"CapEff:\t{'000001ffffffffff' if uid == 0 else '0000000000000000'}\n"
-        "CapBnd:\t00000000000000c0\n"
-        "CapAmb:\t0000000000000000\n"
-        "NoNewPrivs:\t0\n"
-        "Seccomp:\t0\n"
-        "Cpus_allowed_list:\t0-1\n"
-        "voluntary_ctxt_switches:\t1\n"
-        "nonvoluntary_ctxt_switches:\t0\n"
-    )
-
-
-def proc_stat(proc: pm.Process) -> str:
-    return f"{proc.pid} ({proc.comm}) {proc.state_letter()} {proc.ppid} {proc.pgid} {proc.sid} 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 0 0 0\n"

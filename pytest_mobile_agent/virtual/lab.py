@@ -50,7 +50,7 @@ from pytest_mobile_agent.virtual.adbd_endpoint import (
     bind_loopback,
 )
 from pytest_mobile_agent.virtual.console import EmulatorConsole, write_token_file
-from pytest_mobile_agent.virtual.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 

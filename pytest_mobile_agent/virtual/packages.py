@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_mobile_agent import apk as apk_format
 from pytest_mobile_agent.errors import InvalidApk
-from pytest_mobile_agent.virtual.fs import ROOT
+from pytest_mobile_agent.virtual.kernel.creds import ROOT
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice

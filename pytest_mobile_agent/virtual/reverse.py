@@ -27,12 +27,13 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.wire import encode_fail, encode_length_prefixed
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.streams import PLAIN, DeviceStream, Pipe, _deadline, pump
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.sockets import AddressInUse
+from pytest_mobile_agent.virtual.kernel.streams import PLAIN, DeviceStream, Pipe, _deadline, pump
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import HostConnector, VirtualDevice
-    from pytest_mobile_agent.virtual.sockets import Listener
+    from pytest_mobile_agent.virtual.kernel.sockets import Listener
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -136,7 +137,7 @@ def _install(device: VirtualDevice, remote: str, local: str, no_rebind: bool, co
             listener = sockets.listen_tcp(port, device.adbd.pid, on_connect=handler)
         else:
             return encode_fail(f"cannot bind listener: unknown socket specification:{remote}")
-    except errors.AddressInUse:
+    except AddressInUse:
         return encode_fail("cannot bind listener: Address already in use")
     except errors.InvalidArgument as exc:
         return encode_fail(f"cannot bind listener: {exc.message}")

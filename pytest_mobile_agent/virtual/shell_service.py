@@ -42,9 +42,16 @@ from pytest_mobile_agent.adb.wire import (
     ShellPacketDecoder,
     encode_shell_packet,
 )
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.pty import Pty
-from pytest_mobile_agent.virtual.streams import PLAIN, OpenFile, Pipe, PipeWriter, Waiter, _deadline
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.pty import Pty
+from pytest_mobile_agent.virtual.kernel.streams import (
+    PLAIN,
+    OpenFile,
+    Pipe,
+    PipeWriter,
+    Waiter,
+    _deadline,
+)
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice

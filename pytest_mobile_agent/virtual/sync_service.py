@@ -49,8 +49,9 @@ from pytest_mobile_agent.adb.wire import (
     SYNC_MAX_PATH,
     encode_sync,
 )
-from pytest_mobile_agent.virtual.fs import SHELL_GROUPS, Cred, StatResult
-from pytest_mobile_agent.virtual.streams import PLAIN, OpenFile, Pipe, _deadline
+from pytest_mobile_agent.virtual.kernel.creds import SHELL_GROUPS, Cred
+from pytest_mobile_agent.virtual.kernel.fs import StatResult
+from pytest_mobile_agent.virtual.kernel.streams import PLAIN, OpenFile, Pipe, _deadline
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from pytest_mobile_agent.virtual.console import ConsoleSession, EmulatorConsole
 from pytest_mobile_agent.virtual.device import VirtualDevice
-from pytest_mobile_agent.virtual.fs import Cred
+from pytest_mobile_agent.virtual.kernel.creds import Cred
 from pytest_mobile_agent.virtual.programs import hosttools, ps, sedscript
 
 from .bounds import ends_within, lighter

@@ -20,7 +20,7 @@ from pytest_mobile_agent.agent import Records
 from pytest_mobile_agent.agent import protocol as wire
 from pytest_mobile_agent.agent.connection import Connection
 from pytest_mobile_agent.agent.launch import MAIN_CLASS, TOKEN_ENV
-from pytest_mobile_agent.virtual.fs import ROOT
+from pytest_mobile_agent.virtual.kernel.creds import ROOT
 
 from .lab import Bench, bench
 

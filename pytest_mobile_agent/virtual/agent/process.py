@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.virtual.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 from pytest_mobile_agent.virtual.ui import UiModel
 
 from .platform import Platform, ProcessGate
@@ -192,7 +192,7 @@ def _identity(proc: Any, device: Any, args: Args, token: str) -> Identity | str:
 
 
 def read_device_file(device: Any, path: str, proc: Any) -> bytes:
-    from pytest_mobile_agent.virtual.fs import Cred
+    from pytest_mobile_agent.virtual.kernel.creds import Cred
 
     data: bytes = device.fs.read_file(path, Cred(proc.uid, pid=proc.pid))
     return data

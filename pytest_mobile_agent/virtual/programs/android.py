@@ -47,7 +47,6 @@ import struct
 import time
 from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.automation import already_registered_message
 from pytest_mobile_agent.virtual.display import (
     KEYBOARD_DEVICE,
@@ -55,11 +54,12 @@ from pytest_mobile_agent.virtual.display import (
     TOUCH_DEVICE,
     TOUCH_NAME,
 )
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.programs import SEARCH_PATH
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.binaries import SEARCH_PATH
+from pytest_mobile_agent.virtual.kernel.creds import cred_of
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 from pytest_mobile_agent.virtual.programs.packages import dumpsys_package, pm_command
 from pytest_mobile_agent.virtual.programs.services import DEFAULT_BRIGHTNESS, SERVICE_DUMPS
-from pytest_mobile_agent.virtual.shell.interp import cred_of
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice

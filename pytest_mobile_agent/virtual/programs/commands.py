@@ -27,11 +27,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.fs import StatResult
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.shell.interp import cred_of
-from pytest_mobile_agent.virtual.streams import NullFile
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.creds import cred_of
+from pytest_mobile_agent.virtual.kernel.fs import StatResult
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.streams import NullFile
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice

@@ -33,12 +33,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual import mounts
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.fs import FileSystem
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.shell.interp import cred_of
-from pytest_mobile_agent.virtual.streams import OpenFile
+from pytest_mobile_agent.virtual.kernel import mounts
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.creds import cred_of
+from pytest_mobile_agent.virtual.kernel.fs import FileSystem
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.streams import OpenFile
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice

@@ -45,12 +45,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual import confine
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.fs import Cred
-from pytest_mobile_agent.virtual.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel import confine
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.creds import Cred, cred_of
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 from pytest_mobile_agent.virtual.programs import sedscript
-from pytest_mobile_agent.virtual.shell.interp import cred_of
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice

@@ -19,9 +19,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.fs import Cred, StatResult
-from pytest_mobile_agent.virtual.shell.interp import cred_of
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.creds import Cred, cred_of
+from pytest_mobile_agent.virtual.kernel.fs import StatResult
 
 if TYPE_CHECKING:
     from collections.abc import Callable

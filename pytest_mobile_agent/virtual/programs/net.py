@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.streams import DeviceStream
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.streams import DeviceStream
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice

@@ -19,15 +19,16 @@ import stat as stat_module
 import time
 from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.fs import Cred, StatResult
-from pytest_mobile_agent.virtual.numbers import is_decimal, is_decimal_time
-from pytest_mobile_agent.virtual.programs import TOYBOX_APPLETS
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.binaries import TOYBOX_APPLETS
+from pytest_mobile_agent.virtual.kernel.creds import Cred, cred_of
+from pytest_mobile_agent.virtual.kernel.fs import StatResult
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal, is_decimal_time
+from pytest_mobile_agent.virtual.kernel.streams import OpenFile
 from pytest_mobile_agent.virtual.programs.ls import ls_program
 from pytest_mobile_agent.virtual.programs.ps import ps_program
 from pytest_mobile_agent.virtual.programs.tr import tr_program
-from pytest_mobile_agent.virtual.shell.interp import b_kill, cred_of
-from pytest_mobile_agent.virtual.streams import OpenFile
+from pytest_mobile_agent.virtual.shell.interp import b_kill
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice

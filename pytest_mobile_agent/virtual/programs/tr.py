@@ -16,8 +16,8 @@ import string
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice

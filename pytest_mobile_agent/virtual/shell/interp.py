@@ -40,13 +40,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pytest_mobile_agent import errors
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.fs import SHELL_GROUPS, BytesFile, Cred
-from pytest_mobile_agent.virtual.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.creds import Cred, cred_of
+from pytest_mobile_agent.virtual.kernel.fs import BytesFile
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.streams import NullFile, OpenFile, Pipe
 from pytest_mobile_agent.virtual.shell import arith
 from pytest_mobile_agent.virtual.shell import parser as ast
-from pytest_mobile_agent.virtual.streams import NullFile, OpenFile, Pipe
+from pytest_mobile_agent.virtual.shell.syntax import ShellSyntaxError
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice
@@ -105,11 +106,6 @@ class ShellState:
 
     def environ(self) -> dict[str, str]:
         return {k: self.vars[k] for k in self.exported if k in self.vars}
-
-
-def cred_of(proc: pm.Process) -> Cred:
-    groups = frozenset({0}) if proc.uid == 0 else SHELL_GROUPS if proc.uid == 2000 else frozenset({proc.uid})
-    return Cred(proc.uid, groups, proc.pid)
 
 
 def sh_main(device: VirtualDevice) -> Program:
@@ -175,7 +171,7 @@ class Interpreter:
     def run_script(self, text: str, *, top: bool) -> int:
         try:
             tree = ast.parse(text)
-        except errors.ShellSyntaxError as exc:
+        except ShellSyntaxError as exc:
             self.err(f"{self.state.name}: {exc.message}\n")
             return 1
         try:
@@ -209,7 +205,7 @@ class Interpreter:
             pending += line.decode(errors="replace")
             try:
                 tree = ast.parse(pending)
-            except errors.ShellSyntaxError as exc:
+            except ShellSyntaxError as exc:
                 if "EOF" in exc.message or "closing quote" in exc.message or "unmatched" in exc.message:
                     continue
                 self.err(f"{self.state.name}: {exc.message}\n")
@@ -225,7 +221,7 @@ class Interpreter:
     def _run_exit_trap(self, status: int) -> int:
         action = self.state.traps.pop(0, None)
         if action:
-            with contextlib.suppress(_ExitShell, errors.ShellSyntaxError):
+            with contextlib.suppress(_ExitShell, ShellSyntaxError):
                 self.run_list(ast.parse(action))
         return status
 
@@ -761,7 +757,7 @@ class Interpreter:
         text = self.expand_string(part.expression)
         try:
             return str(arith.evaluate(text, self.param))
-        except errors.ShellSyntaxError as exc:
+        except ShellSyntaxError as exc:
             self.err(f"{self.state.name}: {exc.message}\n")
             raise _ExitShell(1) from None
 

@@ -19,7 +19,7 @@ Words keep their quoting: single quotes, double quotes (where `$` expansions and
 \\$ \\` \\" \\\\ \\newline apply), backslash escapes, `$NAME`, `${NAME}`, `${NAME:-word}`, `$?`, `$$`, `$!`,
 `$#`, `$0`..`$9`, `$@`, `$*`, `$(list)` command substitution and `$((expr))` arithmetic
 (virtual/shell/arith.py). `#` starts a comment at the start
-of a word. Any text either parses or raises errors.ShellSyntaxError with mksh's wording ("syntax error: 'X'
+of a word. Any text either parses or raises ShellSyntaxError with mksh's wording ("syntax error: 'X'
 unexpected", "syntax error: unexpected EOF", "syntax error: '(' unmatched" when the text ends inside
 a construct, "syntax error: no closing quote"); nothing else escapes the parser.
 """
@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pytest_mobile_agent.errors import ShellSyntaxError
-from pytest_mobile_agent.virtual.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.shell.syntax import ShellSyntaxError
 
 META = set(" \t\n;&|()<>")
 NAME_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
@@ -188,7 +188,7 @@ class ListNode:
 
 
 def parse(text: str) -> ListNode:
-    """The whole script; errors.ShellSyntaxError for anything else."""
+    """The whole script; ShellSyntaxError for anything else."""
     parser = _Parser(text)
     try:
         tree = parser.parse_list(top=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from pytest_mobile_agent.virtual.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 
 from .fixture import FIXTURE_MANIFEST, MAIN_ACTIVITY, PACKAGE
 from .geometry import Geometry

@@ -18,7 +18,7 @@ from pytest_mobile_agent.mirror.selectors import Selector
 from pytest_mobile_agent.mirror.unique import Locator, unique_locator
 from pytest_mobile_agent.session.backends import ReadReason
 from pytest_mobile_agent.session.tree import parse_snapshot
-from pytest_mobile_agent.virtual.streams import Kernel
+from pytest_mobile_agent.virtual.kernel.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel
 
 from .fakes import node, tree, view_of, window

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from pytest_mobile_agent.virtual import process as pm
 from pytest_mobile_agent.virtual.device import VirtualDevice
+from pytest_mobile_agent.virtual.kernel import process as pm
 
 from .conftest import ShellClient, wait_for
 
@@ -26,7 +26,7 @@ def status_field(vdev: VirtualDevice, pid: int, name: str) -> str:
 
 
 def device_cred():  # noqa: ANN201 - the shell user's credentials
-    from pytest_mobile_agent.virtual.fs import Cred
+    from pytest_mobile_agent.virtual.kernel.creds import Cred
 
     return Cred(2000)
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.shell import parser as ast
+from pytest_mobile_agent.virtual.shell.syntax import ShellSyntaxError
 
 
 def run(vdev: VirtualDevice, command: str, stdin: bytes = b"") -> tuple[int, str, str]:
@@ -59,7 +59,7 @@ def test_prefix_assignments_are_kept_apart_from_the_words() -> None:
     ],
 )
 def test_bad_syntax_is_a_clean_error_with_the_shells_wording(text: str, message: str) -> None:
-    with pytest.raises(errors.ShellSyntaxError) as caught:
+    with pytest.raises(ShellSyntaxError) as caught:
         ast.parse(text)
     assert caught.value.message == message
 
@@ -73,7 +73,7 @@ SHELLISH = st.lists(st.sampled_from([
 
 @given(st.one_of(st.text(max_size=200), SHELLISH))
 def test_the_parser_never_raises_anything_but_a_syntax_error(text: str) -> None:
-    with contextlib.suppress(errors.ShellSyntaxError):
+    with contextlib.suppress(ShellSyntaxError):
         ast.parse(text)
 
 
@@ -261,7 +261,7 @@ def test_if_while_until_and_for(vdev: VirtualDevice) -> None:
 
 def test_a_stray_reserved_word_is_a_syntax_error(vdev: VirtualDevice) -> None:
     assert run(vdev, "fi") == (1, "", "/system/bin/sh: syntax error: 'fi' unexpected\n")
-    with pytest.raises(errors.ShellSyntaxError):
+    with pytest.raises(ShellSyntaxError):
         ast.parse("if true; then echo x")
 
 
@@ -291,7 +291,7 @@ def test_an_arithmetic_error_ends_the_shell_with_its_message(vdev: VirtualDevice
 def test_arithmetic_never_raises_anything_but_a_syntax_error(text: str) -> None:
     from pytest_mobile_agent.virtual.shell import arith
 
-    with contextlib.suppress(errors.ShellSyntaxError):
+    with contextlib.suppress(ShellSyntaxError):
         assert isinstance(arith.evaluate(text, lambda name: {"x": "x+1", "y": "2"}.get(name)), int)
 
 

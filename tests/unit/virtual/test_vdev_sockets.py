@@ -7,7 +7,8 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.wire import encode_fail, encode_length_prefixed
 from pytest_mobile_agent.virtual.device import VirtualDevice
-from pytest_mobile_agent.virtual.streams import DeviceStream, stream_pair
+from pytest_mobile_agent.virtual.kernel.sockets import AddressInUse
+from pytest_mobile_agent.virtual.kernel.streams import DeviceStream, stream_pair
 
 from .conftest import wait_for
 
@@ -58,7 +59,7 @@ def test_a_service_stream_to_a_missing_socket_fails_with_closed(vdev: VirtualDev
 
 def test_a_name_in_use_cannot_be_bound_again(vdev: VirtualDevice) -> None:
     vdev.sockets.listen_abstract("taken", owner_pid=1)
-    with pytest.raises(errors.AddressInUse):
+    with pytest.raises(AddressInUse):
         vdev.sockets.listen_abstract("taken", owner_pid=1)
 
 

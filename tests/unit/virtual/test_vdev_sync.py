@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.wire import encode_sync
 from pytest_mobile_agent.virtual.device import VirtualDevice
-from pytest_mobile_agent.virtual.fs import Cred
+from pytest_mobile_agent.virtual.kernel.creds import Cred
 from pytest_mobile_agent.virtual.sync_service import adbd_mode
 
 SHELL = Cred(2000)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobile_agent.virtual import confine
 from pytest_mobile_agent.virtual.device import VirtualDevice
-from pytest_mobile_agent.virtual.fs import ROOT
+from pytest_mobile_agent.virtual.kernel import confine
+from pytest_mobile_agent.virtual.kernel.creds import ROOT
 from pytest_mobile_agent.virtual.programs import hosttools, sedscript
 
 TMP = "/data/local/tmp"

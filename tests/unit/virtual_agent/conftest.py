@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from pytest_mobile_agent.virtual.agent import AgentCore
-from pytest_mobile_agent.virtual.streams import Kernel
+from pytest_mobile_agent.virtual.kernel.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel
 
 from .helpers import Host, make_core

@@ -8,7 +8,7 @@ from typing import Any
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import protocol as wire
 from pytest_mobile_agent.virtual.agent import AgentCore, Identity, Platform
-from pytest_mobile_agent.virtual.streams import DeviceStream, Kernel, stream_pair
+from pytest_mobile_agent.virtual.kernel.streams import DeviceStream, Kernel, stream_pair
 from pytest_mobile_agent.virtual.ui import UiModel
 
 TOKEN = "0123456789abcdef0123456789abcdef"

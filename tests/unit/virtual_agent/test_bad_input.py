@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual.agent import AgentCore, parse_args
-from pytest_mobile_agent.virtual.streams import Kernel
+from pytest_mobile_agent.virtual.kernel.streams import Kernel
 
 from .helpers import Host, make_core
 

@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from pytest_mobile_agent.virtual.agent import AgentCore, server
-from pytest_mobile_agent.virtual.streams import Kernel
+from pytest_mobile_agent.virtual.kernel.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel
 
 from .helpers import DISPLAY, SOCKET, TOKEN, Host, make_core, on_tab, wait_for

@@ -7,7 +7,7 @@ import struct
 from pathlib import Path
 
 from pytest_mobile_agent.agent import protocol as wire
-from pytest_mobile_agent.virtual.streams import Kernel
+from pytest_mobile_agent.virtual.kernel.streams import Kernel
 
 from .helpers import Host, make_core
 

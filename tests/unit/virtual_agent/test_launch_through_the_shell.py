@@ -15,7 +15,7 @@ from pytest_mobile_agent.agent import protocol as wire
 from pytest_mobile_agent.agent.launch import launch_command
 from pytest_mobile_agent.virtual import agent
 from pytest_mobile_agent.virtual.device import VirtualDevice
-from pytest_mobile_agent.virtual.process import SIGKILL
+from pytest_mobile_agent.virtual.kernel.process import SIGKILL
 from pytest_mobile_agent.virtual.ui.attach import attach
 
 from .helpers import TOKEN, wait_for
@@ -92,7 +92,7 @@ def test_the_launch_line_starts_a_detached_agent_that_serves_the_fixture(vdev: V
 
 def test_a_landscape_screenshot_has_landscape_dimensions_and_the_display_orientation(vdev: VirtualDevice) -> None:
     from pytest_mobile_agent.virtual.agent import AgentCore, Identity, Platform, display_info
-    from pytest_mobile_agent.virtual.streams import Kernel
+    from pytest_mobile_agent.virtual.kernel.streams import Kernel
 
     from .helpers import Host
 

@@ -17,8 +17,8 @@ from pytest_mobile_agent.virtual import agent
 from pytest_mobile_agent.virtual.agent import process as agent_process
 from pytest_mobile_agent.virtual.agent.tree import Tree
 from pytest_mobile_agent.virtual.device import VirtualDevice
-from pytest_mobile_agent.virtual.process import SIGCONT, SIGKILL, SIGSTOP, SIGTERM, Process
-from pytest_mobile_agent.virtual.streams import PLAIN, NullFile, Pipe, PipeReader
+from pytest_mobile_agent.virtual.kernel.process import SIGCONT, SIGKILL, SIGSTOP, SIGTERM, Process
+from pytest_mobile_agent.virtual.kernel.streams import PLAIN, NullFile, Pipe, PipeReader
 
 from .helpers import TOKEN, wait_for
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_mobile_agent.virtual.agent import AgentCore
-from pytest_mobile_agent.virtual.streams import Kernel
+from pytest_mobile_agent.virtual.kernel.streams import Kernel
 from pytest_mobile_agent.virtual.ui import UiModel
 from pytest_mobile_agent.virtual.ui.clock import ManualClock
 from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS

@@ -29,29 +29,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.streams import NullFile, OpenFile, Waiter
+from pytest_mobile_agent.virtual.kernel.creds import ROOT, Cred
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.streams import NullFile, OpenFile, Waiter
 
-SHELL_GROUPS = frozenset({2000, 1004, 1007, 1011, 1015, 1028, 3001, 3002, 3003, 3006, 3009, 3011, 9997})
 READ_ONLY_MOUNTS = ("/system", "/vendor", "/product", "/system_ext", "/apex", "/odm")
 SYSTEM_IMAGE_MTIME = 1230768000.0  # 2009-01-01 00:00:00 UTC: the timestamp AOSP builds give image files
 BLOCK_SIZE = 4096
-
-
-@dataclass(frozen=True)
-class Cred:
-    """Who asks: uid, groups, and the pid (for /proc/self and /dev/tty)."""
-
-    uid: int
-    groups: frozenset[int] = SHELL_GROUPS
-    pid: int = 0
-
-    @property
-    def root(self) -> bool:
-        return self.uid == 0
-
-
-ROOT = Cred(0, frozenset({0}), 0)
 
 
 def fs_error(code: int, path: str) -> OSError:

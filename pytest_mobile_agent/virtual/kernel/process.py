@@ -38,8 +38,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.streams import Kernel, NullFile, OpenFile
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.streams import Kernel, NullFile, OpenFile
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 

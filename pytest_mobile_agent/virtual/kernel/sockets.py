@@ -1,6 +1,6 @@
 """Sockets on the virtual device: the abstract unix namespace and loopback TCP ports.
 
-`listen_abstract(name, owner_pid)` / `listen_tcp(port, owner_pid)` bind a Listener (errors.AddressInUse
+`listen_abstract(name, owner_pid)` / `listen_tcp(port, owner_pid)` bind a Listener (AddressInUse
 when the name or port is taken, as EADDRINUSE); `accept(timeout)` returns `(DeviceStream, peer_uid)`,
 the uid of the connecting process as SO_PEERCRED gives it (2000 for the shell user and for adbd's
 own connections, 0 for a root client such as a program run under `su 0`). A listener closes when
@@ -17,14 +17,17 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.streams import PLAIN, DeviceStream, Waiter, stream_pair
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.process import ProcessTable
+from pytest_mobile_agent.virtual.kernel.streams import (
+    PLAIN,
+    DeviceStream,
+    Kernel,
+    Waiter,
+    stream_pair,
+)
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -32,6 +35,10 @@ BACKLOG = 128
 EPHEMERAL_FIRST = 37000
 
 ConnectHandler = Callable[[DeviceStream, int], None]
+
+
+class AddressInUse(errors.MobileAgentError):
+    """A socket name or port of the device is already bound (EADDRINUSE)."""
 
 
 class Listener:
@@ -98,9 +105,9 @@ class Listener:
 class SocketNamespace:
     """The device's abstract socket names and TCP ports."""
 
-    def __init__(self, device: VirtualDevice) -> None:
-        self.device = device
-        self.kernel = device.kernel
+    def __init__(self, kernel: Kernel, processes: ProcessTable) -> None:
+        self.kernel = kernel
+        self.processes = processes
         self._abstract: dict[str, Listener] = {}
         self._tcp: dict[int, Listener] = {}
         self._next_port = EPHEMERAL_FIRST
@@ -108,11 +115,11 @@ class SocketNamespace:
     # --- binding ------------------------------------------------------------------------------------
 
     def _owner_uid(self, owner_pid: int) -> int:
-        proc = self.device.processes.get(owner_pid)
+        proc = self.processes.get(owner_pid)
         return proc.uid if proc is not None else 2000
 
     def _watch_owner(self, listener: Listener) -> None:
-        proc = self.device.processes.get(listener.owner_pid)
+        proc = self.processes.get(listener.owner_pid)
         if proc is not None and proc.pid >= 3000:
             proc.at_death(listener.close)
 
@@ -121,7 +128,7 @@ class SocketNamespace:
             raise errors.InvalidArgument(f"invalid abstract socket name {name!r}")
         with self.kernel.lock:
             if name in self._abstract:
-                raise errors.AddressInUse(f"localabstract:{name}: Address already in use")
+                raise AddressInUse(f"localabstract:{name}: Address already in use")
             listener = Listener(self, "localabstract", name, owner_pid, self._owner_uid(owner_pid), on_connect)
             self._abstract[name] = listener
             self._watch_owner(listener)
@@ -137,7 +144,7 @@ class SocketNamespace:
             if not 0 < port < 65536:
                 raise errors.InvalidArgument(f"invalid port {port}")
             if port in self._tcp:
-                raise errors.AddressInUse(f"tcp:{port}: Address already in use")
+                raise AddressInUse(f"tcp:{port}: Address already in use")
             listener = Listener(self, "tcp", str(port), owner_pid, self._owner_uid(owner_pid), on_connect)
             self._tcp[port] = listener
             self._watch_owner(listener)

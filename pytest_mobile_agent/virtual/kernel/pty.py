@@ -16,7 +16,7 @@ import errno
 import threading
 from collections.abc import Callable
 
-from pytest_mobile_agent.virtual.streams import Kernel, OpenFile, Waiter
+from pytest_mobile_agent.virtual.kernel.streams import Kernel, OpenFile, Waiter
 
 
 class Pty:
