@@ -59,8 +59,10 @@ from pytest_mobile_agent.virtual.kernel.binaries import (
 from pytest_mobile_agent.virtual.kernel.fs import FileSystem
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 from pytest_mobile_agent.virtual.kernel.procfs import KERNEL_BUILD, KERNEL_RELEASE, mount_procfs
+from pytest_mobile_agent.virtual.kernel.sockets import SocketNamespace
 from pytest_mobile_agent.virtual.kernel.streams import ByteStream, Kernel
-from pytest_mobile_agent.virtual.shell.interp import sh_main
+from pytest_mobile_agent.virtual.kernel.system import System
+from pytest_mobile_agent.virtual.shell.main import sh_main
 from pytest_mobile_agent.virtual.shell_service import (
     ShellSession,
     parse_shell_service,
@@ -203,6 +205,8 @@ class VirtualDevice:
         self.fs = FileSystem()
         self.processes = pm.ProcessTable(self.kernel, first_pid=3000, device=self)
         self.programs = ProgramRegistry()
+        self.sockets = SocketNamespace(self.kernel, self.processes)
+        self.system = System(self.kernel, self.fs, self.processes, self.programs, self.sockets, self.properties)
         self.app_process_mains: dict[str, AppProcessMain] = {}
         self._pts = 0
         self._host_connector: HostConnector | None = None
@@ -216,7 +220,7 @@ class VirtualDevice:
         self.log_count = 0  # lines ever logged (the ring buffer keeps the last 2000)
         self._start_system()
         self._log_boot()
-        self.sh_program: Program = sh_main(self)
+        self.sh_program: Program = sh_main(self.system)
         self._install_programs()
         mount_procfs(self.fs, self.processes, self.boot_monotonic)
         self._install_extensions()
@@ -262,10 +266,8 @@ class VirtualDevice:
         from pytest_mobile_agent.virtual.activity import ActivityManager
         from pytest_mobile_agent.virtual.automation import AutomationSlot
         from pytest_mobile_agent.virtual.display import Display
-        from pytest_mobile_agent.virtual.kernel.sockets import SocketNamespace
         from pytest_mobile_agent.virtual.packages import PackageManager
 
-        self.sockets = SocketNamespace(self.kernel, self.processes)
         self.automation = AutomationSlot(self)
         self.activity = ActivityManager(self)
         self.packages = PackageManager(self)

@@ -28,7 +28,10 @@ from pytest_mobile_agent.virtual.kernel.streams import OpenFile
 from pytest_mobile_agent.virtual.programs.ls import ls_program
 from pytest_mobile_agent.virtual.programs.ps import ps_program
 from pytest_mobile_agent.virtual.programs.tr import tr_program
-from pytest_mobile_agent.virtual.shell.interp import b_kill
+from pytest_mobile_agent.virtual.shell.builtins import b_kill
+from pytest_mobile_agent.virtual.shell.context import ShellContext
+from pytest_mobile_agent.virtual.shell.formatting import backslash_escapes
+from pytest_mobile_agent.virtual.shell.state import ShellState
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice
@@ -265,11 +268,8 @@ def install(device: VirtualDevice) -> None:
         return 0
 
     def kill(proc: pm.Process) -> int:
-        from pytest_mobile_agent.virtual.shell.interp import Interpreter, ShellState
-
-        sh = Interpreter(device, proc, ShellState(name="kill", shell_pid=proc.pid))
-        status = b_kill(sh, proc.argv)
-        return status
+        sh = ShellContext(device.system, proc, ShellState(name="kill", shell_pid=proc.pid))
+        return b_kill(sh, proc.argv)
 
     def true(proc: pm.Process) -> int:
         return 0
@@ -279,8 +279,6 @@ def install(device: VirtualDevice) -> None:
 
     def echo(proc: pm.Process) -> int:
         """toybox echo: escapes only with -e (the shell's builtin echo interprets them always)."""
-        from pytest_mobile_agent.virtual.shell.interp import _escapes
-
         args = proc.argv[1:]
         newline, escapes = True, False
         while args and len(args[0]) > 1 and args[0][0] == "-" and set(args[0][1:]) <= set("neE"):
@@ -290,7 +288,7 @@ def install(device: VirtualDevice) -> None:
         text = " ".join(args)
         stop = False
         if escapes:
-            text, stop = _escapes(text)
+            text, stop = backslash_escapes(text)
         proc.stdout.write(text + ("\n" if newline and not stop else ""))
         return 0
 

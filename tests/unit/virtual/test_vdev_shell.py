@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_mobile_agent.virtual.device import VirtualDevice
-from pytest_mobile_agent.virtual.shell import parser as ast
+from pytest_mobile_agent.virtual.shell import syntax
+from pytest_mobile_agent.virtual.shell.parser import parse
 from pytest_mobile_agent.virtual.shell.syntax import ShellSyntaxError
 
 
@@ -24,22 +25,22 @@ def run(vdev: VirtualDevice, command: str, stdin: bytes = b"") -> tuple[int, str
 
 
 def test_a_list_parses_into_and_or_items_with_background_flags() -> None:
-    tree = ast.parse("a && b || c; d & e")
+    tree = parse("a && b || c; d & e")
     assert [item.background for item in tree.items] == [False, True, False]
     first = tree.items[0].and_or
     assert [op for op, _ in first.rest] == ["&&", "||"]
 
 
 def test_redirections_parse_with_their_fds_and_targets() -> None:
-    command = ast.parse("cmd <in >out 2>&1 >>log </dev/null").items[0].and_or.first.commands[0]
-    assert isinstance(command, ast.Simple)
+    command = parse("cmd <in >out 2>&1 >>log </dev/null").items[0].and_or.first.commands[0]
+    assert isinstance(command, syntax.Simple)
     assert [(r.fd, r.op, r.target.literal()) for r in command.redirects] == [
         (0, "<", "in"), (1, ">", "out"), (2, ">&", "1"), (1, ">>", "log"), (0, "<", "/dev/null")]
 
 
 def test_prefix_assignments_are_kept_apart_from_the_words() -> None:
-    command = ast.parse('A=1 B="x y" exec prog arg').items[0].and_or.first.commands[0]
-    assert isinstance(command, ast.Simple)
+    command = parse('A=1 B="x y" exec prog arg').items[0].and_or.first.commands[0]
+    assert isinstance(command, syntax.Simple)
     assert [a.name for a in command.assigns] == ["A", "B"]
     assert [w.literal() for w in command.words] == ["exec", "prog", "arg"]
 
@@ -60,7 +61,7 @@ def test_prefix_assignments_are_kept_apart_from_the_words() -> None:
 )
 def test_bad_syntax_is_a_clean_error_with_the_shells_wording(text: str, message: str) -> None:
     with pytest.raises(ShellSyntaxError) as caught:
-        ast.parse(text)
+        parse(text)
     assert caught.value.message == message
 
 
@@ -74,13 +75,13 @@ SHELLISH = st.lists(st.sampled_from([
 @given(st.one_of(st.text(max_size=200), SHELLISH))
 def test_the_parser_never_raises_anything_but_a_syntax_error(text: str) -> None:
     with contextlib.suppress(ShellSyntaxError):
-        ast.parse(text)
+        parse(text)
 
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=40))
 def test_a_shlex_quoted_word_parses_back_to_itself(text: str) -> None:
-    command = ast.parse("echo " + shlex.quote(text)).items[0].and_or.first.commands[0]
-    assert isinstance(command, ast.Simple)
+    command = parse("echo " + shlex.quote(text)).items[0].and_or.first.commands[0]
+    assert isinstance(command, syntax.Simple)
     assert command.words[1].literal() == text
 
 
@@ -262,7 +263,7 @@ def test_if_while_until_and_for(vdev: VirtualDevice) -> None:
 def test_a_stray_reserved_word_is_a_syntax_error(vdev: VirtualDevice) -> None:
     assert run(vdev, "fi") == (1, "", "/system/bin/sh: syntax error: 'fi' unexpected\n")
     with pytest.raises(ShellSyntaxError):
-        ast.parse("if true; then echo x")
+        parse("if true; then echo x")
 
 
 def test_an_executable_script_runs_and_a_plain_file_cannot_be_executed(vdev: VirtualDevice) -> None:
