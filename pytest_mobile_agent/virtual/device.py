@@ -39,16 +39,21 @@ file systems and properties, and each serial `emulator-5554`, `emulator-5556`...
 
 from __future__ import annotations
 
-import collections
 import logging
 import shlex
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
+from pytest_mobile_agent.virtual.android.activity import ActivityManager
+from pytest_mobile_agent.virtual.android.automation import AutomationSlot
+from pytest_mobile_agent.virtual.android.display import Display
+from pytest_mobile_agent.virtual.android.framework import AppProcessMain, Framework
+from pytest_mobile_agent.virtual.android.logcat import Logcat
+from pytest_mobile_agent.virtual.android.packages import PackageManager
+from pytest_mobile_agent.virtual.android.properties import default_properties
+from pytest_mobile_agent.virtual.android.settings import default_settings
 from pytest_mobile_agent.virtual.kernel import process as pm
 from pytest_mobile_agent.virtual.kernel.binaries import (
     SEARCH_PATH,
@@ -72,7 +77,6 @@ from pytest_mobile_agent.virtual.shell_service import (
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
 HostConnector = Callable[[str], ByteStream]
-AppProcessMain = Callable[[pm.Process, list[str]], int]
 
 ADBD_PID = 412
 
@@ -126,55 +130,8 @@ BOOT_LOG: tuple[tuple[int, str, str, str], ...] = (
 def default_facts() -> tuple[str, int]:
     """The model and API level every virtual device reports (its ro.product.model and
     ro.build.version.sdk), known without starting one."""
-    properties = _default_properties("emulator-5554", 0)
+    properties = default_properties("emulator-5554", 0)
     return properties["ro.product.model"], int(properties["ro.build.version.sdk"])
-
-
-def _default_properties(serial: str, index: int) -> dict[str, str]:
-    return {
-        "ro.build.version.sdk": "36",
-        "ro.build.version.release": "16",
-        "ro.build.version.release_or_codename": "16",
-        "ro.build.version.codename": "REL",
-        "ro.build.version.security_patch": "2025-06-05",
-        "ro.build.id": "BP22.250325.006",
-        "ro.build.type": "userdebug",
-        "ro.build.tags": "dev-keys",
-        "ro.build.flavor": "sdk_gphone64_x86_64-userdebug",
-        "ro.build.fingerprint": "google/sdk_gphone64_x86_64/emu64xa:16/BP22.250325.006/13344233:userdebug/dev-keys",
-        "ro.product.model": "sdk_gphone64_x86_64",
-        "ro.product.name": "sdk_gphone64_x86_64",
-        "ro.product.device": "emu64xa",
-        "ro.product.brand": "google",
-        "ro.product.manufacturer": "Google",
-        "ro.product.board": "goldfish_x86_64",
-        "ro.product.cpu.abi": "x86_64",
-        "ro.product.cpu.abilist": "x86_64,arm64-v8a",
-        "ro.product.cpu.abilist64": "x86_64,arm64-v8a",
-        "ro.product.cpu.abilist32": "",
-        "ro.hardware": "ranchu",
-        "ro.boot.hardware": "ranchu",
-        "ro.kernel.qemu": "1",
-        "ro.boot.qemu": "1",
-        # the emulator's androidboot.qemu.avd_name (aosp platform/external/qemu android/android-emu/android/
-        # userspace-boot-properties.cpp): the AVD's name, the avd.id its controller's discovery file gives
-        "ro.boot.qemu.avd_name": "Pixel_7_API_36",
-        "ro.serialno": f"EMULATOR36X1X{index // 10}X{index % 10}",
-        "ro.boot.serialno": f"EMULATOR36X1X{index // 10}X{index % 10}",
-        "ro.debuggable": "1",
-        "ro.secure": "1",
-        "ro.adb.secure": "0",
-        "ro.sf.lcd_density": "420",
-        "sys.boot_completed": "1",
-        "dev.bootcomplete": "1",
-        "init.svc.adbd": "running",
-        "service.adb.root": "0",
-        "persist.sys.timezone": "GMT",
-        "persist.sys.locale": "en-US",
-        "ro.opengles.version": "196610",
-        "net.hostname": "localhost",
-        VIRTUAL_DEVICE_PROPERTY: "1",  # the double says what it is: the plugin gives it the stand-in jar
-    }
 
 
 @dataclass
@@ -199,7 +156,7 @@ class VirtualDevice:
             index = (int(tail) - 5554) // 2 if is_decimal(tail) else 0
         self.index = index
         self.kernel = Kernel()
-        self.properties: dict[str, str] = _default_properties(serial, index)
+        self.properties: dict[str, str] = default_properties(serial, index)
         if properties:
             self.properties.update(properties)
         self.fs = FileSystem()
@@ -207,17 +164,18 @@ class VirtualDevice:
         self.programs = ProgramRegistry()
         self.sockets = SocketNamespace(self.kernel, self.processes)
         self.system = System(self.kernel, self.fs, self.processes, self.programs, self.sockets, self.properties)
+        self.boot_monotonic = time.monotonic()
+        self.logcat = Logcat(self.kernel, default_pid=ADBD_PID)
+        self.display = Display()
+        self.activity = ActivityManager(self.processes, self.logcat)
+        self.packages = PackageManager(self.fs, self.properties, self.activity, self.logcat)
+        self.automation = AutomationSlot(self.kernel, self.processes, self.display)
         self.app_process_mains: dict[str, AppProcessMain] = {}
+        self.framework = Framework(self.system, self.logcat, self.activity, self.packages, self.display,
+                                   self.automation, default_settings(), self.app_process_mains, self.boot_monotonic)
         self._pts = 0
         self._host_connector: HostConnector | None = None
-        self._log: collections.deque[str] = collections.deque(maxlen=2000)
-        self._crash_log: collections.deque[str] = collections.deque(maxlen=2000)  # logcat's crash buffer
-        self._log_lock = threading.Lock()
-        self._boot_time = time.time()
-        self.boot_monotonic = time.monotonic()
-        self.log_listeners: list[Callable[[], None]] = []
         self.adbd_restart_listeners: list[Callable[[], None]] = []
-        self.log_count = 0  # lines ever logged (the ring buffer keeps the last 2000)
         self._start_system()
         self._log_boot()
         self.sh_program: Program = sh_main(self.system)
@@ -263,15 +221,6 @@ class VirtualDevice:
         packages.install(self)
 
     def _install_extensions(self) -> None:
-        from pytest_mobile_agent.virtual.activity import ActivityManager
-        from pytest_mobile_agent.virtual.automation import AutomationSlot
-        from pytest_mobile_agent.virtual.display import Display
-        from pytest_mobile_agent.virtual.packages import PackageManager
-
-        self.automation = AutomationSlot(self)
-        self.activity = ActivityManager(self)
-        self.packages = PackageManager(self)
-        self.display = Display(self)
         self.reverse_rules: dict[str, ReverseRule] = {}
         self.transport_name = f"host-{self.index + 1}"
         self._install_apps()
@@ -322,49 +271,11 @@ class VirtualDevice:
         self.properties[name] = value
 
     def log(self, tag: str, message: str, priority: str = "I", pid: int = 0, buffer: str = "main") -> None:
-        """A line in logcat's ring buffer (`logcat -d` prints it in threadtime format); with buffer
-        "crash" it is in the crash buffer too (`logcat -b crash`)."""
-        now = time.time()
-        stamp = time.strftime("%m-%d %H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
-        line = f"{stamp} {pid or ADBD_PID:5} {pid or ADBD_PID:5} {priority} {tag}: {message}"
-        with self._log_lock:
-            self._log.append(line)
-            if buffer == "crash":
-                self._crash_log.append(line)
-            self.log_count += 1
-        for listener in list(self.log_listeners):
-            listener()
+        """A line in logcat's buffer (android/logcat.py)."""
+        self.logcat.log(tag, message, priority, pid, buffer)
 
     def log_lines(self) -> list[str]:
-        with self._log_lock:
-            return list(self._log)
-
-    def crash_lines(self) -> list[str]:
-        """The crash buffer's lines (`logcat -b crash`)."""
-        with self._log_lock:
-            return list(self._crash_log)
-
-    def log_uncaught(self, pid: int, process_name: str | None, throwable: str, thread: str = "main") -> None:
-        """What RuntimeInit.logUncaught (frameworks/base/core/java/com/android/internal/os/
-        RuntimeInit.java) logs for an uncaught exception: "FATAL EXCEPTION: <thread>", then
-        "Process: <name>, PID: <pid>" (the name only when ActivityThread has one: an app, not an
-        app_process tool), then the throwable's stack (`throwable`: Log.getStackTraceString's text),
-        through Clog_e into the crash buffer, tag AndroidRuntime, priority E; Log.printlns writes
-        one entry per line, so logcat prints one header per line."""
-        head = f"FATAL EXCEPTION: {thread}\n" + (f"Process: {process_name}, " if process_name else "") + f"PID: {pid}"
-        for line in f"{head}\n{throwable}".rstrip("\n").split("\n"):
-            self.log("AndroidRuntime", line, "E", pid, buffer="crash")
-
-    def log_since(self, count: int) -> tuple[list[str], int]:
-        """The lines logged after the first `count` (those still in the buffer), and the new count."""
-        with self._log_lock:
-            fresh = min(self.log_count - count, len(self._log))
-            return (list(self._log)[len(self._log) - fresh :] if fresh > 0 else []), self.log_count
-
-    def clear_log(self) -> None:
-        with self._log_lock:
-            self._log.clear()
-            self._crash_log.clear()
+        return self.logcat.lines()
 
     # --- the seam ---------------------------------------------------------------------------------------
 

@@ -47,7 +47,7 @@ def already_registered() -> str:
     """The platform's message when UI automation is taken: the device's IllegalStateException's
     message, as the Java agent reports `getMessage()` (the proxy's hash differs each time)."""
     try:
-        from pytest_mobile_agent.virtual.automation import already_registered_message
+        from pytest_mobile_agent.virtual.android.automation import already_registered_message
     except ImportError:  # a device model without the slot's module
         return ("UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@"
                 f"{secrets.token_hex(4)[1:]} already registered!")

@@ -47,8 +47,8 @@ import struct
 import time
 from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual.automation import already_registered_message
-from pytest_mobile_agent.virtual.display import (
+from pytest_mobile_agent.virtual.android.automation import already_registered_message
+from pytest_mobile_agent.virtual.android.display import (
     KEYBOARD_DEVICE,
     KEYBOARD_NAME,
     TOUCH_DEVICE,
@@ -59,7 +59,7 @@ from pytest_mobile_agent.virtual.kernel.binaries import SEARCH_PATH
 from pytest_mobile_agent.virtual.kernel.creds import cred_of
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 from pytest_mobile_agent.virtual.programs.packages import dumpsys_package, pm_command
-from pytest_mobile_agent.virtual.programs.services import DEFAULT_BRIGHTNESS, SERVICE_DUMPS
+from pytest_mobile_agent.virtual.programs.services import SERVICE_DUMPS
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice
@@ -85,15 +85,7 @@ UIAUTOMATOR_STACK = (
 
 def install(device: VirtualDevice) -> None:
     reg = device.programs.register
-    settings: dict[str, dict[str, str]] = {
-        "system": {"screen_off_timeout": "2147483647", "font_scale": "1.0",
-                   "screen_brightness": str(DEFAULT_BRIGHTNESS), "screen_brightness_mode": "0"},
-        "secure": {"enabled_accessibility_services": "null", "default_input_method":
-                   "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME"},
-        "global": {"adb_enabled": "1", "window_animation_scale": "1.0", "transition_animation_scale": "1.0",
-                   "animator_duration_scale": "1.0", "development_settings_enabled": "1"},
-    }
-    log_cond = device.kernel.condition()
+    settings = device.framework.settings
 
     def getprop(proc: pm.Process) -> int:
         args = proc.argv[1:]
@@ -232,7 +224,10 @@ def install(device: VirtualDevice) -> None:
         if data:
             parts.append(f"dat={data}")
         if component:
-            from pytest_mobile_agent.virtual.activity import normalize_component, short_component
+            from pytest_mobile_agent.virtual.android.activity import (
+                normalize_component,
+                short_component,
+            )
 
             parsed = normalize_component(component)
             if parsed is None:
@@ -363,7 +358,7 @@ def install(device: VirtualDevice) -> None:
             message = already_registered_message()
             stack = UIAUTOMATOR_STACK.format(command=command, line=45 if command == "EventsCommand" else 78)
             proc.stderr.write(message + "\n" + stack)
-            device.log_uncaught(proc.pid, None, message + "\n" + stack)  # a tool: no process name
+            device.logcat.log_uncaught(proc.pid, None, message + "\n" + stack)  # a tool: no process name
             device.processes.terminate(proc, pm.SIGKILL)
             raise pm.Terminated(pm.SIGKILL)
         if args[0] == "dump":
@@ -552,12 +547,12 @@ def install(device: VirtualDevice) -> None:
     def logcat(proc: pm.Process) -> int:
         args = proc.argv[1:]
         if "-c" in args:
-            device.clear_log()
+            device.logcat.clear()
             return 0
-        lines, seen = device.log_since(0)
+        lines, seen = device.logcat.since(0)
         buffer = args[args.index("-b") + 1] if "-b" in args[:-1] else "main"
         if buffer == "crash":  # RuntimeInit logs an app's death (AndroidRuntime's FATAL EXCEPTION) to the crash buffer
-            lines = device.crash_lines()
+            lines = device.logcat.crash_lines()
         if "-t" in args[:-1]:  # -t N: the last N lines; -t 'MM-DD HH:MM:SS.mmm': the lines since then
             since = args[args.index("-t") + 1]
             lines = lines[-int(since):] if is_decimal(since) else [line for line in lines if line[:18] >= since]
@@ -568,15 +563,9 @@ def install(device: VirtualDevice) -> None:
             return 0
         while True:
             with proc.kernel.lock:
-                proc.wait(log_cond, lambda seen=seen: device.log_count != seen, None)  # type: ignore[misc]
-            lines, seen = device.log_since(seen)
+                proc.wait(device.logcat.cond, lambda seen=seen: device.logcat.count != seen, None)  # type: ignore[misc]
+            lines, seen = device.logcat.since(seen)
             proc.stdout.write("".join(line + "\n" for line in lines))
-
-    def on_log() -> None:
-        with device.kernel.lock:
-            log_cond.notify_all()
-
-    device.log_listeners.append(on_log)
 
     def input_(proc: pm.Process) -> int:
         args = [a for a in proc.argv[1:] if a not in ("touchscreen", "-d", "0")]

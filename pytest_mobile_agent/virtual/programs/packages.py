@@ -25,11 +25,11 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual.activity import SYSTEM_PACKAGES
+from pytest_mobile_agent.virtual.android.activity import SYSTEM_PACKAGES
+from pytest_mobile_agent.virtual.android.packages import RUNTIME_PERMISSIONS, InstallError, Package
 from pytest_mobile_agent.virtual.kernel import process as pm
 from pytest_mobile_agent.virtual.kernel.creds import cred_of
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
-from pytest_mobile_agent.virtual.packages import RUNTIME_PERMISSIONS, InstallError, Package
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice

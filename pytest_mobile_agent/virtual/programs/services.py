@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.device import VirtualDevice
 
 UNIQUE_ID = "local:4619827259835644672"  # the emulator's built-in display (SurfaceFlinger's physical id)
-DEFAULT_BRIGHTNESS = 102  # SettingsProvider's def_screen_brightness
 
 
 def _rect(width: int, height: int) -> str:

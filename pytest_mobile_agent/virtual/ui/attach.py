@@ -18,6 +18,7 @@ from .fixture import FIXTURE_MANIFEST, MAIN_ACTIVITY, PACKAGE
 from .geometry import Geometry
 from .model import KEY_MAP, UiModel
 from .node import Node
+from .plain import PlainApp
 
 COMPOSED_TIMEOUT_S = 2.0
 
@@ -140,6 +141,7 @@ def _install_fixture(device: Any, activity: Any, entry: FixtureAppEntry) -> None
     from pytest_mobile_agent.apk import build_apk
 
     packages.provide_ui(entry)
+    packages.show_others_with(lambda manifest: PlainApp(device, manifest))
     packages.install(build_apk(FIXTURE_MANIFEST))
     entry.model.permission_granted = lambda name: packages.is_granted(PACKAGE, f"android.permission.{name.upper()}")
 

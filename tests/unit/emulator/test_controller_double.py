@@ -249,9 +249,9 @@ def test_an_open_endpoint_needs_no_token(display: FakeDisplay, discovery_dir: Pa
 
 
 def test_the_double_serves_the_virtual_devices_display(discovery_dir: Path) -> None:
-    from pytest_mobile_agent.virtual.display import Display
+    from pytest_mobile_agent.virtual.android.display import Display
 
-    display = Display(None)  # type: ignore[arg-type]  # the device is not needed for frames and touches
+    display = Display()
     display.override_density = 480  # `wm density 480`: the AVD's hardware keeps its own
     events = display.subscribe()
     with ControllerDouble(display) as double, Controller.connect(resolve("emulator-5554")) as controller:

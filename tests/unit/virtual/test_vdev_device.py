@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.virtual.activity import App
+from pytest_mobile_agent.virtual.android.activity import App
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.kernel import process as pm
 

@@ -19,12 +19,10 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
+from pytest_mobile_agent.virtual.android.logcat import Logcat
 from pytest_mobile_agent.virtual.kernel import process as pm
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -128,8 +126,9 @@ def short_component(package: str, activity: str) -> str:
 
 
 class ActivityManager:
-    def __init__(self, device: VirtualDevice) -> None:
-        self.device = device
+    def __init__(self, processes: pm.ProcessTable, logcat: Logcat) -> None:
+        self.processes = processes
+        self.logcat = logcat
         self.apps: dict[str, App] = {}
         self._running: dict[str, pm.Process] = {}
         self._foreground: str | None = LAUNCHER
@@ -206,7 +205,7 @@ class ActivityManager:
         return StartResult(True, short, state, elapsed, elapsed)
 
     def _spawn_app_process(self, package: str, activity: str) -> None:
-        table = self.device.processes
+        table = self.processes
         zygote = table.get(350)
         if zygote is None:
             return
@@ -215,7 +214,7 @@ class ActivityManager:
         proc.signals.block(pm.ART_SIGBLK)
         self._running[package] = proc
         klass = package + activity if activity.startswith(".") else activity
-        self.device.log("ActivityManager", f"Start proc {proc.pid}:{package}/u0a{proc.uid - 10000} for next-top-activity "
+        self.logcat.log("ActivityManager", f"Start proc {proc.pid}:{package}/u0a{proc.uid - 10000} for next-top-activity "
                         f"{{{package}/{klass}}}", pid=SYSTEM_SERVER_PID)  # ProcessList.handleProcessStartedLocked
 
     def go_home(self) -> None:
@@ -230,11 +229,11 @@ class ActivityManager:
         proc = self._running.pop(package, None)
         reason = f"from pid {caller_pid}"
         if app is not None and proc is not None:  # ActivityManagerService.forceStopPackage, ProcessList.killLocked
-            self.device.log("ActivityManager", f"Force stopping {package} appid={proc.uid} user=0: {reason}", pid=SYSTEM_SERVER_PID)
+            self.logcat.log("ActivityManager", f"Force stopping {package} appid={proc.uid} user=0: {reason}", pid=SYSTEM_SERVER_PID)
         if proc is not None and not proc.dead:
-            self.device.log("ActivityManager", f"Killing {proc.pid}:{package}/u0a{proc.uid - 10000} (adj 0): stop {package} "
+            self.logcat.log("ActivityManager", f"Killing {proc.pid}:{package}/u0a{proc.uid - 10000} (adj 0): stop {package} "
                             f"due to {reason}", pid=SYSTEM_SERVER_PID)
-            self.device.processes.exit(proc, 128 + pm.SIGKILL)
+            self.processes.exit(proc, 128 + pm.SIGKILL)
         self._gone(package, app, proc)
 
     def crash(self, target: str) -> None:
@@ -248,13 +247,13 @@ class ActivityManager:
                         if not proc.dead and target in (name, str(proc.pid))), None)
         if package is None:
             pid, name = (target, "null") if target.isascii() and target.isdigit() else ("-1", target)
-            self.device.log("ActivityManager", f"crashApplication: nothing for uid=-1 initialPid={pid} packageName={name} "
+            self.logcat.log("ActivityManager", f"crashApplication: nothing for uid=-1 initialPid={pid} packageName={name} "
                             "userId=-1", "W", SYSTEM_SERVER_PID)
             return
         proc = self._running.pop(package)
-        self.device.log_uncaught(proc.pid, package, CRASHED_BY_ADB)
-        self.device.processes.exit(proc, 128 + pm.SIGKILL)
-        self.device.log("ActivityManager", f"Process {package} (pid {proc.pid}) has died: fg  TOP ", pid=SYSTEM_SERVER_PID)
+        self.logcat.log_uncaught(proc.pid, package, CRASHED_BY_ADB)
+        self.processes.exit(proc, 128 + pm.SIGKILL)
+        self.logcat.log("ActivityManager", f"Process {package} (pid {proc.pid}) has died: fg  TOP ", pid=SYSTEM_SERVER_PID)
         self._gone(package, self.apps.get(package), proc)
 
     def _gone(self, package: str, app: App | None, proc: pm.Process | None) -> None:

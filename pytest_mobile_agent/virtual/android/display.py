@@ -27,8 +27,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from PIL import Image as PILImage
 
-    from pytest_mobile_agent.virtual.device import VirtualDevice
-
 TOUCH_DEVICE = "/dev/input/event1"
 TOUCH_NAME = "virtio_input_multi_touch_1"
 KEYBOARD_DEVICE = "/dev/input/event0"
@@ -41,8 +39,7 @@ EventLine = tuple[str, str, str, int | str]  # device, type, code, value (int or
 
 
 class Display:
-    def __init__(self, device: VirtualDevice, width: int = 1080, height: int = 2400, density: int = 420) -> None:
-        self.device = device
+    def __init__(self, width: int = 1080, height: int = 2400, density: int = 420) -> None:
         self.physical_width = width
         self.physical_height = height
         self.physical_density = density

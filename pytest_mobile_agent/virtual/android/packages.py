@@ -16,8 +16,9 @@ session's checks:
   `-r` is implied (an install replaces, keeping the granted permissions and the data).
 * The APK lands at `/data/app/~~<random>==/<package>-<random>==/base.apk` (a new directory on
   every install), readable by the shell user, so `pm path`, `sha256sum` and a pull see it.
-* An installed package with a UI the model can show (the Compose fixture app) gets that UI;
-  any other gets a plain window naming its label (`ui/plain.py`).
+* An installed package with a UI of its own (the Compose fixture app, `provide_ui`) gets that UI;
+  any other gets the app `show_others_with` makes of its manifest (the UI model's plain window
+  naming its label, `ui/plain.py`; a headless app until a UI is attached).
 * `uninstall`, `clear` (force-stop and the app's data), `grant`/`revoke` of runtime
   permissions, refused as the platform refuses them (`PermissionError`).
 """
@@ -28,15 +29,15 @@ import base64
 import contextlib
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from pytest_mobile_agent import apk as apk_format
 from pytest_mobile_agent.errors import InvalidApk
+from pytest_mobile_agent.virtual.android.activity import ActivityManager, App
+from pytest_mobile_agent.virtual.android.logcat import Logcat
 from pytest_mobile_agent.virtual.kernel.creds import ROOT
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
+from pytest_mobile_agent.virtual.kernel.fs import FileSystem
 
 SYSTEM_UID = 1000
 
@@ -83,19 +84,48 @@ def _random_segment() -> str:
     return base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=") + "=="
 
 
+class HeadlessApp:
+    """An installed app no UI shows (before a UI model is attached): its activities start and stop
+    and nothing is drawn."""
+
+    def __init__(self, manifest: apk_format.Manifest) -> None:
+        self.manifest = manifest
+        self.package = manifest.package
+
+    def has_activity(self, activity: str) -> bool:
+        return self.manifest.activity(activity) in {a.name for a in self.manifest.activities}
+
+    def start(self, activity: str, extras: dict[str, str]) -> None:
+        return None
+
+    def stop(self) -> None:
+        return None
+
+
+AppFactory = Callable[[apk_format.Manifest], App]
+
+
 class PackageManager:
-    def __init__(self, device: VirtualDevice) -> None:
-        self.device = device
+    def __init__(self, fs: FileSystem, properties: dict[str, str], activity: ActivityManager, logcat: Logcat) -> None:
+        self.fs = fs
+        self.properties = properties
+        self.activity = activity
+        self.logcat = logcat
         self.packages: dict[str, Package] = {}
-        self._ui_apps: dict[str, Any] = {}  # package -> the activity manager's App the UI model shows
+        self._ui_apps: dict[str, App] = {}  # package -> the activity manager's App its own UI shows
+        self._other_apps: AppFactory = HeadlessApp
         self._next_uid = 10150
         self._sessions = 1_000_000
 
     # --- what the UI model can show ------------------------------------------------------------------
 
-    def provide_ui(self, app: Any) -> None:
+    def provide_ui(self, app: App) -> None:
         """The UI model can show `app.package`: an install of that package gets this app."""
         self._ui_apps[app.package] = app
+
+    def show_others_with(self, factory: AppFactory) -> None:
+        """How an installed package without a UI of its own is shown (the UI model's plain window)."""
+        self._other_apps = factory
 
     # --- install ---------------------------------------------------------------------------------------
 
@@ -114,7 +144,7 @@ class PackageManager:
         if not parsed.signed:
             raise InstallError("INSTALL_PARSE_FAILED_NO_CERTIFICATES",
                                f"Scanning Failed.: No signature found in package of version 2 or newer for package {manifest.package}")
-        sdk = int(self.device.getprop("ro.build.version.sdk", "36") or 36)
+        sdk = int(self.properties.get("ro.build.version.sdk", "36") or 36)
         if manifest.min_sdk > sdk:
             raise InstallError("INSTALL_FAILED_OLDER_SDK",
                                f"Requires newer sdk version #{manifest.min_sdk} (current version is #{sdk})")
@@ -129,7 +159,7 @@ class PackageManager:
                 grant_all: bool) -> Package:
         now = time.time()
         if existing is not None:
-            self.device.activity.force_stop(manifest.package)  # an update kills the running app
+            self.activity.force_stop(manifest.package)  # an update kills the running app
             self._remove_code(existing)
         code_path = f"/data/app/~~{_random_segment()}/{manifest.package}-{_random_segment()}"
         self._write_apk(code_path, data)
@@ -140,18 +170,16 @@ class PackageManager:
         package = Package(manifest, code_path, sha256, len(data), existing.first_install if existing else now, now,
                           uid, granted & set(manifest.permissions))
         self.packages[manifest.package] = package
-        self.device.activity.install(self._app_for(package))
-        self.device.log("PackageManager", f"{'Updated' if existing else 'Installed'} package {manifest.package} "
+        self.activity.install(self._app_for(package))
+        self.logcat.log("PackageManager", f"{'Updated' if existing else 'Installed'} package {manifest.package} "
                         f"versionCode={manifest.version_code}")
         return package
 
-    def _app_for(self, package: Package) -> Any:
+    def _app_for(self, package: Package) -> App:
         ui_app = self._ui_apps.get(package.name)
         if ui_app is not None:
             return ui_app
-        from pytest_mobile_agent.virtual.ui.plain import PlainApp
-
-        return PlainApp(self.device, package.manifest)
+        return self._other_apps(package.manifest)
 
     def _allocate_uid(self) -> int:
         self._next_uid += 1
@@ -160,13 +188,13 @@ class PackageManager:
     def _write_apk(self, code_path: str, data: bytes) -> None:
         """The modes an installed app has: `~~X==` drwxrwx--x, `pkg-Y==` drwxr-xr-x, base.apk
         -rw-r--r--, all system:system, so the shell user can read the APK but not list /data/app."""
-        fs = self.device.fs
+        fs = self.fs
         fs.mkdir_system(code_path.rsplit("/", 1)[0], 0o771, SYSTEM_UID, SYSTEM_UID)
         fs.mkdir_system(code_path, 0o755, SYSTEM_UID, SYSTEM_UID)
         fs.add_file(f"{code_path}/base.apk", data, 0o644, SYSTEM_UID, SYSTEM_UID)
 
     def _remove_code(self, package: Package) -> None:
-        fs = self.device.fs
+        fs = self.fs
         with contextlib.suppress(OSError):
             fs.unlink(package.apk_path, ROOT)
             fs.rmdir(package.code_path, ROOT)
@@ -178,9 +206,9 @@ class PackageManager:
         package = self.packages.pop(name, None)
         if package is None:
             return False
-        self.device.activity.uninstall(name)
+        self.activity.uninstall(name)
         self._remove_code(package)
-        self.device.log("PackageManager", f"Removed package {name}")
+        self.logcat.log("PackageManager", f"Removed package {name}")
         return True
 
     def clear(self, name: str) -> bool:
@@ -189,9 +217,9 @@ class PackageManager:
         if package is None:
             return False
         # ActivityManagerService.forceStopPackageLocked's line, with clearApplicationUserData's reason
-        self.device.log("ActivityManager", f"Force stopping {name} appid={package.uid} user=0: clear data")
-        self.device.activity.force_stop(name)
-        app = self.device.activity.apps.get(name)
+        self.logcat.log("ActivityManager", f"Force stopping {name} appid={package.uid} user=0: clear data")
+        self.activity.force_stop(name)
+        app = self.activity.apps.get(name)
         clear_data = getattr(app, "clear_data", None)
         if callable(clear_data):
             clear_data()

@@ -14,10 +14,10 @@ thawRotation), undoing any rotation set meanwhile. The agent never disconnects.
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
+from pytest_mobile_agent.virtual.android.display import Display
+from pytest_mobile_agent.virtual.kernel.process import ProcessTable
+from pytest_mobile_agent.virtual.kernel.streams import Kernel
 
 ALREADY_REGISTERED = (
     "java.lang.IllegalStateException: UiAutomationService "
@@ -31,44 +31,46 @@ def already_registered_message() -> str:
 
 
 class AutomationSlot:
-    def __init__(self, device: VirtualDevice) -> None:
-        self.device = device
+    def __init__(self, kernel: Kernel, processes: ProcessTable, display: Display) -> None:
+        self.kernel = kernel
+        self.processes = processes
+        self.display = display
         self._holder: tuple[int, str] | None = None
         self._frozen_rotation: int | None = None  # INITIAL_FROZEN_ROTATION_UNSPECIFIED
 
     def acquire(self, pid: int, label: str) -> bool:
-        with self.device.kernel.lock:
+        with self.kernel.lock:
             if self._holder is not None:
                 holder_pid = self._holder[0]
-                alive = self.device.processes.get(holder_pid) is not None
+                alive = self.processes.get(holder_pid) is not None
                 if alive and holder_pid != pid:
                     return False
             self._holder = (pid, label)
-            display = self.device.display
-            self._frozen_rotation = display.rotation if getattr(display, "rotation_frozen", True) else None
-            proc = self.device.processes.get(pid)
+            display = self.display
+            self._frozen_rotation = display.rotation if display.rotation_frozen else None
+            proc = self.processes.get(pid)
             if proc is not None:
                 proc.at_death(lambda: self.release(pid))
             return True
 
     def release(self, pid: int) -> None:
-        with self.device.kernel.lock:
+        with self.kernel.lock:
             if self._holder is not None and self._holder[0] == pid:
                 self._holder = None
 
     def disconnect(self, pid: int) -> None:
         """UiAutomation.disconnect(): release the slot and restore the rotation state of the connect."""
-        with self.device.kernel.lock:
+        with self.kernel.lock:
             if self._holder is None or self._holder[0] != pid:
                 return
             self._holder = None
         if self._frozen_rotation is not None:
-            self.device.display.freeze_rotation(self._frozen_rotation)
+            self.display.freeze_rotation(self._frozen_rotation)
         else:
-            self.device.display.thaw_rotation()
+            self.display.thaw_rotation()
 
     def holder(self) -> tuple[int, str] | None:
-        with self.device.kernel.lock:
-            if self._holder is not None and self.device.processes.get(self._holder[0]) is None:
+        with self.kernel.lock:
+            if self._holder is not None and self.processes.get(self._holder[0]) is None:
                 self._holder = None
             return self._holder
