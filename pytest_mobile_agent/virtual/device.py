@@ -40,12 +40,12 @@ file systems and properties, and each serial `emulator-5554`, `emulator-5556`...
 from __future__ import annotations
 
 import logging
-import shlex
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from pytest_mobile_agent import errors
+from pytest_mobile_agent.virtual.adbd.daemon import Adbd, HostConnector, ReverseRule
+from pytest_mobile_agent.virtual.adbd.services import open_service as open_adbd_service
+from pytest_mobile_agent.virtual.adbd.shell_service import ShellSession, run_to_completion
 from pytest_mobile_agent.virtual.android.activity import ActivityManager
 from pytest_mobile_agent.virtual.android.automation import AutomationSlot
 from pytest_mobile_agent.virtual.android.display import Display
@@ -56,7 +56,6 @@ from pytest_mobile_agent.virtual.android.properties import default_properties
 from pytest_mobile_agent.virtual.android.settings import default_settings
 from pytest_mobile_agent.virtual.kernel import process as pm
 from pytest_mobile_agent.virtual.kernel.binaries import (
-    SEARCH_PATH,
     Program,
     ProgramRegistry,
     lay_out_in_system_bin,
@@ -68,15 +67,9 @@ from pytest_mobile_agent.virtual.kernel.sockets import SocketNamespace
 from pytest_mobile_agent.virtual.kernel.streams import ByteStream, Kernel
 from pytest_mobile_agent.virtual.kernel.system import System
 from pytest_mobile_agent.virtual.shell.main import sh_main
-from pytest_mobile_agent.virtual.shell_service import (
-    ShellSession,
-    parse_shell_service,
-    run_to_completion,
-)
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
-HostConnector = Callable[[str], ByteStream]
 
 ADBD_PID = 412
 
@@ -134,14 +127,6 @@ def default_facts() -> tuple[str, int]:
     return properties["ro.product.model"], int(properties["ro.build.version.sdk"])
 
 
-@dataclass
-class ReverseRule:
-    remote: str
-    local: str
-    listener: object
-    connector: Callable[[str], ByteStream] | None = None  # the front that installed the rule
-
-
 class VirtualDevice:
     """One virtual API 36 emulator."""
 
@@ -173,12 +158,10 @@ class VirtualDevice:
         self.app_process_mains: dict[str, AppProcessMain] = {}
         self.framework = Framework(self.system, self.logcat, self.activity, self.packages, self.display,
                                    self.automation, default_settings(), self.app_process_mains, self.boot_monotonic)
-        self._pts = 0
-        self._host_connector: HostConnector | None = None
-        self.adbd_restart_listeners: list[Callable[[], None]] = []
         self._start_system()
         self._log_boot()
         self.sh_program: Program = sh_main(self.system)
+        self.adbd_daemon = Adbd(self.system, self.adbd, self.sh_program, f"host-{self.index + 1}")
         self._install_programs()
         mount_procfs(self.fs, self.processes, self.boot_monotonic)
         self._install_extensions()
@@ -191,7 +174,6 @@ class VirtualDevice:
         adbd = self.processes.get(ADBD_PID)
         assert adbd is not None
         self.adbd = adbd
-        adbd.env = {"PATH": ":".join(SEARCH_PATH)}
 
     def _log_boot(self) -> None:
         """What logcat's buffer holds on an emulator that finished booting (a few of its lines)."""
@@ -221,8 +203,6 @@ class VirtualDevice:
         packages.install(self)
 
     def _install_extensions(self) -> None:
-        self.reverse_rules: dict[str, ReverseRule] = {}
-        self.transport_name = f"host-{self.index + 1}"
         self._install_apps()
 
     def _install_apps(self) -> None:
@@ -231,36 +211,6 @@ class VirtualDevice:
         from pytest_mobile_agent.virtual import agent
 
         agent.install(self)
-
-    def shell_environment(self) -> dict[str, str]:
-        """The environment adbd gives the shells it starts."""
-        return {
-            "PATH": ":".join(SEARCH_PATH),
-            "HOME": "/",
-            "TMPDIR": "/data/local/tmp",
-            "USER": "shell",
-            "LOGNAME": "shell",
-            "SHELL": "/bin/sh",
-            "HOSTNAME": self.properties.get("ro.product.device", "emu64xa"),
-            "ANDROID_DATA": "/data",
-            "ANDROID_ROOT": "/system",
-            "ANDROID_STORAGE": "/storage",
-            "ANDROID_ART_ROOT": "/apex/com.android.art",
-            "ANDROID_I18N_ROOT": "/apex/com.android.i18n",
-            "ANDROID_TZDATA_ROOT": "/apex/com.android.tzdata",
-            "ANDROID_ASSETS": "/system/app",
-            "EXTERNAL_STORAGE": "/sdcard",
-            "ASEC_MOUNTPOINT": "/mnt/asec",
-            "DOWNLOAD_CACHE": "/data/cache",
-            "BOOTCLASSPATH": "/apex/com.android.art/javalib/core-oj.jar:/apex/com.android.art/javalib/core-libart.jar:/system/framework/framework.jar",
-            "SYSTEMSERVERCLASSPATH": "/system/framework/services.jar",
-        }
-
-    def allocate_pts(self) -> str:
-        with self.kernel.lock:
-            name = f"/dev/pts/{self._pts}"
-            self._pts += 1
-            return name
 
     # --- properties and log ---------------------------------------------------------------------------
 
@@ -279,69 +229,37 @@ class VirtualDevice:
 
     # --- the seam ---------------------------------------------------------------------------------------
 
-    def set_host_connector(self, connector: HostConnector | None) -> None:
-        """The way back to the host for reverse rules: connector(LOCAL) -> a byte stream."""
-        self._host_connector = connector
-
     def open_service(self, service: str, peer_uid: int | None = None, *, host: HostConnector | None = None,
                      host_connector: HostConnector | None = None) -> ByteStream:
-        """The device side of an adbd service; errors.Closed when adbd would refuse it. The
-        service runs as adbd does: the shell user, or root after `adb root`."""
-        if peer_uid is None:
-            peer_uid = self.adbd.uid
-        connector = host or host_connector
-        if connector is not None:
-            self._host_connector = connector
-        shell = parse_shell_service(service)
-        if shell is not None:
-            args, command = shell
-            return ShellSession(self, args, command, peer_uid)
-        if service.startswith(("abb_exec:", "abb:")):
-            kind, _, rest = service.partition(":")
-            line = "cmd " + " ".join(shlex.quote(arg) for arg in rest.split("\0"))
-            return ShellSession(self, ["exec"] if kind == "abb_exec" else ["v2", "raw"], line, peer_uid)
-        if service == "sync:":
-            from pytest_mobile_agent.virtual.sync_service import SyncSession
+        """The device side of an adbd service (virtual/adbd/services.py); errors.Closed when adbd
+        would refuse it. `host` is the way back to the host for reverse rules."""
+        return open_adbd_service(self.adbd_daemon, service, peer_uid, host or host_connector)
 
-            return SyncSession(self, peer_uid)
-        if service.startswith("localabstract:"):
-            return self.sockets.connect_abstract(service[len("localabstract:"):], peer_uid)
-        if service.startswith("tcp:"):
-            return self.sockets.connect_tcp_spec(service, peer_uid)
-        if service.startswith("reverse:"):
-            from pytest_mobile_agent.virtual.reverse import reverse_service
+    def set_host_connector(self, connector: HostConnector | None) -> None:
+        """The way back to the host for reverse rules: connector(LOCAL) -> a byte stream."""
+        self.adbd_daemon.set_host_connector(connector)
 
-            return reverse_service(self, service[len("reverse:"):], connector)
-        if service.startswith(("root:", "unroot:")):
-            from pytest_mobile_agent.virtual.restart import restart_service
+    @property
+    def reverse_rules(self) -> dict[str, ReverseRule]:
+        return self.adbd_daemon.reverse_rules
 
-            return restart_service(self, service)
-        raise errors.Closed(f"the device does not offer the service {service!r}")
+    @property
+    def adbd_restart_listeners(self) -> list[Callable[[], None]]:
+        """Called when adbd restarts (`adb root`): the fronts drop their transports."""
+        return self.adbd_daemon.restart_listeners
 
-    def restart_adbd(self, *, root: bool) -> None:
-        """adbd restarting as root (or not), as init does when service.adb.root changes: the
-        fronts drop their transports (adbd_restart_listeners), later services run as the new uid."""
-        self.setprop("service.adb.root", "1" if root else "0")
-        self.adbd.uid = self.adbd.gid = 0 if root else 2000
-        for listener in list(self.adbd_restart_listeners):
-            listener()
-
-    def host_connector(self) -> HostConnector | None:
-        return self._host_connector
+    @property
+    def transport_name(self) -> str:
+        return self.adbd_daemon.transport_name
 
     def remove_reverse_rules(self, connector: HostConnector | None = None) -> None:
-        """Drop the reverse rules a front installed (all of them without a connector), as adbd
-        drops a transport's listeners when that host connection goes away."""
-        for name, rule in list(self.reverse_rules.items()):
-            if connector is None or rule.connector is connector:
-                self.reverse_rules.pop(name, None)
-                rule.listener.close()  # type: ignore[attr-defined]
+        self.adbd_daemon.remove_reverse_rules(connector)
 
     # --- conveniences for in-process users ---------------------------------------------------------
 
     def shell(self, command: str, *, stdin: bytes = b"", timeout: float = 10.0, uid: int = 2000) -> tuple[int, bytes, bytes]:
         """Run a command as `adb shell` would (shell v2, raw): (status, stdout, stderr)."""
-        session = ShellSession(self, ["v2", "raw"], command, uid)
+        session = ShellSession(self.adbd_daemon, ["v2", "raw"], command, uid)
         try:
             return run_to_completion(session, stdin, timeout)
         finally:

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.wire import encode_sync
+from pytest_mobile_agent.virtual.adbd.sync_service import adbd_mode
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.kernel.creds import Cred
-from pytest_mobile_agent.virtual.sync_service import adbd_mode
 
 SHELL = Cred(2000)
 
@@ -135,7 +135,7 @@ def test_after_a_refused_send_adbd_drops_the_data_and_closes(vdev: VirtualDevice
 
 
 def test_the_mode_is_read_as_strtoul_reads_it(vdev: VirtualDevice) -> None:
-    from pytest_mobile_agent.virtual.sync_service import _strtoul
+    from pytest_mobile_agent.virtual.adbd.sync_service import _strtoul
 
     assert [_strtoul(t) for t in ("33188", "0644", "0x1a4", "", "12abc")] == [33188, 0o644, 0o644, 0, 12]
     request = encode_sync(b"SEND", b"/data/local/tmp/octal,0755") + encode_sync(b"DATA", b"x") + encode_sync(b"DONE", 0)

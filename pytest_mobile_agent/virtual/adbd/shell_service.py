@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.wire import (
@@ -42,6 +41,7 @@ from pytest_mobile_agent.adb.wire import (
     ShellPacketDecoder,
     encode_shell_packet,
 )
+from pytest_mobile_agent.virtual.adbd.daemon import Adbd
 from pytest_mobile_agent.virtual.kernel import process as pm
 from pytest_mobile_agent.virtual.kernel.pty import Pty
 from pytest_mobile_agent.virtual.kernel.streams import (
@@ -52,9 +52,6 @@ from pytest_mobile_agent.virtual.kernel.streams import (
     Waiter,
     _deadline,
 )
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -102,9 +99,10 @@ class _Sink(OpenFile):
 class ShellSession:
     """The device-side stream of one shell service (what open_service returns)."""
 
-    def __init__(self, device: VirtualDevice, args: list[str], command: str, peer_uid: int) -> None:
-        self.device = device
-        self.kernel = device.kernel
+    def __init__(self, adbd: Adbd, args: list[str], command: str, peer_uid: int) -> None:
+        self.adbd = adbd
+        self.kernel = adbd.system.kernel
+        self.processes = adbd.system.processes
         self.label = "shell"
         self.peer_uid = peer_uid
         legacy_exec = args == ["exec"]
@@ -132,14 +130,14 @@ class ShellSession:
     # --- start ----------------------------------------------------------------------------------------
 
     def _start(self, command: str, term: str | None) -> pm.Process:
-        device = self.device
-        env = device.shell_environment()
+        adbd = self.adbd
+        env = adbd.shell_environment()
         if term is not None:
             env["TERM"] = term
         fds: dict[int, OpenFile] = {}
         tty_name = None
         if self.use_pty:
-            tty_name = device.allocate_pts()
+            tty_name = adbd.allocate_pts()
             self.pty = Pty(self.kernel, tty_name, self._emit_pty, lambda: self.output_closed(SHELL_STDOUT), self._interrupt)
             fds = {0: self.pty.open_slave(), 1: self.pty.open_slave(), 2: self.pty.open_slave()}
             self._open_outputs = {SHELL_STDOUT}
@@ -157,14 +155,14 @@ class ShellSession:
         argv = ["/system/bin/sh", "-c", command] if command else ["/system/bin/sh", "-"]
         uid = self.peer_uid
         with self.kernel.lock:
-            proc = device.processes.spawn_session(device.adbd, argv, env, uid, fds, tty_name)
+            proc = self.processes.spawn_session(adbd.process, argv, env, uid, fds, tty_name)
             proc.at_death(lambda: self._shell_exited(proc))
-        proc.start(device.sh_program)
+        proc.start(adbd.shell_program)
         return proc
 
     def _interrupt(self) -> None:
         proc = self.proc
-        self.device.processes.kill_group(proc.pgid, pm.SIGINT)
+        self.processes.kill_group(proc.pgid, pm.SIGINT)
 
     # --- output --------------------------------------------------------------------------------------
 
@@ -281,7 +279,7 @@ class ShellSession:
             self._close_stdin()
             if self.pty is not None:
                 self.pty.hang_up()
-                self.device.processes.kill_group(self.proc.pgid, pm.SIGHUP)
+                self.processes.kill_group(self.proc.pgid, pm.SIGHUP)
             self.proc.deliver(pm.SIGHUP)
         log.debug("shell stream of pid %d closed", self.proc.pid)
 

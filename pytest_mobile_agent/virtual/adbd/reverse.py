@@ -23,17 +23,20 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.wire import encode_fail, encode_length_prefixed
+from pytest_mobile_agent.virtual.adbd.daemon import Adbd, HostConnector, ReverseRule
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 from pytest_mobile_agent.virtual.kernel.sockets import AddressInUse
-from pytest_mobile_agent.virtual.kernel.streams import PLAIN, DeviceStream, Pipe, _deadline, pump
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import HostConnector, VirtualDevice
-    from pytest_mobile_agent.virtual.kernel.sockets import Listener
+from pytest_mobile_agent.virtual.kernel.streams import (
+    PLAIN,
+    DeviceStream,
+    Kernel,
+    Pipe,
+    _deadline,
+    pump,
+)
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -43,8 +46,8 @@ OKAY = b"OKAY"
 class ReplyStream:
     """A service that writes its reply and closes: recv gives the bytes, then b""."""
 
-    def __init__(self, device: VirtualDevice, reply: bytes, label: str) -> None:
-        self.kernel = device.kernel
+    def __init__(self, kernel: Kernel, reply: bytes, label: str) -> None:
+        self.kernel = kernel
         self.label = label
         self._pipe = Pipe(self.kernel, 1 << 30)
         self._pipe.readers = 1
@@ -71,26 +74,26 @@ class ReplyStream:
         self._closed = True
 
 
-def reverse_service(device: VirtualDevice, command: str, connector: HostConnector | None = None) -> ReplyStream:
-    return ReplyStream(device, handle_reverse(device, command, connector), f"reverse:{command}")
+def reverse_service(adbd: Adbd, command: str, connector: HostConnector | None = None) -> ReplyStream:
+    return ReplyStream(adbd.system.kernel, handle_reverse(adbd, command, connector), f"reverse:{command}")
 
 
-def handle_reverse(device: VirtualDevice, command: str, connector: HostConnector | None = None) -> bytes:
+def handle_reverse(adbd: Adbd, command: str, connector: HostConnector | None = None) -> bytes:
     """The bytes adbd writes for one reverse request."""
     if command == "list-forward":
-        lines = "".join(f"{device.transport_name} {rule.remote} {rule.local}\n" for rule in device.reverse_rules.values())
+        lines = "".join(f"{adbd.transport_name} {rule.remote} {rule.local}\n" for rule in adbd.reverse_rules.values())
         return encode_length_prefixed(lines.encode())
     if command == "killforward-all":
-        for remote in list(device.reverse_rules):
-            _remove(device, remote)
+        for remote in list(adbd.reverse_rules):
+            _remove(adbd, remote)
         return OKAY
     if command.startswith("killforward:"):
         remote = command[len("killforward:"):]
         if not remote or ";" in remote:
             return encode_fail(f"bad killforward: {remote}")
-        if remote not in device.reverse_rules:
+        if remote not in adbd.reverse_rules:
             return encode_fail(f"listener '{remote}' not found")
-        _remove(device, remote)
+        _remove(adbd, remote)
         return OKAY
     if command.startswith("forward:"):
         rest = command[len("forward:"):]
@@ -100,21 +103,18 @@ def handle_reverse(device: VirtualDevice, command: str, connector: HostConnector
         pieces = rest.split(";")
         if len(pieces) != 2 or not pieces[0] or not pieces[1] or pieces[1].startswith("*"):
             return encode_fail(f"bad forward: {rest}")
-        return _install(device, pieces[0], pieces[1], no_rebind, connector)
+        return _install(adbd, pieces[0], pieces[1], no_rebind, connector)
     return encode_fail("not a reverse forwarding command")
 
 
-def _remove(device: VirtualDevice, remote: str) -> None:
-    rule = device.reverse_rules.pop(remote, None)
+def _remove(adbd: Adbd, remote: str) -> None:
+    rule = adbd.reverse_rules.pop(remote, None)
     if rule is not None:
-        listener: Listener = rule.listener  # type: ignore[assignment]
-        listener.close()
+        rule.listener.close()
 
 
-def _install(device: VirtualDevice, remote: str, local: str, no_rebind: bool, connector: HostConnector | None) -> bytes:
-    from pytest_mobile_agent.virtual.device import ReverseRule
-
-    existing = device.reverse_rules.get(remote)
+def _install(adbd: Adbd, remote: str, local: str, no_rebind: bool, connector: HostConnector | None) -> bytes:
+    existing = adbd.reverse_rules.get(remote)
     if existing is not None:
         if no_rebind:
             return encode_fail("cannot rebind existing socket")
@@ -122,11 +122,11 @@ def _install(device: VirtualDevice, remote: str, local: str, no_rebind: bool, co
         existing.connector = connector or existing.connector
         return OKAY
     cell = {"name": remote}
-    handler = _connector(device, cell)
-    sockets = device.sockets
+    handler = _connector(adbd, cell)
+    sockets = adbd.system.sockets
     try:
         if remote.startswith("localabstract:"):
-            listener = sockets.listen_abstract(remote[len("localabstract:"):], device.adbd.pid, on_connect=handler)
+            listener = sockets.listen_abstract(remote[len("localabstract:"):], adbd.process.pid, on_connect=handler)
         elif remote.startswith("tcp:"):
             port_text = remote[4:]
             if not is_decimal(port_text.lstrip("-")):
@@ -134,7 +134,7 @@ def _install(device: VirtualDevice, remote: str, local: str, no_rebind: bool, co
             port = int(port_text)
             if not 0 <= port <= 65535:
                 return encode_fail(f"cannot bind listener: bad port number '{port}'")
-            listener = sockets.listen_tcp(port, device.adbd.pid, on_connect=handler)
+            listener = sockets.listen_tcp(port, adbd.process.pid, on_connect=handler)
         else:
             return encode_fail(f"cannot bind listener: unknown socket specification:{remote}")
     except AddressInUse:
@@ -147,16 +147,16 @@ def _install(device: VirtualDevice, remote: str, local: str, no_rebind: bool, co
         name = f"tcp:{listener.port}"
         reply += encode_length_prefixed(str(listener.port).encode())
     cell["name"] = name
-    device.reverse_rules[name] = ReverseRule(name, local, listener, connector)
+    adbd.reverse_rules[name] = ReverseRule(name, local, listener, connector)
     return reply
 
 
-def _connector(device: VirtualDevice, cell: dict[str, str]) -> Callable[[DeviceStream, int], None]:
+def _connector(adbd: Adbd, cell: dict[str, str]) -> Callable[[DeviceStream, int], None]:
     """adbd's side of a connection to a reverse listener: open LOCAL on the host and join them."""
 
     def join(server_end: DeviceStream) -> None:
-        rule = device.reverse_rules.get(cell["name"])
-        connector = (rule.connector if rule is not None else None) or device.host_connector()
+        rule = adbd.reverse_rules.get(cell["name"])
+        connector = (rule.connector if rule is not None else None) or adbd.host_connector()
         if connector is None or rule is None:
             server_end.close()
             return

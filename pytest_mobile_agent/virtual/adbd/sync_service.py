@@ -32,7 +32,6 @@ import errno
 import os
 import stat as stat_module
 import struct
-from typing import TYPE_CHECKING
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.wire import (
@@ -49,12 +48,10 @@ from pytest_mobile_agent.adb.wire import (
     SYNC_MAX_PATH,
     encode_sync,
 )
+from pytest_mobile_agent.virtual.adbd.daemon import Adbd
 from pytest_mobile_agent.virtual.kernel.creds import SHELL_GROUPS, Cred
 from pytest_mobile_agent.virtual.kernel.fs import StatResult
 from pytest_mobile_agent.virtual.kernel.streams import PLAIN, OpenFile, Pipe, _deadline
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
 
 STA2, LST2, LIS2, DNT2, DENT = b"STA2", b"LST2", b"LIS2", b"DNT2", b"DENT"
 SND2, RCV2 = b"SND2", b"RCV2"
@@ -96,12 +93,11 @@ def _strerror(exc: OSError) -> str:
 class SyncSession:
     """The device side of one `sync:` stream; requests are served as their bytes arrive."""
 
-    def __init__(self, device: VirtualDevice, peer_uid: int) -> None:
-        self.device = device
-        self.kernel = device.kernel
-        self.fs = device.fs
+    def __init__(self, adbd: Adbd, peer_uid: int) -> None:
+        self.kernel = adbd.system.kernel
+        self.fs = adbd.system.fs
         groups = frozenset({0}) if peer_uid == 0 else SHELL_GROUPS
-        self.cred = Cred(peer_uid, groups, device.adbd.pid)
+        self.cred = Cred(peer_uid, groups, adbd.process.pid)
         self.outbox = Pipe(self.kernel, 1 << 62)
         self.outbox.readers = 1
         self.outbox.writers = 1
