@@ -66,6 +66,7 @@ from pytest_mobile_agent.virtual.kernel.procfs import KERNEL_BUILD, KERNEL_RELEA
 from pytest_mobile_agent.virtual.kernel.sockets import SocketNamespace
 from pytest_mobile_agent.virtual.kernel.streams import ByteStream, Kernel
 from pytest_mobile_agent.virtual.kernel.system import System
+from pytest_mobile_agent.virtual.programs import install as install_programs
 from pytest_mobile_agent.virtual.shell.main import sh_main
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
@@ -181,26 +182,10 @@ class VirtualDevice:
             self.log(tag, message, priority, pid)
 
     def _install_programs(self) -> None:
-        from pytest_mobile_agent.virtual.programs import (
-            android,
-            commands,
-            files,
-            hosttools,
-            net,
-            packages,
-            toybox,
-        )
-
         self.programs.on_register.append(lambda name: lay_out_in_system_bin(self.fs, name))
         self.programs.register("sh", self.sh_program)
         self.programs.register("mksh", self.sh_program)
-        toybox.install(self)
-        hosttools.install(self)
-        files.install(self)
-        commands.install(self)
-        net.install(self)
-        android.install(self)
-        packages.install(self)
+        install_programs(self.programs, self.framework)
 
     def _install_extensions(self) -> None:
         self._install_apps()

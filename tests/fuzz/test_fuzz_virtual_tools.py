@@ -54,7 +54,7 @@ DEVICE = VirtualDevice()
 @lighter(2)
 @given(paths, st.sampled_from(["/", "/data/local/tmp", "/sdcard", "/data"]))
 def test_a_staged_argument_never_names_a_host_path_outside_the_staging(arg: str, cwd: str) -> None:
-    staging = hosttools.Staging(DEVICE, Cred(2000), cwd)
+    staging = hosttools.Staging(DEVICE.system, Cred(2000), cwd)
     try:
         given_arg = staging.argument(arg)
         if given_arg.startswith("/"):

@@ -34,3 +34,7 @@ class Framework:
     app_process_mains: dict[str, AppProcessMain]
     #: the monotonic time the device booted at (uptime stamps)
     booted: float
+
+
+#: an Android tool: `tool(framework, proc) -> status`
+FrameworkProgram = Callable[[Framework, Process], int]

@@ -7,11 +7,12 @@ and the system properties, and never the Android services or the fronts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pytest_mobile_agent.virtual.kernel.binaries import ProgramRegistry
 from pytest_mobile_agent.virtual.kernel.fs import FileSystem
-from pytest_mobile_agent.virtual.kernel.process import ProcessTable
+from pytest_mobile_agent.virtual.kernel.process import Process, ProcessTable
 from pytest_mobile_agent.virtual.kernel.sockets import SocketNamespace
 from pytest_mobile_agent.virtual.kernel.streams import Kernel
 
@@ -28,3 +29,7 @@ class System:
     #: the system properties (bionic's property area: every process reads it; init and the
     #: framework write it, see android/properties.py)
     properties: dict[str, str]
+
+
+#: a program written against the kernel's services: `program(system, proc) -> status`
+SystemProgram = Callable[[System, Process], int]

@@ -43,16 +43,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.virtual.kernel import confine
 from pytest_mobile_agent.virtual.kernel import process as pm
 from pytest_mobile_agent.virtual.kernel.creds import Cred, cred_of
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.system import System, SystemProgram
 from pytest_mobile_agent.virtual.programs import sedscript
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -177,8 +174,8 @@ def _short_options(argv: list[str], index: int, syntax: Syntax, options: list[Op
 class Staging:
     """A private directory whose root/ stands for the device's /, for one run of one tool."""
 
-    def __init__(self, device: VirtualDevice, cred: Cred, cwd: str) -> None:
-        self.fs = device.fs
+    def __init__(self, system: System, cred: Cred, cwd: str) -> None:
+        self.fs = system.fs
         self.cred = cred
         self.cwd = cwd
         self.base = tempfile.mkdtemp(prefix="mobile-agent-tool-")
@@ -498,28 +495,25 @@ def missing_message(name: str, binary: Binary) -> str:
             f"(Debian: apt-get install {binary.package}; .ci/system-deps installs it)\n")
 
 
-def host_tool(device: VirtualDevice, name: str) -> Callable[[pm.Process], int]:
+def run_tool(name: str, system: System, proc: pm.Process) -> int:
+    """`name` (a key of TOOLS) run with the real binary on staged copies of its device files."""
     tool = TOOLS[name]
-
-    def program(proc: pm.Process) -> int:
-        executable = locate(tool.binary)
-        if executable is None:
-            proc.stderr.write(missing_message(name, tool.binary))
-            return 127
-        if tool.binary.confined_only and confine.available() is None:
-            proc.stderr.write(f"{name}: the virtual device runs {name} only confined by Landlock (Linux 5.13 and later), "
-                              "which this host lacks\n")
-            return 127
-        staging = Staging(device, cred_of(proc), proc.cwd)
-        try:
-            return _run(proc, name, tool, executable, staging)
-        except Refused as refused:
-            proc.stderr.write(refused.message + "\n")
-            return refused.status
-        finally:
-            staging.remove()
-
-    return program
+    executable = locate(tool.binary)
+    if executable is None:
+        proc.stderr.write(missing_message(name, tool.binary))
+        return 127
+    if tool.binary.confined_only and confine.available() is None:
+        proc.stderr.write(f"{name}: the virtual device runs {name} only confined by Landlock (Linux 5.13 and later), "
+                          "which this host lacks\n")
+        return 127
+    staging = Staging(system, cred_of(proc), proc.cwd)
+    try:
+        return _run(proc, name, tool, executable, staging)
+    except Refused as refused:
+        proc.stderr.write(refused.message + "\n")
+        return refused.status
+    finally:
+        staging.remove()
 
 
 def _run(proc: pm.Process, name: str, tool: Tool, executable: str, staging: Staging) -> int:
@@ -659,7 +653,5 @@ def _feed(child: subprocess.Popen[bytes], fd: int, pending: bytearray, *, done: 
     return pending, fd
 
 
-def install(device: VirtualDevice) -> None:
-    for name in TOOLS:
-        device.programs.register(name, host_tool(device, name))
-
+#: every tool above as a program of the device, in the image's order
+PROGRAMS: dict[str, SystemProgram] = {name: functools.partial(run_tool, name) for name in TOOLS}

@@ -1,5 +1,6 @@
-"""The system services' dumps people query with `dumpsys display` and `dumpsys power`, in the
-layouts of frameworks/base (API 36):
+"""`dumpsys [SERVICE]`: `dumpsys window` (mCurrentFocus, mFocusedApp), `dumpsys activity activities`
+(mResumedActivity), `dumpsys package PKG` (programs/packages.py), and the dumps people query with
+`dumpsys display` and `dumpsys power`, in the layouts of frameworks/base (API 36):
 
 * DisplayManagerService.dumpInternal: `DISPLAY MANAGER (dumpsys display)`, the `  mViewports=[...]`
   line of DisplayViewport.toString() (`type=INTERNAL, valid=true, isActive=true, displayId=0, ...,
@@ -19,10 +20,9 @@ with `stay awake` and a screen-off timeout of 2147483647 ms, as settings report)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
+from pytest_mobile_agent.virtual.android.framework import Framework
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.programs.packages import dumpsys_package
 
 UNIQUE_ID = "local:4619827259835644672"  # the emulator's built-in display (SurfaceFlinger's physical id)
 
@@ -31,11 +31,11 @@ def _rect(width: int, height: int) -> str:
     return f"Rect(0, 0 - {width}, {height})"
 
 
-def display_dump(device: VirtualDevice) -> str:
-    display = device.display
+def display_dump(framework: Framework) -> str:
+    display = framework.display
     width, height = display.physical_width, display.physical_height
-    rotation = getattr(display, "rotation", 0)
-    logical_w, logical_h = display.size if hasattr(display, "size") else (width, height)
+    rotation = display.rotation
+    logical_w, logical_h = display.size
     if rotation % 2:
         logical_w, logical_h = logical_h, logical_w
     density = display.density
@@ -94,7 +94,7 @@ def display_dump(device: VirtualDevice) -> str:
     return "\n".join(lines) + "\n"
 
 
-def power_dump(device: VirtualDevice) -> str:
+def power_dump(framework: Framework) -> str:
     lines = [
         "POWER MANAGER (dumpsys power)",
         "",
@@ -148,3 +148,38 @@ def power_dump(device: VirtualDevice) -> str:
 
 
 SERVICE_DUMPS = {"display": display_dump, "power": power_dump}
+
+
+def dumpsys(framework: Framework, proc: pm.Process) -> int:
+    args = proc.argv[1:]
+    if args and args[0] == "package":
+        return dumpsys_package(framework, proc, args[1:])
+    if args and args[0] in SERVICE_DUMPS:
+        proc.stdout.write(SERVICE_DUMPS[args[0]](framework))
+        return 0
+    if args and args[0] == "window":
+        focus = framework.activity.foreground() or ""
+        package, _, activity = focus.partition("/")
+        full = package + activity if activity.startswith(".") else activity
+        proc.stdout.write(
+            "WINDOW MANAGER WINDOWS (dumpsys window windows)\n"
+            f"  mCurrentFocus=Window{{1a2b3c4 u0 {package}/{full}}}\n"
+            f"  mFocusedApp=ActivityRecord{{5d6e7f8 u0 {package}/{activity} t12}}\n"
+        )
+        return 0
+    if args and args[0] == "activity" and "activities" in args[1:]:
+        focus = framework.activity.foreground() or ""
+        package = focus.split("/", 1)[0]
+        proc.stdout.write(
+            "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n"
+            f"  ResumedActivity: ActivityRecord{{5d6e7f8 u0 {focus} t12}}\n"
+            f"  mResumedActivity: ActivityRecord{{5d6e7f8 u0 {focus} t12}}\n"
+            f"  topResumedActivity=ActivityRecord{{5d6e7f8 u0 {focus} t12}}\n"
+            f"  mFocusedApp=ActivityRecord{{5d6e7f8 u0 {focus} t12}} package={package}\n"
+        )
+        return 0
+    if not args:
+        proc.stdout.write("Currently running services:\n  activity\n  display\n  package\n  power\n  window\n")
+        return 0
+    proc.stderr.write(f"Can't find service: {args[0]}\n")
+    return 0
