@@ -32,7 +32,7 @@ from virtual_agent.helpers import TOKEN, Host, make_core  # noqa: E402
 
 from pytest_mobile_agent.agent import protocol as wire  # noqa: E402
 from pytest_mobile_agent.virtual.kernel.streams import Kernel  # noqa: E402
-from pytest_mobile_agent.virtual.ui import UiModel  # noqa: E402
+from pytest_mobile_agent.virtual.ui import EmulatorUi as UiModel  # noqa: E402
 from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS  # noqa: E402
 
 

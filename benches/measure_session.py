@@ -171,7 +171,7 @@ def _virtual(lab: Any) -> Callable[[], contextlib.AbstractContextManager[Control
     from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
     from pytest_mobile_agent.virtual import agent as double
     from pytest_mobile_agent.virtual.controller import ControllerDouble
-    from pytest_mobile_agent.virtual.ui.attach import attach
+    from pytest_mobile_agent.virtual.device import ui_of as attach
 
     device = lab.device(lab.serials[0])
     attach(device)

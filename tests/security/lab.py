@@ -65,7 +65,7 @@ class Bench:
 @contextlib.contextmanager
 def bench() -> Iterator[Bench]:
     from pytest_mobile_agent.virtual import agent as agent_double
-    from pytest_mobile_agent.virtual.ui.attach import attach
+    from pytest_mobile_agent.virtual.device import ui_of as attach
 
     lab = VirtualLab.start(1)
     try:

@@ -205,7 +205,6 @@ class Process:
         self.comm = _comm_of(argv)
         self._at_exit: list[Callable[[], None]] = []
         self._at_death: list[Callable[[], None]] = []
-        self.device: object | None = table.device
         self.memory = memory_of(self.comm)  # (VSZ KiB, RSS KiB, usual WCHAN)
         self.channel: str | None = None  # the wait channel of the blocking call under way
 
@@ -553,9 +552,8 @@ class CStdio:
 class ProcessTable:
     """All processes of one device. Pids grow from `first_pid`; init is pid 1."""
 
-    def __init__(self, kernel: Kernel, *, first_pid: int = 3000, device: object | None = None) -> None:
+    def __init__(self, kernel: Kernel, *, first_pid: int = 3000) -> None:
         self.kernel = kernel
-        self.device = device
         self._procs: dict[int, Process] = {}
         self._next_pid = first_pid
         self.on_exit: list[Callable[[Process], None]] = []

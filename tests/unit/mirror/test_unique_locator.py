@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from virtual_agent.helpers import Host, make_core, on_tab
 
 from pytest_mobile_agent.errors import NoMatch
 from pytest_mobile_agent.mirror.replica import Entry, Replica, View
@@ -19,7 +18,8 @@ from pytest_mobile_agent.mirror.unique import Locator, unique_locator
 from pytest_mobile_agent.session.backends import ReadReason
 from pytest_mobile_agent.session.tree import parse_snapshot
 from pytest_mobile_agent.virtual.kernel.streams import Kernel
-from pytest_mobile_agent.virtual.ui import UiModel
+from pytest_mobile_agent.virtual.ui import EmulatorUi as UiModel
+from tests.support.agent_host import Host, make_core, on_tab
 
 from .fakes import node, tree, view_of, window
 
