@@ -189,7 +189,7 @@ class TargetProvider:
 
     def _start_controllers(self, lab: VirtualLab) -> None:
         """An emulator controller double per virtual device, found as an emulator's would be."""
-        from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
+        from pytest_mobile_agent.virtual.fronts.controller import AvdConfig, ControllerDouble
 
         self._discovery_dir = tempfile.TemporaryDirectory(prefix="mobile-agent-avd-")
         self._saved_discovery = os.environ.get(DISCOVERY_ENV)

@@ -43,13 +43,10 @@ from typing import Any
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import wire
-from pytest_mobile_agent.virtual.adb_endpoint import AdbServerEndpoint
-from pytest_mobile_agent.virtual.adbd_endpoint import (
-    ADBD_PORTS,
-    AdbdEndpoint,
-    bind_loopback,
-)
-from pytest_mobile_agent.virtual.console import EmulatorConsole, write_token_file
+from pytest_mobile_agent.virtual.fronts.adb_endpoint import AdbServerEndpoint
+from pytest_mobile_agent.virtual.fronts.adbd_endpoint import AdbdEndpoint
+from pytest_mobile_agent.virtual.fronts.console import EmulatorConsole, write_token_file
+from pytest_mobile_agent.virtual.fronts.loopback import ADBD_PORTS, bind_loopback
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
@@ -360,7 +357,7 @@ class VirtualLab:
     def start_controller(self, serial: str, port: int = 0) -> int:
         """The device's controller double (console `grpc <port>`): started on `port` when free,
         else on a free one; an already running one is kept. Its port."""
-        from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
+        from pytest_mobile_agent.virtual.fronts.controller import AvdConfig, ControllerDouble
 
         with self._lock:
             running = self._controllers.get(serial)

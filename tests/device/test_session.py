@@ -125,7 +125,7 @@ def controller_choice(android_target: Any, tmp_path: Path, monkeypatch: pytest.M
             pytest.skip("the controller path needs an emulator")
         yield ControllerChoice.Auto()
         return
-    from pytest_mobile_agent.virtual.controller import ControllerDouble
+    from pytest_mobile_agent.virtual.fronts.controller import ControllerDouble
 
     monkeypatch.setenv(DISCOVERY_DIR_ENV, str(tmp_path))
     double = ControllerDouble(_virtual_device(android_target).display, serial=android_target.serial,

@@ -14,8 +14,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_mobile_agent.virtual.console import ConsoleSession, EmulatorConsole
 from pytest_mobile_agent.virtual.device import VirtualDevice
+from pytest_mobile_agent.virtual.fronts.console import ConsoleSession, EmulatorConsole
 from pytest_mobile_agent.virtual.kernel.creds import Cred
 from pytest_mobile_agent.virtual.programs import hosttools, ps, sedscript
 

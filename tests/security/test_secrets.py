@@ -215,7 +215,7 @@ def test_the_controllers_token_is_in_no_log_record_status_or_error(vd: Bench, tm
     from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
     from pytest_mobile_agent.mirror import Mirror
     from pytest_mobile_agent.session import ControllerChoice, PathOptions, Session, select_paths
-    from pytest_mobile_agent.virtual.controller import ControllerDouble
+    from pytest_mobile_agent.virtual.fronts.controller import ControllerDouble
 
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv(DISCOVERY_DIR_ENV, str(tmp_path))

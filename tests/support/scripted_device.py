@@ -62,6 +62,8 @@ class ScriptedDevice:
     }
 
     def __init__(self) -> None:
+        self.reverse_rules: dict[str, Any] = {}
+        self.adbd_restart_listeners: list[Callable[[], None]] = []
         self.opened: list[str] = []
         self.streams: list[QueueStream] = []
         self.hosts: list[Any] = []

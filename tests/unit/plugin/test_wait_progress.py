@@ -14,7 +14,7 @@ from plugin_inner_runs import ISOLATED, isolate, served_lab
 import pytest_mobile_agent.mirror
 import pytest_mobile_agent.session
 import pytest_mobile_agent.virtual.agent
-import pytest_mobile_agent.virtual.controller  # noqa: F401
+import pytest_mobile_agent.virtual.fronts.controller  # noqa: F401
 from pytest_mobile_agent.virtual import VirtualLab
 
 pytest_plugins = ["pytester"]

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from pytest_mobile_agent.virtual.adb_endpoint import AdbServerEndpoint
+from pytest_mobile_agent.virtual.fronts.adb_endpoint import AdbServerEndpoint
 from tests.support.scripted_device import ScriptedDevice
 
 

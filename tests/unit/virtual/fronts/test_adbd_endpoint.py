@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.virtual import adbd_endpoint as adbd
-from pytest_mobile_agent.virtual.adbd_endpoint import (
+from pytest_mobile_agent.virtual.fronts import adbd_endpoint as adbd
+from pytest_mobile_agent.virtual.fronts.adbd_endpoint import (
     A_CLSE,
     A_CNXN,
     A_OKAY,

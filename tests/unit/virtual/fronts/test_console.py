@@ -14,7 +14,7 @@ import pytest
 
 from pytest_mobile_agent.emulator import Controller, resolve
 from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
-from pytest_mobile_agent.virtual.console import TOKEN_FILE, EmulatorConsole, write_token_file
+from pytest_mobile_agent.virtual.fronts.console import TOKEN_FILE, EmulatorConsole, write_token_file
 from pytest_mobile_agent.virtual.lab import VirtualLab, adb_binary
 
 ADB = adb_binary()

@@ -12,7 +12,7 @@ import pytest
 
 # Imported before the in-process inner run, as test_plugin_surface.py does (pytester drops modules).
 import pytest_mobile_agent.session
-import pytest_mobile_agent.virtual.controller  # noqa: F401
+import pytest_mobile_agent.virtual.fronts.controller  # noqa: F401
 from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
 from pytest_mobile_agent.virtual.lab import VirtualLab, adb_binary
 

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual import VirtualDevice, VirtualLab
-from pytest_mobile_agent.virtual.adbd_endpoint import ADBD_PORTS
+from pytest_mobile_agent.virtual.fronts.loopback import ADBD_PORTS
 from tests.support.scripted_device import ScriptedDevice
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pytest_mobile_agent.adb import AdbServer
-from pytest_mobile_agent.virtual.adbd_endpoint import ADBD_PORTS
+from pytest_mobile_agent.virtual.fronts.loopback import ADBD_PORTS
 from pytest_mobile_agent.virtual.lab import VirtualLab, adb_binary
 from tests.support.polling import wait_until
 

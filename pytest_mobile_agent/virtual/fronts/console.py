@@ -35,12 +35,11 @@ import os
 import re
 import secrets
 import socket
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_mobile_agent.virtual.adbd_endpoint import bind_loopback
+from pytest_mobile_agent.virtual.fronts.loopback import AcceptLoop, bind_loopback
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -314,14 +313,11 @@ class EmulatorConsole:
         self.token_path = token_path
         self.on_grpc = on_grpc
         self._on_kill = on_kill
-        self._listener = listener if listener is not None else bind_loopback(port)
-        self._listener.settimeout(0.25)
-        self.port: int = self._listener.getsockname()[1]
-        self._stopped = threading.Event()
-        self._sessions: list[socket.socket] = []
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._accept_loop, name=f"virtual-console-{self.port}", daemon=True)
-        self._thread.start()
+        listener = listener if listener is not None else bind_loopback(port)
+        self.port: int = listener.getsockname()[1]
+        self._loop = AcceptLoop(listener, self._serve, name=f"virtual-console-{self.port}",
+                                connection_name="virtual-console-client")
+        self._loop.start()
 
     def token(self) -> str | None:
         """The token in the file (stripped); "" when the file is empty (auth disabled), None when
@@ -331,27 +327,11 @@ class EmulatorConsole:
         except OSError:
             return None
 
-    def _accept_loop(self) -> None:
-        while not self._stopped.is_set():
-            try:
-                sock, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            with self._lock:
-                self._sessions.append(sock)
-            threading.Thread(target=self._serve, args=(sock,), name="virtual-console-client", daemon=True).start()
-
     def _serve(self, sock: socket.socket) -> None:
         session = ConsoleSession(self, sock)
         try:
             session.serve()
         finally:
-            with self._lock:
-                if sock in self._sessions:
-                    self._sessions.remove(sock)
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
             sock.close()
@@ -359,15 +339,6 @@ class EmulatorConsole:
             self._on_kill()
 
     def stop(self) -> None:
-        self._stopped.set()
-        with contextlib.suppress(OSError):
-            self._listener.shutdown(socket.SHUT_RDWR)
-        with contextlib.suppress(OSError):
-            self._listener.close()
-        with self._lock:
-            sessions = list(self._sessions)
-        for sock in sessions:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout=2)
+        self._loop.close()
+        self._loop.shut_connections()
+        self._loop.join(2)

@@ -38,7 +38,7 @@ from pytest_mobile_agent.adb.wire import (
     encode_length_prefixed,
     parse_hex_length,
 )
-from pytest_mobile_agent.virtual.adbd_endpoint import (
+from pytest_mobile_agent.virtual.fronts.adbd_endpoint import (
     FEATURES,
     STALL_TIMEOUT,
     device_properties,
@@ -46,6 +46,8 @@ from pytest_mobile_agent.virtual.adbd_endpoint import (
     recv_device,
     wait_readable,
 )
+from pytest_mobile_agent.virtual.fronts.loopback import AcceptLoop
+from pytest_mobile_agent.virtual.fronts.seam import ServedDevice
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
@@ -77,7 +79,7 @@ class Transport:
     """A device as the server lists it."""
 
     serial: str
-    device: Any
+    device: ServedDevice
     transport_id: int
 
     def devices_l_line(self) -> str:
@@ -93,10 +95,6 @@ class Transport:
             if value:
                 line += f" {label}{re.sub(r'[^A-Za-z0-9_.-]', '_', value) if sanitize else value}"
         return f"{line} transport_id:{self.transport_id}"
-
-
-def device_features(device: Any) -> str:
-    return ",".join(getattr(device, "features", None) or FEATURES)
 
 
 class ServiceFailed(Exception):
@@ -228,24 +226,14 @@ class ForwardRule:
         self.transport = transport
         self.local = local
         self.remote = remote
-        self._listener = listener
-        self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._accept_loop, name=f"virtual-forward-{local}", daemon=True)
-        self._thread.start()
+        self._loop = AcceptLoop(listener, self._serve, name=f"virtual-forward-{local}",
+                                connection_name="virtual-forward-conn", nodelay=False)
+        self._stopped = self._loop.stopped
+        self._loop.start()
 
     @property
     def port(self) -> int:
-        return int(self._listener.getsockname()[1]) if self._listener.family == socket.AF_INET else 0
-
-    def _accept_loop(self) -> None:
-        while not self._stopped.is_set():
-            try:
-                sock, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(sock,), name="virtual-forward-conn", daemon=True).start()
+        return self._loop.port
 
     def _serve(self, sock: socket.socket) -> None:
         try:
@@ -258,13 +246,8 @@ class ForwardRule:
         sock.close()
 
     def stop(self) -> None:
-        self._stopped.set()
-        with contextlib.suppress(OSError):
-            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accept loop at once on Linux
-        with contextlib.suppress(OSError):
-            self._listener.close()
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout=1.0)
+        self._loop.close()
+        self._loop.join(1.0)
 
 
 def _listen_local(local: str) -> socket.socket:
@@ -286,7 +269,6 @@ def _listen_local(local: str) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise ServiceFailed(f"cannot bind listener: cannot bind to {local}: {exc.strerror}") from exc
-    sock.settimeout(0.25)
     return sock
 
 
@@ -301,26 +283,25 @@ class AdbServerEndpoint:
         self._transports: list[Transport] = []
         self._forwards: list[ForwardRule] = []
         self._lock = threading.Lock()
-        self._stopped = threading.Event()
         self._done = threading.Event()
         self._on_kill = on_kill
-        self._clients: set[socket.socket] = set()
-        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            self._listener.bind(("127.0.0.1", port))
-            self._listener.listen(64)
+            listener.bind(("127.0.0.1", port))
+            listener.listen(64)
         except OSError:
-            self._listener.close()
+            listener.close()
             raise
-        self._listener.settimeout(0.25)
-        self.port: int = self._listener.getsockname()[1]
-        self._thread = threading.Thread(target=self._accept_loop, name=f"virtual-adb-{self.port}", daemon=True)
-        self._thread.start()
+        self.port: int = listener.getsockname()[1]
+        self._loop = AcceptLoop(listener, self._serve_client, name=f"virtual-adb-{self.port}",
+                                connection_name="virtual-adb-client")
+        self._stopped = self._loop.stopped
+        self._loop.start()
 
     # --- devices ---
 
-    def add_device(self, serial: str, device: Any) -> Transport:
+    def add_device(self, serial: str, device: ServedDevice) -> Transport:
         with self._lock:
             transport = Transport(serial, device, max((t.transport_id for t in self._transports), default=0) + 1)
             self._transports.append(transport)
@@ -357,21 +338,8 @@ class AdbServerEndpoint:
 
     # --- connections ---
 
-    def _accept_loop(self) -> None:
-        while not self._stopped.is_set():
-            try:
-                sock, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.settimeout(self.io_timeout)  # the write deadline; reads poll
-            with self._lock:
-                self._clients.add(sock)
-            threading.Thread(target=self._serve_client, args=(sock,), name="virtual-adb-client", daemon=True).start()
-
     def _serve_client(self, sock: socket.socket) -> None:
+        sock.settimeout(self.io_timeout)  # the write deadline; reads poll
         try:
             self._serve_requests(sock)
         except (errors.MobileAgentError, OSError) as exc:
@@ -379,8 +347,6 @@ class AdbServerEndpoint:
         except Exception:  # a bug behind a request: drop this client, keep serving the others
             log.warning("adb endpoint %s: a client's request failed", self.port, exc_info=True)
         finally:
-            with self._lock:
-                self._clients.discard(sock)
             with contextlib.suppress(OSError):
                 sock.close()
 
@@ -476,7 +442,8 @@ class AdbServerEndpoint:
         if service == "host-features":
             return OKAY + encode_length_prefixed(",".join(HOST_FEATURES).encode())
         if service == "features":
-            return OKAY + encode_length_prefixed(device_features(self._select(selector).device).encode())
+            self._select(selector)  # every device here advertises adbd's features
+            return OKAY + encode_length_prefixed(",".join(FEATURES).encode())
         if service == "get-state":
             self._select(selector)
             return OKAY + encode_length_prefixed(b"device")
@@ -595,23 +562,15 @@ class AdbServerEndpoint:
     def stop(self) -> None:
         if self._stopped.is_set():
             return
-        self._stopped.set()
-        with contextlib.suppress(OSError):
-            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accept loop at once on Linux
-        with contextlib.suppress(OSError):
-            self._listener.close()
+        self._loop.close()
         with self._lock:
             rules, self._forwards = self._forwards, []
-            clients = list(self._clients)
         for rule in rules:
             rule.stop()
-        for client in clients:
-            with contextlib.suppress(OSError):
-                client.shutdown(socket.SHUT_RDWR)
+        self._loop.shut_connections()
         for transport in self.transports():  # adbd drops the rules of a transport that went
             drop_reverse_rules(transport.device, connect_host)
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout=2.0)
+        self._loop.join(2.0)
         self._done.set()
 
     @property

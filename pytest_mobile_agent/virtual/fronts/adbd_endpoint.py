@@ -30,7 +30,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.virtual.adbd.daemon import HostConnector
+from pytest_mobile_agent.virtual.fronts.loopback import (
+    ADBD_PORTS,
+    AcceptLoop,
+    bind_loopback,
+    reserve_emulator_port,
+)
+from pytest_mobile_agent.virtual.fronts.seam import ServedDevice
 from pytest_mobile_agent.virtual.kernel.sockets import AddressInUse
+from pytest_mobile_agent.virtual.kernel.streams import ByteStream
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -85,7 +94,6 @@ FEATURES = (
     "sendrecv_v2_dry_run_send",
 )
 
-ADBD_PORTS = range(5555, 5586, 2)  # the ports an adb server scans for emulators
 RESTART_DELAY = 0.2  # adbd's reply to root: reaches the server before init restarts adbd
 
 # How long a stream's output waits for a reader that takes nothing (a command's output that the
@@ -136,10 +144,9 @@ def banner(properties: dict[str, str], features: tuple[str, ...] = FEATURES) -> 
 PRODUCT_KEYS = ("ro.product.name", "ro.product.model", "ro.product.device")
 
 
-def device_properties(device: Any) -> dict[str, str]:
+def device_properties(device: ServedDevice) -> dict[str, str]:
     """The product properties of a device model (``device.properties``) that the banner carries."""
-    properties = getattr(device, "properties", None) or {}
-    return {key: str(properties.get(key, "")) for key in PRODUCT_KEYS}
+    return {key: str(device.properties.get(key, "")) for key in PRODUCT_KEYS}
 
 
 def wait_readable(sock: socket.socket, timeout: float | None) -> bool:
@@ -155,11 +162,10 @@ def wait_readable(sock: socket.socket, timeout: float | None) -> bool:
     return bool(poller.poll(None if timeout is None else max(0, int(timeout * 1000))))
 
 
-def drop_reverse_rules(device: Any, connector: Any) -> list[str]:
+def drop_reverse_rules(device: ServedDevice, connector: HostConnector) -> list[str]:
     """Remove the device's reverse rules that lead to ``connector``, as adbd drops a transport's
     rules when that transport goes (``adb kill-server``, a cable pulled). The removed remotes."""
-    rules = getattr(device, "reverse_rules", None) or {}
-    dropped = [remote for remote, rule in list(rules.items()) if getattr(rule, "connector", None) == connector]
+    dropped = [remote for remote, rule in list(device.reverse_rules.items()) if rule.connector == connector]
     for remote in dropped:
         with contextlib.suppress(Exception):
             reply = device.open_service(f"reverse:killforward:{remote}")
@@ -297,7 +303,6 @@ class AdbdConnection:
         self._streams_lock = threading.Lock()
         self._next_id = 1
         self.sock.settimeout(self.io_timeout)
-        self.thread = threading.Thread(target=self._run, name="virtual-adbd-conn", daemon=True)
 
     # --- sending ---
 
@@ -349,10 +354,9 @@ class AdbdConnection:
 
     # --- the reader ---
 
-    def start(self) -> None:
-        self.thread.start()
-
-    def _run(self) -> None:
+    def run(self) -> None:
+        """Read and dispatch the server's messages until the connection ends (on the thread the
+        endpoint's accept loop gave it)."""
         try:
             while not self.stopped.is_set():
                 message = self._read_message()
@@ -554,22 +558,19 @@ class AdbdConnection:
 class AdbdEndpoint:
     """The adbd front of one virtual device, listening on 127.0.0.1:``port``."""
 
-    def __init__(self, device: Any, *, port: int = 0, io_timeout: float = 10.0, listener: socket.socket | None = None,
+    def __init__(self, device: ServedDevice, *, port: int = 0, io_timeout: float = 10.0, listener: socket.socket | None = None,
                  stall_timeout: float = STALL_TIMEOUT) -> None:
         self.device = device
         self.io_timeout = io_timeout
         self.stall_timeout = stall_timeout
-        self._listener = listener if listener is not None else bind_loopback(port)
-        self._listener.settimeout(0.25)
-        self.port: int = self._listener.getsockname()[1]
+        listener = listener if listener is not None else bind_loopback(port)
+        self.port: int = listener.getsockname()[1]
         self._connections: list[AdbdConnection] = []
         self._lock = threading.Lock()
-        self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._accept_loop, name=f"virtual-adbd-{self.port}", daemon=True)
-        self._thread.start()
-        restart_listeners = getattr(device, "adbd_restart_listeners", None)
-        if restart_listeners is not None:
-            restart_listeners.append(self._adbd_restarted)
+        self._loop = AcceptLoop(listener, self._serve_connection, name=f"virtual-adbd-{self.port}",
+                                connection_name="virtual-adbd-conn")
+        self._loop.start()
+        device.adbd_restart_listeners.append(self._adbd_restarted)
 
     def _adbd_restarted(self) -> None:
         """adbd restarts (`adb root`): its transports drop once the reply is out, and the adb
@@ -582,7 +583,7 @@ class AdbdEndpoint:
         threading.Thread(target=kick, name="virtual-adbd-restart", daemon=True).start()
 
     @classmethod
-    def on_emulator_port(cls, device: Any, *, io_timeout: float = 10.0) -> AdbdEndpoint:
+    def on_emulator_port(cls, device: ServedDevice, *, io_timeout: float = 10.0) -> AdbdEndpoint:
         """The first free odd port of 5555..5585, where an adb server looks for emulators."""
         listener = reserve_emulator_port()
         if listener is None:
@@ -597,7 +598,7 @@ class AdbdEndpoint:
     def banner(self) -> bytes:
         return banner(device_properties(self.device))
 
-    def open_service(self, service: str, conn: AdbdConnection) -> Any:
+    def open_service(self, service: str, conn: AdbdConnection) -> ByteStream:
         """The device service behind an OPEN; the connection is the way back for reverse rules
         (a device-side connection to one is OPENed toward this adb server)."""
         return self.device.open_service(service, host=conn.open_host)
@@ -618,62 +619,22 @@ class AdbdEndpoint:
             if dropped:
                 log.info("adbd endpoint %s: the transport went, and its reverse rules %s", self.port, dropped)
 
-    def _accept_loop(self) -> None:
-        while not self._stopped.is_set():
-            try:
-                sock, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
+    def _serve_connection(self, sock: socket.socket) -> None:
+        conn = AdbdConnection(self, sock)
+        with self._lock:
+            if self._loop.stopped.is_set():
+                sock.close()
                 return
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            conn = AdbdConnection(self, sock)
-            with self._lock:
-                if self._stopped.is_set():
-                    sock.close()
-                    return
-                self._connections.append(conn)
-            conn.start()
+            self._connections.append(conn)
+        conn.run()
 
     def stop(self) -> None:
-        self._stopped.set()
-        restart_listeners = getattr(self.device, "adbd_restart_listeners", None)
-        if restart_listeners is not None and self._adbd_restarted in restart_listeners:
-            restart_listeners.remove(self._adbd_restarted)
-        with contextlib.suppress(OSError):
-            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accept loop at once on Linux
-        with contextlib.suppress(OSError):
-            self._listener.close()
+        self._loop.stopped.set()
+        if self._adbd_restarted in self.device.adbd_restart_listeners:
+            self.device.adbd_restart_listeners.remove(self._adbd_restarted)
+        self._loop.close()
         with self._lock:
             connections = list(self._connections)
         for conn in connections:
             conn.stop()
-        self._thread.join(timeout=2)
-        for conn in connections:
-            if conn.thread.is_alive() and conn.thread is not threading.current_thread():
-                conn.thread.join(timeout=2)
-
-
-def reserve_emulator_port(preferred: int | None = None, ports: range = ADBD_PORTS) -> socket.socket | None:
-    """A listener on ``preferred`` when free, else on the first free odd port of 5555..5585."""
-    candidates = [preferred] if preferred in ports else []
-    for port in [*candidates, *ports]:
-        try:
-            return bind_loopback(port)
-        except OSError:
-            continue
-    return None
-
-
-def bind_loopback(port: int) -> socket.socket:
-    """A listening socket on 127.0.0.1:port (0: a free one)."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # Linux: TIME_WAIT only, never a live listener
-    try:
-        listener.bind(("127.0.0.1", port))
-        listener.listen(16)
-    except OSError:
-        listener.close()
-        raise
-    listener.settimeout(0.25)
-    return listener
+        self._loop.join(2, connections=True)
