@@ -75,3 +75,9 @@ class ShellClient:
 
     def close(self) -> None:
         self.stream.close()
+
+
+def run_shell(device: VirtualDevice, command: str, stdin: bytes = b"", timeout: float = 10.0) -> tuple[int, str, str]:
+    """`adb shell COMMAND` on the device's seam: (status, stdout, stderr) as text."""
+    status, out, err = device.shell(command, stdin=stdin, timeout=timeout)
+    return status, out.decode(errors="replace"), err.decode(errors="replace")

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from pytest_mobile_agent.virtual.fronts.adb_endpoint import AdbServerEndpoint
 from tests.support.scripted_device import ScriptedDevice
+from tests.support.streams import read_socket_to_end
 
 
 @pytest.fixture
@@ -44,19 +45,6 @@ def request(sock: socket.socket, text: str | bytes) -> None:
     sock.sendall(b"%04x" % len(data) + data)
 
 
-def read_all(sock: socket.socket) -> bytes:
-    """Everything until the server closes (a reset, for unread garbage, is a close too)."""
-    out = bytearray()
-    while True:
-        try:
-            chunk = sock.recv(65536)
-        except ConnectionResetError:
-            return bytes(out)
-        if not chunk:
-            return bytes(out)
-        out += chunk
-
-
 def fail(text: str) -> bytes:
     """FAIL and the length-prefixed text, as the server writes it."""
     return b"FAIL" + b"%04x" % len(text.encode()) + text.encode()
@@ -65,7 +53,7 @@ def fail(text: str) -> bytes:
 def query(server: AdbServerEndpoint, text: str | bytes) -> bytes:
     with connect(server) as sock:
         request(sock, text)
-        return read_all(sock)
+        return read_socket_to_end(sock)
 
 
 def test_host_version_is_0029(server: AdbServerEndpoint) -> None:
@@ -122,7 +110,7 @@ def test_a_transport_then_a_service_reaches_the_device(server: AdbServerEndpoint
         request(sock, "host:transport:emulator-5554")
         assert sock.recv(4) == b"OKAY"
         request(sock, "shell:echo hello")
-        assert read_all(sock) == b"OKAYhello\n"
+        assert read_socket_to_end(sock) == b"OKAYhello\n"
     assert scripted_device.opened == ["shell:echo hello"]
 
 
@@ -143,7 +131,7 @@ def test_a_service_the_device_refuses_fails_with_closed(server: AdbServerEndpoin
         request(sock, "host:transport-any")
         assert sock.recv(4) == b"OKAY"
         request(sock, "localabstract:nobody-listens")
-        assert read_all(sock) == fail("closed")
+        assert read_socket_to_end(sock) == fail("closed")
 
 
 def test_a_forward_answers_two_statuses_and_the_bound_port_then_connects(server: AdbServerEndpoint, scripted_device: ScriptedDevice) -> None:
@@ -195,7 +183,7 @@ def test_malformed_or_truncated_requests_are_closed(server: AdbServerEndpoint, r
         with contextlib.suppress(OSError):  # the server may already have reset the connection
             sock.sendall(raw)
             sock.shutdown(socket.SHUT_WR)
-        assert read_all(sock) == b""
+        assert read_socket_to_end(sock) == b""
     assert query(server, "host:version") == b"OKAY00040029"
 
 
@@ -203,7 +191,7 @@ def test_a_request_left_unfinished_is_closed_at_the_io_timeout(server: AdbServer
     with connect(server) as sock:
         sock.settimeout(3.0)
         sock.sendall(b"0010host")
-        assert read_all(sock) == b""  # within io_timeout (0.5 s), not at the client's 3 s
+        assert read_socket_to_end(sock) == b""  # within io_timeout (0.5 s), not at the client's 3 s
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -213,7 +201,7 @@ def test_any_host_request_gets_okay_fail_or_a_close(server: AdbServerEndpoint, t
     with connect(server) as sock:
         request(sock, "host" + tail)
         sock.shutdown(socket.SHUT_WR)
-        reply = read_all(sock)
+        reply = read_socket_to_end(sock)
     assert reply == b"" or reply[:4] in (b"OKAY", b"FAIL")
 
 
@@ -229,7 +217,7 @@ def test_several_devices_are_listed_and_reached_by_serial(
             request(sock, f"host:transport:{serial}")
             assert sock.recv(4) == b"OKAY"
             request(sock, f"shell:echo {serial}")
-            assert read_all(sock) == f"OKAY{serial}\n".encode()
+            assert read_socket_to_end(sock) == f"OKAY{serial}\n".encode()
         assert device.opened == [f"shell:echo {serial}"]
 
 

@@ -12,11 +12,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual.android.activity import App
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.kernel import process as pm
-
-
-def run(vdev: VirtualDevice, command: str) -> tuple[int, str, str]:
-    status, out, err = vdev.shell(command, timeout=3)
-    return status, out.decode(errors="replace"), err.decode()
+from tests.support.virtual_shell import run_shell as run
 
 
 class FixtureApp:
@@ -173,19 +169,6 @@ def test_logcat_d_prints_what_the_device_logged(vdev: VirtualDevice) -> None:
     assert out.splitlines()[0] == "--------- beginning of main"
     assert out.splitlines()[-1].endswith(" I MobileAgent: hello from the model")
     assert run(vdev, "logcat -c; logcat -d") == (0, "--------- beginning of main\n", "")
-
-
-def test_display_render_delegates_to_the_content_provider(vdev: VirtualDevice) -> None:
-    class Content:
-        def render(self, width: int, height: int) -> Image.Image:
-            return Image.new("RGB", (width, height), (255, 0, 0))
-
-    before = vdev.display.change_count
-    idle = vdev.display.render()
-    assert idle.getpixel((540, 1200)) != (255, 0, 0)
-    vdev.display.set_content(Content())
-    assert vdev.display.render().getpixel((540, 1200)) == (255, 0, 0)
-    assert vdev.display.wait_change(before, 0.1) == before + 1
 
 
 def test_abb_exec_runs_the_binder_call_through_cmd(vdev: VirtualDevice) -> None:

@@ -14,16 +14,12 @@ from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.kernel import confine
 from pytest_mobile_agent.virtual.kernel.creds import ROOT
 from pytest_mobile_agent.virtual.programs import hosttools, sedscript
+from tests.support.virtual_shell import run_shell as run
 
 TMP = "/data/local/tmp"
 needs_toybox = pytest.mark.skipif(hosttools.locate(hosttools.TOYBOX) is None, reason="no toybox: apt-get install toybox")
 needs_awk = pytest.mark.skipif(hosttools.locate(hosttools.AWK) is None or confine.available() is None,
                                reason="awk needs original-awk and Landlock")
-
-
-def run(vdev: VirtualDevice, command: str, stdin: bytes = b"") -> tuple[int, str, str]:
-    status, out, err = vdev.shell(command, stdin=stdin, timeout=10)
-    return status, out.decode(), err.decode()
 
 
 # --- the real toybox on staged copies ------------------------------------------------------------

@@ -14,12 +14,7 @@ from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.shell import syntax
 from pytest_mobile_agent.virtual.shell.parser import parse
 from pytest_mobile_agent.virtual.shell.syntax import ShellSyntaxError
-
-
-def run(vdev: VirtualDevice, command: str, stdin: bytes = b"") -> tuple[int, str, str]:
-    status, out, err = vdev.shell(command, stdin=stdin, timeout=3)
-    return status, out.decode(), err.decode()
-
+from tests.support.virtual_shell import run_shell as run
 
 # --- parser ----------------------------------------------------------------------------------------
 

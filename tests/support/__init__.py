@@ -1,0 +1,1 @@
+"""Helpers the tests share (scripted peers, shell clients, polling, stream reading, APKs)."""
