@@ -138,7 +138,8 @@ class ShellSession:
         tty_name = None
         if self.use_pty:
             tty_name = adbd.allocate_pts()
-            self.pty = Pty(self.kernel, tty_name, self._emit_pty, lambda: self.output_closed(SHELL_STDOUT), self._interrupt)
+            self.pty = Pty(self.kernel, tty_name, self._emit_pty, lambda: self.output_closed(SHELL_STDOUT),
+                           self._interrupt)
             fds = {0: self.pty.open_slave(), 1: self.pty.open_slave(), 2: self.pty.open_slave()}
             self._open_outputs = {SHELL_STDOUT}
         else:

@@ -236,7 +236,8 @@ class SyncSession:
         path = fs.normalize(path)
         try:
             existing = fs.stat(path, self.cred, follow=False)
-            if stat_module.S_ISREG(existing.mode) or (stat_module.S_ISLNK(existing.mode) and not stat_module.S_ISLNK(mode)):
+            replaced_link = stat_module.S_ISLNK(existing.mode) and not stat_module.S_ISLNK(mode)
+            if stat_module.S_ISREG(existing.mode) or replaced_link:
                 fs.unlink(path, self.cred)
         except OSError:
             pass
@@ -370,7 +371,8 @@ class SyncSession:
     def _v2_fields(info: StatResult | None, error: int) -> bytes:
         if info is None:
             return _V2.pack(error, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        return _V2.pack(0, 0xFD05, info.ino, info.mode, info.nlink, info.uid, info.gid, info.size, info.mtime, info.mtime, info.mtime)
+        return _V2.pack(0, 0xFD05, info.ino, info.mode, info.nlink, info.uid, info.gid, info.size,
+                        info.mtime, info.mtime, info.mtime)
 
     def _stat_v2(self, ident: bytes, path: str) -> None:
         try:
@@ -386,7 +388,8 @@ class SyncSession:
             names = []
         base = self.fs.normalize(path)
         for name in names:
-            child = base if name == "." else (base.rsplit("/", 1)[0] or "/") if name == ".." else base.rstrip("/") + "/" + name
+            parent = base.rsplit("/", 1)[0] or "/"
+            child = base if name == "." else parent if name == ".." else base.rstrip("/") + "/" + name
             try:
                 info = self._lstat(child)
             except OSError:
@@ -395,7 +398,8 @@ class SyncSession:
             if v2:
                 self._reply(DNT2 + self._v2_fields(info, 0) + struct.pack("<I", len(encoded)) + encoded)
             else:
-                self._reply(_DENT.pack(DENT, info.mode, info.size & 0xFFFFFFFF, info.mtime & 0xFFFFFFFF, len(encoded)) + encoded)
+                entry = _DENT.pack(DENT, info.mode, info.size & 0xFFFFFFFF, info.mtime & 0xFFFFFFFF, len(encoded))
+                self._reply(entry + encoded)
         if v2:
             self._reply(DONE + self._v2_fields(None, 0) + struct.pack("<I", 0))
         else:

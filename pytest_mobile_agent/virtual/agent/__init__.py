@@ -55,7 +55,8 @@ from pytest_mobile_agent.virtual.agent.server import (
 )
 
 __all__ = [
-    "AGENT_NAME", "CAPABILITIES", "MAIN_CLASS", "PROTOCOLS", "SHELL_UID", "AgentCore", "AgentHost", "Args", "Connection",
+    "AGENT_NAME", "CAPABILITIES", "MAIN_CLASS", "PROTOCOLS", "SHELL_UID", "AgentCore", "AgentHost", "Args",
+    "Connection",
     "Gate", "Identity", "Platform", "ProcessGate", "RequestError", "Running", "build_of", "conflict_line",
     "display_info", "error_line", "main", "parse_args", "ready_line", "register",
     "version_in",

@@ -442,7 +442,8 @@ class AgentCore:
         self.tree.drop_all()
         return {"seq": self.flush_events()}
 
-    def _shutdown(self, params: dict[str, Any], deadline: float, conn: Connection) -> tuple[dict[str, Any], Callable[[], None]]:
+    def _shutdown(self, params: dict[str, Any], deadline: float,
+                  conn: Connection) -> tuple[dict[str, Any], Callable[[], None]]:
         def after() -> None:
             conn.close("shutdown")
             self.stop(0)

@@ -188,7 +188,8 @@ class ActivityManager:
         package, activity = parsed
         app = self.apps.get(package)
         if app is None or not app.has_activity(activity):
-            return StartResult(False, component, error=f"Error type 3\nError: Activity class {{{package}/{activity}}} does not exist.")
+            missing = f"Error type 3\nError: Activity class {{{package}/{activity}}} does not exist."
+            return StartResult(False, component, error=missing)
         if stop_first:
             self.force_stop(package)
         if self.is_running(package):
@@ -214,7 +215,8 @@ class ActivityManager:
         proc.signals.block(pm.ART_SIGBLK)
         self._running[package] = proc
         klass = package + activity if activity.startswith(".") else activity
-        self.logcat.log("ActivityManager", f"Start proc {proc.pid}:{package}/u0a{proc.uid - 10000} for next-top-activity "
+        self.logcat.log("ActivityManager", f"Start proc {proc.pid}:{package}/u0a{proc.uid - 10000} "
+                        "for next-top-activity "
                         f"{{{package}/{klass}}}", pid=SYSTEM_SERVER_PID)  # ProcessList.handleProcessStartedLocked
 
     def go_home(self) -> None:
@@ -229,9 +231,11 @@ class ActivityManager:
         proc = self._running.pop(package, None)
         reason = f"from pid {caller_pid}"
         if app is not None and proc is not None:  # ActivityManagerService.forceStopPackage, ProcessList.killLocked
-            self.logcat.log("ActivityManager", f"Force stopping {package} appid={proc.uid} user=0: {reason}", pid=SYSTEM_SERVER_PID)
+            self.logcat.log("ActivityManager", f"Force stopping {package} appid={proc.uid} user=0: {reason}",
+                            pid=SYSTEM_SERVER_PID)
         if proc is not None and not proc.dead:
-            self.logcat.log("ActivityManager", f"Killing {proc.pid}:{package}/u0a{proc.uid - 10000} (adj 0): stop {package} "
+            self.logcat.log("ActivityManager", f"Killing {proc.pid}:{package}/u0a{proc.uid - 10000} (adj 0): "
+                            f"stop {package} "
                             f"due to {reason}", pid=SYSTEM_SERVER_PID)
             self.processes.exit(proc, 128 + pm.SIGKILL)
         self._gone(package, app, proc)
@@ -247,13 +251,15 @@ class ActivityManager:
                         if not proc.dead and target in (name, str(proc.pid))), None)
         if package is None:
             pid, name = (target, "null") if target.isascii() and target.isdigit() else ("-1", target)
-            self.logcat.log("ActivityManager", f"crashApplication: nothing for uid=-1 initialPid={pid} packageName={name} "
+            self.logcat.log("ActivityManager", f"crashApplication: nothing for uid=-1 initialPid={pid} "
+                            f"packageName={name} "
                             "userId=-1", "W", SYSTEM_SERVER_PID)
             return
         proc = self._running.pop(package)
         self.logcat.log_uncaught(proc.pid, package, CRASHED_BY_ADB)
         self.processes.exit(proc, 128 + pm.SIGKILL)
-        self.logcat.log("ActivityManager", f"Process {package} (pid {proc.pid}) has died: fg  TOP ", pid=SYSTEM_SERVER_PID)
+        self.logcat.log("ActivityManager", f"Process {package} (pid {proc.pid}) has died: fg  TOP ",
+                        pid=SYSTEM_SERVER_PID)
         self._gone(package, self.apps.get(package), proc)
 
     def _gone(self, package: str, app: App | None, proc: pm.Process | None) -> None:

@@ -51,7 +51,8 @@ BOOT_LOG: tuple[tuple[int, str, str, str], ...] = (
      "{com.android.systemui/com.android.systemui.SystemUIService}"),
     (620, "I", "ActivityManager", "Start proc 1010:com.google.android.apps.nexuslauncher/u0a112 for top-activity "
      "{com.google.android.apps.nexuslauncher/com.google.android.apps.nexuslauncher.NexusLauncherActivity}"),
-    (620, "I", "ActivityTaskManager", "Displayed com.google.android.apps.nexuslauncher/.NexusLauncherActivity for user 0: +2s114ms"),
+    (620, "I", "ActivityTaskManager", "Displayed com.google.android.apps.nexuslauncher/.NexusLauncherActivity "
+     "for user 0: +2s114ms"),
     (620, "I", "ActivityManager", "Finished processing BOOT_COMPLETED for u0"),
 )
 

@@ -143,7 +143,8 @@ class PackageManager:
         manifest = parsed.manifest
         if not parsed.signed:
             raise InstallError("INSTALL_PARSE_FAILED_NO_CERTIFICATES",
-                               f"Scanning Failed.: No signature found in package of version 2 or newer for package {manifest.package}")
+                               "Scanning Failed.: No signature found in package of version 2 or newer for package "
+                               f"{manifest.package}")
         sdk = int(self.properties.get("ro.build.version.sdk", "36") or 36)
         if manifest.min_sdk > sdk:
             raise InstallError("INSTALL_FAILED_OLDER_SDK",
@@ -235,7 +236,8 @@ class PackageManager:
         if package is None:
             raise PermissionError(f"java.lang.IllegalArgumentException: Unknown package: {name}")
         if permission not in package.manifest.permissions:
-            raise PermissionError(f"java.lang.SecurityException: Package {name} has not requested permission {permission}")
+            raise PermissionError(f"java.lang.SecurityException: Package {name} has not requested permission "
+                                  f"{permission}")
         if permission not in RUNTIME_PERMISSIONS:
             raise PermissionError(f"java.lang.SecurityException: Permission {permission} requested by {name} is not a "
                                   "changeable permission type")

@@ -157,7 +157,8 @@ def connect_host(spec: str, timeout: float | None = None) -> SocketStream:
     return SocketStream(sock)
 
 
-def bridge(sock: socket.socket, device_stream: Any, stopped: threading.Event, stall_timeout: float = STALL_TIMEOUT) -> None:
+def bridge(sock: socket.socket, device_stream: Any, stopped: threading.Event,
+           stall_timeout: float = STALL_TIMEOUT) -> None:
     """Copy bytes both ways until either side ends; a client that goes away closes the stream.
 
     The socket's timeout is the write deadline: a client that takes none of the output for that
@@ -403,7 +404,8 @@ class AdbServerEndpoint:
             if isinstance(exc, errors.MobileAgentError):
                 log.debug("adb endpoint %s: %s refused %r: %s", self.port, transport.serial, service, exc)
             else:  # a bug in the device model: refuse the stream, keep serving, say so
-                log.warning("adb endpoint %s: opening %r on %s failed", self.port, service, transport.serial, exc_info=True)
+                log.warning("adb endpoint %s: opening %r on %s failed", self.port, service, transport.serial,
+                            exc_info=True)
             sock.sendall(encode_fail(CLOSED))  # what the real server says when adbd answers CLSE
             return
         sock.sendall(OKAY)
@@ -423,7 +425,8 @@ class AdbServerEndpoint:
         if current is not None and request.startswith("host:"):
             selector = f"id:{current.transport_id}"
         # Services that pick a transport for the rest of the connection.
-        for prefix, chosen in (("transport:", "serial:"), ("transport-id:", "id:"), ("tport:serial:", "serial:"), ("tport:transport-id:", "id:")):
+        for prefix, chosen in (("transport:", "serial:"), ("transport-id:", "id:"), ("tport:serial:", "serial:"),
+                               ("tport:transport-id:", "id:")):
             if service.startswith(prefix):
                 transport = self._select(chosen + service[len(prefix) :])
                 extra = struct.pack("<Q", transport.transport_id) if service.startswith("tport:") else b""

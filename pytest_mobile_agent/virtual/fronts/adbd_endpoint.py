@@ -382,7 +382,8 @@ class AdbdConnection:
                 if self.stopped.is_set():
                     return None
                 if (buffer or not idle_ok) and time.monotonic() > deadline:
-                    raise errors.ProtocolError(f"truncated message: {len(buffer)} of {n} bytes within {self.io_timeout:g} s") from None
+                    raise errors.ProtocolError(
+                        f"truncated message: {len(buffer)} of {n} bytes within {self.io_timeout:g} s") from None
                 if not buffer and idle_ok:
                     deadline = time.monotonic() + self.io_timeout
                 continue
@@ -447,7 +448,8 @@ class AdbdConnection:
             self.send(A_CLSE, 0, m.arg0)
             return
         stream = self._new_stream(remote_id=m.arg0)
-        threading.Thread(target=self._serve_stream, args=(stream, name), name="virtual-adbd-stream", daemon=True).start()
+        threading.Thread(target=self._serve_stream, args=(stream, name), name="virtual-adbd-stream",
+                         daemon=True).start()
 
     def _on_okay(self, m: Message) -> None:
         stream = self._stream(m.arg1)
@@ -491,7 +493,8 @@ class AdbdConnection:
             self.forget(stream)
             self._send_quietly(A_CLSE, 0, stream.remote_id)
             return
-        writer = threading.Thread(target=self._feed_device, args=(stream, device_stream), name="virtual-adbd-in", daemon=True)
+        writer = threading.Thread(target=self._feed_device, args=(stream, device_stream), name="virtual-adbd-in",
+                                  daemon=True)
         try:
             stream.may_write.set()
             self.send(A_OKAY, stream.local_id, stream.remote_id)
@@ -558,7 +561,8 @@ class AdbdConnection:
 class AdbdEndpoint:
     """The adbd front of one virtual device, listening on 127.0.0.1:``port``."""
 
-    def __init__(self, device: ServedDevice, *, port: int = 0, io_timeout: float = 10.0, listener: socket.socket | None = None,
+    def __init__(self, device: ServedDevice, *, port: int = 0, io_timeout: float = 10.0,
+                 listener: socket.socket | None = None,
                  stall_timeout: float = STALL_TIMEOUT) -> None:
         self.device = device
         self.io_timeout = io_timeout

@@ -198,7 +198,8 @@ def do_help(session: ConsoleSession, args: str | None) -> bool:
 
 
 def do_help_verbose(session: ConsoleSession, args: str | None) -> bool:
-    session.write("Android console command help:\n\n" + "".join(f"    {c.names:<15}  {c.abstract}\n" for c in session.commands)
+    session.write("Android console command help:\n\n"
+                  + "".join(f"    {c.names:<15}  {c.abstract}\n" for c in session.commands)
                   + "\ntry 'help <command>' for command-specific help\n")
     return True
 
@@ -278,7 +279,8 @@ HELP_VERBOSE = Command("help-verbose", "print a list of commands with descriptio
 PING = Command("ping", "check if the emulator is alive", do_ping)
 QUIT = Command("quit|exit", "quit control session", do_quit)
 AVD_DESCRIPTION = "allows you to control (e.g. start/stop) the execution of the virtual device\n"
-AVD_NAME = Command("name", "query virtual device name", do_avd_name, "'avd name' will return the name of this virtual device\n")
+AVD_NAME = Command("name", "query virtual device name", do_avd_name,
+                   "'avd name' will return the name of this virtual device\n")
 PREAUTH: tuple[Command, ...] = (
     HELP, HELP_VERBOSE, PING,
     Command("avd", "control virtual device execution", None, AVD_DESCRIPTION, (AVD_NAME,)),
@@ -289,7 +291,8 @@ PREAUTH: tuple[Command, ...] = (
 MAIN: tuple[Command, ...] = (
     HELP, HELP_VERBOSE, PING,
     Command("kill", "kill the emulator instance", do_kill),
-    Command("grpc", "enable the grpc endpoint", do_grpc, "This allows you to start the grpc endpoint at the given port\n"),
+    Command("grpc", "enable the grpc endpoint", do_grpc,
+            "This allows you to start the grpc endpoint at the given port\n"),
     QUIT,
     Command("avd", "control virtual device execution", None, AVD_DESCRIPTION, (
         Command("status", "query virtual device status", do_avd_status,

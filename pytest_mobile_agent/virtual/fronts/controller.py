@@ -11,7 +11,7 @@ the way emulator 37.1.11 does (emulator-facts.md), on loopback only.
   scaled as the emulator's resizeKeepAspectRatio does; touches drive the display; keys are
   accepted and dropped unless the AVD declares a keyboard.
 
-The display is the device model's (`virtual/display.py`): `size`, `density`, `render()` (a
+The display is the device model's (`virtual/android/display.py`): `size`, `density`, `render()` (a
 full-resolution RGB PIL image, top row first), `touch(x, y, pressed)`, and a change counter with a
 condition for frame streams. `SilentPort` is a port that accepts TCP and never answers.
 """
@@ -357,7 +357,8 @@ class ControllerDouble:
             return self
         self._stopping.clear()
         self._executor = futures.ThreadPoolExecutor(max_workers=16, thread_name_prefix="virtual-controller")
-        interceptors: list[Any] = [] if self.auth == "none" else [_BearerAuth(f"Bearer {self.token}" if self.token else None)]
+        bearer = f"Bearer {self.token}" if self.token else None
+        interceptors: list[Any] = [] if self.auth == "none" else [_BearerAuth(bearer)]
         server = grpc.server(
             self._executor,
             interceptors=interceptors,

@@ -1,7 +1,8 @@
-"""The programs the device's shell can run: toybox, the Android tools, and what other parts register.
+"""The programs the device's shell can run (toybox, the Android tools, the shell itself: see
+virtual/programs/), by name, and where they appear in /system/bin.
 
-`device.programs.register(name, fn)` adds one: `fn(proc) -> int` runs on the process's own
-thread (see virtual/kernel/process.py for what `proc` offers). A name resolves the same with or without
+`ProgramRegistry.register(name, fn)` adds one: `fn(proc) -> int` runs on the process's own thread
+(see virtual/kernel/process.py for what `proc` offers). A name resolves the same with or without
 one of the directories of `search_path` (`sleep`, `/system/bin/sleep`). Each registered name also
 appears in /system/bin, as the image lays it out: toybox's applets as links to `toybox`
 (`ls -> toybox`), `sh` as a link to `mksh`, the other tools as executables of their own.

@@ -149,7 +149,8 @@ def _allow(libc: ctypes.CDLL, ruleset: int, path: str, rights: int, *, missing_o
         if not os.path.isdir(f"/proc/self/fd/{fd}"):
             rights &= FILE_RIGHTS
         rule = ctypes.create_string_buffer(struct.pack("<Qi", rights, fd), 12)
-        _check(libc.syscall(SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(RULE_PATH_BENEATH), rule, ctypes.c_uint32(0)),
+        _check(libc.syscall(SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(RULE_PATH_BENEATH), rule,
+                            ctypes.c_uint32(0)),
                f"landlock_add_rule({path})")
     finally:
         os.close(fd)

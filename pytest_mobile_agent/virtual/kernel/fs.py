@@ -12,8 +12,8 @@ State, Tgid, Pid, PPid, Uid, Gid, SigPnd, ShdPnd, SigBlk, SigIgn, SigCgt as 16 h
 process's owner only, mode 0400, as the kernel has it), `/proc/self`, and the device-wide files
 the device provides (`/proc/version`, `/proc/mounts`, `/proc/uptime`). Files of the system image
 carry its build timestamp (2009-01-01 00:00 UTC, what AOSP's build stamps on every file) and
-`st_blocks` counts 512-byte units of 4 KiB blocks, as ext4 and f2fs allocate them. The umask of processes is 0 (a file the shell creates with `>`
-is 0666), so modes are what the creator asked for.
+`st_blocks` counts 512-byte units of 4 KiB blocks, as ext4 and f2fs allocate them. The umask of
+processes is 0 (a file the shell creates with `>` is 0666), so modes are what the creator asked for.
 
 Errors are OSError with the errno a real kernel gives (ENOENT, EACCES, EROFS, EEXIST, ENOTDIR,
 EISDIR, ENOTEMPTY) and strerror's text, which the shell and adbd's sync service print verbatim.
@@ -189,7 +189,8 @@ class FileSystem:
             node = node.children[part]
         return node
 
-    def mkdir_system(self, path: str, mode: int = 0o755, uid: int = 0, gid: int = 0, *, read_only: bool = False) -> Node:
+    def mkdir_system(self, path: str, mode: int = 0o755, uid: int = 0, gid: int = 0, *,
+                     read_only: bool = False) -> Node:
         node = self._node("dir", mode, uid, gid, read_only=read_only)
         if read_only:
             node.mtime = SYSTEM_IMAGE_MTIME
@@ -212,7 +213,8 @@ class FileSystem:
             node.mtime = SYSTEM_IMAGE_MTIME
         return self._put(path, node)
 
-    def add_device(self, path: str, opener: Callable[[Cred], OpenFile], mode: int = 0o666, uid: int = 0, gid: int = 0) -> Node:
+    def add_device(self, path: str, opener: Callable[[Cred], OpenFile], mode: int = 0o666, uid: int = 0,
+                   gid: int = 0) -> Node:
         return self._put(path, self._node("chr", mode, uid, gid, device=opener))
 
     def _build(self) -> None:
@@ -304,7 +306,8 @@ class FileSystem:
             if child.kind == "link" and (follow or not last):
                 rest = "/".join(parts[index + 1 :])
                 target = self.normalize(child.target, posixpath.dirname(walked) or "/")
-                return self._resolve(posixpath.join(target, rest) if rest else target, cred, follow=follow, depth=depth + 1)
+                destination = posixpath.join(target, rest) if rest else target
+                return self._resolve(destination, cred, follow=follow, depth=depth + 1)
             node = child
         return node, path
 
@@ -385,10 +388,11 @@ class FileSystem:
 
     def stat(self, path: str, cred: Cred, *, follow: bool = True) -> StatResult:
         node, _ = self._resolve(path, cred, follow=follow)
-        size = len(node.target) if node.kind == "link" else len(node.data) if node.kind == "file" else BLOCK_SIZE if node.kind == "dir" else 0
+        size = {"link": len(node.target), "file": len(node.data), "dir": BLOCK_SIZE}.get(node.kind, 0)
         nlink = 2 + sum(1 for c in node.children.values() if c.kind == "dir") if node.kind == "dir" else node.links
         blocks = -(-size // BLOCK_SIZE) * (BLOCK_SIZE // 512) if node.kind in ("file", "dir") else 0
-        return StatResult(node.type_bits() | node.mode, size, int(node.mtime), node.uid, node.gid, node.ino, nlink, blocks)
+        return StatResult(node.type_bits() | node.mode, size, int(node.mtime), node.uid, node.gid, node.ino, nlink,
+                          blocks)
 
     def listdir(self, path: str, cred: Cred) -> list[str]:
         node, _ = self._resolve(path, cred)

@@ -317,7 +317,8 @@ class Process:
                 return
             if sig == SIGKILL:
                 self.table.terminate(self, sig)
-            elif sig == SIGSTOP or (sig in (SIGTSTP, SIGTTIN, SIGTTOU) and sig not in self.signals.ignored and sig not in self.signals.caught):
+            elif sig == SIGSTOP or (sig in (SIGTSTP, SIGTTIN, SIGTTOU) and sig not in self.signals.ignored
+                                    and sig not in self.signals.caught):
                 self.stopped = True
             elif sig == SIGCONT:
                 self.stopped = False
@@ -579,7 +580,8 @@ class ProcessTable:
             self._procs[pid] = proc
             return proc
 
-    def fork(self, parent: Process, *, argv: list[str] | None = None, fds: dict[int, OpenFile] | None = None) -> Process:
+    def fork(self, parent: Process, *, argv: list[str] | None = None,
+             fds: dict[int, OpenFile] | None = None) -> Process:
         """fork(2): a child with the parent's fds (dup'd), env, uid, session, dispositions."""
         with self.kernel.lock:
             pid = self._alloc_pid()

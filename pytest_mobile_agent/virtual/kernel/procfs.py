@@ -21,7 +21,8 @@ from pytest_mobile_agent.virtual.kernel.streams import OpenFile
 KERNEL_RELEASE = "6.6.66-android15-8-g3b8e3f1f9a4e-ab13086044"
 KERNEL_BUILD = "#1 SMP PREEMPT Fri Mar 14 03:52:47 UTC 2025"
 KERNEL_COMPILER = ("(kleaf@build-host) (Android (12833971, +pgo, +bolt, +lto, +mlgo, based on r536225) clang version "
-                   "19.0.1 (https://android.googlesource.com/toolchain/llvm-project b3a530ec6537146650e42be89f1089e9a3588460), "
+                   "19.0.1 (https://android.googlesource.com/toolchain/llvm-project "
+                   "b3a530ec6537146650e42be89f1089e9a3588460), "
                    "LLD 19.0.1)")
 
 
@@ -111,4 +112,5 @@ def proc_status(proc: Process) -> str:
 
 
 def proc_stat(proc: Process) -> str:
-    return f"{proc.pid} ({proc.comm}) {proc.state_letter()} {proc.ppid} {proc.pgid} {proc.sid} 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 0 0 0\n"
+    return (f"{proc.pid} ({proc.comm}) {proc.state_letter()} {proc.ppid} {proc.pgid} {proc.sid} "
+            "0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 0 0 0\n")

@@ -296,7 +296,8 @@ class DeviceStream:
                 self._out.close_writer()
 
 
-def stream_pair(kernel: Kernel, label: str = "stream", capacity: int = 1024 * 1024) -> tuple[DeviceStream, DeviceStream]:
+def stream_pair(kernel: Kernel, label: str = "stream",
+                capacity: int = 1024 * 1024) -> tuple[DeviceStream, DeviceStream]:
     """Two connected DeviceStreams, as socketpair(2)."""
     a_to_b = Pipe(kernel, capacity)
     b_to_a = Pipe(kernel, capacity)

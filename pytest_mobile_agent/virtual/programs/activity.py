@@ -13,7 +13,8 @@ from pytest_mobile_agent.virtual.kernel import process as pm
 def am(framework: Framework, proc: pm.Process, args: list[str] | None = None) -> int:
     args = list(proc.argv[1:] if args is None else args)
     if not args:
-        proc.stdout.write("Activity manager (activity) commands:\n  start [-W] [-S] -n COMPONENT\n  force-stop PACKAGE\n")
+        proc.stdout.write("Activity manager (activity) commands:\n  start [-W] [-S] -n COMPONENT\n"
+                          "  force-stop PACKAGE\n")
         return 0
     command = args.pop(0)
     if command in ("start", "start-activity"):

@@ -5,8 +5,9 @@
 * `wm density [N|reset]` ("Physical density: 420", then "Override density: N" when set),
   `wm size [WxH|reset]` ("Physical size: 1080x2400").
 * `am start [-W] [-S] [-a ACTION] [-d URI] [-n] PKG/ACT [--es K V] [--ei K N] [--ez K B]` prints
-  `Stopping: PKG` with -S, then `Starting: Intent { cmp=PKG/.ACT (has extras) }`, with -W the `Status/LaunchState/Activity/
-  TotalTime/WaitTime/Complete` block; `am force-stop PKG`; `am crash PKG|PID` (the app dies of a
+  `Stopping: PKG` with -S, then `Starting: Intent { cmp=PKG/.ACT (has extras) }`, with -W the
+  `Status/LaunchState/Activity/TotalTime/WaitTime/Complete` block; `am force-stop PKG`; `am crash
+  PKG|PID` (the app dies of a
   shell-induced crash, its FATAL EXCEPTION in the crash buffer); `cmd activity|package|window ...` are
   the same as am, pm and wm.
 * `pm list packages [-3] [FILTER]` (`package:NAME` lines), `pm path PKG`; installing and managing
@@ -24,21 +25,23 @@
   set; "su: invalid uid/gid 'X'", "su: failed to exec X: No such file or directory", and
   "su: not allowed" for callers other than root and the shell user.
 * `app_process [VM options] DIR [--nice-name=N] MAIN [ARGS...]`: ART starts (in at most 50 ms,
-  at once when its parent has exited) with SigBlk 0x80001204, CLASSPATH from the environment, and calls `device.app_process_mains[MAIN](proc,
-  ARGS)`; a class it cannot find (no registered main, or a CLASSPATH entry that is not a readable
+  at once when its parent has exited) with SigBlk 0x80001204, CLASSPATH from the environment, and
+  calls `app_process_mains[MAIN](proc, ARGS)`; a class it cannot find (no registered main, or a
+  CLASSPATH entry that is not a readable
   file) fails as ART does: `java.lang.ClassNotFoundException: Didn't find class "MAIN" on path:
   DexPathList[...]` on stderr, `E AppRuntime: ERROR: could not find class 'MAIN'` in logcat,
   status 1. The environment stays out of /proc/<pid>/cmdline (only argv is there).
 * `screencap [-p] [FILE]`: a PNG of display.render() (raw RGBA with the 16-byte header without
   -p and a file name that is not .png).
-* `logcat -d` prints the buffer device.log() writes to, `logcat -c` clears it, plain `logcat`
+* `logcat -d` prints logcat's buffer (android/logcat.py), `logcat -c` clears it, plain `logcat`
   follows it until killed; `-b crash` gives AndroidRuntime's FATAL EXCEPTION lines (nothing at all
   when no app died, as an empty crash buffer prints).
 * `input tap X Y`, `input swipe X1 Y1 X2 Y2 [MS]`, `input keyevent K`, `input text T` drive the
   display (touches are injected as InputManager.injectInputEvent injects them: they reach the UI
   model and no input device, so getevent shows none of them; keys and text go to the content
   provider's `key(code)` / `text(s)` when it has them; HOME, 3, brings the launcher to the front).
-* `dumpsys window` (mCurrentFocus, mFocusedApp), `dumpsys activity activities` (mResumedActivity), `settings get|put|list NAMESPACE [KEY [VALUE]]`.
+* `dumpsys window` (mCurrentFocus, mFocusedApp), `dumpsys activity activities` (mResumedActivity),
+  `settings get|put|list NAMESPACE [KEY [VALUE]]`.
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ UIAUTOMATOR_STACK = (
     "\tat android.os.Parcel.createException(Parcel.java:3324)\n"
     "\tat android.os.Parcel.readException(Parcel.java:3307)\n"
     "\tat android.os.Parcel.readException(Parcel.java:3249)\n"
-    "\tat android.view.accessibility.IAccessibilityManager$Stub$Proxy.registerUiTestAutomationService(IAccessibilityManager.java:1154)\n"
+    "\tat android.view.accessibility.IAccessibilityManager$Stub$Proxy.registerUiTestAutomationService"
+    "(IAccessibilityManager.java:1154)\n"
     "\tat android.app.UiAutomationConnection.registerUiTestAutomationServiceLocked(UiAutomationConnection.java:640)\n"
     "\tat android.app.UiAutomationConnection.connect(UiAutomationConnection.java:136)\n"
     "\tat android.app.UiAutomation.connectWithTimeout(UiAutomation.java:386)\n"
@@ -34,7 +35,10 @@ UIAUTOMATOR_STACK = (
 def uiautomator(framework: Framework, proc: pm.Process) -> int:
     args = proc.argv[1:]
     if not args or args[0] not in ("events", "dump"):
-        proc.stdout.write("Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\nruntest: executes UI automation tests\n\ndump: creates an XML dump of current UI hierarchy\n\nevents: prints out accessibility events until terminated\n")
+        proc.stdout.write("Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\n"
+                          "help: displays help message\n\nruntest: executes UI automation tests\n\n"
+                          "dump: creates an XML dump of current UI hierarchy\n\n"
+                          "events: prints out accessibility events until terminated\n")
         return 0 if not args or args[0] == "help" else 1
     proc.set_name("uiautomator")
     proc.signals.block(pm.ART_SIGBLK)
@@ -90,7 +94,8 @@ def _dump(framework: Framework, proc: pm.Process, args: list[str]) -> int:
         xml = content.dump_xml() if content is not None and hasattr(content, "dump_xml") else (
             "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
             f"<node index=\"0\" text=\"\" resource-id=\"\" class=\"android.widget.FrameLayout\" "
-            f"package=\"{(framework.activity.foreground() or '').split('/', 1)[0]}\" bounds=\"[0,0][{framework.display.width},{framework.display.height}]\" />"
+            f"package=\"{(framework.activity.foreground() or '').split('/', 1)[0]}\" "
+            f"bounds=\"[0,0][{framework.display.width},{framework.display.height}]\" />"
             "</hierarchy>"
         )
         framework.system.fs.write_file(framework.system.fs.normalize(target, proc.cwd), xml.encode(), cred_of(proc))

@@ -13,7 +13,8 @@ from pytest_mobile_agent.virtual.programs.window import wm
 def cmd(framework: Framework, proc: pm.Process) -> int:
     args = proc.argv[1:]
     if not args:
-        proc.stderr.write("cmd: No service specified; use -l to list all running services. Use -w to start and wait for a service.\n")
+        proc.stderr.write("cmd: No service specified; use -l to list all running services. "
+                          "Use -w to start and wait for a service.\n")
         return 20
     service, rest = args[0], args[1:]
     if service == "activity":

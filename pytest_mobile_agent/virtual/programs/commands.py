@@ -186,7 +186,9 @@ class Parser:
 
             def matches(e: Entry, c: Context) -> bool:
                 subject = e.shown if whole else posixpath.basename(e.shown.rstrip("/")) or e.shown
-                return fnmatch.fnmatchcase(subject.lower(), pattern.lower()) if fold else fnmatch.fnmatchcase(subject, pattern)
+                if fold:
+                    return fnmatch.fnmatchcase(subject.lower(), pattern.lower())
+                return fnmatch.fnmatchcase(subject, pattern)
 
             return matches
         if word == "-type":

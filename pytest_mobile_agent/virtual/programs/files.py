@@ -219,7 +219,8 @@ def ln(system: System, proc: pm.Process) -> int:
     cred = cred_of(proc)
     dest = into if into is not None else (operands.pop() if len(operands) > 1 else ".")
     dest_path = fs.normalize(dest, proc.cwd)
-    is_dir = fs.exists(dest_path, cred) and fs.stat(dest_path, cred, follow="n" not in flags).is_dir and "T" not in flags
+    is_dir = (fs.exists(dest_path, cred) and fs.stat(dest_path, cred, follow="n" not in flags).is_dir
+              and "T" not in flags)
     if len(operands) > 1 and not is_dir:
         proc.stderr.write(f"ln: '{dest}' not a directory\n")
         return 1
@@ -309,12 +310,15 @@ def human(value: int, *, spaced: bool = False, bytes_unit: bool = False) -> str:
     return text
 
 
+DD_OPERANDS = ("if", "of", "bs", "ibs", "obs", "count", "skip", "seek", "conv", "status", "iflag", "oflag")
+
+
 def dd(system: System, proc: pm.Process) -> int:
     fs = system.fs
     settings: dict[str, str] = {}
     for arg in proc.argv[1:]:
         key, sep, value = arg.partition("=")
-        if not sep or key not in ("if", "of", "bs", "ibs", "obs", "count", "skip", "seek", "conv", "status", "iflag", "oflag"):
+        if not sep or key not in DD_OPERANDS:
             proc.stderr.write(f"dd: unknown argument '{arg}'\n")
             return 1
         settings[key] = value
@@ -468,7 +472,8 @@ def df(system: System, proc: pm.Process) -> int:
     else:
         chosen = [m for m in mounts.MOUNTS if m.blocks or "a" in flags]
     human_sizes = "h" in flags
-    head = ["Filesystem", "Size" if human_sizes else "1K-blocks", "Used", "Avail" if human_sizes else "Available", "Use%", "Mounted on"]
+    head = ["Filesystem", "Size" if human_sizes else "1K-blocks", "Used", "Avail" if human_sizes else "Available",
+            "Use%", "Mounted on"]
     rows = []
     for mount in chosen:
         sizes = [mount.blocks, mount.used, mount.available]
@@ -488,7 +493,8 @@ def df(system: System, proc: pm.Process) -> int:
 def mount(system: System, proc: pm.Process) -> int:
     flags, operands = split_flags(proc.argv)
     if operands or "a" in flags:
-        proc.stderr.write("mount: permission denied (are you root?)\n" if proc.uid else "mount: not modelled on the virtual device\n")
+        proc.stderr.write("mount: permission denied (are you root?)\n" if proc.uid
+                          else "mount: not modelled on the virtual device\n")
         return 1
     proc.stdout.write("".join(f"{m.device} on {m.directory} type {m.kind} ({m.options})\n" for m in mounts.MOUNTS))
     return 0

@@ -19,7 +19,7 @@ the device's `/`:
 * standard input is streamed from the caller's stdin only when the tool reads it (no file
   operand, or `-`), so a tool given files leaves a loop's input alone.
 
-awk runs only under Landlock (virtual/confine.py), since its programs can run commands and open
+awk runs only under Landlock (virtual/kernel/confine.py), since its programs can run commands and open
 files; the toybox tools are confined the same way when the kernel has Landlock. Where a binary is
 missing (macOS, say), the tool prints which package provides it and exits 127, never answering
 wrongly. What is not modelled is refused with a message and status 1: `tail -f` of a device file
@@ -340,7 +340,8 @@ def plain(syntax: Syntax) -> PlanFn:
 
 
 def plan_tail(argv: list[str], staging: Staging) -> Plan:
-    parsed = parse(argv, Syntax(with_argument="scn", long_with_argument=frozenset({"bytes", "lines"}), numeric_options=True))
+    parsed = parse(argv, Syntax(with_argument="scn", long_with_argument=frozenset({"bytes", "lines"}),
+                                numeric_options=True))
     if (parsed.has("f") or parsed.has("F")) and any(argv[i] != "-" for i in parsed.operands):
         raise Refused("tail: -f of a file on the virtual device is not modelled (its staged copy never grows)")
     return _files_plan(parsed, staging)
@@ -548,7 +549,8 @@ def _spawn(argv: list[str], executable: str, staging: Staging, env: dict[str, st
         try:
             if confine.available() is not None:
                 try:
-                    confine.restrict_thread(writable=staging.base, executables=[executable, *([interpreter] if interpreter else [])])
+                    confine.restrict_thread(writable=staging.base,
+                                            executables=[executable, *([interpreter] if interpreter else [])])
                 except OSError:
                     if confined_only:
                         raise
@@ -595,7 +597,8 @@ class _Unstage:
 def _pump(proc: pm.Process, child: subprocess.Popen[bytes], reads_stdin: bool, prefix: bytes) -> int:
     """Stream the caller's stdin to the tool and its stdout/stderr back, until it is done."""
     assert child.stdin is not None and child.stdout is not None and child.stderr is not None
-    outputs = {child.stdout.fileno(): (proc.stdout, _Unstage(prefix)), child.stderr.fileno(): (proc.stderr, _Unstage(prefix))}
+    outputs = {child.stdout.fileno(): (proc.stdout, _Unstage(prefix)),
+               child.stderr.fileno(): (proc.stderr, _Unstage(prefix))}
     source = proc.fd(0) if reads_stdin else None
     pending = bytearray()
     stdin_fd: int | None = None

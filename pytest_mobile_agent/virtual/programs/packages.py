@@ -32,6 +32,7 @@ from pytest_mobile_agent.virtual.kernel import process as pm
 from pytest_mobile_agent.virtual.kernel.creds import cred_of
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 from pytest_mobile_agent.virtual.kernel.system import System
+from pytest_mobile_agent.virtual.programs.common import device_path
 
 _VALUE_OPTIONS = {"--user", "-i", "--install-reason", "--originating-uri", "--referrer", "--abi", "-p", "--pkg"}
 SHELL_EXCEPTION_STATUS = 255
@@ -69,13 +70,15 @@ def pm_(framework: Framework, proc: pm.Process, args: list[str] | None = None) -
         return answered
     if args and args[0] == "list" and len(args) > 1 and args[1] == "instrumentation":
         return 0
-    proc.stderr.write(f"Unknown command: {' '.join(args) or '(none)'}\n" if args else "Package manager (package) commands:\n")
+    proc.stderr.write(f"Unknown command: {' '.join(args) or '(none)'}\n" if args
+                      else "Package manager (package) commands:\n")
     return 255 if args else 0
 
 
 def _resolve_activity(framework: Framework, proc: pm.Process, args: list[str]) -> int:
     """`resolve-activity [--brief] [-c CATEGORY] PKG`: the launchable activity as PKG/.ACT."""
-    names = [a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] not in ("-c", "-a", "--user"))]
+    names = [a for i, a in enumerate(args)
+             if not a.startswith("-") and (i == 0 or args[i - 1] not in ("-c", "-a", "--user"))]
     package = framework.packages.packages.get(names[-1]) if names else None
     launchable = package.manifest.launchable if package is not None else None
     if launchable is None:
@@ -174,9 +177,12 @@ def _grant(framework: Framework, proc: pm.Process, verb: str, args: list[str]) -
         method = "grantRuntimePermission" if verb == "grant" else "revokeRuntimePermission"
         proc.stderr.write(
             f"Exception occurred while executing '{verb}':\n{exc}\n"
-            f"\tat com.android.server.pm.permission.PermissionManagerServiceImpl.{method}(PermissionManagerServiceImpl.java:1435)\n"
-            f"\tat com.android.server.pm.permission.PermissionManagerService.{method}(PermissionManagerService.java:586)\n"
-            "\tat com.android.server.pm.PackageManagerShellCommand.runGrantRevokePermission(PackageManagerShellCommand.java:2883)\n"
+            f"\tat com.android.server.pm.permission.PermissionManagerServiceImpl.{method}"
+            "(PermissionManagerServiceImpl.java:1435)\n"
+            f"\tat com.android.server.pm.permission.PermissionManagerService.{method}"
+            "(PermissionManagerService.java:586)\n"
+            "\tat com.android.server.pm.PackageManagerShellCommand.runGrantRevokePermission"
+            "(PackageManagerShellCommand.java:2883)\n"
             "\tat com.android.server.pm.PackageManagerShellCommand.onCommand(PackageManagerShellCommand.java:308)\n"
         )
         return SHELL_EXCEPTION_STATUS
@@ -186,7 +192,8 @@ def _grant(framework: Framework, proc: pm.Process, verb: str, args: list[str]) -
 def _list_packages(framework: Framework, proc: pm.Process, args: list[str]) -> int:
     flags, _, filters = _options(args)
     installed = framework.packages.packages
-    names = sorted(installed) if "-3" in flags else [*SYSTEM_PACKAGES, *sorted(p for p in installed if p not in SYSTEM_PACKAGES)]
+    others = sorted(p for p in installed if p not in SYSTEM_PACKAGES)
+    names = sorted(installed) if "-3" in flags else [*SYSTEM_PACKAGES, *others]
     if filters:
         names = [name for name in names if filters[0] in name]
     lines = []
@@ -231,7 +238,8 @@ def _package_block(package: Package) -> str:
         f"    userId={package.uid}\n"
         f"    codePath={package.code_path}\n"
         f"    resourcePath={package.code_path}\n"
-        f"    versionCode={manifest.version_code} minSdk={manifest.min_sdk} targetSdk={manifest.target_sdk or manifest.min_sdk}\n"
+        f"    versionCode={manifest.version_code} minSdk={manifest.min_sdk} "
+        f"targetSdk={manifest.target_sdk or manifest.min_sdk}\n"
         f"    versionName={manifest.version_name or 'null'}\n"
         "    flags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]\n"
         f"    lastUpdateTime={_stamp(package.last_update)}\n"
@@ -251,7 +259,7 @@ def sha256sum(system: System, proc: pm.Process) -> int:
     status = 0
     for name in proc.argv[1:] or ["-"]:
         try:
-            data = proc.stdin.read_all() if name == "-" else system.fs.read_file(system.fs.normalize(name, proc.cwd), cred_of(proc))
+            data = proc.stdin.read_all() if name == "-" else system.fs.read_file(device_path(proc, name), cred_of(proc))
         except OSError as exc:
             proc.stderr.write(f"sha256sum: {name}: {exc.strerror}\n")
             status = 1

@@ -39,7 +39,8 @@ def id_(system: System, proc: pm.Process) -> int:
     groups = (0,) if uid == 0 else SHELL_GROUP_ORDER if uid == 2000 else (uid,)
     listed = ",".join(f"{g}({user_name(g)})" for g in groups)
     context = "u:r:su:s0" if uid == 0 else "u:r:shell:s0"
-    proc.stdout.write(f"uid={uid}({user_name(uid)}) gid={proc.gid}({user_name(proc.gid)}) groups={listed} context={context}\n")
+    proc.stdout.write(f"uid={uid}({user_name(uid)}) gid={proc.gid}({user_name(proc.gid)}) groups={listed} "
+                      f"context={context}\n")
     return 0
 
 
@@ -90,7 +91,8 @@ def _run_command(system: System, proc: pm.Process, argv: list[str], tool: str) -
     """exec argv in this process (what nohup, setsid and su do after their setup)."""
     program = system.programs.get(argv[0].rsplit("/", 1)[-1]) if argv else None
     if program is None:
-        proc.stderr.write(f"{tool}: exec {argv[0] if argv else ''}: No such file or directory\n" if argv else f"{tool}: Needs 1 argument\n")
+        proc.stderr.write(f"{tool}: exec {argv[0] if argv else ''}: No such file or directory\n" if argv
+                          else f"{tool}: Needs 1 argument\n")
         return 127 if argv else 1
     proc.exec_image(argv)
     return program(proc)
@@ -101,7 +103,8 @@ def nohup(system: System, proc: pm.Process) -> int:
     proc.signals.ignore(pm.SIGHUP)
     if proc.stdout.isatty():
         try:
-            file = system.fs.open(device_path(proc, "nohup.out"), cred_of(proc), read=False, write=True, create=True, append=True, mode=0o600)
+            file = system.fs.open(device_path(proc, "nohup.out"), cred_of(proc), read=False, write=True, create=True,
+                                  append=True, mode=0o600)
         except OSError as exc:
             fail(proc, "nohup", "nohup.out", exc)
             return 125
@@ -168,7 +171,8 @@ def su(framework: Framework, proc: pm.Process) -> int:
         return 1
     args = proc.argv[1:]
     if args and args[0] in ("-h", "--help"):
-        proc.stderr.write("usage: su [WHO [COMMAND...]]\n\nSwitch to WHO (default 'root') and run the given COMMAND (default sh).\n\n"
+        proc.stderr.write("usage: su [WHO [COMMAND...]]\n\n"
+                          "Switch to WHO (default 'root') and run the given COMMAND (default sh).\n\n"
                           "WHO is a comma-separated list of user, group, and supplementary groups\nin that order.\n\n")
         return 0
     uid = gid = 0

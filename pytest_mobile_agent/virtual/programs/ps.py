@@ -15,7 +15,7 @@ PIDS` and bare pids pick processes. Layout follows show_ps and get_headers:
 
 ARGS is the command line with NULs as spaces and the leading path of argv[0] removed (CMDLINE
 keeps it), so `/system/bin/sleep 60` shows as `sleep 60`; VSZ, RSS and WCHAN are the process's
-own (virtual/process.py). An unknown field fails as toybox does: `ps: bad -o 'LIST'` and a caret
+own (virtual/kernel/process.py). An unknown field fails as toybox does: `ps: bad -o 'LIST'` and a caret
 under the field, status 1.
 """
 

@@ -33,7 +33,8 @@ def app_process(framework: Framework, proc: pm.Process) -> int:
         proc.stderr.write("Error: no class name or --zygote supplied.\n")
         return 10
     main_class, main_args = args[0], args[1:]
-    framework.logcat.log("AndroidRuntime", f">>>>>> START com.android.internal.os.RuntimeInit uid {proc.uid} <<<<<<", "D", proc.pid)
+    framework.logcat.log("AndroidRuntime", f">>>>>> START com.android.internal.os.RuntimeInit uid {proc.uid} <<<<<<",
+                         "D", proc.pid)
     proc.signals.block(pm.ART_SIGBLK)
     _art_startup(framework, proc)
     if nice_name:

@@ -43,7 +43,12 @@ def seq(system: System, proc: pm.Process) -> int:
     except ValueError:
         proc.stderr.write("seq: Not a number\n")
         return 1
-    first, step, last = (1, 1, values[0]) if len(values) == 1 else (values[0], 1, values[1]) if len(values) == 2 else tuple(values[:3])
+    if len(values) == 1:
+        first, step, last = 1, 1, values[0]
+    elif len(values) == 2:
+        first, step, last = values[0], 1, values[1]
+    else:
+        first, step, last = values[:3]
     if step == 0:
         proc.stderr.write("seq: increment 0\n")
         return 1
@@ -101,7 +106,8 @@ def tty(system: System, proc: pm.Process) -> int:
 def date(system: System, proc: pm.Process) -> int:
     formats = [a for a in proc.argv[1:] if a.startswith("+")]
     now = time.time()
-    text = time.strftime(formats[0][1:], time.localtime(now)) if formats else time.strftime("%a %b %e %H:%M:%S %Z %Y", time.localtime(now))
+    layout = formats[0][1:] if formats else "%a %b %e %H:%M:%S %Z %Y"
+    text = time.strftime(layout, time.localtime(now))
     proc.stdout.write(text + "\n")
     return 0
 

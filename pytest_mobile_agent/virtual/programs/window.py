@@ -18,7 +18,8 @@ def wm(framework: Framework, proc: pm.Process, args: list[str] | None = None) ->
     args = proc.argv[1:] if args is None else args
     display = framework.display
     if not args:
-        proc.stdout.write("Window manager (window) commands:\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n  density [reset|DENSITY] [-d DISPLAY_ID]\n")
+        proc.stdout.write("Window manager (window) commands:\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n"
+                          "  density [reset|DENSITY] [-d DISPLAY_ID]\n")
         return 0
     command, rest = args[0], [a for a in args[1:] if a not in ("-d", "0")]
     if command == "density":

@@ -75,7 +75,8 @@ def b_read(sh: ShellContext, argv: list[str]) -> int:
         ifs = sh.state.vars.get("IFS", " \t\n")
         white = "".join(c for c in ifs if c in " \t\n")
         stripped = text.strip(white)
-        pieces = re.split("[" + re.escape(ifs) + "]" + ("+" if ifs == white else ""), stripped, maxsplit=len(names) - 1) if ifs else [text]
+        separators = "[" + re.escape(ifs) + "]" + ("+" if ifs == white else "")
+        pieces = re.split(separators, stripped, maxsplit=len(names) - 1) if ifs else [text]
         pieces = [p.strip(white) for p in pieces[:-1]] + pieces[-1:] if pieces else pieces
         for index, name in enumerate(names):
             sh.state.vars[name] = pieces[index] if index < len(pieces) else ""

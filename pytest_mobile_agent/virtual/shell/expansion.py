@@ -201,7 +201,8 @@ class Expansion(ShellContext):
                     if name.startswith(".") and not part.startswith("."):
                         continue
                     if fnmatch.fnmatchcase(name, part):
-                        following.append(("/" + name) if base == "/" else (base.rstrip("/") + "/" + name if base else name))
+                        inside = base.rstrip("/") + "/" + name if base else name
+                        following.append(("/" + name) if base == "/" else inside)
             candidates = following
         found = sorted(c for c in candidates if c and fs.exists(fs.normalize(c, self.proc.cwd), cred))
         if pattern.endswith("/"):

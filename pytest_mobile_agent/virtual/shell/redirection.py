@@ -19,7 +19,7 @@ Saved = list[tuple[int, OpenFile | None]]
 class Redirection(Expansion):
     """The redirections of one shell."""
 
-    def apply_redirects(self, redirects: tuple[syntax.Redirect, ...], *, permanent: bool) -> list[tuple[int, OpenFile | None]] | None:
+    def apply_redirects(self, redirects: tuple[syntax.Redirect, ...], *, permanent: bool) -> Saved | None:
         """Apply to this process's fds; the saved fds to restore (empty when permanent), None on error."""
         saved: list[tuple[int, OpenFile | None]] = []
         proc = self.proc
@@ -70,7 +70,7 @@ class Redirection(Expansion):
             return fs.open(path, cred, read=False, write=True, create=True, append=True)
         return fs.open(path, cred, read=True, write=True, create=True)
 
-    def restore(self, saved: list[tuple[int, OpenFile | None]]) -> None:
+    def restore(self, saved: Saved) -> None:
         for fd, file in reversed(saved):
             if file is None:
                 self.proc.close_fd(fd)

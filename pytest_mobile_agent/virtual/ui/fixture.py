@@ -331,7 +331,8 @@ class FixtureApp:
             row = grid.add(Node("android.view.View", (left, y, right, y + row_h)))
             for c in range(BIG_COLUMNS):
                 n = r * BIG_COLUMNS + c + 1
-                cell = row.add(Node("android.widget.TextView", (left + c * cell_w, y, left + (c + 1) * cell_w, y + row_h),
+                bounds = (left + c * cell_w, y, left + (c + 1) * cell_w, y + row_h)
+                cell = row.add(Node("android.widget.TextView", bounds,
                                     text=f"Cell {n}", res=f"cell_{n}", clickable=True))
                 cell.on_click = (lambda node=cell: self._toggle(node))
 

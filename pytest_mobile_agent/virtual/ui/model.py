@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
-MIN_FLING_PX_PER_MS = 0.13
-PERMISSION_GRANTED = "granted"  # the verdict of a permission the app already holds  # Android's minimum fling velocity: 50 dp/s
+MIN_FLING_PX_PER_MS = 0.13  # Android's minimum fling velocity: 50 dp/s
+PERMISSION_GRANTED = "granted"  # the verdict of a permission the app already holds
 
 # (key code, shift) -> character, as the virtual keyboard's KeyCharacterMap types them (US layout)
 _UNSHIFTED = {**{system.KEYCODE_0 + i: str(i) for i in range(10)},
@@ -130,7 +130,8 @@ class UiModel:
         """Safe from any thread and under any lock (a process's death callbacks run under the
         device's kernel lock): it never takes the model's lock."""
         with self._listeners_lock:
-            self._listeners = [entry for entry in self._listeners if entry != listener]  # == : a bound method is made anew at each access
+            # == : a bound method is made anew at each access
+            self._listeners = [entry for entry in self._listeners if entry != listener]
 
     def _notify(self, change: Change) -> None:
         for listener in self._listeners:

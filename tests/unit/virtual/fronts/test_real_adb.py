@@ -157,7 +157,8 @@ def test_a_transport_that_goes_takes_its_reverse_rules_with_it(lab: VirtualLab) 
         conn.stop()
     assert wait_until(lambda: remote not in model.reverse_rules, timeout=3.0, interval=0.02)
     # The real server attaches the emulator again (it retries a kicked emulator port).
-    assert wait_until(lambda: lab.real is not None and lab.real.states().get(serial) == "device", timeout=10.0, interval=0.02)
+    assert wait_until(lambda: lab.real is not None and lab.real.states().get(serial) == "device", timeout=10.0,
+                      interval=0.02)
 
 
 def test_the_builtin_server_killed_takes_the_reverse_rules_through_it() -> None:

@@ -80,7 +80,8 @@ def test_input_from_the_shell_reaches_the_ui(vdev: VirtualDevice, ui: EmulatorUi
     assert ui.keyboard_shown and field.focused
 
 
-def test_input_keyevent_and_text_from_the_shell_type_into_the_focused_field(vdev: VirtualDevice, ui: EmulatorUi) -> None:
+def test_input_keyevent_and_text_from_the_shell_type_into_the_focused_field(vdev: VirtualDevice,
+                                                                            ui: EmulatorUi) -> None:
     vdev.shell(f"am start -n {PACKAGE}/.MainActivity --es tab Login")
     field = next(n for w in ui.windows() for n in w.nodes() if n.res == "username")
     ui.focus(field)
@@ -129,7 +130,8 @@ def test_home_or_back_on_the_fixture_moves_the_focus_to_the_launcher(vdev: Virtu
     assert PACKAGE in focus_of(vdev) and ui.foreground() == PACKAGE
 
 
-def test_back_that_only_closes_the_keyboard_leaves_the_focus_on_the_fixture(vdev: VirtualDevice, ui: EmulatorUi) -> None:
+def test_back_that_only_closes_the_keyboard_leaves_the_focus_on_the_fixture(vdev: VirtualDevice,
+                                                                            ui: EmulatorUi) -> None:
     vdev.shell(f"am start -W -n {PACKAGE}/.MainActivity --es tab Login")
     settle("Login")
     window = next(w for w in ui.windows() if w.package == PACKAGE)
