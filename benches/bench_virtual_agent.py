@@ -25,15 +25,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "unit"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for tests.support
 
 from timing import timed  # noqa: E402
-from virtual_agent.helpers import TOKEN, Host, make_core  # noqa: E402
 
 from pytest_mobile_agent.agent import protocol as wire  # noqa: E402
 from pytest_mobile_agent.virtual.kernel.streams import Kernel  # noqa: E402
 from pytest_mobile_agent.virtual.ui import EmulatorUi as UiModel  # noqa: E402
 from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS  # noqa: E402
+from tests.support.agent_host import TOKEN, Host, make_core  # noqa: E402
 
 
 def report(name: str, samples: list[float]) -> None:

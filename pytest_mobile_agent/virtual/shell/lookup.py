@@ -9,17 +9,18 @@ import posixpath
 from pytest_mobile_agent.virtual.kernel import process as pm
 from pytest_mobile_agent.virtual.kernel.binaries import Program
 from pytest_mobile_agent.virtual.kernel.creds import Cred, cred_of
+from pytest_mobile_agent.virtual.kernel.fs import StatResult
 from pytest_mobile_agent.virtual.kernel.system import System
 from pytest_mobile_agent.virtual.shell.state import SHELL_PATH
 
 
-def _may_execute(info: object, cred: Cred) -> bool:
-    mode = getattr(info, "mode", 0)
+def _may_execute(info: StatResult, cred: Cred) -> bool:
+    mode = info.mode
     if cred.root:
         return bool(mode & 0o111)
-    if getattr(info, "uid", -1) == cred.uid:
+    if info.uid == cred.uid:
         return bool(mode & 0o100)
-    if getattr(info, "gid", -1) in cred.groups:
+    if info.gid in cred.groups:
         return bool(mode & 0o010)
     return bool(mode & 0o001)
 
