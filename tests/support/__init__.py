@@ -1,1 +1,0 @@
-"""Helpers the tests share (scripted peers, shell clients, polling, stream reading, APKs)."""

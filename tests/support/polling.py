@@ -1,19 +1,21 @@
-"""Waiting in tests for something another thread does."""
+"""Waiting in tests for something another thread or process does: poll a condition until a deadline."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 
-POLL_INTERVAL = 0.01
 
-
-def wait_until(condition: Callable[[], object], timeout: float = 2.0, interval: float = POLL_INTERVAL) -> bool:
-    """Whether `condition()` became true within `timeout` seconds (asked every `interval`, and once
-    more at the end)."""
+def wait_until(condition: Callable[[], object], timeout: float = 3.0, interval: float = 0.02) -> bool:
+    """Whether `condition()` became truthy within `timeout` seconds, checked every `interval`."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
         time.sleep(interval)
-    return bool(condition())
+    return True
+
+
+def until(condition: Callable[[], object], timeout: float = 3.0, what: str = "the condition") -> None:
+    """Wait as `wait_until` does; an AssertionError naming `what` when the time runs out."""
+    assert wait_until(condition, timeout), f"timed out after {timeout:g} s waiting for {what}"

@@ -93,7 +93,7 @@ def test_a_version_mismatch_refusal_makes_the_agent_exit(core: AgentCore, kernel
     assert h.recv_kind("hello")["protocols"] == [1]
     h.send({"type": "refuse", "code": "version_mismatch", "message": "host speaks protocols [2]"})
     assert h.recv() is None
-    assert wait_until(lambda: core.stopped, timeout=3.0)
+    assert wait_until(lambda: core.stopped)
     assert core.exit_status == 0
 
 
@@ -204,7 +204,7 @@ def test_events_carry_a_seq_from_1_and_only_windows_that_send_them_change(ui: Em
     on_tab(ui, "Login")
     field = node(host.result("snapshot"), "username")
     host.result("tap", center(field))
-    assert wait_until(lambda: bool(host.recv_kind_events()), timeout=3.0)
+    assert wait_until(lambda: bool(host.recv_kind_events()))
     shift = next(n for n in ui.keyboard.nodes() if n.desc == "shift")
     x, y = (shift.bounds[0] + shift.bounds[2]) // 2, (shift.bounds[1] + shift.bounds[3]) // 2
     host.result("tap", {"x": x, "y": y})
@@ -254,7 +254,7 @@ def test_a_swipe_moves_every_8_ms_and_a_resting_release_stops_the_list(ui: Emula
     assert not ui.flinging  # released at rest: no fling
     assert node(host.result("snapshot", {"evict_event_less": True}), "list")["scroll"]["first"] == rested
     assert host.result("swipe", {"x1": 540, "y1": 2000, "x2": 540, "y2": 800, "duration_ms": 300})["moves"] == 38
-    assert ui.flinging and wait_until(lambda: not ui.flinging, timeout=3.0)
+    assert ui.flinging and wait_until(lambda: not ui.flinging)
     flung = node(host.result("snapshot", {"evict_event_less": True}), "list")["scroll"]["first"]
     assert flung - rested > 1.5 * rested
 
@@ -295,7 +295,7 @@ def test_a_host_silent_for_3_s_is_gone(core: AgentCore, host: Host, monkeypatch:
         if message is None:
             break
     assert time.monotonic() < deadline
-    assert wait_until(lambda: not core.connected, timeout=3.0)
+    assert wait_until(lambda: not core.connected)
 
 
 def test_unknown_methods_and_bad_params_are_errors_and_the_connection_stays(host: Host) -> None:
@@ -322,7 +322,7 @@ def test_shutdown_answers_then_closes_and_stops_the_agent(core: AgentCore, host:
     assert host.result("shutdown") == {}
     assert host.recv_kind("closing") == {"type": "closing", "reason": "shutdown"}
     assert host.recv() is None
-    assert wait_until(lambda: core.stopped, timeout=3.0) and core.exit_status == 0
+    assert wait_until(lambda: core.stopped) and core.exit_status == 0
 
 
 def test_a_request_that_runs_out_of_memory_is_answered_and_the_agent_serves_on(

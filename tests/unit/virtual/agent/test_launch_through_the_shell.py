@@ -82,7 +82,7 @@ def test_the_launch_line_starts_a_detached_agent_that_serves_the_fixture(vdev: V
     assert snapshot["display"] == {"width": 1080, "height": 2400, "density": 420, "rotation": 0}
     conn.send(wire.encode({"type": "request", "id": 2, "method": "shutdown", "deadline_ms": 5000, "params": {}}))
     assert recv("response")["result"] == {}
-    assert wait_until(lambda: proc.dead, timeout=3.0) and proc.exit_status == 0
+    assert wait_until(lambda: proc.dead) and proc.exit_status == 0
     assert vdev.automation.holder() is None
 
 

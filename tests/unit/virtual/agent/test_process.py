@@ -125,7 +125,7 @@ def test_the_process_is_named_after_its_socket(vdev: VirtualDevice) -> None:
 def test_without_a_token_or_a_readable_jar_the_agent_prints_an_error_line_and_exits_1(vdev: VirtualDevice) -> None:
     no_token = launch(vdev, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000004", token="")
     assert no_token.payload("MOBILE_AGENT_ERROR")["code"] == "no_token"
-    assert wait_until(lambda: no_token.proc.dead, timeout=3.0) and no_token.proc.exit_status == 1
+    assert wait_until(lambda: no_token.proc.dead) and no_token.proc.exit_status == 1
     not_agent = launch(vdev, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000005", jar=b"PK just a zip")
     error = not_agent.payload("MOBILE_AGENT_ERROR")
     assert error["code"] == "classpath" and TOKEN not in json.dumps(error)
@@ -138,7 +138,7 @@ def test_automation_held_by_uiautomator_is_a_conflict_naming_it(vdev: VirtualDev
     conflict = launched.payload("MOBILE_AGENT_CONFLICT")
     assert conflict["holder"] == {"pid": holder.pid, "name": "uiautomator events"}
     assert "already registered!" in conflict["message"] and "UiAutomationService" in conflict["message"]
-    assert wait_until(lambda: launched.proc.dead, timeout=3.0) and launched.proc.exit_status == 3
+    assert wait_until(lambda: launched.proc.dead) and launched.proc.exit_status == 3
     assert vdev.automation.holder() == (holder.pid, "uiautomator events")  # not taken over
 
 
@@ -159,7 +159,7 @@ def test_another_agent_is_a_conflict_until_forced(vdev: VirtualDevice) -> None:
         "pid": first.proc.pid, "name": "mobile-agent mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000008"}
     third = launch(vdev, "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000010", "--force")
     assert [s["pid"] for s in third.payload("MOBILE_AGENT_READY")["stopped"]] == [first.proc.pid]
-    assert wait_until(lambda: first.proc.dead, timeout=3.0)
+    assert wait_until(lambda: first.proc.dead)
     assert "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000008" not in vdev.sockets.abstract_names()
 
 
@@ -185,7 +185,7 @@ def test_without_a_host_the_agent_exits_after_its_idle_bound_and_releases_everyt
     launched = launch(vdev, socket, idle_ms=300)
     launched.payload("MOBILE_AGENT_READY")
     started = time.monotonic()
-    assert wait_until(lambda: launched.proc.dead, timeout=3.0)
+    assert wait_until(lambda: launched.proc.dead)
     assert 0.25 <= time.monotonic() - started < 2.0
     assert launched.proc.exit_status == 0
     assert vdev.automation.holder() is None
@@ -203,7 +203,7 @@ def test_a_connected_host_keeps_the_agent_past_its_idle_bound(vdev: VirtualDevic
     time.sleep(0.6)
     assert not launched.proc.dead
     stream.close()
-    assert wait_until(lambda: launched.proc.dead, timeout=3.0)
+    assert wait_until(lambda: launched.proc.dead)
 
 
 @pytest.mark.parametrize("sig", [SIGTERM, SIGKILL])
@@ -277,7 +277,7 @@ def test_a_stopped_agent_is_silent_until_sigcont_and_then_goes_on(vdev: VirtualD
     ui = vdev.ui  # type: ignore[attr-defined]
     host.send({"type": "request", "id": 1, "method": "swipe", "deadline_ms": 5000,
                "params": {"x1": 540, "y1": 1800, "x2": 540, "y2": 600, "duration_ms": 800}})
-    assert wait_until(lambda: ui._pointer is not None and ui._pointer.y < 1700, timeout=3.0)  # the swipe is under way
+    assert wait_until(lambda: ui._pointer is not None and ui._pointer.y < 1700)  # the swipe is under way
     launched.proc.deliver(SIGSTOP)
     time.sleep(0.05)  # a move already past the stop lands
     # What the agent wrote before the stop (a status bar event, say) is the host's to read still.
@@ -319,7 +319,7 @@ def test_shutdown_and_a_refused_protocol_end_the_process_without_waiting_for_the
         assert host.next(3.0)["type"] == "hello"
         host.send({"type": "refuse", "code": "version_mismatch", "message": "host speaks protocols [2]"})
         assert host.until_end() == []
-    assert wait_until(lambda: launched.proc.dead, timeout=3.0)
+    assert wait_until(lambda: launched.proc.dead)
     assert launched.proc.exit_status == 0
     assert vdev.processes.get(launched.proc.pid) is None  # gone from ps
     assert vdev.automation.holder() is None and socket not in vdev.sockets.abstract_names()
@@ -337,7 +337,7 @@ def test_a_host_that_authenticated_as_the_agent_exits_idle_is_told_closing_idle(
     # the loop's view: the check ran before the auth landed
     monkeypatch.setattr(agent.AgentCore, "connected", property(lambda self: False))
     assert host.until_end() == [{"type": "closing", "reason": "idle"}]
-    assert wait_until(lambda: launched.proc.dead, timeout=3.0) and launched.proc.exit_status == 0
+    assert wait_until(lambda: launched.proc.dead) and launched.proc.exit_status == 0
 
 
 def test_an_agent_stopped_in_the_middle_of_a_read_leaves_the_ui_to_the_device(
@@ -363,7 +363,7 @@ def test_an_agent_stopped_in_the_middle_of_a_read_leaves_the_ui_to_the_device(
     host.handshake()
     host.send({"type": "request", "id": 1, "method": "snapshot", "deadline_ms": 5000,
                "params": {"evict_event_less": True}})
-    assert wait_until(lambda: launched.proc.state_letter() == "T", timeout=3.0)
+    assert wait_until(lambda: launched.proc.state_letter() == "T")
     ui = vdev.ui  # type: ignore[attr-defined]
     assert ui.lock.acquire(timeout=2.0), "the stopped agent holds the UI model's lock"
     ui.lock.release()
@@ -396,7 +396,7 @@ def test_the_rotation_the_user_locked_while_the_agent_ran_outlives_its_exit(vdev
         assert decoder.feed(host.recv(3.0))[0]["type"] == "hello"
         host.send(wire.encode({"type": "welcome", "protocol": 1, "host": "test"}))
         host.send(wire.encode({"type": "request", "id": 1, "method": "shutdown", "deadline_ms": 1000, "params": {}}))
-    assert wait_until(lambda: launched.proc.dead, timeout=3.0)
+    assert wait_until(lambda: launched.proc.dead)
     assert vdev.automation.holder() is None
     assert (vdev.display.rotation, vdev.display.rotation_frozen) == (1, True)
 

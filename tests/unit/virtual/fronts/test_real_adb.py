@@ -155,10 +155,9 @@ def test_a_transport_that_goes_takes_its_reverse_rules_with_it(lab: VirtualLab) 
     assert endpoint is not None
     for conn in endpoint.connections():  # a cable pulled: adbd drops the transport's listeners
         conn.stop()
-    assert wait_until(lambda: remote not in model.reverse_rules, timeout=3.0, interval=0.02)
+    assert wait_until(lambda: remote not in model.reverse_rules)
     # The real server attaches the emulator again (it retries a kicked emulator port).
-    assert wait_until(lambda: lab.real is not None and lab.real.states().get(serial) == "device", timeout=10.0,
-                      interval=0.02)
+    assert wait_until(lambda: lab.real is not None and lab.real.states().get(serial) == "device", timeout=10.0)
 
 
 def test_the_builtin_server_killed_takes_the_reverse_rules_through_it() -> None:
@@ -168,7 +167,7 @@ def test_the_builtin_server_killed_takes_the_reverse_rules_through_it() -> None:
         client.reverse("localabstract:mobile-agent-it-killed", "tcp:9")
         assert "localabstract:mobile-agent-it-killed" in lab.device(serial).reverse_rules
         client.server.kill()
-        assert wait_until(lambda: not lab.device(serial).reverse_rules, timeout=3.0, interval=0.02)
+        assert wait_until(lambda: not lab.device(serial).reverse_rules)
 
 
 def test_a_lab_killed_outright_takes_its_adb_server_along(tmp_path: Path) -> None:
@@ -191,7 +190,7 @@ def test_a_lab_killed_outright_takes_its_adb_server_along(tmp_path: Path) -> Non
     finally:
         process.kill()  # SIGKILL: no atexit, no stop()
         process.wait(5)
-    assert wait_until(lambda: not _alive(pid), timeout=5.0, interval=0.02), f"adb server {pid} outlived its lab"
+    assert wait_until(lambda: not _alive(pid), timeout=5.0), f"adb server {pid} outlived its lab"
 
 
 def _alive(pid: int) -> bool:
@@ -326,4 +325,4 @@ def test_adb_root_restarts_adbd_as_root_and_unroot_undoes_it_on_both_fronts(lab:
         assert adb_at(port, "shell", "id -u") == (0, b"0\n")
         assert adb_at(port, "root") == (0, b"adbd is already running as root\n")
         assert adb_at(port, "unroot") == (0, b"restarting adbd as non root\n")
-        assert wait_until(lambda p=port: adb_at(p, "shell", "id -u") == (0, b"2000\n"), timeout=10.0, interval=0.02)
+        assert wait_until(lambda p=port: adb_at(p, "shell", "id -u") == (0, b"2000\n"), timeout=10.0)
