@@ -170,7 +170,7 @@ class Parser:
         self.at += 1
         return value
 
-    def _primary(self) -> Test:  # noqa: C901 - one branch per primary, as find.c's table
+    def _primary(self) -> Test:
         word = self.words[self.at]
         self.at += 1
         if word == "(":
@@ -180,17 +180,24 @@ class Parser:
             self.at += 1
             return inner
         if word in ("-name", "-iname", "-path", "-ipath"):
-            pattern = self._argument(word)
-            fold = word.startswith("-i")
-            whole = word.endswith("path")
+            return self._name_test(word)
+        return self._action(word) or self._test(word)
 
-            def matches(e: Entry, c: Context) -> bool:
-                subject = e.shown if whole else posixpath.basename(e.shown.rstrip("/")) or e.shown
-                if fold:
-                    return fnmatch.fnmatchcase(subject.lower(), pattern.lower())
-                return fnmatch.fnmatchcase(subject, pattern)
+    def _name_test(self, word: str) -> Test:
+        """-name, -iname (the base name), -path, -ipath (the whole path shown): a glob."""
+        pattern = self._argument(word)
+        fold = word.startswith("-i")
+        whole = word.endswith("path")
 
-            return matches
+        def matches(e: Entry, c: Context) -> bool:
+            subject = e.shown if whole else posixpath.basename(e.shown.rstrip("/")) or e.shown
+            if fold:
+                return fnmatch.fnmatchcase(subject.lower(), pattern.lower())
+            return fnmatch.fnmatchcase(subject, pattern)
+
+        return matches
+
+    def _test(self, word: str) -> Test:  # noqa: C901 - one branch per test, as find.c's table
         if word == "-type":
             kinds = self._argument(word)
             tests = []
@@ -229,6 +236,10 @@ class Parser:
                                  e.info.is_dir and not c.system.fs.listdir(e.path, cred_of(c.proc)))
         if word in ("-true", "-false"):
             return lambda e, c: word == "-true"
+        raise FindError(f"bad arg '{word}'")
+
+    def _action(self, word: str) -> Test | None:
+        """-print, -print0, -prune, -delete, -exec and its kin; None for a word that is no action."""
         if word in ("-print", "-print0"):
             self.query.has_action = True
             end = "\0" if word == "-print0" else "\n"
@@ -248,7 +259,7 @@ class Parser:
             return self._delete
         if word in ("-exec", "-ok", "-execdir"):
             return self._exec(word)
-        raise FindError(f"bad arg '{word}'")
+        return None
 
     def _delete(self, e: Entry, c: Context) -> bool:
         fs = c.system.fs
