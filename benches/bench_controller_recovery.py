@@ -25,7 +25,7 @@ from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions, Records
 from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
 from pytest_mobile_agent.session import ControllerChoice, Session, select_paths
 from pytest_mobile_agent.virtual import VirtualLab
-from pytest_mobile_agent.virtual.controller import ControllerDouble
+from pytest_mobile_agent.virtual.fronts.controller import ControllerDouble
 
 
 def wait(condition: object, timeout: float) -> bool:

@@ -36,7 +36,7 @@ SERIAL = "emulator-5554"
 CHILD = r'''
 import sys, threading, time
 from PIL import Image
-from pytest_mobile_agent.virtual.controller import ControllerDouble
+from pytest_mobile_agent.virtual.fronts.controller import ControllerDouble
 
 rate = float(sys.argv[1])
 scale_in_double = sys.argv[2] == "1"

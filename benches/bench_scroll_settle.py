@@ -39,7 +39,7 @@ from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.mirror.mirror import SCROLL_QUIET
 from pytest_mobile_agent.session import ControllerChoice, Session, select_paths
 from pytest_mobile_agent.virtual import VirtualLab
-from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
+from pytest_mobile_agent.virtual.fronts.controller import AvdConfig, ControllerDouble
 
 COMPONENT = "dev.mobileagent.fixture/.MainActivity"
 

@@ -25,15 +25,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "unit"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for tests.support
 
 from timing import timed  # noqa: E402
-from virtual_agent.helpers import TOKEN, Host, make_core  # noqa: E402
 
 from pytest_mobile_agent.agent import protocol as wire  # noqa: E402
-from pytest_mobile_agent.virtual.streams import Kernel  # noqa: E402
-from pytest_mobile_agent.virtual.ui import UiModel  # noqa: E402
+from pytest_mobile_agent.virtual.kernel.streams import Kernel  # noqa: E402
+from pytest_mobile_agent.virtual.ui import EmulatorUi as UiModel  # noqa: E402
 from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS  # noqa: E402
+from tests.support.agent_host import TOKEN, Host, make_core  # noqa: E402
 
 
 def report(name: str, samples: list[float]) -> None:
@@ -84,7 +84,7 @@ def _frame(stream: Any, decoder: wire.FrameDecoder, kind: str) -> dict[str, Any]
 def _end_one(device: Any, socket: str, ending: str) -> float:
     """Launch an agent, end it by `ending`; ms from the host's last step to the process gone."""
     from pytest_mobile_agent.virtual import agent as double
-    from pytest_mobile_agent.virtual.streams import NullFile
+    from pytest_mobile_agent.virtual.kernel.streams import NullFile
 
     words = ["serve", "--socket", socket, "--idle-exit-ms", "10000"]
     proc = device.processes.fork(device.adbd, argv=["app_process", "/", double.MAIN_CLASS, *words],

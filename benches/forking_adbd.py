@@ -20,7 +20,7 @@ from typing import Any
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import wire
-from pytest_mobile_agent.virtual.adbd_endpoint import AdbdEndpoint
+from pytest_mobile_agent.virtual.fronts.adbd_endpoint import AdbdEndpoint
 from pytest_mobile_agent.virtual.lab import RealAdbServer
 
 

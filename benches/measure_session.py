@@ -170,8 +170,8 @@ def _virtual(lab: Any) -> Callable[[], contextlib.AbstractContextManager[Control
     """Wire the fixture app and the agent double (no-ops once the lab does it); a controller double."""
     from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
     from pytest_mobile_agent.virtual import agent as double
-    from pytest_mobile_agent.virtual.controller import ControllerDouble
-    from pytest_mobile_agent.virtual.ui.attach import attach
+    from pytest_mobile_agent.virtual.device import ui_of as attach
+    from pytest_mobile_agent.virtual.fronts.controller import ControllerDouble
 
     device = lab.device(lab.serials[0])
     attach(device)

@@ -102,14 +102,6 @@ class InvalidArgument(AdbError, ValueError):
     """An argument that cannot cross the wire as given (a NUL byte in a shell argument or a path)."""
 
 
-class ShellSyntaxError(MobileAgentError):
-    """The virtual device's shell could not parse a command line; the message is the shell's."""
-
-
-class AddressInUse(MobileAgentError):
-    """A virtual device socket name or port is already bound (EADDRINUSE)."""
-
-
 # --- agent ---------------------------------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from pytest_mobile_agent.virtual import VirtualLab
-from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
+from pytest_mobile_agent.virtual.fronts.controller import AvdConfig, ControllerDouble
 
 DISCOVERY_ENV = "MOBILE_AGENT_AVD_DISCOVERY_DIR"
 

@@ -54,7 +54,8 @@ def describe(lab: VirtualLab) -> str:
         f"  adb -P {lab.adb_port} -s {lab.serials[0]} shell echo ok",
         f"  pytest --android-serial {lab.serials[0]}",
         f"  pytest --android-serial tcp:127.0.0.1:{lab.adb_port}/{lab.serials[0]}   # the same, without the export",
-        f"  HOME={lab.home} adb -P {lab.adb_port} -s {lab.serials[0]} emu avd name   # the console's token is in that HOME",
+        f"  HOME={lab.home} adb -P {lab.adb_port} -s {lab.serials[0]} emu avd name"
+        "   # the console's token is in that HOME",
         "",
         "serving until interrupted (Ctrl-C)",
     ]
@@ -63,7 +64,8 @@ def describe(lab: VirtualLab) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(message)s")
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:

@@ -1,195 +1,82 @@
-"""VirtualDevice: the model of one API 36 emulator, what adbd and the device's processes do.
+"""VirtualDevice: one API 36 emulator, assembled from the layers (see docs/architecture.md,
+"virtual"). This module is the composition root: it makes the kernel's services, boots the
+system processes, installs the programs, starts adbd's side, and plugs in the UI and the agent
+double; the behaviour lives in the rooms below.
 
 The fronts (the adb-server endpoint, the adbd transport endpoint) reach it through one seam:
 
     stream = device.open_service(service, peer_uid=2000, host=None) -> DeviceStream
 
-where `service` is the string adbd receives in an OPEN and the stream carries the service's bytes
-(`send(bytes)`, `recv(timeout)` returning b"" at the end and raising errors.Timeout when nothing
-came in time, `close()`):
+where `service` is the string adbd receives in an OPEN (virtual/adbd/services.py lists them) and
+the stream carries the service's bytes (`send(bytes)`, `recv(timeout)` returning b"" at the end
+and raising errors.Timeout when nothing came in time, `close()`). `host` is the front's way back to
+the host for reverse rules: `host(LOCAL)` returns a byte stream to the host side. A service the
+device does not know, or a connection nobody listens for, raises errors.Closed (the front answers
+with CLSE, or FAIL with the message). Services run as adbd's uid: 2000, the shell user; 0 after
+`adb root`.
 
-* `shell,v2,raw:CMD`, `shell,v2,pty:CMD`, `shell:CMD`, `exec:CMD` (virtual/shell_service.py);
-* `abb_exec:SERVICE\0ARG...` (raw, like exec:) and `abb:SERVICE\0ARG...` (shell protocol v2): the
-  binder call as `cmd SERVICE ARG...` runs it;
-* `sync:` (virtual/sync_service.py);
-* `localabstract:NAME`, `tcp:PORT` (`tcp:HOST:PORT` with a loopback host), connecting to a listener
-  on the device (virtual/sockets.py);
-* `reverse:forward:[norebind:]REMOTE;LOCAL`, `reverse:killforward:REMOTE`,
-  `reverse:killforward-all`, `reverse:list-forward`, answered as adbd answers them: one `OKAY`
-  (adbd writes no first OKAY: the adb server's own OKAY for the opened stream is the client's
-  first), then for `tcp:0` the port bound; `FAIL` + adbd's text otherwise; list-forward is the
-  length-prefixed list alone. The device then listens on REMOTE; a connection to it calls
-  `host(LOCAL)`, the callable the front gave with the open_service that installed the rule (else
-  the latest one given, or `set_host_connector`'s), which returns a byte stream to the host side,
-  and the two are joined.
-
-A service the device does not know, or a connection nobody listens for, raises errors.Closed from
-open_service (the front answers with CLSE, or FAIL with the message). The uid of the shell is
-`peer_uid` (2000, the shell user adbd runs as; 0 after `adb root`).
-
-Extension points: `programs.register(name, fn)`, `app_process_mains[MAIN] = fn`,
-`sockets.listen_abstract(name, owner_pid)`, `automation` (the UI-automation slot), `activity`
-(packages and the activity manager), `display`, `log(tag, message)` (logcat's buffer).
-
-Pids: init is 1, the system processes have fixed low pids, adbd is 412 (its children are the
-shells), and new processes count up from 3000 (per device: two devices have independent tables,
-file systems and properties, and each serial `emulator-5554`, `emulator-5556`... has its own
-`ro.serialno` `EMULATOR36X1X..`).
+What the device holds, typed: the kernel's services (`kernel`, `fs`, `processes`, `programs`,
+`sockets`, `properties`, bundled as `system`), the framework's (`logcat`, `display`, `activity`,
+`packages`, `automation`, `app_process_mains`, bundled as `framework`), adbd (`adbd`, its process;
+`adbd_daemon`, its state) and the UI (`ui`). Pids: init is 1, the system processes have fixed low
+pids, adbd is 412, and new processes count up from 3000 (per device: two devices have independent
+tables, file systems and properties, and each serial `emulator-5554`, `emulator-5556`... has its
+own `ro.serialno` `EMULATOR36X1X..`).
 """
 
 from __future__ import annotations
 
-import collections
 import logging
-import shlex
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from pytest_mobile_agent import errors
-from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.fs import Cred, FileSystem
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.programs import (
-    SEARCH_PATH,
+from pytest_mobile_agent.virtual import agent
+from pytest_mobile_agent.virtual.adbd.daemon import Adbd, HostConnector, ReverseRule
+from pytest_mobile_agent.virtual.adbd.services import open_service as open_adbd_service
+from pytest_mobile_agent.virtual.adbd.shell_service import ShellSession, run_to_completion
+from pytest_mobile_agent.virtual.android.activity import ActivityManager
+from pytest_mobile_agent.virtual.android.automation import AutomationSlot
+from pytest_mobile_agent.virtual.android.boot import ADBD_PID, boot
+from pytest_mobile_agent.virtual.android.display import Display
+from pytest_mobile_agent.virtual.android.framework import AppProcessMain, Framework
+from pytest_mobile_agent.virtual.android.logcat import Logcat
+from pytest_mobile_agent.virtual.android.packages import PackageManager
+from pytest_mobile_agent.virtual.android.properties import default_properties
+from pytest_mobile_agent.virtual.android.settings import default_settings
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.binaries import (
     Program,
     ProgramRegistry,
     lay_out_in_system_bin,
 )
-from pytest_mobile_agent.virtual.shell.interp import sh_main
-from pytest_mobile_agent.virtual.shell_service import (
-    ShellSession,
-    parse_shell_service,
-    run_to_completion,
-)
-from pytest_mobile_agent.virtual.streams import ByteStream, Kernel, OpenFile
+from pytest_mobile_agent.virtual.kernel.fs import FileSystem
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.procfs import KERNEL_BUILD, KERNEL_RELEASE, mount_procfs
+from pytest_mobile_agent.virtual.kernel.sockets import SocketNamespace
+from pytest_mobile_agent.virtual.kernel.streams import ByteStream, Kernel
+from pytest_mobile_agent.virtual.kernel.system import System
+from pytest_mobile_agent.virtual.programs import install as install_programs
+from pytest_mobile_agent.virtual.shell.main import sh_main
+from pytest_mobile_agent.virtual.ui.attach import attach, display_geometry
+from pytest_mobile_agent.virtual.ui.emulator import EmulatorUi
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
-HostConnector = Callable[[str], ByteStream]
-AppProcessMain = Callable[[pm.Process, list[str]], int]
-
-ADBD_PID = 412
-
-SYSTEM_PROCESSES: tuple[tuple[int, int, int, list[str]], ...] = (
-    (1, 0, 0, ["/system/bin/init", "second_stage"]),
-    (2, 0, 0, ["[kthreadd]"]),
-    (160, 1, 0, ["/system/bin/ueventd"]),
-    (280, 1, 1036, ["/system/bin/logd"]),
-    (281, 1, 1000, ["/system/bin/servicemanager"]),
-    (282, 1, 1000, ["/system/bin/hwservicemanager"]),
-    (300, 1, 0, ["/system/bin/vold", "--blkid_context=u:r:blkid:s0"]),
-    (350, 1, 0, ["zygote64"]),
-    (351, 1, 0, ["zygote"]),
-    (380, 1, 1000, ["/system/bin/surfaceflinger"]),
-    (ADBD_PID, 1, 2000, ["/apex/com.android.adbd/bin/adbd", "--root_seclabel=u:r:su:s0"]),
-    (620, 350, 1000, ["system_server"]),
-    (780, 350, 10069, ["com.android.systemui"]),
-    (810, 350, 1001, ["com.android.phone"]),
-    (905, 350, 10089, ["com.google.android.inputmethod.latin"]),
-    (1010, 350, 10112, ["com.google.android.apps.nexuslauncher"]),
-)
-
-
-# (VSZ KiB, RSS KiB, WCHAN) of the resident processes, of the kind an API 36 emulator's ps shows.
-SYSTEM_MEMORY: dict[int, tuple[int, int, str]] = {
-    1: (10943540, 12808, "do_epoll_wait"), 2: (0, 0, "kthreadd"),
-    160: (10874532, 4172, "do_epoll_wait"), 280: (10912604, 8936, "__do_sys_rt_sigtimedwait"),
-    281: (10881808, 5400, "do_epoll_wait"), 282: (10882968, 5828, "do_epoll_wait"),
-    300: (10939720, 9012, "do_epoll_wait"), 350: (14876176, 138404, "do_sys_poll"),
-    351: (1741208, 118756, "do_sys_poll"), 380: (11296928, 30912, "do_epoll_wait"),
-    ADBD_PID: (10920476, 7744, "do_epoll_wait"), 620: (17362312, 395220, "do_epoll_wait"),
-    780: (15502224, 213456, "do_epoll_wait"), 810: (15047688, 138972, "do_epoll_wait"),
-    905: (14985152, 152060, "do_epoll_wait"), 1010: (15254764, 187212, "do_epoll_wait"),
-}
-
-
-BOOT_LOG: tuple[tuple[int, str, str, str], ...] = (
-    (350, "D", "AndroidRuntime", ">>>>>> START com.android.internal.os.ZygoteInit uid 0 <<<<<<"),
-    (620, "I", "SystemServer", "InitBeforeStartServices"),
-    (620, "I", "SystemServiceManager", "Starting com.android.server.display.DisplayManagerService"),
-    (620, "I", "ActivityManager", "System now ready"),
-    (620, "I", "ActivityManager", "Start proc 780:com.android.systemui/u0a69 for service "
-     "{com.android.systemui/com.android.systemui.SystemUIService}"),
-    (620, "I", "ActivityManager", "Start proc 1010:com.google.android.apps.nexuslauncher/u0a112 for top-activity "
-     "{com.google.android.apps.nexuslauncher/com.google.android.apps.nexuslauncher.NexusLauncherActivity}"),
-    (620, "I", "ActivityTaskManager", "Displayed com.google.android.apps.nexuslauncher/.NexusLauncherActivity for user 0: +2s114ms"),
-    (620, "I", "ActivityManager", "Finished processing BOOT_COMPLETED for u0"),
-)
+FIRST_PID = 3000  # where the pids of the processes started after boot begin
 
 
 def default_facts() -> tuple[str, int]:
     """The model and API level every virtual device reports (its ro.product.model and
     ro.build.version.sdk), known without starting one."""
-    properties = _default_properties("emulator-5554", 0)
+    properties = default_properties("emulator-5554", 0)
     return properties["ro.product.model"], int(properties["ro.build.version.sdk"])
-
-
-def _default_properties(serial: str, index: int) -> dict[str, str]:
-    return {
-        "ro.build.version.sdk": "36",
-        "ro.build.version.release": "16",
-        "ro.build.version.release_or_codename": "16",
-        "ro.build.version.codename": "REL",
-        "ro.build.version.security_patch": "2025-06-05",
-        "ro.build.id": "BP22.250325.006",
-        "ro.build.type": "userdebug",
-        "ro.build.tags": "dev-keys",
-        "ro.build.flavor": "sdk_gphone64_x86_64-userdebug",
-        "ro.build.fingerprint": "google/sdk_gphone64_x86_64/emu64xa:16/BP22.250325.006/13344233:userdebug/dev-keys",
-        "ro.product.model": "sdk_gphone64_x86_64",
-        "ro.product.name": "sdk_gphone64_x86_64",
-        "ro.product.device": "emu64xa",
-        "ro.product.brand": "google",
-        "ro.product.manufacturer": "Google",
-        "ro.product.board": "goldfish_x86_64",
-        "ro.product.cpu.abi": "x86_64",
-        "ro.product.cpu.abilist": "x86_64,arm64-v8a",
-        "ro.product.cpu.abilist64": "x86_64,arm64-v8a",
-        "ro.product.cpu.abilist32": "",
-        "ro.hardware": "ranchu",
-        "ro.boot.hardware": "ranchu",
-        "ro.kernel.qemu": "1",
-        "ro.boot.qemu": "1",
-        # the emulator's androidboot.qemu.avd_name (aosp platform/external/qemu android/android-emu/android/
-        # userspace-boot-properties.cpp): the AVD's name, the avd.id its controller's discovery file gives
-        "ro.boot.qemu.avd_name": "Pixel_7_API_36",
-        "ro.serialno": f"EMULATOR36X1X{index // 10}X{index % 10}",
-        "ro.boot.serialno": f"EMULATOR36X1X{index // 10}X{index % 10}",
-        "ro.debuggable": "1",
-        "ro.secure": "1",
-        "ro.adb.secure": "0",
-        "ro.sf.lcd_density": "420",
-        "sys.boot_completed": "1",
-        "dev.bootcomplete": "1",
-        "init.svc.adbd": "running",
-        "service.adb.root": "0",
-        "persist.sys.timezone": "GMT",
-        "persist.sys.locale": "en-US",
-        "ro.opengles.version": "196610",
-        "net.hostname": "localhost",
-        VIRTUAL_DEVICE_PROPERTY: "1",  # the double says what it is: the plugin gives it the stand-in jar
-    }
-
-
-@dataclass
-class ReverseRule:
-    remote: str
-    local: str
-    listener: object
-    connector: Callable[[str], ByteStream] | None = None  # the front that installed the rule
 
 
 class VirtualDevice:
     """One virtual API 36 emulator."""
 
-    kernel_release = "6.6.66-android15-8-g3b8e3f1f9a4e-ab13086044"
-    kernel_build = "#1 SMP PREEMPT Fri Mar 14 03:52:47 UTC 2025"
-    kernel_compiler = ("(kleaf@build-host) (Android (12833971, +pgo, +bolt, +lto, +mlgo, based on r536225) clang version "
-                       "19.0.1 (https://android.googlesource.com/toolchain/llvm-project b3a530ec6537146650e42be89f1089e9a3588460), "
-                       "LLD 19.0.1)")
+    kernel_release = KERNEL_RELEASE
+    kernel_build = KERNEL_BUILD
 
     def __init__(self, serial: str = "emulator-5554", *, index: int | None = None,
                  properties: dict[str, str] | None = None) -> None:
@@ -198,163 +85,42 @@ class VirtualDevice:
             tail = serial.rsplit("-", 1)[-1]
             index = (int(tail) - 5554) // 2 if is_decimal(tail) else 0
         self.index = index
+        # the kernel
         self.kernel = Kernel()
-        self.properties: dict[str, str] = _default_properties(serial, index)
+        self.properties: dict[str, str] = default_properties(serial, index)
         if properties:
             self.properties.update(properties)
         self.fs = FileSystem()
-        self.processes = pm.ProcessTable(self.kernel, first_pid=3000, device=self)
+        self.processes = pm.ProcessTable(self.kernel, first_pid=FIRST_PID)
         self.programs = ProgramRegistry()
-        self.app_process_mains: dict[str, AppProcessMain] = {}
-        self._pts = 0
-        self._host_connector: HostConnector | None = None
-        self._log: collections.deque[str] = collections.deque(maxlen=2000)
-        self._crash_log: collections.deque[str] = collections.deque(maxlen=2000)  # logcat's crash buffer
-        self._log_lock = threading.Lock()
-        self._boot_time = time.time()
+        self.sockets = SocketNamespace(self.kernel, self.processes)
+        self.system = System(self.kernel, self.fs, self.processes, self.programs, self.sockets, self.properties)
         self.boot_monotonic = time.monotonic()
-        self.log_listeners: list[Callable[[], None]] = []
-        self.adbd_restart_listeners: list[Callable[[], None]] = []
-        self.log_count = 0  # lines ever logged (the ring buffer keeps the last 2000)
-        self._start_system()
-        self._log_boot()
-        self.sh_program: Program = sh_main(self)
+        # the framework
+        self.logcat = Logcat(self.kernel, default_pid=ADBD_PID)
+        self.display = Display()
+        self.activity = ActivityManager(self.processes, self.logcat)
+        self.packages = PackageManager(self.fs, self.properties, self.activity, self.logcat)
+        self.automation = AutomationSlot(self.kernel, self.processes, self.display)
+        self.app_process_mains: dict[str, AppProcessMain] = {}
+        self.framework = Framework(self.system, self.logcat, self.activity, self.packages, self.display,
+                                   self.automation, default_settings(), self.app_process_mains, self.boot_monotonic)
+        # booted: the resident processes, adbd, the programs in /system/bin, /proc
+        self.adbd: pm.Process = boot(self.processes, self.logcat)
+        self.sh_program: Program = sh_main(self.system)
+        self.adbd_daemon = Adbd(self.system, self.adbd, self.sh_program, f"host-{self.index + 1}")
         self._install_programs()
-        self.fs.proc_provider = self._proc_files
-        self.fs.proc_globals = self._proc_globals
-        self.fs.proc_owner = lambda pid: proc.uid if (proc := self.processes.get(pid)) is not None else 0
-        self.fs.pid_lister = lambda: [p.pid for p in self.processes.processes()]
-        self.fs.tty_opener = self._open_tty
-        self._install_extensions()
-
-    # --- setup --------------------------------------------------------------------------------------
-
-    def _start_system(self) -> None:
-        for pid, ppid, uid, argv in SYSTEM_PROCESSES:
-            self.processes.add_system(pid, ppid, argv, uid, memory=SYSTEM_MEMORY.get(pid))
-        adbd = self.processes.get(ADBD_PID)
-        assert adbd is not None
-        self.adbd = adbd
-        adbd.env = {"PATH": ":".join(SEARCH_PATH)}
-
-    def _log_boot(self) -> None:
-        """What logcat's buffer holds on an emulator that finished booting (a few of its lines)."""
-        for pid, priority, tag, message in BOOT_LOG:
-            self.log(tag, message, priority, pid)
+        mount_procfs(self.fs, self.processes, self.boot_monotonic)
+        # the image's apps: the agent double as app_process's dev.mobileagent.agent.Main, the UI
+        agent.register(self)
+        self.ui = EmulatorUi(geometry=display_geometry(self.display))
+        attach(self.ui, self.display, self.activity, self.packages, self.logcat)
 
     def _install_programs(self) -> None:
-        from pytest_mobile_agent.virtual.programs import (
-            android,
-            commands,
-            files,
-            hosttools,
-            net,
-            packages,
-            toybox,
-        )
-
         self.programs.on_register.append(lambda name: lay_out_in_system_bin(self.fs, name))
         self.programs.register("sh", self.sh_program)
         self.programs.register("mksh", self.sh_program)
-        toybox.install(self)
-        hosttools.install(self)
-        files.install(self)
-        commands.install(self)
-        net.install(self)
-        android.install(self)
-        packages.install(self)
-
-    def _install_extensions(self) -> None:
-        from pytest_mobile_agent.virtual.activity import ActivityManager
-        from pytest_mobile_agent.virtual.automation import AutomationSlot
-        from pytest_mobile_agent.virtual.display import Display
-        from pytest_mobile_agent.virtual.packages import PackageManager
-        from pytest_mobile_agent.virtual.sockets import SocketNamespace
-
-        self.sockets = SocketNamespace(self)
-        self.automation = AutomationSlot(self)
-        self.activity = ActivityManager(self)
-        self.packages = PackageManager(self)
-        self.display = Display(self)
-        self.reverse_rules: dict[str, ReverseRule] = {}
-        self.transport_name = f"host-{self.index + 1}"
-        self._install_apps()
-
-    def _install_apps(self) -> None:
-        """The Compose fixture app (its UI on the display) and the agent double as app_process's
-        dev.mobileagent.agent.Main, as an emulator image with them installed would have."""
-        from pytest_mobile_agent.virtual import agent
-
-        agent.install(self)
-
-    def shell_environment(self) -> dict[str, str]:
-        """The environment adbd gives the shells it starts."""
-        return {
-            "PATH": ":".join(SEARCH_PATH),
-            "HOME": "/",
-            "TMPDIR": "/data/local/tmp",
-            "USER": "shell",
-            "LOGNAME": "shell",
-            "SHELL": "/bin/sh",
-            "HOSTNAME": self.properties.get("ro.product.device", "emu64xa"),
-            "ANDROID_DATA": "/data",
-            "ANDROID_ROOT": "/system",
-            "ANDROID_STORAGE": "/storage",
-            "ANDROID_ART_ROOT": "/apex/com.android.art",
-            "ANDROID_I18N_ROOT": "/apex/com.android.i18n",
-            "ANDROID_TZDATA_ROOT": "/apex/com.android.tzdata",
-            "ANDROID_ASSETS": "/system/app",
-            "EXTERNAL_STORAGE": "/sdcard",
-            "ASEC_MOUNTPOINT": "/mnt/asec",
-            "DOWNLOAD_CACHE": "/data/cache",
-            "BOOTCLASSPATH": "/apex/com.android.art/javalib/core-oj.jar:/apex/com.android.art/javalib/core-libart.jar:/system/framework/framework.jar",
-            "SYSTEMSERVERCLASSPATH": "/system/framework/services.jar",
-        }
-
-    def allocate_pts(self) -> str:
-        with self.kernel.lock:
-            name = f"/dev/pts/{self._pts}"
-            self._pts += 1
-            return name
-
-    def _open_tty(self, cred: Cred) -> OpenFile:
-        proc = self.processes.get(cred.pid)
-        tty_file = None
-        if proc is not None and proc.tty is not None:
-            for file in proc.fds.values():
-                if file.isatty():
-                    tty_file = file
-                    break
-        if tty_file is None:
-            import errno
-            import os
-
-            raise OSError(errno.ENXIO, os.strerror(errno.ENXIO), "/dev/tty")
-        return tty_file.dup()
-
-    def _proc_files(self, pid: int) -> dict[str, bytes] | None:
-        proc = self.processes.get(pid)
-        if proc is None:
-            return None
-        return {
-            "cmdline": proc.cmdline_bytes(),
-            "status": proc_status(proc).encode(),
-            "stat": proc_stat(proc).encode(),
-            "comm": (proc.comm + "\n").encode(),
-            "environ": b"".join(f"{k}={v}".encode() + b"\0" for k, v in proc.env.items()),
-        }
-
-    def _proc_globals(self) -> dict[str, bytes]:
-        """/proc/version (a GKI 6.6 kernel's line, as `uname -a` reports it too), /proc/mounts,
-        /proc/uptime."""
-        from pytest_mobile_agent.virtual import mounts
-
-        uptime = time.monotonic() - self.boot_monotonic
-        return {
-            "version": f"Linux version {self.kernel_release} {self.kernel_compiler} {self.kernel_build}\n".encode(),
-            "mounts": mounts.proc_mounts(),
-            "uptime": f"{uptime:.2f} {uptime * 1.7:.2f}\n".encode(),
-        }
+        install_programs(self.programs, self.framework)
 
     # --- properties and log ---------------------------------------------------------------------------
 
@@ -365,115 +131,46 @@ class VirtualDevice:
         self.properties[name] = value
 
     def log(self, tag: str, message: str, priority: str = "I", pid: int = 0, buffer: str = "main") -> None:
-        """A line in logcat's ring buffer (`logcat -d` prints it in threadtime format); with buffer
-        "crash" it is in the crash buffer too (`logcat -b crash`)."""
-        now = time.time()
-        stamp = time.strftime("%m-%d %H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
-        line = f"{stamp} {pid or ADBD_PID:5} {pid or ADBD_PID:5} {priority} {tag}: {message}"
-        with self._log_lock:
-            self._log.append(line)
-            if buffer == "crash":
-                self._crash_log.append(line)
-            self.log_count += 1
-        for listener in list(self.log_listeners):
-            listener()
+        """A line in logcat's buffer (android/logcat.py)."""
+        self.logcat.log(tag, message, priority, pid, buffer)
 
     def log_lines(self) -> list[str]:
-        with self._log_lock:
-            return list(self._log)
-
-    def crash_lines(self) -> list[str]:
-        """The crash buffer's lines (`logcat -b crash`)."""
-        with self._log_lock:
-            return list(self._crash_log)
-
-    def log_uncaught(self, pid: int, process_name: str | None, throwable: str, thread: str = "main") -> None:
-        """What RuntimeInit.logUncaught (frameworks/base/core/java/com/android/internal/os/
-        RuntimeInit.java) logs for an uncaught exception: "FATAL EXCEPTION: <thread>", then
-        "Process: <name>, PID: <pid>" (the name only when ActivityThread has one: an app, not an
-        app_process tool), then the throwable's stack (`throwable`: Log.getStackTraceString's text),
-        through Clog_e into the crash buffer, tag AndroidRuntime, priority E; Log.printlns writes
-        one entry per line, so logcat prints one header per line."""
-        head = f"FATAL EXCEPTION: {thread}\n" + (f"Process: {process_name}, " if process_name else "") + f"PID: {pid}"
-        for line in f"{head}\n{throwable}".rstrip("\n").split("\n"):
-            self.log("AndroidRuntime", line, "E", pid, buffer="crash")
-
-    def log_since(self, count: int) -> tuple[list[str], int]:
-        """The lines logged after the first `count` (those still in the buffer), and the new count."""
-        with self._log_lock:
-            fresh = min(self.log_count - count, len(self._log))
-            return (list(self._log)[len(self._log) - fresh :] if fresh > 0 else []), self.log_count
-
-    def clear_log(self) -> None:
-        with self._log_lock:
-            self._log.clear()
-            self._crash_log.clear()
+        return self.logcat.lines()
 
     # --- the seam ---------------------------------------------------------------------------------------
 
-    def set_host_connector(self, connector: HostConnector | None) -> None:
-        """The way back to the host for reverse rules: connector(LOCAL) -> a byte stream."""
-        self._host_connector = connector
-
     def open_service(self, service: str, peer_uid: int | None = None, *, host: HostConnector | None = None,
                      host_connector: HostConnector | None = None) -> ByteStream:
-        """The device side of an adbd service; errors.Closed when adbd would refuse it. The
-        service runs as adbd does: the shell user, or root after `adb root`."""
-        if peer_uid is None:
-            peer_uid = self.adbd.uid
-        connector = host or host_connector
-        if connector is not None:
-            self._host_connector = connector
-        shell = parse_shell_service(service)
-        if shell is not None:
-            args, command = shell
-            return ShellSession(self, args, command, peer_uid)
-        if service.startswith(("abb_exec:", "abb:")):
-            kind, _, rest = service.partition(":")
-            line = "cmd " + " ".join(shlex.quote(arg) for arg in rest.split("\0"))
-            return ShellSession(self, ["exec"] if kind == "abb_exec" else ["v2", "raw"], line, peer_uid)
-        if service == "sync:":
-            from pytest_mobile_agent.virtual.sync_service import SyncSession
+        """The device side of an adbd service (virtual/adbd/services.py); errors.Closed when adbd
+        would refuse it. `host` is the way back to the host for reverse rules."""
+        return open_adbd_service(self.adbd_daemon, service, peer_uid, host or host_connector)
 
-            return SyncSession(self, peer_uid)
-        if service.startswith("localabstract:"):
-            return self.sockets.connect_abstract(service[len("localabstract:"):], peer_uid)
-        if service.startswith("tcp:"):
-            return self.sockets.connect_tcp_spec(service, peer_uid)
-        if service.startswith("reverse:"):
-            from pytest_mobile_agent.virtual.reverse import reverse_service
+    def set_host_connector(self, connector: HostConnector | None) -> None:
+        """The way back to the host for reverse rules: connector(LOCAL) -> a byte stream."""
+        self.adbd_daemon.set_host_connector(connector)
 
-            return reverse_service(self, service[len("reverse:"):], connector)
-        if service.startswith(("root:", "unroot:")):
-            from pytest_mobile_agent.virtual.restart import restart_service
+    @property
+    def reverse_rules(self) -> dict[str, ReverseRule]:
+        return self.adbd_daemon.reverse_rules
 
-            return restart_service(self, service)
-        raise errors.Closed(f"the device does not offer the service {service!r}")
+    @property
+    def adbd_restart_listeners(self) -> list[Callable[[], None]]:
+        """Called when adbd restarts (`adb root`): the fronts drop their transports."""
+        return self.adbd_daemon.restart_listeners
 
-    def restart_adbd(self, *, root: bool) -> None:
-        """adbd restarting as root (or not), as init does when service.adb.root changes: the
-        fronts drop their transports (adbd_restart_listeners), later services run as the new uid."""
-        self.setprop("service.adb.root", "1" if root else "0")
-        self.adbd.uid = self.adbd.gid = 0 if root else 2000
-        for listener in list(self.adbd_restart_listeners):
-            listener()
-
-    def host_connector(self) -> HostConnector | None:
-        return self._host_connector
+    @property
+    def transport_name(self) -> str:
+        return self.adbd_daemon.transport_name
 
     def remove_reverse_rules(self, connector: HostConnector | None = None) -> None:
-        """Drop the reverse rules a front installed (all of them without a connector), as adbd
-        drops a transport's listeners when that host connection goes away."""
-        for name, rule in list(self.reverse_rules.items()):
-            if connector is None or rule.connector is connector:
-                self.reverse_rules.pop(name, None)
-                rule.listener.close()  # type: ignore[attr-defined]
+        self.adbd_daemon.remove_reverse_rules(connector)
 
     # --- conveniences for in-process users ---------------------------------------------------------
 
-    def shell(self, command: str, *, stdin: bytes = b"", timeout: float = 10.0, uid: int = 2000) -> tuple[int, bytes, bytes]:
+    def shell(self, command: str, *, stdin: bytes = b"", timeout: float = 10.0,
+              uid: int = 2000) -> tuple[int, bytes, bytes]:
         """Run a command as `adb shell` would (shell v2, raw): (status, stdout, stderr)."""
-        session = ShellSession(self, ["v2", "raw"], command, uid)
+        session = ShellSession(self.adbd_daemon, ["v2", "raw"], command, uid)
         try:
             return run_to_completion(session, stdin, timeout)
         finally:
@@ -482,49 +179,12 @@ class VirtualDevice:
     def close(self) -> None:
         """End every process started since boot (SIGKILL), as powering the emulator off would."""
         for proc in self.processes.processes():
-            if proc.pid >= 3000:
+            if proc.pid >= FIRST_PID:
                 proc.deliver(pm.SIGKILL)
         self.sockets.close_all()
 
 
-def proc_status(proc: pm.Process) -> str:
-    state = {"S": "S (sleeping)", "T": "T (stopped)", "Z": "Z (zombie)", "R": "R (running)"}[proc.state_letter()]
-    sig = proc.signals
-    uid = proc.uid
-    groups = "" if uid != 2000 else "1004 1007 1011 1015 1028 3001 3002 3003 3006 3009 3011 "
-    return (
-        f"Name:\t{proc.comm}\n"
-        "Umask:\t0000\n"
-        f"State:\t{state}\n"
-        f"Tgid:\t{proc.pid}\n"
-        "Ngid:\t0\n"
-        f"Pid:\t{proc.pid}\n"
-        f"PPid:\t{proc.ppid}\n"
-        "TracerPid:\t0\n"
-        f"Uid:\t{uid}\t{uid}\t{uid}\t{uid}\n"
-        f"Gid:\t{proc.gid}\t{proc.gid}\t{proc.gid}\t{proc.gid}\n"
-        "FDSize:\t64\n"
-        f"Groups:\t{groups}\n"
-        f"VmPeak:\t{proc.memory[0] + 4096:8} kB\nVmSize:\t{proc.memory[0]:8} kB\nVmRSS:\t{proc.memory[1]:8} kB\n"
-        f"Threads:\t{1 if proc.thread is None else 1}\n"
-        "SigQ:\t0/63197\n"
-        f"SigPnd:\t{0:016x}\n"
-        f"ShdPnd:\t{pm.mask_of(sig.blocked_pending):016x}\n"
-        f"SigBlk:\t{sig.blocked:016x}\n"
-        f"SigIgn:\t{pm.mask_of(sig.ignored):016x}\n"
-        f"SigCgt:\t{pm.mask_of(sig.caught):016x}\n"
-        "CapInh:\t0000000000000000\n"
-        f"CapPrm:\t{'000001ffffffffff' if uid == 0 else '0000000000000000'}\n"
-        f"CapEff:\t{'000001ffffffffff' if uid == 0 else '0000000000000000'}\n"
-        "CapBnd:\t00000000000000c0\n"
-        "CapAmb:\t0000000000000000\n"
-        "NoNewPrivs:\t0\n"
-        "Seccomp:\t0\n"
-        "Cpus_allowed_list:\t0-1\n"
-        "voluntary_ctxt_switches:\t1\n"
-        "nonvoluntary_ctxt_switches:\t0\n"
-    )
-
-
-def proc_stat(proc: pm.Process) -> str:
-    return f"{proc.pid} ({proc.comm}) {proc.state_letter()} {proc.ppid} {proc.pgid} {proc.sid} 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 0 0 0\n"
+def ui_of(device: VirtualDevice) -> EmulatorUi:
+    """The device's UI model. The device attaches it to its display, activity manager and package
+    manager when it is made; callers that attached it themselves before can take it from here."""
+    return device.ui

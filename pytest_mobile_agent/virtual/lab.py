@@ -4,13 +4,13 @@
 on the built-in adb-server endpoint (a free loopback port). ``start_adbd(serial)`` adds a device's
 adbd endpoint, on the odd port 5555..5585 its serial names when that port is free.
 
-Each emulator serial also gets its console (virtual/console.py) on its console port, the adbd
+Each emulator serial also gets its console (virtual/fronts/console.py) on its console port, the adbd
 port minus one, as `adb emu` expects: a real-server lab reserves the two ports together, so
 concurrent labs never share a console; a built-in lab serves the console when asked
 (``consoles=True``) and the serial's port is free. The console's auth token is in the lab's own
 ``<lab.home>/.emulator_console_auth_token`` (never the user's home: run `adb emu` with
 ``HOME=<lab.home>``, as the lab's ``console_environment()`` says). ``grpc <port>`` on the console
-starts the device's controller double (virtual/controller.py), whose discovery file goes where
+starts the device's controller double (virtual/fronts/controller.py), whose discovery file goes where
 ``emulator.discovery`` looks (``discovery_dir``, else its first candidate), and ``kill`` powers
 the device off.
 
@@ -43,14 +43,11 @@ from typing import Any
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import wire
-from pytest_mobile_agent.virtual.adb_endpoint import AdbServerEndpoint
-from pytest_mobile_agent.virtual.adbd_endpoint import (
-    ADBD_PORTS,
-    AdbdEndpoint,
-    bind_loopback,
-)
-from pytest_mobile_agent.virtual.console import EmulatorConsole, write_token_file
-from pytest_mobile_agent.virtual.numbers import is_decimal
+from pytest_mobile_agent.virtual.fronts.adb_endpoint import AdbServerEndpoint
+from pytest_mobile_agent.virtual.fronts.adbd_endpoint import AdbdEndpoint
+from pytest_mobile_agent.virtual.fronts.console import EmulatorConsole, write_token_file
+from pytest_mobile_agent.virtual.fronts.loopback import ADBD_PORTS, bind_loopback
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -76,7 +73,8 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def reserve_emulator_pair(preferred: int | None = None, ports: range = ADBD_PORTS) -> tuple[socket.socket, socket.socket] | None:
+def reserve_emulator_pair(preferred: int | None = None,
+                          ports: range = ADBD_PORTS) -> tuple[socket.socket, socket.socket] | None:
     """Listeners on a console port and its adbd port (console + 1), both free: the preferred adbd
     port when it can, else the first free pair of 5554/5555..5584/5585."""
     candidates = [preferred] if preferred in ports else []
@@ -176,7 +174,8 @@ class RealAdbServer:
     def start(cls, *, port: int | None = None, binary: str | None = None, timeout: float = 10.0) -> RealAdbServer:
         path = binary or adb_binary()
         if path is None:
-            raise errors.MobileAgentError("no adb binary", advice="Install Debian's `adb` package (apt-get install adb)")
+            raise errors.MobileAgentError("no adb binary",
+                                          advice="Install Debian's `adb` package (apt-get install adb)")
         chosen = port or free_port()
         env = {k: v for k, v in os.environ.items() if k not in ("ANDROID_ADB_SERVER_PORT", "ADB_SERVER_SOCKET")}
         process, release = _spawn_tied_to_us([path, "-P", str(chosen), "nodaemon", "server"], env)
@@ -197,7 +196,8 @@ class RealAdbServer:
     def _wait_ready(self, deadline: float) -> None:
         while True:
             if self.process.poll() is not None:
-                raise errors.MobileAgentError(f"the adb server on port {self.port} exited with {self.process.returncode}")
+                raise errors.MobileAgentError(
+                    f"the adb server on port {self.port} exited with {self.process.returncode}")
             try:
                 _smart_request(self.port, "host:version", timeout=1.0)
                 return
@@ -252,7 +252,8 @@ class RealAdbServer:
 class VirtualLab:
     """Virtual devices, their fronts, and optionally a real adb server in front of them."""
 
-    def __init__(self, device_factory: DeviceFactory = default_device_factory, *, discovery_dir: Path | None = None) -> None:
+    def __init__(self, device_factory: DeviceFactory = default_device_factory, *,
+                 discovery_dir: Path | None = None) -> None:
         self._factory = device_factory
         self._devices: dict[str, Any] = {}
         self._adbd: dict[str, AdbdEndpoint] = {}
@@ -360,7 +361,7 @@ class VirtualLab:
     def start_controller(self, serial: str, port: int = 0) -> int:
         """The device's controller double (console `grpc <port>`): started on `port` when free,
         else on a free one; an already running one is kept. Its port."""
-        from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
+        from pytest_mobile_agent.virtual.fronts.controller import AvdConfig, ControllerDouble
 
         with self._lock:
             running = self._controllers.get(serial)
@@ -413,7 +414,8 @@ class VirtualLab:
         try:
             return self._devices[serial]
         except KeyError:
-            raise errors.MobileAgentError(f"no virtual device {serial!r} in this lab (it has {', '.join(self.serials)})") from None
+            raise errors.MobileAgentError(
+                f"no virtual device {serial!r} in this lab (it has {', '.join(self.serials)})") from None
 
     def adbd_port(self, serial: str) -> int | None:
         endpoint = self._adbd.get(serial)

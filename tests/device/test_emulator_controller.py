@@ -36,7 +36,7 @@ from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as 
 from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
 from pytest_mobile_agent.emulator.frame import status_bar_rows
 from pytest_mobile_agent.errors import Unavailable
-from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
+from pytest_mobile_agent.virtual.fronts.controller import AvdConfig, ControllerDouble
 
 pytestmark = pytest.mark.device
 

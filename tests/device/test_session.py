@@ -92,7 +92,7 @@ class Rig:
 def _virtual_device(android_target: Any) -> Any:
     """The lab's device model, with the fixture app and the agent double on it."""
     from pytest_mobile_agent.virtual import agent as agent_double
-    from pytest_mobile_agent.virtual.ui.attach import attach
+    from pytest_mobile_agent.virtual.device import ui_of as attach
 
     model = android_target.lab.device(android_target.serial)
     attach(model)  # both idempotent: the lab may have done it already
@@ -125,7 +125,7 @@ def controller_choice(android_target: Any, tmp_path: Path, monkeypatch: pytest.M
             pytest.skip("the controller path needs an emulator")
         yield ControllerChoice.Auto()
         return
-    from pytest_mobile_agent.virtual.controller import ControllerDouble
+    from pytest_mobile_agent.virtual.fronts.controller import ControllerDouble
 
     monkeypatch.setenv(DISCOVERY_DIR_ENV, str(tmp_path))
     double = ControllerDouble(_virtual_device(android_target).display, serial=android_target.serial,

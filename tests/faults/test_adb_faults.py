@@ -23,8 +23,8 @@ from pytest_mobile_agent.agent import Records, Reused
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.session import ControllerChoice, Session, select_paths
 from pytest_mobile_agent.virtual import VirtualLab
-from pytest_mobile_agent.virtual.adb_endpoint import AdbServerEndpoint
-from pytest_mobile_agent.virtual.fs import ROOT
+from pytest_mobile_agent.virtual.fronts.adb_endpoint import AdbServerEndpoint
+from pytest_mobile_agent.virtual.kernel.creds import ROOT
 from pytest_mobile_agent.virtual.lab import adb_binary
 from tests.support.lab import Bench
 

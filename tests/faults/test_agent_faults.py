@@ -21,7 +21,7 @@ from pytest_mobile_agent.agent.connection import Connection
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.plugin.gates import HostGate
 from pytest_mobile_agent.session import ControllerChoice, Session, select_paths
-from pytest_mobile_agent.virtual.process import SIGCONT, SIGKILL, SIGSTOP
+from pytest_mobile_agent.virtual.kernel.process import SIGCONT, SIGKILL, SIGSTOP
 from tests.support.lab import Bench
 
 SLOW_SWIPE = {"x1": 540, "y1": 1800, "x2": 540, "y2": 600, "duration_ms": 3000}

@@ -17,7 +17,7 @@ import pytest
 from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.session import ControllerChoice, PathOptions, Session, select_paths
-from pytest_mobile_agent.virtual.controller import ControllerDouble
+from pytest_mobile_agent.virtual.fronts.controller import ControllerDouble
 from tests.support.lab import Bench
 
 

@@ -16,7 +16,7 @@ from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.agent.connection import Connection
 from pytest_mobile_agent.emulator import Controller, Endpoint
 from pytest_mobile_agent.plugin.gates import HostGate
-from pytest_mobile_agent.virtual.controller import SilentPort
+from pytest_mobile_agent.virtual.fronts.silent_port import SilentPort
 
 SLACK_MS = 250.0
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_mobile_agent.virtual.console import ConsoleSession, EmulatorConsole
 from pytest_mobile_agent.virtual.device import VirtualDevice
-from pytest_mobile_agent.virtual.fs import Cred
+from pytest_mobile_agent.virtual.fronts.console import ConsoleSession, EmulatorConsole
+from pytest_mobile_agent.virtual.kernel.creds import Cred
 from pytest_mobile_agent.virtual.programs import hosttools, ps, sedscript
 from tests.fuzz.bounds import ends_within, lighter
 
@@ -53,7 +53,7 @@ DEVICE = VirtualDevice()
 @lighter(2)
 @given(paths, st.sampled_from(["/", "/data/local/tmp", "/sdcard", "/data"]))
 def test_a_staged_argument_never_names_a_host_path_outside_the_staging(arg: str, cwd: str) -> None:
-    staging = hosttools.Staging(DEVICE, Cred(2000), cwd)
+    staging = hosttools.Staging(DEVICE.system, Cred(2000), cwd)
     try:
         given_arg = staging.argument(arg)
         if given_arg.startswith("/"):

@@ -70,7 +70,7 @@ def _scripted_adb_server():  # noqa: ANN202 - the unit tests' helper
 
 
 def test_the_virtual_devices_servers_and_the_test_servers_listen_on_loopback_only(tmp_path: Path) -> None:
-    from pytest_mobile_agent.virtual.controller import ControllerDouble
+    from pytest_mobile_agent.virtual.fronts.controller import ControllerDouble
 
     before = set(listening())
     lab = VirtualLab.start(1)

@@ -21,7 +21,7 @@ from pytest_mobile_agent.agent import protocol as wire
 from pytest_mobile_agent.agent.connection import Connection
 from pytest_mobile_agent.agent.launch import MAIN_CLASS, TOKEN_ENV
 from pytest_mobile_agent.plugin import artifacts
-from pytest_mobile_agent.virtual.fs import ROOT
+from pytest_mobile_agent.virtual.kernel.creds import ROOT
 from tests.support.lab import Bench, bench
 
 WRONG = "f" * 32
@@ -215,7 +215,7 @@ def test_the_controllers_token_is_in_no_log_record_status_or_error(vd: Bench, tm
     from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
     from pytest_mobile_agent.mirror import Mirror
     from pytest_mobile_agent.session import ControllerChoice, PathOptions, Session, select_paths
-    from pytest_mobile_agent.virtual.controller import ControllerDouble
+    from pytest_mobile_agent.virtual.fronts.controller import ControllerDouble
 
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv(DISCOVERY_DIR_ENV, str(tmp_path))

@@ -44,7 +44,7 @@ class Bench:
         assert out.exit_code == 0 and "Status: ok" in out.text(), out.text()
 
     def exists(self, path: str) -> bool:
-        from pytest_mobile_agent.virtual.fs import ROOT
+        from pytest_mobile_agent.virtual.kernel.creds import ROOT
 
         return bool(self.model.fs.exists(path, ROOT))
 
@@ -65,7 +65,7 @@ class Bench:
 @contextlib.contextmanager
 def bench() -> Iterator[Bench]:
     from pytest_mobile_agent.virtual import agent as agent_double
-    from pytest_mobile_agent.virtual.ui.attach import attach
+    from pytest_mobile_agent.virtual.device import ui_of as attach
 
     lab = VirtualLab.start(1)
     try:

@@ -23,22 +23,26 @@ module             what it holds                                   Java agent
 =================  ==============================================  ================================
 """
 
-from .params import RequestError
-from .platform import Gate, Platform, ProcessGate, Running
-from .process import (
+from pytest_mobile_agent.virtual.agent.params import RequestError
+from pytest_mobile_agent.virtual.agent.platform import (
+    AgentHost,
+    Gate,
+    Platform,
+    ProcessGate,
+    Running,
+)
+from pytest_mobile_agent.virtual.agent.process import (
     MAIN_CLASS,
     Args,
     conflict_line,
     display_info,
     error_line,
-    install,
     main,
     parse_args,
     ready_line,
     register,
-    ui_of,
 )
-from .server import (
+from pytest_mobile_agent.virtual.agent.server import (
     AGENT_NAME,
     CAPABILITIES,
     PROTOCOLS,
@@ -51,8 +55,9 @@ from .server import (
 )
 
 __all__ = [
-    "AGENT_NAME", "CAPABILITIES", "MAIN_CLASS", "PROTOCOLS", "SHELL_UID", "AgentCore", "Args", "Connection",
+    "AGENT_NAME", "CAPABILITIES", "MAIN_CLASS", "PROTOCOLS", "SHELL_UID", "AgentCore", "AgentHost", "Args",
+    "Connection",
     "Gate", "Identity", "Platform", "ProcessGate", "RequestError", "Running", "build_of", "conflict_line",
-    "display_info", "error_line", "install", "main", "parse_args", "ready_line", "register", "ui_of",
+    "display_info", "error_line", "main", "parse_args", "ready_line", "register",
     "version_in",
 ]

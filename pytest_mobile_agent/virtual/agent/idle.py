@@ -8,9 +8,8 @@ import math
 import time
 from typing import Any
 
+from pytest_mobile_agent.virtual.agent.platform import Gate
 from pytest_mobile_agent.virtual.ui import UiModel
-
-from .platform import Gate
 
 
 class IdleTracker:

@@ -14,13 +14,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from pytest_mobile_agent.virtual.agent.idle import IdleTracker
+from pytest_mobile_agent.virtual.agent.params import RequestError, int_param
+from pytest_mobile_agent.virtual.agent.platform import Gate
+from pytest_mobile_agent.virtual.agent.tree import Tree
 from pytest_mobile_agent.virtual.ui import UiModel, injection
 from pytest_mobile_agent.virtual.ui.injection import DOWN, MOVE, UP, Call
-
-from .idle import IdleTracker
-from .params import RequestError, int_param
-from .platform import Gate
-from .tree import Tree
 
 SWIPE_STEP_MS = 8
 GESTURE_MAX_MS = 60_000  # core/Agent.java: hold_ms, duration_ms and rest_ms within 0..60,000

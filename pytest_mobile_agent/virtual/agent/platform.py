@@ -12,10 +12,42 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.virtual.ui import UiModel
+from pytest_mobile_agent.virtual.android.automation import AutomationSlot
+from pytest_mobile_agent.virtual.android.display import Display
+from pytest_mobile_agent.virtual.android.framework import AppProcessMain
+from pytest_mobile_agent.virtual.kernel.fs import FileSystem
+from pytest_mobile_agent.virtual.kernel.process import Process
+from pytest_mobile_agent.virtual.kernel.sockets import SocketNamespace
+from pytest_mobile_agent.virtual.ui.model import UiModel
+
+
+class AgentHost(Protocol):
+    """What the agent double reaches of the device it runs on (a VirtualDevice is one): the file it
+    started from, its abstract socket, the UI-automation slot, the display's rotation, the UI model,
+    logcat, and app_process's table of main classes, where it registers."""
+
+    @property
+    def fs(self) -> FileSystem: ...
+
+    @property
+    def sockets(self) -> SocketNamespace: ...
+
+    @property
+    def automation(self) -> AutomationSlot: ...
+
+    @property
+    def display(self) -> Display: ...
+
+    @property
+    def ui(self) -> UiModel: ...
+
+    @property
+    def app_process_mains(self) -> dict[str, AppProcessMain]: ...
+
+    def log(self, tag: str, message: str) -> None: ...
 
 
 class Gate(Protocol):
@@ -60,7 +92,7 @@ class ProcessGate:
     The stop is waited out on the process's own condition, which the kernel notifies at every
     signal it delivers and at the process's death (`Process.deliver`, `ProcessTable.exit`)."""
 
-    def __init__(self, proc: Any) -> None:
+    def __init__(self, proc: Process) -> None:
         self.proc = proc
         self.lock = proc.kernel.lock
 

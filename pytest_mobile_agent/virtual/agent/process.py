@@ -7,19 +7,29 @@ an `AgentCore` to the device.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
-import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.ui import UiModel
-
-from .platform import Platform, ProcessGate
-from .server import AGENT_NAME, PROTOCOLS, AgentCore, Identity, build_of, version_in
+from pytest_mobile_agent.virtual.agent.platform import AgentHost, Platform, ProcessGate
+from pytest_mobile_agent.virtual.agent.server import (
+    AGENT_NAME,
+    PROTOCOLS,
+    AgentCore,
+    Identity,
+    build_of,
+    version_in,
+)
+from pytest_mobile_agent.virtual.android.automation import already_registered_message
+from pytest_mobile_agent.virtual.kernel.creds import Cred
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.process import Process
+from pytest_mobile_agent.virtual.kernel.sockets import Listener
+from pytest_mobile_agent.virtual.ui.model import UiModel
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -46,11 +56,6 @@ def error_line(code: str, message: str) -> str:
 def already_registered() -> str:
     """The platform's message when UI automation is taken: the device's IllegalStateException's
     message, as the Java agent reports `getMessage()` (the proxy's hash differs each time)."""
-    try:
-        from pytest_mobile_agent.virtual.automation import already_registered_message
-    except ImportError:  # a device model without the slot's module
-        return ("UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@"
-                f"{secrets.token_hex(4)[1:]} already registered!")
     return already_registered_message().removeprefix("java.lang.IllegalStateException: ")
 
 
@@ -109,7 +114,7 @@ def parse_args(argv: list[str]) -> Args:
 class _Stdout:
     """The agent's standard output: lines, with EPIPE on a closed stream ignored."""
 
-    def __init__(self, proc: Any) -> None:
+    def __init__(self, proc: Process) -> None:
         self.proc = proc
 
     def line(self, text: str) -> None:
@@ -118,14 +123,11 @@ class _Stdout:
             self.proc.stdout.write(text.encode())
 
 
-def main(proc: Any, argv: list[str] | None = None) -> int:
+def main(host: AgentHost, proc: Process, argv: list[str] | None = None) -> int:
     """The agent double as a program of the virtual device's `app_process` (`argv`: the words
-    after the main class, or the whole command line)."""
+    after the main class, or the whole command line), on `host`."""
     out = _Stdout(proc)
-    device = proc.device
-    signals = getattr(proc, "signals", None)
-    if signals is not None and hasattr(signals, "block"):
-        signals.block(ART_SIGBLK)
+    proc.signals.block(ART_SIGBLK)
     try:
         args = parse_args(list(proc.argv if argv is None else argv))
     except ValueError as exc:
@@ -135,33 +137,32 @@ def main(proc: Any, argv: list[str] | None = None) -> int:
     if not token:
         out.line(error_line("no_token", "MOBILE_AGENT_TOKEN is not set"))
         return 1
-    identity_or_error = _identity(proc, device, args, token)
+    identity_or_error = _identity(proc, host, args, token)
     if isinstance(identity_or_error, str):
         out.line(identity_or_error)
         return 1
     identity = identity_or_error
     proc.set_name(f"mobile-agent {args.socket}")
-    stopped = _take_automation(proc, device, args, out)
+    stopped = _take_automation(proc, host, args, out)
     if stopped is None:
         return 3
     try:
-        listener = device.sockets.listen_abstract(args.socket, proc.pid)
+        listener = host.sockets.listen_abstract(args.socket, proc.pid)
     except Exception as exc:  # noqa: BLE001 - the name is taken, or the device refuses it
-        device.automation.release(proc.pid)
+        host.automation.release(proc.pid)
         out.line(error_line("socket", f"cannot listen on @{args.socket}: {exc}"))
         return 1
-    ui = ui_of(device)
-    platform = Platform(ui, lambda: display_info(device, ui),
+    ui = host.ui
+    platform = Platform(ui, lambda: display_info(host, ui),
                         diagnostic=lambda msg: out.line(f"MOBILE_AGENT_LOG {msg}\n"),
-                        logcat=getattr(device, "log", lambda tag, msg: None),
-                        gate=ProcessGate(proc))
+                        logcat=host.log, gate=ProcessGate(proc))
     core = AgentCore(identity, platform)
     core.on_stop(lambda: _close_quietly(listener))  # wakes the accept loop: the process exits at once
 
     def on_death() -> None:  # however the process ends, SIGKILL included
         core.stop(core.exit_status or 0)
         _close_quietly(listener)
-        device.automation.release(proc.pid)
+        host.automation.release(proc.pid)
 
     proc.at_death(on_death)
     core.last_disconnect = time.monotonic()
@@ -172,17 +173,17 @@ def main(proc: Any, argv: list[str] | None = None) -> int:
     finally:
         core.stop(core.exit_status or 0)
         _close_quietly(listener)
-        device.automation.release(proc.pid)
+        host.automation.release(proc.pid)
     return core.exit_status or 0
 
 
-def _identity(proc: Any, device: Any, args: Args, token: str) -> Identity | str:
+def _identity(proc: Process, host: AgentHost, args: Args, token: str) -> Identity | str:
     """The agent's identity from the file it started from; an error line when it cannot be read."""
     classpath = proc.env.get("CLASSPATH", "").split(":")[0]
     if not classpath:
         return error_line("classpath", "CLASSPATH names no file")
     try:
-        data = read_device_file(device, classpath, proc)
+        data = read_device_file(host, classpath, proc)
     except OSError as exc:
         return error_line("classpath", f"cannot read {classpath}: {exc.strerror or exc}")
     version = version_in(data)
@@ -191,22 +192,19 @@ def _identity(proc: Any, device: Any, args: Args, token: str) -> Identity | str:
     return Identity(version, build_of(data), proc.pid, args.socket, token, uid=proc.uid)
 
 
-def read_device_file(device: Any, path: str, proc: Any) -> bytes:
-    from pytest_mobile_agent.virtual.fs import Cred
-
-    data: bytes = device.fs.read_file(path, Cred(proc.uid, pid=proc.pid))
-    return data
+def read_device_file(host: AgentHost, path: str, proc: Process) -> bytes:
+    return host.fs.read_file(path, Cred(proc.uid, pid=proc.pid))
 
 
-def _holder_of(proc: Any, pid: int | None, label: str) -> dict[str, Any]:
+def _holder_of(proc: Process, pid: int | None, label: str) -> dict[str, Any]:
     other = proc.table.get(pid) if pid is not None else None
     name = other.args_line() if other is not None and not other.dead else label
     return {"pid": pid, "name": name}
 
 
-def _take_automation(proc: Any, device: Any, args: Args, out: _Stdout) -> list[dict[str, Any]] | None:
+def _take_automation(proc: Process, host: AgentHost, args: Args, out: _Stdout) -> list[dict[str, Any]] | None:
     """UI automation for this agent: the clients `--force` stopped, or None after a conflict line."""
-    automation = device.automation
+    automation = host.automation
     stopped: list[dict[str, Any]] = []
     held = automation.holder()
     if held is not None and held[0] != proc.pid:
@@ -214,13 +212,13 @@ def _take_automation(proc: Any, device: Any, args: Args, out: _Stdout) -> list[d
         if not args.force:
             out.line(conflict_line(holder, already_registered()))
             return None
-        stopped.extend(_force_stop(proc, device, holder))
+        stopped.extend(_force_stop(proc, holder))
     if args.force:
         for other in proc.table.processes():
             line = other.args_line()
             if other.pid != proc.pid and not other.dead and _is_automation_client(line) \
                     and all(s["pid"] != other.pid for s in stopped):
-                stopped.extend(_force_stop(proc, device, {"pid": other.pid, "name": line}))
+                stopped.extend(_force_stop(proc, {"pid": other.pid, "name": line}))
     if not automation.acquire(proc.pid, f"mobile-agent {args.socket}"):
         held = automation.holder()
         out.line(conflict_line(_holder_of(proc, held[0], held[1]) if held else None, already_registered()))
@@ -228,7 +226,7 @@ def _take_automation(proc: Any, device: Any, args: Args, out: _Stdout) -> list[d
     return stopped
 
 
-def _force_stop(proc: Any, device: Any, holder: dict[str, Any]) -> list[dict[str, Any]]:
+def _force_stop(proc: Process, holder: dict[str, Any]) -> list[dict[str, Any]]:
     """SIGTERM, then SIGKILL past a short wait; the holder in the `stopped` list once it is gone."""
     pid = holder["pid"]
     if pid is None:
@@ -250,7 +248,7 @@ def _force_stop(proc: Any, device: Any, holder: dict[str, Any]) -> list[dict[str
     return []
 
 
-def _accept_loop(proc: Any, core: AgentCore, listener: Any, idle_exit_ms: int) -> None:
+def _accept_loop(proc: Process, core: AgentCore, listener: Listener, idle_exit_ms: int) -> None:
     while not core.stopped:
         if proc.dead:
             return
@@ -264,26 +262,12 @@ def _accept_loop(proc: Any, core: AgentCore, listener: Any, idle_exit_ms: int) -
         else:
             timeout = ACCEPT_SLICE_S
         try:
-            accepted = _accept(listener, timeout, proc)
+            stream, peer_uid = listener.accept(timeout, waiter=proc)
         except errors.Timeout:
             continue
         except (errors.MobileAgentError, OSError):
             return  # the listener was closed under us: the process is ending
-        if accepted is None:
-            continue
-        stream, peer_uid = accepted
         core.serve(stream, peer_uid)
-
-
-def _accept(listener: Any, timeout: float, proc: Any) -> tuple[Any, int] | None:
-    try:
-        result = listener.accept(timeout, waiter=proc)
-    except TypeError:
-        result = listener.accept(timeout)
-    if result is None:
-        return None
-    stream, peer_uid = result
-    return stream, int(peer_uid)
 
 
 def _close_quietly(obj: Any) -> None:
@@ -291,36 +275,18 @@ def _close_quietly(obj: Any) -> None:
         obj.close()
 
 
-def ui_of(device: Any) -> UiModel:
-    """The device's UI model (made and attached on first use)."""
-    model = getattr(device, "ui", None)
-    if isinstance(model, UiModel):
-        return model
-    from pytest_mobile_agent.virtual.ui.attach import attach
-
-    return attach(device)
-
-
-def display_info(device: Any, ui: UiModel) -> dict[str, int]:
+def display_info(host: AgentHost, ui: UiModel) -> dict[str, int]:
     """The `display` of a snapshot: the logical size (turned by the rotation), the density in
     effect and the rotation, as the UI is laid out for them."""
-    display = getattr(device, "display", None)
-    rotation = getattr(display, "rotation", 0)
+    rotation = host.display.rotation
     with ui.lock:
         ui.advance()  # lays the UI out again if the display changed
         geo = ui.geo
     return {"width": geo.width, "height": geo.height, "density": geo.density,
-            "rotation": int(rotation) % 4 if isinstance(rotation, int) else 0}
+            "rotation": rotation % 4}
 
 
-def register(device: Any) -> None:
-    """Make `app_process / dev.mobileagent.agent.Main ...` run the agent double on `device`."""
-    device.app_process_mains[MAIN_CLASS] = main
-
-
-def install(device: Any) -> UiModel:
-    """Everything this module and the UI model add to a device: the agent double as
-    `app_process`'s `dev.mobileagent.agent.Main`, and the Compose fixture app's UI (installed with
-    the activity manager, shown on the display). The device calls it once, at construction."""
-    register(device)
-    return ui_of(device)
+def register(host: AgentHost) -> None:
+    """Make `app_process / dev.mobileagent.agent.Main ...` run the agent double on `host` (the
+    device does it once, when it is made)."""
+    host.app_process_mains[MAIN_CLASS] = functools.partial(main, host)

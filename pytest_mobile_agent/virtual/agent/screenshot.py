@@ -8,10 +8,9 @@ import base64
 import io
 from typing import Any
 
+from pytest_mobile_agent.virtual.agent.params import RequestError, int_param
+from pytest_mobile_agent.virtual.agent.platform import Platform
 from pytest_mobile_agent.virtual.ui import UiModel
-
-from .params import RequestError, int_param
-from .platform import Platform
 
 
 def screenshot(ui: UiModel, platform: Platform, params: dict[str, Any]) -> dict[str, Any]:

@@ -22,16 +22,15 @@ import xxhash
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import protocol as wire  # the one frame codec of protocol 1
+from pytest_mobile_agent.virtual.agent.idle import IdleTracker
+from pytest_mobile_agent.virtual.agent.input import Gestures, Injector
+from pytest_mobile_agent.virtual.agent.params import RequestError
+from pytest_mobile_agent.virtual.agent.platform import Platform
+from pytest_mobile_agent.virtual.agent.screenshot import screenshot
+from pytest_mobile_agent.virtual.agent.text import TextEntry
+from pytest_mobile_agent.virtual.agent.tree import Tree, serialize
+from pytest_mobile_agent.virtual.agent.workers import BUSY_MESSAGE, Workers
 from pytest_mobile_agent.virtual.ui.changes import Change, NodesChanged
-
-from .idle import IdleTracker
-from .input import Gestures, Injector
-from .params import RequestError
-from .platform import Platform
-from .screenshot import screenshot
-from .text import TextEntry
-from .tree import Tree, serialize
-from .workers import BUSY_MESSAGE, Workers
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -443,7 +442,8 @@ class AgentCore:
         self.tree.drop_all()
         return {"seq": self.flush_events()}
 
-    def _shutdown(self, params: dict[str, Any], deadline: float, conn: Connection) -> tuple[dict[str, Any], Callable[[], None]]:
+    def _shutdown(self, params: dict[str, Any], deadline: float,
+                  conn: Connection) -> tuple[dict[str, Any], Callable[[], None]]:
         def after() -> None:
             conn.close("shutdown")
             self.stop(0)

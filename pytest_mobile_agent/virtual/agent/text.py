@@ -7,11 +7,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from pytest_mobile_agent.virtual.agent.input import Injector
+from pytest_mobile_agent.virtual.agent.params import JAVA_INT_MAX, RequestError, is_int
 from pytest_mobile_agent.virtual.ui import KEY_MAP
 from pytest_mobile_agent.virtual.ui.clipboard import SHELL_PACKAGE, Clip, ClipRefused
-
-from .input import Injector
-from .params import JAVA_INT_MAX, RequestError, is_int
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 

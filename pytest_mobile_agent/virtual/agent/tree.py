@@ -15,13 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pytest_mobile_agent.virtual.agent.idle import IdleTracker
+from pytest_mobile_agent.virtual.agent.params import RequestError, int_list, int_param
+from pytest_mobile_agent.virtual.agent.platform import Gate
 from pytest_mobile_agent.virtual.ui import UiModel
 from pytest_mobile_agent.virtual.ui.changes import Change, NodesChanged
 from pytest_mobile_agent.virtual.ui.node import TornDown, TreeRead
-
-from .idle import IdleTracker
-from .params import RequestError, int_list, int_param
-from .platform import Gate
 
 #: after its own input the agent re-reads event-less windows on every snapshot for this long,
 #: since nothing tells it when Compose has finished composing what the input started

@@ -25,28 +25,24 @@ import stat as stat_module
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.fs import StatResult
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.shell.interp import cred_of
-from pytest_mobile_agent.virtual.streams import NullFile
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.creds import cred_of
+from pytest_mobile_agent.virtual.kernel.fs import StatResult
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.streams import NullFile
+from pytest_mobile_agent.virtual.kernel.system import System, SystemProgram
 
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
-
-Program = Callable[[pm.Process], int]
 NAMES = {"root": 0, "system": 1000, "shell": 2000}
 
 
-def run_child(device: VirtualDevice, proc: pm.Process, argv: list[str], *, stdin_null: bool = True) -> int:
+def run_child(system: System, proc: pm.Process, argv: list[str], *, stdin_null: bool = True) -> int:
     """fork + exec + waitpid of a device program; 127 (with the message) when there is none."""
-    program = device.programs.get(argv[0].rsplit("/", 1)[-1]) if argv else None
+    program = system.programs.get(argv[0].rsplit("/", 1)[-1]) if argv else None
     if program is None:
         proc.stderr.write(f"{proc.comm}: exec {argv[0] if argv else ''}: No such file or directory\n")
         return 127
-    child = device.processes.fork(proc, argv=argv)
+    child = system.processes.fork(proc, argv=argv)
     if stdin_null:
         child.set_fd(0, NullFile())
     child.exec_image(argv)
@@ -73,7 +69,7 @@ class Entry:
 
 @dataclass
 class Context:
-    device: VirtualDevice
+    system: System
     proc: pm.Process
     batches: dict[int, list[str]] = field(default_factory=dict)  # -exec ... + : collected names
     status: int = 0
@@ -126,10 +122,10 @@ TYPES = {"f": stat_module.S_ISREG, "d": stat_module.S_ISDIR, "l": stat_module.S_
 class Parser:
     """The expression, by precedence: -o over -a (implicit between tests) over ! over primaries."""
 
-    def __init__(self, words: list[str], device: VirtualDevice, proc: pm.Process) -> None:
+    def __init__(self, words: list[str], system: System, proc: pm.Process) -> None:
         self.words = words
         self.at = 0
-        self.device = device
+        self.system = system
         self.proc = proc
         self.query = Query(lambda e, c: True, has_action=False)
 
@@ -174,7 +170,7 @@ class Parser:
         self.at += 1
         return value
 
-    def _primary(self) -> Test:  # noqa: C901 - one branch per primary, as find.c's table
+    def _primary(self) -> Test:
         word = self.words[self.at]
         self.at += 1
         if word == "(":
@@ -184,15 +180,24 @@ class Parser:
             self.at += 1
             return inner
         if word in ("-name", "-iname", "-path", "-ipath"):
-            pattern = self._argument(word)
-            fold = word.startswith("-i")
-            whole = word.endswith("path")
+            return self._name_test(word)
+        return self._action(word) or self._test(word)
 
-            def matches(e: Entry, c: Context) -> bool:
-                subject = e.shown if whole else posixpath.basename(e.shown.rstrip("/")) or e.shown
-                return fnmatch.fnmatchcase(subject.lower(), pattern.lower()) if fold else fnmatch.fnmatchcase(subject, pattern)
+    def _name_test(self, word: str) -> Test:
+        """-name, -iname (the base name), -path, -ipath (the whole path shown): a glob."""
+        pattern = self._argument(word)
+        fold = word.startswith("-i")
+        whole = word.endswith("path")
 
-            return matches
+        def matches(e: Entry, c: Context) -> bool:
+            subject = e.shown if whole else posixpath.basename(e.shown.rstrip("/")) or e.shown
+            if fold:
+                return fnmatch.fnmatchcase(subject.lower(), pattern.lower())
+            return fnmatch.fnmatchcase(subject, pattern)
+
+        return matches
+
+    def _test(self, word: str) -> Test:  # noqa: C901 - one branch per test, as find.c's table
         if word == "-type":
             kinds = self._argument(word)
             tests = []
@@ -210,7 +215,7 @@ class Parser:
             return lambda e, c: True
         if word == "-newer":
             other = self._argument(word)
-            reference = self.device.fs.stat(self.device.fs.normalize(other, self.proc.cwd), cred_of(self.proc)).mtime
+            reference = self.system.fs.stat(self.system.fs.normalize(other, self.proc.cwd), cred_of(self.proc)).mtime
             return lambda e, c: e.info.mtime > reference
         if word in ("-mtime", "-mmin"):
             text = self._argument(word)
@@ -228,9 +233,13 @@ class Parser:
             return (lambda e, c: e.info.uid == uid) if word == "-user" else (lambda e, c: e.info.gid == uid)
         if word == "-empty":
             return lambda e, c: (e.info.size == 0 if e.info.is_file else
-                                 e.info.is_dir and not c.device.fs.listdir(e.path, cred_of(c.proc)))
+                                 e.info.is_dir and not c.system.fs.listdir(e.path, cred_of(c.proc)))
         if word in ("-true", "-false"):
             return lambda e, c: word == "-true"
+        raise FindError(f"bad arg '{word}'")
+
+    def _action(self, word: str) -> Test | None:
+        """-print, -print0, -prune, -delete, -exec and its kin; None for a word that is no action."""
         if word in ("-print", "-print0"):
             self.query.has_action = True
             end = "\0" if word == "-print0" else "\n"
@@ -250,10 +259,10 @@ class Parser:
             return self._delete
         if word in ("-exec", "-ok", "-execdir"):
             return self._exec(word)
-        raise FindError(f"bad arg '{word}'")
+        return None
 
     def _delete(self, e: Entry, c: Context) -> bool:
-        fs = c.device.fs
+        fs = c.system.fs
         try:
             if e.info.is_dir:
                 fs.rmdir(e.path, cred_of(c.proc))
@@ -290,121 +299,112 @@ class Parser:
 
         def run(e: Entry, c: Context) -> bool:
             argv = [e.shown if part == "{}" else part.replace("{}", e.shown) for part in command]
-            return run_child(c.device, c.proc, argv) == 0
+            return run_child(c.system, c.proc, argv) == 0
 
         return run
 
 
-def find_program(device: VirtualDevice) -> Program:
-    fs = device.fs
+def find(system: System, proc: pm.Process) -> int:
+    fs = system.fs
+    args = proc.argv[1:]
+    follow = False
+    while args and args[0] in ("-H", "-L"):
+        follow = follow or args.pop(0) == "-L"
+    starts: list[str] = []
+    while args and not args[0].startswith("-") and args[0] not in ("!", "("):
+        starts.append(args.pop(0))
+    try:
+        query = Parser(args, system, proc).parse()
+    except (FindError, ValueError, OSError) as exc:
+        proc.stderr.write(f"find: {exc}\n")
+        return 1
+    context = Context(system, proc)
+    cred = cred_of(proc)
 
-    def find(proc: pm.Process) -> int:
-        args = proc.argv[1:]
-        follow = False
-        while args and args[0] in ("-H", "-L"):
-            follow = follow or args.pop(0) == "-L"
-        starts: list[str] = []
-        while args and not args[0].startswith("-") and args[0] not in ("!", "("):
-            starts.append(args.pop(0))
+    def visit(path: str, shown: str, depth: int) -> None:
         try:
-            query = Parser(args, device, proc).parse()
-        except (FindError, ValueError, OSError) as exc:
-            proc.stderr.write(f"find: {exc}\n")
-            return 1
-        context = Context(device, proc)
-        cred = cred_of(proc)
+            info = fs.stat(path, cred, follow=follow)
+        except OSError as exc:
+            proc.stderr.write(f"find: '{shown}': {exc.strerror}\n")
+            context.status = 1
+            return
+        entry = Entry(path, shown, info, depth)
+        context.pruned = False
+        if depth >= query.mindepth and query.test(entry, context) and not query.has_action:
+            proc.stdout.write(shown + "\n")
+        if not info.is_dir or context.pruned or (query.maxdepth is not None and depth >= query.maxdepth):
+            return
+        try:
+            names = fs.listdir(path, cred)
+        except OSError as exc:
+            proc.stderr.write(f"find: '{shown}': {exc.strerror or errno.errorcode.get(exc.errno or 0)}\n")
+            context.status = 1
+            return
+        for name in names:
+            visit(f"{path.rstrip('/')}/{name}", f"{shown.rstrip('/')}/{name}", depth + 1)
 
-        def visit(path: str, shown: str, depth: int) -> None:
-            try:
-                info = fs.stat(path, cred, follow=follow)
-            except OSError as exc:
-                proc.stderr.write(f"find: '{shown}': {exc.strerror}\n")
-                context.status = 1
-                return
-            entry = Entry(path, shown, info, depth)
-            context.pruned = False
-            if depth >= query.mindepth and query.test(entry, context) and not query.has_action:
-                proc.stdout.write(shown + "\n")
-            if not info.is_dir or context.pruned or (query.maxdepth is not None and depth >= query.maxdepth):
-                return
-            try:
-                names = fs.listdir(path, cred)
-            except OSError as exc:
-                proc.stderr.write(f"find: '{shown}': {exc.strerror or errno.errorcode.get(exc.errno or 0)}\n")
-                context.status = 1
-                return
-            for name in names:
-                visit(f"{path.rstrip('/')}/{name}", f"{shown.rstrip('/')}/{name}", depth + 1)
-
-        for start in starts or ["."]:
-            visit(fs.normalize(start, proc.cwd), start, 0)
-        for batch_id, command in query.batched:
-            names = context.batches.get(batch_id, [])
-            if names and run_child(device, proc, [*command, *names]) != 0:
-                context.status = 1
-        return context.status
-
-    return find
+    for start in starts or ["."]:
+        visit(fs.normalize(start, proc.cwd), start, 0)
+    for batch_id, command in query.batched:
+        names = context.batches.get(batch_id, [])
+        if names and run_child(system, proc, [*command, *names]) != 0:
+            context.status = 1
+    return context.status
 
 
 # --- xargs ----------------------------------------------------------------------------------------
 
 
-def xargs_program(device: VirtualDevice) -> Program:
-    def xargs(proc: pm.Process) -> int:
-        args = proc.argv[1:]
-        flags: set[str] = set()
-        per_run: int | None = None
-        eof: str | None = None
-        while args and args[0].startswith("-") and len(args[0]) > 1:
-            option = args.pop(0)
-            if option == "--":
-                break
-            if option in ("-n", "-E", "-s", "-P") and args:
-                value = args.pop(0)
-                if option == "-n":
-                    per_run = int(value)
-                elif option == "-E":
-                    eof = value
-                continue
-            if option[:2] in ("-n", "-E", "-s", "-P") and len(option) > 2:
-                if option[:2] == "-n":
-                    per_run = int(option[2:])
-                elif option[:2] == "-E":
-                    eof = option[2:]
-                continue
-            if option in ("--null", "--no-run-if-empty"):
-                flags.add("0" if option == "--null" else "r")
-                continue
-            flags.update(option[1:])
-        command = args or ["echo"]
-        data = proc.stdin.read_all().decode("utf-8", "surrogateescape")
-        items = [item for item in data.split("\0") if item] if "0" in flags else data.split()
-        if eof is not None and eof in items:
-            items = items[: items.index(eof)]
-        if not items and "r" in flags:
-            return 0
-        groups = [items[i : i + per_run] for i in range(0, len(items), per_run)] if per_run else [items]
-        status = 0
-        for group in groups or [[]]:
-            argv = [*command, *group]
-            if "t" in flags:
-                proc.stderr.write(" ".join(argv) + "\n")
-            result = run_child(device, proc, argv)
-            if result == 255:
-                proc.stderr.write(f"xargs: {command[0]}: exited with status 255; aborting\n")
-                return 124
-            if result in (126, 127):
-                status = result
-            elif result > 128:
-                status = 125
-            elif result:
-                status = 123
-        return status
-
-    return xargs
+def xargs(system: System, proc: pm.Process) -> int:
+    args = proc.argv[1:]
+    flags: set[str] = set()
+    per_run: int | None = None
+    eof: str | None = None
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        option = args.pop(0)
+        if option == "--":
+            break
+        if option in ("-n", "-E", "-s", "-P") and args:
+            value = args.pop(0)
+            if option == "-n":
+                per_run = int(value)
+            elif option == "-E":
+                eof = value
+            continue
+        if option[:2] in ("-n", "-E", "-s", "-P") and len(option) > 2:
+            if option[:2] == "-n":
+                per_run = int(option[2:])
+            elif option[:2] == "-E":
+                eof = option[2:]
+            continue
+        if option in ("--null", "--no-run-if-empty"):
+            flags.add("0" if option == "--null" else "r")
+            continue
+        flags.update(option[1:])
+    command = args or ["echo"]
+    data = proc.stdin.read_all().decode("utf-8", "surrogateescape")
+    items = [item for item in data.split("\0") if item] if "0" in flags else data.split()
+    if eof is not None and eof in items:
+        items = items[: items.index(eof)]
+    if not items and "r" in flags:
+        return 0
+    groups = [items[i : i + per_run] for i in range(0, len(items), per_run)] if per_run else [items]
+    status = 0
+    for group in groups or [[]]:
+        argv = [*command, *group]
+        if "t" in flags:
+            proc.stderr.write(" ".join(argv) + "\n")
+        result = run_child(system, proc, argv)
+        if result == 255:
+            proc.stderr.write(f"xargs: {command[0]}: exited with status 255; aborting\n")
+            return 124
+        if result in (126, 127):
+            status = result
+        elif result > 128:
+            status = 125
+        elif result:
+            status = 123
+    return status
 
 
-def install(device: VirtualDevice) -> None:
-    device.programs.register("find", find_program(device))
-    device.programs.register("xargs", xargs_program(device))
+PROGRAMS: dict[str, SystemProgram] = {"find": find, "xargs": xargs}

@@ -25,45 +25,18 @@ cp.c, ln.c, tee.c, du.c, df.c, dd.c; toys/lsb/mount.c; 0.8.x):
 from __future__ import annotations
 
 import contextlib
-import errno
-import os
 import posixpath
 import stat as stat_module
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual import mounts
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.fs import FileSystem
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.shell.interp import cred_of
-from pytest_mobile_agent.virtual.streams import OpenFile
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
-
-Program = Callable[[pm.Process], int]
-
-
-def _split(argv: list[str]) -> tuple[set[str], list[str]]:
-    """toybox's short flags anywhere on the line, `--` ending them."""
-    flags: set[str] = set()
-    operands: list[str] = []
-    only = False
-    for arg in argv[1:]:
-        if only or arg == "-" or not arg.startswith("-"):
-            operands.append(arg)
-        elif arg == "--":
-            only = True
-        else:
-            flags.update(arg[1:])
-    return flags, operands
-
-
-def _strerror(exc: OSError) -> str:
-    return exc.strerror or os.strerror(exc.errno or errno.EIO)
-
+from pytest_mobile_agent.virtual.kernel import mounts
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.creds import cred_of
+from pytest_mobile_agent.virtual.kernel.fs import FileSystem
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.streams import OpenFile
+from pytest_mobile_agent.virtual.kernel.system import System, SystemProgram
+from pytest_mobile_agent.virtual.programs.common import split_flags, strerror
 
 # --- cp, mv, ln ---------------------------------------------------------------------------------
 
@@ -88,7 +61,7 @@ class _Copier:
         try:
             info = self.fs.stat(source, self.cred, follow=not self.no_deref)
         except OSError as exc:
-            self.fail(f"bad '{source}': {_strerror(exc)}")
+            self.fail(f"bad '{source}': {strerror(exc)}")
             return
         if stat_module.S_ISLNK(info.mode):
             self._copy_link(source, target, shown_target)
@@ -101,7 +74,7 @@ class _Copier:
         try:
             data = self.fs.read_file(source, self.cred)
         except OSError as exc:
-            self.fail(f"{source}: {_strerror(exc)}")
+            self.fail(f"{source}: {strerror(exc)}")
             return
         existed = self.fs.lexists(target, self.cred)
         if existed and "n" in self.flags:
@@ -114,10 +87,10 @@ class _Copier:
                     self.fs.unlink(target, self.cred)
                     self.fs.write_file(target, data, self.cred, mode=mode & 0o777)
                 except OSError as again:
-                    self.fail(f"{shown}: {_strerror(again)}")
+                    self.fail(f"{shown}: {strerror(again)}")
                     return
             else:
-                self.fail(f"{shown}: {_strerror(exc)}")
+                self.fail(f"{shown}: {strerror(exc)}")
                 return
         if self.keep or not existed:
             self._chmod(target, mode & 0o7777)
@@ -134,7 +107,7 @@ class _Copier:
         try:
             self.fs.symlink(self.fs.readlink(source, self.cred), target, self.cred)
         except OSError as exc:
-            self.fail(f"{shown}: {_strerror(exc)}")
+            self.fail(f"{shown}: {strerror(exc)}")
 
     def _copy_dir(self, source: str, target: str, shown: str, mode: int) -> None:
         if not self.recursive:
@@ -145,12 +118,12 @@ class _Copier:
             try:
                 self.fs.mkdir(target, self.cred, 0o777)
             except OSError as exc:
-                self.fail(f"{shown}: {_strerror(exc)}")
+                self.fail(f"{shown}: {strerror(exc)}")
                 return
         try:
             names = self.fs.listdir(source, self.cred)
         except OSError as exc:
-            self.fail(f"{source}: {_strerror(exc)}")
+            self.fail(f"{source}: {strerror(exc)}")
             return
         for name in names:
             self.copy(f"{source.rstrip('/')}/{name}", f"{target.rstrip('/')}/{name}", f"{shown.rstrip('/')}/{name}")
@@ -163,7 +136,7 @@ Move = tuple[str, str, str, str]  # (source path, target path, target as shown, 
 def _sources_and_targets(fs: FileSystem, proc: pm.Process, tool: str) -> tuple[set[str], list[Move]] | None:
     """cp's and mv's command line: the flags and, for each source, where it goes (into DEST when
     DEST is a directory); None after the tool's message when the line cannot work."""
-    flags, operands = _split(proc.argv)
+    flags, operands = split_flags(proc.argv)
     if len(operands) < 2:
         proc.stderr.write(f"{tool}: Needs 2 arguments\n")
         return None
@@ -191,126 +164,114 @@ def _targets(fs: FileSystem, proc: pm.Process, operands: list[str], tool: str) -
     return out
 
 
-def cp_program(device: VirtualDevice) -> Program:
-    def cp(proc: pm.Process) -> int:
-        line = _sources_and_targets(device.fs, proc, "cp")
-        if line is None:
-            return 1
-        flags, moves = line
-        copier = _Copier(device.fs, proc, flags, "cp")
-        for source, target, shown, given in moves:
-            if not device.fs.lexists(source, copier.cred):
-                copier.fail(f"bad '{given}': No such file or directory")
-                continue
-            copier.copy(source, target, shown)
-        return copier.status
-
-    return cp
+def cp(system: System, proc: pm.Process) -> int:
+    line = _sources_and_targets(system.fs, proc, "cp")
+    if line is None:
+        return 1
+    flags, moves = line
+    copier = _Copier(system.fs, proc, flags, "cp")
+    for source, target, shown, given in moves:
+        if not system.fs.lexists(source, copier.cred):
+            copier.fail(f"bad '{given}': No such file or directory")
+            continue
+        copier.copy(source, target, shown)
+    return copier.status
 
 
-def mv_program(device: VirtualDevice) -> Program:
-    def mv(proc: pm.Process) -> int:
-        line = _sources_and_targets(device.fs, proc, "mv")
-        if line is None:
-            return 1
-        flags, moves = line
-        cred = cred_of(proc)
-        status = 0
-        for source, target, shown, given in moves:
-            if "n" in flags and device.fs.lexists(target, cred):
-                continue
-            try:
-                device.fs.rename(source, target, cred)
-            except OSError as exc:
-                proc.stderr.write(f"mv: bad '{given}': {_strerror(exc)}\n")
-                status = 1
-                continue
-            if "v" in flags:
-                proc.stdout.write(f"mv '{shown}'\n")
-        return status
-
-    return mv
+def mv(system: System, proc: pm.Process) -> int:
+    line = _sources_and_targets(system.fs, proc, "mv")
+    if line is None:
+        return 1
+    flags, moves = line
+    cred = cred_of(proc)
+    status = 0
+    for source, target, shown, given in moves:
+        if "n" in flags and system.fs.lexists(target, cred):
+            continue
+        try:
+            system.fs.rename(source, target, cred)
+        except OSError as exc:
+            proc.stderr.write(f"mv: bad '{given}': {strerror(exc)}\n")
+            status = 1
+            continue
+        if "v" in flags:
+            proc.stdout.write(f"mv '{shown}'\n")
+    return status
 
 
-def ln_program(device: VirtualDevice) -> Program:
-    fs = device.fs
-
-    def ln(proc: pm.Process) -> int:
-        args = proc.argv[1:]
-        flags: set[str] = set()
-        into: str | None = None
-        operands: list[str] = []
-        while args:
-            arg = args.pop(0)
-            if arg == "-t" and args:
-                into = args.pop(0)
-            elif arg.startswith("-") and len(arg) > 1:
-                flags.update(arg[1:])
+def ln(system: System, proc: pm.Process) -> int:
+    fs = system.fs
+    args = proc.argv[1:]
+    flags: set[str] = set()
+    into: str | None = None
+    operands: list[str] = []
+    while args:
+        arg = args.pop(0)
+        if arg == "-t" and args:
+            into = args.pop(0)
+        elif arg.startswith("-") and len(arg) > 1:
+            flags.update(arg[1:])
+        else:
+            operands.append(arg)
+    if not operands:
+        proc.stderr.write("ln: Needs 1 argument\n")
+        return 1
+    cred = cred_of(proc)
+    dest = into if into is not None else (operands.pop() if len(operands) > 1 else ".")
+    dest_path = fs.normalize(dest, proc.cwd)
+    is_dir = (fs.exists(dest_path, cred) and fs.stat(dest_path, cred, follow="n" not in flags).is_dir
+              and "T" not in flags)
+    if len(operands) > 1 and not is_dir:
+        proc.stderr.write(f"ln: '{dest}' not a directory\n")
+        return 1
+    kind = "symbolic" if "s" in flags else "hard"
+    status = 0
+    for target in operands:
+        new = posixpath.join(dest, posixpath.basename(target.rstrip("/"))) if is_dir else dest
+        new_path = fs.normalize(new, proc.cwd)
+        try:
+            if "f" in flags and fs.lexists(new_path, cred) and not fs.stat(new_path, cred, follow=False).is_dir:
+                fs.unlink(new_path, cred)
+            if "s" in flags:
+                fs.symlink(target, new_path, cred)
             else:
-                operands.append(arg)
-        if not operands:
-            proc.stderr.write("ln: Needs 1 argument\n")
-            return 1
-        cred = cred_of(proc)
-        dest = into if into is not None else (operands.pop() if len(operands) > 1 else ".")
-        dest_path = fs.normalize(dest, proc.cwd)
-        is_dir = fs.exists(dest_path, cred) and fs.stat(dest_path, cred, follow="n" not in flags).is_dir and "T" not in flags
-        if len(operands) > 1 and not is_dir:
-            proc.stderr.write(f"ln: '{dest}' not a directory\n")
-            return 1
-        kind = "symbolic" if "s" in flags else "hard"
-        status = 0
-        for target in operands:
-            new = posixpath.join(dest, posixpath.basename(target.rstrip("/"))) if is_dir else dest
-            new_path = fs.normalize(new, proc.cwd)
-            try:
-                if "f" in flags and fs.lexists(new_path, cred) and not fs.stat(new_path, cred, follow=False).is_dir:
-                    fs.unlink(new_path, cred)
-                if "s" in flags:
-                    fs.symlink(target, new_path, cred)
-                else:
-                    fs.link(fs.normalize(target, proc.cwd), new_path, cred)
-            except OSError as exc:
-                proc.stderr.write(f"ln: cannot create {kind} link from '{target}' to '{new}': {_strerror(exc)}\n")
-                status = 1
-                continue
-            if "v" in flags:
-                proc.stderr.write(f"'{new}' -> '{target}'\n")
-        return status
-
-    return ln
+                fs.link(fs.normalize(target, proc.cwd), new_path, cred)
+        except OSError as exc:
+            proc.stderr.write(f"ln: cannot create {kind} link from '{target}' to '{new}': {strerror(exc)}\n")
+            status = 1
+            continue
+        if "v" in flags:
+            proc.stderr.write(f"'{new}' -> '{target}'\n")
+    return status
 
 
 # --- tee, dd -----------------------------------------------------------------------------------
 
 
-def tee_program(device: VirtualDevice) -> Program:
-    def tee(proc: pm.Process) -> int:
-        flags, operands = _split(proc.argv)
-        if "i" in flags:
-            proc.signals.ignore(pm.SIGINT)
-        cred = cred_of(proc)
-        status = 0
-        files = []
-        for name in operands:
-            try:
-                files.append(device.fs.open(device.fs.normalize(name, proc.cwd), cred, read=False, write=True,
-                                            create=True, truncate="a" not in flags, append="a" in flags))
-            except OSError as exc:
-                proc.stderr.write(f"tee: {name}: {_strerror(exc)}\n")
-                status = 1
+def tee(system: System, proc: pm.Process) -> int:
+    flags, operands = split_flags(proc.argv)
+    if "i" in flags:
+        proc.signals.ignore(pm.SIGINT)
+    cred = cred_of(proc)
+    status = 0
+    files = []
+    for name in operands:
         try:
-            while data := proc.stdin.read():
-                for file in files:
-                    file.write(data, proc)
-                proc.stdout.write(data)
-        finally:
-            with proc.kernel.lock:
-                for file in files:
-                    file.release()
-        return status
-
-    return tee
+            files.append(system.fs.open(system.fs.normalize(name, proc.cwd), cred, read=False, write=True,
+                                        create=True, truncate="a" not in flags, append="a" in flags))
+        except OSError as exc:
+            proc.stderr.write(f"tee: {name}: {strerror(exc)}\n")
+            status = 1
+    try:
+        while data := proc.stdin.read():
+            for file in files:
+                file.write(data, proc)
+            proc.stdout.write(data)
+    finally:
+        with proc.kernel.lock:
+            for file in files:
+                file.release()
+    return status
 
 
 SUFFIXES = {"c": 1, "w": 2, "b": 512, "k": 1024, "K": 1024, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30}
@@ -349,58 +310,57 @@ def human(value: int, *, spaced: bool = False, bytes_unit: bool = False) -> str:
     return text
 
 
-def dd_program(device: VirtualDevice) -> Program:
-    fs = device.fs
+DD_OPERANDS = ("if", "of", "bs", "ibs", "obs", "count", "skip", "seek", "conv", "status", "iflag", "oflag")
 
-    def dd(proc: pm.Process) -> int:
-        settings: dict[str, str] = {}
-        for arg in proc.argv[1:]:
-            key, sep, value = arg.partition("=")
-            if not sep or key not in ("if", "of", "bs", "ibs", "obs", "count", "skip", "seek", "conv", "status", "iflag", "oflag"):
-                proc.stderr.write(f"dd: unknown argument '{arg}'\n")
-                return 1
-            settings[key] = value
-        try:
-            ibs = _number(settings.get("ibs", settings.get("bs", "512")))
-            obs = _number(settings.get("obs", settings.get("bs", "512")))
-            count = _number(settings["count"]) if "count" in settings else None
-            skip = _number(settings.get("skip", "0"))
-            seek = _number(settings.get("seek", "0"))
-        except ValueError as exc:
-            proc.stderr.write(f"dd: bad number '{exc}'\n")
+
+def dd(system: System, proc: pm.Process) -> int:
+    fs = system.fs
+    settings: dict[str, str] = {}
+    for arg in proc.argv[1:]:
+        key, sep, value = arg.partition("=")
+        if not sep or key not in DD_OPERANDS:
+            proc.stderr.write(f"dd: unknown argument '{arg}'\n")
             return 1
-        cred = cred_of(proc)
-        conv = set(filter(None, settings.get("conv", "").split(",")))
+        settings[key] = value
+    try:
+        ibs = _number(settings.get("ibs", settings.get("bs", "512")))
+        obs = _number(settings.get("obs", settings.get("bs", "512")))
+        count = _number(settings["count"]) if "count" in settings else None
+        skip = _number(settings.get("skip", "0"))
+        seek = _number(settings.get("seek", "0"))
+    except ValueError as exc:
+        proc.stderr.write(f"dd: bad number '{exc}'\n")
+        return 1
+    cred = cred_of(proc)
+    conv = set(filter(None, settings.get("conv", "").split(",")))
+    try:
+        source = fs.open(fs.normalize(settings["if"], proc.cwd), cred) if "if" in settings else proc.fd(0).dup()
+    except OSError as exc:
+        proc.stderr.write(f"dd: {settings['if']}: {strerror(exc)}\n")
+        return 1
+    started = time.monotonic()
+    try:
+        data, full_in, part_in = _read_blocks(proc, source, ibs, count, skip)
+    finally:
+        with proc.kernel.lock:
+            source.release()
+    full_out, part_out = divmod(len(data), obs)
+    if "of" in settings:
+        path = fs.normalize(settings["of"], proc.cwd)
         try:
-            source = fs.open(fs.normalize(settings["if"], proc.cwd), cred) if "if" in settings else proc.fd(0).dup()
+            old = fs.read_file(path, cred) if "notrunc" in conv and fs.exists(path, cred) else b""
+            offset = seek * obs
+            merged = old[:offset].ljust(offset, b"\0") + data
+            if "notrunc" in conv:
+                merged += old[len(merged):]
+            fs.write_file(path, merged, cred)
         except OSError as exc:
-            proc.stderr.write(f"dd: {settings['if']}: {_strerror(exc)}\n")
+            proc.stderr.write(f"dd: {settings['of']}: {strerror(exc)}\n")
             return 1
-        started = time.monotonic()
-        try:
-            data, full_in, part_in = _read_blocks(proc, source, ibs, count, skip)
-        finally:
-            with proc.kernel.lock:
-                source.release()
-        full_out, part_out = divmod(len(data), obs)
-        if "of" in settings:
-            path = fs.normalize(settings["of"], proc.cwd)
-            try:
-                old = fs.read_file(path, cred) if "notrunc" in conv and fs.exists(path, cred) else b""
-                offset = seek * obs
-                merged = old[:offset].ljust(offset, b"\0") + data
-                if "notrunc" in conv:
-                    merged += old[len(merged):]
-                fs.write_file(path, merged, cred)
-            except OSError as exc:
-                proc.stderr.write(f"dd: {settings['of']}: {_strerror(exc)}\n")
-                return 1
-        else:
-            proc.stdout.write(data)
-        _dd_status(proc, settings.get("status", ""), full_in, part_in, full_out, 1 if part_out else 0, len(data), started)
-        return 0
-
-    return dd
+    else:
+        proc.stdout.write(data)
+    _dd_status(proc, settings.get("status", ""), full_in, part_in, full_out, 1 if part_out else 0, len(data), started)
+    return 0
 
 
 def _read_blocks(proc: pm.Process, source: OpenFile, ibs: int, count: int | None, skip: int) -> tuple[bytes, int, int]:
@@ -439,120 +399,108 @@ def _dd_status(proc: pm.Process, status: str, full_in: int, part_in: int, full_o
 # --- du, df, mount -----------------------------------------------------------------------------
 
 
-def du_program(device: VirtualDevice) -> Program:
-    fs = device.fs
-
-    def du(proc: pm.Process) -> int:
-        args = proc.argv[1:]
-        flags: set[str] = set()
-        depth_limit: int | None = None
-        names: list[str] = []
-        while args:
-            arg = args.pop(0)
-            if arg == "-d" and args:
-                depth_limit = int(args.pop(0))
-            elif arg.startswith("-") and len(arg) > 1:
-                flags.update(arg[1:])
-            else:
-                names.append(arg)
-        cred = cred_of(proc)
-        status = 0
-        lines: list[str] = []
-
-        def show(blocks: int, path: str, depth: int) -> None:
-            if depth_limit is not None and depth > depth_limit:
-                return
-            size = blocks * 512
-            lines.append(f"{human(size) if 'h' in flags else (size >> 10) + (1 if size & 1023 else 0)}\t{path}")
-
-        def walk(path: str, shown: str, depth: int) -> int:
-            nonlocal status
-            try:
-                info = fs.stat(path, cred, follow=False)
-            except OSError as exc:
-                proc.stderr.write(f"du: {shown}: {_strerror(exc)}\n")
-                status = 1
-                return 0
-            total = info.blocks
-            if info.is_dir:
-                try:
-                    children = fs.listdir(path, cred)
-                except OSError as exc:
-                    proc.stderr.write(f"du: {shown}: {_strerror(exc)}\n")
-                    status = 1
-                    children = []
-                for name in children:
-                    total += walk(f"{path.rstrip('/')}/{name}", f"{shown.rstrip('/')}/{name}", depth + 1)
-            if depth == 0 or "a" in flags or (info.is_dir and "s" not in flags):
-                show(total, shown, depth)
-            return total
-
-        for name in names or ["."]:
-            walk(fs.normalize(name, proc.cwd), name, 0)
-        if lines:
-            proc.stdout.write("\n".join(lines) + "\n")
-        return status
-
-    return du
-
-
-def df_program(device: VirtualDevice) -> Program:
-    fs = device.fs
-
-    def df(proc: pm.Process) -> int:
-        flags, operands = _split(proc.argv)
-        cred = cred_of(proc)
-        status = 0
-        chosen: list[mounts.Mount] = []
-        if operands:
-            for name in operands:
-                path = fs.normalize(name, proc.cwd)
-                try:
-                    fs.stat(path, cred)
-                    canonical = fs.realpath(path, cred)
-                except OSError as exc:
-                    proc.stderr.write(f"df: '{name}': {_strerror(exc)}\n")
-                    status = 1
-                    continue
-                chosen.append(mounts.mount_of(canonical))
+def du(system: System, proc: pm.Process) -> int:
+    fs = system.fs
+    args = proc.argv[1:]
+    flags: set[str] = set()
+    depth_limit: int | None = None
+    names: list[str] = []
+    while args:
+        arg = args.pop(0)
+        if arg == "-d" and args:
+            depth_limit = int(args.pop(0))
+        elif arg.startswith("-") and len(arg) > 1:
+            flags.update(arg[1:])
         else:
-            chosen = [m for m in mounts.MOUNTS if m.blocks or "a" in flags]
-        human_sizes = "h" in flags
-        head = ["Filesystem", "Size" if human_sizes else "1K-blocks", "Used", "Avail" if human_sizes else "Available", "Use%", "Mounted on"]
-        rows = []
-        for mount in chosen:
-            sizes = [mount.blocks, mount.used, mount.available]
-            cells = [human(v * 1024) if human_sizes else str(v) for v in sizes]
-            total = mount.used + mount.available
-            percent = -(-mount.used * 100 // total) if total else 0
-            rows.append([mount.device, *cells, f"{percent}%", mount.directory])
-        widths = [max(len(row[i]) for row in [head, *rows]) for i in range(5)]
-        widths[0] = max(widths[0], 14 + human_sizes)
-        out = []
-        for row in [head, *rows]:
-            out.append(f"{row[0]:<{widths[0]}}" + "".join(f" {row[i]:>{widths[i]}}" for i in range(1, 5)) + f" {row[5]}")
-        proc.stdout.write("\n".join(out) + "\n")
-        return status
+            names.append(arg)
+    cred = cred_of(proc)
+    status = 0
+    lines: list[str] = []
 
-    return df
+    def show(blocks: int, path: str, depth: int) -> None:
+        if depth_limit is not None and depth > depth_limit:
+            return
+        size = blocks * 512
+        lines.append(f"{human(size) if 'h' in flags else (size >> 10) + (1 if size & 1023 else 0)}\t{path}")
+
+    def walk(path: str, shown: str, depth: int) -> int:
+        nonlocal status
+        try:
+            info = fs.stat(path, cred, follow=False)
+        except OSError as exc:
+            proc.stderr.write(f"du: {shown}: {strerror(exc)}\n")
+            status = 1
+            return 0
+        total = info.blocks
+        if info.is_dir:
+            try:
+                children = fs.listdir(path, cred)
+            except OSError as exc:
+                proc.stderr.write(f"du: {shown}: {strerror(exc)}\n")
+                status = 1
+                children = []
+            for name in children:
+                total += walk(f"{path.rstrip('/')}/{name}", f"{shown.rstrip('/')}/{name}", depth + 1)
+        if depth == 0 or "a" in flags or (info.is_dir and "s" not in flags):
+            show(total, shown, depth)
+        return total
+
+    for name in names or ["."]:
+        walk(fs.normalize(name, proc.cwd), name, 0)
+    if lines:
+        proc.stdout.write("\n".join(lines) + "\n")
+    return status
 
 
-def mount_program(device: VirtualDevice) -> Program:
-    def mount(proc: pm.Process) -> int:
-        flags, operands = _split(proc.argv)
-        if operands or "a" in flags:
-            proc.stderr.write("mount: permission denied (are you root?)\n" if proc.uid else "mount: not modelled on the virtual device\n")
-            return 1
-        proc.stdout.write("".join(f"{m.device} on {m.directory} type {m.kind} ({m.options})\n" for m in mounts.MOUNTS))
-        return 0
+def df(system: System, proc: pm.Process) -> int:
+    fs = system.fs
+    flags, operands = split_flags(proc.argv)
+    cred = cred_of(proc)
+    status = 0
+    chosen: list[mounts.Mount] = []
+    if operands:
+        for name in operands:
+            path = fs.normalize(name, proc.cwd)
+            try:
+                fs.stat(path, cred)
+                canonical = fs.realpath(path, cred)
+            except OSError as exc:
+                proc.stderr.write(f"df: '{name}': {strerror(exc)}\n")
+                status = 1
+                continue
+            chosen.append(mounts.mount_of(canonical))
+    else:
+        chosen = [m for m in mounts.MOUNTS if m.blocks or "a" in flags]
+    human_sizes = "h" in flags
+    head = ["Filesystem", "Size" if human_sizes else "1K-blocks", "Used", "Avail" if human_sizes else "Available",
+            "Use%", "Mounted on"]
+    rows = []
+    for mount in chosen:
+        sizes = [mount.blocks, mount.used, mount.available]
+        cells = [human(v * 1024) if human_sizes else str(v) for v in sizes]
+        total = mount.used + mount.available
+        percent = -(-mount.used * 100 // total) if total else 0
+        rows.append([mount.device, *cells, f"{percent}%", mount.directory])
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(5)]
+    widths[0] = max(widths[0], 14 + human_sizes)
+    out = []
+    for row in [head, *rows]:
+        out.append(f"{row[0]:<{widths[0]}}" + "".join(f" {row[i]:>{widths[i]}}" for i in range(1, 5)) + f" {row[5]}")
+    proc.stdout.write("\n".join(out) + "\n")
+    return status
 
-    return mount
+
+def mount(system: System, proc: pm.Process) -> int:
+    flags, operands = split_flags(proc.argv)
+    if operands or "a" in flags:
+        proc.stderr.write("mount: permission denied (are you root?)\n" if proc.uid
+                          else "mount: not modelled on the virtual device\n")
+        return 1
+    proc.stdout.write("".join(f"{m.device} on {m.directory} type {m.kind} ({m.options})\n" for m in mounts.MOUNTS))
+    return 0
 
 
-def install(device: VirtualDevice) -> None:
-    for name, make in {
-        "cp": cp_program, "mv": mv_program, "ln": ln_program, "tee": tee_program, "dd": dd_program,
-        "du": du_program, "df": df_program, "mount": mount_program,
-    }.items():
-        device.programs.register(name, make(device))
+PROGRAMS: dict[str, SystemProgram] = {
+    "cp": cp, "mv": mv, "ln": ln, "tee": tee, "dd": dd, "du": du, "df": df, "mount": mount,
+}
 

@@ -19,7 +19,7 @@ the device's `/`:
 * standard input is streamed from the caller's stdin only when the tool reads it (no file
   operand, or `-`), so a tool given files leaves a loop's input alone.
 
-awk runs only under Landlock (virtual/confine.py), since its programs can run commands and open
+awk runs only under Landlock (virtual/kernel/confine.py), since its programs can run commands and open
 files; the toybox tools are confined the same way when the kernel has Landlock. Where a binary is
 missing (macOS, say), the tool prints which package provides it and exits 127, never answering
 wrongly. What is not modelled is refused with a message and status 1: `tail -f` of a device file
@@ -43,17 +43,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual import confine
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.fs import Cred
-from pytest_mobile_agent.virtual.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel import confine
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.creds import Cred, cred_of
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.system import System, SystemProgram
 from pytest_mobile_agent.virtual.programs import sedscript
-from pytest_mobile_agent.virtual.shell.interp import cred_of
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -178,8 +174,8 @@ def _short_options(argv: list[str], index: int, syntax: Syntax, options: list[Op
 class Staging:
     """A private directory whose root/ stands for the device's /, for one run of one tool."""
 
-    def __init__(self, device: VirtualDevice, cred: Cred, cwd: str) -> None:
-        self.fs = device.fs
+    def __init__(self, system: System, cred: Cred, cwd: str) -> None:
+        self.fs = system.fs
         self.cred = cred
         self.cwd = cwd
         self.base = tempfile.mkdtemp(prefix="mobile-agent-tool-")
@@ -344,7 +340,8 @@ def plain(syntax: Syntax) -> PlanFn:
 
 
 def plan_tail(argv: list[str], staging: Staging) -> Plan:
-    parsed = parse(argv, Syntax(with_argument="scn", long_with_argument=frozenset({"bytes", "lines"}), numeric_options=True))
+    parsed = parse(argv, Syntax(with_argument="scn", long_with_argument=frozenset({"bytes", "lines"}),
+                                numeric_options=True))
     if (parsed.has("f") or parsed.has("F")) and any(argv[i] != "-" for i in parsed.operands):
         raise Refused("tail: -f of a file on the virtual device is not modelled (its staged copy never grows)")
     return _files_plan(parsed, staging)
@@ -499,28 +496,25 @@ def missing_message(name: str, binary: Binary) -> str:
             f"(Debian: apt-get install {binary.package}; .ci/system-deps installs it)\n")
 
 
-def host_tool(device: VirtualDevice, name: str) -> Callable[[pm.Process], int]:
+def run_tool(name: str, system: System, proc: pm.Process) -> int:
+    """`name` (a key of TOOLS) run with the real binary on staged copies of its device files."""
     tool = TOOLS[name]
-
-    def program(proc: pm.Process) -> int:
-        executable = locate(tool.binary)
-        if executable is None:
-            proc.stderr.write(missing_message(name, tool.binary))
-            return 127
-        if tool.binary.confined_only and confine.available() is None:
-            proc.stderr.write(f"{name}: the virtual device runs {name} only confined by Landlock (Linux 5.13 and later), "
-                              "which this host lacks\n")
-            return 127
-        staging = Staging(device, cred_of(proc), proc.cwd)
-        try:
-            return _run(proc, name, tool, executable, staging)
-        except Refused as refused:
-            proc.stderr.write(refused.message + "\n")
-            return refused.status
-        finally:
-            staging.remove()
-
-    return program
+    executable = locate(tool.binary)
+    if executable is None:
+        proc.stderr.write(missing_message(name, tool.binary))
+        return 127
+    if tool.binary.confined_only and confine.available() is None:
+        proc.stderr.write(f"{name}: the virtual device runs {name} only confined by Landlock (Linux 5.13 and later), "
+                          "which this host lacks\n")
+        return 127
+    staging = Staging(system, cred_of(proc), proc.cwd)
+    try:
+        return _run(proc, name, tool, executable, staging)
+    except Refused as refused:
+        proc.stderr.write(refused.message + "\n")
+        return refused.status
+    finally:
+        staging.remove()
 
 
 def _run(proc: pm.Process, name: str, tool: Tool, executable: str, staging: Staging) -> int:
@@ -555,7 +549,8 @@ def _spawn(argv: list[str], executable: str, staging: Staging, env: dict[str, st
         try:
             if confine.available() is not None:
                 try:
-                    confine.restrict_thread(writable=staging.base, executables=[executable, *([interpreter] if interpreter else [])])
+                    confine.restrict_thread(writable=staging.base,
+                                            executables=[executable, *([interpreter] if interpreter else [])])
                 except OSError:
                     if confined_only:
                         raise
@@ -602,7 +597,8 @@ class _Unstage:
 def _pump(proc: pm.Process, child: subprocess.Popen[bytes], reads_stdin: bool, prefix: bytes) -> int:
     """Stream the caller's stdin to the tool and its stdout/stderr back, until it is done."""
     assert child.stdin is not None and child.stdout is not None and child.stderr is not None
-    outputs = {child.stdout.fileno(): (proc.stdout, _Unstage(prefix)), child.stderr.fileno(): (proc.stderr, _Unstage(prefix))}
+    outputs = {child.stdout.fileno(): (proc.stdout, _Unstage(prefix)),
+               child.stderr.fileno(): (proc.stderr, _Unstage(prefix))}
     source = proc.fd(0) if reads_stdin else None
     pending = bytearray()
     stdin_fd: int | None = None
@@ -660,7 +656,5 @@ def _feed(child: subprocess.Popen[bytes], fd: int, pending: bytearray, *, done: 
     return pending, fd
 
 
-def install(device: VirtualDevice) -> None:
-    for name in TOOLS:
-        device.programs.register(name, host_tool(device, name))
-
+#: every tool above as a program of the device, in the image's order
+PROGRAMS: dict[str, SystemProgram] = {name: functools.partial(run_tool, name) for name in TOOLS}

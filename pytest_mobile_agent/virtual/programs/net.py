@@ -21,19 +21,13 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.streams import DeviceStream
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
-
-Program = Callable[[pm.Process], int]
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.streams import DeviceStream
+from pytest_mobile_agent.virtual.kernel.system import System, SystemProgram
 
 
 @dataclass(frozen=True)
@@ -133,78 +127,69 @@ def _interface(name: str) -> Interface | None:
     return next((i for i in INTERFACES if i.name == name), None)
 
 
-def ip_program(device: VirtualDevice) -> Program:
-    def ip(proc: pm.Process) -> int:
-        args = proc.argv[1:]
-        family = None
-        while args and args[0].startswith("-"):
-            option = args.pop(0)
-            family = {"-4": "inet", "-6": "inet6"}.get(option, family)
-        if not args:
-            proc.stderr.write("Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\n")
-            return 255
-        obj, rest = args[0], [a for a in args[1:] if a not in ("show", "list", "dev")]
-        if "address".startswith(obj) or obj == "addr":
-            chosen = list(INTERFACES)
-            if rest:
-                found = _interface(rest[0])
-                if found is None:
-                    proc.stderr.write(f'Device "{rest[0]}" does not exist.\n')
-                    return 1
-                chosen = [found]
-            proc.stdout.write("".join(line + "\n" for i in chosen for line in ip_addr_lines(i, family=family)))
-            return 0
-        if "route".startswith(obj):
-            proc.stdout.write("".join(line + "\n" for line in ip_route_lines()))
-            return 0
-        if "link".startswith(obj):
-            chosen = [i for i in INTERFACES if not rest or i.name == rest[0]]
-            proc.stdout.write("".join(line + "\n" for i in chosen for line in ip_addr_lines(i)[:2]))
-            return 0
-        proc.stderr.write(f'Object "{obj}" is unknown, try "ip help".\n')
+def ip(system: System, proc: pm.Process) -> int:
+    args = proc.argv[1:]
+    family = None
+    while args and args[0].startswith("-"):
+        option = args.pop(0)
+        family = {"-4": "inet", "-6": "inet6"}.get(option, family)
+    if not args:
+        proc.stderr.write("Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\n")
         return 255
-
-    return ip
-
-
-def ifconfig_program(device: VirtualDevice) -> Program:
-    def ifconfig(proc: pm.Process) -> int:
-        names = [a for a in proc.argv[1:] if not a.startswith("-")]
-        if len(names) > 1:
-            proc.stderr.write("ifconfig: SIOCSIFFLAGS: Permission denied\n" if proc.uid else "ifconfig: not modelled\n")
-            return 1
-        chosen = list(INTERFACES) if not names else [i for i in INTERFACES if i.name == names[0]]
-        if names and not chosen:
-            proc.stderr.write(f"ifconfig: {names[0]}: No such device\n")
-            return 1
-        proc.stdout.write("".join(line + "\n" for i in chosen for line in ifconfig_lines(i)))
+    obj, rest = args[0], [a for a in args[1:] if a not in ("show", "list", "dev")]
+    if "address".startswith(obj) or obj == "addr":
+        chosen = list(INTERFACES)
+        if rest:
+            found = _interface(rest[0])
+            if found is None:
+                proc.stderr.write(f'Device "{rest[0]}" does not exist.\n')
+                return 1
+            chosen = [found]
+        proc.stdout.write("".join(line + "\n" for i in chosen for line in ip_addr_lines(i, family=family)))
         return 0
-
-    return ifconfig
-
-
-def nc_program(device: VirtualDevice) -> Program:
-    def nc(proc: pm.Process) -> int:
-        operands = [a for a in proc.argv[1:] if not a.startswith("-")]
-        if len(operands) != 2 or not is_decimal(operands[1]):
-            proc.stderr.write('nc: bad argument count (see "nc --help")\n')
-            return 1
-        host, port = operands[0], int(operands[1])
-        if host not in LOOPBACK_HOSTS:
-            proc.stderr.write("nc: connect: Network is unreachable\n")
-            return 1
-        try:
-            stream = device.sockets.connect_tcp(port, proc.uid)
-        except errors.Closed:
-            proc.stderr.write("nc: connect: Connection refused\n")
-            return 1
-        try:
-            _relay(proc, stream)
-        finally:
-            stream.close()
+    if "route".startswith(obj):
+        proc.stdout.write("".join(line + "\n" for line in ip_route_lines()))
         return 0
+    if "link".startswith(obj):
+        chosen = [i for i in INTERFACES if not rest or i.name == rest[0]]
+        proc.stdout.write("".join(line + "\n" for i in chosen for line in ip_addr_lines(i)[:2]))
+        return 0
+    proc.stderr.write(f'Object "{obj}" is unknown, try "ip help".\n')
+    return 255
 
-    return nc
+
+def ifconfig(system: System, proc: pm.Process) -> int:
+    names = [a for a in proc.argv[1:] if not a.startswith("-")]
+    if len(names) > 1:
+        proc.stderr.write("ifconfig: SIOCSIFFLAGS: Permission denied\n" if proc.uid else "ifconfig: not modelled\n")
+        return 1
+    chosen = list(INTERFACES) if not names else [i for i in INTERFACES if i.name == names[0]]
+    if names and not chosen:
+        proc.stderr.write(f"ifconfig: {names[0]}: No such device\n")
+        return 1
+    proc.stdout.write("".join(line + "\n" for i in chosen for line in ifconfig_lines(i)))
+    return 0
+
+
+def nc(system: System, proc: pm.Process) -> int:
+    operands = [a for a in proc.argv[1:] if not a.startswith("-")]
+    if len(operands) != 2 or not is_decimal(operands[1]):
+        proc.stderr.write('nc: bad argument count (see "nc --help")\n')
+        return 1
+    host, port = operands[0], int(operands[1])
+    if host not in LOOPBACK_HOSTS:
+        proc.stderr.write("nc: connect: Network is unreachable\n")
+        return 1
+    try:
+        stream = system.sockets.connect_tcp(port, proc.uid)
+    except errors.Closed:
+        proc.stderr.write("nc: connect: Connection refused\n")
+        return 1
+    try:
+        _relay(proc, stream)
+    finally:
+        stream.close()
+    return 0
 
 
 def _relay(proc: pm.Process, stream: DeviceStream) -> None:
@@ -231,7 +216,4 @@ def _relay(proc: pm.Process, stream: DeviceStream) -> None:
             proc.stdout.write(chunk)
 
 
-def install(device: VirtualDevice) -> None:
-    nc = nc_program(device)
-    for name, program in {"ip": ip_program(device), "ifconfig": ifconfig_program(device), "nc": nc, "netcat": nc}.items():
-        device.programs.register(name, program)
+PROGRAMS: dict[str, SystemProgram] = {"ip": ip, "ifconfig": ifconfig, "nc": nc, "netcat": nc}

@@ -23,49 +23,63 @@ Output as AOSP's PackageManagerShellCommand prints it:
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING
+import time
 
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.activity import SYSTEM_PACKAGES
-from pytest_mobile_agent.virtual.numbers import is_decimal
-from pytest_mobile_agent.virtual.packages import RUNTIME_PERMISSIONS, InstallError, Package
-from pytest_mobile_agent.virtual.shell.interp import cred_of
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
+from pytest_mobile_agent.virtual.android.activity import SYSTEM_PACKAGES
+from pytest_mobile_agent.virtual.android.framework import Framework
+from pytest_mobile_agent.virtual.android.packages import RUNTIME_PERMISSIONS, InstallError, Package
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.creds import cred_of
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.system import System
+from pytest_mobile_agent.virtual.programs.common import device_path
 
 _VALUE_OPTIONS = {"--user", "-i", "--install-reason", "--originating-uri", "--referrer", "--abi", "-p", "--pkg"}
 SHELL_EXCEPTION_STATUS = 255
 
 
-def pm_command(device: VirtualDevice, proc: pm.Process, args: list[str]) -> int | None:
+def pm_command(framework: Framework, proc: pm.Process, args: list[str]) -> int | None:
     """The package commands this module answers; None for the others (the caller's)."""
     if not args:
         return None
     verb, rest = args[0], args[1:]
     if verb == "install":
-        return _install(device, proc, rest)
+        return _install(framework, proc, rest)
     if verb == "uninstall":
-        return _uninstall(device, proc, rest)
+        return _uninstall(framework, proc, rest)
     if verb == "clear":
-        return _clear(device, proc, rest)
+        return _clear(framework, proc, rest)
     if verb in ("grant", "revoke"):
-        return _grant(device, proc, verb, rest)
+        return _grant(framework, proc, verb, rest)
     if verb == "list" and rest[:1] == ["packages"]:
-        return _list_packages(device, proc, rest[1:])
+        return _list_packages(framework, proc, rest[1:])
     if verb == "path" and len(rest) == 1:
-        return _path(device, proc, rest[0])
+        return _path(framework, proc, rest[0])
     if verb == "dump" and len(rest) == 1:
-        return dumpsys_package(device, proc, rest)
+        return dumpsys_package(framework, proc, rest)
     if verb == "resolve-activity":
-        return _resolve_activity(device, proc, rest)
+        return _resolve_activity(framework, proc, rest)
     return None
 
 
-def _resolve_activity(device: VirtualDevice, proc: pm.Process, args: list[str]) -> int:
+def pm_(framework: Framework, proc: pm.Process, args: list[str] | None = None) -> int:
+    """`pm` (and `cmd package`): pm_command's verbs, `list instrumentation` (none), else its usage."""
+    args = list(proc.argv[1:] if args is None else args)
+    answered = pm_command(framework, proc, args)  # install, uninstall, clear, grant, list, path, dump
+    if answered is not None:
+        return answered
+    if args and args[0] == "list" and len(args) > 1 and args[1] == "instrumentation":
+        return 0
+    proc.stderr.write(f"Unknown command: {' '.join(args) or '(none)'}\n" if args
+                      else "Package manager (package) commands:\n")
+    return 255 if args else 0
+
+
+def _resolve_activity(framework: Framework, proc: pm.Process, args: list[str]) -> int:
     """`resolve-activity [--brief] [-c CATEGORY] PKG`: the launchable activity as PKG/.ACT."""
-    names = [a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] not in ("-c", "-a", "--user"))]
-    package = device.packages.packages.get(names[-1]) if names else None
+    names = [a for i, a in enumerate(args)
+             if not a.startswith("-") and (i == 0 or args[i - 1] not in ("-c", "-a", "--user"))]
+    package = framework.packages.packages.get(names[-1]) if names else None
     launchable = package.manifest.launchable if package is not None else None
     if launchable is None:
         proc.stdout.write("No activity found\n")
@@ -93,14 +107,14 @@ def _options(args: list[str]) -> tuple[set[str], dict[str, str], list[str]]:
     return flags, values, rest
 
 
-def _install(device: VirtualDevice, proc: pm.Process, args: list[str]) -> int:
+def _install(framework: Framework, proc: pm.Process, args: list[str]) -> int:
     flags, values, paths = _options(args)
     if "-S" in values:
         size = int(values["-S"]) if is_decimal(values["-S"]) else -1
         data = _read_exactly(proc, size) if size >= 0 else b""
     elif paths and paths[0] != "-":
         try:
-            data = device.fs.read_file(device.fs.normalize(paths[0], proc.cwd), cred_of(proc))
+            data = framework.system.fs.read_file(framework.system.fs.normalize(paths[0], proc.cwd), cred_of(proc))
         except OSError as exc:
             proc.stdout.write(f"Error: Unable to open file: {paths[0]}\nConsider using a file under /data/local/tmp/\n"
                               f"Error: Can't open file: {paths[0]} ({exc.strerror})\n")
@@ -109,7 +123,7 @@ def _install(device: VirtualDevice, proc: pm.Process, args: list[str]) -> int:
         proc.stdout.write("Error: must either specify a package size or an APK file\n")
         return 1
     try:
-        device.packages.install(data, grant_all="-g" in flags, allow_downgrade="-d" in flags)
+        framework.packages.install(data, grant_all="-g" in flags, allow_downgrade="-d" in flags)
     except InstallError as exc:
         proc.stdout.write(f"Failure [{exc.code}: {exc.message}]\n")
         return 1
@@ -128,54 +142,58 @@ def _read_exactly(proc: pm.Process, size: int) -> bytes:
     return bytes(data)
 
 
-def _uninstall(device: VirtualDevice, proc: pm.Process, args: list[str]) -> int:
+def _uninstall(framework: Framework, proc: pm.Process, args: list[str]) -> int:
     _, _, names = _options(args)
     if not names:
         proc.stderr.write("Error: package name not specified\n")
         return 1
-    if device.packages.uninstall(names[0]):
+    if framework.packages.uninstall(names[0]):
         proc.stdout.write("Success\n")
         return 0
     proc.stdout.write("Failure [DELETE_FAILED_INTERNAL_ERROR]\n")
     return 1
 
 
-def _clear(device: VirtualDevice, proc: pm.Process, args: list[str]) -> int:
+def _clear(framework: Framework, proc: pm.Process, args: list[str]) -> int:
     _, _, names = _options(args)
     if not names:
         proc.stderr.write("Error: no package specified\n")
         return 1
-    if device.packages.clear(names[0]):
+    if framework.packages.clear(names[0]):
         proc.stdout.write("Success\n")
         return 0
     proc.stderr.write("Failed\n")
     return 1
 
 
-def _grant(device: VirtualDevice, proc: pm.Process, verb: str, args: list[str]) -> int:
+def _grant(framework: Framework, proc: pm.Process, verb: str, args: list[str]) -> int:
     _, _, rest = _options(args)
     if len(rest) < 2:
         proc.stderr.write("Error: no package specified\n" if not rest else "Error: no permission specified\n")
         return 1
     try:
-        device.packages.grant(rest[0], rest[1], grant=verb == "grant")
+        framework.packages.grant(rest[0], rest[1], grant=verb == "grant")
     except PermissionError as exc:
         method = "grantRuntimePermission" if verb == "grant" else "revokeRuntimePermission"
         proc.stderr.write(
             f"Exception occurred while executing '{verb}':\n{exc}\n"
-            f"\tat com.android.server.pm.permission.PermissionManagerServiceImpl.{method}(PermissionManagerServiceImpl.java:1435)\n"
-            f"\tat com.android.server.pm.permission.PermissionManagerService.{method}(PermissionManagerService.java:586)\n"
-            "\tat com.android.server.pm.PackageManagerShellCommand.runGrantRevokePermission(PackageManagerShellCommand.java:2883)\n"
+            f"\tat com.android.server.pm.permission.PermissionManagerServiceImpl.{method}"
+            "(PermissionManagerServiceImpl.java:1435)\n"
+            f"\tat com.android.server.pm.permission.PermissionManagerService.{method}"
+            "(PermissionManagerService.java:586)\n"
+            "\tat com.android.server.pm.PackageManagerShellCommand.runGrantRevokePermission"
+            "(PackageManagerShellCommand.java:2883)\n"
             "\tat com.android.server.pm.PackageManagerShellCommand.onCommand(PackageManagerShellCommand.java:308)\n"
         )
         return SHELL_EXCEPTION_STATUS
     return 0
 
 
-def _list_packages(device: VirtualDevice, proc: pm.Process, args: list[str]) -> int:
+def _list_packages(framework: Framework, proc: pm.Process, args: list[str]) -> int:
     flags, _, filters = _options(args)
-    installed = device.packages.packages
-    names = sorted(installed) if "-3" in flags else [*SYSTEM_PACKAGES, *sorted(p for p in installed if p not in SYSTEM_PACKAGES)]
+    installed = framework.packages.packages
+    others = sorted(p for p in installed if p not in SYSTEM_PACKAGES)
+    names = sorted(installed) if "-3" in flags else [*SYSTEM_PACKAGES, *others]
     if filters:
         names = [name for name in names if filters[0] in name]
     lines = []
@@ -188,8 +206,8 @@ def _list_packages(device: VirtualDevice, proc: pm.Process, args: list[str]) -> 
     return 0
 
 
-def _path(device: VirtualDevice, proc: pm.Process, name: str) -> int:
-    package = device.packages.packages.get(name)
+def _path(framework: Framework, proc: pm.Process, name: str) -> int:
+    package = framework.packages.packages.get(name)
     if package is not None:
         proc.stdout.write(f"package:{package.apk_path}\n")
         return 0
@@ -199,9 +217,9 @@ def _path(device: VirtualDevice, proc: pm.Process, name: str) -> int:
     return 1
 
 
-def dumpsys_package(device: VirtualDevice, proc: pm.Process, args: list[str]) -> int:
+def dumpsys_package(framework: Framework, proc: pm.Process, args: list[str]) -> int:
     names = [a for a in args if not a.startswith("-")]
-    package = device.packages.packages.get(names[0]) if names else None
+    package = framework.packages.packages.get(names[0]) if names else None
     if package is None:
         proc.stdout.write("Database versions:\n  Internal:\n    sdkVersion=36 databaseVersion=3\n")
         return 0
@@ -220,7 +238,8 @@ def _package_block(package: Package) -> str:
         f"    userId={package.uid}\n"
         f"    codePath={package.code_path}\n"
         f"    resourcePath={package.code_path}\n"
-        f"    versionCode={manifest.version_code} minSdk={manifest.min_sdk} targetSdk={manifest.target_sdk or manifest.min_sdk}\n"
+        f"    versionCode={manifest.version_code} minSdk={manifest.min_sdk} "
+        f"targetSdk={manifest.target_sdk or manifest.min_sdk}\n"
         f"    versionName={manifest.version_name or 'null'}\n"
         "    flags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]\n"
         f"    lastUpdateTime={_stamp(package.last_update)}\n"
@@ -233,23 +252,17 @@ def _package_block(package: Package) -> str:
 
 
 def _stamp(when: float) -> str:
-    import time
-
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when))
 
 
-def sha256sum(device: VirtualDevice, proc: pm.Process) -> int:
+def sha256sum(system: System, proc: pm.Process) -> int:
     status = 0
     for name in proc.argv[1:] or ["-"]:
         try:
-            data = proc.stdin.read_all() if name == "-" else device.fs.read_file(device.fs.normalize(name, proc.cwd), cred_of(proc))
+            data = proc.stdin.read_all() if name == "-" else system.fs.read_file(device_path(proc, name), cred_of(proc))
         except OSError as exc:
             proc.stderr.write(f"sha256sum: {name}: {exc.strerror}\n")
             status = 1
             continue
         proc.stdout.write(f"{hashlib.sha256(data).hexdigest()}  {name}\n")
     return status
-
-
-def install(device: VirtualDevice) -> None:
-    device.programs.register("sha256sum", lambda proc: sha256sum(device, proc))

@@ -15,7 +15,7 @@ PIDS` and bare pids pick processes. Layout follows show_ps and get_headers:
 
 ARGS is the command line with NULs as spaces and the leading path of argv[0] removed (CMDLINE
 keeps it), so `/system/bin/sleep 60` shows as `sleep 60`; VSZ, RSS and WCHAN are the process's
-own (virtual/process.py). An unknown field fails as toybox does: `ps: bad -o 'LIST'` and a caret
+own (virtual/kernel/process.py). An unknown field fails as toybox does: `ps: bad -o 'LIST'` and a caret
 under the field, status 1.
 """
 
@@ -23,13 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.numbers import is_decimal
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.system import System
 
 PID_WIDTH = 5  # digits of /proc/sys/kernel/pid_max (32768 on the emulator)
 ANDROID_DEFAULT = "USER,PID,PPID,VSIZE,RSS,WCHAN:10,ADDR:10,S,NAME"
@@ -137,44 +134,41 @@ def row(fields: list[Field], values: list[str]) -> str:
     return " ".join(cells)
 
 
-def ps_program(device: VirtualDevice) -> Callable[[pm.Process], int]:
-    def ps(proc: pm.Process) -> int:
-        args = proc.argv[1:]
-        show_all = False
-        specs: list[str] = []
-        pids: set[int] | None = None
-        while args:
-            arg = args.pop(0)
-            if arg in ("-A", "-e"):
-                show_all = True
-            elif arg == "-o" and args:
-                specs.append(args.pop(0))
-            elif arg.startswith("-o") and len(arg) > 2:
-                specs.append(arg[2:])
-            elif arg == "-p" and args:
-                pids = (pids or set()) | {int(p) for p in args.pop(0).split(",") if is_decimal(p.strip())}
-            elif is_decimal(arg):
-                pids = (pids or set()) | {int(arg)}
-            elif arg.startswith("-") and len(arg) > 1:
-                show_all = show_all or "A" in arg or "e" in arg
-            else:
-                proc.stderr.write(f"ps: bad {arg}\n")
-                return 1
-        fields: list[Field] = []
-        for spec in specs or [ANDROID_DEFAULT]:
-            parsed, bad = parse_fields(spec)
-            if bad is not None:
-                prefix = "ps: bad -o '"
-                proc.stderr.write(f"{prefix}{spec}'\n{' ' * (len(prefix) + bad)}^\n")
-                return 1
-            fields.extend(parsed)
-        procs = device.processes.processes()
-        if pids is not None:
-            procs = [p for p in procs if p.pid in pids]
-        elif not show_all:
-            procs = [p for p in procs if p.uid == proc.uid and (p.tty == proc.tty if proc.tty else p.sid == proc.sid)]
-        lines = [header(fields)] + [row(fields, [f.value(p) for f in fields]) for p in procs]
-        proc.stdout.write("\n".join(lines) + "\n")
-        return 0
-
-    return ps
+def ps(system: System, proc: pm.Process) -> int:
+    args = proc.argv[1:]
+    show_all = False
+    specs: list[str] = []
+    pids: set[int] | None = None
+    while args:
+        arg = args.pop(0)
+        if arg in ("-A", "-e"):
+            show_all = True
+        elif arg == "-o" and args:
+            specs.append(args.pop(0))
+        elif arg.startswith("-o") and len(arg) > 2:
+            specs.append(arg[2:])
+        elif arg == "-p" and args:
+            pids = (pids or set()) | {int(p) for p in args.pop(0).split(",") if is_decimal(p.strip())}
+        elif is_decimal(arg):
+            pids = (pids or set()) | {int(arg)}
+        elif arg.startswith("-") and len(arg) > 1:
+            show_all = show_all or "A" in arg or "e" in arg
+        else:
+            proc.stderr.write(f"ps: bad {arg}\n")
+            return 1
+    fields: list[Field] = []
+    for spec in specs or [ANDROID_DEFAULT]:
+        parsed, bad = parse_fields(spec)
+        if bad is not None:
+            prefix = "ps: bad -o '"
+            proc.stderr.write(f"{prefix}{spec}'\n{' ' * (len(prefix) + bad)}^\n")
+            return 1
+        fields.extend(parsed)
+    procs = system.processes.processes()
+    if pids is not None:
+        procs = [p for p in procs if p.pid in pids]
+    elif not show_all:
+        procs = [p for p in procs if p.uid == proc.uid and (p.tty == proc.tty if proc.tty else p.sid == proc.sid)]
+    lines = [header(fields)] + [row(fields, [f.value(p) for f in fields]) for p in procs]
+    proc.stdout.write("\n".join(lines) + "\n")
+    return 0

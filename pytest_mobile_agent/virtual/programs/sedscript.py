@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pytest_mobile_agent.virtual.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 
 NO_ARGUMENT = frozenset("{}dDgGhHlnNpPx=")
 TO_LINE_END = frozenset("aicrw")

@@ -13,14 +13,10 @@ leaves it out, so the device has it by hand), byte for byte:
 from __future__ import annotations
 
 import string
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual import process as pm
-from pytest_mobile_agent.virtual.numbers import is_decimal
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.device import VirtualDevice
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.system import System
 
 DELETE, SQUEEZE = 0x100, 0x200
 ESCAPES = {"n": 10, "t": 9, "e": 27, "b": 8, "a": 7, "f": 12, "v": 11, "r": 13, "\\": 92}
@@ -140,32 +136,29 @@ def translate(data: bytes, table: list[int], *, delete: bool, squeeze: bool, pre
     return bytes(out), prev
 
 
-def tr_program(device: VirtualDevice) -> Callable[[pm.Process], int]:
-    def tr(proc: pm.Process) -> int:
-        flags: set[str] = set()
-        operands: list[str] = []
-        for arg in proc.argv[1:]:
-            if not operands and arg.startswith("-") and len(arg) > 1 and set(arg[1:]) <= set("cCds"):
-                flags.update(arg[1:])
-            else:
-                operands.append(arg)
-        if not 1 <= len(operands) <= 2:
-            proc.stderr.write("tr: Needs 1 argument\n" if not operands else "tr: Max 2 arguments\n")
-            return 1
-        try:
-            set1 = expand(operands[0].encode("utf-8", "surrogateescape"))
-            if len(operands) > 1 and not operands[1]:
-                raise TrError("set2 can't be empty string")
-            set2 = expand(operands[1].encode("utf-8", "surrogateescape")) if len(operands) > 1 else None
-        except TrError as exc:
-            proc.stderr.write(f"tr: {exc}\n")
-            return 1
-        delete, squeeze = "d" in flags, "s" in flags
-        table = build_map(set1, set2, complement=bool(flags & {"c", "C"}), delete=delete, squeeze=squeeze)
-        prev = -1
-        while data := proc.stdin.read():
-            out, prev = translate(data, table, delete=delete, squeeze=squeeze, prev=prev)
-            proc.stdout.write(out)
-        return 0
-
-    return tr
+def tr(system: System, proc: pm.Process) -> int:
+    flags: set[str] = set()
+    operands: list[str] = []
+    for arg in proc.argv[1:]:
+        if not operands and arg.startswith("-") and len(arg) > 1 and set(arg[1:]) <= set("cCds"):
+            flags.update(arg[1:])
+        else:
+            operands.append(arg)
+    if not 1 <= len(operands) <= 2:
+        proc.stderr.write("tr: Needs 1 argument\n" if not operands else "tr: Max 2 arguments\n")
+        return 1
+    try:
+        set1 = expand(operands[0].encode("utf-8", "surrogateescape"))
+        if len(operands) > 1 and not operands[1]:
+            raise TrError("set2 can't be empty string")
+        set2 = expand(operands[1].encode("utf-8", "surrogateescape")) if len(operands) > 1 else None
+    except TrError as exc:
+        proc.stderr.write(f"tr: {exc}\n")
+        return 1
+    delete, squeeze = "d" in flags, "s" in flags
+    table = build_map(set1, set2, complement=bool(flags & {"c", "C"}), delete=delete, squeeze=squeeze)
+    prev = -1
+    while data := proc.stdin.read():
+        out, prev = translate(data, table, delete=delete, squeeze=squeeze, prev=prev)
+        proc.stdout.write(out)
+    return 0

@@ -1,5 +1,9 @@
 """The device shell: Android's /system/bin/sh (mksh), the subset the driver and its users send.
 
-`parser.parse(text)` gives the syntax tree (or errors.ShellSyntaxError); `interp.sh_main(device)`
-is the `sh` program the device's adbd runs as `/system/bin/sh -c CMD`.
+Above the kernel, below the programs. The language: `syntax` (the tree and ShellSyntaxError),
+`words` (the scanner and words), `parser` (the grammar; `parse(text)`), `arith` (`$((...))`).
+Running it: `interpreter` (lists, pipelines, commands, over `redirection`, `expansion` and
+`context`, the process and kernel services a shell has), `builtins` (with `formatting` for echo and
+printf), `lookup` (command search), `state` (variables, traps, control flow) and `main`
+(`sh_main(system)`, the `sh` program adbd runs as `/system/bin/sh -c CMD`).
 """

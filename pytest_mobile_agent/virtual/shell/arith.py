@@ -3,7 +3,7 @@
 Numbers (decimal, 0x hex, leading-0 octal), variables by name (unset or empty is 0, a value that is
 itself an expression is evaluated), unary `+ - ! ~`, `* / %`, `+ -`, `<< >>`, `< <= > >=`, `== !=`,
 `&`, `^`, `|`, `&&`, `||`, `?:` and parentheses. Errors (a bad token, division by zero, nesting
-too deep) are errors.ShellSyntaxError with mksh's wording ("EXPR: division by zero",
+too deep) are ShellSyntaxError with mksh's wording ("EXPR: division by zero",
 "EXPR: unexpected 'X'"), which the shell prints, failing the command with status 1.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from pytest_mobile_agent.errors import ShellSyntaxError
-from pytest_mobile_agent.virtual.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.shell.syntax import ShellSyntaxError
 
 _TOKEN = re.compile(r"\s*(0[xX][0-9a-fA-F]+|\d+|[A-Za-z_][A-Za-z0-9_]*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%()<>!~&^|?:])")
 _BINARY: dict[str, tuple[int, Callable[[int, int], int]]] = {

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .node import Bounds, Window
+from pytest_mobile_agent.virtual.ui.node import Bounds, Window
 
 Region = list[Bounds]
 

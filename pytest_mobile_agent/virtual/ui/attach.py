@@ -1,10 +1,12 @@
-"""Plugging the UI model into a virtual device: its display, its activity manager and logcat.
+"""Plugging the UI model into a virtual device: its display, its activity manager, its package
+manager and logcat.
 
-`attach(device)` makes the device's one `UiModel` (`device.ui`), installs the Compose fixture app
-with the activity manager (`am start -S -n dev.mobileagent.fixture/.MainActivity --es tab Big`
+`attach(ui, display, activity, packages, logcat)` installs the Compose fixture app with the
+package manager, from its APK (`am start -S -n dev.mobileagent.fixture/.MainActivity --es tab Big`
 starts it on a tab, `am force-stop` stops it, and HOME or BACK on the last activity bring the
-launcher to the front there too), gives the display its content (render and touch) and
-sends the model's log lines to logcat.
+launcher to the front there too), shows every other installed package as a plain window
+(ui/plain.py), gives the display its content (render, touch, keys, text, the uiautomator dump),
+lays the UI out for the display's size and rotation, and sends the model's log lines to logcat.
 """
 
 from __future__ import annotations
@@ -12,12 +14,18 @@ from __future__ import annotations
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from pytest_mobile_agent.virtual.numbers import is_decimal
-
-from .fixture import FIXTURE_MANIFEST, MAIN_ACTIVITY, PACKAGE
-from .geometry import Geometry
-from .model import KEY_MAP, UiModel
-from .node import Node
+from pytest_mobile_agent.apk import build_apk
+from pytest_mobile_agent.virtual.android.activity import ActivityManager
+from pytest_mobile_agent.virtual.android.display import Display
+from pytest_mobile_agent.virtual.android.logcat import Logcat
+from pytest_mobile_agent.virtual.android.packages import PackageManager
+from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.ui.emulator import EmulatorUi
+from pytest_mobile_agent.virtual.ui.fixture import FIXTURE_MANIFEST, MAIN_ACTIVITY, PACKAGE
+from pytest_mobile_agent.virtual.ui.geometry import Geometry
+from pytest_mobile_agent.virtual.ui.model import KEY_MAP, UiModel
+from pytest_mobile_agent.virtual.ui.node import Node
+from pytest_mobile_agent.virtual.ui.plain import PlainApp
 
 COMPOSED_TIMEOUT_S = 2.0
 
@@ -27,7 +35,7 @@ class FixtureAppEntry:
 
     package = PACKAGE
 
-    def __init__(self, model: UiModel) -> None:
+    def __init__(self, model: EmulatorUi) -> None:
         self.model = model
 
     def has_activity(self, activity: str) -> bool:
@@ -97,84 +105,44 @@ def key_code(code: int | str) -> int | None:
     return _KEY_NAMES.get(word.removeprefix("KEYCODE_"))
 
 
-def attach(device: Any) -> UiModel:
-    """The device's UI model, made and wired on the first call."""
-    existing = getattr(device, "ui", None)
-    if isinstance(existing, UiModel):
-        return existing
-    display = getattr(device, "display", None)
-    model = UiModel(geometry=_geometry(display))
-    device.ui = model
-    log = getattr(device, "log", None)
-    if callable(log):
-        model.log = lambda tag, msg: log(tag, msg)
-    _set_content(display, DisplayContent(model), model)
-    if display is not None:
-        model.geometry_source = lambda: _geometry(display)
-    activity = getattr(device, "activity", None)
-    if activity is not None:
-        _install_fixture(device, activity, FixtureAppEntry(model))
-        component = f"{PACKAGE}/{MAIN_ACTIVITY}"
+def attach(ui: EmulatorUi, display: Display, activity: ActivityManager, packages: PackageManager,
+           logcat: Logcat) -> None:
+    """Wire the device's UI model into its framework (see the module's docstring)."""
+    ui.log = lambda tag, msg: logcat.log(tag, msg)
+    display.set_content(DisplayContent(ui))
+    ui.add_listener(lambda change: display.changed())
+    ui.geometry_source = lambda: display_geometry(display)
+    _install_fixture(ui, packages)
+    component = f"{PACKAGE}/{MAIN_ACTIVITY}"
 
-        def launch(package: str) -> None:
-            # Settings is a system app: not in the activity manager's installed (third-party) apps
-            if package == PACKAGE:
-                activity.start(component)
-            else:
-                model.settings.start()
+    def launch(package: str) -> None:
+        # Settings is a system app: not in the activity manager's installed (third-party) apps
+        if package == PACKAGE:
+            activity.start(component)
+        else:
+            ui.settings.start()
 
-        model.on_launch = launch
-        go_home = getattr(activity, "go_home", None)
-        if callable(go_home):
-            model.on_home_shown = go_home  # `dumpsys window` names the launcher after HOME or BACK
-    return model
+    ui.on_launch = launch
+    ui.on_home_shown = activity.go_home  # `dumpsys window` names the launcher after HOME or BACK
 
 
-def _install_fixture(device: Any, activity: Any, entry: FixtureAppEntry) -> None:
+def _install_fixture(ui: EmulatorUi, packages: PackageManager) -> None:
     """The fixture app, installed from its APK as an emulator image with it installed would have
-    it; a later install of an APK of the same package updates it and keeps this UI."""
-    packages = getattr(device, "packages", None)
-    if packages is None:
-        activity.install(entry)
-        return
-    from pytest_mobile_agent.apk import build_apk
-
-    packages.provide_ui(entry)
+    it; a later install of an APK of the same package updates it and keeps this UI. Any other
+    package gets a plain window."""
+    packages.provide_ui(FixtureAppEntry(ui))
+    packages.show_others_with(lambda manifest: PlainApp(ui, manifest))
     packages.install(build_apk(FIXTURE_MANIFEST))
-    entry.model.permission_granted = lambda name: packages.is_granted(PACKAGE, f"android.permission.{name.upper()}")
+    ui.permission_granted = lambda name: packages.is_granted(PACKAGE, f"android.permission.{name.upper()}")
 
 
-def _geometry(display: Any) -> Geometry:
+def display_geometry(display: Display) -> Geometry:
     """The display's logical geometry: its size (a `wm size` override first) turned by its
     rotation, and the density in effect."""
-    if display is None:
-        return Geometry()
-    size = getattr(display, "size", None)
-    width, height = size if isinstance(size, tuple) and len(size) == 2 else (
-        getattr(display, "width", 1080), getattr(display, "height", 2400))
-    density = getattr(display, "density", 420)
-    rotation = getattr(display, "rotation", 0)
-    if not (isinstance(width, int) and isinstance(height, int) and isinstance(density, int)):
-        return Geometry()
-    if isinstance(rotation, int) and rotation % 2 == 1:
+    width, height = display.size
+    if display.rotation % 2 == 1:
         width, height = height, width
-    return Geometry(width, height, density)
-
-
-def _set_content(display: Any, content: DisplayContent, model: UiModel) -> None:
-    """Give the display its content, whichever way it takes it, and tell it of every change."""
-    if display is None:
-        return
-    for name in ("set_content", "set_content_provider", "set_provider"):
-        setter = getattr(display, name, None)
-        if callable(setter):
-            setter(content)
-            break
-    else:
-        display.content = content
-    changed = getattr(display, "content_changed", None) or getattr(display, "changed", None)
-    if callable(changed):
-        model.add_listener(lambda change: changed())
+    return Geometry(width, height, display.density)
 
 
 def _dump_node(node: Node, index: int, parts: list[str]) -> None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .geometry import Geometry
-from .node import Node, Window
+from pytest_mobile_agent.virtual.ui.geometry import Geometry
+from pytest_mobile_agent.virtual.ui.node import Node, Window
 
 SHELL_PACKAGE = "com.android.shell"
 EXTRA_SUPPRESS_OVERLAY = "com.android.systemui.SUPPRESS_CLIPBOARD_OVERLAY"

@@ -35,13 +35,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.apk import Activity, Manifest
-
-from . import spinner
-from .node import Node, ScrollInfo, Window
-from .system import LAYER_ALERT, LAYER_APP
+from pytest_mobile_agent.virtual.ui import spinner
+from pytest_mobile_agent.virtual.ui.node import Node, ScrollInfo, Window
+from pytest_mobile_agent.virtual.ui.system import LAYER_ALERT, LAYER_APP
 
 if TYPE_CHECKING:
-    from .model import UiModel
+    from pytest_mobile_agent.virtual.ui.model import UiModel
 
 PACKAGE = "dev.mobileagent.fixture"
 MAIN_ACTIVITY = ".MainActivity"
@@ -188,6 +187,13 @@ class FixtureApp:
         self.list = None
         self._screen = None
 
+    def owns(self, window: Window) -> bool:
+        return window is self.window or window is self.alert
+
+    def relaunch_extras(self) -> Mapping[str, str]:
+        """The activity is recreated on its tab."""
+        return {"tab": self.tab}
+
     def back(self) -> bool:
         """The back key: close the alert, else finish the activity. True when consumed."""
         if self.alert is not None:
@@ -325,7 +331,8 @@ class FixtureApp:
             row = grid.add(Node("android.view.View", (left, y, right, y + row_h)))
             for c in range(BIG_COLUMNS):
                 n = r * BIG_COLUMNS + c + 1
-                cell = row.add(Node("android.widget.TextView", (left + c * cell_w, y, left + (c + 1) * cell_w, y + row_h),
+                bounds = (left + c * cell_w, y, left + (c + 1) * cell_w, y + row_h)
+                cell = row.add(Node("android.widget.TextView", bounds,
                                     text=f"Cell {n}", res=f"cell_{n}", clickable=True))
                 cell.on_click = (lambda node=cell: self._toggle(node))
 

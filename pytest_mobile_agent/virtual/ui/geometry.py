@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .node import Bounds
+from pytest_mobile_agent.virtual.ui.node import Bounds
 
 
 @dataclass(frozen=True)

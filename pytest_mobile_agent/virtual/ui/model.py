@@ -14,31 +14,28 @@ import itertools
 import logging
 import math
 import threading
-import time
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from . import accessibility, system
-from . import clipboard as clips
-from .changes import Change, Listener, NodesChanged, WindowsChanged
-from .clock import Clock, MonotonicClock
-from .fixture import FixtureApp
-from .geometry import Geometry
-from .gestures import LONG_PRESS_MS, Fling, Pointer, fling_distance
-from .injection import WINDOW_ANIMATION_MS
-from .node import Node, Window
-from .settings import SettingsApp
+from pytest_mobile_agent.virtual.ui import accessibility, system
+from pytest_mobile_agent.virtual.ui import clipboard as clips
+from pytest_mobile_agent.virtual.ui.apps import UiApp
+from pytest_mobile_agent.virtual.ui.changes import Change, Listener, NodesChanged, WindowsChanged
+from pytest_mobile_agent.virtual.ui.clock import Clock, MonotonicClock
+from pytest_mobile_agent.virtual.ui.geometry import Geometry
+from pytest_mobile_agent.virtual.ui.gestures import LONG_PRESS_MS, Fling, Pointer, fling_distance
+from pytest_mobile_agent.virtual.ui.injection import WINDOW_ANIMATION_MS
+from pytest_mobile_agent.virtual.ui.node import Node, Window
+from pytest_mobile_agent.virtual.ui.render import Animation, render
 
 if TYPE_CHECKING:
     from PIL import Image
 
-    from .spinner import Spinner
-
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
-MIN_FLING_PX_PER_MS = 0.13
-PERMISSION_GRANTED = "granted"  # the verdict of a permission the app already holds  # Android's minimum fling velocity: 50 dp/s
+MIN_FLING_PX_PER_MS = 0.13  # Android's minimum fling velocity: 50 dp/s
+PERMISSION_GRANTED = "granted"  # the verdict of a permission the app already holds
 
 # (key code, shift) -> character, as the virtual keyboard's KeyCharacterMap types them (US layout)
 _UNSHIFTED = {**{system.KEYCODE_0 + i: str(i) for i in range(10)},
@@ -87,7 +84,7 @@ class UiModel:
         self.render_cache: dict[tuple[int, int, int], Image.Image] = {}
         #: what is drawn afresh over its window's cached pixels on every render (the Loading
         #: screen's spinner): `window`, `draw(image)`
-        self.animations: list[Spinner] = []
+        self.animations: list[Animation] = []
         self._listeners: list[Listener] = []  # copied on write
         self._listeners_lock = threading.Lock()
         self._timers: list[tuple[float, int, Callable[[], None]]] = []
@@ -114,8 +111,9 @@ class UiModel:
         self.nav_bar = system.nav_bar(self.geo, lambda code: self._key(code, 0))
         self.keyboard = system.keyboard(self.geo, self._keyboard_press)
         self.launcher = system.launcher(self.geo, self._launch_from_home)
-        self.app = FixtureApp(self)
-        self.settings = SettingsApp(self)
+        #: the apps registered with the model (ui/apps.py), the first the one BACK goes to when no
+        #: registered app's window is in front
+        self._apps: list[UiApp] = []
         for w in (self.status_bar, self.nav_bar, self.launcher):
             self._insert(w)
         self._restack()
@@ -132,7 +130,8 @@ class UiModel:
         """Safe from any thread and under any lock (a process's death callbacks run under the
         device's kernel lock): it never takes the model's lock."""
         with self._listeners_lock:
-            self._listeners = [entry for entry in self._listeners if entry != listener]  # == : a bound method is made anew at each access
+            # == : a bound method is made anew at each access
+            self._listeners = [entry for entry in self._listeners if entry != listener]
 
     def _notify(self, change: Change) -> None:
         for listener in self._listeners:
@@ -199,9 +198,9 @@ class UiModel:
         with self.lock:
             if geometry == self.geo:
                 return
-            running, tab, settings = self.app.running, self.app.tab, self.settings.running
-            self.app.stop()
-            self.settings.stop()
+            relaunches = [(app, app.relaunch_extras()) for app in self._apps if app.running]
+            for app in self._apps:
+                app.stop()
             self.hide_keyboard()
             for w in (self.status_bar, self.nav_bar, self.launcher):
                 self._remove(w)
@@ -212,10 +211,8 @@ class UiModel:
             self.launcher = system.launcher(geometry, self._launch_from_home)
             for w in (self.status_bar, self.nav_bar):
                 self._insert(w)
-            if settings:
-                self.settings.start()
-            if running:
-                self.app.start({"tab": tab})
+            for app, extras in reversed(relaunches):  # the first registered app comes back on top
+                app.start(extras)
             self._refresh_launcher()
             self._restack()
             self._windows_changed()
@@ -227,6 +224,10 @@ class UiModel:
         with self.lock:
             self.advance()
             return list(self._windows)
+
+    def stacked_windows(self) -> list[Window]:
+        """The windows top-most first, as they are now: no timer runs (the caller holds the lock)."""
+        return list(self._windows)
 
     def accessibility_windows(self) -> list[Window]:
         """The windows UiAutomation.getWindows() reports, top-most first: a touch-modal dialog
@@ -329,43 +330,12 @@ class UiModel:
         with self.lock:
             return next((w for w in self._windows if w.id == window_id), None)
 
-    # --- the app --------------------------------------------------------------------------------
+    # --- the apps -------------------------------------------------------------------------------
 
-    def start_app(self, extras: Mapping[str, str] | None = None, *, stop_first: bool = False) -> None:
+    def register_app(self, app: UiApp) -> None:
+        """A plug-in app the launcher starts and the keys reach (ui/apps.py)."""
         with self.lock:
-            self.advance()
-            if stop_first:
-                self.app.stop()
-            self.app.start(extras)
-
-    def wait_composed(self, timeout: float) -> bool:
-        """Wait (real time) until the fixture's current screen is composed; False at the timeout."""
-        changed = threading.Event()
-
-        def listener(change: Change) -> None:
-            changed.set()
-
-        self.add_listener(listener)
-        try:
-            deadline = time.monotonic() + timeout
-            while True:
-                with self.lock:
-                    self.advance()
-                    if not self.app.running or self.app.composed:
-                        return True
-                    due = (self.next_due_ms() - self.clock.now_ms()) / 1000.0
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                changed.wait(max(0.001, min(left, due)))
-                changed.clear()
-        finally:
-            self.remove_listener(listener)
-
-    def stop_app(self) -> None:
-        with self.lock:
-            self.advance()
-            self.app.stop()
+            self._apps.append(app)
 
     def foreground(self) -> str | None:
         """The package of the activity in front; None on the home screen."""
@@ -380,10 +350,14 @@ class UiModel:
     def _launch_from_home(self, package: str) -> None:
         if self.on_launch is not None:
             self.on_launch(package)
-        elif package == self.settings.package:
-            self.settings.start()
-        else:
-            self.app.start({})
+            return
+        app = next((a for a in self._apps if a.package == package), None) or self._main_app()
+        if app is not None:
+            app.start({})
+
+    def _main_app(self) -> UiApp | None:
+        """The first app registered: what BACK reaches when no registered app is in front."""
+        return self._apps[0] if self._apps else None
 
     # --- the permission prompt ------------------------------------------------------------------
 
@@ -601,17 +575,16 @@ class UiModel:
                 self._answer_prompt("denied")
             else:
                 front = self._app_windows()
-                if front and front[0] is self.settings.window:
-                    self.settings.stop()
-                else:
-                    self.app.back()
+                owner = next((a for a in self._apps if front and a.owns(front[0])), None) or self._main_app()
+                if owner is not None:
+                    owner.back()
             if app_in_front and not self._app_windows():
                 self._home_shown()
             return True
         if code == system.KEYCODE_HOME:
             self.dismiss_permission()
-            self.app.stop()
-            self.settings.stop()
+            for app in self._apps:
+                app.stop()
             self._home_shown()
             return True
         if code == system.KEYCODE_DEL:
@@ -741,8 +714,6 @@ class UiModel:
 
     def render(self, width: int | None = None, height: int | None = None) -> Image.Image:
         """The screen as an RGB image, scaled to width x height when given."""
-        from .render import render
-
         with self.lock:
             self.advance()
             return render(self, width, height)

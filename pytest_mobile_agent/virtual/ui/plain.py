@@ -4,19 +4,17 @@ label as its title and one text, so that `am start` brings something of that pac
 
 from __future__ import annotations
 
-from typing import Any
-
 from pytest_mobile_agent.apk import Manifest
-
-from .node import Node, Window
-from .system import LAYER_APP
+from pytest_mobile_agent.virtual.ui.model import UiModel
+from pytest_mobile_agent.virtual.ui.node import Node, Window
+from pytest_mobile_agent.virtual.ui.system import LAYER_APP
 
 
 class PlainApp:
     """The activity manager's view of an installed APK without a UI model (`activity.App`)."""
 
-    def __init__(self, device: Any, manifest: Manifest) -> None:
-        self.device = device
+    def __init__(self, model: UiModel, manifest: Manifest) -> None:
+        self.model = model
         self.manifest = manifest
         self.package = manifest.package
         self.window: Window | None = None
@@ -26,9 +24,7 @@ class PlainApp:
         return self.manifest.activity(activity) in names
 
     def start(self, activity: str, extras: dict[str, str]) -> None:
-        from .attach import attach
-
-        model = attach(self.device)
+        model = self.model
         if self.window is not None:
             model.bring_to_front(self.window)
             return
@@ -44,6 +40,4 @@ class PlainApp:
     def stop(self) -> None:
         window, self.window = self.window, None
         if window is not None:
-            from .attach import attach
-
-            attach(self.device).remove_window(window)
+            self.model.remove_window(window)

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import time
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PIL import Image, ImageDraw, ImageFont
 
-from .node import Node, Window
-
-if TYPE_CHECKING:
-    from .model import UiModel
+from pytest_mobile_agent.virtual.ui.clock import Clock
+from pytest_mobile_agent.virtual.ui.geometry import Geometry
+from pytest_mobile_agent.virtual.ui.node import Node, Window
 
 BACKGROUND = (250, 250, 252)
 BAR = (32, 33, 36)
@@ -32,15 +31,41 @@ KEY = (250, 250, 250)
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
+
+class Animation(Protocol):
+    """What is drawn afresh over its window's cached pixels on every frame (the Loading screen's
+    spinner)."""
+
+    window: Window
+
+    def draw(self, image: Image.Image) -> None: ...
+
+
+class Screen(Protocol):
+    """What a frame is drawn from: the UI model (virtual/ui/model.py)."""
+
+    geo: Geometry
+    clock: Clock
+    render_cache: dict[tuple[int, int, int], Image.Image]
+    animations: list[Animation]
+    status_bar: Window
+    nav_bar: Window
+    keyboard: Window
+
+    def stacked_windows(self) -> list[Window]:
+        """The windows top-most first, as they are (the caller holds the model's lock)."""
+        ...
+
+
 @lru_cache(maxsize=16)
 def font(size: int) -> Font:
     return ImageFont.load_default(size=size)
 
 
-def render(model: UiModel, width: int | None = None, height: int | None = None) -> Image.Image:
+def render(model: Screen, width: int | None = None, height: int | None = None) -> Image.Image:
     geo = model.geo
     image = Image.new("RGB", (geo.width, geo.height), BACKGROUND)
-    windows = list(reversed(model._windows))  # bottom-most first
+    windows = list(reversed(model.stacked_windows()))  # bottom-most first
     _cache: dict[tuple[int, int, int], Image.Image] = model.render_cache
     live = set()
     for w in windows:
@@ -68,7 +93,7 @@ def render(model: UiModel, width: int | None = None, height: int | None = None) 
     return image
 
 
-def _draw_window(model: UiModel, w: Window) -> Image.Image:
+def _draw_window(model: Screen, w: Window) -> Image.Image:
     left, top, right, bottom = w.bounds
     if w is model.status_bar:
         return _status_bar(model, w)
@@ -83,7 +108,7 @@ def _draw_window(model: UiModel, w: Window) -> Image.Image:
     return image
 
 
-def _status_bar(model: UiModel, w: Window) -> Image.Image:
+def _status_bar(model: Screen, w: Window) -> Image.Image:
     left, top, right, bottom = w.bounds
     image = Image.new("RGB", (right - left, bottom - top), BAR)
     draw = ImageDraw.Draw(image)

@@ -3,13 +3,14 @@ fixture its window sends change events (toggling a switch is a `window_changed` 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .node import Node, Window
-from .system import LAYER_APP
+from pytest_mobile_agent.virtual.ui.node import Node, Window
+from pytest_mobile_agent.virtual.ui.system import LAYER_APP
 
 if TYPE_CHECKING:
-    from .model import UiModel
+    from pytest_mobile_agent.virtual.ui.model import UiModel
 
 SETTINGS_PACKAGE = "com.android.settings"
 SETTINGS_ACTIVITY = ".Settings"
@@ -30,7 +31,7 @@ class SettingsApp:
     def has_activity(self, activity: str) -> bool:
         return activity in (SETTINGS_PACKAGE + SETTINGS_ACTIVITY, SETTINGS_ACTIVITY)
 
-    def start(self, activity: str = SETTINGS_ACTIVITY, extras: dict[str, str] | None = None) -> None:
+    def start(self, extras: Mapping[str, str] | None = None) -> None:
         if self.window is not None:
             self.model.bring_to_front(self.window)
             return
@@ -41,6 +42,17 @@ class SettingsApp:
         window, self.window = self.window, None
         if window is not None:
             self.model.remove_window(window)
+
+    def back(self) -> bool:
+        """BACK on the Settings screen finishes it."""
+        self.stop()
+        return True
+
+    def owns(self, window: Window) -> bool:
+        return window is self.window
+
+    def relaunch_extras(self) -> Mapping[str, str]:
+        return {}
 
     def _build(self) -> Window:
         geo = self.model.geo

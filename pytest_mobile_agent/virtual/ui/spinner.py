@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 
 from PIL import ImageDraw
 
-from .node import Node, Window
+from pytest_mobile_agent.virtual.ui.node import Node, Window
 
 if TYPE_CHECKING:
     from PIL import Image
 
-    from .model import UiModel
+    from pytest_mobile_agent.virtual.ui.model import UiModel
 
 SCREEN = "Loading"
 #: model milliseconds between two drawn frames: 25 a second, fewer than a device's 60 to keep the

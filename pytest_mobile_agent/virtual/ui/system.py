@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from .geometry import Geometry
-from .node import Node, Window
+from pytest_mobile_agent.virtual.ui.geometry import Geometry
+from pytest_mobile_agent.virtual.ui.node import Node, Window
 
 SYSTEMUI = "com.android.systemui"
 PERMISSION_CONTROLLER = "com.google.android.permissioncontroller"

@@ -17,7 +17,7 @@ from pytest_mobile_agent.emulator import Controller, Endpoint
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2 as pb
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as pb_grpc
 from pytest_mobile_agent.errors import Closed, ControllerError, Unavailable, is_timeout
-from pytest_mobile_agent.virtual.controller import SilentPort
+from pytest_mobile_agent.virtual.fronts.silent_port import SilentPort
 
 TOKEN = "s" * 64
 HARDWARE = {"hw.lcd.width": "1080", "hw.lcd.height": "2400", "hw.lcd.density": "420", "hw.keyboard": "false"}

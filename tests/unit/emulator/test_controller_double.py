@@ -18,7 +18,7 @@ from pytest_mobile_agent.emulator import Controller, discovery, resolve
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2 as pb
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as pb_grpc
 from pytest_mobile_agent.errors import Unavailable
-from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble, fit_size
+from pytest_mobile_agent.virtual.fronts.controller import AvdConfig, ControllerDouble, fit_size
 
 from .fake_display import STATUS_BAR, FakeDisplay
 
@@ -249,9 +249,9 @@ def test_an_open_endpoint_needs_no_token(display: FakeDisplay, discovery_dir: Pa
 
 
 def test_the_double_serves_the_virtual_devices_display(discovery_dir: Path) -> None:
-    from pytest_mobile_agent.virtual.display import Display
+    from pytest_mobile_agent.virtual.android.display import Display
 
-    display = Display(None)  # type: ignore[arg-type]  # the device is not needed for frames and touches
+    display = Display()
     display.override_density = 480  # `wm density 480`: the AVD's hardware keeps its own
     events = display.subscribe()
     with ControllerDouble(display) as double, Controller.connect(resolve("emulator-5554")) as controller:

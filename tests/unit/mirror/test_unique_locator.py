@@ -17,10 +17,10 @@ from pytest_mobile_agent.mirror.selectors import Selector
 from pytest_mobile_agent.mirror.unique import Locator, unique_locator
 from pytest_mobile_agent.session.backends import ReadReason
 from pytest_mobile_agent.session.tree import parse_snapshot
-from pytest_mobile_agent.virtual.streams import Kernel
-from pytest_mobile_agent.virtual.ui import UiModel
+from pytest_mobile_agent.virtual.kernel.streams import Kernel
+from pytest_mobile_agent.virtual.ui import EmulatorUi as UiModel
+from tests.support.agent_host import Host, make_core, on_tab
 from tests.support.mirror_fakes import node, tree, view_of, window
-from tests.unit.virtual_agent.helpers import Host, make_core, on_tab
 
 
 def view_of_snapshot(raw: dict[str, Any]) -> View:

@@ -14,7 +14,7 @@ import pytest
 import pytest_mobile_agent.mirror
 import pytest_mobile_agent.session
 import pytest_mobile_agent.virtual.agent
-import pytest_mobile_agent.virtual.controller  # noqa: F401
+import pytest_mobile_agent.virtual.fronts.controller  # noqa: F401
 from pytest_mobile_agent.agent import AgentJar
 from pytest_mobile_agent.virtual import VirtualLab
 
@@ -344,8 +344,8 @@ def test_a_local_emulators_controller_on_the_same_console_port_is_not_used_for_a
         avd: str, size: tuple[int, int], why: str) -> None:
     """Issue 16 item 2: `auto` matched discovery files by console port alone, so the served
     emulator-5554 took a local emulator-5554's controller and its swipes went to that screen."""
-    from pytest_mobile_agent.virtual.controller import AvdConfig, ControllerDouble
     from pytest_mobile_agent.virtual.device import VirtualDevice
+    from pytest_mobile_agent.virtual.fronts.controller import AvdConfig, ControllerDouble
 
     stranger = VirtualDevice("emulator-5554", properties={"ro.boot.qemu.avd_name": avd})
     stranger.display.physical_width, stranger.display.physical_height = size
@@ -385,7 +385,7 @@ def test_the_timeouts_for_a_slow_machine_are_options_and_ini_keys_with_the_seeds
         pytester: pytest.Pytester, shared_lab: VirtualLab) -> None:
     """Issue 19 item 13: liveness 3 s, the controller's connect 2 s and the wait after SIGKILL 1 s,
     tight for a real emulator on a loaded CI runner, could not be raised."""
-    from pytest_mobile_agent.virtual.controller import SilentPort
+    from pytest_mobile_agent.virtual.fronts.silent_port import SilentPort
 
     pytester.makepyfile(
         """

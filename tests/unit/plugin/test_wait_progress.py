@@ -13,7 +13,7 @@ import pytest
 import pytest_mobile_agent.mirror
 import pytest_mobile_agent.session
 import pytest_mobile_agent.virtual.agent
-import pytest_mobile_agent.virtual.controller  # noqa: F401
+import pytest_mobile_agent.virtual.fronts.controller  # noqa: F401
 from pytest_mobile_agent.virtual import VirtualLab
 from tests.unit.plugin.plugin_inner_runs import ISOLATED, isolate, served_lab
 

@@ -1,23 +1,13 @@
-"""Fixtures of the device model's unit tests: a fresh VirtualDevice, a shell v2 client on its seam."""
+"""Fixtures of the virtual device's tests: a fresh VirtualDevice, shell v2 clients on its seam."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import pytest
 
-from pytest_mobile_agent import errors
-from pytest_mobile_agent.adb.wire import (
-    SHELL_CLOSE_STDIN,
-    SHELL_EXIT,
-    SHELL_STDERR,
-    SHELL_STDIN,
-    SHELL_STDOUT,
-    ShellPacketDecoder,
-    encode_shell_packet,
-)
 from pytest_mobile_agent.virtual.device import VirtualDevice
+from tests.support.virtual_shell import ShellClient
 
 
 @pytest.fixture
@@ -25,65 +15,6 @@ def vdev() -> Iterator[VirtualDevice]:
     dev = VirtualDevice()
     yield dev
     dev.close()
-
-
-class ShellClient:
-    """What the adb client does with a shell v2 stream, on the device's own seam."""
-
-    def __init__(self, vdev: VirtualDevice, command: str, *, pty: bool = False) -> None:
-        kind = "pty" if pty else "raw"
-        self.stream = vdev.open_service(f"shell,v2,{kind}:{command}")
-        self.decoder = ShellPacketDecoder()
-        self.stdout = bytearray()
-        self.stderr = bytearray()
-        self.status: int | None = None
-        self.ended = False
-
-    def write(self, data: bytes) -> None:
-        self.stream.send(encode_shell_packet(SHELL_STDIN, data))
-
-    def close_stdin(self) -> None:
-        self.stream.send(encode_shell_packet(SHELL_CLOSE_STDIN, b""))
-
-    def pump(self, timeout: float) -> bool:
-        """Read what arrives within timeout; False when nothing did."""
-        try:
-            data = self.stream.recv(timeout)
-        except errors.Timeout:
-            return False
-        if not data:
-            self.ended = True
-            return True
-        for kind, payload in self.decoder.feed(data):
-            if kind == SHELL_STDOUT:
-                self.stdout += payload
-            elif kind == SHELL_STDERR:
-                self.stderr += payload
-            elif kind == SHELL_EXIT:
-                self.status = payload[0]
-        return True
-
-    def read_until(self, needle: bytes, timeout: float = 2.0) -> bytes:
-        deadline = time.monotonic() + timeout
-        while needle not in self.stdout:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or self.ended:
-                raise AssertionError(f"{needle!r} not in {bytes(self.stdout)!r}")
-            self.pump(remaining)
-        return bytes(self.stdout)
-
-    def wait(self, timeout: float = 2.0) -> int:
-        deadline = time.monotonic() + timeout
-        while not self.ended:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError("the shell stream did not end")
-            self.pump(remaining)
-        assert self.status is not None
-        return self.status
-
-    def close(self) -> None:
-        self.stream.close()
 
 
 @pytest.fixture
@@ -98,12 +29,3 @@ def shell(vdev: VirtualDevice) -> Iterator[type[ShellClient]]:
     yield Bound  # type: ignore[misc]
     for client in opened:
         client.close()
-
-
-def wait_for(predicate, timeout: float = 2.0) -> bool:  # noqa: ANN001 - a small polling helper for tests
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return bool(predicate())

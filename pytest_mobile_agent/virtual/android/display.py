@@ -1,0 +1,221 @@
+"""The display and touchscreen of the virtual device.
+
+A 1080x2400 panel at 420 dpi (`wm density` / `wm size` overrides are kept beside the physical
+values, as the window manager keeps them). `render()` returns a full-resolution RGB PIL image, top
+row first: the content provider's when the UI model set one (`display.content = provider`, an
+object with `render(width, height) -> PIL.Image` and optionally `touch(x, y, pressed)`), else a
+plain dark screen under a status bar with a clock.
+
+`touch(x, y, pressed)` is the virtio multi-touch screen of the emulator, `/dev/input/event1`:
+it publishes the evdev events `getevent -l` prints (protocol B: ABS_MT_SLOT on a new contact,
+ABS_MT_TRACKING_ID, ABS_MT_POSITION_X/Y in display pixels, sent only when they change, as evdev
+drops a value equal to the last one, ABS_MT_PRESSURE, BTN_TOUCH DOWN/UP, SYN_REPORT; a lift sends
+ABS_MT_TRACKING_ID ffffffff) and forwards the touch to the content provider.
+
+`changed()` bumps the change counter frame streams wait on (`wait_change(seen, timeout)`); render
+is cheap to call again when the counter has not moved.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from PIL import Image as PILImage
+
+TOUCH_DEVICE = "/dev/input/event1"
+TOUCH_NAME = "virtio_input_multi_touch_1"
+KEYBOARD_DEVICE = "/dev/input/event0"
+KEYBOARD_NAME = "qwerty2"
+STATUS_BAR_DP = 24
+BACKGROUND = (18, 18, 18)
+STATUS_BAR = (32, 32, 36)
+
+EventLine = tuple[str, str, str, int | str]  # device, type, code, value (int or label)
+
+
+class Display:
+    def __init__(self, width: int = 1080, height: int = 2400, density: int = 420) -> None:
+        self.physical_width = width
+        self.physical_height = height
+        self.physical_density = density
+        self.override_density: int | None = None
+        self.override_size: tuple[int, int] | None = None
+        self.rotation = 0
+        #: auto-rotate off, the emulator's default: the display stays at the rotation it is frozen at
+        self.rotation_frozen = True
+        self.content: Any = None
+        self.cond = threading.Condition()
+        self.change_count = 0
+        self._subscribers: list[queue.SimpleQueue[EventLine]] = []
+        self._event_listeners: list[Callable[[EventLine], None]] = []
+        self._sub_lock = threading.Lock()
+        self._tracking_id = -1
+        self._touching = False
+        self._last_xy: tuple[int | None, int | None] = (None, None)
+        self._touch_listeners: list[Callable[[int, int, bool], None]] = []
+        self._touch_lock = threading.Lock()  # one report at a time, whoever touches
+
+    # --- geometry -------------------------------------------------------------------------------------
+
+    @property
+    def width(self) -> int:
+        return self.override_size[0] if self.override_size else self.physical_width
+
+    @property
+    def height(self) -> int:
+        return self.override_size[1] if self.override_size else self.physical_height
+
+    @property
+    def density(self) -> int:
+        """The density in effect: the override first, as `wm density` reports it."""
+        return self.override_density or self.physical_density
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.width, self.height
+
+    # --- frames ---------------------------------------------------------------------------------------
+
+    def freeze_rotation(self, rotation: int) -> None:
+        """IWindowManager.freezeRotation: lock the display in `rotation` (quarter turns)."""
+        self.rotation_frozen = True
+        self.rotation = rotation % 4
+        self.changed()
+
+    def thaw_rotation(self) -> None:
+        """IWindowManager.thawRotation: auto-rotate on; the device lies in its natural orientation."""
+        self.rotation_frozen = False
+        self.rotation = 0
+        self.changed()
+
+    def changed(self) -> None:
+        with self.cond:
+            self.change_count += 1
+            self.cond.notify_all()
+
+    def wait_change(self, seen: int, timeout: float) -> int:
+        """The change counter once it differs from `seen`, or as it is at the timeout."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while self.change_count == seen:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                self.cond.wait(remaining)
+            return self.change_count
+
+    def set_content(self, provider: Any) -> None:
+        self.content = provider
+        self.changed()
+
+    def render(self) -> PILImage.Image:
+        if self.content is not None:
+            image = self.content.render(self.width, self.height)
+            return image.convert("RGB") if image.mode != "RGB" else image
+        return self._idle_screen()
+
+    def status_bar_height(self) -> int:
+        return round(STATUS_BAR_DP * self.density / 160)
+
+    def _idle_screen(self) -> PILImage.Image:
+        from PIL import Image, ImageDraw
+
+        image = Image.new("RGB", (self.width, self.height), BACKGROUND)
+        draw = ImageDraw.Draw(image)
+        bar = self.status_bar_height()
+        draw.rectangle((0, 0, self.width - 1, bar - 1), fill=STATUS_BAR)
+        clock = time.strftime("%H:%M")
+        draw.text((round(16 * self.density / 160), bar // 3), clock, fill=(230, 230, 230))
+        return image
+
+    # --- input ----------------------------------------------------------------------------------------
+
+    def subscribe(self) -> queue.SimpleQueue[EventLine]:
+        """A queue of the input events published from now on (getevent reads one)."""
+        events: queue.SimpleQueue[EventLine] = queue.SimpleQueue()
+        with self._sub_lock:
+            self._subscribers.append(events)
+        return events
+
+    def unsubscribe(self, events: queue.SimpleQueue[EventLine]) -> None:
+        with self._sub_lock:
+            if events in self._subscribers:
+                self._subscribers.remove(events)
+
+    def add_event_listener(self, listener: Callable[[EventLine], None]) -> None:
+        """listener(event) for every input event published from now on (getevent's reader)."""
+        with self._sub_lock:
+            self._event_listeners.append(listener)
+
+    def remove_event_listener(self, listener: Callable[[EventLine], None]) -> None:
+        with self._sub_lock:
+            if listener in self._event_listeners:
+                self._event_listeners.remove(listener)
+
+    def add_touch_listener(self, listener: Callable[[int, int, bool], None]) -> None:
+        self._touch_listeners.append(listener)
+
+    def _publish(self, events: list[EventLine]) -> None:
+        with self._sub_lock:
+            subscribers = list(self._subscribers)
+            listeners = list(self._event_listeners)
+        for subscriber in subscribers:
+            for event in events:
+                subscriber.put(event)
+        for listener in listeners:
+            for event in events:
+                listener(event)
+
+    def touch(self, x: int, y: int, pressed: bool) -> None:
+        """One touch report of contact 0 at (x, y) in display pixels; pressed False lifts it."""
+        with self._touch_lock:
+            events = self._report(x, y, pressed)
+        if events is None:
+            return
+        self._publish(events)  # outside the lock: listeners take the device's lock
+        self._deliver(x, y, pressed)
+
+    def inject(self, x: int, y: int, pressed: bool) -> None:
+        """A touch injected through InputManager.injectInputEvent (`adb shell input`:
+        InputShellCommand): InputDispatcher delivers it to the windows, and it never passes through
+        the kernel's input devices, so getevent shows nothing of it."""
+        self._deliver(x, y, pressed)
+
+    def _deliver(self, x: int, y: int, pressed: bool) -> None:
+        if self.content is not None and hasattr(self.content, "touch"):
+            self.content.touch(x, y, pressed)
+        for listener in list(self._touch_listeners):
+            listener(x, y, pressed)
+
+    def _report(self, x: int, y: int, pressed: bool) -> list[EventLine] | None:
+        events: list[EventLine] = []
+        dev = TOUCH_DEVICE
+        if pressed:
+            if not self._touching:
+                self._tracking_id = (self._tracking_id + 1) & 0xFFFF
+                events.append((dev, "EV_ABS", "ABS_MT_SLOT", 0))
+                events.append((dev, "EV_ABS", "ABS_MT_TRACKING_ID", self._tracking_id))
+            last_x, last_y = self._last_xy
+            if x != last_x:
+                events.append((dev, "EV_ABS", "ABS_MT_POSITION_X", x))
+            if y != last_y:
+                events.append((dev, "EV_ABS", "ABS_MT_POSITION_Y", y))
+            self._last_xy = (x, y)
+            if not self._touching:
+                events.append((dev, "EV_ABS", "ABS_MT_PRESSURE", 0x400))
+                events.append((dev, "EV_KEY", "BTN_TOUCH", "DOWN"))
+            self._touching = True
+        else:
+            if not self._touching:
+                return None
+            events.append((dev, "EV_ABS", "ABS_MT_PRESSURE", 0))
+            events.append((dev, "EV_ABS", "ABS_MT_TRACKING_ID", 0xFFFFFFFF))
+            events.append((dev, "EV_KEY", "BTN_TOUCH", "UP"))
+            self._touching = False
+        events.append((dev, "EV_SYN", "SYN_REPORT", 0))
+        return events

@@ -1,0 +1,27 @@
+"""`cmd SERVICE ARGS...`: the binder services' shell commands; `cmd activity|package|window` are
+am, pm and wm (programs/activity.py, programs/packages.py, programs/window.py)."""
+
+from __future__ import annotations
+
+from pytest_mobile_agent.virtual.android.framework import Framework
+from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.programs.activity import am
+from pytest_mobile_agent.virtual.programs.packages import pm_
+from pytest_mobile_agent.virtual.programs.window import wm
+
+
+def cmd(framework: Framework, proc: pm.Process) -> int:
+    args = proc.argv[1:]
+    if not args:
+        proc.stderr.write("cmd: No service specified; use -l to list all running services. "
+                          "Use -w to start and wait for a service.\n")
+        return 20
+    service, rest = args[0], args[1:]
+    if service == "activity":
+        return am(framework, proc, rest)
+    if service == "package":
+        return pm_(framework, proc, rest)
+    if service == "window":
+        return wm(framework, proc, rest)
+    proc.stderr.write(f"cmd: Can't find service: {service}\n")
+    return 20
