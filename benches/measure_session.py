@@ -167,16 +167,11 @@ def measure(bench: Bench, runs: int, controller: Callable[[], contextlib.Abstrac
 
 
 def _virtual(lab: Any) -> Callable[[], contextlib.AbstractContextManager[ControllerChoice | None]]:
-    """Wire the fixture app and the agent double (no-ops once the lab does it); a controller double."""
+    """A controller double for the lab's device (which carries the fixture app and the agent double)."""
     from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
-    from pytest_mobile_agent.virtual import agent as double
-    from pytest_mobile_agent.virtual.device import ui_of as attach
     from pytest_mobile_agent.virtual.fronts.controller import ControllerDouble
 
     device = lab.device(lab.serials[0])
-    attach(device)
-    if double.MAIN_CLASS not in device.app_process_mains:
-        double.register(device)
 
     @contextlib.contextmanager
     def controller() -> Iterator[ControllerChoice | None]:

@@ -90,14 +90,8 @@ class Rig:
 
 
 def _virtual_device(android_target: Any) -> Any:
-    """The lab's device model, with the fixture app and the agent double on it."""
-    from pytest_mobile_agent.virtual import agent as agent_double
-    from pytest_mobile_agent.virtual.device import ui_of as attach
-
-    model = android_target.lab.device(android_target.serial)
-    attach(model)  # both idempotent: the lab may have done it already
-    agent_double.register(model)
-    return model
+    """The lab's device model: it carries the fixture app's UI and the agent double."""
+    return android_target.lab.device(android_target.serial)
 
 
 @pytest.fixture

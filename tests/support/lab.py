@@ -64,15 +64,10 @@ class Bench:
 
 @contextlib.contextmanager
 def bench() -> Iterator[Bench]:
-    from pytest_mobile_agent.virtual import agent as agent_double
-    from pytest_mobile_agent.virtual.device import ui_of as attach
-
     lab = VirtualLab.start(1)
     try:
         serial = lab.serials[0]
-        model = lab.device(serial)
-        attach(model)
-        agent_double.register(model)
+        model = lab.device(serial)  # the device carries the fixture app's UI and the agent double
         server = AdbServer(host="127.0.0.1", port=lab.adb_port)
         one = Bench(lab, serial, model, server, server.device(serial))
         try:

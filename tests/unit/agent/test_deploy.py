@@ -19,8 +19,7 @@ from pytest_mobile_agent.agent.jar import AgentJar
 from pytest_mobile_agent.agent.launch import SocketName, socket_name
 from pytest_mobile_agent.agent.records import Record, Records
 from pytest_mobile_agent.errors import Conflict, DeployError, StaleJar, Timeout
-
-from .fake_device import FakeDevice, Holder, Output
+from tests.unit.agent.fake_device import FakeDevice, Holder, Output
 
 JAR = AgentJar.stand_in()
 TOKEN = "a" * 32

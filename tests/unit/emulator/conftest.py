@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
+from tests.support.discovery_files import WriteFile
 
 
 @pytest.fixture
@@ -29,9 +29,6 @@ def dead_pid() -> int:
     return proc.pid
 
 
-WriteFile = Callable[..., Path]
-
-
 @pytest.fixture
 def write_discovery(discovery_dir: Path) -> WriteFile:
     """Writes pid_<pid>.ini (default: this process) with the given keys, and an mtime."""
@@ -46,14 +43,3 @@ def write_discovery(discovery_dir: Path) -> WriteFile:
         return path
 
     return write
-
-
-def token_mode(console: int = 5554, grpc_port: int = 8554, token: str = "t" * 64) -> dict[str, str]:
-    return {
-        "port_serial": str(console),
-        "port_adb": str(console + 1),
-        "grpc_port": str(grpc_port),
-        "grpc_token": token,
-        "avd_name": "Pixel 7 API 36",
-        "avd_id": "Pixel_7_API_36",
-    }

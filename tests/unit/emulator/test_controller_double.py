@@ -19,8 +19,7 @@ from pytest_mobile_agent.emulator._proto import emulator_controller_pb2 as pb
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as pb_grpc
 from pytest_mobile_agent.errors import Unavailable
 from pytest_mobile_agent.virtual.fronts.controller import AvdConfig, ControllerDouble, fit_size
-
-from .fake_display import STATUS_BAR, FakeDisplay
+from tests.unit.emulator.fake_display import STATUS_BAR, FakeDisplay
 
 
 @pytest.fixture

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from pytest_mobile_agent.emulator import discovery
 from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV, candidate_dirs, parse_ini
-
-from .conftest import WriteFile, token_mode
+from tests.support.discovery_files import WriteFile, token_mode
 
 
 def test_linux_uses_xdg_runtime_dir(tmp_path: Path) -> None:

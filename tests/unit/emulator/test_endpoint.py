@@ -10,8 +10,7 @@ import pytest
 
 from pytest_mobile_agent.emulator import Endpoint, resolve
 from pytest_mobile_agent.errors import Unavailable
-
-from .conftest import WriteFile, token_mode
+from tests.support.discovery_files import WriteFile, token_mode
 
 SEED_WARNING = (
     "emulator control endpoint unavailable for emulator-5554 (connecting to http://127.0.0.1:51770: "

@@ -25,8 +25,7 @@ from pytest_mobile_agent.mirror.selectors import Selector
 from pytest_mobile_agent.session.backends import Node, ReadReason, Snapshot
 from pytest_mobile_agent.session.tree import parse_snapshot
 from tests.support.mirror_fakes import login_screen
-
-from .trees import CLASSES, DESCS, FLAGS, PACKAGES, RES, TEXTS, snapshots
+from tests.unit.mirror.trees import CLASSES, DESCS, FLAGS, PACKAGES, RES, TEXTS, snapshots
 
 
 def parsed(raw: dict[str, Any]) -> Snapshot:

@@ -16,8 +16,7 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
 from pytest_mobile_agent.virtual.lab import VirtualLab, adb_binary
-
-from .test_real_adb import _exchange
+from tests.support.smart_socket import exchange
 
 
 def test_the_client_refuses_a_serial_the_server_would_split_elsewhere() -> None:
@@ -55,8 +54,8 @@ def _cases(serial: str) -> list[tuple[str, ...]]:
 def test_host_serial_with_a_network_serial_is_answered_as_the_real_server_does(connected: VirtualLab) -> None:
     serial = connected.serials[0]
     for case in _cases(serial):
-        real = _exchange(connected.adb_port, *case)
-        builtin = _exchange(connected.builtin_adb_port, *case)
+        real = exchange(connected.adb_port, *case)
+        builtin = exchange(connected.builtin_adb_port, *case)
         if case[0].endswith(":features"):
             real, builtin = set(real[8:].split(b",")), set(builtin[8:].split(b","))
         if case[0].startswith("host:tport:"):  # the id is the server's own counter (transport.cpp), not the device's

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.virtual.fronts.loopback import ADBD_PORTS
 from pytest_mobile_agent.virtual.lab import VirtualLab, adb_binary
 from tests.support.polling import wait_until
+from tests.support.smart_socket import exchange
 
 ADB = adb_binary()
 pytestmark = pytest.mark.skipif(ADB is None, reason="no adb binary (/usr/bin/adb): apt-get install adb")
@@ -85,22 +85,6 @@ def test_several_devices_behind_the_real_server() -> None:
             assert (result.returncode, result.stdout) == (0, b"36\n")
 
 
-def _exchange(port: int, *requests: str) -> bytes:
-    """Send the requests on one connection (a pause after each), then read until the server closes
-    or stays silent for 0.5 s (a sync stream waits for its client). No half-close: a client's end
-    of stream closes the device stream on both servers, racing the device's output."""
-    with socket.create_connection(("127.0.0.1", port), timeout=5.0) as sock:
-        for text in requests:
-            sock.sendall(b"%04x" % len(text) + text.encode())
-            time.sleep(0.01)
-        sock.settimeout(0.5)
-        reply = bytearray()
-        with contextlib.suppress(TimeoutError):
-            while chunk := sock.recv(65536):
-                reply += chunk
-    return bytes(reply)
-
-
 def _differential_cases(serial: str) -> list[tuple[str, ...]]:
     transport = f"host:transport:{serial}"
     return [
@@ -137,11 +121,11 @@ def _differential_cases(serial: str) -> list[tuple[str, ...]]:
 def test_the_builtin_endpoint_answers_byte_for_byte_as_the_real_server(lab: VirtualLab) -> None:
     serial = lab.serials[0]
     for case in _differential_cases(serial):
-        real = _exchange(lab.adb_port, *case)
-        builtin = _exchange(lab.builtin_adb_port, *case)
+        real = exchange(lab.adb_port, *case)
+        builtin = exchange(lab.builtin_adb_port, *case)
         assert builtin == real, f"{case}: the real server said {real!r}, the built-in endpoint {builtin!r}"
-    features = _exchange(lab.adb_port, f"host-serial:{serial}:features")
-    assert set(features[8:].split(b",")) == set(_exchange(lab.builtin_adb_port, f"host-serial:{serial}:features")[8:].split(b","))
+    features = exchange(lab.adb_port, f"host-serial:{serial}:features")
+    assert set(features[8:].split(b",")) == set(exchange(lab.builtin_adb_port, f"host-serial:{serial}:features")[8:].split(b","))
 
 
 def test_a_transport_that_goes_takes_its_reverse_rules_with_it(lab: VirtualLab) -> None:
