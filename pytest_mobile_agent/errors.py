@@ -3,6 +3,46 @@
 Every error a user can meet keeps the peer's own words (adb's FAIL text, the agent's code and
 message, the controller's gRPC status) and, where there is one, says what to do next (`advice`).
 A timeout is always `Timeout` (`is_timeout()` true), never a bare OSError.
+
+The tree (tests/unit/test_errors.py holds it to the classes below; catch `MobileAgentError` for
+anything the package raises, a leaf for one cause):
+
+    MobileAgentError
+    ├── Timeout
+    │   └── WaitTimeout
+    ├── ProtocolError
+    ├── AdbError
+    │   ├── ServerUnreachable
+    │   ├── AdbFailure
+    │   │   └── SyncFailure
+    │   ├── OutputLimit
+    │   ├── DeviceNotListed
+    │   ├── Closed
+    │   ├── InvalidArgument (also ValueError)
+    │   └── PackageManagerError
+    ├── AgentError
+    ├── Unauthorized
+    ├── VersionMismatch
+    ├── Disconnected
+    ├── Conflict
+    ├── JarMissing
+    ├── InvalidJar
+    ├── StaleJar
+    ├── RecordsUnwritable
+    ├── DeployError
+    ├── AgentBuildError
+    ├── InvalidApk
+    ├── UnsafeDirectory
+    ├── Unavailable
+    ├── ControllerError
+    ├── NoMatch (also LookupError)
+    ├── InvalidSelector (also ValueError, TypeError)
+    ├── StaleElement
+    └── DeviceDisturbed
+
+`AdbError` and its subclasses come from the adb client, `AgentError` to `AgentBuildError` from the
+agent layer, `Unavailable` and `ControllerError` from the emulator client, `NoMatch` to
+`StaleElement` from the screen, `DeviceDisturbed` from the plugin's disturbance policy.
 """
 
 from __future__ import annotations
