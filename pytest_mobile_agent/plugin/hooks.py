@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pytest_mobile_agent import __version__
 from pytest_mobile_agent.adb import AdbServer, Target
 from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.errors import MobileAgentError
@@ -37,6 +38,8 @@ from pytest_mobile_agent.plugin.options import (
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import TargetProvider
 
+PLUGIN_NAME = "pytest_mobile_agent.plugin"
+"""The plugin's one name: its entry point's, the module `pytest_plugins` and `-p` import, and `-p no:`'s."""
 FIXTURES_PLUGIN = "mobile_agent_fixtures"
 FIXTURES_MODULE = "pytest_mobile_agent.plugin.fixtures"
 RERUNS_PLUGIN = "mobile_agent_reruns"
@@ -97,6 +100,14 @@ def android_serial(config: pytest.Config) -> str | None:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
+    return [_name_line(), *_target_header(config)]
+
+
+def _name_line() -> str:
+    return f"mobile-agent: plugin {PLUGIN_NAME} {__version__} (-p no:{PLUGIN_NAME} turns it off)"
+
+
+def _target_header(config: pytest.Config) -> list[str]:
     settings = config.stash[SETTINGS_KEY]
     if not settings.named:
         return [f"mobile-agent: no Android target named; device tests are skipped ({NO_SERIAL_REASON.split(': ', 1)[1]})"]
