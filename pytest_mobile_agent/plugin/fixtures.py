@@ -5,8 +5,9 @@ Scopes and teardown:
 ========================  ========  =============================================================
 fixture                   scope     what it is, and what its teardown does
 ========================  ========  =============================================================
-``android_target``        session   the target `--android-serial` names (skips, or fails under
-                                    `--android-require-device`, when it is missing or unusable)
+``android_target``        session   the target `--android-serial` names (skips when none is
+                                    named; a named one that is unusable fails, or skips under
+                                    `--android-skip-unusable`)
 ``adb_server``            session   the adb client of the target's server
 ``device``                session   the target as an ``adb.Device``
 ``agent_jar``             session   the agent build to deploy (the stand-in on the virtual device)
@@ -129,9 +130,9 @@ def android_target(pytestconfig: pytest.Config) -> AndroidTarget:
     try:
         return provider_of(pytestconfig).target()
     except errors.MobileAgentError as exc:
-        if settings.require_device:
-            pytest.fail(f"the required Android target is not usable: {exc}", pytrace=False)
-        pytest.skip(f"{UNUSABLE_TARGET}: {exc}")
+        if settings.skip_unusable and not settings.require_device:
+            pytest.skip(f"{UNUSABLE_TARGET}: {exc}")
+        pytest.fail(f"the named Android target is not usable: {exc}", pytrace=False)
 
 
 @pytest.fixture(scope="session")

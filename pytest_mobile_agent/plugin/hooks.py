@@ -31,6 +31,7 @@ from pytest_mobile_agent.plugin.fixtures import (
 from pytest_mobile_agent.plugin.options import (
     NO_SERIAL_REASON,
     SERIAL_ENV,
+    SKIP_UNUSABLE_ENV,
     add_options,
     check_spellings,
     settings_from_config,
@@ -162,16 +163,34 @@ def _facts_line(facts: Target, where: str = "") -> str:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Under --android-require-device, a missing or unusable target fails the run at once."""
-    settings = session.config.stash[SETTINGS_KEY]
-    if not settings.require_device or hasattr(session.config, "workerinput"):
+    """A named target that cannot be used fails the run at once, with its advice (each item of a comma
+    list is tried), unless --android-skip-unusable; under --android-require-device so does naming none.
+    A virtual target starts on first use and is not tried here. xdist's controller decides for its
+    workers."""
+    config = session.config
+    settings = config.stash[SETTINGS_KEY]
+    if hasattr(config, "workerinput"):
         return
     if not settings.named:
-        raise pytest.UsageError(f"--android-require-device: no Android target named ({NO_SERIAL_REASON.split(': ', 1)[1]})")
-    try:
-        session.config.stash[PROVIDER_KEY].target()
-    except MobileAgentError as exc:
-        raise pytest.UsageError(f"--android-require-device: the Android target is not usable: {exc}") from None
+        if settings.require_device:
+            raise pytest.UsageError(
+                f"--android-require-device: no Android target named ({NO_SERIAL_REASON.split(': ', 1)[1]})")
+        return
+    if settings.virtual_count or (settings.skip_unusable and not settings.require_device):
+        return
+    for index, item in enumerate(settings.serials):
+        provider = config.stash[PROVIDER_KEY] if index == 0 else TargetProvider(settings, index=index)
+        try:
+            provider.target()
+        except MobileAgentError as exc:
+            raise pytest.UsageError(_unusable_message(settings, item, exc)) from None
+
+
+def _unusable_message(settings: Settings, item: str, exc: MobileAgentError) -> str:
+    if settings.require_device:
+        return f"--android-require-device: the Android target is not usable: {exc}"
+    return (f"--android-serial {item}: {UNUSABLE_TARGET}: {exc} (--android-skip-unusable, or "
+            f"{SKIP_UNUSABLE_ENV}=1, skips the device tests instead)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -24,6 +24,7 @@ from pytest_mobile_agent.stack.settings import (
 
 SERIAL_ENV = "MOBILE_AGENT_ANDROID_SERIAL"
 REQUIRE_ENV = "MOBILE_AGENT_REQUIRE_DEVICE"
+SKIP_UNUSABLE_ENV = "MOBILE_AGENT_SKIP_UNUSABLE"
 CONTROLLER_ENV = "MOBILE_AGENT_EMULATOR_CONTROLLER"
 JAR_ENV = "MOBILE_AGENT_JAR"
 RECORDS_ENV = "MOBILE_AGENT_RECORDS"
@@ -55,6 +56,9 @@ OPTIONS = (
     Option("--android-require-device", "android_require_device", "fail the run, with the target's advice, "
            "when the named target is missing or unusable (instead of skipping its tests)", env=REQUIRE_ENV,
            is_flag=True),
+    Option("--android-skip-unusable", "android_skip_unusable", "a named target that is unknown, unreachable or "
+           "not on the adb server skips the device tests with its advice instead of failing the run at its start",
+           env=SKIP_UNUSABLE_ENV, is_flag=True),
     Option("--emulator-controller", "emulator_controller", "the emulator's gRPC fast path: `auto` (from the "
            "emulator's discovery file), `off`, or an endpoint URL such as http://127.0.0.1:8554 (its token in "
            "MOBILE_AGENT_EMULATOR_TOKEN, never on the command line: `ps` shows that to every local user)",
@@ -152,6 +156,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
     return Settings(
         serials=serials,
         require_device=bool(raw_value(config, "android_require_device")),
+        skip_unusable=bool(raw_value(config, "android_skip_unusable")),
         emulator_controller=_controller(str(raw_value(config, "emulator_controller") or AUTO)),
         agent_jar=Path(str(jar)) if jar else None,
         agent_force=bool(raw_value(config, "agent_force")),

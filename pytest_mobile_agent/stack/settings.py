@@ -39,6 +39,7 @@ class Settings:
     agent_liveness: float = 3.0
     controller_connect_timeout: float = 2.0
     agent_kill_wait: float = 1.0
+    skip_unusable: bool = False  # a named target that cannot be used skips the device tests, not fails the run
 
     @classmethod
     def for_target(cls, serial: str, **overrides: Any) -> Settings:
