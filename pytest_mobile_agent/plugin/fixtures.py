@@ -71,6 +71,7 @@ log = logging.getLogger("pytest_mobile_agent.plugin.fixtures")
 SETTINGS_KEY = pytest.StashKey[Settings]()
 PROVIDER_KEY = pytest.StashKey[TargetProvider]()
 INPUT_WATCHES_KEY = pytest.StashKey["InputWatches"]()
+APP_INSTALLATION_KEY = pytest.StashKey[AppInstallation]()
 PS_COMMAND = "ps -A -o PID,ARGS"
 UNUSABLE_TARGET = "the Android target is not usable"  # a device test's skip reason, before the error
 
@@ -301,11 +302,15 @@ APP_MARKER = "app"
 FixtureApp = AppUnderTest  # what compose_fixture gives (the name earlier suites imported)
 
 
-@pytest.fixture(scope="session")
-def app_installation(mobile_agent_settings: Settings) -> AppInstallation:
-    """`--app-apk` / `--app-package` / `--app-activity`; the `app` fixture installs on first use."""
-    settings = mobile_agent_settings
+def app_installation_of(settings: Settings) -> AppInstallation:
     return AppInstallation(settings.app_apk, settings.app_package, settings.app_activity)
+
+
+@pytest.fixture(scope="session")
+def app_installation(pytestconfig: pytest.Config) -> AppInstallation:
+    """`--app-apk` / `--app-package` / `--app-activity`, checked at the session's start; the `app`
+    fixture installs on first use."""
+    return pytestconfig.stash[APP_INSTALLATION_KEY]
 
 
 @pytest.fixture
@@ -321,7 +326,11 @@ def app(request: pytest.FixtureRequest, automation_lock: float, device: Device,
     try:
         installed = app_installation.ensure(device)
     except errors.MobileAgentError as exc:
-        pytest.fail(f"the app under test cannot be installed: {exc}", pytrace=False)
+        failure = f"the app under test cannot be installed: {exc}"
+    else:
+        failure = None
+    if failure is not None:  # failed here, outside the except block: no chained exception in the report
+        pytest.fail(failure, pytrace=False)
     handle = _app_handle(request, device, installed.package, installed.activity)
     marker = request.node.get_closest_marker(APP_MARKER)
     if marker is not None:

@@ -20,12 +20,14 @@ from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.plugin import artifacts, progress, reruns
 from pytest_mobile_agent.plugin.fixtures import (
+    APP_INSTALLATION_KEY,
     INPUT_WATCHES_KEY,
     PROVIDER_KEY,
     SETTINGS_KEY,
     STATUS_KEY,
     UNUSABLE_TARGET,
     InputWatches,
+    app_installation_of,
     worker_index,
 )
 from pytest_mobile_agent.plugin.options import (
@@ -83,6 +85,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SETTINGS_KEY] = settings
     config.stash[PROVIDER_KEY] = TargetProvider(settings, index=worker_index(config))
     config.stash[INPUT_WATCHES_KEY] = InputWatches()
+    config.stash[APP_INSTALLATION_KEY] = app_installation_of(settings)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -171,6 +174,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     settings = config.stash[SETTINGS_KEY]
     if hasattr(config, "workerinput"):
         return
+    _check_targets(config, settings)
+    _check_app(config, settings)
+
+
+def _check_targets(config: pytest.Config, settings: Settings) -> None:
     if not settings.named:
         if settings.require_device:
             raise pytest.UsageError(
@@ -184,6 +192,26 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             provider.target()
         except MobileAgentError as exc:
             raise pytest.UsageError(_unusable_message(settings, item, exc)) from None
+
+
+def _check_app(config: pytest.Config, settings: Settings) -> None:
+    """`--app-apk` and `--app-package` checked once, before any test: the APK file (readable, an APK,
+    of the named package), and an installed package on the target when this process can reach it
+    (a real target; a virtual one unless this is xdist's controller, whose workers start their own)."""
+    installation = config.stash[APP_INSTALLATION_KEY]
+    try:
+        installation.check()
+        if installation.apk_path is not None or installation.package is None or not settings.named:
+            return
+        if settings.virtual_count and config.pluginmanager.has_plugin("dsession"):
+            return
+        try:
+            device = config.stash[PROVIDER_KEY].target().device
+        except MobileAgentError:
+            return  # an unusable target under --android-skip-unusable: its tests skip
+        installation.ensure(device)
+    except MobileAgentError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _unusable_message(settings: Settings, item: str, exc: MobileAgentError) -> str:
