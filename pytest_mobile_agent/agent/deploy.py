@@ -122,7 +122,7 @@ class DeployOptions:
     """`force` lets the new agent stop whatever holds UI automation (the launch passes --force)."""
 
     force: bool = False
-    idle_exit_ms: int = 600_000
+    idle_exit_ms: int = 10_000
     exit_timeout: float = 3.0
     ready_timeout: float = 20.0
     connect_timeout: float = 5.0

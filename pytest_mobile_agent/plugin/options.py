@@ -18,6 +18,7 @@ from pytest_mobile_agent.stack.settings import (
     AUTO,
     DEFAULT_FIXTURE_ACTIVITY,
     DEFAULT_FIXTURE_PACKAGE,
+    DEFAULT_IDLE_EXIT,
     VIRTUAL,
     Settings,
 )
@@ -67,6 +68,9 @@ OPTIONS = (
            "sources in the per-user cache, built on first use with the Android SDK found)", env=JAR_ENV, metavar="PATH"),
     Option("--agent-force", "agent_force", "let the agent stop whatever holds UI automation (uiautomator, "
            "another host's agent) instead of failing with a conflict", is_flag=True),
+    Option("--agent-idle-exit", "agent_idle_exit", "seconds the agent lingers with no host connected (holding "
+           "UI automation, so the next test, worker or run reuses it) before it exits",
+           env="MOBILE_AGENT_IDLE_EXIT", default=f"{DEFAULT_IDLE_EXIT:g}", metavar="SECONDS"),
     Option("--agent-records", "agent_records", "where the agent records live, so consecutive runs, xdist "
            "workers, checkouts and projects reuse the running agent (default: the per-user cache)", env=RECORDS_ENV,
            metavar="DIR"),
@@ -172,6 +176,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
         agent_liveness=_seconds(config, "agent_liveness"),
         controller_connect_timeout=_seconds(config, "controller_connect_timeout"),
         agent_kill_wait=_seconds(config, "agent_kill_wait"),
+        agent_idle_exit=_seconds(config, "agent_idle_exit"),
     )
 
 
