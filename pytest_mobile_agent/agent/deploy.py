@@ -289,7 +289,8 @@ class Deployer:
 
     def _conflict(self, agent: AgentProcess) -> Conflict:
         return Conflict(
-            f"{agent.describe()} serves another host on {self.serial} and holds UI automation",
+            f"{agent.describe()} holds UI automation on {self.serial} and these records do not name it: another "
+            "host's agent, or one a run with other records left (it exits once idle for its idle exit)",
             holder=f"mobile-agent {agent.socket or ''}".strip(),
         )
 

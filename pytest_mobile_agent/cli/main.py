@@ -68,8 +68,9 @@ def _doctor(args: argparse.Namespace) -> int:
             from pytest_mobile_agent.emulator.endpoint import parse_url
 
             parse_url(args.emulator_controller)  # a token in the URL is refused before anything starts
+        records = Path(args.agent_records) if args.agent_records else None
         with doctor.target_of(args.android_serial, controller=args.emulator_controller,
-                              virtual_adb=args.virtual_adb) as target:
+                              virtual_adb=args.virtual_adb, records_dir=records) as target:
             rows = doctor.Doctor(target, jar_path=Path(args.agent_jar) if args.agent_jar else None,
                                  force=args.agent_force).run()
     except errors.MobileAgentError as exc:
@@ -163,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
                        help="the agent jar (default: agent-android/dist/mobile-agent-android.jar)")
     check.add_argument("--agent-force", action="store_true", help="let the agent stop whatever holds UI automation")
+    check.add_argument("--agent-records", default=os.environ.get("MOBILE_AGENT_RECORDS"), metavar="DIR",
+                       help="the agent records test runs use, so the doctor reuses a run's agent (default: "
+                            "MOBILE_AGENT_RECORDS, else the per-user cache, as the plugin's --agent-records)")
     check.add_argument("--virtual-adb", choices=("builtin", "real"), default="builtin",
                        help="with virtual: the built-in adb endpoint, or Debian's adb server and the adbd endpoint")
     check.add_argument("--json", action="store_true", help="machine-readable output")
