@@ -12,8 +12,19 @@ import sys
 from collections.abc import Callable, Sequence
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.cli.inspector import LOCK_WAIT as INSPECTOR_LOCK_WAIT
 
 Command = Callable[[argparse.Namespace], int]
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"takes a number of seconds, not {text!r}") from None
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
+    return seconds
 
 
 def _targets(args: argparse.Namespace) -> int:
@@ -105,7 +116,7 @@ def _inspect(args: argparse.Namespace) -> int:
         agent_jar=Path(args.agent_jar) if args.agent_jar else None, virtual_adb=args.virtual_adb,
         app_apk=Path(args.app_apk) if args.app_apk else None, app_package=args.app_package,
         app_activity=args.app_activity)
-    worker = DeviceWorker(lambda: opened(settings, announce))
+    worker = DeviceWorker(lambda: opened(settings, announce, lock_wait=args.lock_wait))
     try:
         worker.start()
     except errors.MobileAgentError as exc:
@@ -185,6 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--app-activity", default=None, help="its activity (default: its launcher activity)")
     inspect.add_argument("--virtual-adb", choices=("builtin", "real"), default="builtin",
                          help="with virtual: the built-in adb endpoint, or Debian's adb server and the adbd endpoint")
+    inspect.add_argument("--lock-wait", type=_positive_seconds, default=INSPECTOR_LOCK_WAIT, metavar="SECONDS",
+                         help="how long to wait for the device's automation lock while a test run holds it "
+                              f"(default {INSPECTOR_LOCK_WAIT:g})")
     return parser
 
 

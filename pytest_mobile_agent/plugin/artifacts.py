@@ -1,7 +1,8 @@
 """What a failing device test leaves behind: a screenshot, the tree dump and the logcat lines of its
 run (and, when it used the app under test, the crashes of its run in the device's crash buffer,
 `logcat -b crash`), attached to its report (sections, and pytest-html extras when pytest-html runs) and written
-under the pytest cache (`.pytest_cache/d/mobile-agent/artifacts/<test>/`).
+under the pytest cache (`.pytest_cache/d/mobile-agent/artifacts/<test>/`), or with the cache plugin
+off under `<rootdir>/.mobile-agent/artifacts/<test>/`, which holds a `.gitignore` of `*`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from pytest_mobile_agent.userfiles import private_dir, write_private
 
 log = logging.getLogger("pytest_mobile_agent.plugin.artifacts")
 
+OWN_FOLDER = ".mobile-agent"
+GITIGNORE = b"# Created by pytest-mobile-agent: failed tests' artifacts, never to commit.\n*\n"
 DEVICE_TIME_COMMAND = "date +'%m-%d %H:%M:%S.000'"
 MAX_LOGCAT_LINES = 2000
 
@@ -54,9 +57,24 @@ ARTIFACTS_KEY = pytest.StashKey[ArtifactSources]()
 
 
 def artifact_dir(config: pytest.Config, nodeid: str) -> Path:
-    base = Path(str(config.cache.mkdir("mobile-agent"))) if getattr(config, "cache", None) else Path(".mobile-agent")
+    """`.pytest_cache/d/mobile-agent/artifacts/<test>/`, or with the cache plugin off (`-p
+    no:cacheprovider`) `<rootdir>/.mobile-agent/artifacts/<test>/`, a folder that ignores itself."""
+    if getattr(config, "cache", None) is not None:
+        base = Path(str(config.cache.mkdir("mobile-agent")))
+    else:
+        base = _own_folder(config.rootpath / OWN_FOLDER)
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", nodeid).strip("_")[:150] or "test"
     return private_dir(private_dir(base / "artifacts") / name)  # screenshots and logs of the user's app
+
+
+def _own_folder(path: Path) -> Path:
+    """The folder, private, with a `.gitignore` that ignores all of it (as pytest writes one into
+    .pytest_cache: _pytest/cacheprovider.py, `Cache._ensure_supporting_files`)."""
+    folder = private_dir(path)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        write_private(ignore, GITIGNORE)
+    return folder
 
 
 def collect(item: pytest.Item, report: pytest.TestReport) -> None:

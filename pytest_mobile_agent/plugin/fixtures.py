@@ -57,7 +57,6 @@ from pytest_mobile_agent.plugin.policy import DisturbanceWatch, ProcessEntry, Qu
 from pytest_mobile_agent.plugin.reruns import WATCH_KEY
 from pytest_mobile_agent.stack.agent import choose_jar, deploy_options, records_for
 from pytest_mobile_agent.stack.app import AppInstallation, AppUnderTest, foreground_package
-from pytest_mobile_agent.stack.lock import DEFAULT_LOCK_WAIT
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider
 
@@ -181,10 +180,13 @@ def agent_records(pytestconfig: pytest.Config, android_target: AndroidTarget) ->
 
 
 @pytest.fixture
-def automation_lock(request: pytest.FixtureRequest, android_target: AndroidTarget) -> Iterator[float]:
-    """Hold the target's automation lock (per adb server and serial) for the test; yields the seconds spent waiting for it."""
+def automation_lock(request: pytest.FixtureRequest, android_target: AndroidTarget,
+                    mobile_agent_settings: Settings) -> Iterator[float]:
+    """Hold the target's automation lock (per adb server and serial) for the test, waiting up to
+    `--lock-wait` for it; yields the seconds spent waiting."""
     lock = android_target.automation_lock()
-    with lock.held(request.node.nodeid, DEFAULT_LOCK_WAIT, on_wait=progress.announcer(request.node)) as waited:
+    wait = mobile_agent_settings.lock_wait
+    with lock.held(request.node.nodeid, wait, on_wait=progress.announcer(request.node)) as waited:
         yield waited
 
 

@@ -14,6 +14,7 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.agent.records import default_records_dir
+from pytest_mobile_agent.stack.lock import DEFAULT_LOCK_WAIT
 from pytest_mobile_agent.stack.settings import (
     AUTO,
     DEFAULT_FIXTURE_ACTIVITY,
@@ -76,6 +77,9 @@ OPTIONS = (
            metavar="DIR"),
     Option("--quiet-wait", "quiet_wait", "seconds to wait before a device test until no foreign agent runs and "
            "nothing holds UI automation", default="60", metavar="SECONDS"),
+    Option("--lock-wait", "lock_wait", "seconds a device test waits for the target's automation lock while "
+           "another test, worker, run or the inspector holds it", default=f"{DEFAULT_LOCK_WAIT:g}",
+           metavar="SECONDS"),
     Option("--disturbance-retries", "disturbance_retries", "runs in all of a device test that another user of "
            "the device disturbs", default="3", metavar="N"),
     Option("--virtual-adb", "virtual_adb", "with --android-serial virtual: the built-in adb endpoint (default), "
@@ -177,6 +181,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
         controller_connect_timeout=_seconds(config, "controller_connect_timeout"),
         agent_kill_wait=_seconds(config, "agent_kill_wait"),
         agent_idle_exit=_seconds(config, "agent_idle_exit"),
+        lock_wait=_seconds(config, "lock_wait"),
     )
 
 

@@ -45,6 +45,7 @@ class Settings:
     controller_connect_timeout: float = 2.0
     agent_kill_wait: float = 1.0
     agent_idle_exit: float = DEFAULT_IDLE_EXIT  # seconds the agent lingers with no host before it exits
+    lock_wait: float = 900.0  # seconds to wait for another holder of the target's automation lock
     skip_unusable: bool = False  # a named target that cannot be used skips the device tests, not fails the run
 
     @classmethod
