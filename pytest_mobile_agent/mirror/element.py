@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pytest_mobile_agent.errors import hide_our_frames
 from pytest_mobile_agent.mirror.replica import Entry
 from pytest_mobile_agent.mirror.selectors import describe_entry
 from pytest_mobile_agent.session.backends import Ack, Bounds, Node, Window
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.mirror.mirror import Mirror
+
+__tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames
 
 
 class Element:

@@ -28,6 +28,8 @@ OWN_FOLDER = ".mobile-agent"
 GITIGNORE = b"# Created by pytest-mobile-agent: failed tests' artifacts, never to commit.\n*\n"
 DEVICE_TIME_COMMAND = "date +'%m-%d %H:%M:%S.000'"
 MAX_LOGCAT_LINES = 2000
+REPORT_LINES = 60  # of a text artifact in the report; the file holds all of it
+TREE = "tree.txt"
 
 
 @dataclass
@@ -77,8 +79,10 @@ def _own_folder(path: Path) -> Path:
     return folder
 
 
-def collect(item: pytest.Item, report: pytest.TestReport) -> None:
-    """Attach the artifacts of a failed test to its report."""
+def collect(item: pytest.Item, report: pytest.TestReport, failure: BaseException | None = None) -> None:
+    """Attach the artifacts of a failed test to its report. Every artifact is written whole; the
+    report shows each once: not the tree when the failure's message has shown it (NoMatch,
+    WaitTimeout), and the logcat's last lines."""
     sources = item.stash.get(ARTIFACTS_KEY, None)
     if sources is None or sources.device is None:
         return
@@ -104,12 +108,20 @@ def collect(item: pytest.Item, report: pytest.TestReport) -> None:
             continue
         if isinstance(produced, bytes):
             _html_image(report, produced)
-        else:
-            report.sections.append((f"mobile-agent {path.stem}", produced))
+        elif not (name == TREE and getattr(failure, "tree", "")):
+            report.sections.append((f"mobile-agent {path.stem}", _shown(produced, path)))
         sources.written.append(path)
         attached.append(str(path))
     if attached:
         report.sections.append(("mobile-agent artifacts", "\n".join(attached)))
+
+
+def _shown(text: str, path: Path) -> str:
+    """What the report shows of a text artifact: its last REPORT_LINES lines."""
+    lines = text.splitlines()
+    if len(lines) <= REPORT_LINES:
+        return text
+    return f"... {len(lines) - REPORT_LINES} earlier lines in {path}\n" + "\n".join(lines[-REPORT_LINES:]) + "\n"
 
 
 def _producers(sources: ArtifactSources) -> list[tuple[str, Callable[[], bytes | str | None]]]:
@@ -117,7 +129,7 @@ def _producers(sources: ArtifactSources) -> list[tuple[str, Callable[[], bytes |
     if sources.session is not None:
         producers.append(("screenshot.png", lambda: _screenshot(sources.session)))
     if sources.screen is not None:
-        producers.append(("tree.txt", lambda: str(sources.screen.dump())))
+        producers.append((TREE, lambda: str(sources.screen.dump())))
     producers.append(("logcat.txt", lambda: _logcat(sources)))
     if sources.app is not None:
         producers.append(("crash.txt", lambda: sources.app.crash_log(sources.crash_after) or None))

@@ -48,6 +48,7 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, Records
+from pytest_mobile_agent.errors import hide_our_frames
 from pytest_mobile_agent.plugin import progress
 from pytest_mobile_agent.plugin.artifacts import ARTIFACTS_KEY, ArtifactSources
 from pytest_mobile_agent.plugin.foreign_input import InputWatch
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.session import Selection, Session
 
 log = logging.getLogger("pytest_mobile_agent.plugin.fixtures")
+__tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
 PROVIDER_KEY = pytest.StashKey[TargetProvider]()

@@ -294,7 +294,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     if report.failed and report.when == "call":
-        artifacts.collect(item, report)
+        artifacts.collect(item, report, call.excinfo.value if call.excinfo is not None else None)
     if report.when == "setup":
         _at_the_test(item, report)
 

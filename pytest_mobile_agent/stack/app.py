@@ -20,12 +20,15 @@ from pathlib import Path
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.apk import Apk, qualify, read_apk
+from pytest_mobile_agent.errors import hide_our_frames
 
 START_TIMEOUT = 20.0
 CRASH_COMMAND = "logcat -b crash -d"
 CRASH_HEADER = "--------- beginning of "  # logcat's line before a buffer's first entry
 
 Extra = str | int | float | bool
+
+__tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames
 
 
 def foreground_package(device: Device) -> str | None:
