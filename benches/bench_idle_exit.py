@@ -31,7 +31,15 @@ from typing import Any
 from timing import summary, timed_once
 
 from pytest_mobile_agent.adb import AdbServer, Device
-from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Launched, Records, Reused
+from pytest_mobile_agent.agent import (
+    AgentJar,
+    Attached,
+    Deployer,
+    DeployOptions,
+    Launched,
+    Records,
+    Reused,
+)
 from pytest_mobile_agent.agent.launch import parse_ps
 
 PS_COMMAND = "ps -A -o PID,ARGS"

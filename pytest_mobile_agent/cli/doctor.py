@@ -483,7 +483,8 @@ def summary_line(rows: list[Row]) -> str:
     """`16 checks: 14 passed, 1 failed, 1 skipped` (the kinds that occurred, in that order)."""
     counts = [(sum(row.result == result for row in rows), word)
               for result, word in ((OK, "passed"), (FAILED, "failed"), (SKIPPED, "skipped"))]
-    return f"{len(rows)} check{'' if len(rows) == 1 else 's'}: " + ", ".join(f"{count} {word}" for count, word in counts if count)
+    heading = f"{len(rows)} check{'' if len(rows) == 1 else 's'}: "
+    return heading + ", ".join(f"{count} {word}" for count, word in counts if count)
 
 
 def as_json(target: Target, rows: list[Row]) -> str:

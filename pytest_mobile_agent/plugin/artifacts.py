@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pytest_mobile_agent.errors import MobileAgentError
+from pytest_mobile_agent.errors import MobileAgentError, NoMatch, WaitTimeout
 from pytest_mobile_agent.stack.app import last_crash_line
 from pytest_mobile_agent.userfiles import private_dir, write_private
 
@@ -108,12 +108,17 @@ def collect(item: pytest.Item, report: pytest.TestReport, failure: BaseException
             continue
         if isinstance(produced, bytes):
             _html_image(report, produced)
-        elif not (name == TREE and getattr(failure, "tree", "")):
+        elif not (name == TREE and _shows_the_tree(failure)):
             report.sections.append((f"mobile-agent {path.stem}", _shown(produced, path)))
         sources.written.append(path)
         attached.append(str(path))
     if attached:
         report.sections.append(("mobile-agent artifacts", "\n".join(attached)))
+
+
+def _shows_the_tree(failure: BaseException | None) -> bool:
+    """Whether the failure's message has shown the tree already (NoMatch, WaitTimeout)."""
+    return isinstance(failure, (NoMatch, WaitTimeout)) and bool(failure.tree)
 
 
 def _shown(text: str, path: Path) -> str:

@@ -327,12 +327,11 @@ def app(request: pytest.FixtureRequest, automation_lock: float, device: Device,
     if not app_installation.named:
         pytest.fail("the app fixture needs the app under test: --app-apk=PATH (installed for the session) or "
                     "--app-package NAME (already installed)", pytrace=False)
+    failure: str | None = None
     try:
         installed = app_installation.ensure(device)
     except errors.MobileAgentError as exc:
         failure = f"the app under test cannot be installed: {exc}"
-    else:
-        failure = None
     if failure is not None:  # failed here, outside the except block: no chained exception in the report
         pytest.fail(failure, pytrace=False)
     handle = _app_handle(request, device, installed.package, installed.activity)

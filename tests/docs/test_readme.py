@@ -149,9 +149,10 @@ class Sandbox:
 
 def _ready_output(server: subprocess.Popen[str]) -> str:
     """What a server printed once it has printed and then gone quiet for a second."""
-    assert server.stdout is not None
+    output = server.stdout
+    assert output is not None
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(server.stdout.readline, "")), daemon=True)  # type: ignore[union-attr]
+    reader = threading.Thread(target=lambda: lines.extend(iter(output.readline, "")), daemon=True)
     reader.start()
     deadline = time.monotonic() + SERVER_READY_TIMEOUT
     seen, quiet_since = 0, time.monotonic()

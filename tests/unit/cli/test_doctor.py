@@ -227,4 +227,5 @@ def test_a_runs_agent_under_other_records_is_named_as_such_where_it_blocks_the_d
     main(["doctor", "--android-serial", "emulator-5554", "--emulator-controller", "off", "--json"])
     deploy = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}["deploy"]
     assert deploy["result"] == "failed"
-    assert "these records do not name it: another host's agent, or one a run with other records left" in deploy["detail"]
+    assert ("these records do not name it: another host's agent, or one a run with other records left"
+            in deploy["detail"])

@@ -36,8 +36,8 @@ def test_the_inspector_gives_up_after_its_lock_wait_naming_the_holder(served: Vi
     settings = Settings.for_target("emulator-5554", emulator_controller="off")
     with lock.held("tests/test_app.py::test_login", timeout=5):
         started = time.monotonic()
-        with pytest.raises(errors.Timeout, match=r"held by pid \d+ \(tests/test_app.py::test_login\).*deadline of 500 ms"), \
-                opened(settings, lock_wait=0.5):
+        held_by = r"held by pid \d+ \(tests/test_app.py::test_login\).*deadline of 500 ms"
+        with pytest.raises(errors.Timeout, match=held_by), opened(settings, lock_wait=0.5):
             pass
     assert time.monotonic() - started < 5
 

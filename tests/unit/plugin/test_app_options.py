@@ -10,7 +10,8 @@ from tests.support.apks import fixture_apk, write
 
 pytest_plugins = ["pytester"]
 
-ISOLATED = ("-p", "no:randomly", "-p", "no:cacheprovider", "--android-serial", "virtual", "--emulator-controller", "off")
+ISOLATED = ("-p", "no:randomly", "-p", "no:cacheprovider", "--android-serial", "virtual",
+            "--emulator-controller", "off")
 TWO_TESTS = "def test_a(app):\n    pass\n\ndef test_b(app):\n    pass\n"
 
 

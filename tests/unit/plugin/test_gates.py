@@ -41,7 +41,8 @@ def test_a_timing_gate_is_reported_not_asserted_unless_asked_for() -> None:
     gate = HostGate.timing({})
     gate.out = out
     gate.check(115.0, 50, "the worst overrun")
-    assert "the worst overrun: 115.0 ms (bound 50 ms); a timing gate, not asserted (MOBILE_AGENT_TIMING_GATES=on" in out.getvalue()
+    reported = "the worst overrun: 115.0 ms (bound 50 ms); a timing gate, not asserted (MOBILE_AGENT_TIMING_GATES=on"
+    assert reported in out.getvalue()
     assert gate.checked == [("the worst overrun", 115.0, 50, False)]
 
 

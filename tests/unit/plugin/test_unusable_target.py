@@ -59,7 +59,8 @@ def test_a_target_on_an_unreachable_adb_server_fails_the_run_with_the_servers_ad
     result = pytester.runpytest(*ISOLATED, "--android-serial", "virtaul")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--android-serial virtaul: the Android target is not usable: cannot reach the adb "
-                                 "server at 127.0.0.1:*Did you mean `--android-serial virtual`? Run `adb start-server`*"])
+                                 "server at 127.0.0.1:*Did you mean `--android-serial virtual`? "
+                                 "Run `adb start-server`*"])
 
 
 def test_every_item_of_a_comma_list_is_tried(pytester: pytest.Pytester, served_lab: VirtualLab) -> None:
