@@ -83,9 +83,9 @@ def measure(device: Device, jar: AgentJar, runs: int, idle: float) -> list[str]:
             again.connection.close()  # the last run ends; nobody comes back
             freed.append(wait_gone(device, again.record.pid, idle + 10))
     return [
-        f"launched attach (the last agent exited)     {summary(launched)}",
+        f"launched attach (the last agent exited)      {summary(launched)}",
         f"reused attach (the last run's agent lingers) {summary(reused)}",
-        f"UI automation free after the last host left {summary(freed, 0)}  (idle exit {idle * 1000:.0f} ms)",
+        f"UI automation free after the last host left  {summary(freed, 0)}  (idle exit {idle * 1000:.0f} ms)",
     ]
 
 
