@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import errno
 import socket
+from typing import Any
 
 _WOULD_BLOCK = {errno.EAGAIN, errno.EWOULDBLOCK, 35}  # 35: macOS's EAGAIN ("os error 35")
 
@@ -71,6 +72,14 @@ class MobileAgentError(Exception):
 
     def is_timeout(self) -> bool:
         return False
+
+
+def hide_our_frames(excinfo: Any) -> bool:
+    """pytest's `__tracebackhide__` for the modules a test calls into (the screen, its elements, the
+    app handle): our own failure (a MobileAgentError, whose message says what happened and what to
+    do) is reported at the test's line, without the library's frames; any other exception, a bug,
+    keeps them. `excinfo` is pytest's ExceptionInfo (or None)."""
+    return excinfo is not None and isinstance(getattr(excinfo, "value", None), MobileAgentError)
 
 
 class Timeout(MobileAgentError):

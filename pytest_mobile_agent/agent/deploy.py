@@ -122,7 +122,7 @@ class DeployOptions:
     """`force` lets the new agent stop whatever holds UI automation (the launch passes --force)."""
 
     force: bool = False
-    idle_exit_ms: int = 600_000
+    idle_exit_ms: int = 10_000
     exit_timeout: float = 3.0
     ready_timeout: float = 20.0
     connect_timeout: float = 5.0
@@ -289,7 +289,8 @@ class Deployer:
 
     def _conflict(self, agent: AgentProcess) -> Conflict:
         return Conflict(
-            f"{agent.describe()} serves another host on {self.serial} and holds UI automation",
+            f"{agent.describe()} holds UI automation on {self.serial} and these records do not name it: another "
+            "host's agent, or one a run with other records left (it exits once idle for its idle exit)",
             holder=f"mobile-agent {agent.socket or ''}".strip(),
         )
 

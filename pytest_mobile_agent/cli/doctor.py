@@ -18,7 +18,6 @@ import base64
 import contextlib
 import json
 import struct
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -28,10 +27,18 @@ from typing import Any
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
 from pytest_mobile_agent.adb.targets import parse_target_name
-from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Launched, Records
+from pytest_mobile_agent.agent import (
+    AgentJar,
+    Attached,
+    Deployer,
+    DeployOptions,
+    Launched,
+    Records,
+    Reused,
+)
 from pytest_mobile_agent.agent.launch import parse_ps
 from pytest_mobile_agent.session.ownership import TargetCheck
-from pytest_mobile_agent.stack.agent import choose_jar
+from pytest_mobile_agent.stack.agent import choose_jar, records_for
 from pytest_mobile_agent.stack.app import start_activity
 from pytest_mobile_agent.stack.settings import (
     DEFAULT_FIXTURE_ACTIVITY,
@@ -46,6 +53,10 @@ FIXTURE_PACKAGE = DEFAULT_FIXTURE_PACKAGE
 FIXTURE_ACTIVITY = DEFAULT_FIXTURE_ACTIVITY
 #: the agent's idle bound during a doctor run: short, so that the idle-exit check is quick
 IDLE_EXIT_MS = 1500
+#: what the idle-exit check allows past that bound: the agent checks for idleness every quarter of
+#: its bound, at most every 250 ms (agent-android Server.java), then exits; the doctor lists the
+#: processes every 50 ms, each listing an adb round trip
+EXIT_ALLOWANCE_MS = 1000
 REQUEST_TIMEOUT = 10.0
 LAND_TIMEOUT = 5.0
 STATUS_BAR_SPOT = (250, 50)  # where a tap changes nothing (the seed's emulator tests tap there)
@@ -74,6 +85,8 @@ class Target:
 
     android: AndroidTarget
     controller: str = "auto"  # auto, off, or http://HOST:PORT
+    records: Records = field(default_factory=Records)
+    """The user's agent records (the plugin's, `--agent-records`), so the doctor reuses a run's agent."""
 
     @property
     def server(self) -> AdbServer:
@@ -101,7 +114,6 @@ class _State:
     fixture: bool = False
     started_fixture: bool = False
     agent_gone: bool = False
-    records: Records = field(default_factory=Records)
 
 
 class Doctor:
@@ -111,6 +123,7 @@ class Doctor:
         self.force = force
         self.state = _State()
         self.rows: list[Row] = []
+        self.records = target.records
 
     # --- running ----------------------------------------------------------------------------------
 
@@ -190,13 +203,12 @@ class Doctor:
         device, jar = self._device(), self.state.jar
         if jar is None:
             raise _Skip("needs the agent jar check, which did not pass")
-        deployer = Deployer(device, jar, self.state.records,
-                            DeployOptions(force=self.force, idle_exit_ms=IDLE_EXIT_MS))
+        deployer = Deployer(device, jar, self.records, DeployOptions(force=self.force, idle_exit_ms=IDLE_EXIT_MS))
         attached = deployer.attach()
         self.state.attached = attached
         outcome = attached.outcome
-        said = [f"{'launched' if isinstance(outcome, Launched) else 'reused'}: pid {attached.record.pid}, "
-                f"socket {attached.record.socket}"]
+        how = "launched" if isinstance(outcome, Launched) else "reused the agent a run left (these records name it)"
+        said = [f"{how}: pid {attached.record.pid}, socket {attached.record.socket}"]
         if isinstance(outcome, Launched) and outcome.replaced:
             said.append(f"replaced an agent ({outcome.replaced})")
         if isinstance(outcome, Launched) and outcome.took_over:
@@ -321,26 +333,42 @@ class Doctor:
 
     def _idle_exit(self) -> str:
         attached, device = self._attached(), self._device()
+        said = ""
+        if isinstance(attached.outcome, Reused):  # a run's agent: its idle bound is the run's, not ours
+            reused = attached.record.pid
+            attached.stop()
+            attached = self._launch()
+            said = f"stopped the reused agent (pid {reused}) and launched one with a {IDLE_EXIT_MS} ms idle bound; "
         pid = attached.record.pid
         attached.connection.close()
         started = time.monotonic()
-        deadline = started + IDLE_EXIT_MS / 1000 + 5.0
+        bound = IDLE_EXIT_MS + EXIT_ALLOWANCE_MS
         while _running(device, pid):
-            if time.monotonic() > deadline:
-                raise CheckFailed(f"the agent (pid {pid}) still runs {deadline - started:.1f} s after its host left",
+            if (time.monotonic() - started) * 1000 > bound + 5000:
+                raise CheckFailed(f"the agent (pid {pid}) still runs {bound / 1000 + 5:.1f} s after its host left",
                                   advice="Its idle bound did not end it: stop it with `adb shell kill PID`")
             time.sleep(0.05)
+        took = (time.monotonic() - started) * 1000
         self.state.agent_gone = True
-        return f"pid {pid} exited {(time.monotonic() - started) * 1000:.0f} ms after its host left (bound {IDLE_EXIT_MS} ms)"
+        outcome = (f"pid {pid} exited {took:.0f} ms after its host left (bound {bound} ms: its idle exit of "
+                   f"{IDLE_EXIT_MS} ms and {EXIT_ALLOWANCE_MS} ms for its idle check and the process listing)")
+        if took > bound:
+            raise CheckFailed(f"{said}{outcome}: over its bound",
+                              advice="The agent's idle exit came late: report it with the device's model and release")
+        return said + outcome
+
+    def _launch(self) -> Attached:
+        jar = self.state.jar
+        assert jar is not None
+        attached = Deployer(self._device(), jar, self.records, DeployOptions(idle_exit_ms=IDLE_EXIT_MS)).attach()
+        self.state.attached, self.state.agent_gone = attached, False
+        return attached
 
     def _rotation_kept(self) -> str:
         before = self.state.display
         if before is None:
             raise _Skip("needs the windows check's display")
-        jar = self.state.jar
-        assert jar is not None
-        again = Deployer(self._device(), jar, self.state.records, DeployOptions(idle_exit_ms=IDLE_EXIT_MS)).attach()
-        self.state.attached, self.state.agent_gone = again, False
+        again = self._launch()
         after = again.connection.request("snapshot", {}, timeout=REQUEST_TIMEOUT)["display"]
         if after["rotation"] != before["rotation"]:
             raise CheckFailed(f"the rotation was {before['rotation']} before the agent's exit and is {after['rotation']} after",
@@ -409,25 +437,35 @@ def _running(device: Device, pid: int) -> bool:
 
 
 @contextlib.contextmanager
-def target_of(serial: str, *, controller: str = "auto", virtual_adb: str = "builtin") -> Iterator[Target]:
+def target_of(serial: str, *, controller: str = "auto", virtual_adb: str = "builtin",
+              records_dir: Path | None = None) -> Iterator[Target]:
     """The target `--android-serial` names, resolved as the plugin resolves it (stack.targets): a
     serial on the local adb server (`auto`: the only online one), `tcp:HOST:PORT/SERIAL` on another,
     or `virtual`: a virtual device started for the run (with its controller double unless
-    `--emulator-controller off`), stopped after it."""
+    `--emulator-controller off`), stopped after it. The agent records are the user's, as a test
+    run's are (`records_dir`, default the per-user cache), so the doctor reuses a run's agent; a
+    target that cannot be used is the plugin's error, with its advice and "did you mean"."""
     if serial.split(":")[0] != VIRTUAL:
         try:
             parse_target_name(serial)
         except ValueError as exc:
             raise errors.InvalidArgument(f"--android-serial: {exc}") from None
-    with tempfile.TemporaryDirectory(prefix="mobile-agent-doctor-") as records:
-        settings = Settings.for_target(serial, emulator_controller=controller, virtual_adb=virtual_adb,
-                                       records_dir=Path(records))
-        provider = TargetProvider(settings)
+    overrides = {"records_dir": records_dir} if records_dir is not None else {}
+    settings = Settings.for_target(serial, emulator_controller=controller, virtual_adb=virtual_adb, **overrides)
+    provider = TargetProvider(settings)
+    try:
         try:
             android = provider.target()
-            yield Target(android, controller=controller)
-        finally:
-            provider.close()
+        except errors.MobileAgentError as exc:
+            raise UnusableTarget(f"--android-serial {serial}: the Android target is not usable: {exc.message}",
+                                 advice=exc.advice) from None
+        yield Target(android, controller=controller, records=records_for(provider, android))
+    finally:
+        provider.close()
+
+
+class UnusableTarget(errors.MobileAgentError):
+    """The named target cannot be examined: the plugin's reason and advice."""
 
 
 def format_rows(rows: list[Row]) -> str:
@@ -437,9 +475,16 @@ def format_rows(rows: list[Row]) -> str:
         lines.append(f"{row.check:<{width}}  {row.result:<7}  {row.seconds * 1000:>7.0f} ms  {row.detail}")
         if row.advice:
             lines.append(f"{'':<{width}}  advice: {row.advice}")
-    failed = sum(row.result == FAILED for row in rows)
-    lines.append(f"{len(rows) - failed} of {len(rows)} checks did not fail" + (f"; {failed} failed" if failed else ""))
+    lines.append(summary_line(rows))
     return "\n".join(lines)
+
+
+def summary_line(rows: list[Row]) -> str:
+    """`16 checks: 14 passed, 1 failed, 1 skipped` (the kinds that occurred, in that order)."""
+    counts = [(sum(row.result == result for row in rows), word)
+              for result, word in ((OK, "passed"), (FAILED, "failed"), (SKIPPED, "skipped"))]
+    heading = f"{len(rows)} check{'' if len(rows) == 1 else 's'}: "
+    return heading + ", ".join(f"{count} {word}" for count, word in counts if count)
 
 
 def as_json(target: Target, rows: list[Row]) -> str:

@@ -12,8 +12,19 @@ import sys
 from collections.abc import Callable, Sequence
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.cli.inspector import LOCK_WAIT as INSPECTOR_LOCK_WAIT
 
 Command = Callable[[argparse.Namespace], int]
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"takes a number of seconds, not {text!r}") from None
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
+    return seconds
 
 
 def _targets(args: argparse.Namespace) -> int:
@@ -68,8 +79,9 @@ def _doctor(args: argparse.Namespace) -> int:
             from pytest_mobile_agent.emulator.endpoint import parse_url
 
             parse_url(args.emulator_controller)  # a token in the URL is refused before anything starts
+        records = Path(args.agent_records) if args.agent_records else None
         with doctor.target_of(args.android_serial, controller=args.emulator_controller,
-                              virtual_adb=args.virtual_adb) as target:
+                              virtual_adb=args.virtual_adb, records_dir=records) as target:
             rows = doctor.Doctor(target, jar_path=Path(args.agent_jar) if args.agent_jar else None,
                                  force=args.agent_force).run()
     except errors.MobileAgentError as exc:
@@ -104,7 +116,7 @@ def _inspect(args: argparse.Namespace) -> int:
         agent_jar=Path(args.agent_jar) if args.agent_jar else None, virtual_adb=args.virtual_adb,
         app_apk=Path(args.app_apk) if args.app_apk else None, app_package=args.app_package,
         app_activity=args.app_activity)
-    worker = DeviceWorker(lambda: opened(settings, announce))
+    worker = DeviceWorker(lambda: opened(settings, announce, lock_wait=args.lock_wait))
     try:
         worker.start()
     except errors.MobileAgentError as exc:
@@ -163,6 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
                        help="the agent jar (default: agent-android/dist/mobile-agent-android.jar)")
     check.add_argument("--agent-force", action="store_true", help="let the agent stop whatever holds UI automation")
+    check.add_argument("--agent-records", default=os.environ.get("MOBILE_AGENT_RECORDS"), metavar="DIR",
+                       help="the agent records test runs use, so the doctor reuses a run's agent (default: "
+                            "MOBILE_AGENT_RECORDS, else the per-user cache, as the plugin's --agent-records)")
     check.add_argument("--virtual-adb", choices=("builtin", "real"), default="builtin",
                        help="with virtual: the built-in adb endpoint, or Debian's adb server and the adbd endpoint")
     check.add_argument("--json", action="store_true", help="machine-readable output")
@@ -181,6 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--app-activity", default=None, help="its activity (default: its launcher activity)")
     inspect.add_argument("--virtual-adb", choices=("builtin", "real"), default="builtin",
                          help="with virtual: the built-in adb endpoint, or Debian's adb server and the adbd endpoint")
+    inspect.add_argument("--lock-wait", type=_positive_seconds, default=INSPECTOR_LOCK_WAIT, metavar="SECONDS",
+                         help="how long to wait for the device's automation lock while a test run holds it "
+                              f"(default {INSPECTOR_LOCK_WAIT:g})")
     return parser
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
+from pytest_mobile_agent.errors import hide_our_frames
 from pytest_mobile_agent.mirror.replica import Entry, View
 from pytest_mobile_agent.mirror.selectors import describe_entry
 from pytest_mobile_agent.mirror.vocabulary import (
@@ -57,6 +58,8 @@ class ElementHost(Protocol):
                      **criteria: Unpack[Criteria]) -> Element: ...
 
     def dump(self, within: Element | None = None, max_lines: int | None = None) -> str: ...
+
+__tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames
 
 
 class Element:

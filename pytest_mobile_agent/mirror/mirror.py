@@ -48,6 +48,7 @@ from pytest_mobile_agent.errors import (
     StaleElement,
     Timeout,
     WaitTimeout,
+    hide_our_frames,
 )
 from pytest_mobile_agent.mirror.dump import dump_view
 from pytest_mobile_agent.mirror.element import Element
@@ -75,6 +76,7 @@ from pytest_mobile_agent.session.backends import (
 )
 
 log = logging.getLogger("pytest_mobile_agent.mirror")
+__tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames
 
 T = TypeVar("T")
 
@@ -217,7 +219,7 @@ class Mirror:
             raise NoMatch(
                 f"no element matches {selector.describe()}",
                 candidates=nearest(selector, view),
-                tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS),
+                tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS, fold_keys=True),
             )
         return Element(self, found.ref)
 
@@ -332,7 +334,7 @@ class Mirror:
         raise NoMatch(
             f"no element matches {selector.describe()} after scrolling {direction} ({max_swipes} swipes at most)",
             candidates=nearest(selector, view),
-            tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS),
+            tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS, fold_keys=True),
         )
 
     def type_text(self, text: str, element: Element | None = None, method: TextMethod = "auto",
@@ -555,7 +557,7 @@ class Mirror:
             what,
             timeout,
             candidates=nearest(selector, view) if selector is not None else [],
-            tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS),
+            tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS, fold_keys=True),
         )
 
     def _wait_step(self, deadline: float, wake: float = float("inf")) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from pytest_mobile_agent.errors import InvalidSelector
+from pytest_mobile_agent.errors import InvalidSelector, hide_our_frames
 from pytest_mobile_agent.mirror.replica import Entry, View
 from pytest_mobile_agent.session.backends import Node, Window
 
@@ -342,3 +342,6 @@ def _quote(text: str, limit: int = 60) -> str:
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+__tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames

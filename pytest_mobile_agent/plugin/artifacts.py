@@ -1,7 +1,8 @@
 """What a failing device test leaves behind: a screenshot, the tree dump and the logcat lines of its
 run (and, when it used the app under test, the crashes of its run in the device's crash buffer,
 `logcat -b crash`), attached to its report (sections, and pytest-html extras when pytest-html runs) and written
-under the pytest cache (`.pytest_cache/d/mobile-agent/artifacts/<test>/`).
+under the pytest cache (`.pytest_cache/d/mobile-agent/artifacts/<test>/`), or with the cache plugin
+off under `<rootdir>/.mobile-agent/artifacts/<test>/`, which holds a `.gitignore` of `*`.
 """
 
 from __future__ import annotations
@@ -17,14 +18,18 @@ from typing import Any
 
 import pytest
 
-from pytest_mobile_agent.errors import MobileAgentError
+from pytest_mobile_agent.errors import MobileAgentError, NoMatch, WaitTimeout
 from pytest_mobile_agent.stack.app import last_crash_line
 from pytest_mobile_agent.userfiles import private_dir, write_private
 
 log = logging.getLogger("pytest_mobile_agent.plugin.artifacts")
 
+OWN_FOLDER = ".mobile-agent"
+GITIGNORE = b"# Created by pytest-mobile-agent: failed tests' artifacts, never to commit.\n*\n"
 DEVICE_TIME_COMMAND = "date +'%m-%d %H:%M:%S.000'"
 MAX_LOGCAT_LINES = 2000
+REPORT_LINES = 60  # of a text artifact in the report; the file holds all of it
+TREE = "tree.txt"
 
 
 @dataclass
@@ -54,13 +59,30 @@ ARTIFACTS_KEY = pytest.StashKey[ArtifactSources]()
 
 
 def artifact_dir(config: pytest.Config, nodeid: str) -> Path:
-    base = Path(str(config.cache.mkdir("mobile-agent"))) if getattr(config, "cache", None) else Path(".mobile-agent")
+    """`.pytest_cache/d/mobile-agent/artifacts/<test>/`, or with the cache plugin off (`-p
+    no:cacheprovider`) `<rootdir>/.mobile-agent/artifacts/<test>/`, a folder that ignores itself."""
+    if getattr(config, "cache", None) is not None:
+        base = Path(str(config.cache.mkdir("mobile-agent")))
+    else:
+        base = _own_folder(config.rootpath / OWN_FOLDER)
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", nodeid).strip("_")[:150] or "test"
     return private_dir(private_dir(base / "artifacts") / name)  # screenshots and logs of the user's app
 
 
-def collect(item: pytest.Item, report: pytest.TestReport) -> None:
-    """Attach the artifacts of a failed test to its report."""
+def _own_folder(path: Path) -> Path:
+    """The folder, private, with a `.gitignore` that ignores all of it (as pytest writes one into
+    .pytest_cache: _pytest/cacheprovider.py, `Cache._ensure_supporting_files`)."""
+    folder = private_dir(path)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        write_private(ignore, GITIGNORE)
+    return folder
+
+
+def collect(item: pytest.Item, report: pytest.TestReport, failure: BaseException | None = None) -> None:
+    """Attach the artifacts of a failed test to its report. Every artifact is written whole; the
+    report shows each once: not the tree when the failure's message has shown it (NoMatch,
+    WaitTimeout), and the logcat's last lines."""
     sources = item.stash.get(ARTIFACTS_KEY, None)
     if sources is None or sources.device is None:
         return
@@ -86,12 +108,25 @@ def collect(item: pytest.Item, report: pytest.TestReport) -> None:
             continue
         if isinstance(produced, bytes):
             _html_image(report, produced)
-        else:
-            report.sections.append((f"mobile-agent {path.stem}", produced))
+        elif not (name == TREE and _shows_the_tree(failure)):
+            report.sections.append((f"mobile-agent {path.stem}", _shown(produced, path)))
         sources.written.append(path)
         attached.append(str(path))
     if attached:
         report.sections.append(("mobile-agent artifacts", "\n".join(attached)))
+
+
+def _shows_the_tree(failure: BaseException | None) -> bool:
+    """Whether the failure's message has shown the tree already (NoMatch, WaitTimeout)."""
+    return isinstance(failure, (NoMatch, WaitTimeout)) and bool(failure.tree)
+
+
+def _shown(text: str, path: Path) -> str:
+    """What the report shows of a text artifact: its last REPORT_LINES lines."""
+    lines = text.splitlines()
+    if len(lines) <= REPORT_LINES:
+        return text
+    return f"... {len(lines) - REPORT_LINES} earlier lines in {path}\n" + "\n".join(lines[-REPORT_LINES:]) + "\n"
 
 
 def _producers(sources: ArtifactSources) -> list[tuple[str, Callable[[], bytes | str | None]]]:
@@ -99,7 +134,7 @@ def _producers(sources: ArtifactSources) -> list[tuple[str, Callable[[], bytes |
     if sources.session is not None:
         producers.append(("screenshot.png", lambda: _screenshot(sources.session)))
     if sources.screen is not None:
-        producers.append(("tree.txt", lambda: str(sources.screen.dump())))
+        producers.append((TREE, lambda: str(sources.screen.dump())))
     producers.append(("logcat.txt", lambda: _logcat(sources)))
     if sources.app is not None:
         producers.append(("crash.txt", lambda: sources.app.crash_log(sources.crash_after) or None))

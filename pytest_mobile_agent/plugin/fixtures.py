@@ -5,8 +5,9 @@ Scopes and teardown:
 ========================  ========  =============================================================
 fixture                   scope     what it is, and what its teardown does
 ========================  ========  =============================================================
-``android_target``        session   the target `--android-serial` names (skips, or fails under
-                                    `--android-require-device`, when it is missing or unusable)
+``android_target``        session   the target `--android-serial` names (skips when none is
+                                    named; a named one that is unusable fails, or skips under
+                                    `--android-skip-unusable`)
 ``adb_server``            session   the adb client of the target's server
 ``device``                session   the target as an ``adb.Device``
 ``agent_jar``             session   the agent build to deploy (the stand-in on the virtual device)
@@ -47,6 +48,7 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, Records
+from pytest_mobile_agent.errors import hide_our_frames
 from pytest_mobile_agent.plugin import progress
 from pytest_mobile_agent.plugin.artifacts import ARTIFACTS_KEY, ArtifactSources
 from pytest_mobile_agent.plugin.foreign_input import InputWatch
@@ -56,7 +58,6 @@ from pytest_mobile_agent.plugin.policy import DisturbanceWatch, ProcessEntry, Qu
 from pytest_mobile_agent.plugin.reruns import WATCH_KEY
 from pytest_mobile_agent.stack.agent import choose_jar, deploy_options, records_for
 from pytest_mobile_agent.stack.app import AppInstallation, AppUnderTest, foreground_package
-from pytest_mobile_agent.stack.lock import DEFAULT_LOCK_WAIT
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider
 
@@ -66,10 +67,12 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.session import Selection, Session
 
 log = logging.getLogger("pytest_mobile_agent.plugin.fixtures")
+__tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
 PROVIDER_KEY = pytest.StashKey[TargetProvider]()
 INPUT_WATCHES_KEY = pytest.StashKey["InputWatches"]()
+APP_INSTALLATION_KEY = pytest.StashKey[AppInstallation]()
 PS_COMMAND = "ps -A -o PID,ARGS"
 UNUSABLE_TARGET = "the Android target is not usable"  # a device test's skip reason, before the error
 
@@ -129,9 +132,9 @@ def android_target(pytestconfig: pytest.Config) -> AndroidTarget:
     try:
         return provider_of(pytestconfig).target()
     except errors.MobileAgentError as exc:
-        if settings.require_device:
-            pytest.fail(f"the required Android target is not usable: {exc}", pytrace=False)
-        pytest.skip(f"{UNUSABLE_TARGET}: {exc}")
+        if settings.skip_unusable and not settings.require_device:
+            pytest.skip(f"{UNUSABLE_TARGET}: {exc}")
+        pytest.fail(f"the named Android target is not usable: {exc}", pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -179,10 +182,13 @@ def agent_records(pytestconfig: pytest.Config, android_target: AndroidTarget) ->
 
 
 @pytest.fixture
-def automation_lock(request: pytest.FixtureRequest, android_target: AndroidTarget) -> Iterator[float]:
-    """Hold the target's automation lock (per adb server and serial) for the test; yields the seconds spent waiting for it."""
+def automation_lock(request: pytest.FixtureRequest, android_target: AndroidTarget,
+                    mobile_agent_settings: Settings) -> Iterator[float]:
+    """Hold the target's automation lock (per adb server and serial) for the test, waiting up to
+    `--lock-wait` for it; yields the seconds spent waiting."""
     lock = android_target.automation_lock()
-    with lock.held(request.node.nodeid, DEFAULT_LOCK_WAIT, on_wait=progress.announcer(request.node)) as waited:
+    wait = mobile_agent_settings.lock_wait
+    with lock.held(request.node.nodeid, wait, on_wait=progress.announcer(request.node)) as waited:
         yield waited
 
 
@@ -300,11 +306,15 @@ APP_MARKER = "app"
 FixtureApp = AppUnderTest  # what compose_fixture gives (the name earlier suites imported)
 
 
-@pytest.fixture(scope="session")
-def app_installation(mobile_agent_settings: Settings) -> AppInstallation:
-    """`--app-apk` / `--app-package` / `--app-activity`; the `app` fixture installs on first use."""
-    settings = mobile_agent_settings
+def app_installation_of(settings: Settings) -> AppInstallation:
     return AppInstallation(settings.app_apk, settings.app_package, settings.app_activity)
+
+
+@pytest.fixture(scope="session")
+def app_installation(pytestconfig: pytest.Config) -> AppInstallation:
+    """`--app-apk` / `--app-package` / `--app-activity`, checked at the session's start; the `app`
+    fixture installs on first use."""
+    return pytestconfig.stash[APP_INSTALLATION_KEY]
 
 
 @pytest.fixture
@@ -317,10 +327,13 @@ def app(request: pytest.FixtureRequest, automation_lock: float, device: Device,
     if not app_installation.named:
         pytest.fail("the app fixture needs the app under test: --app-apk=PATH (installed for the session) or "
                     "--app-package NAME (already installed)", pytrace=False)
+    failure: str | None = None
     try:
         installed = app_installation.ensure(device)
     except errors.MobileAgentError as exc:
-        pytest.fail(f"the app under test cannot be installed: {exc}", pytrace=False)
+        failure = f"the app under test cannot be installed: {exc}"
+    if failure is not None:  # failed here, outside the except block: no chained exception in the report
+        pytest.fail(failure, pytrace=False)
     handle = _app_handle(request, device, installed.package, installed.activity)
     marker = request.node.get_closest_marker(APP_MARKER)
     if marker is not None:

@@ -14,22 +14,26 @@ from typing import Any
 
 import pytest
 
+from pytest_mobile_agent import __version__
 from pytest_mobile_agent.adb import AdbServer, Target
 from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.plugin import artifacts, progress, reruns
 from pytest_mobile_agent.plugin.fixtures import (
+    APP_INSTALLATION_KEY,
     INPUT_WATCHES_KEY,
     PROVIDER_KEY,
     SETTINGS_KEY,
     STATUS_KEY,
     UNUSABLE_TARGET,
     InputWatches,
+    app_installation_of,
     worker_index,
 )
 from pytest_mobile_agent.plugin.options import (
     NO_SERIAL_REASON,
     SERIAL_ENV,
+    SKIP_UNUSABLE_ENV,
     add_options,
     check_spellings,
     settings_from_config,
@@ -37,6 +41,8 @@ from pytest_mobile_agent.plugin.options import (
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import TargetProvider
 
+PLUGIN_NAME = "pytest_mobile_agent.plugin"
+"""The plugin's one name: its entry point's, the module `pytest_plugins` and `-p` import, and `-p no:`'s."""
 FIXTURES_PLUGIN = "mobile_agent_fixtures"
 FIXTURES_MODULE = "pytest_mobile_agent.plugin.fixtures"
 RERUNS_PLUGIN = "mobile_agent_reruns"
@@ -79,6 +85,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SETTINGS_KEY] = settings
     config.stash[PROVIDER_KEY] = TargetProvider(settings, index=worker_index(config))
     config.stash[INPUT_WATCHES_KEY] = InputWatches()
+    config.stash[APP_INSTALLATION_KEY] = app_installation_of(settings)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -97,6 +104,14 @@ def android_serial(config: pytest.Config) -> str | None:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
+    return [_name_line(), *_target_header(config)]
+
+
+def _name_line() -> str:
+    return f"mobile-agent: plugin {PLUGIN_NAME} {__version__} (-p no:{PLUGIN_NAME} turns it off)"
+
+
+def _target_header(config: pytest.Config) -> list[str]:
     settings = config.stash[SETTINGS_KEY]
     if not settings.named:
         return [f"mobile-agent: no Android target named; device tests are skipped ({NO_SERIAL_REASON.split(': ', 1)[1]})"]
@@ -151,16 +166,59 @@ def _facts_line(facts: Target, where: str = "") -> str:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Under --android-require-device, a missing or unusable target fails the run at once."""
-    settings = session.config.stash[SETTINGS_KEY]
-    if not settings.require_device or hasattr(session.config, "workerinput"):
+    """A named target that cannot be used fails the run at once, with its advice (each item of a comma
+    list is tried), unless --android-skip-unusable; under --android-require-device so does naming none.
+    A virtual target starts on first use and is not tried here. xdist's controller decides for its
+    workers."""
+    config = session.config
+    settings = config.stash[SETTINGS_KEY]
+    if hasattr(config, "workerinput"):
         return
+    _check_targets(config, settings)
+    _check_app(config, settings)
+
+
+def _check_targets(config: pytest.Config, settings: Settings) -> None:
     if not settings.named:
-        raise pytest.UsageError(f"--android-require-device: no Android target named ({NO_SERIAL_REASON.split(': ', 1)[1]})")
+        if settings.require_device:
+            raise pytest.UsageError(
+                f"--android-require-device: no Android target named ({NO_SERIAL_REASON.split(': ', 1)[1]})")
+        return
+    if settings.virtual_count or (settings.skip_unusable and not settings.require_device):
+        return
+    for index, item in enumerate(settings.serials):
+        provider = config.stash[PROVIDER_KEY] if index == 0 else TargetProvider(settings, index=index)
+        try:
+            provider.target()
+        except MobileAgentError as exc:
+            raise pytest.UsageError(_unusable_message(settings, item, exc)) from None
+
+
+def _check_app(config: pytest.Config, settings: Settings) -> None:
+    """`--app-apk` and `--app-package` checked once, before any test: the APK file (readable, an APK,
+    of the named package), and an installed package on the target when this process can reach it
+    (a real target; a virtual one unless this is xdist's controller, whose workers start their own)."""
+    installation = config.stash[APP_INSTALLATION_KEY]
     try:
-        session.config.stash[PROVIDER_KEY].target()
+        installation.check()
+        if installation.apk_path is not None or installation.package is None or not settings.named:
+            return
+        if settings.virtual_count and config.pluginmanager.has_plugin("dsession"):
+            return
+        try:
+            device = config.stash[PROVIDER_KEY].target().device
+        except MobileAgentError:
+            return  # an unusable target under --android-skip-unusable: its tests skip
+        installation.ensure(device)
     except MobileAgentError as exc:
-        raise pytest.UsageError(f"--android-require-device: the Android target is not usable: {exc}") from None
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _unusable_message(settings: Settings, item: str, exc: MobileAgentError) -> str:
+    if settings.require_device:
+        return f"--android-require-device: the Android target is not usable: {exc}"
+    return (f"--android-serial {item}: {UNUSABLE_TARGET}: {exc} (--android-skip-unusable, or "
+            f"{SKIP_UNUSABLE_ENV}=1, skips the device tests instead)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -236,7 +294,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     if report.failed and report.when == "call":
-        artifacts.collect(item, report)
+        artifacts.collect(item, report, call.excinfo.value if call.excinfo is not None else None)
     if report.when == "setup":
         _at_the_test(item, report)
 

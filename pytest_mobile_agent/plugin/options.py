@@ -14,16 +14,19 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.agent.records import default_records_dir
+from pytest_mobile_agent.stack.lock import DEFAULT_LOCK_WAIT
 from pytest_mobile_agent.stack.settings import (
     AUTO,
     DEFAULT_FIXTURE_ACTIVITY,
     DEFAULT_FIXTURE_PACKAGE,
+    DEFAULT_IDLE_EXIT,
     VIRTUAL,
     Settings,
 )
 
 SERIAL_ENV = "MOBILE_AGENT_ANDROID_SERIAL"
 REQUIRE_ENV = "MOBILE_AGENT_REQUIRE_DEVICE"
+SKIP_UNUSABLE_ENV = "MOBILE_AGENT_SKIP_UNUSABLE"
 CONTROLLER_ENV = "MOBILE_AGENT_EMULATOR_CONTROLLER"
 JAR_ENV = "MOBILE_AGENT_JAR"
 RECORDS_ENV = "MOBILE_AGENT_RECORDS"
@@ -55,6 +58,9 @@ OPTIONS = (
     Option("--android-require-device", "android_require_device", "fail the run, with the target's advice, "
            "when the named target is missing or unusable (instead of skipping its tests)", env=REQUIRE_ENV,
            is_flag=True),
+    Option("--android-skip-unusable", "android_skip_unusable", "a named target that is unknown, unreachable or "
+           "not on the adb server skips the device tests with its advice instead of failing the run at its start",
+           env=SKIP_UNUSABLE_ENV, is_flag=True),
     Option("--emulator-controller", "emulator_controller", "the emulator's gRPC fast path: `auto` (from the "
            "emulator's discovery file), `off`, or an endpoint URL such as http://127.0.0.1:8554 (its token in "
            "MOBILE_AGENT_EMULATOR_TOKEN, never on the command line: `ps` shows that to every local user)",
@@ -63,11 +69,17 @@ OPTIONS = (
            "sources in the per-user cache, built on first use with the Android SDK found)", env=JAR_ENV, metavar="PATH"),
     Option("--agent-force", "agent_force", "let the agent stop whatever holds UI automation (uiautomator, "
            "another host's agent) instead of failing with a conflict", is_flag=True),
+    Option("--agent-idle-exit", "agent_idle_exit", "seconds the agent lingers with no host connected (holding "
+           "UI automation, so the next test, worker or run reuses it) before it exits",
+           env="MOBILE_AGENT_IDLE_EXIT", default=f"{DEFAULT_IDLE_EXIT:g}", metavar="SECONDS"),
     Option("--agent-records", "agent_records", "where the agent records live, so consecutive runs, xdist "
            "workers, checkouts and projects reuse the running agent (default: the per-user cache)", env=RECORDS_ENV,
            metavar="DIR"),
     Option("--quiet-wait", "quiet_wait", "seconds to wait before a device test until no foreign agent runs and "
            "nothing holds UI automation", default="60", metavar="SECONDS"),
+    Option("--lock-wait", "lock_wait", "seconds a device test waits for the target's automation lock while "
+           "another test, worker, run or the inspector holds it", default=f"{DEFAULT_LOCK_WAIT:g}",
+           metavar="SECONDS"),
     Option("--disturbance-retries", "disturbance_retries", "runs in all of a device test that another user of "
            "the device disturbs", default="3", metavar="N"),
     Option("--virtual-adb", "virtual_adb", "with --android-serial virtual: the built-in adb endpoint (default), "
@@ -152,6 +164,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
     return Settings(
         serials=serials,
         require_device=bool(raw_value(config, "android_require_device")),
+        skip_unusable=bool(raw_value(config, "android_skip_unusable")),
         emulator_controller=_controller(str(raw_value(config, "emulator_controller") or AUTO)),
         agent_jar=Path(str(jar)) if jar else None,
         agent_force=bool(raw_value(config, "agent_force")),
@@ -167,6 +180,8 @@ def settings_from_config(config: pytest.Config) -> Settings:
         agent_liveness=_seconds(config, "agent_liveness"),
         controller_connect_timeout=_seconds(config, "controller_connect_timeout"),
         agent_kill_wait=_seconds(config, "agent_kill_wait"),
+        agent_idle_exit=_seconds(config, "agent_idle_exit"),
+        lock_wait=_seconds(config, "lock_wait"),
     )
 
 

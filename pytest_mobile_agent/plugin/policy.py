@@ -58,7 +58,8 @@ class DeviceActivity:
         return not self.foreign_agents and not self.automation_clients
 
     def describe(self) -> str:
-        parts = [f"agent {describe(p)}" for p in self.foreign_agents]
+        parts = [f"agent {describe(p)} (not in this run's records: another host's, or one a run with other "
+                 "records left, which exits once idle for its idle exit)" for p in self.foreign_agents]
         parts += [f"automation client {describe(p)}" for p in self.automation_clients]
         return ", ".join(parts) or "nobody"
 

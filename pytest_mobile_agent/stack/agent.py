@@ -30,7 +30,7 @@ def records_for(provider: TargetProvider, target: AndroidTarget) -> Records:
 
 def deploy_options(settings: Settings) -> DeployOptions:
     return DeployOptions(force=settings.agent_force, liveness_timeout=settings.agent_liveness,
-                         kill_timeout=settings.agent_kill_wait)
+                         kill_timeout=settings.agent_kill_wait, idle_exit_ms=round(settings.agent_idle_exit * 1000))
 
 
 def attach(target: AndroidTarget, jar: AgentJar, records: Records, settings: Settings) -> Attached:

@@ -10,6 +10,7 @@ buffer for a failing test's artifacts. `compose_fixture` is the same handle on t
 
 from __future__ import annotations
 
+import re
 import shlex
 import time
 from collections.abc import Callable, Mapping
@@ -19,12 +20,15 @@ from pathlib import Path
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.apk import Apk, qualify, read_apk
+from pytest_mobile_agent.errors import hide_our_frames
 
 START_TIMEOUT = 20.0
 CRASH_COMMAND = "logcat -b crash -d"
 CRASH_HEADER = "--------- beginning of "  # logcat's line before a buffer's first entry
 
 Extra = str | int | float | bool
+
+__tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames
 
 
 def foreground_package(device: Device) -> str | None:
@@ -59,40 +63,80 @@ class Installed:
     installed_now: bool = False
 
 
+PACKAGE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+")
+"""A package name as the package manager takes one: two or more Java identifiers, dot-separated
+(AOSP frameworks/base, core/java/android/content/pm/parsing/FrameworkParsingPackageUtils.java,
+`validateName`, Android 14)."""
+
+
 @dataclass
 class AppInstallation:
-    """`--app-apk` / `--app-package` and `--app-activity`, resolved on the device once."""
+    """`--app-apk` / `--app-package` and `--app-activity`, checked once (`check`, no device needed)
+    and resolved on the device once (`ensure`); a failure is remembered, never tried again."""
 
     apk_path: Path | None = None
     package: str | None = None
     activity: str | None = None
     _done: Installed | None = field(default=None, repr=False)
     _apk: Apk | None = field(default=None, repr=False)
+    _data: bytes | None = field(default=None, repr=False)
+    _failed: errors.MobileAgentError | None = field(default=None, repr=False)
 
     @property
     def named(self) -> bool:
         return self.apk_path is not None or self.package is not None
 
+    def check(self) -> None:
+        """What can be checked without a device: the APK is a readable file and an APK, its package
+        is `--app-package` when both are named, and a package name is one; an error naming
+        the option, the path and what is wrong."""
+        if self.package is not None and not PACKAGE_NAME.fullmatch(self.package):
+            raise errors.MobileAgentError(f"--app-package {self.package!r} is not a package name "
+                                          "(two or more dot-separated identifiers, such as com.example.app)")
+        if self.apk_path is not None:
+            self._read_apk(self.apk_path)
+
+    def _read_apk(self, path: Path) -> Apk:
+        if self._apk is not None:
+            return self._apk
+        try:
+            data = path.read_bytes()
+        except IsADirectoryError:
+            raise errors.MobileAgentError(f"--app-apk={path}: is a directory, not an APK file") from None
+        except OSError as exc:
+            raise errors.MobileAgentError(f"--app-apk={path}: {exc.strerror or exc}") from None
+        try:
+            apk = read_apk(data)
+        except errors.InvalidApk as exc:
+            raise errors.MobileAgentError(f"--app-apk={path}: {exc}",
+                                          advice="Name the APK your build wrote (for Gradle: "
+                                                 "app/build/outputs/apk/debug/app-debug.apk)") from None
+        if self.package and self.package != apk.manifest.package:
+            raise errors.MobileAgentError(f"--app-package {self.package} is not the package of --app-apk={path} "
+                                          f"({apk.manifest.package})")
+        self._apk, self._data = apk, data
+        return apk
+
     def ensure(self, device: Device) -> Installed:
+        if self._failed is not None:
+            raise self._failed
         if self._done is None:
-            self._done = self._install(device) if self.apk_path is not None else self._existing(device)
+            try:
+                self._done = self._install(device) if self.apk_path is not None else self._existing(device)
+            except errors.MobileAgentError as exc:
+                self._failed = exc
+                raise
         return self._done
 
     def _install(self, device: Device) -> Installed:
         assert self.apk_path is not None
-        try:
-            data = self.apk_path.read_bytes()
-        except OSError as exc:
-            raise errors.MobileAgentError(f"--app-apk {self.apk_path}: {exc.strerror}") from None
-        apk = self._apk = read_apk(data)
+        apk = self._read_apk(self.apk_path)
+        assert self._data is not None
         manifest = apk.manifest
-        if self.package and self.package != manifest.package:
-            raise errors.MobileAgentError(f"--app-package {self.package} is not the package of --app-apk "
-                                          f"{self.apk_path} ({manifest.package})")
         activity = manifest.activity(self.activity) if self.activity else manifest.launchable
         if self._already_there(device, apk):
             return Installed(manifest.package, activity)
-        device.install(data, downgrade=True)
+        device.install(self._data, downgrade=True)
         return Installed(manifest.package, activity, installed_now=True)
 
     @staticmethod
@@ -108,7 +152,7 @@ class AppInstallation:
         assert self.package is not None
         if not device.is_installed(self.package):
             raise errors.MobileAgentError(f"--app-package {self.package} is not installed on {device.serial}",
-                                          advice="Install it, or name its APK with --app-apk PATH")
+                                          advice="Install it, or name its APK with --app-apk=PATH")
         activity = qualify(self.package, self.activity) if self.activity else _resolve_launcher(device, self.package)
         return Installed(self.package, activity)
 

@@ -16,6 +16,11 @@ VIRTUAL = "virtual"
 AUTO = "auto"
 DEFAULT_FIXTURE_PACKAGE = "dev.mobileagent.fixture"
 DEFAULT_FIXTURE_ACTIVITY = ".MainActivity"
+DEFAULT_IDLE_EXIT = 10.0
+"""Seconds the agent lingers with no host connected, holding UI automation, before it exits: long
+enough for every test and xdist worker of a run to reuse it (a reused attach costs milliseconds, a
+launched one about 0.2 s more on an emulator: docs/performance.md), short enough that uiautomator2,
+Appium or a person's `uiautomator dump` get the device back seconds after a run, not minutes."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,9 @@ class Settings:
     agent_liveness: float = 3.0
     controller_connect_timeout: float = 2.0
     agent_kill_wait: float = 1.0
+    agent_idle_exit: float = DEFAULT_IDLE_EXIT  # seconds the agent lingers with no host before it exits
+    lock_wait: float = 900.0  # seconds to wait for another holder of the target's automation lock
+    skip_unusable: bool = False  # a named target that cannot be used skips the device tests, not fails the run
 
     @classmethod
     def for_target(cls, serial: str, **overrides: Any) -> Settings:

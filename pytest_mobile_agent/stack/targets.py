@@ -8,7 +8,9 @@ own item), or `virtual` / `virtual:N`: a lab of virtual devices started for this
 
 from __future__ import annotations
 
+import difflib
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +20,7 @@ from pytest_mobile_agent.adb import AdbServer, Device, Target
 from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
 from pytest_mobile_agent.stack.lock import AutomationLock
-from pytest_mobile_agent.stack.settings import AUTO, Settings
+from pytest_mobile_agent.stack.settings import AUTO, VIRTUAL, Settings
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.stack.virtual_lab import StartedLab, VirtualLab
@@ -101,8 +103,11 @@ class TargetProvider:
         serials = self.settings.serials
         name = parse_target_name(serials[self.index % len(serials)])
         server = AdbServer(host=name.host, port=name.port) if name.on_named_server else AdbServer()
-        serial = only_online_serial(server) if name.serial == AUTO else name.serial
-        facts = listed_target(server, serial)
+        try:
+            serial = only_online_serial(server) if name.serial == AUTO else name.serial
+            facts = listed_target(server, serial)
+        except errors.MobileAgentError as exc:
+            raise with_suggestion(exc, name.serial, server) from None
         served_virtual = server.device(serial).getprop(VIRTUAL_DEVICE_PROPERTY) == "1"
         return AndroidTarget(serial, server, facts=facts, served_virtual=served_virtual,
                              named_server=name.on_named_server)
@@ -153,3 +158,23 @@ def listed_target(server: AdbServer, serial: str) -> Target:
     if target.advice:
         raise errors.MobileAgentError(f"{serial} is {target.state}", advice=target.advice)
     return target
+
+
+def did_you_mean(name: str, listed: Iterable[str]) -> str | None:
+    """The target name closest to a misspelled one (`virtual`, `auto`, or a serial the server
+    lists), or None when none is close (difflib's ratio of at least 0.6)."""
+    close = difflib.get_close_matches(name, [VIRTUAL, AUTO, *listed], n=1)
+    return close[0] if close and close[0] != name else None
+
+
+def with_suggestion(exc: errors.MobileAgentError, name: str, server: AdbServer) -> errors.MobileAgentError:
+    """The error of a target that cannot be used, its advice led by a "did you mean" when the name is
+    close to a real one (the server's listing is read again; an unreachable server lists nothing)."""
+    try:
+        listed = [target.serial for target in server.devices()]
+    except errors.MobileAgentError:
+        listed = []
+    close = did_you_mean(name, listed)
+    if close is not None:
+        exc.advice = f"Did you mean `--android-serial {close}`?" + (f" {exc.advice}" if exc.advice else "")
+    return exc

@@ -146,7 +146,7 @@ def test_the_token_is_in_no_log_record_exception_status_or_report(vd: Bench, tmp
     sources = artifacts.ArtifactSources()
     sources.mark_start(vd.device)
     sources.session, sources.screen = session, screen
-    item = types.SimpleNamespace(stash={artifacts.ARTIFACTS_KEY: sources}, config=types.SimpleNamespace(cache=None),
+    item = types.SimpleNamespace(stash={artifacts.ARTIFACTS_KEY: sources}, config=types.SimpleNamespace(cache=None, rootpath=tmp_path),
                                  nodeid="tests/security::secret")
     report = types.SimpleNamespace(sections=[])
     artifacts.collect(item, report)  # type: ignore[arg-type]

@@ -9,3 +9,6 @@ the actions done on the page as a pytest function; `server` serves the page and 
 127.0.0.1 with a random token (aiohttp: docs/architecture.md says why). It needs the `inspect`
 extra: `pip install 'pytest-mobile-agent[inspect]'`.
 """
+
+LOCK_WAIT = 30.0
+"""Seconds the inspector waits for a test run to let go of the device before it gives up (`--lock-wait`)."""

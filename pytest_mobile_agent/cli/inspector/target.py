@@ -10,14 +10,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from pytest_mobile_agent.adb import Device
+from pytest_mobile_agent.cli.inspector import LOCK_WAIT
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.session import Session
 from pytest_mobile_agent.stack import Settings, open_stack
 from pytest_mobile_agent.stack.app import AppInstallation, AppUnderTest
 from pytest_mobile_agent.stack.targets import AndroidTarget
-
-LOCK_WAIT = 30.0
-"""Seconds the inspector waits for a test run to let go of the device before it gives up."""
 
 
 @dataclass(frozen=True)
@@ -36,14 +34,16 @@ class Inspected:
 
 
 @contextlib.contextmanager
-def opened(settings: Settings, announce: Callable[[str], None] = lambda _: None) -> Iterator[Inspected]:
-    """The target's stack, open until the block ends (stack.open_stack closes it in order)."""
+def opened(settings: Settings, announce: Callable[[str], None] = lambda _: None,
+           lock_wait: float = LOCK_WAIT) -> Iterator[Inspected]:
+    """The target's stack, open until the block ends (stack.open_stack closes it in order), once the
+    target's automation lock is free, waiting up to `lock_wait` seconds (`inspect --lock-wait`)."""
 
     def show_an_app(target: AndroidTarget, device: Device) -> None:
         if target.virtual:
             AppUnderTest(device, settings.fixture_package, settings.fixture_activity).start(extras={"tab": "Login"})
 
-    with open_stack(settings, holder=f"inspector (pid {os.getpid()})", lock_wait=LOCK_WAIT, announce=announce,
+    with open_stack(settings, holder=f"inspector (pid {os.getpid()})", lock_wait=lock_wait, announce=announce,
                     on_attached=show_an_app) as stack:
         yield Inspected(stack.target.serial, stack.device, stack.session, stack.screen, stack.target.virtual,
                         settings.fixture_package, settings.fixture_activity, _app(settings))

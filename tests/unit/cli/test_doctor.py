@@ -6,14 +6,21 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from pytest_mobile_agent.cli import doctor
 from pytest_mobile_agent.cli.main import main
 from tests.support.ports import free_port
+
+if TYPE_CHECKING:
+    from pytest_mobile_agent.virtual import VirtualLab
 
 CHECKS = ["adb server", "target", "agent jar", "deploy", "hello", "windows", "snapshot", "tap", "keys",
           "text (direct)", "text (keys)", "text (clipboard)", "screenshot", "controller", "idle exit", "rotation kept"]
@@ -39,7 +46,7 @@ def test_every_check_passes_on_the_virtual_device(capsys: pytest.CaptureFixture[
 def test_every_check_passes_through_the_real_adb_server(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor", "--android-serial", "virtual", "--virtual-adb", "real"]) == 0
     out = capsys.readouterr().out
-    assert out.rstrip().endswith(f"{len(CHECKS)} of {len(CHECKS)} checks did not fail")
+    assert out.rstrip().endswith(f"{len(CHECKS)} checks: {len(CHECKS)} passed")
     assert "failed" not in out and "skipped" not in out
 
 
@@ -126,3 +133,93 @@ def test_a_target_on_a_named_adb_server_is_examined_there(monkeypatch: pytest.Mo
         lab.stop()
     by = rows_by_check(rows)
     assert by["deploy"].result == doctor.OK and by["snapshot"].result == doctor.OK
+
+
+# --- issue 28, items 9 and 10 ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def served_lab(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[VirtualLab]:
+    """A virtual device served as the default adb server's, for a user with caches of their own."""
+    from pytest_mobile_agent.virtual import VirtualLab
+
+    for name in ("ANDROID_HOME", "ANDROID_SDK_ROOT", "MOBILE_AGENT_JAR", "MOBILE_AGENT_RECORDS", "ADB_SERVER_SOCKET",
+                 "MOBILE_AGENT_ANDROID_SERIAL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("MOBILE_AGENT_LOCK_DIR", str(tmp_path / "locks"))
+    lab = VirtualLab.start(count=1)
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(lab.adb_port))
+    try:
+        yield lab
+    finally:
+        lab.stop()
+
+
+def test_after_a_test_run_the_doctor_reuses_the_runs_agent_and_every_check_passes(
+        served_lab: VirtualLab, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_uses_the_agent.py").write_text("def test_x(agent):\n    pass\n")
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q",
+                          "--android-serial", "emulator-5554"], cwd=project, capture_output=True, text=True,
+                         timeout=180, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert main(["doctor", "--android-serial", "emulator-5554", "--emulator-controller", "off", "--json"]) == 0
+    by = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+    assert by["deploy"]["detail"].startswith("reused the agent a run left"), by["deploy"]
+    assert by["idle exit"]["detail"].startswith("stopped the reused agent"), by["idle exit"]
+    assert {c["result"] for c in by.values()} == {"ok"}, by
+
+
+def test_a_misspelled_serial_gets_the_plugins_advice_and_a_did_you_mean(
+        served_lab: VirtualLab, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--android-serial", "emulatr-5554"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == (f"error: --android-serial emulatr-5554: the Android target is not usable: emulatr-5554 is not on "
+                      f"the adb server at 127.0.0.1:{served_lab.adb_port} (it lists emulator-5554 (device))")
+    assert err[1] == ("advice: Did you mean `--android-serial emulator-5554`? Check the serial with "
+                      "`python -m pytest_mobile_agent targets` or `adb devices -l`")
+
+
+def test_an_idle_exit_past_its_bound_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doctor, "IDLE_EXIT_MS", 300)
+    monkeypatch.setattr(doctor, "EXIT_ALLOWANCE_MS", 200)
+    real_running = doctor._running
+    first: list[float] = []
+
+    def late(device: object, pid: int) -> bool:  # the agent seen in the process list 0.7 s longer than it runs
+        if not first:
+            first.append(time.monotonic())
+        return time.monotonic() < first[0] + 0.7 or real_running(device, pid)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(doctor, "_running", late)
+    with doctor.target_of("virtual", controller="off") as target:
+        rows = doctor.Doctor(target).run()
+    row = rows_by_check(rows)["idle exit"]
+    assert row.result == doctor.FAILED, row
+    assert "after its host left (bound 500 ms" in row.detail and row.detail.endswith("over its bound")
+
+
+def test_the_summary_counts_each_outcome() -> None:
+    rows = [doctor.Row("a", doctor.OK, 0.1, ""), doctor.Row("b", doctor.FAILED, 0.1, ""),
+            doctor.Row("c", doctor.SKIPPED, 0.0, ""), doctor.Row("d", doctor.OK, 0.1, "")]
+    assert doctor.summary_line(rows) == "4 checks: 2 passed, 1 failed, 1 skipped"
+    assert doctor.summary_line(rows[:1]) == "1 check: 1 passed"
+
+
+def test_a_runs_agent_under_other_records_is_named_as_such_where_it_blocks_the_doctor(
+        served_lab: VirtualLab, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_uses_the_agent.py").write_text("def test_x(agent):\n    pass\n")
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q",
+                          "--android-serial", "emulator-5554", f"--agent-records={tmp_path / 'run-records'}"],
+                         cwd=project, capture_output=True, text=True, timeout=180, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    main(["doctor", "--android-serial", "emulator-5554", "--emulator-controller", "off", "--json"])
+    deploy = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}["deploy"]
+    assert deploy["result"] == "failed"
+    assert ("these records do not name it: another host's agent, or one a run with other records left"
+            in deploy["detail"])

@@ -37,7 +37,8 @@ def test_the_header_gives_the_virtual_devices_facts(pytester: pytest.Pytester, s
 def test_the_header_gives_every_listed_targets_facts(pytester: pytest.Pytester, two_served: VirtualLab) -> None:
     pytester.makepyfile("def test_x():\n    pass\n")
     first, second = two_served.serials
-    result = pytester.runpytest(*ISOLATED, "--android-serial", f"{first},{second},emulator-5999")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", f"{first},{second},emulator-5999",
+                                "--android-skip-unusable")
     result.stdout.fnmatch_lines([
         f"mobile-agent: {first} device, model sdk_gphone64_x86_64, API 36, emulator",
         f"mobile-agent: {second} device, model sdk_gphone64_x86_64, API 36, emulator",

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.apks import fixture_apk, write
+
 pytest_plugins = ["pytester"]
 
 PATH_OPTIONS = ("--agent-jar", "--agent-records", "--app-apk")
@@ -23,7 +25,12 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A file and a directory beside, not inside, the project pytester makes."""
     place = tmp_path_factory.mktemp("elsewhere")
     (place / "thing.jar").write_bytes(b"PK\x05\x06" + bytes(18))
+    write(place / "thing.apk", fixture_apk(2))  # --app-apk is read at the session's start
     return place
+
+
+def value_of(flag: str, outside: Path) -> Path:
+    return {"--agent-records": outside, "--app-apk": outside / "thing.apk"}.get(flag, outside / "thing.jar")
 
 
 def project(pytester: pytest.Pytester) -> None:
@@ -35,7 +42,7 @@ def project(pytester: pytest.Pytester) -> None:
 def test_a_path_option_as_two_words_is_refused_with_the_spelling_to_use(pytester: pytest.Pytester, outside: Path,
                                                                       flag: str) -> None:
     project(pytester)
-    value = outside / "thing.jar" if flag != "--agent-records" else outside
+    value = value_of(flag, outside)
     result = pytester.runpytest_subprocess(flag, str(value), "-p", "no:xdist", "--strict-markers")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*write {flag}={value} as one word*rootdir*"])
@@ -46,7 +53,7 @@ def test_a_path_option_as_two_words_is_refused_with_the_spelling_to_use(pytester
 def test_a_path_option_as_one_word_keeps_the_projects_rootdir_and_ini(pytester: pytest.Pytester, outside: Path,
                                                                       flag: str) -> None:
     project(pytester)
-    value = outside / "thing.jar" if flag != "--agent-records" else outside
+    value = value_of(flag, outside)
     result = pytester.runpytest_subprocess(f"{flag}={value}", "-p", "no:xdist", "--strict-markers")
     result.stdout.fnmatch_lines([f"rootdir: {pytester.path}*"])
     assert result.ret == pytest.ExitCode.OK  # the ini's marker was read: --strict-markers passes

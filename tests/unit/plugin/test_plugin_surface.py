@@ -117,9 +117,10 @@ def test_a_required_target_the_server_does_not_list_fails_the_run_with_advice(py
     result.stderr.fnmatch_lines(["*emulator-5570 is not on the adb server*emulator-5554 (device)*adb devices -l*"])
 
 
-def test_a_target_that_is_not_listed_skips_its_tests_with_the_advice_when_not_required(pytester: pytest.Pytester, shared_lab: VirtualLab) -> None:
+def test_a_target_that_is_not_listed_skips_its_tests_with_the_advice_under_the_opt_out(
+        pytester: pytest.Pytester, shared_lab: VirtualLab) -> None:
     pytester.makepyfile("def test_x(device):\n    pass\n")
-    result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5570", "-rs")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5570", "--android-skip-unusable", "-rs")
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*not usable: emulator-5570 is not on the adb server*"])
 
