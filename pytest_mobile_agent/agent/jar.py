@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import re
 import struct
 import zipfile
 import zlib
@@ -24,26 +23,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import xxhash
-
-from pytest_mobile_agent.agent.jarformat import BUILD_ADVICE, DEX_ENTRY, DEX_MAGIC, check_format
+from pytest_mobile_agent.agent.jarformat import (
+    BUILD_ADVICE,
+    DEX_ENTRY,
+    DEX_MAGIC,
+    VERSION_MARKER,
+    build_of,
+    check_format,
+    dex_of,
+    reported_version,
+)
 from pytest_mobile_agent.errors import InvalidJar, JarMissing
 
 JAR_ENV = "MOBILE_AGENT_JAR"
 VERSION_FILE = Path(__file__).with_name("VERSION")
-VERSION_MARKER = b"mobile-agent-android "
-_VERSION_RE = re.compile(rb"mobile-agent-android ([0-9A-Za-z][0-9A-Za-z.+-]{0,40})")
 _STAND_IN_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 def expected_version() -> str:
     """The agent version this package expects: its copy of agent-android/VERSION."""
     return VERSION_FILE.read_text(encoding="ascii").strip()
-
-
-def build_of(data: bytes) -> str:
-    """The first 12 hex digits of the XXH3-64 digest (seed 0) of `data`, big-endian."""
-    return xxhash.xxh3_64(data).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
@@ -94,10 +93,7 @@ class AgentJar:
 
     def dex(self) -> bytes:
         """The classes.dex the jar holds (a bare dex is its own)."""
-        if self.data.startswith(DEX_MAGIC):
-            return self.data
-        with zipfile.ZipFile(io.BytesIO(self.data)) as archive:
-            return archive.read(DEX_ENTRY)
+        return dex_of(self.data)
 
     def as_version(self, version: str) -> AgentJar:
         """A bare dex of this jar's code that reports `version`: every `mobile-agent-android <VERSION>`
@@ -108,8 +104,7 @@ class AgentJar:
 
     def reported_version(self) -> str | None:
         """The version named in the dex's `mobile-agent-android <VERSION>` string, if found."""
-        match = _VERSION_RE.search(self.dex())
-        return match.group(1).decode("ascii") if match else None
+        return reported_version(self.data)
 
     def describe(self) -> str:
         where = str(self.path) if self.path else "in memory"
