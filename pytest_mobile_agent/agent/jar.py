@@ -1,9 +1,11 @@
 """The agent jar: the file the agent's build writes, its version and its build.
 
-The jar comes from `--agent-jar` / MOBILE_AGENT_JAR, else from the per-user cache, where
-`agent/builder.py` builds it from the sources the package carries (`python -m pytest_mobile_agent
-agent build`, or on first use with an SDK). In a source tree, `agent-android/build.sh` writes
-`agent-android/dist/mobile-agent-android.jar` from the same build definition.
+The jar comes from `--agent-jar` / MOBILE_AGENT_JAR; else from the package itself, when a release
+wheel bundles one built from the agent sources it carries (`agent/bundled.py`); else from the
+per-user cache, where `agent/builder.py` builds it from those sources (`python -m
+pytest_mobile_agent agent build`, or on first use with an SDK). In a source tree,
+`agent-android/build.sh` writes `agent-android/dist/mobile-agent-android.jar` from the same build
+definition.
 
 The package carries `agent/VERSION`, a copy of `agent-android/VERSION` (a test checks they match):
 the version a jar built from this tree reports in its hello. The build is the first 12 lowercase
@@ -22,6 +24,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.agent.jarformat import (
     BUILD_ADVICE,
@@ -33,7 +36,10 @@ from pytest_mobile_agent.agent.jarformat import (
     dex_of,
     reported_version,
 )
-from pytest_mobile_agent.errors import InvalidJar, JarMissing
+from pytest_mobile_agent.errors import AgentBuildError, InvalidJar, JarMissing
+
+if TYPE_CHECKING:
+    from pytest_mobile_agent.agent.builder import AgentSources
 
 JAR_ENV = "MOBILE_AGENT_JAR"
 VERSION_FILE = Path(__file__).with_name("VERSION")
@@ -73,16 +79,27 @@ class AgentJar:
 
     @classmethod
     def locate(cls, announce: Callable[[str], None] | None = None) -> AgentJar:
-        """The jar named by MOBILE_AGENT_JAR, else the per-user cached build of the package's agent
-        sources, built first when it is missing (errors.AgentBuildError without an SDK or a JDK).
-        `announce` hears what a build does."""
+        """The jar to deploy when none is named on the command line, in this order: MOBILE_AGENT_JAR;
+        the jar the package bundles (a release wheel's) when it was built from the package's agent
+        sources; the per-user cached build of those sources, built first when it is missing
+        (errors.AgentBuildError without an SDK or a JDK). `announce` hears what a build does, and why
+        a bundled jar is refused."""
         named = os.environ.get(JAR_ENV)
         if named:
             return cls.from_path(named)
-        from pytest_mobile_agent.agent.builder import cached_jar
+        from pytest_mobile_agent.agent.builder import AgentSources
+        from pytest_mobile_agent.agent.bundled import BundleRefused, bundled_jar
 
-        path, _ = cached_jar(announce=announce or (lambda message: None))
-        return cls.from_path(path)
+        say = announce or _quiet
+        sources = AgentSources.locate()
+        try:
+            bundled = bundled_jar(sources)
+        except BundleRefused as refused:
+            say(str(refused))
+            return cls.from_path(_cached_build(sources, say, refused))
+        if bundled is not None:
+            return cls.from_path(bundled)
+        return cls.from_path(_cached_build(sources, say))
 
     @classmethod
     def stand_in(cls, version: str | None = None) -> AgentJar:
@@ -109,6 +126,25 @@ class AgentJar:
     def describe(self) -> str:
         where = str(self.path) if self.path else "in memory"
         return f"mobile-agent-android {self.version} jar, build {self.build} ({where})"
+
+
+def _quiet(message: str) -> None:
+    return None
+
+
+def _cached_build(sources: AgentSources, announce: Callable[[str], None], refused: InvalidJar | None = None) -> Path:
+    """The per-user cached build of `sources`; when it cannot be built after the bundled jar was
+    refused, the error says both."""
+    from pytest_mobile_agent.agent.builder import cached_jar
+
+    try:
+        path, _ = cached_jar(sources, announce=announce)
+    except AgentBuildError as exc:
+        if refused is None:
+            raise
+        raise AgentBuildError(f"{exc.message}; and the bundled jar is refused: {refused.message}",
+                              advice=exc.advice) from None
+    return path
 
 
 def missing(path: Path) -> JarMissing:
