@@ -110,7 +110,8 @@ def stage(jar: Path, sources: AgentSources, directory: Path | None = None) -> Bu
     try:
         data = jar.read_bytes()
     except FileNotFoundError:
-        raise JarMissing(f"no agent jar to stage at {jar}", advice="Build it first with agent-android/build.sh") from None
+        raise JarMissing(f"no agent jar to stage at {jar}",
+                         advice="Build it first with agent-android/build.sh") from None
     check_format(data, str(jar))
     named = reported_version(data)
     if named != sources.version:
@@ -129,17 +130,24 @@ def stage(jar: Path, sources: AgentSources, directory: Path | None = None) -> Bu
 # --- the command line of the release build ------------------------------------------------------------
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pytest_mobile_agent.agent.bundled",
-                                     description="The agent jar a release wheel carries (README, \"Releasing\").")
-    commands = parser.add_subparsers(dest="command", required=True)
-    staging = commands.add_parser("stage", help="put a jar built from the agent sources into the package")
+def parser() -> argparse.ArgumentParser:
+    """`stage` and `check`; no abbreviated options, so that the workflow's command is the one read."""
+    line = argparse.ArgumentParser(prog="python -m pytest_mobile_agent.agent.bundled", allow_abbrev=False,
+                                   description="The agent jar a release wheel carries (README, \"Releasing\").")
+    commands = line.add_subparsers(dest="command", required=True)
+    staging = commands.add_parser("stage", allow_abbrev=False,
+                                  help="put a jar built from the agent sources into the package")
     staging.add_argument("jar", type=Path, help="the jar agent-android/build.sh wrote")
     staging.add_argument("--sources", type=Path, help="the agent-android/ it was built from (default: the package's)")
     staging.add_argument("--into", type=Path, help=f"where to put it (default: {BUNDLE_DIR})")
-    checking = commands.add_parser("check", help="say whether the package carries a jar of its agent sources")
+    checking = commands.add_parser("check", allow_abbrev=False,
+                                   help="say whether the package carries a jar of its agent sources")
     checking.add_argument("--into", type=Path, help=f"where the jar is (default: {BUNDLE_DIR})")
-    args = parser.parse_args(argv)
+    return line
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     try:
         sources = AgentSources.at(args.sources) if getattr(args, "sources", None) else AgentSources.locate()
         if args.command == "stage":

@@ -33,7 +33,8 @@ def test_staging_copies_the_jar_and_writes_what_it_is(tmp_path: Path, sources: A
                                                        bundle_dir: Path) -> None:
     jar = built_jar(tmp_path, sources.version)
     manifest = stage(jar, sources)
-    assert manifest == BundleManifest(version=sources.version, sources=sources.digest(), build=build_of(jar.read_bytes()))
+    build = build_of(jar.read_bytes())
+    assert manifest == BundleManifest(version=sources.version, sources=sources.digest(), build=build)
     assert (bundle_dir / "mobile-agent-android.jar").read_bytes() == jar.read_bytes()
     written = json.loads((bundle_dir / MANIFEST_NAME).read_text())
     assert written == {"version": sources.version, "sources": sources.digest(), "build": manifest.build}
@@ -108,7 +109,8 @@ def test_the_release_builds_commands_stage_and_check(tmp_path: Path, sources: Ag
     out = capsys.readouterr().out
     assert f"built from sources {sources.digest()}: {into / 'mobile-agent-android.jar'}" in out
     assert bundled.main(["check", "--into", str(into)]) == 0, "the same sources elsewhere have the same digest"
-    assert f"bundled mobile-agent-android {sources.version}, build {build_of(jar.read_bytes())}" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert f"bundled mobile-agent-android {sources.version}, build {build_of(jar.read_bytes())}" in said
     main = sources.root / "src" / "dev" / "mobileagent" / "agent" / "Main.java"
     main.write_text(main.read_text() + "// changed\n")
     assert bundled.main(["stage", str(jar), "--sources", str(sources.root), "--into", str(into)]) == 0
