@@ -25,17 +25,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from pytest_mobile_agent.agent.builder import AgentSources
 from pytest_mobile_agent.agent.jar import build_of
 from pytest_mobile_agent.virtual import VirtualLab
 from tests.acceptance.support import REPO, copy_tree, pytest_in, run, shared_dir, user_environment
 from tests.support.fake_sdk import calls, make_jdk, make_sdkmanager
+from tests.support.release import build_env, workflow_steps
 
 pytestmark = pytest.mark.acceptance
 
-WORKFLOW = REPO / ".github" / "workflows" / "release.yml"
 NOT_RUN_HERE = {
     "Run the agent's JUnit tests": "apt-get as root; `build.sh --check` runs in tests/conformance/test_java_agent.py",
     "Install the packaging tools": "the test's venv has them (the dev extra's `build`) and the package",
@@ -55,11 +54,6 @@ class ReleaseRun:
     def dist(self, pattern: str) -> Path:
         (found,) = (self.tree / "dist").glob(pattern)
         return found
-
-
-def workflow_steps() -> list[dict[str, Any]]:
-    (job,) = yaml.safe_load(WORKFLOW.read_text())["jobs"].values()
-    return list(job["steps"])
 
 
 def step_environment(runner_temp: Path, bin_dirs: list[Path]) -> dict[str, str]:
@@ -112,11 +106,6 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> ReleaseRun:
         if not record.exists():
             record.write_text(json.dumps(run_steps(directory).outputs))
     return ReleaseRun(directory / "tree", directory / "runner", directory / "tools", json.loads(record.read_text()))
-
-
-def build_env() -> dict[str, str]:
-    listed = run(["env", "-i", "bash", "-c", f'set -a; . "{REPO / "agent-android" / "build.env"}"; env'], timeout=30)
-    return dict(line.split("=", 1) for line in listed.stdout.splitlines() if "=" in line)
 
 
 def test_every_step_runs_here_or_says_why_not_and_every_one_that_ran_passed(release: ReleaseRun) -> None:

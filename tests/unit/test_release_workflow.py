@@ -8,37 +8,23 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from pytest_mobile_agent.agent import bundled
 from pytest_mobile_agent.agent.builder import AgentSources, BuildDefinition
-
-REPO = Path(__file__).resolve().parents[2]
-WORKFLOW = REPO / ".github" / "workflows" / "release.yml"
-
-
-def build_env() -> dict[str, str]:
-    """agent-android/build.env as the shell reads it."""
-    script = f'set -a; . "{REPO / "agent-android" / "build.env"}"; env -0'
-    listed = subprocess.run(["env", "-i", "bash", "-c", script], capture_output=True, check=True, timeout=30).stdout
-    return dict(item.split("=", 1) for item in listed.decode().split("\0") if "=" in item)
+from tests.support.release import REPO, WORKFLOW, build_env, load_workflow, workflow_steps
 
 
 @pytest.fixture(scope="module")
 def workflow() -> dict[Any, Any]:
-    loaded = yaml.safe_load(WORKFLOW.read_text())
-    assert isinstance(loaded, dict)
-    return loaded
+    return load_workflow()
 
 
 @pytest.fixture(scope="module")
-def steps(workflow: dict[Any, Any]) -> list[dict[str, Any]]:
-    (job,) = workflow["jobs"].values()
-    return list(job["steps"])
+def steps() -> list[dict[str, Any]]:
+    return workflow_steps()
 
 
 def step(steps: list[dict[str, Any]], name: str) -> str:
