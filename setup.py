@@ -2,7 +2,9 @@
 
 `agent-android/` stays at the top of the source tree (and of the sdist, through MANIFEST.in); the
 wheel gets a copy as `pytest_mobile_agent/agent/agent-android/`, where the agent builder
-(`python -m pytest_mobile_agent agent build`, the plugin's build on first use) finds it.
+(`python -m pytest_mobile_agent agent build`, the plugin's build on first use) finds it. A release
+also carries the built jar, `pytest_mobile_agent/agent/prebuilt/`, as plain package data
+(pyproject.toml): the release build stages it there before building (README, "Releasing").
 """
 
 from __future__ import annotations

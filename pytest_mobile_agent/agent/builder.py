@@ -111,7 +111,8 @@ class AgentSources:
                                                str(root / DEFINITION_FILE))
             version = (root / "VERSION").read_text(encoding="ascii").strip()
         except OSError as exc:
-            raise AgentBuildError(f"the agent's sources at {root} are incomplete: {exc.strerror}: {exc.filename}") from None
+            raise AgentBuildError(f"the agent's sources at {root} are incomplete: {exc.strerror}: "
+                                  f"{exc.filename}") from None
         return cls(root, definition, version)
 
     @classmethod
@@ -171,7 +172,8 @@ class Sdk:
 def sdk_candidates(environ: Mapping[str, str], platform: str, home: Path) -> list[tuple[str, Path | None]]:
     """Where an SDK may be, in the order Android's tools look: the environment, then the directory
     Android Studio installs it to on this OS. None for a variable that is not set."""
-    found: list[tuple[str, Path | None]] = [(name, Path(environ[name]) if environ.get(name) else None) for name in SDK_ENVS]
+    found: list[tuple[str, Path | None]] = [(name, Path(environ[name]) if environ.get(name) else None)
+                                            for name in SDK_ENVS]
     if platform == "darwin":
         found.append(("~/Library/Android/sdk", home / "Library" / "Android" / "sdk"))
     elif platform.startswith("win"):

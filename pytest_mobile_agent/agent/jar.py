@@ -1,9 +1,11 @@
 """The agent jar: the file the agent's build writes, its version and its build.
 
-The jar comes from `--agent-jar` / MOBILE_AGENT_JAR, else from the per-user cache, where
-`agent/builder.py` builds it from the sources the package carries (`python -m pytest_mobile_agent
-agent build`, or on first use with an SDK). In a source tree, `agent-android/build.sh` writes
-`agent-android/dist/mobile-agent-android.jar` from the same build definition.
+The jar comes from `--agent-jar` / MOBILE_AGENT_JAR; else from the package itself, when a release
+wheel bundles one built from the agent sources it carries (`agent/bundled.py`); else from the
+per-user cache, where `agent/builder.py` builds it from those sources (`python -m
+pytest_mobile_agent agent build`, or on first use with an SDK). In a source tree,
+`agent-android/build.sh` writes `agent-android/dist/mobile-agent-android.jar` from the same build
+definition.
 
 The package carries `agent/VERSION`, a copy of `agent-android/VERSION` (a test checks they match):
 the version a jar built from this tree reports in its hello. The build is the first 12 lowercase
@@ -16,34 +18,37 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import re
 import struct
 import zipfile
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import xxhash
+from pytest_mobile_agent.agent.jarformat import (
+    BUILD_ADVICE,
+    DEX_ENTRY,
+    DEX_MAGIC,
+    VERSION_MARKER,
+    build_of,
+    check_format,
+    dex_of,
+    reported_version,
+)
+from pytest_mobile_agent.errors import AgentBuildError, InvalidJar, JarMissing
 
-from pytest_mobile_agent.agent.jarformat import BUILD_ADVICE, DEX_ENTRY, DEX_MAGIC, check_format
-from pytest_mobile_agent.errors import InvalidJar, JarMissing
+if TYPE_CHECKING:
+    from pytest_mobile_agent.agent.builder import AgentSources
 
 JAR_ENV = "MOBILE_AGENT_JAR"
 VERSION_FILE = Path(__file__).with_name("VERSION")
-VERSION_MARKER = b"mobile-agent-android "
-_VERSION_RE = re.compile(rb"mobile-agent-android ([0-9A-Za-z][0-9A-Za-z.+-]{0,40})")
 _STAND_IN_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 def expected_version() -> str:
     """The agent version this package expects: its copy of agent-android/VERSION."""
     return VERSION_FILE.read_text(encoding="ascii").strip()
-
-
-def build_of(data: bytes) -> str:
-    """The first 12 hex digits of the XXH3-64 digest (seed 0) of `data`, big-endian."""
-    return xxhash.xxh3_64(data).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
@@ -74,16 +79,27 @@ class AgentJar:
 
     @classmethod
     def locate(cls, announce: Callable[[str], None] | None = None) -> AgentJar:
-        """The jar named by MOBILE_AGENT_JAR, else the per-user cached build of the package's agent
-        sources, built first when it is missing (errors.AgentBuildError without an SDK or a JDK).
-        `announce` hears what a build does."""
+        """The jar to deploy when none is named on the command line, in this order: MOBILE_AGENT_JAR;
+        the jar the package bundles (a release wheel's) when it was built from the package's agent
+        sources; the per-user cached build of those sources, built first when it is missing
+        (errors.AgentBuildError without an SDK or a JDK). `announce` hears what a build does, and why
+        a bundled jar is refused."""
         named = os.environ.get(JAR_ENV)
         if named:
             return cls.from_path(named)
-        from pytest_mobile_agent.agent.builder import cached_jar
+        from pytest_mobile_agent.agent.builder import AgentSources
+        from pytest_mobile_agent.agent.bundled import BundleRefused, bundled_jar
 
-        path, _ = cached_jar(announce=announce or (lambda message: None))
-        return cls.from_path(path)
+        say = announce or _quiet
+        sources = AgentSources.locate()
+        try:
+            bundled = bundled_jar(sources)
+        except BundleRefused as refused:
+            say(str(refused))
+            return cls.from_path(_cached_build(sources, say, refused))
+        if bundled is not None:
+            return cls.from_path(bundled)
+        return cls.from_path(_cached_build(sources, say))
 
     @classmethod
     def stand_in(cls, version: str | None = None) -> AgentJar:
@@ -94,10 +110,7 @@ class AgentJar:
 
     def dex(self) -> bytes:
         """The classes.dex the jar holds (a bare dex is its own)."""
-        if self.data.startswith(DEX_MAGIC):
-            return self.data
-        with zipfile.ZipFile(io.BytesIO(self.data)) as archive:
-            return archive.read(DEX_ENTRY)
+        return dex_of(self.data)
 
     def as_version(self, version: str) -> AgentJar:
         """A bare dex of this jar's code that reports `version`: every `mobile-agent-android <VERSION>`
@@ -108,12 +121,30 @@ class AgentJar:
 
     def reported_version(self) -> str | None:
         """The version named in the dex's `mobile-agent-android <VERSION>` string, if found."""
-        match = _VERSION_RE.search(self.dex())
-        return match.group(1).decode("ascii") if match else None
+        return reported_version(self.data)
 
     def describe(self) -> str:
         where = str(self.path) if self.path else "in memory"
         return f"mobile-agent-android {self.version} jar, build {self.build} ({where})"
+
+
+def _quiet(message: str) -> None:
+    return None
+
+
+def _cached_build(sources: AgentSources, announce: Callable[[str], None], refused: InvalidJar | None = None) -> Path:
+    """The per-user cached build of `sources`; when it cannot be built after the bundled jar was
+    refused, the error says both."""
+    from pytest_mobile_agent.agent.builder import cached_jar
+
+    try:
+        path, _ = cached_jar(sources, announce=announce)
+    except AgentBuildError as exc:
+        if refused is None:
+            raise
+        raise AgentBuildError(f"{exc.message}; and the bundled jar is refused: {refused.message}",
+                              advice=exc.advice) from None
+    return path
 
 
 def missing(path: Path) -> JarMissing:

@@ -1,12 +1,16 @@
 """What makes bytes an agent jar app_process can start: a zip holding a readable `classes.dex`, or a
-bare dex. Both the jar value (`agent/jar.py`) and the build that writes one (`agent/builder.py`)
-check it here."""
+bare dex; the version its code names and the build digest of its bytes. The jar value
+(`agent/jar.py`), the build that writes one (`agent/builder.py`) and the jar a release bundles
+(`agent/bundled.py`) all read a jar here."""
 
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 import zlib
+
+import xxhash
 
 from pytest_mobile_agent.errors import InvalidJar
 
@@ -14,6 +18,28 @@ BUILD_ADVICE = "python -m pytest_mobile_agent agent build (or, in a source tree,
 DEX_ENTRY = "classes.dex"
 ZIP_MAGIC = b"PK\x03\x04"
 DEX_MAGIC = b"dex\n"
+VERSION_MARKER = b"mobile-agent-android "
+_VERSION_RE = re.compile(rb"mobile-agent-android ([0-9A-Za-z][0-9A-Za-z.+-]{0,40})")
+
+
+def build_of(data: bytes) -> str:
+    """The first 12 hex digits of the XXH3-64 digest (seed 0) of `data`, big-endian."""
+    return xxhash.xxh3_64(data).hexdigest()[:12]
+
+
+def dex_of(data: bytes) -> bytes:
+    """The classes.dex a jar holds (a bare dex is its own); `data` has passed `check_format`."""
+    if data.startswith(DEX_MAGIC):
+        return data
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return archive.read(DEX_ENTRY)
+
+
+def reported_version(data: bytes) -> str | None:
+    """The version named in the jar's `mobile-agent-android <VERSION>` string (the generated
+    Version class), if its dex has one."""
+    match = _VERSION_RE.search(dex_of(data))
+    return match.group(1).decode("ascii") if match else None
 
 
 def check_format(data: bytes, where: str) -> None:

@@ -1,5 +1,5 @@
 """Helpers of the acceptance tests: a throwaway PEP 668-managed interpreter, a copy of the source
-tree, fresh venvs, and the wheel built once per session."""
+tree, fresh venvs, the wheel built once per session, and an app team's suite run as a user would."""
 
 from __future__ import annotations
 
@@ -62,3 +62,48 @@ def shared_dir(base: Path, name: str) -> tuple[Path, filelock.FileLock]:
     path = base / name
     path.mkdir(parents=True, exist_ok=True)
     return path, filelock.FileLock(str(base / f"{name}.lock"))
+
+
+APP_SUITE = '''
+import pytest
+
+
+def test_signing_in_greets_the_user(compose_fixture, screen):
+    compose_fixture(tab="Login")
+    screen.find(id="username").type_text("ada")
+    screen.find(id="password").type_text("correct horse")
+    screen.find(text="Login", class_name="android.widget.Button").tap()
+    assert screen.wait_for(id="alert_message", timeout=5).text == "Welcome, ada"
+
+
+@pytest.mark.app(permissions=["android.permission.CAMERA"])
+def test_the_app_under_test_is_installed_and_starts_on_a_tab(app, screen, device):
+    assert device.package_version(app.package).code == 2, "our APK, not the image's"
+    app.start(extras={"tab": "List"})
+    assert screen.wait_for(text="Item 1", timeout=10)
+'''
+
+
+def write_project(root: Path) -> Path:
+    """An app team's project: one test file and the app's APK (the fixture app, versionCode 2)."""
+    from tests.support.apks import fixture_apk, write
+
+    root.mkdir()
+    (root / "test_app.py").write_text(APP_SUITE)
+    write(root / "app.apk", fixture_apk(2))
+    return root
+
+
+def user_environment(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """A user with no SDK, no jar named, and a home and caches of their own."""
+    drop = ("MOBILE_AGENT_", "ANDROID_", "JAVA_HOME", "PYTEST_", "VIRTUAL_ENV", "PYTHONPATH", "TOX_", "XDG_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    env.update(HOME=str(tmp_path / "home"), XDG_CACHE_HOME=str(tmp_path / "cache"),
+               MOBILE_AGENT_LOCK_DIR=str(tmp_path / "locks"), **extra)
+    return env
+
+
+def pytest_in(venv: Path, project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """The app suite in `project`, run by `venv`'s pytest with the app's APK."""
+    return run([str(venv / "bin" / "pytest"), "-p", "no:cacheprovider", "-q", "-rA", "--app-apk=app.apk", *args],
+               cwd=project, env=env, timeout=300)

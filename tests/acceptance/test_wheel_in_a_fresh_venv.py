@@ -1,7 +1,8 @@
 """An app team's suite, end to end: the wheel built once, installed into a fresh venv, and a one-file
 app suite in a temp dir run against (a) `virtual`, (b) a served virtual device by serial with no jar
-named, (c) a device that does not say it is virtual, with a fake SDK: the agent built on first use,
-the cached jar reused on the second run. Each run installs the app's APK through `app`.
+named, (c) a device that does not say it is virtual, with a fake SDK: this wheel bundles no jar (only
+the release build stages one: test_release_workflow.py), so the agent is built on first use and the
+cached jar reused on the second run. Each run installs the app's APK through `app`.
 
 Costly: the wheel build and the venv's install take about 20 s with pip's cache warm (longer cold:
 grpcio, numpy and Pillow come from the package index); each suite run a few seconds."""
@@ -20,30 +21,10 @@ from pathlib import Path
 import pytest
 
 from pytest_mobile_agent.virtual import VirtualLab
-from tests.acceptance.support import copy_tree, run, shared_dir
-from tests.support.apks import fixture_apk, write
+from tests.acceptance.support import copy_tree, pytest_in, run, shared_dir, user_environment
 from tests.support.fake_sdk import calls, make_jdk, make_sdk
 
 pytestmark = pytest.mark.acceptance
-
-APP_SUITE = '''
-import pytest
-
-
-def test_signing_in_greets_the_user(compose_fixture, screen):
-    compose_fixture(tab="Login")
-    screen.find(id="username").type_text("ada")
-    screen.find(id="password").type_text("correct horse")
-    screen.find(text="Login", class_name="android.widget.Button").tap()
-    assert screen.wait_for(id="alert_message", timeout=5).text == "Welcome, ada"
-
-
-@pytest.mark.app(permissions=["android.permission.CAMERA"])
-def test_the_app_under_test_is_installed_and_starts_on_a_tab(app, screen, device):
-    assert device.package_version(app.package).code == 2, "our APK, not the image's"
-    app.start(extras={"tab": "List"})
-    assert screen.wait_for(text="Item 1", timeout=10)
-'''
 
 
 @pytest.fixture(scope="session")
@@ -75,30 +56,6 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """An app team's project: one test file and the app's APK (the fixture app, versionCode 2)."""
-    root = tmp_path / "app-project"
-    root.mkdir()
-    (root / "test_app.py").write_text(APP_SUITE)
-    write(root / "app.apk", fixture_apk(2))
-    return root
-
-
-def user_environment(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """A user with no SDK, no jar named, and a home and caches of their own."""
-    drop = ("MOBILE_AGENT_", "ANDROID_", "JAVA_HOME", "PYTEST_", "VIRTUAL_ENV", "PYTHONPATH", "TOX_", "XDG_")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
-    env.update(HOME=str(tmp_path / "home"), XDG_CACHE_HOME=str(tmp_path / "cache"),
-               MOBILE_AGENT_LOCK_DIR=str(tmp_path / "locks"), **extra)
-    return env
-
-
-def pytest_in(venv: Path, project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return run([str(venv / "bin" / "pytest"), "-p", "no:cacheprovider", "-q", "-rA", "--app-apk=app.apk", *args],
-               cwd=project, env=env, timeout=300)
-
-
 def test_the_wheel_carries_the_agents_sources_and_its_build_definition(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
@@ -106,6 +63,7 @@ def test_the_wheel_carries_the_agents_sources_and_its_build_definition(wheel: Pa
     for name in ("build.env", "build.sh", "VERSION", "Version.java.in", "src/dev/mobileagent/agent/Main.java"):
         assert inside + name in names, name
     assert not any("/dist/" in n or n.endswith(".class") for n in names), "no build output"
+    assert not any("agent/prebuilt/" in n for n in names), "no jar: only the release build stages one"
 
 
 def test_the_sdist_carries_agent_android_at_the_top(tmp_path: Path) -> None:
@@ -157,20 +115,6 @@ def test_b_on_a_served_virtual_device_by_serial_with_no_jar(venv: Path, project:
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "2 passed" in done.stdout
     assert "built the agent jar" not in done.stdout, "the served virtual device runs the stand-in"
-
-
-@pytest.fixture
-def unmarked_device() -> Iterator[VirtualLab]:
-    """A virtual device served from this process that does not say it is virtual, as a real one
-    would not: the plugin must deploy a real build of the agent to it."""
-    from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
-
-    lab = VirtualLab.start(1)
-    lab.device(lab.serials[0]).properties.pop(VIRTUAL_DEVICE_PROPERTY)
-    try:
-        yield lab
-    finally:
-        lab.stop()
 
 
 def test_c_with_an_sdk_the_agent_is_built_on_first_use_and_reused(venv: Path, project: Path, tmp_path: Path,

@@ -1,6 +1,7 @@
 """A fake Android SDK and JDK for the agent builder's tests: the layout Android's tools install,
 with `javac` and `d8` as small Python scripts that record their arguments and write what the real
-tools would (class files; a jar holding classes.dex), so a build runs in a fraction of a second.
+tools would (class files; a jar holding classes.dex), so a build runs in a fraction of a second;
+and `sdkmanager`, which lays out that SDK for the release workflow's test.
 
 The dex the fake d8 writes is the input's bytes behind the dex magic, so it carries the
 `mobile-agent-android <VERSION>` string of the generated Version class, which is what the virtual
@@ -20,7 +21,7 @@ args = sys.argv[1:]
 with log.open("a") as out:
     out.write(json.dumps(args) + "\n")
 out_dir = pathlib.Path(args[args.index("-d") + 1])
-sources = []
+sources = [arg for arg in args if arg.endswith(".java")]  # build.sh names them; the builder uses @argfile
 for arg in args:
     if arg.startswith("@"):
         for line in pathlib.Path(arg[1:]).read_text().splitlines():
@@ -52,6 +53,50 @@ for name in inputs:
 with zipfile.ZipFile(output, "w") as jar:
     jar.writestr("classes.dex", b"dex\n035\x00" + bytes(24) + body)
 '''
+
+
+FAKE_SDKMANAGER = r'''#!{python}
+# sdkmanager as the release workflow calls it: --sdk_root=DIR, then --licenses (answers read from
+# standard input) or --install PACKAGE..., which the real one refuses before the licenses are accepted.
+import json, pathlib, sys
+sys.path.insert(0, {support!r})
+from fake_sdk import make_sdk
+log = pathlib.Path(__file__).with_name("sdkmanager.calls")
+args = sys.argv[1:]
+with log.open("a") as out:
+    out.write(json.dumps(args) + "\n")
+roots = [a.split("=", 1)[1] for a in args if a.startswith("--sdk_root=")]
+if not roots:
+    sys.exit("Error: Could not determine SDK root.")
+root = pathlib.Path(roots[0])
+licenses = root / "licenses" / "android-sdk-license"
+if "--licenses" in args:
+    sys.stdin.read(2)  # `yes` answers; the rest of its output is never read
+    licenses.parent.mkdir(parents=True, exist_ok=True)
+    licenses.write_text("accepted by the fake\n")
+    sys.exit(0)
+if not licenses.exists():
+    sys.exit("Failed to install the following SDK components: the licenses are not accepted")
+packages = args[args.index("--install") + 1:]
+for package in packages:
+    kind, _, version = package.partition(";")
+    if kind == "build-tools":
+        make_sdk(root, build_tools=(version,), platforms=())
+    elif kind == "platforms":
+        make_sdk(root, build_tools=(), platforms=(version,))
+    else:
+        sys.exit(f"Warning: Failed to find package '{package}'")
+'''
+
+
+def make_sdkmanager(bin_dir: Path) -> Path:
+    """`bin_dir/sdkmanager`: installs the fake build-tools and platforms into the --sdk_root it is given."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    tool = bin_dir / "sdkmanager"
+    tool.write_text(FAKE_SDKMANAGER.replace("{python}", sys.executable).replace("{support!r}",
+                                                                                repr(str(Path(__file__).parent))))
+    tool.chmod(0o755)
+    return tool
 
 
 def make_sdk(root: Path, *, build_tools: tuple[str, ...] = ("36.0.0",), platforms: tuple[str, ...] = ("android-36",),

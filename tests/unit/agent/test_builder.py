@@ -28,26 +28,6 @@ REPO = Path(__file__).resolve().parents[3]
 MINIMUM = AgentSources.locate().definition.min_platform
 
 
-@pytest.fixture
-def sources(tmp_path: Path) -> AgentSources:
-    """A copy of agent-android/ the test may change."""
-    copy = tmp_path / "agent-android"
-    shutil.copytree(REPO / "agent-android", copy, ignore=shutil.ignore_patterns("build", "dist", "test", "host"))
-    return AgentSources.at(copy)
-
-
-@pytest.fixture
-def toolchain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """A fake SDK in ANDROID_HOME, a fake JDK in JAVA_HOME, and the user cache in a temp dir."""
-    sdk = make_sdk(tmp_path / "sdk")
-    jdk = make_jdk(tmp_path / "jdk")
-    monkeypatch.setenv("ANDROID_HOME", str(sdk))
-    monkeypatch.delenv("ANDROID_SDK_ROOT", raising=False)
-    monkeypatch.setenv("JAVA_HOME", str(jdk))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    return sdk, jdk
-
-
 # --- discovery --------------------------------------------------------------------------------------
 
 

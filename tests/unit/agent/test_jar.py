@@ -1,14 +1,18 @@
-"""agent::jar::tests: the jar's build, its version, the missing and malformed jar, the stand-in."""
+"""agent::jar::tests: the jar's build, its version, the missing and malformed jar, the stand-in, and
+where the jar comes from: the one named, else the package's bundled jar of its sources, else the build."""
 
 from __future__ import annotations
 
 import io
+import shutil
 import zipfile
 from pathlib import Path
 
 import pytest
 import xxhash
 
+from pytest_mobile_agent.agent.builder import AgentSources, cached_path
+from pytest_mobile_agent.agent.bundled import stage
 from pytest_mobile_agent.agent.jar import (
     JAR_ENV,
     AgentJar,
@@ -16,7 +20,8 @@ from pytest_mobile_agent.agent.jar import (
     expected_version,
     stand_in_bytes,
 )
-from pytest_mobile_agent.errors import InvalidJar, JarMissing
+from pytest_mobile_agent.errors import AgentBuildError, InvalidJar, JarMissing
+from tests.support.fake_sdk import calls
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -100,3 +105,86 @@ def test_an_older_version_is_the_dex_rewritten_with_its_checksum_recomputed() ->
     assert struct.unpack("<I", older.data[8:12])[0] == zlib.adler32(older.data[12:])
     with pytest.raises(ValueError):
         jar.as_version("0.10.0")  # another length would shift the dex's offsets
+
+
+# --- where the jar comes from: named, bundled, built --------------------------------------------------
+
+
+def stand_in_file(directory: Path, version: str | None = None) -> Path:
+    """A stand-in for the jar agent-android/build.sh writes (no d8 here): a zip with a classes.dex
+    naming `mobile-agent-android <VERSION>`, as the generated Version class makes a real one do."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "mobile-agent-android.jar"
+    path.write_bytes(stand_in_bytes(version or expected_version()))
+    return path
+
+
+def test_a_named_jar_wins_over_the_bundled_one_which_wins_over_the_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toolchain: tuple[Path, Path], bundle_dir: Path) -> None:
+    sdk, _ = toolchain
+    d8 = sdk / "build-tools" / "36.0.0" / "d8"
+    stage(stand_in_file(tmp_path / "dist"), AgentSources.locate())
+    named = stand_in_file(tmp_path / "named", "0.0.9")
+    monkeypatch.setenv(JAR_ENV, str(named))
+    assert AgentJar.locate().path == named, "1: MOBILE_AGENT_JAR (the option's environment variable)"
+    monkeypatch.delenv(JAR_ENV)
+    heard: list[str] = []
+    jar = AgentJar.locate(announce=heard.append)
+    assert jar.path == bundle_dir / "mobile-agent-android.jar", "2: the bundled jar of the package's sources"
+    assert jar.version == expected_version() and jar.reported_version() == expected_version()
+    assert heard == [] and calls(d8) == [], "nothing built, nothing said"
+    shutil.rmtree(bundle_dir)
+    jar = AgentJar.locate(announce=heard.append)
+    assert jar.path == cached_path(AgentSources.locate()), "3: the per-user cached build, built on first use"
+    assert len(calls(d8)) == 1 and any("built the agent jar" in line for line in heard)
+
+
+def test_without_a_bundled_jar_and_without_an_sdk_the_error_is_todays(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bundle_dir: Path) -> None:
+    for name in ("ANDROID_HOME", "ANDROID_SDK_ROOT", JAR_ENV):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    with pytest.raises(AgentBuildError) as refused:
+        AgentJar.locate()
+    text = str(refused.value)
+    assert text.startswith("cannot build the agent jar: no Android SDK found") and "refused" not in text
+    assert "--agent-jar" in text and "--android-serial virtual" in text
+
+
+def test_a_bundled_jar_built_from_other_sources_is_refused_and_the_jar_is_built(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toolchain: tuple[Path, Path], sources: AgentSources,
+        bundle_dir: Path) -> None:
+    """The wheel's jar was staged from sources that were then changed: it is not deployed."""
+    sdk, _ = toolchain
+    monkeypatch.delenv(JAR_ENV, raising=False)
+    staged = stage(stand_in_file(tmp_path / "dist"), sources).sources
+    main = sources.root / "src" / "dev" / "mobileagent" / "agent" / "Main.java"
+    main.write_text(main.read_text() + "\n// changed after the jar was built\n")
+    changed = AgentSources.at(sources.root)
+    monkeypatch.setattr(AgentSources, "locate", classmethod(lambda cls: changed))
+    heard: list[str] = []
+    jar = AgentJar.locate(announce=heard.append)
+    assert jar.path == cached_path(changed) and len(calls(sdk / "build-tools" / "36.0.0" / "d8")) == 1
+    (refusal,) = [line for line in heard if "bundled agent jar" in line]
+    assert f"names sources {staged}" in refusal and f"have the digest {changed.digest()}" in refusal
+    assert staged != changed.digest()
+    assert "It is not used" in refusal and "agent-android/build.sh" in refusal and "--agent-jar" in refusal
+
+
+def test_a_refused_bundled_jar_without_an_sdk_says_both_why(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sources: AgentSources, bundle_dir: Path) -> None:
+    for name in ("ANDROID_HOME", "ANDROID_SDK_ROOT", JAR_ENV):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    stage(stand_in_file(tmp_path / "dist"), sources)
+    (sources.root / "VERSION").write_text("9.9.9\n")
+    newer = AgentSources.at(sources.root)
+    monkeypatch.setattr(AgentSources, "locate", classmethod(lambda cls: newer))
+    with pytest.raises(AgentBuildError) as failed:
+        AgentJar.locate()
+    text = str(failed.value)
+    assert "no Android SDK found" in text
+    assert f"the bundled jar is refused: the bundled agent jar {bundle_dir / 'mobile-agent-android.jar'} is " \
+           f"version {expected_version()}, and the package's agent sources ({sources.root}) are version 9.9.9" in text
