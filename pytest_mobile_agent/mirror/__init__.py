@@ -10,14 +10,50 @@ selectors, waits and settle; the API an app's tests use most (the `screen` fixtu
 
 from __future__ import annotations
 
-from pytest_mobile_agent.errors import InvalidSelector, NoMatch, StaleElement, WaitTimeout
-from pytest_mobile_agent.mirror.dump import dump_view
-from pytest_mobile_agent.mirror.element import Element
-from pytest_mobile_agent.mirror.keys import KEY_CODES, key_code
-from pytest_mobile_agent.mirror.mirror import Mirror
-from pytest_mobile_agent.mirror.replica import Entry, Replica, View
-from pytest_mobile_agent.mirror.selectors import Selector
-from pytest_mobile_agent.mirror.unique import Locator, unique_locator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_mobile_agent.errors import InvalidSelector, NoMatch, StaleElement, WaitTimeout
+    from pytest_mobile_agent.mirror.dump import dump_view
+    from pytest_mobile_agent.mirror.element import Element
+    from pytest_mobile_agent.mirror.keys import KEY_CODES, key_code
+    from pytest_mobile_agent.mirror.mirror import Mirror
+    from pytest_mobile_agent.mirror.replica import Entry, Replica, View
+    from pytest_mobile_agent.mirror.selectors import Selector
+    from pytest_mobile_agent.mirror.unique import Locator, unique_locator
+
+_EXPORTS = {
+    "InvalidSelector": "pytest_mobile_agent.errors",
+    "NoMatch": "pytest_mobile_agent.errors",
+    "StaleElement": "pytest_mobile_agent.errors",
+    "WaitTimeout": "pytest_mobile_agent.errors",
+    "dump_view": "pytest_mobile_agent.mirror.dump",
+    "Element": "pytest_mobile_agent.mirror.element",
+    "KEY_CODES": "pytest_mobile_agent.mirror.keys",
+    "key_code": "pytest_mobile_agent.mirror.keys",
+    "Mirror": "pytest_mobile_agent.mirror.mirror",
+    "Entry": "pytest_mobile_agent.mirror.replica",
+    "Replica": "pytest_mobile_agent.mirror.replica",
+    "View": "pytest_mobile_agent.mirror.replica",
+    "Selector": "pytest_mobile_agent.mirror.selectors",
+    "Locator": "pytest_mobile_agent.mirror.unique",
+    "unique_locator": "pytest_mobile_agent.mirror.unique",
+}
+"""Each name and the module it is loaded from on first use (PEP 562): importing a submodule of the
+mirror, such as `mirror.steps`, loads neither the session nor the emulator client."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "KEY_CODES",

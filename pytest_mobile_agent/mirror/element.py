@@ -13,6 +13,7 @@ from typing import Protocol, TypeVar
 from pytest_mobile_agent.errors import hide_our_frames
 from pytest_mobile_agent.mirror.replica import Entry, View
 from pytest_mobile_agent.mirror.selectors import describe_entry
+from pytest_mobile_agent.mirror.steps import Steps, recorded
 from pytest_mobile_agent.mirror.vocabulary import (
     Criteria,
     DescendantCriteria,
@@ -27,7 +28,9 @@ T = TypeVar("T")
 
 class ElementHost(Protocol):
     """What an element needs of the screen it was found on (`Mirror` is the one): its replica by
-    ref, and the queries and actions an element offers on itself."""
+    ref, the queries and actions an element offers on itself, and the steps its calls go into."""
+
+    steps: Steps
 
     def snapshot(self) -> View: ...
 
@@ -70,6 +73,11 @@ class Element:
     def __init__(self, screen: ElementHost, ref: int) -> None:
         self._screen = screen
         self.ref = ref
+
+    @property
+    def steps(self) -> Steps:
+        """The steps of the screen this element was found on: its calls are steps there."""
+        return self._screen.steps
 
     # --- what it is ------------------------------------------------------------------------------
 
@@ -166,38 +174,47 @@ class Element:
 
     # --- queries within ---------------------------------------------------------------------------
 
+    @recorded("element.find")
     def find(self, **criteria: Unpack[DescendantCriteria]) -> Element:
         """The first descendant matching the criteria (see `Mirror.find`)."""
         return self._screen.find(within=self, **criteria)
 
+    @recorded("element.find_all")
     def find_all(self, **criteria: Unpack[DescendantCriteria]) -> list[Element]:
         return self._screen.find_all(within=self, **criteria)
 
+    @recorded("element.wait_for")
     def wait_for(self, timeout: float | None = None, **criteria: Unpack[DescendantCriteria]) -> Element:
         return self._screen.wait_for(timeout=timeout, within=self, **criteria)
 
+    @recorded("element.wait_gone")
     def wait_gone(self, timeout: float | None = None) -> None:
         """Wait until this node is no longer on the screen."""
         self._screen.wait_until(lambda view: view.entry(self.ref) is None, timeout, f"@{self.ref} to go")
 
     # --- actions ---------------------------------------------------------------------------------
 
+    @recorded("element.tap")
     def tap(self) -> Ack:
         return self._screen.tap(self)
 
+    @recorded("element.long_press")
     def long_press(self, hold: float = 0.6) -> Ack:
         return self._screen.long_press(self, hold=hold)
 
+    @recorded("element.type_text")
     def type_text(self, text: str, method: TextMethod = "auto") -> Ack:
         """Focus the node (a tap, when it is not focused) and set its text; `method` as the agent's."""
         return self._screen.type_text(text, self, method=method)
 
+    @recorded("element.swipe")
     def swipe(self, direction: Direction = "up", distance: float = 0.6, duration: float = 0.3,
               resting: bool = False) -> Ack:
         """Swipe inside the node: `direction` the finger's (up, down, left, right), `distance` a share
         of the node's size."""
         return self._screen.swipe_within(self, direction, distance=distance, duration=duration, resting=resting)
 
+    @recorded("element.scroll_until")
     def scroll_until(self, direction: Direction = "down", max_swipes: int = 10,
                      **criteria: Unpack[DescendantCriteria]) -> Element:
         """Scroll this container until a descendant matches the criteria."""

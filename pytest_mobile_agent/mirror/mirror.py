@@ -55,6 +55,7 @@ from pytest_mobile_agent.mirror.element import Element
 from pytest_mobile_agent.mirror.keys import key_code
 from pytest_mobile_agent.mirror.replica import Entry, Replica, View
 from pytest_mobile_agent.mirror.selectors import Selector, describe_entry, nearest
+from pytest_mobile_agent.mirror.steps import Steps, recorded
 from pytest_mobile_agent.mirror.unique import Locator, unique_locator
 from pytest_mobile_agent.mirror.vocabulary import Criteria, Direction, FieldCriteria, Unpack
 from pytest_mobile_agent.session.backends import (
@@ -123,11 +124,14 @@ class Mirror:
         probe_interval: float = 0.1,
         probe_limit: int = 48,
         clock: Callable[[], float] = time.monotonic,
+        steps: Steps | None = None,
     ) -> None:
         """`timeout` is the default of waits; `quiet` how long nothing must change for the screen to
         count as settled; `poll_interval` the read-again period while waiting; `probe_interval` and
-        `probe_limit` the bounds probes without frames."""
+        `probe_limit` the bounds probes without frames. `steps` records every call a test makes
+        (mirror/steps.py); the app handle of the same test shares it."""
         self.backend = backend
+        self.steps = steps if steps is not None else Steps(clock)
         self.timeout = timeout
         self.quiet = quiet
         self.poll_interval = poll_interval
@@ -173,6 +177,7 @@ class Mirror:
         self._mark(reason)
         return self._view()
 
+    @recorded("settle")
     def settle(self, timeout: float = 3.0, quiet: float | None = None) -> bool:
         """Wait until nothing changed for `quiet` seconds; False when the screen kept changing until
         `timeout` (a screen that never stops, such as an endless animation)."""
@@ -205,6 +210,7 @@ class Mirror:
 
     # --- queries ---------------------------------------------------------------------------------
 
+    @recorded("find")
     def find(self, **criteria: Unpack[Criteria]) -> Element:
         """The first element matching the criteria (top-most window first, in tree order), now.
 
@@ -223,14 +229,17 @@ class Mirror:
             )
         return Element(self, found.ref)
 
+    @recorded("find_all")
     def find_all(self, **criteria: Unpack[Criteria]) -> list[Element]:
         """Every element matching the criteria, now (possibly none)."""
         selector = Selector.of(criteria)
         return [Element(self, e.ref) for e in selector.select(self._view())]
 
+    @recorded("exists")
     def exists(self, **criteria: Unpack[Criteria]) -> bool:
         return Selector.of(criteria).first(self._view()) is not None
 
+    @recorded("wait_for")
     def wait_for(self, timeout: float | None = None, **criteria: Unpack[Criteria]) -> Element:
         """The first element matching the criteria, waiting up to `timeout` seconds (default the
         mirror's) for one to appear. Raises WaitTimeout with the nearest candidates and the tree."""
@@ -244,12 +253,14 @@ class Mirror:
         assert entry is not None  # _until returns only a truthy result
         return Element(self, entry.ref)
 
+    @recorded("wait_gone")
     def wait_gone(self, timeout: float | None = None, **criteria: Unpack[Criteria]) -> None:
         """Wait up to `timeout` seconds until no element matches the criteria."""
         selector = Selector.of(criteria)
         timeout = self.timeout if timeout is None else check_timeout("timeout", timeout)
         self._until(lambda view: selector.first(view) is None, timeout, f"waiting for {selector.describe()} to go", selector)
 
+    @recorded("wait_until")
     def wait_until(self, condition: Callable[[View], T | None], timeout: float | None = None,
                    what: str = "a condition") -> T:
         """Wait up to `timeout` seconds until `condition(view)` is truthy, the replica kept current
@@ -261,22 +272,26 @@ class Mirror:
 
     # --- actions ---------------------------------------------------------------------------------
 
+    @recorded("tap")
     def tap(self, element: Element | None = None, **criteria: Unpack[Criteria]) -> Ack:
         """Tap the centre of an element, or of the first match of the criteria."""
         x, y = self._center(self._target(element, criteria))
         return self._input(lambda: self.backend.input.tap(x, y))
 
+    @recorded("tap_at")
     def tap_at(self, x: float, y: float) -> Ack:
         """Tap at physical pixel (x, y)."""
         x, y = check_number("x", x), check_number("y", y)
         return self._input(lambda: self.backend.input.tap(x / self.scale, y / self.scale))
 
+    @recorded("long_press")
     def long_press(self, element: Element | None = None, hold: float = 0.6, **criteria: Unpack[Criteria]) -> Ack:
         """Press the centre of an element, or of the first match of the criteria, for `hold` seconds."""
         hold = check_timeout("hold", hold)
         x, y = self._center(self._target(element, criteria))
         return self._input(lambda: self.backend.input.long_press(x, y, hold))
 
+    @recorded("swipe")
     def swipe(
         self, x1: float, y1: float, x2: float, y2: float, duration: float = 0.3, resting: bool = False
     ) -> Ack:
@@ -288,6 +303,7 @@ class Mirror:
         release = Release.RESTING if resting else Release.MOVING
         return self._input(lambda: self.backend.input.swipe(x1 / s, y1 / s, x2 / s, y2 / s, duration, release))
 
+    @recorded("swipe_within")
     def swipe_within(
         self, element: Element, direction: Direction, *, distance: float = 0.6, duration: float = 0.3,
         resting: bool = False,
@@ -298,11 +314,13 @@ class Mirror:
         if not 0 < distance <= 1:
             raise InvalidSelector(f"distance is a share of the element's size, in (0, 1], not {distance}")
         left, top, right, bottom = element.bounds
+        self.steps.target(element.bounds)
         dx, dy = DIRECTIONS[direction]
         cx, cy = (left + right) / 2, (top + bottom) / 2
         hw, hh = (right - left) * distance / 2, (bottom - top) * distance / 2
         return self.swipe(cx - dx * hw, cy - dy * hh, cx + dx * hw, cy + dy * hh, duration, resting)
 
+    @recorded("scroll_until")
     def scroll_until(
         self,
         direction: Direction = "down",
@@ -337,6 +355,7 @@ class Mirror:
             tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS, fold_keys=True),
         )
 
+    @recorded("type_text")
     def type_text(self, text: str, element: Element | None = None, method: TextMethod = "auto",
                   **criteria: Unpack[FieldCriteria]) -> Ack:
         """Set text in an element (tapped first when it is not focused), or in the focused node.
@@ -350,17 +369,20 @@ class Mirror:
         node_id: int | None = None
         if element is not None or criteria:
             field = self._target(element, criteria)
+            self.steps.target(field.bounds)
             if not field.focused:
                 field.tap()
                 self._view()
             node_id = field.node.id
         return self._input(lambda: self.backend.input.text(text, node=node_id, method=method))
 
+    @recorded("press_key")
     def press_key(self, key: int | str, meta: int = 0) -> Ack:
         """Press a key: a code or a name such as "back", "home", "enter"."""
         code = key_code(key)
         return self._input(lambda: self.backend.input.key(code, meta))
 
+    @recorded("screenshot")
     def screenshot(self, path: str | Path | None = None, format: ImageFormat = "png") -> Screenshot:
         """A screenshot from the agent, upright; written to `path` as well when one is given."""
         shot = self.backend.frames.screenshot(format)
@@ -546,11 +568,19 @@ class Mirror:
                 raise self._wait_timeout(f"{what} (the last read was not answered in time)", timeout,
                                          self._replica.view, selector) from exc
             result = condition(view)
+            self.steps.poll(bool(result))
             if result:
+                self._ended_by("matched")
                 return result
             if self._clock() >= deadline:
+                self._ended_by("timeout")
                 raise self._wait_timeout(what, timeout, view, selector)
             self._wait_step(deadline, wake() if wake is not None else float("inf"))
+
+    def _ended_by(self, how: str) -> None:
+        step = self.steps.current
+        if step is not None and step.ended_by is None:
+            step.ended_by = how
 
     def _wait_timeout(self, what: str, timeout: float, view: View, selector: Selector | None) -> WaitTimeout:
         return WaitTimeout(
@@ -636,8 +666,9 @@ class Mirror:
         return element
 
     def _center(self, element: Element) -> tuple[float, float]:
-        """The element's centre in points."""
+        """The element's centre in points (the element is the step's target)."""
         entry = element.entry
+        self.steps.target(entry.node.bounds)
         left, top, right, bottom = entry.node.bounds
         if right <= left or bottom <= top:
             raise MobileAgentError(f"{describe_entry(entry)} has no area on the screen to touch")

@@ -1,8 +1,8 @@
 """The replica: the device's windows as the latest read showed them, with stable refs for nodes.
 
 A node's ref is kept for as long as the node stays where it was: the same window, the same parent
-(by ref), and the same resource id, or without one the same position among its siblings, with the
-same class. The agent's own node ids change whenever it evicts a window's cache; refs do not, so an
+(by ref), and the same resource id (the first, second, ... sibling with that id and class: a list's
+rows often share one), or without one the same position among its siblings, with the same class. The agent's own node ids change whenever it evicts a window's cache; refs do not, so an
 element a test holds survives the re-read after a tap.
 """
 
@@ -19,7 +19,8 @@ from pytest_mobile_agent.session.backends import Node, Snapshot, Window
 MAX_REMEMBERED_REFS = 100_000
 
 RefKey = tuple[int, int, object, str]
-"""(window id, parent ref or -1, resource id or sibling index, class)."""
+"""(window id, parent ref or -1, (resource id, its ordinal among the siblings sharing it) or sibling
+index, class)."""
 
 
 class Entry(NamedTuple):
@@ -117,13 +118,18 @@ class Replica:
         refs = self._refs
         ref_of: dict[int, int] = {}
         sibling: dict[int, int] = {}
+        same_id: dict[tuple[int, str, str], int] = {}  # siblings so far with a resource id and class
         out: list[Entry] = []
         wid = window.id
         for index, node in enumerate(window.nodes):
             parent = node.parent
-            parent_ref = ref_of.get(parent) if parent is not None else None
-            key: RefKey = (wid, -1 if parent_ref is None else parent_ref,
-                           node.res or sibling.get(node.id, 0), node.class_name)
+            parent_ref = -1 if parent is None else ref_of.get(parent, -1)
+            place: object = sibling.get(node.id, 0)
+            if node.res:
+                named = (parent_ref, node.res, node.class_name)
+                place = (node.res, same_id.get(named, 0))
+                same_id[named] = place[1] + 1
+            key: RefKey = (wid, parent_ref, place, node.class_name)
             ref = refs.get(key)
             if ref is None:
                 ref = self._next_ref
@@ -132,7 +138,7 @@ class Replica:
             ref_of[node.id] = ref
             if node.children:
                 sibling.update(zip(node.children, count()))
-            out.append(_new_entry(Entry, (ref, node, window, parent_ref, index)))
+            out.append(_new_entry(Entry, (ref, node, window, None if parent_ref == -1 else parent_ref, index)))
         return tuple(out)
 
 

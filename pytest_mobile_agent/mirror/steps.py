@@ -26,10 +26,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, Protocol, TypeVar
 
-from pytest_mobile_agent.session.backends import Bounds
+from pytest_mobile_agent.errors import hide_our_frames
 
 log = logging.getLogger("pytest_mobile_agent.mirror")
+__tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames
 
+Bounds = tuple[int, int, int, int]  # as session.backends has it: left, top, right, bottom in pixels
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -102,7 +104,6 @@ class Steps:
     @contextlib.contextmanager
     def step(self, name: str, arguments: dict[str, Any] | None = None) -> Iterator[Step]:
         """Open a step around a call: guards first when it is the test's own, then listeners."""
-        __tracebackhide__ = True
         if not self._open:
             self._run_guards(name)
         step = Step(name, dict(arguments or {}), len(self._open), self._clock(), time.time())
@@ -164,7 +165,6 @@ def recorded(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
 
         @functools.wraps(method)
         def call(*args: P.args, **kwargs: P.kwargs) -> R:
-            __tracebackhide__ = True
             owner: HasSteps = args[0]  # type: ignore[assignment]
             with owner.steps.step(name, _arguments(signature, args, kwargs)) as step:
                 result = method(*args, **kwargs)

@@ -49,6 +49,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, Records
 from pytest_mobile_agent.errors import hide_our_frames
+from pytest_mobile_agent.mirror.steps import Steps
 from pytest_mobile_agent.plugin import progress
 from pytest_mobile_agent.plugin.artifacts import ARTIFACTS_KEY, ArtifactSources
 from pytest_mobile_agent.plugin.foreign_input import InputWatch
@@ -235,6 +236,18 @@ def agent(
         attached.connection.close()
 
 
+STEPS_KEY = pytest.StashKey[Steps]()
+
+
+def steps_of(request: pytest.FixtureRequest) -> Steps:
+    """The test's steps (mirror/steps.py): its screen, its elements and its app handles record their
+    calls there, where the step trace and the watchers attach."""
+    node = request.node
+    if STEPS_KEY not in node.stash:
+        node.stash[STEPS_KEY] = Steps()
+    return node.stash[STEPS_KEY]
+
+
 def _artifacts(request: pytest.FixtureRequest) -> ArtifactSources:
     node = request.node
     if ARTIFACTS_KEY not in node.stash:
@@ -295,7 +308,7 @@ def screen(request: pytest.FixtureRequest, session: Session) -> Mirror:
     """The mirror: a replica of the device's windows with selectors, waits and actions."""
     from pytest_mobile_agent.mirror import Mirror
 
-    mirror = Mirror(session.backend())
+    mirror = Mirror(session.backend(), steps=steps_of(request))
     _artifacts(request).screen = mirror
     return mirror
 
@@ -356,7 +369,7 @@ def _app_handle(request: pytest.FixtureRequest, device: Device, package: str, ac
             watch.expected_foreground = handle.package
             watch.crash = lambda: handle.crash(sources.crash_after)
 
-    handle = AppUnderTest(device, package, activity, on_started=started)
+    handle = AppUnderTest(device, package, activity, on_started=started, steps=steps_of(request))
     sources = _artifacts(request)
     if sources.device is None:
         sources.device = device

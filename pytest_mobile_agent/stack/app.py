@@ -21,6 +21,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.apk import Apk, qualify, read_apk
 from pytest_mobile_agent.errors import hide_our_frames
+from pytest_mobile_agent.mirror.steps import Steps, recorded
 
 START_TIMEOUT = 20.0
 CRASH_COMMAND = "logcat -b crash -d"
@@ -172,12 +173,14 @@ class AppUnderTest:
     """One test's handle on an app: start it fresh, stop it, clear it, grant it permissions."""
 
     def __init__(self, device: Device, package: str, activity: str | None,
-                 on_started: Callable[[AppUnderTest], None] | None = None) -> None:
+                 on_started: Callable[[AppUnderTest], None] | None = None, steps: Steps | None = None) -> None:
         self.device = device
         self.package = package
         self.activity = activity
         self.started = False
         self._on_started = on_started
+        self.steps = steps if steps is not None else Steps()
+        """Where the handle's calls are recorded: the test's screen's steps, under the fixtures."""
 
     def __repr__(self) -> str:
         return f"AppUnderTest({self.package!r}, activity={self.activity!r})"
@@ -191,6 +194,7 @@ class AppUnderTest:
             name = self.package + name
         return f"{self.package}/{name}"
 
+    @recorded("app.start")
     def start(self, activity: str | None = None, extras: Mapping[str, Extra] | None = None, *, clear: bool = False,
               timeout: float = START_TIMEOUT) -> AppUnderTest:
         """`am start -W -S` (stopping it first, so each start is fresh), then wait until the app is
@@ -216,14 +220,17 @@ class AppUnderTest:
                                      detail=f"am start printed: {am_printed}" if am_printed else "")
             time.sleep(0.05)
 
+    @recorded("app.stop")
     def stop(self) -> None:
         """`am force-stop`: the app's processes end."""
         self.device.force_stop(self.package)
 
+    @recorded("app.clear")
     def clear(self) -> None:
         """`pm clear`: the app stops and its data is deleted."""
         self.device.clear(self.package)
 
+    @recorded("app.grant")
     def grant(self, *permissions: str) -> None:
         for permission in permissions:
             self.device.grant(self.package, permission)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import pytest
 
 from pytest_mobile_agent.errors import Disconnected, StaleElement
+from pytest_mobile_agent.mirror.replica import Replica
 from pytest_mobile_agent.session import backends as b
 from pytest_mobile_agent.session.backends import ReadReason
+from pytest_mobile_agent.session.tree import parse_snapshot
 from tests.support.mirror_fakes import Rig, login_screen
+from tests.support.session_fakes import node, snapshot, window
 
 R = ReadReason
 
@@ -157,3 +160,25 @@ def test_repeated_unchanged_frames_do_not_starve_the_poll() -> None:
     rig.tree.on_read = lambda n: setattr(rig.tree, "screen", login_screen(welcome=True)) if n == 3 else None
     assert rig.mirror.wait_for(text="Welcome, ada", timeout=4).exists
     assert rig.reasons == [R.ATTACH, R.FRAME, R.POLL]  # the first frame is news; then the poll
+
+
+def test_siblings_sharing_a_resource_id_get_refs_of_their_own_that_survive_a_reread() -> None:
+    """A list's rows often share one resource id: each row is an element of its own (two rows under
+    one ref made `within=` and a held element point at the wrong row)."""
+    rows = [node(2 + k, 1, 1, text=f"Row {k}", res="row", bounds=(0, 100 * k, 1080, 100 * k + 90))
+            for k in range(3)]
+    first = Replica()
+    first.apply(parse_snapshot(snapshot(window(5, [node(1, None, 0, children=(2, 3, 4)), *rows])),
+                               scale=2.625, reason=ReadReason.POLL, read_at=0.0))
+    view = first.view
+    assert view is not None
+    refs = [e.ref for e in view.entries if e.node.res == "row"]
+    assert len(set(refs)) == 3
+    reread = [node(12 + k, 11, 1, text=f"Row {k}", res="row", bounds=(0, 100 * k, 1080, 100 * k + 90))
+              for k in range(3)]
+    first.apply(parse_snapshot(snapshot(window(5, [node(11, None, 0, children=(12, 13, 14)), *reread])),
+                               scale=2.625, reason=ReadReason.POLL, read_at=1.0))
+    again = first.view
+    assert again is not None
+    assert [e.ref for e in again.entries if e.node.res == "row"] == refs
+    assert [again.entry(ref).node.text for ref in refs] == ["Row 0", "Row 1", "Row 2"]  # type: ignore[union-attr]

@@ -131,9 +131,15 @@ class ReferenceReplica:
         for window in snapshot.windows:
             ref_of: dict[int, int] = {}
             position: dict[int, int] = {}
+            named_before: list[tuple[int, str, str]] = []
             for index, n in enumerate(window.nodes):
                 parent_ref = ref_of.get(n.parent) if n.parent is not None else None
-                key = (window.id, -1 if parent_ref is None else parent_ref, n.res or position.get(n.id, 0), n.class_name)
+                parent_key = -1 if parent_ref is None else parent_ref
+                place: object = position.get(n.id, 0)
+                if n.res:
+                    place = (n.res, named_before.count((parent_key, n.res, n.class_name)))
+                    named_before.append((parent_key, n.res, n.class_name))
+                key = (window.id, parent_key, place, n.class_name)
                 if key not in self.refs:
                     self.refs[key] = self.next_ref
                     self.next_ref += 1
