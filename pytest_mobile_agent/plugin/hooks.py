@@ -295,8 +295,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     report: pytest.TestReport = outcome.get_result()
     if report.failed and report.when == "call":
         artifacts.collect(item, report, call.excinfo.value if call.excinfo is not None else None)
+    if report.failed and call.excinfo is not None and isinstance(call.excinfo.value, MobileAgentError):
+        _summary_line_only(report)
     if report.when == "setup":
         _at_the_test(item, report)
+
+
+def _summary_line_only(report: pytest.TestReport) -> None:
+    """The short test summary's line of our own failure is its first line: on CI (where pytest never
+    trims that line) a wait's whole message, its nearest candidates and tree, would print twice."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None and "\n" in crash.message:
+        crash.message = crash.message.split("\n", 1)[0] + " (the candidates and the tree are above)"
 
 
 STATUS_OUTPUT = "mobile_agent_status"

@@ -25,7 +25,10 @@ def _isolated(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("MOBILE_AGENT_LOCK_DIR", str(pytester.path / "locks"))
 
 
-def test_a_failed_wait_is_reported_once_short_and_at_the_tests_line(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("ci", ["", "true"], ids=["a terminal", "CI (pytest never trims the summary there)"])
+def test_a_failed_wait_is_reported_once_short_and_at_the_tests_line(pytester: pytest.Pytester,
+                                                                     monkeypatch: pytest.MonkeyPatch, ci: str) -> None:
+    monkeypatch.setenv("CI", ci)
     pytester.makepyfile(test_sign_in=SIGN_IN_WITHOUT_THE_PASSWORD)
     result = pytester.runpytest("-p", "no:randomly", "-p", "no:cacheprovider", "--android-serial", "virtual",
                                 "--emulator-controller", "off")
