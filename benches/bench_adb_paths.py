@@ -182,9 +182,12 @@ def shell_mode_lines(label: str, modes: dict[str, tuple[float, float, float]]) -
         out.append(f"  {name:24} p50 {p50:6.3f} ms  p95 {p95:6.3f} ms  max {worst:6.3f} ms")
     floor = modes["ours"][0] / modes["floor"][0]
     held = modes["persistent"][0] / modes["adbutils held-open"][0]
-    out.append(f"  ours / floor {floor:.2f} (target <= 1.15: {'met' if floor <= 1.15 else 'MISSED'}); "
-               f"persistent / adbutils held-open {held:.2f} (target <= 0.8: {'met' if held <= 0.8 else 'MISSED'}); "
-               f"run_many per command / adbutils held-open {modes['persistent run_many/10'][0] / modes['adbutils held-open'][0]:.2f}")
+    out.append(
+        f"  ours / floor {floor:.2f} (target <= 1.15: {'met' if floor <= 1.15 else 'MISSED'}); "
+        f"persistent / adbutils held-open {held:.2f} (target <= 0.8: {'met' if held <= 0.8 else 'MISSED'}); "
+        "run_many per command / adbutils held-open "
+        f"{modes['persistent run_many/10'][0] / modes['adbutils held-open'][0]:.2f}"
+    )
     return out
 
 
@@ -220,7 +223,9 @@ def main() -> int:
     parser.add_argument("--push-mib", type=int, default=16)
     parser.add_argument("--push-rounds", type=int, default=7, help="pushes per client, taking turns (default 7)")
     parser.add_argument("--builtin", action="store_true", help="also measure our client on the built-in endpoint")
-    parser.add_argument("--forking", action="store_true", help="also measure the shell through an adbd double that forks /bin/sh")
+    parser.add_argument(
+        "--forking", action="store_true", help="also measure the shell through an adbd double that forks /bin/sh"
+    )
     parser.add_argument("--no-push", action="store_true", help="leave the push out")
     args = parser.parse_args()
     binary = adb_binary()
@@ -257,14 +262,20 @@ def main() -> int:
             "adb binary": percentiles(timed(binary_shell, args.runs)),
         }
         modes = {"Debian's adb server, the virtual device's adbd": shell_modes(lab.adb_port, serial, args.runs)}
-        push = {name: float("nan") for name in shell} if args.no_push else alternating_throughput(
-            {
-                "ours": lambda: ours.push(local, REMOTE),
-                "adbutils": lambda: theirs.sync.push(str(local), REMOTE),
-                "adb binary": lambda: subprocess.run([*base, "push", str(local), REMOTE], capture_output=True, check=True, timeout=60),
-            },
-            size,
-            args.push_rounds,
+        push = (
+            {name: float("nan") for name in shell}
+            if args.no_push
+            else alternating_throughput(
+                {
+                    "ours": lambda: ours.push(local, REMOTE),
+                    "adbutils": lambda: theirs.sync.push(str(local), REMOTE),
+                    "adb binary": lambda: subprocess.run(
+                        [*base, "push", str(local), REMOTE], capture_output=True, check=True, timeout=60
+                    ),
+                },
+                size,
+                args.push_rounds,
+            )
         )
         ours.shell(f"rm -f {REMOTE}")
         real_pid = lab.server_pid
@@ -281,8 +292,12 @@ def main() -> int:
             with forking_adbd() as (port, forked_serial):
                 forked_binary = [binary, "-P", str(port), "-s", forked_serial, "shell", "echo", "ok"]
                 forked = shell_modes(port, forked_serial, args.runs)
-                forked["adb binary"] = percentiles(timed(
-                    lambda: subprocess.run(forked_binary, capture_output=True, check=True, timeout=10), max(10, args.runs // 5)))
+                forked["adb binary"] = percentiles(
+                    timed(
+                        lambda: subprocess.run(forked_binary, capture_output=True, check=True, timeout=10),
+                        max(10, args.runs // 5),
+                    )
+                )
                 modes["Debian's adb server, the forking adbd double"] = forked
 
     out = [
@@ -303,8 +318,10 @@ def main() -> int:
     ratio_push_au = push["ours"] / push["adbutils"]
     out += [
         "",
-        f"shell p50, ours / binary: {ratio_shell_bin:.2f} (target <= 0.5); ours / adbutils: {ratio_shell_au:.2f} (target <= 1.0)",
-        f"push throughput, ours / binary: {ratio_push_bin:.2f} (target >= 0.8); ours / adbutils: {ratio_push_au:.2f} (target >= 1.0)",
+        f"shell p50, ours / binary: {ratio_shell_bin:.2f} (target <= 0.5); ours / adbutils: {ratio_shell_au:.2f} "
+        "(target <= 1.0)",
+        f"push throughput, ours / binary: {ratio_push_bin:.2f} (target >= 0.8); ours / adbutils: {ratio_push_au:.2f} "
+        "(target >= 1.0)",
     ]
     check(out, "shell p50 at most half the binary's", ratio_shell_bin <= 0.5)
     check(out, "shell p50 no slower than adbutils'", ratio_shell_au <= 1.0)

@@ -34,7 +34,11 @@ def reads_while_waiting(bench: Bench, tab: str, seconds: float) -> tuple[float, 
     bench.open(tab)
     with bench.session(ControllerChoice.Auto()) as (session, screen):
         screen.snapshot()
-        before, by_reason_before, frames_before = session.reads, dict(session.tree.reads_by_reason), session.frames_received
+        before, by_reason_before, frames_before = (
+            session.reads,
+            dict(session.tree.reads_by_reason),
+            session.frames_received,
+        )
         started = time.monotonic()
         with contextlib.suppress(WaitTimeout):
             screen.wait_for(text="never on this screen", timeout=seconds)

@@ -37,7 +37,9 @@ def main() -> None:
         started, watch = timed_once(lambda: InputWatch.start(device))
         assert watch is not None
         print(f"input watch start (once per session): {started:.1f} ms")
-        print(f"crash mark (logcat -b crash -d -t 1), per test: {summary(timed(lambda: last_crash_line(device), runs))}")
+        print(
+            f"crash mark (logcat -b crash -d -t 1), per test: {summary(timed(lambda: last_crash_line(device), runs))}"
+        )
         print(f"input mark, per test: {summary(timed(watch.mark, runs), 4)}")
         app = AppUnderTest(device, "dev.mobileagent.fixture", ".MainActivity").start(extras={"tab": "List"})
         after = last_crash_line(device)

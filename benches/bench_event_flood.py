@@ -4,8 +4,9 @@
 
 A peer speaking protocol 1 (a scripted agent: no real agent floods on demand) on one end of a
 socketpair, or on the virtual device's abstract socket behind its adb front (`--transport virtual`)
-or behind Debian's adb server with the virtual adbd endpoint attached (`--transport real-adb`), completes the handshake, then sends `window_changed` events at `--rate` a second, in 10 ms
-batches, while it answers every request at once. The host is the real `agent.Connection` with the
+or behind Debian's adb server with the virtual adbd endpoint attached (`--transport real-adb`),
+completes the handshake, then sends `window_changed` events at `--rate` a second, in 10 ms batches,
+while it answers every request at once. The host is the real `agent.Connection` with the
 session's event stream as its sink, drained by a consumer thread as the mirror drains it. The test
 thread sends `--requests` requests, 10 ms apart, and the line gives their round trips (p50, p95,
 max), the events delivered and the rate achieved.

@@ -59,7 +59,10 @@ def main() -> int:
         detect_us.append((clock() - started) * 1e6)
 
     ratio = statistics.median(key_us) / statistics.median(copy_us)
-    print(f"frame {WIDTH}x{HEIGHT} RGB888, {len(data):,} bytes, {args.iterations} iterations, load {os.getloadavg()[0]:.2f}")
+    print(
+        f"frame {WIDTH}x{HEIGHT} RGB888, {len(data):,} bytes, {args.iterations} iterations, load "
+        f"{os.getloadavg()[0]:.2f}"
+    )
     print(summary("FrameHasher.key", key_us))
     print(summary("numpy copy of the same buffer", copy_us))
     print(summary("ChangeDetector.changed", detect_us))

@@ -166,8 +166,11 @@ def run(args: argparse.Namespace, double_cpu: Callable[[], float]) -> int:
           f"display rate {'every frame' if args.rate == 0 else f'{args.rate:g} Hz'}, load {os.getloadavg()[0]:.2f}")
     if gaps:
         ordered = sorted(gaps)
-        print(f"inter-arrival p50 {statistics.median(ordered):.2f} ms, p95 {ordered[int(0.95 * (len(ordered) - 1))]:.2f} ms, "
-              f"max {ordered[-1]:.2f} ms")
+        print(
+            f"inter-arrival p50 {statistics.median(ordered):.2f} ms, p95 {ordered[int(0.95 * (len(ordered) - 1))]:.2f} "
+            "ms, "
+            f"max {ordered[-1]:.2f} ms"
+        )
     print(f"received {received}, dropped by the double (seq gaps) {dropped}, reader overflow {overflowed}")
     client_ms = cpu * 1000 / max(1, len(arrivals))
     print(f"client CPU {client_ms:.2f} ms per frame (receive, decode, hash; the double's process excluded)")

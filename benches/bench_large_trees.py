@@ -133,7 +133,10 @@ def main() -> int:
           f"(largest distance of a size from the line {worst:.2f} ms)")
     if 5000 in dict(points):
         at = dict(points)[5000]
-        print(f"at 5,000 nodes: {at:.2f} ms ({'meets' if at <= TARGET_MS else 'MISSES'} the target of at most {TARGET_MS:g} ms)")
+        print(
+            f"at 5,000 nodes: {at:.2f} ms ({'meets' if at <= TARGET_MS else 'MISSES'} the target of at most "
+            f"{TARGET_MS:g} ms)"
+        )
     print(f"\ndecoders, the {len(frame) // 1024} KB frame of {sizes[-1]} nodes:")
     print("\n".join(decoders(frame, args.rounds)))
     return 0

@@ -44,7 +44,10 @@ def main() -> int:
     for label, times in groups.items():
         p50, p95, top = percentiles(times)
         worst = max(worst, top)
-        print(f"  {label:12} {len(times) // args.runs:4} elements  p50 {p50:6.3f} ms  p95 {p95:6.3f} ms  max {top:6.3f} ms")
+        print(
+            f"  {label:12} {len(times) // args.runs:4} elements  p50 {p50:6.3f} ms  p95 {p95:6.3f} ms  max {top:6.3f} "
+            "ms"
+        )
     print(f"target: at most {TARGET_MS:g} ms per element: {'met' if worst <= TARGET_MS else 'MISSED'}")
     return 0
 

@@ -129,7 +129,10 @@ def main() -> int:
         for name in paths:
             per_step = ", ".join(f"{reason} {count / n:.2f}" for reason, count in sorted(reads[name].items()))
             print(f"  {name:<10} {summary(times[name], digits=0)}  reads a step: {per_step}")
-        ratio = sorted(times["controller"])[len(times["controller"]) // 2] / sorted(times["agent"])[len(times["agent"]) // 2]
+        ratio = (
+            sorted(times["controller"])[len(times["controller"]) // 2]
+            / sorted(times["agent"])[len(times["agent"]) // 2]
+        )
         print(f"  controller / agent, p50: {ratio:.2f}")
     finally:
         lab.stop()

@@ -42,29 +42,89 @@ def queries(last_cell: str) -> list[tuple[str, dict[str, Any], bool, Callable[[V
 
     return [
         (f"find(text={last_cell!r})", {"text": last_cell}, True, find_text, 1.5),
-        ("find_all(text=)", {"text": last_cell}, False,
-         lambda v: [e for e in v.entries if e.node.text == last_cell], 2.0),
-        ("find_all(text_contains=)", {"text_contains": "99"}, False,
-         lambda v: [e for e in v.entries if (t := e.node.text) is not None and "99" in t], 2.0),
-        ("find_all(text_matches=)", {"text_matches": r"Cell \d*99$"}, False,
-         lambda v: [e for e in v.entries if (t := e.node.text) is not None and CELL_99(t) is not None], 2.0),
-        ("find_all(id=)", {"id": "cell_7"}, False,
-         lambda v: [e for e in v.entries if (r := e.node.res) is not None
-                    and (r == "cell_7" or r.endswith(":id/cell_7"))], 2.0),
+        (
+            "find_all(text=)",
+            {"text": last_cell},
+            False,
+            lambda v: [e for e in v.entries if e.node.text == last_cell],
+            2.0,
+        ),
+        (
+            "find_all(text_contains=)",
+            {"text_contains": "99"},
+            False,
+            lambda v: [e for e in v.entries if (t := e.node.text) is not None and "99" in t],
+            2.0,
+        ),
+        (
+            "find_all(text_matches=)",
+            {"text_matches": r"Cell \d*99$"},
+            False,
+            lambda v: [e for e in v.entries if (t := e.node.text) is not None and CELL_99(t) is not None],
+            2.0,
+        ),
+        (
+            "find_all(id=)",
+            {"id": "cell_7"},
+            False,
+            lambda v: [
+                e for e in v.entries if (r := e.node.res) is not None and (r == "cell_7" or r.endswith(":id/cell_7"))
+            ],
+            2.0,
+        ),
         ("find_all(desc=)", {"desc": "Home"}, False, lambda v: [e for e in v.entries if e.node.desc == "Home"], 2.0),
-        ("find_all(class_name=)", {"class_name": "TextView"}, False,
-         lambda v: [e for e in v.entries if (c := e.node.class_name) == "TextView" or c.endswith(".TextView")], 2.0),
-        ("find_all(clickable=True)", {"clickable": True}, False, lambda v: [e for e in v.entries if e.node.clickable], 2.0),
-        ("find_all(enabled=False)", {"enabled": False}, False, lambda v: [e for e in v.entries if not e.node.enabled], 2.0),
-        ("find_all(class, clickable, text_contains)", {"class_name": "TextView", "clickable": True, "text_contains": "99"},
-         False, lambda v: [e for e in v.entries for n in (e.node,)
-                           if n.text is not None and "99" in n.text
-                           and (n.class_name == "TextView" or n.class_name.endswith(".TextView")) and n.clickable], 2.0),
-        ("find_all(id, text, clickable, package)",
-         {"id": "cell_7", "text": "Cell 7", "clickable": True, "package": "dev.mobileagent.fixture"},
-         False, lambda v: [e for e in v.entries for n in (e.node,)
-                           if n.text == "Cell 7" and n.res is not None and (n.res == "cell_7" or n.res.endswith(":id/cell_7"))
-                           and n.package == "dev.mobileagent.fixture" and n.clickable], 2.0),
+        (
+            "find_all(class_name=)",
+            {"class_name": "TextView"},
+            False,
+            lambda v: [e for e in v.entries if (c := e.node.class_name) == "TextView" or c.endswith(".TextView")],
+            2.0,
+        ),
+        (
+            "find_all(clickable=True)",
+            {"clickable": True},
+            False,
+            lambda v: [e for e in v.entries if e.node.clickable],
+            2.0,
+        ),
+        (
+            "find_all(enabled=False)",
+            {"enabled": False},
+            False,
+            lambda v: [e for e in v.entries if not e.node.enabled],
+            2.0,
+        ),
+        (
+            "find_all(class, clickable, text_contains)",
+            {"class_name": "TextView", "clickable": True, "text_contains": "99"},
+            False,
+            lambda v: [
+                e
+                for e in v.entries
+                for n in (e.node,)
+                if n.text is not None
+                and "99" in n.text
+                and (n.class_name == "TextView" or n.class_name.endswith(".TextView"))
+                and n.clickable
+            ],
+            2.0,
+        ),
+        (
+            "find_all(id, text, clickable, package)",
+            {"id": "cell_7", "text": "Cell 7", "clickable": True, "package": "dev.mobileagent.fixture"},
+            False,
+            lambda v: [
+                e
+                for e in v.entries
+                for n in (e.node,)
+                if n.text == "Cell 7"
+                and n.res is not None
+                and (n.res == "cell_7" or n.res.endswith(":id/cell_7"))
+                and n.package == "dev.mobileagent.fixture"
+                and n.clickable
+            ],
+            2.0,
+        ),
     ]
 
 

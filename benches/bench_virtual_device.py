@@ -73,7 +73,10 @@ def push(device: VirtualDevice, data: bytes) -> None:
 def report(name: str, samples: list[float]) -> None:
     ordered = sorted(samples)
     p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
-    print(f"{name:<44} p50 {statistics.median(ordered):7.3f} ms  p95 {p95:7.3f} ms  max {ordered[-1]:7.3f} ms  n={len(ordered)}")
+    print(
+        f"{name:<44} p50 {statistics.median(ordered):7.3f} ms  p95 {p95:7.3f} ms  max {ordered[-1]:7.3f} ms  "
+        f"n={len(ordered)}"
+    )
 
 
 def main() -> None:
@@ -94,13 +97,22 @@ def main() -> None:
         report("shell v2 `echo ok` on the seam", timed(lambda: shell_round_trip(device, "echo ok"), args.runs))
         report("shell v2, a fork and /proc (`echo a; cat ...`)", timed(
             lambda: shell_round_trip(device, "echo a; cat /proc/self/cmdline"), args.runs))
-        report("`echo a | sed s/a/b/` (the real toybox)", timed(lambda: shell_round_trip(device, "echo a | sed s/a/b/"), args.runs))
-        report("`echo a | tr a b` (a tool of the model)", timed(lambda: shell_round_trip(device, "echo a | tr a b"), args.runs))
+        report(
+            "`echo a | sed s/a/b/` (the real toybox)",
+            timed(lambda: shell_round_trip(device, "echo a | sed s/a/b/"), args.runs),
+        )
+        report(
+            "`echo a | tr a b` (a tool of the model)",
+            timed(lambda: shell_round_trip(device, "echo a | tr a b"), args.runs),
+        )
         counter = iter(range(1_000_000))
         report("agent launch line to the ready line", timed(lambda: launch(device, next(counter)), min(args.runs, 50)))
         data = bytes(range(256)) * (args.push_mib * 4096)
         best = min(timed(lambda: push(device, data), 3))
-        print(f"{'sync push of ' + str(args.push_mib) + ' MiB':<44} best {best:7.1f} ms  {args.push_mib / (best / 1000):8.1f} MiB/s")
+        print(
+            f"{'sync push of ' + str(args.push_mib) + ' MiB':<44} best {best:7.1f} ms  "
+            f"{args.push_mib / (best / 1000):8.1f} MiB/s"
+        )
     finally:
         device.close()
 

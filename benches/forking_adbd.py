@@ -3,9 +3,10 @@
     python3 benches/forking_adbd.py      # prints "ready ADB_PORT SERIAL", serves until stdin closes
 
 The device transport is the virtual device's adbd front (AdbdEndpoint); behind it, instead of the
-device model, every `shell,v2,...:CMD` service forks `/bin/sh -c CMD` (`/bin/sh -` when CMD is
-empty) on pipes, in shell protocol v2, or raw for `shell:` (v1), as adbd forks `/system/bin/sh` (AOSP packages/modules/adb, daemon/shell_service.cpp:
-the raw subprocess type, stdout and stderr on their own pipes, the exit status in an exit packet).
+device model, every `shell,v2,...:CMD` service forks `/bin/sh -c CMD` (`/bin/sh -` when CMD is empty) on pipes, in
+shell protocol v2, or raw for `shell:` (v1), as adbd forks `/system/bin/sh` (AOSP
+packages/modules/adb, daemon/shell_service.cpp: the raw subprocess type, stdout and stderr on their
+own pipes, the exit status in an exit packet).
 So a round trip pays a real fork and exec, which the device model's in-process shell does not.
 """
 
@@ -30,7 +31,9 @@ class ForkedShell:
     def __init__(self, command: str, v2: bool = True) -> None:
         self.v2 = v2  # shell v1 (`shell:`): raw bytes both ways, stderr with stdout, no exit status
         argv = ["/bin/sh", "-c", command] if command else ["/bin/sh", "-"]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
+        )
         self.out: queue.Queue[bytes] = queue.Queue()
         self.decoder = wire.ShellPacketDecoder()
         readers = [threading.Thread(target=self._pump, args=(pipe, kind), daemon=True)
@@ -74,7 +77,11 @@ class ForkedShell:
 
 
 class ForkingDevice:
-    properties = {"ro.product.name": "forking", "ro.product.model": "forking adbd double", "ro.product.device": "forking"}
+    properties = {
+        "ro.product.name": "forking",
+        "ro.product.model": "forking adbd double",
+        "ro.product.device": "forking",
+    }
 
     def open_service(self, service: str, host: Any = None) -> ForkedShell:
         head, _, command = service.partition(":")

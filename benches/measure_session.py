@@ -118,7 +118,9 @@ def killed(bench: Bench, runs: int) -> list[float]:
     return times
 
 
-def measure(bench: Bench, runs: int, controller: Callable[[], contextlib.AbstractContextManager[ControllerChoice | None]]) -> list[str]:
+def measure(
+    bench: Bench, runs: int, controller: Callable[[], contextlib.AbstractContextManager[ControllerChoice | None]]
+) -> list[str]:
     lines = [f"first snapshot (573 nodes, cold)        {summary(first_snapshot(bench, runs), digits=3)}"]
     with bench.session() as (session, screen):
         screen.wait_for(text="Cell 500")

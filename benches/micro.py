@@ -106,7 +106,10 @@ def compare(suite: pyperf.BenchmarkSuite, baseline_path: Path, report_only: bool
         ratio = bench.median() / before.median()
         worst = max(worst, ratio)
         flag = "  PAST THE LIMIT" if ratio > LIMIT else ""
-        print(f"  {name:22} {bench.median() * 1e6:10.2f} µs  baseline {before.median() * 1e6:10.2f} µs  {ratio:5.2f}x{flag}")
+        print(
+            f"  {name:22} {bench.median() * 1e6:10.2f} µs  baseline {before.median() * 1e6:10.2f} µs  "
+            f"{ratio:5.2f}x{flag}"
+        )
     if worst > LIMIT and not report_only:
         print(f"a benchmark ran at {worst:.2f}x its baseline, past {LIMIT}x")
         return 1

@@ -126,8 +126,9 @@ def snapshot_tap_cycles(vd: Bench, count: int) -> list[float]:
     from pytest_mobile_agent.mirror import Mirror
     from pytest_mobile_agent.session import ControllerChoice, ReadReason, Session, select_paths
 
-    session = Session.start_selected(vd.deployer().attach(), select_paths(vd.serial, True, ControllerChoice.Off(), None),
-                                     device=vd.device)
+    session = Session.start_selected(
+        vd.deployer().attach(), select_paths(vd.serial, True, ControllerChoice.Off(), None), device=vd.device
+    )
     times = []
     try:
         screen = Mirror(session.backend(), timeout=10.0)

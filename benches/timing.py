@@ -29,7 +29,8 @@ def percentiles(times: list[float]) -> tuple[float, float, float]:
 def summary(times: list[float], digits: int = 2) -> str:
     p50, p95, top = percentiles(times)
     width = digits + 6
-    return f"p50 {p50:{width}.{digits}f} ms  p95 {p95:{width}.{digits}f} ms  max {top:{width}.{digits}f} ms  n={len(times)}"
+    return (f"p50 {p50:{width}.{digits}f} ms  p95 {p95:{width}.{digits}f} ms  max {top:{width}.{digits}f} ms  "
+            f"n={len(times)}")
 
 
 def interleaved(candidates: dict[str, Callable[[], object]], rounds: int, number: int) -> dict[str, list[float]]:

@@ -61,8 +61,11 @@ def big_tab(total: int) -> dict[str, Any]:
                                   bounds=(left, 300 + cell * 10, left + 120, 400 + cell * 10)))
         next_id += 1
         cell += 1
-    windows = [_window(5, "system", status, events=True, package=ui), _window(7, "system", nav, events=True, package=ui),
-               _window(12, "application", app, events=False, package=PACKAGE)]
+    windows = [
+        _window(5, "system", status, events=True, package=ui),
+        _window(7, "system", nav, events=True, package=ui),
+        _window(12, "application", app, events=False, package=PACKAGE),
+    ]
     return {"windows": windows, "node_count": sum(len(w["nodes"]) for w in windows), "truncated": False,
             "idle": {"waited_ms": 0, "idle": True}, "seq": 0,
             "display": {"width": 1080, "height": 2400, "density": 420, "rotation": 0}}

@@ -117,7 +117,11 @@ def read_manifest(binary: bytes) -> Manifest:
 
 
 def _text(value: axml.Value) -> str | None:
-    return value if isinstance(value, str) and not value.startswith("@0x") else (str(value) if isinstance(value, int) and not isinstance(value, bool) else None)
+    return (
+        value
+        if isinstance(value, str) and not value.startswith("@0x")
+        else (str(value) if isinstance(value, int) and not isinstance(value, bool) else None)
+    )
 
 
 def _int(value: axml.Value, default: int | None) -> int | None:  # type: ignore[return]

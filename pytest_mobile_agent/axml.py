@@ -149,7 +149,10 @@ def parse(data: bytes) -> Element:
     offset = header_size
     while offset + _CHUNK.size <= total:
         kind, header_size, size = _unpack(_CHUNK, data, offset, "a chunk header")
-        _need(size >= _CHUNK.size and header_size >= _CHUNK.size and offset + size <= total, f"a chunk of type 0x{kind:04x} has bad sizes")
+        _need(
+            size >= _CHUNK.size and header_size >= _CHUNK.size and offset + size <= total,
+            f"a chunk of type 0x{kind:04x} has bad sizes",
+        )
         if kind == RES_STRING_POOL:
             table.strings = _read_pool(data, offset, size)
         elif kind == RES_XML_RESOURCE_MAP:
@@ -178,8 +181,15 @@ def parse(data: bytes) -> Element:
     return root
 
 
-def _element(data: bytes, offset: int, header_size: int, size: int, string, resource_ids: list[int],  # type: ignore[no-untyped-def]
-             prefixes: dict[str, str]) -> Element:
+def _element(
+    data: bytes,
+    offset: int,
+    header_size: int,
+    size: int,
+    string,
+    resource_ids: list[int],  # type: ignore[no-untyped-def]
+    prefixes: dict[str, str],
+) -> Element:
     ext = offset + header_size
     _, name, attr_start, attr_size, count, _, _, _ = _unpack(_ATTR_EXT, data, ext, "an element")
     _need(attr_size >= _ATTR.size and ext + attr_start + count * attr_size <= offset + size, "an element's attributes")
@@ -244,8 +254,10 @@ class _Pool:
 def serialize(root: Element) -> bytes:
     """`root` as binary XML, the way aapt2 lays it out: android attributes' names first in the pool,
     with their resource ids in the map; `android:` keys in the android namespace."""
-    names = sorted({key.split(":", 1)[1] for element in _walk(root) for key in element.attrs if key.startswith("android:")},
-                   key=lambda name: _IDS_BY_NAME.get(name, 0x7FFFFFFF))
+    names = sorted(
+        {key.split(":", 1)[1] for element in _walk(root) for key in element.attrs if key.startswith("android:")},
+        key=lambda name: _IDS_BY_NAME.get(name, 0x7FFFFFFF),
+    )
     mapped = [name for name in names if name in _IDS_BY_NAME]
     pool = _Pool(mapped)
     nodes = bytearray()

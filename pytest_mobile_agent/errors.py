@@ -192,7 +192,8 @@ class Conflict(MobileAgentError):
         self.holder = holder
         super().__init__(
             message,
-            advice="Stop that client, or pass the force option (--agent-force / DeployOptions(force=True)) to take over",
+            advice="Stop that client, or pass the force option (--agent-force / DeployOptions(force=True)) "
+                   "to take over",
         )
 
 

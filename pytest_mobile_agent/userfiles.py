@@ -57,7 +57,9 @@ def private_dir(path: str | os.PathLike[str]) -> Path:
         raise UnsafeDirectory(f"{where} is a symbolic link (to {os.readlink(where)}), not a directory of ours",
                               advice=f"Remove the link (rm {where}) or name a directory of your own")
     if not stat.S_ISDIR(info.st_mode):
-        raise UnsafeDirectory(f"{where} is not a directory", advice=f"Remove it (rm {where}) or name a directory of your own")
+        raise UnsafeDirectory(
+            f"{where} is not a directory", advice=f"Remove it (rm {where}) or name a directory of your own"
+        )
     if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
         raise UnsafeDirectory(
             f"{where} belongs to uid {info.st_uid}, not to us (uid {os.geteuid()})",
@@ -77,7 +79,9 @@ def target_key(server: str, serial: str) -> str:
 def file_stem(name: str) -> str:
     """`name` as a file-name stem: the bytes outside `[A-Za-z0-9._-]` as `%XX`, so that two names
     never share a stem; past 200 bytes, a prefix and 16 hex digits of the name's SHA-256."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", lambda m: "".join(f"%{b:02X}" for b in m[0].encode("utf-8", "surrogatepass")), name)
+    safe = re.sub(
+        r"[^A-Za-z0-9._-]", lambda m: "".join(f"%{b:02X}" for b in m[0].encode("utf-8", "surrogatepass")), name
+    )
     if safe in ("", ".", ".."):
         safe = safe.replace(".", "%2E") or "%00"
     if len(safe) > _MAX_STEM:  # a file name is at most 255 bytes
@@ -102,7 +106,9 @@ def read_small_file(path: str | os.PathLike[str], limit: int = SMALL_FILE_LIMIT)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
         if info.st_size > limit:
-            raise OSError(errno.EFBIG, f"{info.st_size} bytes, more than the {limit} bytes such a file may have", str(path))
+            raise OSError(
+                errno.EFBIG, f"{info.st_size} bytes, more than the {limit} bytes such a file may have", str(path)
+            )
         chunks: list[bytes] = []
         left = limit + 1
         while left > 0 and (chunk := os.read(fd, left)):

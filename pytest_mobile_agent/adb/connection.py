@@ -123,7 +123,9 @@ class AdbConnection:
             if not chunk:
                 if got == 0:
                     raise Closed(f"{operation}: the adb server closed the connection")
-                raise ProtocolError(f"{operation}: truncated reply, {got} of {count} bytes before the end of the stream")
+                raise ProtocolError(
+                    f"{operation}: truncated reply, {got} of {count} bytes before the end of the stream"
+                )
             chunks.append(chunk)
             got += len(chunk)
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
@@ -156,7 +158,9 @@ class AdbConnection:
         except Closed:
             return ""
 
-    def read_length_prefixed(self, operation: str, *, deadline: float | None = None, total: float | None = None) -> bytes:
+    def read_length_prefixed(
+        self, operation: str, *, deadline: float | None = None, total: float | None = None
+    ) -> bytes:
         length = wire.parse_hex_length(self.recv_exact(4, operation, deadline=deadline, total=total))
         if length == 0:
             return b""

@@ -397,7 +397,9 @@ class Device:
 
             name = read_apk(data).manifest.package
             if packages.is_installed(self, name):
-                raise PackageManagerError("install", "INSTALL_FAILED_ALREADY_EXISTS", f"{name} is installed (replace=False)")
+                raise PackageManagerError(
+                    "install", "INSTALL_FAILED_ALREADY_EXISTS", f"{name} is installed (replace=False)"
+                )
         packages.install(self, data, grant=grant, downgrade=downgrade, timeout=timeout)
 
     def uninstall(self, package: str, *, keep_data: bool = False) -> None:

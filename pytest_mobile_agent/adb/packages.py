@@ -130,7 +130,9 @@ def apk_sha256(device: DeviceShell, package: str) -> str | None:
 def clear(device: DeviceShell, package: str) -> None:
     output = device.shell(["pm", "clear", check_package(package)])
     if output.text().strip() != "Success":
-        raise PackageManagerError(f"clear {package}", (output.text() or output.stderr.decode(errors="replace")).strip() or "Failed")
+        raise PackageManagerError(
+            f"clear {package}", (output.text() or output.stderr.decode(errors="replace")).strip() or "Failed"
+        )
 
 
 def grant(device: DeviceShell, package: str, permission: str, *, revoke: bool = False) -> None:

@@ -97,7 +97,9 @@ class AdbServer:
         try:
             output = self.device(entry.serial).shell(getprop_command())
             if output.exit_code != 0:
-                raise ValueError(f"getprop exited with {output.exit_code}: {output.stderr.decode('utf-8', 'replace').strip()}")
+                raise ValueError(
+                    f"getprop exited with {output.exit_code}: {output.stderr.decode('utf-8', 'replace').strip()}"
+                )
             facts = facts_from_getprop(entry.serial, output.text())
         except (MobileAgentError, ValueError) as exc:
             log.warning("cannot read the properties of %s: %s", entry.serial, exc)

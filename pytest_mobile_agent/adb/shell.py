@@ -255,8 +255,10 @@ class PersistentShell:
                     self.close()
                     if len(results) == len(lines):
                         break
-                    raise Closed(f"the persistent shell ended (exit status {stream.exit_code}) with "
-                                 f"`{lines[len(results) - 1]}`; {len(lines) - len(results)} commands after it did not run")
+                    raise Closed(
+                        f"the persistent shell ended (exit status {stream.exit_code}) with "
+                        f"`{lines[len(results) - 1]}`; {len(lines) - len(results)} commands after it did not run"
+                    )
             return results
         except BaseException:
             self.close()  # whatever the shell was doing, its output no longer lines up with ours

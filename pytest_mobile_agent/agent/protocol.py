@@ -157,7 +157,9 @@ class FrameDecoder:
                 end = offset + _HEADER.size + length
                 if end > len(buffer):
                     break
-                messages.append(decode_payload(bytes(buffer[offset + _HEADER.size : end]), unique_keys=self.unique_keys))
+                messages.append(
+                    decode_payload(bytes(buffer[offset + _HEADER.size : end]), unique_keys=self.unique_keys)
+                )
                 offset = end
         except ProtocolError as exc:
             self._failed = exc
@@ -263,7 +265,11 @@ def params_problem(params: Any, path: str = "params") -> str | None:
     if isinstance(params, bool) or params is None or isinstance(params, str):
         return None
     if isinstance(params, int):
-        return None if is_integer(params) else f"{path} is {_short(params)}, out of protocol 1's integers ({INT_MIN}..{INT_MAX})"
+        return (
+            None
+            if is_integer(params)
+            else f"{path} is {_short(params)}, out of protocol 1's integers ({INT_MIN}..{INT_MAX})"
+        )
     if isinstance(params, float):
         return None if params == params and abs(params) != float("inf") else f"{path} is {params}, not a JSON number"
     if isinstance(params, Mapping):
@@ -592,8 +598,11 @@ class HostSession:
         kind = message["type"]
         if kind == "refused":
             code, text = message["code"], message["message"]
-            self.failure = Unauthorized(f"the agent refused the connection: {code} ({text})") if code == "unauthorized" \
+            self.failure = (
+                Unauthorized(f"the agent refused the connection: {code} ({text})")
+                if code == "unauthorized"
                 else ProtocolError(f"the agent refused the connection: {code} ({text})")
+            )
             self._close(f"the agent refused the connection ({code})", Hint.REATTACH.value)
             return
         if kind != "hello":
@@ -603,7 +612,9 @@ class HostSession:
         common = sorted(set(hello.protocols) & set(self.protocols))
         if not common:
             spoken = list(self.protocols)
-            self._send({"type": "refuse", "code": "version_mismatch", "message": f"host speaks protocols {spoken}"}, now)
+            self._send(
+                {"type": "refuse", "code": "version_mismatch", "message": f"host speaks protocols {spoken}"}, now
+            )
             self.failure = VersionMismatch(
                 f"{hello.names()} speaks protocols {list(hello.protocols)}; this host speaks {spoken}"
             )

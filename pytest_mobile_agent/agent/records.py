@@ -67,7 +67,9 @@ class Record:
         """ValueError when `obj` is not one of our records."""
         if not isinstance(obj, dict) or obj.get("kind") != RECORD_KIND:
             raise ValueError("not a pytest-mobile-agent agent record")
-        values: dict[str, Any] = {key: obj.get(key) for key in ("serial", "socket", "pid", "token", "version", "protocol", "build")}
+        values: dict[str, Any] = {
+            key: obj.get(key) for key in ("serial", "socket", "pid", "token", "version", "protocol", "build")
+        }
         for key in ("serial", "socket", "version"):
             if not isinstance(values[key], str):
                 raise ValueError(f"`{key}` is not a string")

@@ -180,8 +180,10 @@ class Doctor:
         target = listed.get(self.target.serial)
         if target is None:
             others = ", ".join(f"{t.serial} ({t.state})" for t in listed.values()) or "no targets"
-            raise CheckFailed(f"{self.target.serial} is not on the adb server (it lists {others})",
-                              advice="Check the serial with `python -m pytest_mobile_agent targets` or `adb devices -l`")
+            raise CheckFailed(
+                f"{self.target.serial} is not on the adb server (it lists {others})",
+                advice="Check the serial with `python -m pytest_mobile_agent targets` or `adb devices -l`",
+            )
         if target.advice:
             raise CheckFailed(f"{target.serial} is {target.state}", advice=target.advice)
         self.state.device = self.target.server.device(target.serial)
@@ -227,8 +229,10 @@ class Doctor:
         self.state.display = snapshot["display"]
         windows = snapshot["windows"]
         if not windows:
-            raise CheckFailed("the agent sees no interactive window",
-                              advice="Wake and unlock the device: the window list is empty while the screen is off or locked")
+            raise CheckFailed(
+                "the agent sees no interactive window",
+                advice="Wake and unlock the device: the window list is empty while the screen is off or locked",
+            )
         described = [f"{w['title']} ({w['type']}, {w['package']}"
                      + (f", owned by {w['owner']}" if w["owner"] else "") + (", modal" if w["modal"] else "")
                      + ("" if w["sends_change_events"] else ", no change events") + ")" for w in windows]
@@ -295,7 +299,10 @@ class Doctor:
             raise CheckFailed("the screenshot is not a PNG")
         width, height = struct.unpack(">II", data[16:24])
         display = self.state.display or self._request("snapshot", {})["display"]
-        if (width, height) != (shot["width"], shot["height"]) or (width, height) != (display["width"], display["height"]):
+        if (width, height) != (shot["width"], shot["height"]) or (width, height) != (
+            display["width"],
+            display["height"],
+        ):
             raise CheckFailed(f"the screenshot is {width}x{height}, the display {display['width']}x{display['height']} "
                               f"at rotation {display['rotation']}: not upright")
         return f"{width}x{height} PNG, {len(data)} bytes, rotation {shot['rotation']}, upright"
@@ -371,8 +378,10 @@ class Doctor:
         again = self._launch()
         after = again.connection.request("snapshot", {}, timeout=REQUEST_TIMEOUT)["display"]
         if after["rotation"] != before["rotation"]:
-            raise CheckFailed(f"the rotation was {before['rotation']} before the agent's exit and is {after['rotation']} after",
-                              advice="The agent's release changed the rotation lock: report it with the device's model and release")
+            raise CheckFailed(
+                f"the rotation was {before['rotation']} before the agent's exit and is {after['rotation']} after",
+                advice="The agent's release changed the rotation lock: report it with the device's model and release",
+            )
         return f"rotation {after['rotation']} before and after the agent's exit; a new agent took UI automation again"
 
     # --- helpers ------------------------------------------------------------------------------
@@ -398,12 +407,16 @@ class Doctor:
 
     def _start_fixture(self) -> None:
         try:
-            start_activity(self._device(), f"{FIXTURE_PACKAGE}/{FIXTURE_ACTIVITY}", " --es tab Login", time.monotonic() + 20)
+            start_activity(
+                self._device(), f"{FIXTURE_PACKAGE}/{FIXTURE_ACTIVITY}", " --es tab Login", time.monotonic() + 20
+            )
         except errors.MobileAgentError as exc:
             raise CheckFailed(str(exc)) from None
         self.state.started_fixture = True
 
-    def _wait_for_node(self, key: str, value: str, ready: Callable[[dict[str, Any]], bool] = lambda n: True) -> dict[str, Any]:
+    def _wait_for_node(
+        self, key: str, value: str, ready: Callable[[dict[str, Any]], bool] = lambda n: True
+    ) -> dict[str, Any]:
         """The node with `key` == `value` once `ready` holds, in snapshots read anew until LAND_TIMEOUT."""
         deadline = time.monotonic() + LAND_TIMEOUT
         seen: dict[str, Any] | None = None

@@ -191,7 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="frames and the screen from the emulator's controller where there is one (auto)")
     inspect.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
                          help="the agent jar (default: built on first use, or the stand-in on a virtual device)")
-    inspect.add_argument("--app-apk", default=None, help="the app under test's APK: Record can start it (installed if needed)")
+    inspect.add_argument(
+        "--app-apk", default=None, help="the app under test's APK: Record can start it (installed if needed)"
+    )
     inspect.add_argument("--app-package", default=None, help="the app under test, installed: Record can start it")
     inspect.add_argument("--app-activity", default=None, help="its activity (default: its launcher activity)")
     inspect.add_argument("--virtual-adb", choices=("builtin", "real"), default="builtin",

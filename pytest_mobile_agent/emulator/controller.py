@@ -118,7 +118,9 @@ class Controller:
                 _wait_ready(channel, endpoint, deadline, timeout)
             stub = pb_grpc.EmulatorControllerStub(main)
             remaining = max(0.001, min(call_timeout, deadline - time.monotonic()))
-            status = _unary(stub.getStatus, empty_pb2.Empty(), remaining, _metadata(endpoint.token), "getStatus", endpoint)
+            status = _unary(
+                stub.getStatus, empty_pb2.Empty(), remaining, _metadata(endpoint.token), "getStatus", endpoint
+            )
             hardware = Hardware.from_status(status)
         except MobileAgentError as exc:
             main.close()

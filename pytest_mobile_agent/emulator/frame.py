@@ -27,9 +27,10 @@ RGB888 = 2
 
 @dataclass(frozen=True)
 class Frame:
-    """An RGB888 frame, top row first (0x0 and empty for an inactive display). `seq` counts the device's frames since the stream began;
-    `timestamp_us` is the emulator's capture time (unix µs); `received_at` the host's monotonic
-    arrival time; `rotation` the emulator's Rotation.SkinRotation (0 portrait)."""
+    """An RGB888 frame, top row first (0x0 and empty for an inactive display). `seq` counts the device's
+    frames since the stream began; `timestamp_us` is the emulator's capture time (unix µs);
+    `received_at` the host's monotonic arrival time; `rotation` the emulator's Rotation.SkinRotation
+    (0 portrait)."""
 
     width: int
     height: int
@@ -45,7 +46,8 @@ class Frame:
         expected = self.width * self.height * BYTES_PER_PIXEL
         if len(self.data) != expected:
             raise ProtocolError(
-                f"a {self.width}x{self.height} RGB888 frame needs {expected} bytes, the controller sent {len(self.data)}"
+                f"a {self.width}x{self.height} RGB888 frame needs {expected} bytes, the controller sent "
+                f"{len(self.data)}"
             )
 
     @property

@@ -441,7 +441,8 @@ def _compare_messages(ours: ProtoModel, theirs: ProtoModel) -> Iterator[str]:
             if got.type != info.type:
                 yield f"{name}.{fname} is {got.type}, not {info.type}"
             if got.repeated != info.repeated:
-                yield f"{name}.{fname} is {'repeated' if got.repeated else 'singular'}, not {'repeated' if info.repeated else 'singular'}"
+                got_kind, wanted_kind = ("repeated" if f.repeated else "singular" for f in (got, info))
+                yield f"{name}.{fname} is {got_kind}, not {wanted_kind}"
 
 
 def _compare_enums(ours: ProtoModel, theirs: ProtoModel) -> Iterator[str]:
@@ -502,12 +503,15 @@ class ProtoSource:
         head = f"controller proto: the driver's own declaration ({self.speaks.name}, written against {WRITTEN_AGAINST})"
         if self.sdk_proto is None:
             where = f"; {self.problem}" if self.problem else ""
-            return f"{head}; no installed emulator proto found ({PROTO_ENV}, $ANDROID_HOME, $ANDROID_SDK_ROOT, the default SDK){where}"
+            looked = f"{PROTO_ENV}, $ANDROID_HOME, $ANDROID_SDK_ROOT, the default SDK"
+            return f"{head}; no installed emulator proto found ({looked}){where}"
         facts = f"{self.sdk_proto}, {self.sdk_lines} lines, sha256 {self.sdk_sha256}"
         if self.problem is not None:
             return f"{head}; the installed emulator's proto ({facts}) could not be compared: {self.problem}"
         if not self.differences:
-            return f"{head}; the installed emulator's proto ({facts}) declares the same for every message the driver uses"
+            return (
+                f"{head}; the installed emulator's proto ({facts}) declares the same for every message the driver uses"
+            )
         return (
             f"{head}; the installed emulator's proto ({facts}) declares {len(self.differences)} "
             f"difference(s) for the messages the driver uses: " + "; ".join(self.differences)

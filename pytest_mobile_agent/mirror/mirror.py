@@ -258,7 +258,9 @@ class Mirror:
         """Wait up to `timeout` seconds until no element matches the criteria."""
         selector = Selector.of(criteria)
         timeout = self.timeout if timeout is None else check_timeout("timeout", timeout)
-        self._until(lambda view: selector.first(view) is None, timeout, f"waiting for {selector.describe()} to go", selector)
+        self._until(
+            lambda view: selector.first(view) is None, timeout, f"waiting for {selector.describe()} to go", selector
+        )
 
     @recorded("wait_until")
     def wait_until(self, condition: Callable[[View], T | None], timeout: float | None = None,
@@ -467,7 +469,9 @@ class Mirror:
             self._burst_since = None
         if changed:
             # what a read after the frames went still finds, the frames showed: it changed then
-            self._last_change_at = max(self._last_change_at, self._frame_change_at) if reason is ReadReason.FRAME else now
+            self._last_change_at = (
+                max(self._last_change_at, self._frame_change_at) if reason is ReadReason.FRAME else now
+            )
 
     def _await_still(self, since: float, deadline: float | None) -> None:
         """After a controller gesture, with frames: the screen is read once the frames stayed the

@@ -2,8 +2,9 @@
 
 A node's ref is kept for as long as the node stays where it was: the same window, the same parent
 (by ref), and the same resource id (the first, second, ... sibling with that id and class: a list's
-rows often share one), or without one the same position among its siblings, with the same class. The agent's own node ids change whenever it evicts a window's cache; refs do not, so an
-element a test holds survives the re-read after a tap.
+rows often share one), or without one the same position among its siblings, with the same class.
+The agent's own node ids change whenever it evicts a window's cache; refs do not, so an element a
+test holds survives the re-read after a tap.
 """
 
 from __future__ import annotations

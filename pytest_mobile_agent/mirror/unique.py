@@ -150,7 +150,9 @@ def _window_specs(view: View, entry: Entry) -> list[str]:
     window's numeric id changes from run to run, so it is never offered)."""
     window = entry.window
     specs: Iterable[str | None] = (window.type, window.title, window.package)
-    return [s for s in dict.fromkeys(specs) if s and [w.id for w in view.windows if window_matches(w, s)] == [window.id]]
+    return [
+        s for s in dict.fromkeys(specs) if s and [w.id for w in view.windows if window_matches(w, s)] == [window.id]
+    ]
 
 
 def _parent(view: View, entry: Entry) -> Entry | None:

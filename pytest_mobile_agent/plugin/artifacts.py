@@ -160,4 +160,5 @@ def _html_image(report: pytest.TestReport, png: bytes) -> None:
         from pytest_html import extras  # type: ignore[import-not-found]
     except ImportError:
         return
-    report.extras = [*getattr(report, "extras", []), extras.png(base64.b64encode(png).decode("ascii"))]  # type: ignore[attr-defined]
+    picture = extras.png(base64.b64encode(png).decode("ascii"))
+    report.extras = [*getattr(report, "extras", []), picture]  # type: ignore[attr-defined]

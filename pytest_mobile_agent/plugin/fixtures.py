@@ -282,7 +282,9 @@ def controller(path_selection: Selection) -> Controller | None:
 
 
 @pytest.fixture
-def session(request: pytest.FixtureRequest, agent: Attached, path_selection: Selection, device: Device) -> Iterator[Session]:
+def session(
+    request: pytest.FixtureRequest, agent: Attached, path_selection: Selection, device: Device
+) -> Iterator[Session]:
     """The agent and the controller behind the mirror's backends, with the status report."""
     from pytest_mobile_agent.stack import start_session
 
@@ -387,7 +389,9 @@ def compose_fixture(request: pytest.FixtureRequest, automation_lock: float, devi
     settings = mobile_agent_settings
     handle = _app_handle(request, device, settings.fixture_package, settings.fixture_activity)
 
-    def start(tab: str | None = "Login", *, extras: dict[str, str] | None = None, timeout: float = 20.0) -> AppUnderTest:
+    def start(
+        tab: str | None = "Login", *, extras: dict[str, str] | None = None, timeout: float = 20.0
+    ) -> AppUnderTest:
         pairs: dict[str, str] = dict(extras or {})
         if tab is not None:
             pairs["tab"] = tab

@@ -114,7 +114,9 @@ def _name_line() -> str:
 def _target_header(config: pytest.Config) -> list[str]:
     settings = config.stash[SETTINGS_KEY]
     if not settings.named:
-        return [f"mobile-agent: no Android target named; device tests are skipped ({NO_SERIAL_REASON.split(': ', 1)[1]})"]
+        return [
+            f"mobile-agent: no Android target named; device tests are skipped ({NO_SERIAL_REASON.split(': ', 1)[1]})"
+        ]
     lines = [f"mobile-agent: targets {', '.join(settings.serials)}; controller {settings.emulator_controller}; "
              f"quiet wait {settings.quiet_wait:g} s; {settings.disturbance_runs} runs at most when disturbed"]
     if settings.virtual_count:

@@ -52,56 +52,159 @@ class Option:
 
 
 OPTIONS = (
-    Option("--android-serial", "android_serial", "the target: a serial, `auto` (the only online target), "
-           "`virtual` (a built-in virtual device; `virtual:N` for N of them), `tcp:HOST:PORT/SERIAL` for a "
-           "target on another adb server, or a comma list from which each xdist worker takes its own", env=SERIAL_ENV, metavar="SERIAL"),
-    Option("--android-require-device", "android_require_device", "fail the run, with the target's advice, "
-           "when the named target is missing or unusable (instead of skipping its tests)", env=REQUIRE_ENV,
-           is_flag=True),
-    Option("--android-skip-unusable", "android_skip_unusable", "a named target that is unknown, unreachable or "
-           "not on the adb server skips the device tests with its advice instead of failing the run at its start",
-           env=SKIP_UNUSABLE_ENV, is_flag=True),
-    Option("--emulator-controller", "emulator_controller", "the emulator's gRPC fast path: `auto` (from the "
-           "emulator's discovery file), `off`, or an endpoint URL such as http://127.0.0.1:8554 (its token in "
-           "MOBILE_AGENT_EMULATOR_TOKEN, never on the command line: `ps` shows that to every local user)",
-           env=CONTROLLER_ENV, default="auto", metavar="auto|off|URL"),
-    Option("--agent-jar", "agent_jar", "the agent jar to deploy (default: the build of the package's agent "
-           "sources in the per-user cache, built on first use with the Android SDK found)", env=JAR_ENV, metavar="PATH"),
-    Option("--agent-force", "agent_force", "let the agent stop whatever holds UI automation (uiautomator, "
-           "another host's agent) instead of failing with a conflict", is_flag=True),
-    Option("--agent-idle-exit", "agent_idle_exit", "seconds the agent lingers with no host connected (holding "
-           "UI automation, so the next test, worker or run reuses it) before it exits",
-           env="MOBILE_AGENT_IDLE_EXIT", default=f"{DEFAULT_IDLE_EXIT:g}", metavar="SECONDS"),
-    Option("--agent-records", "agent_records", "where the agent records live, so consecutive runs, xdist "
-           "workers, checkouts and projects reuse the running agent (default: the per-user cache)", env=RECORDS_ENV,
-           metavar="DIR"),
-    Option("--quiet-wait", "quiet_wait", "seconds to wait before a device test until no foreign agent runs and "
-           "nothing holds UI automation", default="60", metavar="SECONDS"),
-    Option("--lock-wait", "lock_wait", "seconds a device test waits for the target's automation lock while "
-           "another test, worker, run or the inspector holds it", default=f"{DEFAULT_LOCK_WAIT:g}",
-           metavar="SECONDS"),
-    Option("--disturbance-retries", "disturbance_retries", "runs in all of a device test that another user of "
-           "the device disturbs", default="3", metavar="N"),
-    Option("--virtual-adb", "virtual_adb", "with --android-serial virtual: the built-in adb endpoint (default), "
-           "or Debian's adb server with the virtual device's adbd endpoint attached", default="builtin",
-           choices=("builtin", "real")),
-    Option("--app-apk", "app_apk", "the APK of the app under test: the `app` fixture installs it once per "
-           "session (skipped when that versionCode and those bytes are installed)", env=APP_APK_ENV, metavar="PATH"),
-    Option("--app-package", "app_package", "the app under test when it is already installed (with --app-apk: "
-           "checked against the APK's package)", metavar="PACKAGE"),
-    Option("--app-activity", "app_activity", "the activity `app.start()` starts (default: the app's launchable "
-           "activity)", metavar="ACTIVITY"),
-    Option("--fixture-package", "fixture_package", "the package compose_fixture starts",
-           default=DEFAULT_FIXTURE_PACKAGE, metavar="PACKAGE"),
-    Option("--fixture-activity", "fixture_activity", "the activity compose_fixture starts",
-           default=DEFAULT_FIXTURE_ACTIVITY, metavar="ACTIVITY"),
+    Option(
+        "--android-serial",
+        "android_serial",
+        "the target: a serial, `auto` (the only online target), "
+        "`virtual` (a built-in virtual device; `virtual:N` for N of them), `tcp:HOST:PORT/SERIAL` for a "
+        "target on another adb server, or a comma list from which each xdist worker takes its own",
+        env=SERIAL_ENV,
+        metavar="SERIAL",
+    ),
+    Option(
+        "--android-require-device",
+        "android_require_device",
+        "fail the run, with the target's advice, "
+        "when the named target is missing or unusable (instead of skipping its tests)",
+        env=REQUIRE_ENV,
+        is_flag=True,
+    ),
+    Option(
+        "--android-skip-unusable",
+        "android_skip_unusable",
+        "a named target that is unknown, unreachable or "
+        "not on the adb server skips the device tests with its advice instead of failing the run at its start",
+        env=SKIP_UNUSABLE_ENV,
+        is_flag=True,
+    ),
+    Option(
+        "--emulator-controller",
+        "emulator_controller",
+        "the emulator's gRPC fast path: `auto` (from the "
+        "emulator's discovery file), `off`, or an endpoint URL such as http://127.0.0.1:8554 (its token in "
+        "MOBILE_AGENT_EMULATOR_TOKEN, never on the command line: `ps` shows that to every local user)",
+        env=CONTROLLER_ENV,
+        default="auto",
+        metavar="auto|off|URL",
+    ),
+    Option(
+        "--agent-jar",
+        "agent_jar",
+        "the agent jar to deploy (default: the build of the package's agent "
+        "sources in the per-user cache, built on first use with the Android SDK found)",
+        env=JAR_ENV,
+        metavar="PATH",
+    ),
+    Option(
+        "--agent-force",
+        "agent_force",
+        "let the agent stop whatever holds UI automation (uiautomator, "
+        "another host's agent) instead of failing with a conflict",
+        is_flag=True,
+    ),
+    Option(
+        "--agent-idle-exit",
+        "agent_idle_exit",
+        "seconds the agent lingers with no host connected (holding "
+        "UI automation, so the next test, worker or run reuses it) before it exits",
+        env="MOBILE_AGENT_IDLE_EXIT",
+        default=f"{DEFAULT_IDLE_EXIT:g}",
+        metavar="SECONDS",
+    ),
+    Option(
+        "--agent-records",
+        "agent_records",
+        "where the agent records live, so consecutive runs, xdist "
+        "workers, checkouts and projects reuse the running agent (default: the per-user cache)",
+        env=RECORDS_ENV,
+        metavar="DIR",
+    ),
+    Option(
+        "--quiet-wait",
+        "quiet_wait",
+        "seconds to wait before a device test until no foreign agent runs and nothing holds UI automation",
+        default="60",
+        metavar="SECONDS",
+    ),
+    Option(
+        "--lock-wait",
+        "lock_wait",
+        "seconds a device test waits for the target's automation lock while "
+        "another test, worker, run or the inspector holds it",
+        default=f"{DEFAULT_LOCK_WAIT:g}",
+        metavar="SECONDS",
+    ),
+    Option(
+        "--disturbance-retries",
+        "disturbance_retries",
+        "runs in all of a device test that another user of the device disturbs",
+        default="3",
+        metavar="N",
+    ),
+    Option(
+        "--virtual-adb",
+        "virtual_adb",
+        "with --android-serial virtual: the built-in adb endpoint (default), "
+        "or Debian's adb server with the virtual device's adbd endpoint attached",
+        default="builtin",
+        choices=("builtin", "real"),
+    ),
+    Option(
+        "--app-apk",
+        "app_apk",
+        "the APK of the app under test: the `app` fixture installs it once per "
+        "session (skipped when that versionCode and those bytes are installed)",
+        env=APP_APK_ENV,
+        metavar="PATH",
+    ),
+    Option(
+        "--app-package",
+        "app_package",
+        "the app under test when it is already installed (with --app-apk: checked against the APK's package)",
+        metavar="PACKAGE",
+    ),
+    Option(
+        "--app-activity",
+        "app_activity",
+        "the activity `app.start()` starts (default: the app's launchable activity)",
+        metavar="ACTIVITY",
+    ),
+    Option(
+        "--fixture-package",
+        "fixture_package",
+        "the package compose_fixture starts",
+        default=DEFAULT_FIXTURE_PACKAGE,
+        metavar="PACKAGE",
+    ),
+    Option(
+        "--fixture-activity",
+        "fixture_activity",
+        "the activity compose_fixture starts",
+        default=DEFAULT_FIXTURE_ACTIVITY,
+        metavar="ACTIVITY",
+    ),
     # the seed's timeouts, tuned for a quiet machine: raise them on a loaded CI runner (README)
-    Option("--agent-liveness", "agent_liveness", "seconds a silent agent is still taken for alive (it pings "
-           "every second)", default="3", metavar="SECONDS"),
-    Option("--controller-connect-timeout", "controller_connect_timeout", "seconds to connect to the emulator's "
-           "controller before input and frames fall back to the agent", default="2", metavar="SECONDS"),
-    Option("--agent-kill-wait", "agent_kill_wait", "seconds a SIGKILLed agent may take to go before it counts as "
-           "having survived SIGKILL", default="1", metavar="SECONDS"),
+    Option(
+        "--agent-liveness",
+        "agent_liveness",
+        "seconds a silent agent is still taken for alive (it pings every second)",
+        default="3",
+        metavar="SECONDS",
+    ),
+    Option(
+        "--controller-connect-timeout",
+        "controller_connect_timeout",
+        "seconds to connect to the emulator's controller before input and frames fall back to the agent",
+        default="2",
+        metavar="SECONDS",
+    ),
+    Option(
+        "--agent-kill-wait",
+        "agent_kill_wait",
+        "seconds a SIGKILLed agent may take to go before it counts as having survived SIGKILL",
+        default="1",
+        metavar="SECONDS",
+    ),
 )
 
 
@@ -170,7 +273,9 @@ def settings_from_config(config: pytest.Config) -> Settings:
         agent_force=bool(raw_value(config, "agent_force")),
         records_dir=Path(str(records)) if records else default_records_dir(),
         quiet_wait=_number(raw_value(config, "quiet_wait"), "--quiet-wait", float, minimum=0),
-        disturbance_runs=int(_number(raw_value(config, "disturbance_retries"), "--disturbance-retries", int, minimum=1)),
+        disturbance_runs=int(
+            _number(raw_value(config, "disturbance_retries"), "--disturbance-retries", int, minimum=1)
+        ),
         virtual_adb=str(raw_value(config, "virtual_adb") or "builtin"),
         fixture_package=str(raw_value(config, "fixture_package")),
         fixture_activity=str(raw_value(config, "fixture_activity")),
@@ -191,7 +296,8 @@ def _check_serials(serials: tuple[str, ...]) -> None:
             _, _, count = serial.partition(":")
             if len(serials) > 1 or (count and not (count.isascii() and count.isdigit() and 1 <= int(count) <= 16)):
                 raise pytest.UsageError(
-                    f"--android-serial {','.join(serials)}: `virtual` stands alone, as `virtual` or `virtual:N` (N from 1 to 16)"
+                    f"--android-serial {','.join(serials)}: `virtual` stands alone, as `virtual` or `virtual:N` (N "
+                    "from 1 to 16)"
                 )
         elif any(ch.isspace() or ord(ch) < 32 for ch in serial):
             raise pytest.UsageError(f"--android-serial: {serial!r} is not a serial")

@@ -29,7 +29,9 @@ RERUN = "rerun"
 OWN_FAILURE_SECTION = "mobile-agent own failure"
 
 
-def verdict_of(item: pytest.Item, report: pytest.TestReport, excinfo: pytest.ExceptionInfo[BaseException] | None) -> Verdict:
+def verdict_of(
+    item: pytest.Item, report: pytest.TestReport, excinfo: pytest.ExceptionInfo[BaseException] | None
+) -> Verdict:
     """Whether a failed phase was disturbed (and by what), or the test's own failure."""
     if not report.failed:
         return Verdict()
@@ -39,7 +41,9 @@ def verdict_of(item: pytest.Item, report: pytest.TestReport, excinfo: pytest.Exc
     return watch.verdict() if watch is not None else Verdict()
 
 
-def disturbance_of(item: pytest.Item, report: pytest.TestReport, excinfo: pytest.ExceptionInfo[BaseException] | None) -> str | None:
+def disturbance_of(
+    item: pytest.Item, report: pytest.TestReport, excinfo: pytest.ExceptionInfo[BaseException] | None
+) -> str | None:
     """Why a failed phase counts as disturbed, or None for an ordinary failure."""
     return verdict_of(item, report, excinfo).disturbance
 

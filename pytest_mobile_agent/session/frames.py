@@ -1,12 +1,12 @@
 """Frames, with a controller only, and screenshots from the agent.
 
-A daemon thread subscribes to 540-pixel-wide RGB888 frames (the emulator's `Frame`) and puts each
-on the event stream as a FrameEvent whose hash leaves the top 6 % of rows out (the status bar,
-whose clock changes on its own). Its times are the host's clock when it arrived (`received_at`, stamped by the stream's reader as
-it came off the wire) and when the latest change arrived (`changed_at`: quiet is decided on these);
-its capture time estimates when the emulator drew it: the arrival minus the lag its timestamp
-shows beyond the smallest lag seen so far (which is the clocks' skew, as far as the host can tell),
-at most a second. The last four frames are kept; `jpeg` turns one upright (clockwise, by the
+A daemon thread subscribes to 540-pixel-wide RGB888 frames (the emulator's `Frame`) and puts each on
+the event stream as a FrameEvent whose hash leaves the top 6 % of rows out (the status bar, whose
+clock changes on its own). Its times are the host's clock when it arrived (`received_at`, stamped by
+the stream's reader as it came off the wire) and when the latest change arrived (`changed_at`: quiet
+is decided on these); its capture time estimates when the emulator drew it: the arrival minus the
+lag its timestamp shows beyond the smallest lag seen so far (which is the clocks' skew, as far as
+the host can tell), at most a second. The last four frames are kept; `jpeg` turns one upright (clockwise, by the
 display's quarter turns), scales it by area average and encodes it.
 
 A failed stream is subscribed to again, the attempts spaced out exponentially up to half a second
@@ -204,7 +204,9 @@ class FrameSource:
         with self._lock:
             kept = list(self._kept)
         if not kept:
-            raise MobileAgentError("no controller frame has arrived yet", advice="take a screenshot through the agent instead")
+            raise MobileAgentError(
+                "no controller frame has arrived yet", advice="take a screenshot through the agent instead"
+            )
         if frame is None:
             return kept[-1]
         for candidate in kept:

@@ -196,7 +196,9 @@ class InputRouter:
         timeout = INPUT_TIMEOUT + duration + (REST if resting else 0.0)
         result = self._agent("swipe", params, timeout)
         moves = result.get("moves")
-        return Ack(accepted=bool(result.get("accepted", False)), path="agent", moves=moves if isinstance(moves, int) else None)
+        return Ack(
+            accepted=bool(result.get("accepted", False)), path="agent", moves=moves if isinstance(moves, int) else None
+        )
 
     # --- the controller's gestures ---------------------------------------------------------------
 

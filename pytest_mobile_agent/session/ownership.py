@@ -102,7 +102,9 @@ class DeviceIdentity:
         """From the output of `IDENTITY_COMMAND`: one line per property, then `wm size`'s."""
         lines = output.replace("\r\n", "\n").split("\n")
         values = [line.strip() for line in lines[: len(AVD_NAME_PROPERTIES)]]
-        named = next(((prop, value) for prop, value in zip(AVD_NAME_PROPERTIES, values, strict=False) if value), ("", ""))
+        named = next(
+            ((prop, value) for prop, value in zip(AVD_NAME_PROPERTIES, values, strict=False) if value), ("", "")
+        )
         size = _PHYSICAL_SIZE.search("\n".join(lines[len(AVD_NAME_PROPERTIES):]))
         display = (int(size.group(1)), int(size.group(2))) if size else None
         return cls(avd_name=named[1], avd_property=named[0], display=display)
@@ -163,7 +165,8 @@ class TargetCheck:
             return f"cannot read {self.serial}'s display size to confirm the controller: {exc}"
         controller = (hardware.width, hardware.height)
         if display is None:
-            return f"`wm size` on {self.serial} printed no physical size, so the controller at {endpoint.url} cannot be confirmed"
+            return (f"`wm size` on {self.serial} printed no physical size, so the controller at {endpoint.url} "
+                    "cannot be confirmed")
         if display != controller:
             return (f"the controller at {endpoint.url} has a {controller[0]}x{controller[1]} display, and "
                     f"{self.serial}'s physical size is {display[0]}x{display[1]} (wm size): another emulator")

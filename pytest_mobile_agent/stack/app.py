@@ -216,8 +216,10 @@ class AppUnderTest:
             if current == self.package:
                 return
             if time.monotonic() >= deadline:
-                raise errors.Timeout(f"waiting for {self.package} to come to the front (in front: {current or 'nothing'})",
-                                     detail=f"am start printed: {am_printed}" if am_printed else "")
+                raise errors.Timeout(
+                    f"waiting for {self.package} to come to the front (in front: {current or 'nothing'})",
+                    detail=f"am start printed: {am_printed}" if am_printed else "",
+                )
             time.sleep(0.05)
 
     @recorded("app.stop")

@@ -102,8 +102,10 @@ class AutomationLock:
         try:
             fd = os.open(self.holder_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
         except OSError as error:
-            raise UnsafeDirectory(f"cannot write the lock's holder file {self.holder_path}: {error.strerror}",
-                                  advice=f"Remove it (rm {self.holder_path}); nobody but you should write in {self.directory}") from error
+            raise UnsafeDirectory(
+                f"cannot write the lock's holder file {self.holder_path}: {error.strerror}",
+                advice=f"Remove it (rm {self.holder_path}); nobody but you should write in {self.directory}",
+            ) from error
         with os.fdopen(fd, "w") as holder:
             holder.write(json.dumps({"pid": os.getpid(), "test": test_id, "since": time.time()}))
 

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import filelock
 
@@ -31,7 +32,9 @@ def managed_python(root: Path, *, ensurepip: bool = True, pip: bool = True) -> P
     for name in ("python3", "python"):
         (bin_dir / name).symlink_to(version)
     for entry in stdlib.iterdir():
-        if entry.name in ("site-packages", "dist-packages", "EXTERNALLY-MANAGED") or (entry.name == "ensurepip" and not ensurepip):
+        if entry.name in ("site-packages", "dist-packages", "EXTERNALLY-MANAGED") or (
+            entry.name == "ensurepip" and not ensurepip
+        ):
             continue
         (lib / entry.name).symlink_to(entry)
     (lib / "site-packages").mkdir()
@@ -54,7 +57,9 @@ def copy_tree(target: Path) -> Path:
 
 
 def run(argv: list[str], *, timeout: float = 600, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False, **kwargs)  # type: ignore[call-overload, no-any-return]
+    options: dict[str, Any] = {"capture_output": True, "text": True, "timeout": timeout, "check": False, **kwargs}
+    done: subprocess.CompletedProcess[str] = subprocess.run(argv, **options)
+    return done
 
 
 def shared_dir(base: Path, name: str) -> tuple[Path, filelock.FileLock]:

@@ -38,7 +38,9 @@ def _environment(python: Path) -> dict[str, str]:
     return env
 
 
-@pytest.mark.parametrize("ensurepip", [False, True], ids=["no ensurepip (Debian without python3-venv)", "with ensurepip"])
+@pytest.mark.parametrize(
+    "ensurepip", [False, True], ids=["no ensurepip (Debian without python3-venv)", "with ensurepip"]
+)
 def test_the_managed_interpreter_refuses_pip_install(tmp_path: Path, ensurepip: bool) -> None:
     python = managed_python(tmp_path / "python", ensurepip=ensurepip)
     refused = run([str(python), "-m", "pip", "install", "tox"], timeout=120)

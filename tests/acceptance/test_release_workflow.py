@@ -128,7 +128,9 @@ def test_the_pinned_packages_go_into_an_sdk_of_their_own_and_the_jar_is_dexed_wi
     assert d8[d8.index("--output") + 1] == str(release.runner_temp / "agent" / "mobile-agent-android.jar")
 
 
-def test_the_wheel_and_the_sdist_carry_the_jar_built_from_their_own_sources(release: ReleaseRun, tmp_path: Path) -> None:
+def test_the_wheel_and_the_sdist_carry_the_jar_built_from_their_own_sources(
+    release: ReleaseRun, tmp_path: Path
+) -> None:
     built = (release.runner_temp / "agent" / "mobile-agent-android.jar").read_bytes()
     with zipfile.ZipFile(release.dist("*.whl")) as wheel:
         assert wheel.read(JAR_IN_PACKAGE) == built
@@ -163,5 +165,7 @@ def test_d_with_adb_alone_the_bundled_jar_is_deployed(release: ReleaseRun, proje
     assert "built the agent jar" not in done.stdout and "bundled agent jar" not in done.stdout
     assert not (tmp_path / "cache" / "pytest-mobile-agent" / "agent").exists(), "no build cache"
     build = build_of((release.runner_temp / "agent" / "mobile-agent-android.jar").read_bytes())
-    records = [json.loads(p.read_text()) for p in (tmp_path / "cache" / "pytest-mobile-agent" / "records").glob("*.json")]
+    records = [
+        json.loads(p.read_text()) for p in (tmp_path / "cache" / "pytest-mobile-agent" / "records").glob("*.json")
+    ]
     assert [record["build"] for record in records] == [build], "the agent the device runs is the bundled jar's"

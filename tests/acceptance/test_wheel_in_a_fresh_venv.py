@@ -51,7 +51,9 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the wheel installed (its dependencies from pip's cache or the index)."""
     root = tmp_path_factory.mktemp("venv")
     assert run([sys.executable, "-m", "venv", str(root)], timeout=300).returncode == 0
-    done = run([str(root / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", str(wheel)], timeout=900)
+    done = run(
+        [str(root / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", str(wheel)], timeout=900
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return root
 
@@ -74,8 +76,13 @@ def test_the_sdist_carries_agent_android_at_the_top(tmp_path: Path) -> None:
     with tarfile.open(archive) as sdist:
         names = sdist.getnames()
     top = names[0].split("/", 1)[0]
-    for name in ("agent-android/build.env", "agent-android/build.sh", "agent-android/src/dev/mobileagent/agent/Main.java",
-                 "setup.py", "MANIFEST.in"):
+    for name in (
+        "agent-android/build.env",
+        "agent-android/build.sh",
+        "agent-android/src/dev/mobileagent/agent/Main.java",
+        "setup.py",
+        "MANIFEST.in",
+    ):
         assert f"{top}/{name}" in names, name
 
 
@@ -88,8 +95,13 @@ def test_a_on_the_virtual_device(venv: Path, project: Path, tmp_path: Path) -> N
 @pytest.fixture
 def served(venv: Path, tmp_path: Path) -> Iterator[int]:
     """README's recipe: `python -m pytest_mobile_agent.virtual` from the venv; its adb port."""
-    server = subprocess.Popen([str(venv / "bin" / "python"), "-m", "pytest_mobile_agent.virtual"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=user_environment(tmp_path))
+    server = subprocess.Popen(
+        [str(venv / "bin" / "python"), "-m", "pytest_mobile_agent.virtual"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=user_environment(tmp_path),
+    )
     try:
         port = None
         assert server.stdout is not None
@@ -109,7 +121,9 @@ def served(venv: Path, tmp_path: Path) -> Iterator[int]:
             server.wait(timeout=10)
 
 
-def test_b_on_a_served_virtual_device_by_serial_with_no_jar(venv: Path, project: Path, served: int, tmp_path: Path) -> None:
+def test_b_on_a_served_virtual_device_by_serial_with_no_jar(
+    venv: Path, project: Path, served: int, tmp_path: Path
+) -> None:
     env = user_environment(tmp_path, ANDROID_ADB_SERVER_PORT=str(served))
     done = pytest_in(venv, project, env, "--android-serial", "emulator-5554")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

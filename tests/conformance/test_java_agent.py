@@ -156,7 +156,9 @@ def test_a_snapshot_window_counts_its_skipped_children(java_agent: JavaAgent) ->
 
 
 @needs_java
-def test_a_host_speaking_no_shared_protocol_refuses_with_version_mismatch_and_the_agent_exits(java_agent: JavaAgent) -> None:
+def test_a_host_speaking_no_shared_protocol_refuses_with_version_mismatch_and_the_agent_exits(
+    java_agent: JavaAgent,
+) -> None:
     with pytest.raises(errors.VersionMismatch):
         java_agent.connect(session=HostSession(token=java_agent.token, protocols=(2,)))
     assert java_agent.process.wait(timeout=10) == 0
@@ -198,7 +200,9 @@ def test_text_is_set_directly_or_typed_and_the_method_is_named(java_agent: JavaA
         direct = conn.request("text", {"node": user, "text": "héllo 👋", "method": "auto"}, timeout=5.0)
         assert direct == {"accepted": True, "method": "direct"}
         assert conn.request("text", {"node": pin, "text": "1234", "method": "auto"}, timeout=5.0)["method"] == "keys"
-        assert conn.request("text", {"node": pin, "text": "日本", "method": "auto"}, timeout=5.0)["method"] == "clipboard"
+        assert (
+            conn.request("text", {"node": pin, "text": "日本", "method": "auto"}, timeout=5.0)["method"] == "clipboard"
+        )
         after = conn.request("snapshot", {"evict_event_less": True}, timeout=10.0)
         assert _node(after, "res", "username")["text"] == "héllo 👋"
         assert _node(after, "res", "pin")["text"] == "1234日本"
@@ -381,7 +385,11 @@ STAND_IN_D8 = """#!/usr/bin/env bash
 echo "$@" > "$(dirname "$0")/d8.args"
 out=""; input=""
 while [ $# -gt 0 ]; do
-    case "$1" in --output|--lib|--min-api) [ "$1" = --output ] && out="$2"; shift 2;; --release) shift;; *) input="$1"; shift;; esac
+    case "$1" in
+        --output|--lib|--min-api) [ "$1" = --output ] && out="$2"; shift 2;;
+        --release) shift;;
+        *) input="$1"; shift;;
+    esac
 done
 cp "$input" "$out"
 """
@@ -400,8 +408,19 @@ def _fake_sdk(root: Path, classes: Path) -> Path:
     subprocess.run(["unzip", "-q", "-o", str(JSON_JAR), "org/*", "-d", str(classes)], check=True, timeout=60)
     modules = Path(str(JAVA)).resolve().parents[1] / "lib" / "modules"
     extracted = root / "jdk"
-    subprocess.run([str(JIMAGE), "extract", "--dir", str(extracted),
-                    "--include", "regex:/java.(base|logging)/java/(lang|util|io|nio|net|security|text|math)/.*", str(modules)], check=True, timeout=120)
+    subprocess.run(
+        [
+            str(JIMAGE),
+            "extract",
+            "--dir",
+            str(extracted),
+            "--include",
+            "regex:/java.(base|logging)/java/(lang|util|io|nio|net|security|text|math)/.*",
+            str(modules),
+        ],
+        check=True,
+        timeout=120,
+    )
     for module in ("java.base", "java.logging"):
         shutil.copytree(extracted / module / "java", classes / "java", dirs_exist_ok=True)
     subprocess.run(["jar", "cf", str(platform / "android.jar"), "-C", str(classes), "."], check=True, timeout=120)

@@ -128,8 +128,9 @@ def descriptor_types(descriptor: str) -> tuple[list[str], str]:
 def framework_references(javap_verbose: str) -> set[tuple[str, str, str]]:
     """(owner, member, descriptor) of every Methodref, InterfaceMethodref and Fieldref to android.*."""
     refs = set()
-    for match in re.finditer(r"= (?:Methodref|InterfaceMethodref|Fieldref)\s+\S+\s+// (android/[\w/$]+)\.([\w<>\"]+):(\S+)",
-                             javap_verbose):
+    for match in re.finditer(
+        r"= (?:Methodref|InterfaceMethodref|Fieldref)\s+\S+\s+// (android/[\w/$]+)\.([\w<>\"]+):(\S+)", javap_verbose
+    ):
         owner = match.group(1).replace("/", ".").replace("$", ".")
         refs.add((owner, match.group(2).strip('"'), match.group(3)))
     return refs

@@ -163,7 +163,9 @@ def test_a_missing_serial_fails_with_the_servers_message(adb_server: AdbServer) 
     assert missing.value.reason == f"device '{serial}' not found"
 
 
-def test_targets_report_the_api_level_and_the_emulator_flag(adb_server: AdbServer, android_target: AndroidTarget) -> None:
+def test_targets_report_the_api_level_and_the_emulator_flag(
+    adb_server: AdbServer, android_target: AndroidTarget
+) -> None:
     targets = {target.serial: target for target in adb_server.targets()}
     target = targets[android_target.serial]
     assert target.advice is None

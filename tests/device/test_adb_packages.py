@@ -150,5 +150,7 @@ def test_a_granted_permission_is_not_asked_for_again(device: Device) -> None:
 
 def _prompt_shown(device: Device) -> bool:
     device.shell("uiautomator dump /data/local/tmp/mobile-agent-it-dump.xml")
-    dump = device.shell("cat /data/local/tmp/mobile-agent-it-dump.xml; rm -f /data/local/tmp/mobile-agent-it-dump.xml").text()
+    dump = device.shell(
+        "cat /data/local/tmp/mobile-agent-it-dump.xml; rm -f /data/local/tmp/mobile-agent-it-dump.xml"
+    ).text()
     return "permission_allow_foreground_only_button" in dump

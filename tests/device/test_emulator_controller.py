@@ -289,7 +289,9 @@ def _reference_image(target: ControllerTarget) -> np.ndarray:
     return np.asarray(target.display.render().convert("RGB"), dtype=np.int16)
 
 
-def test_the_display_size_and_keyboard_match_the_avd(controller_target: ControllerTarget, controller: Controller) -> None:
+def test_the_display_size_and_keyboard_match_the_avd(
+    controller_target: ControllerTarget, controller: Controller
+) -> None:
     expected = controller_target.expected
     hardware = controller.hardware
     assert (hardware.width, hardware.height, hardware.density) == (expected.width, expected.height, expected.density)
@@ -325,8 +327,13 @@ def test_a_closed_port_falls_back_with_the_launch_flag_and_console_command(contr
     grpc_port = (console_port(serial) or 5554) + 3000
     warning = caught.value.warning()
     print(f"\nwarning: {warning}")
-    assert warning.startswith(f"emulator control endpoint unavailable for {serial} (connecting to http://127.0.0.1:{closed}: ")
+    assert warning.startswith(
+        f"emulator control endpoint unavailable for {serial} (connecting to http://127.0.0.1:{closed}: "
+    )
     assert "Connection refused" in warning
     assert f"Start the emulator with `-grpc {grpc_port} -grpc-use-token` to use the fast path" in warning
-    assert f"the emulator console command `grpc {grpc_port}`, for example `adb -s {serial} emu grpc {grpc_port}`." in warning
+    assert (
+        f"the emulator console command `grpc {grpc_port}`, for example `adb -s {serial} emu grpc {grpc_port}`."
+        in warning
+    )
     assert controller_target.endpoint.token not in warning  # type: ignore[operator]

@@ -70,7 +70,9 @@ class Rig:
         self.started.append((attached.record.pid, attached.record.socket))
         return attached
 
-    def start(self, choice: ControllerChoice | None = None, options: PathOptions | None = None) -> tuple[Session, Mirror]:
+    def start(
+        self, choice: ControllerChoice | None = None, options: PathOptions | None = None
+    ) -> tuple[Session, Mirror]:
         choice = choice or ControllerChoice.Off()
         selection = select_paths(self.serial, self.emulator, choice, options)
         session = Session.start_selected(self.attach(), selection, device=self.device)
@@ -112,7 +114,9 @@ def rig(android_target: Any, device: Device) -> Iterator[Rig]:
 
 
 @pytest.fixture
-def controller_choice(android_target: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ControllerChoice]:
+def controller_choice(
+    android_target: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[ControllerChoice]:
     """Auto, with a controller to resolve: the virtual device's double, or the emulator's own."""
     if not android_target.virtual:
         if not android_target.serial.startswith("emulator-"):

@@ -52,7 +52,11 @@ def test_a_wait_with_a_long_text_ends_within_50_ms_of_its_timeout(vd: Bench, gat
                         screen.wait_for(timeout=WAIT_S, **criteria)
                     worst = max(worst, (time.monotonic() - started - WAIT_S) * 1000)
                     assert failed.value.tree
-        gate.check(worst, OVERRUN_MS, f"the worst overrun of a {WAIT_S} s wait, texts up to {max(LENGTHS):,} characters ({tab})")
+        gate.check(
+            worst,
+            OVERRUN_MS,
+            f"the worst overrun of a {WAIT_S} s wait, texts up to {max(LENGTHS):,} characters ({tab})",
+        )
     finally:
         session.stop()
 

@@ -122,7 +122,9 @@ def _pipeline(peer: Peer, token: str, during: Any = None) -> dict[str, Any]:
     peer.send(_request(1, "key", {"code": 0}))  # KEYCODE_UNKNOWN: an action, so the UI is not quiet
     client.wait_answered(range(1, 2))
     batch = b"".join(_request(i, "snapshot", SLOW_PARAMS) for i in range(2, 2 + SLOW))
-    batch += b"".join(_request(i, "snapshot", {**SLOW_PARAMS, "max_nodes": 0}) for i in range(2 + SLOW, 2 + SLOW + FAST))
+    batch += b"".join(
+        _request(i, "snapshot", {**SLOW_PARAMS, "max_nodes": 0}) for i in range(2 + SLOW, 2 + SLOW + FAST)
+    )
     peer.send(batch)
     if during is not None:
         during()
@@ -172,7 +174,9 @@ def test_the_double_answers_1000_pipelined_requests_with_8_workers_and_busy(vd: 
 
 
 @needs_java
-def test_the_java_agent_and_the_double_answer_1000_pipelined_requests_the_same_way(vd: Bench, classpath: str) -> None:  # noqa: F811
+def test_the_java_agent_and_the_double_answer_1000_pipelined_requests_the_same_way(
+    vd: Bench, classpath: str,  # noqa: F811
+) -> None:
     agent = start_java_agent(classpath)
     try:
         java = _pipeline(TcpPeer(agent.stream()), agent.token)

@@ -34,7 +34,9 @@ shell_packets = st.lists(
 ).map(lambda packets: b"".join(bytes([k]) + len(d).to_bytes(4, "little") + d for k, d in packets))
 shell_replies = st.one_of(st.binary(max_size=200), shell_packets,
                           st.builds(bytes.__add__, shell_packets, st.binary(max_size=12)))
-sync_idents = st.sampled_from([b"OKAY", b"FAIL", b"DATA", b"DONE", b"QUIT", b"SEND", b"LIST", b"STAT", b"STA2", b"DENT", b"XXXX"])
+sync_idents = st.sampled_from(
+    [b"OKAY", b"FAIL", b"DATA", b"DONE", b"QUIT", b"SEND", b"LIST", b"STAT", b"STA2", b"DENT", b"XXXX"]
+)
 sync_messages = st.lists(
     st.tuples(sync_idents, st.one_of(st.integers(0, 70), st.integers(0, 2**32 - 1)), st.binary(max_size=70)),
     max_size=6,

@@ -16,8 +16,12 @@ from tests.support.lab import Bench, bench
 BAD_TIMEOUTS = st.one_of(st.sampled_from([math.nan, math.inf, -math.inf, -1.0]),
                          st.floats(allow_nan=True, allow_infinity=True).filter(lambda x: not math.isfinite(x) or x < 0),
                          st.sampled_from(["1", None, True]))
-SURROGATE_TEXT = st.builds(lambda a, s, b: a + s + b, st.text(st.characters(exclude_characters="\x00"), max_size=10),
-                           st.sampled_from(["\ud800", "\udfff", "\udc80"]), st.text(st.characters(exclude_characters="\x00"), max_size=10))
+SURROGATE_TEXT = st.builds(
+    lambda a, s, b: a + s + b,
+    st.text(st.characters(exclude_characters="\x00"), max_size=10),
+    st.sampled_from(["\ud800", "\udfff", "\udc80"]),
+    st.text(st.characters(exclude_characters="\x00"), max_size=10),
+)
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +106,9 @@ def test_every_wait_and_input_of_the_screen_refuses_a_bad_number_naming_it(scree
 
 @given(text=SURROGATE_TEXT)
 @lighter(20)
-def test_typed_text_and_socket_specs_with_a_surrogate_are_invalid_arguments(vd: Bench, screen, text: str) -> None:  # noqa: ANN001
+def test_typed_text_and_socket_specs_with_a_surrogate_are_invalid_arguments(
+    vd: Bench, screen, text: str,  # noqa: ANN001
+) -> None:
     with pytest.raises(errors.InvalidArgument, match="surrogate"):
         screen.type_text(text, id="username")
     lone = next(c for c in text if "\ud800" <= c <= "\udfff")

@@ -115,7 +115,12 @@ def test_record_from_json_is_a_record_or_a_value_error(obj):
         except ValueError as exc:
             assert str(exc)
             return
-    assert (record.serial, record.socket, record.pid, record.token) == (obj["serial"], obj["socket"], obj["pid"], obj["token"])
+    assert (record.serial, record.socket, record.pid, record.token) == (
+        obj["serial"],
+        obj["socket"],
+        obj["pid"],
+        obj["token"],
+    )
 
 
 # --- the jar ---------------------------------------------------------------------------------------

@@ -11,7 +11,9 @@ from pytest_mobile_agent.errors import ControllerError
 from tests.fuzz.bounds import only_our_errors
 
 KEYS = ["hw.lcd.width", "hw.lcd.height", "hw.lcd.density", "hw.keyboard", "x"]
-values = st.one_of(st.text(max_size=8), st.integers(-5, 10**6).map(str), st.sampled_from(["", " 1080 ", "٣", "²", "yes"]))
+values = st.one_of(
+    st.text(max_size=8), st.integers(-5, 10**6).map(str), st.sampled_from(["", " 1080 ", "٣", "²", "yes"])
+)
 configs = st.dictionaries(st.sampled_from(KEYS), values, max_size=5)
 
 

@@ -37,11 +37,30 @@ BASE_DEADLINE_MS = 400
 # (method, base params, {field: (minimum, maximum)}): the Java agent's bounds (core/Agent.java, Params)
 FIELDS: list[tuple[str, dict[str, Any], dict[str, tuple[int, int]]]] = [
     ("tap", {"x": 10, "y": 10, "hold_ms": 0}, {"x": (0, INT), "y": (0, INT), "hold_ms": (0, GESTURE)}),
-    ("swipe", {"x1": 10, "y1": 10, "x2": 20, "y2": 20, "duration_ms": 8},
-     {"x1": (0, INT), "y1": (0, INT), "x2": (0, INT), "y2": (0, INT), "duration_ms": (0, GESTURE), "rest_ms": (0, GESTURE)}),
+    (
+        "swipe",
+        {"x1": 10, "y1": 10, "x2": 20, "y2": 20, "duration_ms": 8},
+        {
+            "x1": (0, INT),
+            "y1": (0, INT),
+            "x2": (0, INT),
+            "y2": (0, INT),
+            "duration_ms": (0, GESTURE),
+            "rest_ms": (0, GESTURE),
+        },
+    ),
     ("key", {"code": 0}, {"code": (0, 10_000), "meta": (0, INT)}),
-    ("snapshot", {"max_nodes": 0}, {"idle_timeout_ms": (0, IDLE), "idle_quiet_ms": (0, IDLE), "max_nodes": (0, INT),
-                                    "max_depth": (0, INT), "evict[0]": (-INT - 1, INT)}),
+    (
+        "snapshot",
+        {"max_nodes": 0},
+        {
+            "idle_timeout_ms": (0, IDLE),
+            "idle_quiet_ms": (0, IDLE),
+            "max_nodes": (0, INT),
+            "max_depth": (0, INT),
+            "evict[0]": (-INT - 1, INT),
+        },
+    ),
     ("bounds", {"ids": []}, {"ids[0]": (-INT - 1, INT)}),
     ("screenshot", {"format": "jpeg", "quality": 1}, {"quality": (1, 100)}),
     ("text", {"node": 1, "text": "a", "method": "direct"}, {"node": (1, INT)}),
@@ -50,7 +69,11 @@ FRAME_FIELDS = {"id": (1, LONG), "deadline_ms": (0, LONG)}
 ANY_ANSWER_IN_RANGE = {("text", "node")}  # a known node may refuse `direct` (invalid_params), rightly
 BOUNDS = sorted({b + d for lo, hi in [r for _, _, f in FIELDS for r in f.values()] + list(FRAME_FIELDS.values())
                  for b in (lo, hi) for d in (-1, 0, 1)} | {INT_MIN - 1, INT_MIN, INT_MAX, INT_MAX + 1})
-HUGE = [("1" + "0" * 400, 10**400), ("-1" + "0" * 400, -(10**400)), ("1" + "0" * 5000, 10**5000)]  # str() stops at 4,300 digits
+HUGE = [
+    ("1" + "0" * 400, 10**400),
+    ("-1" + "0" * 400, -(10**400)),
+    ("1" + "0" * 5000, 10**5000),
+]  # str() stops at 4,300 digits
 FLOATS = ["1.0", "0.5", "-0.0", "1e3", "1E+2", "1e400", "-1e400", "5e-324", "2.5e10"]
 
 # A number as (its JSON literal, its integer value or None when the literal is not an integer)

@@ -107,10 +107,28 @@ def test_ps_field_lists_parse_or_name_the_bad_field(spec: str) -> None:
 # Digits `str.isdigit` takes and `int()` refuses or reads otherwise: superscripts, Arabic-Indic, fullwidth.
 # sleep takes its number as a fraction of a second so an ASCII draw stays inside the hang bound.
 odd_digits = st.text(alphabet="0123456789¹²³٣٤５-", min_size=1, max_size=4)
-NUMERIC_COMMANDS = ["kill -{n} 99999", "head -c {n} /proc/version", "head -n {n} /proc/version", "tail -n {n} /proc/version",
-                    "sleep 0.00{n}", "ps -p {n}", "wm size {n}x{n}", "wm density {n}", "logcat -d -t {n}", "echo $(( {n} + 1 ))",
-                    "shift {n}", "break {n}", "exit {n}", "test {n} -eq 1", "cat /proc/{n}/cmdline", "ls -l /proc/{n}",
-                    "echo a >&{n}", "echo ${n}", "input keyevent {n}", "am force-stop {n}"]
+NUMERIC_COMMANDS = [
+    "kill -{n} 99999",
+    "head -c {n} /proc/version",
+    "head -n {n} /proc/version",
+    "tail -n {n} /proc/version",
+    "sleep 0.00{n}",
+    "ps -p {n}",
+    "wm size {n}x{n}",
+    "wm density {n}",
+    "logcat -d -t {n}",
+    "echo $(( {n} + 1 ))",
+    "shift {n}",
+    "break {n}",
+    "exit {n}",
+    "test {n} -eq 1",
+    "cat /proc/{n}/cmdline",
+    "ls -l /proc/{n}",
+    "echo a >&{n}",
+    "echo ${n}",
+    "input keyevent {n}",
+    "am force-stop {n}",
+]
 
 
 class _Crashes(logging.Handler):

@@ -97,9 +97,11 @@ def _assert_refused(exchange: Exchange, token: str) -> None:
         seen = exchange(_raw(auth), b"")
         assert [m["type"] for m in seen] == ["closing"], (auth, seen)
         assert seen[0]["reason"] == "protocol_error"
-    welcomed = exchange(_raw(f'{{"type":"auth","token":"{token}"}}'),
-                        wire.encode({"type": "welcome", "protocol": 1, "host": "t"})
-                        + _raw('{"type":"request","id":1,"id":2,"method":"bounds","deadline_ms":1000,"params":{"ids":[]}}'))
+    welcomed = exchange(
+        _raw(f'{{"type":"auth","token":"{token}"}}'),
+        wire.encode({"type": "welcome", "protocol": 1, "host": "t"})
+        + _raw('{"type":"request","id":1,"id":2,"method":"bounds","deadline_ms":1000,"params":{"ids":[]}}'),
+    )
     kinds = [m["type"] for m in welcomed]
     assert kinds[0] == "hello" and kinds[-1] == "closing" and welcomed[-1]["reason"] == "protocol_error", welcomed
     assert "response" not in kinds  # neither id is answered: the frame is not read at all

@@ -154,7 +154,9 @@ def test_a_spec_that_would_change_the_request_is_refused(vd: Bench, spec: str) -
         vd.device.reverse(spec, "tcp:1")
 
 
-@pytest.mark.parametrize("serial", [f"x$({TOUCH})", "emulator-5554 ", "😀"], ids=ids([f"x$({TOUCH})", "emulator-5554 ", "😀"]))
+@pytest.mark.parametrize(
+    "serial", [f"x$({TOUCH})", "emulator-5554 ", "😀"], ids=ids([f"x$({TOUCH})", "emulator-5554 ", "😀"])
+)
 def test_a_hostile_serial_is_the_servers_not_found_never_another_device(vd: Bench, serial: str) -> None:
     with pytest.raises(errors.AdbFailure) as failure:
         vd.server.device(serial).shell("true")

@@ -23,7 +23,10 @@ def test_a_planted_holder_symlink_never_overwrites_the_file_it_names(tmp_path: P
     locks = tmp_path / "locks"
     locks.mkdir(mode=0o700)
     (locks / "emulator-5554.holder").symlink_to(ours)
-    with pytest.raises(errors.UnsafeDirectory, match="holder file"), AutomationLock("emulator-5554", locks).held("t::x", timeout=5):
+    with (
+        pytest.raises(errors.UnsafeDirectory, match="holder file"),
+        AutomationLock("emulator-5554", locks).held("t::x", timeout=5),
+    ):
         pass
     assert ours.read_text() == "keep me"
 
@@ -37,7 +40,9 @@ def test_a_world_writable_lock_dir_of_ours_is_narrowed_to_0700(tmp_path: Path) -
         assert stat.S_IMODE(os.stat(locks / "emulator-5554.holder").st_mode) == 0o600
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="planting another user's directory needs chown (root)")
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="planting another user's directory needs chown (root)"
+)
 def test_a_default_lock_dir_another_user_created_first_is_refused_with_the_fix(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(LOCK_DIR_ENV, raising=False)

@@ -60,7 +60,9 @@ def listening(pid: int | str = "self") -> list[tuple[str, int]]:
 
 def _is_loopback(address: str) -> bool:
     ip = ipaddress.ip_address(address)
-    return ip.is_loopback or (isinstance(ip, ipaddress.IPv6Address) and bool(ip.ipv4_mapped and ip.ipv4_mapped.is_loopback))
+    return ip.is_loopback or (
+        isinstance(ip, ipaddress.IPv6Address) and bool(ip.ipv4_mapped and ip.ipv4_mapped.is_loopback)
+    )
 
 
 def _scripted_adb_server():  # noqa: ANN202 - the unit tests' helper

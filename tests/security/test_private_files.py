@@ -66,7 +66,9 @@ def test_an_artifact_file_is_written_0600(tmp_path: Path) -> None:
     assert stat.S_IMODE(os.stat(tmp_path / "logcat.txt").st_mode) == 0o600
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="planting another user's directory needs chown (root)")
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="planting another user's directory needs chown (root)"
+)
 def test_an_artifact_dir_another_user_owns_is_refused(tmp_path: Path) -> None:
     planted = tmp_path / "mobile-agent" / "artifacts"
     planted.mkdir(parents=True, mode=0o777)
@@ -75,7 +77,9 @@ def test_an_artifact_dir_another_user_owns_is_refused(tmp_path: Path) -> None:
         artifact_dir(config(tmp_path), "tests/test_x.py::test_a")  # type: ignore[arg-type]
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="planting another user's directory needs chown (root)")
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="planting another user's directory needs chown (root)"
+)
 def test_a_build_cache_another_user_owns_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from pytest_mobile_agent.agent import builder
 

@@ -146,8 +146,11 @@ def test_the_token_is_in_no_log_record_exception_status_or_report(vd: Bench, tmp
     sources = artifacts.ArtifactSources()
     sources.mark_start(vd.device)
     sources.session, sources.screen = session, screen
-    item = types.SimpleNamespace(stash={artifacts.ARTIFACTS_KEY: sources}, config=types.SimpleNamespace(cache=None, rootpath=tmp_path),
-                                 nodeid="tests/security::secret")
+    item = types.SimpleNamespace(
+        stash={artifacts.ARTIFACTS_KEY: sources},
+        config=types.SimpleNamespace(cache=None, rootpath=tmp_path),
+        nodeid="tests/security::secret",
+    )
     report = types.SimpleNamespace(sections=[])
     artifacts.collect(item, report)  # type: ignore[arg-type]
     assert any("logcat" in title for title, _ in report.sections)
@@ -165,7 +168,9 @@ def test_the_token_is_in_no_log_record_exception_status_or_report(vd: Bench, tmp
     assert not leaks
 
 
-@pytest.mark.parametrize("peer_uid, code", [(0, "peer_not_allowed"), (1000, "peer_not_allowed"), (2000, "unauthorized")])
+@pytest.mark.parametrize(
+    "peer_uid, code", [(0, "peer_not_allowed"), (1000, "peer_not_allowed"), (2000, "unauthorized")]
+)
 def test_a_peer_without_the_token_or_not_the_shell_user_learns_nothing(vd: Bench, peer_uid: int, code: str) -> None:
     attached = vd.attach()
     stream = vd.model.open_service(f"localabstract:{attached.record.socket}", peer_uid)

@@ -20,11 +20,13 @@ OTHER_MANIFEST = Manifest(
 
 def fixture_apk(version_code: int = FIXTURE_MANIFEST.version_code, *, signed: bool = True, **changes: object) -> bytes:
     """The fixture app's APK; with the defaults, byte for byte the one the virtual device has installed."""
-    return build_apk(dataclasses.replace(FIXTURE_MANIFEST, version_code=version_code, **changes), signed=signed)  # type: ignore[arg-type]
+    manifest = dataclasses.replace(FIXTURE_MANIFEST, version_code=version_code, **changes)  # type: ignore[arg-type]
+    return build_apk(manifest, signed=signed)
 
 
 def other_apk(version_code: int = OTHER_MANIFEST.version_code, *, signed: bool = True, **changes: object) -> bytes:
-    return build_apk(dataclasses.replace(OTHER_MANIFEST, version_code=version_code, **changes), signed=signed)  # type: ignore[arg-type]
+    manifest = dataclasses.replace(OTHER_MANIFEST, version_code=version_code, **changes)  # type: ignore[arg-type]
+    return build_apk(manifest, signed=signed)
 
 
 def write(path: Path, data: bytes) -> Path:

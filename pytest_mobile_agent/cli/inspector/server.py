@@ -61,7 +61,9 @@ class DeviceWorker:
 
     def __init__(self, open_target: Callable[[], contextlib.AbstractContextManager[Inspected]]) -> None:
         self._open = open_target
-        self._jobs: queue.Queue[tuple[Callable[[Inspected], Any], concurrent.futures.Future[Any]] | None] = queue.Queue()
+        self._jobs: queue.Queue[tuple[Callable[[Inspected], Any], concurrent.futures.Future[Any]] | None] = (
+            queue.Queue()
+        )
         self._ready: concurrent.futures.Future[Inspected] = concurrent.futures.Future()
         self._thread = threading.Thread(target=self._run, name="mobile-agent-inspector-device", daemon=True)
 
@@ -135,7 +137,9 @@ class Inspector:
             await ws.close(code=WSCloseCode.GOING_AWAY, message=b"the inspector is stopping")
 
     @web.middleware
-    async def _token_required(self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    async def _token_required(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
         given = request.query.get("token", "")
         if not hmac.compare_digest(given.encode(), self.token.encode()):
             return web.json_response({"error": "this inspector needs the token from the URL it printed"}, status=403)
@@ -308,7 +312,9 @@ def page_html(token: str) -> str:
 
 
 @web.middleware
-async def _errors_as_json(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+async def _errors_as_json(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
     try:
         return await handler(request)
     except web.HTTPException:

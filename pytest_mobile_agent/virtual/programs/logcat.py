@@ -28,6 +28,9 @@ def logcat(framework: Framework, proc: pm.Process) -> int:
         return 0
     while True:
         with proc.kernel.lock:
-            proc.wait(framework.logcat.cond, lambda seen=seen: framework.logcat.count != seen, None)  # type: ignore[misc]
+            def grown(seen: int = seen) -> bool:
+                return framework.logcat.count != seen
+
+            proc.wait(framework.logcat.cond, grown, None)
         lines, seen = framework.logcat.since(seen)
         proc.stdout.write("".join(line + "\n" for line in lines))

@@ -81,13 +81,13 @@ def _resolve_activity(framework: Framework, proc: pm.Process, args: list[str]) -
              if not a.startswith("-") and (i == 0 or args[i - 1] not in ("-c", "-a", "--user"))]
     package = framework.packages.packages.get(names[-1]) if names else None
     launchable = package.manifest.launchable if package is not None else None
-    if launchable is None:
+    if package is None or launchable is None:
         proc.stdout.write("No activity found\n")
         return 0
-    short = launchable[len(package.name):] if launchable.startswith(package.name + ".") else launchable  # type: ignore[union-attr]
+    short = launchable[len(package.name) :] if launchable.startswith(package.name + ".") else launchable
     if "--brief" not in args:
         proc.stdout.write("priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true\n")
-    proc.stdout.write(f"{package.name}/{short}\n")  # type: ignore[union-attr]
+    proc.stdout.write(f"{package.name}/{short}\n")
     return 0
 
 

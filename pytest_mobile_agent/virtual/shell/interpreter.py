@@ -193,10 +193,8 @@ class Interpreter(Redirection):
         return status
 
     def run_pipeline(self, node: syntax.Pipeline) -> int:
-        if len(node.commands) == 1:
-            status = self.run_command(node.commands[0])
-        else:
-            status = self._run_piped(node.commands)
+        one = len(node.commands) == 1
+        status = self.run_command(node.commands[0]) if one else self._run_piped(node.commands)
         return (0 if status else 1) if node.negate else status
 
     def _run_piped(self, commands: tuple[syntax.Command, ...]) -> int:

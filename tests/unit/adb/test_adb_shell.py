@@ -18,7 +18,9 @@ SERIAL = "emulator-5554"
 LAUNCH = "am start -W -n com.android.chrome/com.google.android.apps.chrome.Main"
 
 
-def shell_handler(cmd: str, packets: list[tuple[int, bytes]], *, mode: str = "raw", stdin: list[tuple[int, bytes]] | None = None):
+def shell_handler(
+    cmd: str, packets: list[tuple[int, bytes]], *, mode: str = "raw", stdin: list[tuple[int, bytes]] | None = None
+):
     """Serve one shell command: check the service, the client's stdin packets, then answer packets."""
 
     def handler(peer: Peer) -> None:

@@ -168,12 +168,20 @@ def test_pull_reads_data_until_done_and_quits(scripted):
     assert seen == [(wire.RECV, 9, b"/sdcard/x")]
 
 
-@pytest.mark.parametrize(("reply", "error", "says"), [
-    (wire.encode_sync(wire.FAIL, b"open failed: Permission denied"), errors.SyncFailure, "open failed: Permission denied"),
-    (struct.pack("<4sI", wire.DATA, CHUNK + 1), errors.ProtocolError, "over adbd's"),
-    (wire.encode_sync(wire.OKAY, 0), errors.ProtocolError, "expected DATA, DONE or FAIL"),
-    (wire.encode_sync(wire.DATA, b"abc"), errors.Closed, "closed the connection"),
-], ids=["adbd refuses", "oversized DATA", "an unexpected id", "the stream ends mid-file"])
+@pytest.mark.parametrize(
+    ("reply", "error", "says"),
+    [
+        (
+            wire.encode_sync(wire.FAIL, b"open failed: Permission denied"),
+            errors.SyncFailure,
+            "open failed: Permission denied",
+        ),
+        (struct.pack("<4sI", wire.DATA, CHUNK + 1), errors.ProtocolError, "over adbd's"),
+        (wire.encode_sync(wire.OKAY, 0), errors.ProtocolError, "expected DATA, DONE or FAIL"),
+        (wire.encode_sync(wire.DATA, b"abc"), errors.Closed, "closed the connection"),
+    ],
+    ids=["adbd refuses", "oversized DATA", "an unexpected id", "the stream ends mid-file"],
+)
 def test_a_pull_that_goes_wrong_is_a_clear_error(scripted, tmp_path, reply, error, says):
     server = scripted(sync_reply(reply))
     with pytest.raises(error, match=says):
@@ -194,7 +202,12 @@ def test_listdir_skips_dot_entries_and_stops_at_done(scripted):
     def dent(name: bytes, mode: int) -> bytes:
         return struct.pack("<4sIIII", b"DENT", mode, 3, 9, len(name)) + name
 
-    reply = dent(b".", 0o40771) + dent(b"..", 0o40755) + dent(b"a.txt", 0o100644) + struct.pack("<4sIIII", wire.DONE, 0, 0, 0, 0)
+    reply = (
+        dent(b".", 0o40771)
+        + dent(b"..", 0o40755)
+        + dent(b"a.txt", 0o100644)
+        + struct.pack("<4sIIII", wire.DONE, 0, 0, 0, 0)
+    )
     server = scripted(sync_reply(reply))
     (entry,) = client(server).device(SERIAL).listdir("/sdcard")
     assert (entry.name, entry.size, entry.mtime, entry.is_dir) == ("a.txt", 3, 9, False)

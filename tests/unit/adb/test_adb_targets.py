@@ -131,7 +131,12 @@ def test_an_online_target_is_read_with_getprop_through_the_server(scripted):
         getprop_reply("R58M123ABC", props("R58M123ABC", "SM-G973F", "31")),
     )
     [target] = client(server).targets()
-    assert (target.api_level, target.model, target.emulator, target.hardware_serial) == (31, "SM-G973F", False, "R58M123ABC")
+    assert (target.api_level, target.model, target.emulator, target.hardware_serial) == (
+        31,
+        "SM-G973F",
+        False,
+        "R58M123ABC",
+    )
     assert target.advice is None
 
 
@@ -183,7 +188,9 @@ def test_every_unusable_state_has_advice_and_an_online_device_has_none():
 
 
 def test_an_online_target_takes_its_level_model_and_emulator_flag_from_getprop():
-    emulator = facts_from_getprop("emulator-5554", props("EMULATOR36X1X1X0", "sdk_gphone64_x86_64", "36", kernel_qemu="1").decode())
+    emulator = facts_from_getprop(
+        "emulator-5554", props("EMULATOR36X1X1X0", "sdk_gphone64_x86_64", "36", kernel_qemu="1").decode()
+    )
     assert (emulator.api_level, emulator.model, emulator.emulator, emulator.hardware_serial) == (
         36, "sdk_gphone64_x86_64", True, "EMULATOR36X1X1X0")
     # API 30+ images set ro.boot.qemu rather than ro.kernel.qemu; a networked emulator has no emulator- serial
@@ -209,9 +216,15 @@ def test_getprop_output_of_the_wrong_shape_is_refused():
 
 # --- properties ----------------------------------------------------------------------------------
 
-_serial = st.text(st.characters(min_codepoint=33, max_codepoint=0x2FFF, blacklist_categories=("Cs", "Z")), min_size=1, max_size=30)
-_state = st.sampled_from(["device", "unauthorized", "offline", "authorizing", NO_PERMISSIONS_STATE, "bootloader", "host"])
-_attribute = st.tuples(st.from_regex(r"[a-z_]{1,12}", fullmatch=True), st.from_regex(r"[A-Za-z0-9_.:-]{0,12}", fullmatch=True))
+_serial = st.text(
+    st.characters(min_codepoint=33, max_codepoint=0x2FFF, blacklist_categories=("Cs", "Z")), min_size=1, max_size=30
+)
+_state = st.sampled_from(
+    ["device", "unauthorized", "offline", "authorizing", NO_PERMISSIONS_STATE, "bootloader", "host"]
+)
+_attribute = st.tuples(
+    st.from_regex(r"[a-z_]{1,12}", fullmatch=True), st.from_regex(r"[A-Za-z0-9_.:-]{0,12}", fullmatch=True)
+)
 
 
 @given(st.lists(st.tuples(_serial, _state, st.lists(_attribute, max_size=4)), max_size=8))

@@ -36,7 +36,9 @@ MINIMUM = AgentSources.locate().definition.min_platform
     ("darwin", "Library/Android/sdk"),
     ("win32", "AppData/Local/Android/Sdk"),
 ], ids=["linux", "macos", "windows"])
-def test_the_sdk_is_found_where_android_studio_installs_it_on_each_os(tmp_path: Path, platform: str, place: str) -> None:
+def test_the_sdk_is_found_where_android_studio_installs_it_on_each_os(
+    tmp_path: Path, platform: str, place: str
+) -> None:
     home = tmp_path / "home"
     sdk = make_sdk(home / place, windows=platform == "win32")
     environ = {"LOCALAPPDATA": str(home / "AppData" / "Local")} if platform == "win32" else {}
@@ -119,7 +121,9 @@ def test_the_build_definition_is_what_build_sh_sources() -> None:
     assert spec.source_dirs == ("src",) and spec.java_level == "8" and spec.min_api == 24
     assert spec.jar_name == "mobile-agent-android.jar" and spec.min_platform == 33
     script = f'. "{REPO / "agent-android" / "build.env"}"; echo "$MIN_API $JAVA_LEVEL $MIN_PLATFORM $SOURCE_DIRS"'
-    shell = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True, timeout=30).stdout.split()
+    shell = subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, check=True, timeout=30
+    ).stdout.split()
     assert shell == [str(spec.min_api), spec.java_level, str(spec.min_platform), *spec.source_dirs]
 
 
@@ -192,13 +196,16 @@ def test_the_build_definition_is_one_for_build_sh_and_the_python_builder(sources
     definition = sources.root / "build.env"
     definition.write_text(definition.read_text().replace('MIN_API="24"', 'MIN_API="26"'))
     cached_jar(AgentSources.at(sources.root))
-    env = dict(os.environ, PATH=f"{jdk / 'bin'}{os.pathsep}{os.environ['PATH']}", MOBILE_AGENT_DIST=str(tmp_path / "dist"))
+    env = dict(
+        os.environ, PATH=f"{jdk / 'bin'}{os.pathsep}{os.environ['PATH']}", MOBILE_AGENT_DIST=str(tmp_path / "dist")
+    )
     if shutil.which("jar") is None:
         pytest.skip("build.sh zips the classes with the JDK's jar tool")
     jar_tool = Path(shutil.which("jar") or "jar")
     (jdk / "bin" / "jar").symlink_to(jar_tool)
-    done = subprocess.run(["bash", str(sources.root / "build.sh")], capture_output=True, text=True, env=env, timeout=120,
-                          check=False)
+    done = subprocess.run(
+        ["bash", str(sources.root / "build.sh")], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr
     python_call, shell_call = calls(sdk / "build-tools" / "36.0.0" / "d8")
     assert python_call[python_call.index("--min-api") + 1] == shell_call[shell_call.index("--min-api") + 1] == "26"

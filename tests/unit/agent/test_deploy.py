@@ -41,7 +41,8 @@ def attached() -> Iterator[list[Attached]]:
 
 
 def _deployer(fake: FakeDevice, records: Records | None = None, **options: object) -> Deployer:
-    return Deployer(fake, JAR, records if records is not None else Records(), DeployOptions(**options))  # type: ignore[arg-type]
+    options_given = DeployOptions(**options)  # type: ignore[arg-type]
+    return Deployer(fake, JAR, records if records is not None else Records(), options_given)
 
 
 def _this_build_socket() -> str:
@@ -119,7 +120,8 @@ def test_a_first_attach_pushes_the_jar_read_only_starts_it_and_deletes_it(fake: 
     attached.append(result)
     assert result.outcome == Launched(replaced=None, took_over=[])
     socket = result.record.socket
-    assert SocketName.parse(socket) is not None and SocketName.parse(socket).build == JAR.build  # type: ignore[union-attr]
+    name = SocketName.parse(socket)
+    assert name is not None and name.build == JAR.build
     assert fake.pushes == [(f"/data/local/tmp/{socket}.jar", 0o444)]
     assert fake.files == {}  # deleted after the ready line
     (launch,) = fake.launches

@@ -113,11 +113,12 @@ def test_a_malformed_launch_line_is_a_protocol_error(line: str) -> None:
         parse_launch_line(line)
 
 
+OLD_SOCKET = "mobile-agent-0.0.9-p1-aaaaaaaaaaaa-bbbbbbbbbbbb"
 PS = f"""  PID ARGS
     1 init second_stage
   345 uiautomator events
  2973 mobile-agent {SOCKET}
- 3001 app_process / dev.mobileagent.agent.Main serve --socket mobile-agent-0.0.9-p1-aaaaaaaaaaaa-bbbbbbbbbbbb --idle-exit-ms 10
+ 3001 app_process / dev.mobileagent.agent.Main serve --socket {OLD_SOCKET} --idle-exit-ms 10
  3002 /system/bin/app_process64 / dev.mobileagent.agent.Main serve
  3003 sh -c read -r t && (trap '' HUP PIPE; exec app_process / dev.mobileagent.agent.Main serve --socket x &)
  3004 mobile-agent

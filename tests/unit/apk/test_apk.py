@@ -51,12 +51,18 @@ def test_relative_activity_names_resolve_under_the_package() -> None:
             axml.Element("activity", {"android:name": "org.other.Shared"}),
         ])])
     manifest = read_manifest(axml.serialize(root))
-    assert [a.name for a in manifest.activities] == ["com.example.app.Main", "com.example.app.Settings", "org.other.Shared"]
+    assert [a.name for a in manifest.activities] == [
+        "com.example.app.Main",
+        "com.example.app.Settings",
+        "org.other.Shared",
+    ]
     assert manifest.launchable == "com.example.app.Main" and manifest.version_code == 3
 
 
 def test_attributes_are_found_by_resource_id_when_their_names_are_stripped() -> None:
-    data = bytearray(axml.serialize(axml.Element("manifest", {"package": "com.example.app", "android:versionCode": 42})))
+    data = bytearray(
+        axml.serialize(axml.Element("manifest", {"package": "com.example.app", "android:versionCode": 42}))
+    )
     index = data.find("versionCode".encode("utf-16-le"))
     data[index : index + 22] = "xxxxxxxxxxx".encode("utf-16-le")  # a shrinker renamed the string
     assert read_manifest(bytes(data)).version_code == 42
@@ -86,14 +92,24 @@ def _zip(entries: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize(("entries", "says"), [
-    ({"classes.dex": b"dex\n"}, "no AndroidManifest.xml"),
-    ({"AndroidManifest.xml": b"<manifest package='a.b'/>"}, "not RES_XML_TYPE"),
-    ({"AndroidManifest.xml": axml.serialize(axml.Element("application"))}, "not <manifest>"),
-    ({"AndroidManifest.xml": axml.serialize(axml.Element("manifest", {"package": "x; rm"}))}, "not a package name"),
-    ({"AndroidManifest.xml": axml.serialize(axml.Element("manifest", {"package": "a.b", "android:versionCode": "two"}))},
-     "not a number"),
-], ids=["no manifest", "a text manifest", "another root", "a hostile package", "a text versionCode"])
+@pytest.mark.parametrize(
+    ("entries", "says"),
+    [
+        ({"classes.dex": b"dex\n"}, "no AndroidManifest.xml"),
+        ({"AndroidManifest.xml": b"<manifest package='a.b'/>"}, "not RES_XML_TYPE"),
+        ({"AndroidManifest.xml": axml.serialize(axml.Element("application"))}, "not <manifest>"),
+        ({"AndroidManifest.xml": axml.serialize(axml.Element("manifest", {"package": "x; rm"}))}, "not a package name"),
+        (
+            {
+                "AndroidManifest.xml": axml.serialize(
+                    axml.Element("manifest", {"package": "a.b", "android:versionCode": "two"})
+                )
+            },
+            "not a number",
+        ),
+    ],
+    ids=["no manifest", "a text manifest", "another root", "a hostile package", "a text versionCode"],
+)
 def test_a_bad_manifest_is_a_clear_error(entries: dict[str, bytes], says: str) -> None:
     with pytest.raises(InvalidApk, match=says):
         read_apk(_zip(entries))
@@ -107,6 +123,8 @@ def test_every_truncation_of_a_manifest_is_invalid_apk_or_a_manifest() -> None:
 
 
 def test_a_manifest_round_trips_through_the_writer() -> None:
-    manifest = dataclasses.replace(OTHER_MANIFEST, label="Notes \u2013 ünïcode", activities=(Activity("dev.x.A", False, True),))
+    manifest = dataclasses.replace(
+        OTHER_MANIFEST, label="Notes \u2013 ünïcode", activities=(Activity("dev.x.A", False, True),)
+    )
     assert read_apk(build_apk(manifest)).manifest == manifest
     assert isinstance(read_apk(build_apk(manifest)).manifest, Manifest)

@@ -120,7 +120,13 @@ def test_a_served_virtual_device_named_by_its_serial_needs_no_jar_or_sdk(monkeyp
 def test_a_target_on_a_named_adb_server_is_examined_there(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from pytest_mobile_agent.virtual import VirtualLab
 
-    for name in ("ANDROID_HOME", "ANDROID_SDK_ROOT", "MOBILE_AGENT_JAR", "ANDROID_ADB_SERVER_PORT", "ADB_SERVER_SOCKET"):
+    for name in (
+        "ANDROID_HOME",
+        "ANDROID_SDK_ROOT",
+        "MOBILE_AGENT_JAR",
+        "ANDROID_ADB_SERVER_PORT",
+        "ADB_SERVER_SOCKET",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

@@ -37,7 +37,9 @@ class Recorder(pb_grpc.EmulatorControllerServicer):
 
     def getStatus(self, request: Any, context: grpc.ServicerContext) -> Any:
         self._record("getStatus", request, context)
-        return pb.EmulatorStatus(hardwareConfig=pb.EntryList(entry=[pb.Entry(key=k, value=v) for k, v in HARDWARE.items()]))
+        return pb.EmulatorStatus(
+            hardwareConfig=pb.EntryList(entry=[pb.Entry(key=k, value=v) for k, v in HARDWARE.items()])
+        )
 
     def getScreenshot(self, request: Any, context: grpc.ServicerContext) -> Any:
         self._record("getScreenshot", request, context)

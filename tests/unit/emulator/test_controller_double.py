@@ -42,7 +42,9 @@ def auth(double: ControllerDouble) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {double.token}"),)
 
 
-def test_the_discovery_file_names_the_port_and_a_64_character_token(double: ControllerDouble, discovery_dir: Path) -> None:
+def test_the_discovery_file_names_the_port_and_a_64_character_token(
+    double: ControllerDouble, discovery_dir: Path
+) -> None:
     assert double.discovery_path == discovery_dir / f"pid_{os.getpid()}.ini"
     props = discovery.parse_ini(double.discovery_path.read_bytes())
     assert props["port.serial"] == "5554" and props["port.adb"] == "5555"
@@ -90,7 +92,10 @@ def _free(port: int) -> bool:
 
 
 def test_two_doubles_in_one_process_advertise_two_live_pids(display: FakeDisplay, discovery_dir: Path) -> None:
-    with ControllerDouble(display, serial="emulator-5554") as first, ControllerDouble(display, serial="emulator-5556") as second:
+    with (
+        ControllerDouble(display, serial="emulator-5554") as first,
+        ControllerDouble(display, serial="emulator-5556") as second,
+    ):
         assert first.discovery_path != second.discovery_path
         assert resolve("emulator-5554").port == first.port
         assert resolve("emulator-5556").port == second.port
@@ -148,7 +153,9 @@ def test_a_declared_keyboard_is_reported_and_receives_keys(display: FakeDisplay,
             assert controller.status().platformConfig["hw.keyboard"] == "true"
         channel, stub = stub_for(double)
         with channel:
-            stub.sendKey(pb.KeyboardEvent(key="GoBack", eventType=pb.KeyboardEvent.keypress), timeout=5, metadata=auth(double))
+            stub.sendKey(
+                pb.KeyboardEvent(key="GoBack", eventType=pb.KeyboardEvent.keypress), timeout=5, metadata=auth(double)
+            )
         assert [k.key for k in double.keys_delivered] == ["GoBack"] and double.keys_dropped == 0
 
 
@@ -164,15 +171,21 @@ def test_keys_are_accepted_and_dropped_without_a_keyboard(double: ControllerDoub
     [((720, 720), (324, 720)), ((100, 100), (45, 100)), ((1080, 600), (270, 600)), ((540, 1200), (540, 1200)),
      ((500, 1112), (500, 1111)), ((270, 0), (1080, 2400)), ((0, 0), (1080, 2400)), ((5000, 9000), (1080, 2400))],
 )
-def test_screenshots_are_sized_as_the_emulators_resize_keep_aspect_ratio(want: tuple[int, int], got: tuple[int, int]) -> None:
+def test_screenshots_are_sized_as_the_emulators_resize_keep_aspect_ratio(
+    want: tuple[int, int], got: tuple[int, int]
+) -> None:
     assert fit_size(1080, 2400, *want) == got
 
 
-def test_rgb_rgba_and_png_screenshots_show_the_same_pixels_top_down(double: ControllerDouble, display: FakeDisplay) -> None:
+def test_rgb_rgba_and_png_screenshots_show_the_same_pixels_top_down(
+    double: ControllerDouble, display: FakeDisplay
+) -> None:
     channel, stub = stub_for(double)
     with channel:
         images = {
-            fmt: stub.getScreenshot(pb.ImageFormat(format=fmt, width=540, height=1200), timeout=10, metadata=auth(double))
+            fmt: stub.getScreenshot(
+                pb.ImageFormat(format=fmt, width=540, height=1200), timeout=10, metadata=auth(double)
+            )
             for fmt in (pb.ImageFormat.RGB888, pb.ImageFormat.RGBA8888, pb.ImageFormat.PNG)
         }
     rgb = images[pb.ImageFormat.RGB888]
@@ -315,7 +328,9 @@ def stream_frames(display: FakeDisplay, discovery_dir: Path, width: int | None) 
 
 
 @pytest.mark.parametrize("width", [540, None])
-def test_a_display_drawing_the_streams_size_itself_streams_the_same_frames(discovery_dir: Path, width: int | None) -> None:
+def test_a_display_drawing_the_streams_size_itself_streams_the_same_frames(
+    discovery_dir: Path, width: int | None
+) -> None:
     plain, scaled = FakeDisplay(), ScaledDisplay()
     assert stream_frames(scaled, discovery_dir, width) == stream_frames(plain, discovery_dir, width)
     assert plain.renders >= 3

@@ -118,7 +118,9 @@ def test_other_files_and_missing_directories_are_ignored(discovery_dir: Path, tm
 
 
 def test_the_file_reports_jwt_mode_without_a_token(write_discovery: WriteFile, discovery_dir: Path) -> None:
-    write_discovery(port_serial="5554", grpc_port="8554", grpc_jwks="/d/1/jwks/u", grpc_jwk_active="/d/1/jwks/u/active.jwk")
+    write_discovery(
+        port_serial="5554", grpc_port="8554", grpc_jwks="/d/1/jwks/u", grpc_jwk_active="/d/1/jwks/u/active.jwk"
+    )
     found = discovery.find(5554, [discovery_dir])
     assert found is not None and found.uses_jwt and found.grpc_token is None
 

@@ -33,7 +33,10 @@ def test_a_discovery_file_without_a_grpc_port_is_unavailable(write_discovery: Wr
     path = write_discovery(port_serial="5554", port_adb="5555", avd_name="Pixel")
     with pytest.raises(Unavailable) as caught:
         resolve("emulator-5554")
-    assert caught.value.reason == f"the discovery file {path} has no grpc.port: the emulator runs without its gRPC endpoint"
+    assert (
+        caught.value.reason
+        == f"the discovery file {path} has no grpc.port: the emulator runs without its gRPC endpoint"
+    )
     assert "emu grpc 8554" in caught.value.warning()
 
 
@@ -61,7 +64,9 @@ def test_a_discovery_file_without_a_token_or_jwks_is_an_open_endpoint(write_disc
 
 
 def test_an_emulator_in_jwt_mode_is_unavailable_with_the_launch_flag(write_discovery: WriteFile) -> None:
-    write_discovery(port_serial="5554", grpc_port="8554", grpc_jwks="/r/1/jwks/u", grpc_jwk_active="/r/1/jwks/u/active.jwk")
+    write_discovery(
+        port_serial="5554", grpc_port="8554", grpc_jwks="/r/1/jwks/u", grpc_jwk_active="/r/1/jwks/u/active.jwk"
+    )
     with pytest.raises(Unavailable) as caught:
         resolve("emulator-5554")
     assert "wants signed JWT tokens (started without -grpc-use-token" in caught.value.reason

@@ -105,7 +105,9 @@ def test_a_frame_with_the_wrong_byte_count_is_a_protocol_error() -> None:
 def test_rgba_and_png_images_become_rgb888_frames() -> None:
     array = pixels(20, 30)
     rgba = np.concatenate([array, np.full((30, 20, 1), 255, np.uint8)], axis=2)
-    image = pb.Image(format=pb.ImageFormat(format=pb.ImageFormat.RGBA8888, width=20, height=30), image=rgba.tobytes(), seq=4)
+    image = pb.Image(
+        format=pb.ImageFormat(format=pb.ImageFormat.RGBA8888, width=20, height=30), image=rgba.tobytes(), seq=4
+    )
     frame = Frame.from_image(image)
     assert frame.data == array.tobytes() and frame.seq == 4
     png = io.BytesIO()

@@ -13,7 +13,9 @@ PIXEL = Hardware(width=1080, height=2400, density=420)
 
 
 def status(hardware: dict[str, str], platform: dict[str, str] | None = None) -> pb.EmulatorStatus:
-    message = pb.EmulatorStatus(hardwareConfig=pb.EntryList(entry=[pb.Entry(key=k, value=v) for k, v in hardware.items()]))
+    message = pb.EmulatorStatus(
+        hardwareConfig=pb.EntryList(entry=[pb.Entry(key=k, value=v) for k, v in hardware.items()])
+    )
     message.platformConfig.update(platform or {})
     return message
 

@@ -39,7 +39,9 @@ def _serialized_descriptor(text: str) -> bytes:
 
 
 def _without_versions(text: str) -> str:
-    text = re.sub(r"ValidateProtobufRuntimeVersion\(.*?\)", "ValidateProtobufRuntimeVersion(...)", text, flags=re.DOTALL)
+    text = re.sub(
+        r"ValidateProtobufRuntimeVersion\(.*?\)", "ValidateProtobufRuntimeVersion(...)", text, flags=re.DOTALL
+    )
     text = re.sub(r"(Protobuf Python Version: |GRPC_GENERATED_VERSION = )\S+", r"\1<version>", text)
     return text
 
@@ -129,12 +131,16 @@ def test_a_status_decodes_hardware_config_and_platform_config() -> None:
 
 
 def test_touches_and_keys_encode_with_the_emulators_field_numbers() -> None:
-    event = pb.TouchEvent(touches=[pb.Touch(x=250, y=50, identifier=3, pressure=1024, expiration=pb.Touch.NEVER_EXPIRE)], display=0)
+    event = pb.TouchEvent(
+        touches=[pb.Touch(x=250, y=50, identifier=3, pressure=1024, expiration=pb.Touch.NEVER_EXPIRE)], display=0
+    )
     touch = vint(1, 250) + vint(2, 50) + vint(3, 3) + vint(4, 1024) + vint(7, 1)
     assert event.SerializeToString() == ldelim(1, touch)
     lift = pb.Touch(x=250, y=50, identifier=3, pressure=0, touch_major=5, touch_minor=6, orientation=8)
     assert lift.SerializeToString() == vint(1, 250) + vint(2, 50) + vint(3, 3) + vint(5, 5) + vint(6, 6) + vint(8, 8)
-    key = pb.KeyboardEvent(codeType=pb.KeyboardEvent.Evdev, eventType=pb.KeyboardEvent.keypress, keyCode=158, key="GoBack", text="hi")
+    key = pb.KeyboardEvent(
+        codeType=pb.KeyboardEvent.Evdev, eventType=pb.KeyboardEvent.keypress, keyCode=158, key="GoBack", text="hi"
+    )
     assert key.SerializeToString() == vint(1, 1) + vint(2, 2) + vint(3, 158) + ldelim(4, b"GoBack") + ldelim(5, b"hi")
 
 
@@ -247,7 +253,9 @@ def test_our_own_proto_text_matches_our_generated_modules() -> None:
 
 
 def test_a_renumbered_or_retyped_field_is_reported() -> None:
-    changed = SDK_LIKE.replace("uint32 seq = 5;", "uint32 seq = 9;").replace("int32 pressure = 4;", "float pressure = 4;")
+    changed = SDK_LIKE.replace("uint32 seq = 5;", "uint32 seq = 9;").replace(
+        "int32 pressure = 4;", "float pressure = 4;"
+    )
     assert compare(own_model(), parse_proto(changed)) == [
         "android.emulation.control.Image.seq is field 9, not 5",
         "android.emulation.control.Touch.pressure is float, not int32",
@@ -278,7 +286,12 @@ def test_a_truncated_proto_is_a_protocol_error() -> None:
 
 
 def test_the_sdk_proto_is_looked_for_in_the_seeds_order() -> None:
-    env = {PROTO_ENV: "/explicit.proto", "ANDROID_HOME": "/home-sdk", "ANDROID_SDK_ROOT": "/root-sdk", "HOME": "/home/u"}
+    env = {
+        PROTO_ENV: "/explicit.proto",
+        "ANDROID_HOME": "/home-sdk",
+        "ANDROID_SDK_ROOT": "/root-sdk",
+        "HOME": "/home/u",
+    }
     rel = Path("emulator/lib/emulator_controller.proto")
     assert sdk_proto_candidates(env, "linux") == [
         Path("/explicit.proto"), Path("/home-sdk") / rel, Path("/root-sdk") / rel, Path("/home/u/Android/Sdk") / rel
@@ -298,7 +311,10 @@ def test_proto_source_reports_an_installed_sdk_proto_that_matches(tmp_path: Path
     proto.write_text(SDK_LIKE.replace("uint32 seq = 5;", "uint32 seq = 9;"))
     source = inspect(env={"ANDROID_HOME": str(sdk), "HOME": str(tmp_path)})
     assert source.matches_sdk is False
-    assert "1 difference(s) for the messages the driver uses: android.emulation.control.Image.seq is field 9, not 5" in source.describe()
+    assert (
+        "1 difference(s) for the messages the driver uses: android.emulation.control.Image.seq is field 9, not 5"
+        in source.describe()
+    )
 
 
 def test_proto_source_says_when_no_sdk_proto_is_installed(tmp_path: Path) -> None:

@@ -253,5 +253,9 @@ def test_a_dump_cut_at_its_line_limit_is_the_whole_dump_cut_there(raw: dict[str,
     replica = Replica()
     replica.apply(parsed({**raw, "truncated": limit % 2 == 0}))
     whole = dump_view(replica.view).split("\n")
-    cut = whole if len(whole) <= limit else [*whole[:limit], f"... {len(whole) - limit} more lines (screen.dump() shows them all)"]
+    cut = (
+        whole
+        if len(whole) <= limit
+        else [*whole[:limit], f"... {len(whole) - limit} more lines (screen.dump() shows them all)"]
+    )
     assert dump_view(replica.view, max_lines=limit) == "\n".join(cut)

@@ -53,7 +53,8 @@ def test_a_start_that_never_brings_the_app_to_the_front_says_what_am_printed() -
 
 def test_the_doctors_fixture_start_carries_ams_stderr() -> None:
     checked = doctor.Doctor(doctor.Target(android=None))  # type: ignore[arg-type]
-    checked.state.device = StubDevice(ShellOutput(1, b"Starting: Intent { cmp=dev.app/.Nope }\n", NOT_FOUND))  # type: ignore[assignment]
+    refused = ShellOutput(1, b"Starting: Intent { cmp=dev.app/.Nope }\n", NOT_FOUND)
+    checked.state.device = StubDevice(refused)  # type: ignore[assignment]
     with pytest.raises(doctor.CheckFailed) as caught:
         checked._start_fixture()
     assert "Error: Activity class {dev.app/dev.app.Nope} does not exist." in str(caught.value)
@@ -67,5 +68,9 @@ def test_a_bad_fixture_activity_fails_the_test_with_ams_error(pytester: pytest.P
     result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider", "--android-serial", "virtual",
                                            "--emulator-controller", "off", "--fixture-activity", ".Nope")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*am start dev.mobileagent.fixture/dev.mobileagent.fixture.Nope failed*",
-                                 "*Error: Activity class {dev.mobileagent.fixture/dev.mobileagent.fixture.Nope} does not exist.*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*am start dev.mobileagent.fixture/dev.mobileagent.fixture.Nope failed*",
+            "*Error: Activity class {dev.mobileagent.fixture/dev.mobileagent.fixture.Nope} does not exist.*",
+        ]
+    )

@@ -47,7 +47,8 @@ def test_second_finds_it_stopped_and_installed_once(app, device, android_target)
 def test_the_marker_clears_and_grants(app, device, android_target):
     assert "android.permission.CAMERA: granted=true" in device.shell("dumpsys package dev.mobileagent.fixture").text()
     lab_device = android_target.lab.device(android_target.serial)
-    assert any("Force stopping dev.mobileagent.fixture" in line and "clear data" in line for line in lab_device.log_lines())
+    assert any("Force stopping dev.mobileagent.fixture" in line and "clear data" in line
+               for line in lab_device.log_lines())
 """
 
 
@@ -60,7 +61,9 @@ def test_an_apk_is_installed_once_per_session_and_each_test_starts_it_fresh(pyte
 
 def test_the_same_version_and_bytes_already_installed_are_not_installed_again(pytester: pytest.Pytester) -> None:
     apk = write(pytester.path / "app.apk", fixture_apk())  # byte for byte what the virtual device has
-    pytester.makepyfile(SUITE.replace("@VERSION@", "1").replace("@INSTALLS@", "1"))  # the one install is the device's own
+    pytester.makepyfile(
+        SUITE.replace("@VERSION@", "1").replace("@INSTALLS@", "1")
+    )  # the one install is the device's own
     result = pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}")
     result.assert_outcomes(passed=3)
 
@@ -112,7 +115,9 @@ def test_a_failing_test_carries_the_crash_buffer(pytester: pytest.Pytester) -> N
     """)
     result = pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*- mobile-agent crash -*", "*beginning of crash*", "*AndroidRuntime: FATAL EXCEPTION*"])
+    result.stdout.fnmatch_lines(
+        ["*- mobile-agent crash -*", "*beginning of crash*", "*AndroidRuntime: FATAL EXCEPTION*"]
+    )
     artifacts = next((pytester.path / ".pytest_cache" / "d" / "mobile-agent" / "artifacts").iterdir())
     assert "FATAL EXCEPTION" in (artifacts / "crash.txt").read_text()
 
@@ -121,7 +126,8 @@ def test_compose_fixture_is_the_app_handle_on_the_fixture_app(pytester: pytest.P
     pytester.makepyfile("""
         def test_big(compose_fixture, screen):
             started = compose_fixture(tab="Big")
-            assert started.package == "dev.mobileagent.fixture" and started.component() == "dev.mobileagent.fixture/dev.mobileagent.fixture.MainActivity"
+            assert started.package == "dev.mobileagent.fixture"
+            assert started.component() == "dev.mobileagent.fixture/dev.mobileagent.fixture.MainActivity"
             assert screen.wait_for(text="Cell 500", timeout=10)
     """)
     pytester.runpytest_subprocess(*ISOLATED).assert_outcomes(passed=1)
@@ -146,7 +152,10 @@ def test_with_autoload_off_pytest_plugins_imports_the_plugin(pytester: pytest.Py
     """README's recipe for PYTEST_DISABLE_PLUGIN_AUTOLOAD=1: `pytest_plugins` in the root conftest."""
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makeconftest('pytest_plugins = ["pytest_mobile_agent.plugin"]\n')
-    pytester.makepyfile("def test_x(compose_fixture, screen):\n    compose_fixture(tab='Big')\n    assert screen.wait_for(id='cell_1', timeout=10)\n")
+    pytester.makepyfile(
+        "def test_x(compose_fixture, screen):\n    compose_fixture(tab='Big')\n    assert "
+        "screen.wait_for(id='cell_1', timeout=10)\n"
+    )
     pytester.runpytest_subprocess(*ISOLATED).assert_outcomes(passed=1)
     pytester.makeconftest("")
     without = pytester.runpytest_subprocess(*ISOLATED)  # without it the plugin is not there at all

@@ -98,6 +98,10 @@ def test_another_users_touch_that_moves_the_app_is_a_disturbance(pytester: pytes
     result = pytester.runpytest_subprocess(*VIRTUAL, "--emulator-controller", controller)
     outcomes = result.parseoutcomes()
     assert (outcomes.get("passed"), outcomes.get("rerun")) == (1, 1), result.stdout.str()[-3000:]
-    result.stdout.fnmatch_lines(["*tests run again after a disturbance*",
-                                 f"*test_touched: run 1 of at most 3: 1 touch on /dev/input/event1 that the test did not "
-                                 f"send (the test sent {sent} through the emulator controller)*left the front*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*tests run again after a disturbance*",
+            f"*test_touched: run 1 of at most 3: 1 touch on /dev/input/event1 that the test did not "
+            f"send (the test sent {sent} through the emulator controller)*left the front*",
+        ]
+    )

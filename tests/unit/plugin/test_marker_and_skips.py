@@ -52,7 +52,9 @@ def test_without_a_target_each_skip_points_at_its_test(pytester: pytest.Pytester
     result.assert_outcomes(passed=1, skipped=2)
     lines = skipped_lines(result)
     assert [line.split(": ", 1)[0] for line in lines] == ["SKIPPED [1] test_suite.py:3", "SKIPPED [1] test_suite.py:7"]
-    assert all("--android-serial SERIAL" in line and "plugin.py" not in line and "fixtures.py" not in line for line in lines)
+    assert all(
+        "--android-serial SERIAL" in line and "plugin.py" not in line and "fixtures.py" not in line for line in lines
+    )
 
 
 def test_under_the_opt_out_an_unreachable_target_skips_a_marked_test_as_it_skips_a_fixture_using_one(

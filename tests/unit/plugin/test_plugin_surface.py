@@ -48,7 +48,9 @@ def shared_lab(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPat
         lab.stop()
 
 
-def test_a_device_test_without_a_target_is_skipped_naming_the_option_and_the_variable(pytester: pytest.Pytester) -> None:
+def test_a_device_test_without_a_target_is_skipped_naming_the_option_and_the_variable(
+    pytester: pytest.Pytester,
+) -> None:
     pytester.makepyfile(
         """
         import pytest
@@ -85,7 +87,9 @@ def test_a_suites_own_fixture_named_like_ours_does_not_make_a_device_test(pytest
     pytester.runpytest(*ISOLATED).assert_outcomes(passed=1)
 
 
-def test_the_serial_comes_from_the_environment_and_the_ini_file(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_serial_comes_from_the_environment_and_the_ini_file(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytester.makepyfile(
         """
         def test_target(android_target):
@@ -110,7 +114,9 @@ def test_required_without_a_target_the_run_fails_loudly(pytester: pytest.Pyteste
     result.stderr.fnmatch_lines(["*--android-require-device: no Android target named*"])
 
 
-def test_a_required_target_the_server_does_not_list_fails_the_run_with_advice(pytester: pytest.Pytester, shared_lab: VirtualLab) -> None:
+def test_a_required_target_the_server_does_not_list_fails_the_run_with_advice(
+    pytester: pytest.Pytester, shared_lab: VirtualLab
+) -> None:
     pytester.makepyfile("def test_x(device):\n    pass\n")
     result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5570", "--android-require-device")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -138,7 +144,9 @@ def test_bad_option_values_are_usage_errors(pytester: pytest.Pytester) -> None:
 
 
 @pytest.mark.parametrize(("gates", "outcome"), [("on", {"failed": 1}), ("off", {"passed": 1})])
-def test_host_gates_assert_or_report(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, gates: str, outcome: dict[str, int]) -> None:
+def test_host_gates_assert_or_report(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, gates: str, outcome: dict[str, int]
+) -> None:
     pytester.makepyfile(
         """
         import pytest
@@ -193,13 +201,20 @@ def test_disturbed_once(agent, device, agent_jar):
 """
 
 
-def test_a_disturbed_test_runs_again_once_the_device_is_quiet_and_the_report_says_why(pytester: pytest.Pytester, shared_lab: VirtualLab) -> None:
+def test_a_disturbed_test_runs_again_once_the_device_is_quiet_and_the_report_says_why(
+    pytester: pytest.Pytester, shared_lab: VirtualLab
+) -> None:
     runs = pytester.path / "runs.json"
     pytester.makepyfile(DISTURBED_ONCE.format(runs=str(runs)))
     result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", "-rA")
     outcomes = result.parseoutcomes()
     assert (outcomes.get("passed"), outcomes.get("rerun"), outcomes.get("failed")) == (1, 1, None)
-    result.stdout.fnmatch_lines(["*tests run again after a disturbance*", "*test_disturbed_once: run 1 of at most 3: agent mobile-agent mobile-agent-*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*tests run again after a disturbance*",
+            "*test_disturbed_once: run 1 of at most 3: agent mobile-agent mobile-agent-*",
+        ]
+    )
     sockets = json.loads(runs.read_text())
     assert len(sockets) == 2 and sockets[0] != sockets[1]  # the second run attached a fresh agent
 
@@ -233,7 +248,9 @@ def test_a_failing_screen_test_leaves_a_screenshot_the_tree_and_the_logcat(pytes
     )
     result = pytester.runpytest("-p", "no:randomly", "--android-serial", "virtual", "--emulator-controller", "off")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*- mobile-agent tree -*", "*Cell 500*", "*- mobile-agent logcat -*", "*- mobile-agent artifacts -*"])
+    result.stdout.fnmatch_lines(
+        ["*- mobile-agent tree -*", "*Cell 500*", "*- mobile-agent logcat -*", "*- mobile-agent artifacts -*"]
+    )
     artifacts = next((pytester.path / ".pytest_cache" / "d" / "mobile-agent" / "artifacts").iterdir())
     assert (artifacts / "screenshot.png").read_bytes().startswith(b"\x89PNG")
     assert "Cell 500" in (artifacts / "tree.txt").read_text()
@@ -292,14 +309,25 @@ def test_with_two_virtual_serials_each_worker_gets_its_own_target(pytester: pyte
 def test_the_header_names_the_target_and_its_facts(pytester: pytest.Pytester, shared_lab: VirtualLab) -> None:
     pytester.makepyfile("def test_x():\n    pass\n")
     result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554")
-    result.stdout.fnmatch_lines(["mobile-agent: targets emulator-5554; controller auto*", "mobile-agent: emulator-5554 device, model *, API 36, emulator"])
+    result.stdout.fnmatch_lines(
+        [
+            "mobile-agent: targets emulator-5554; controller auto*",
+            "mobile-agent: emulator-5554 device, model *, API 36, emulator",
+        ]
+    )
 
 
 def test_a_session_fixture_prints_the_status_lines_at_the_end(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_x(session):\n    assert session.status()\n")
     result = pytester.runpytest("-p", "no:randomly", "--android-serial", "virtual", "--emulator-controller", "off")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["*mobile-agent status*", "emulator-5554: mobile-agent-android * over protocol 1, pid *", "input: agent (taps, long presses and swipes)"])
+    result.stdout.fnmatch_lines(
+        [
+            "*mobile-agent status*",
+            "emulator-5554: mobile-agent-android * over protocol 1, pid *",
+            "input: agent (taps, long presses and swipes)",
+        ]
+    )
 
 
 def test_a_closed_controller_port_prints_the_seeds_status_line(pytester: pytest.Pytester) -> None:
@@ -357,10 +385,13 @@ def test_a_local_emulators_controller_on_the_same_console_port_is_not_used_for_a
                           discovery_dir=discovery_dir) as double:
         result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", "--emulator-controller", "auto")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines([
-        "input: agent (taps, long presses and swipes)",
-        f"warning: emulator control endpoint not used for emulator-5554 ({why}): taps and frames fall back to the agent.",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "input: agent (taps, long presses and swipes)",
+            f"warning: emulator control endpoint not used for emulator-5554 ({why}): taps and frames fall back to the "
+            "agent.",
+        ]
+    )
     assert not double.touches
 
 

@@ -52,7 +52,15 @@ def test_the_wait_returns_once_the_holder_is_gone() -> None:
     clock = FakeClock()
     listings = [parse_ps(PS)] * 3 + [parse_ps("PID ARGS\n 1 init\n")]
     messages: list[str] = []
-    wait = QuietWait(lambda: listings.pop(0), lambda: set(), timeout=60, poll=0.5, clock=clock, sleep=clock.sleep, on_wait=messages.append)
+    wait = QuietWait(
+        lambda: listings.pop(0),
+        lambda: set(),
+        timeout=60,
+        poll=0.5,
+        clock=clock,
+        sleep=clock.sleep,
+        on_wait=messages.append,
+    )
     assert wait.wait() == pytest.approx(1.5)
     assert len(messages) == 2 and "uiautomator events (pid 3001)" in messages[0]
     assert messages[1] == "the device is quiet after 1.5 s"
@@ -68,8 +76,12 @@ def test_a_long_wait_reports_its_progress_every_ten_seconds_naming_the_holder() 
     assert wait.wait() == pytest.approx(25)
     holds = f"waiting for the device to be quiet: {read_activity(parse_ps(PS), set()).describe()} holds it"
     assert "automation client uiautomator events (pid 3001)" in holds
-    assert messages == [f"{holds}; waited 0 s of 60 s", f"{holds}; waited 10 s of 60 s", f"{holds}; waited 20 s of 60 s",
-                        "the device is quiet after 25.0 s"]
+    assert messages == [
+        f"{holds}; waited 0 s of 60 s",
+        f"{holds}; waited 10 s of 60 s",
+        f"{holds}; waited 20 s of 60 s",
+        "the device is quiet after 25.0 s",
+    ]
 
 
 def test_a_device_quiet_at_once_says_nothing() -> None:
@@ -101,17 +113,23 @@ def test_a_quiet_device_is_no_disturbance_and_an_automation_client_is() -> None:
 def test_a_moved_app_is_a_disturbance_only_beside_evidence_of_another_user() -> None:
     """Issue 16, item 1: the app leaving the front after the test's own input is its own failure."""
     quiet = [DeviceProcess(1, "init")]
-    moved = DisturbanceWatch(lambda: quiet, lambda: set(), foreground=lambda: "com.android.launcher", expected_foreground="dev.app")
+    moved = DisturbanceWatch(
+        lambda: quiet, lambda: set(), foreground=lambda: "com.android.launcher", expected_foreground="dev.app"
+    )
     verdict = moved.verdict()
     assert verdict.disturbance is None
-    assert verdict.own is not None and verdict.own.startswith("dev.app left the front (now com.android.launcher) with nobody else")
+    assert verdict.own is not None and verdict.own.startswith(
+        "dev.app left the front (now com.android.launcher) with nobody else"
+    )
     moved.foreign_input = lambda: "1 touch on /dev/input/event1 that the test did not send"
     assert moved.disturbance() == ("1 touch on /dev/input/event1 that the test did not send; "
                                    "dev.app left the front (now com.android.launcher)")
 
 
 def test_the_apps_crash_is_its_own_failure_even_beside_another_user() -> None:
-    busy = DisturbanceWatch(lambda: parse_ps(PS), lambda: set(), crash=lambda: "dev.app crashed (dev.app, PID: 9): boom")
+    busy = DisturbanceWatch(
+        lambda: parse_ps(PS), lambda: set(), crash=lambda: "dev.app crashed (dev.app, PID: 9): boom"
+    )
     verdict = busy.verdict()
     assert verdict.disturbance is None and verdict.own is not None and verdict.own.startswith("dev.app crashed")
 
@@ -138,11 +156,16 @@ def test_the_apps_java_or_native_crash_is_found_in_the_crash_buffer_and_another_
             "12-03 10:00:00.000  4300  4300 E AndroidRuntime: FATAL EXCEPTION: main\n"
             "12-03 10:00:00.000  4300  4300 E AndroidRuntime: Process: dev.app:sync, PID: 4300\n"
             "12-03 10:00:00.000  4300  4300 E AndroidRuntime: java.lang.IllegalStateException: boom\n")
-    assert crash_of("dev.app", java) == "dev.app crashed (dev.app:sync, PID: 4300): java.lang.IllegalStateException: boom"
+    assert (
+        crash_of("dev.app", java) == "dev.app crashed (dev.app:sync, PID: 4300): java.lang.IllegalStateException: boom"
+    )
     assert crash_of("dev.ap", java) is None and crash_of("dev.other", java) is None
     native = ("12-03 10:00:00.000  4300  4321 F libc    : Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), "
               "fault addr 0x0 in tid 4321 (RenderThread), pid 4300 (dev.app)\n")
-    assert crash_of("dev.app", native) == ("dev.app crashed: Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr "
-                                           "0x0 in tid 4321 (RenderThread), pid 4300 (dev.app)")
-    tool = "12-03 10:00:00.000  3001  3001 E AndroidRuntime: FATAL EXCEPTION: main\n12-03 10:00:00.000  3001  3001 E AndroidRuntime: PID: 3001\n"
+    assert crash_of("dev.app", native) == (
+        "dev.app crashed: Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr "
+        "0x0 in tid 4321 (RenderThread), pid 4300 (dev.app)"
+    )
+    tool = ("12-03 10:00:00.000  3001  3001 E AndroidRuntime: FATAL EXCEPTION: main\n"
+            "12-03 10:00:00.000  3001  3001 E AndroidRuntime: PID: 3001\n")
     assert crash_of("dev.app", tool) is None

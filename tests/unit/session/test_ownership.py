@@ -91,8 +91,10 @@ def test_another_avd_on_the_same_console_port_is_not_connected_to() -> None:
 def test_another_display_closes_the_controller_it_connected() -> None:
     controller = FakeController()
     selection, calls = select(check(ScriptedDevice("Pixel_7_API_36\n\nPhysical size: 1440x3120\n")), controller)
-    assert selection.controller is None and controller.closed and calls == ["resolve", "connect"]  # type: ignore[attr-defined]
-    assert "has a 1080x2400 display, and emulator-5554's physical size is 1440x3120 (wm size)" in selection.warning  # type: ignore[attr-defined]
+    assert selection.controller is None and calls == ["resolve", "connect"]
+    assert controller.closed  # type: ignore[attr-defined]
+    why = "has a 1080x2400 display, and emulator-5554's physical size is 1440x3120 (wm size)"
+    assert why in selection.warning  # type: ignore[operator]
 
 
 def test_an_adb_server_on_another_host_never_looks_at_the_local_discovery_files() -> None:
@@ -106,10 +108,19 @@ def test_an_adb_server_on_another_host_never_looks_at_the_local_discovery_files(
     )
 
 
-@pytest.mark.parametrize(("output", "why"), [
-    ("\n\nPhysical size: 1080x2400\n", "emulator-5554 names no AVD (ro.boot.qemu.avd_name and ro.kernel.qemu.avd_name are empty)"),
-    ("Pixel_7_API_36\n\n/system/bin/sh: wm: inaccessible or not found\n", "`wm size` on emulator-5554 printed no physical size"),
-])
+@pytest.mark.parametrize(
+    ("output", "why"),
+    [
+        (
+            "\n\nPhysical size: 1080x2400\n",
+            "emulator-5554 names no AVD (ro.boot.qemu.avd_name and ro.kernel.qemu.avd_name are empty)",
+        ),
+        (
+            "Pixel_7_API_36\n\n/system/bin/sh: wm: inaccessible or not found\n",
+            "`wm size` on emulator-5554 printed no physical size",
+        ),
+    ],
+)
 def test_a_fact_the_device_does_not_give_leaves_the_controller_unused(output: str, why: str) -> None:
     selection, _ = select(check(ScriptedDevice(output)))
     assert selection.controller is None and why in selection.warning  # type: ignore[attr-defined]
@@ -118,7 +129,10 @@ def test_a_fact_the_device_does_not_give_leaves_the_controller_unused(output: st
 def test_a_device_that_cannot_be_asked_leaves_the_controller_unused() -> None:
     selection, calls = select(check(ScriptedDevice(error=AdbFailure("shell", "device offline"))))
     assert selection.controller is None and calls == ["resolve"]  # type: ignore[attr-defined]
-    assert "cannot read emulator-5554's AVD name and display size to confirm the controller: shell: device offline" in selection.warning  # type: ignore[attr-defined]
+    assert (
+        "cannot read emulator-5554's AVD name and display size to confirm the controller: shell: device offline"
+        in selection.warning
+    )  # type: ignore[attr-defined]
 
 
 def test_a_discovery_file_without_an_avd_cannot_be_confirmed() -> None:

@@ -97,8 +97,12 @@ def test_a_closed_controller_port_writes_the_seeds_warning_line_word_for_word() 
         port = s.getsockname()[1]
     choice = ControllerChoice.Endpoint(Endpoint.at(port, serial="emulator-5554"))
     session = session_on(select_paths("emulator-5554", True, choice, PathOptions(connect_timeout=1.0)))
-    seed_line = session.status()[-1].replace(f":{port}:", ":51770:").replace(
-        f"(os error {errno.ECONNREFUSED})", "(os error 61)").replace(os.strerror(errno.ECONNREFUSED), "Connection refused")
+    seed_line = (
+        session.status()[-1]
+        .replace(f":{port}:", ":51770:")
+        .replace(f"(os error {errno.ECONNREFUSED})", "(os error 61)")
+        .replace(os.strerror(errno.ECONNREFUSED), "Connection refused")
+    )
     assert seed_line == SEED_CLOSED_PORT_LINE
 
 

@@ -329,7 +329,8 @@ def test_the_agent_going_away_is_reported_disconnected_with_a_reconnect_hint(
     scripted: tuple[ScriptedAgent, Connection],
 ) -> None:
     agent, conn = scripted
-    session = Session.start(FakeAttached(connection=conn), scale=2.625, serial="emulator-5554")  # type: ignore[arg-type]
+    attached = FakeAttached(connection=conn)
+    session = Session.start(attached, scale=2.625, serial="emulator-5554")  # type: ignore[arg-type]
     screen = Mirror(session.backend())
     screen.snapshot()
     agent.hang_up()  # a killed agent: its socket closes

@@ -53,7 +53,10 @@ def test_a_waiter_names_the_holder_and_gives_up_at_its_timeout(tmp_path: Path) -
         while holder.holder() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         assert holder.holder() is not None
-        with pytest.raises(Timeout) as caught, waiter.held("tests/test_b.py::test_y", timeout=1.2, on_wait=messages.append):
+        with (
+            pytest.raises(Timeout) as caught,
+            waiter.held("tests/test_b.py::test_y", timeout=1.2, on_wait=messages.append),
+        ):
             pass
         assert "tests/test_a.py::test_x" in str(caught.value)
         assert caught.value.is_timeout()
@@ -79,6 +82,8 @@ def test_a_hostile_serial_stays_inside_the_lock_directory(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(("one", "other"), [("a:b", "a_b"), ("x y", "x_y"), ("é", "_")])
-def test_two_serials_that_differ_in_an_escaped_character_never_share_a_lock(tmp_path: Path, one: str, other: str) -> None:
+def test_two_serials_that_differ_in_an_escaped_character_never_share_a_lock(
+    tmp_path: Path, one: str, other: str
+) -> None:
     first, second = AutomationLock(one, tmp_path), AutomationLock(other, tmp_path)
     assert first.lock_path != second.lock_path and first.holder_path != second.holder_path

@@ -53,7 +53,9 @@ def test_reverse_lists_kills_and_refuses_as_adbd(vdev: VirtualDevice) -> None:
     assert reply(vdev, "reverse:forward:tcp:5000;localabstract:b") == b"OKAY"
     listing = f"{vdev.transport_name} localabstract:a tcp:1000\n{vdev.transport_name} tcp:5000 localabstract:b\n"
     assert reply(vdev, "reverse:list-forward") == encode_length_prefixed(listing.encode())
-    assert reply(vdev, "reverse:forward:norebind:localabstract:a;tcp:2000") == encode_fail("cannot rebind existing socket")
+    assert reply(vdev, "reverse:forward:norebind:localabstract:a;tcp:2000") == encode_fail(
+        "cannot rebind existing socket"
+    )
     assert reply(vdev, "reverse:forward:localabstract:a;tcp:2000") == b"OKAY"
     assert reply(vdev, "reverse:killforward:localabstract:a") == b"OKAY"
     assert "a" not in vdev.sockets.abstract_names()
@@ -85,7 +87,9 @@ def test_a_reverse_adbd_refuses_reports_its_error(vdev: VirtualDevice, service: 
 
 def test_a_reverse_on_a_name_a_process_listens_on_cannot_bind(vdev: VirtualDevice) -> None:
     vdev.sockets.listen_abstract("busy", owner_pid=1)
-    assert reply(vdev, "reverse:forward:localabstract:busy;tcp:1") == encode_fail("cannot bind listener: Address already in use")
+    assert reply(vdev, "reverse:forward:localabstract:busy;tcp:1") == encode_fail(
+        "cannot bind listener: Address already in use"
+    )
 
 
 def test_a_reverse_whose_host_side_refuses_closes_the_device_connection(vdev: VirtualDevice) -> None:

@@ -45,8 +45,12 @@ def fail(message: str) -> bytes:
     return encode_sync(b"FAIL", message.encode())
 
 
-@pytest.mark.parametrize(("pushed", "arrives"), [(0o644, 0o666), (0o755, 0o777), (0o444, 0o444), (0o600, 0o666), (0o700, 0o777)])
-def test_a_pushed_file_gets_its_owner_bits_copied_to_group_and_other(vdev: VirtualDevice, pushed: int, arrives: int) -> None:
+@pytest.mark.parametrize(
+    ("pushed", "arrives"), [(0o644, 0o666), (0o755, 0o777), (0o444, 0o444), (0o600, 0o666), (0o700, 0o777)]
+)
+def test_a_pushed_file_gets_its_owner_bits_copied_to_group_and_other(
+    vdev: VirtualDevice, pushed: int, arrives: int
+) -> None:
     assert push(vdev, "/data/local/tmp/mobile-agent-it-mode", b"bytes", pushed) == b"OKAY\0\0\0\0"
     info = vdev.fs.stat("/data/local/tmp/mobile-agent-it-mode", SHELL)
     assert (info.mode & 0o7777, info.size, info.mtime, info.uid) == (arrives, 5, 1_700_000_000, 2000)
@@ -95,13 +99,19 @@ def test_push_makes_missing_parent_directories(vdev: VirtualDevice) -> None:
 
 def test_recv_streams_the_file_then_done(vdev: VirtualDevice) -> None:
     push(vdev, "/data/local/tmp/r", b"hello", 0o644)
-    assert exchange(vdev, encode_sync(b"RECV", b"/data/local/tmp/r")) == encode_sync(b"DATA", b"hello") + encode_sync(b"DONE", 0)
-    assert exchange(vdev, encode_sync(b"RECV", b"/data/local/tmp/none")) == fail("open failed: No such file or directory")
+    assert exchange(vdev, encode_sync(b"RECV", b"/data/local/tmp/r")) == encode_sync(b"DATA", b"hello") + encode_sync(
+        b"DONE", 0
+    )
+    assert exchange(vdev, encode_sync(b"RECV", b"/data/local/tmp/none")) == fail(
+        "open failed: No such file or directory"
+    )
 
 
 def test_stat_v1_and_v2(vdev: VirtualDevice) -> None:
     push(vdev, "/data/local/tmp/s", b"abc", 0o755, mtime=1234)
-    assert exchange(vdev, encode_sync(b"STAT", b"/data/local/tmp/s")) == b"STAT" + struct.pack("<III", 0o100777, 3, 1234)
+    assert exchange(vdev, encode_sync(b"STAT", b"/data/local/tmp/s")) == b"STAT" + struct.pack(
+        "<III", 0o100777, 3, 1234
+    )
     assert exchange(vdev, encode_sync(b"STAT", b"/data/local/tmp/none")) == b"STAT" + bytes(12)
     reply = exchange(vdev, encode_sync(b"STA2", b"/data/local/tmp/s"))
     ident, error, _dev, _ino, mode, _nlink, uid, _gid, size, _at, mtime, _ct = struct.unpack("<4sIQQIIIIQqqq", reply)

@@ -193,7 +193,9 @@ def test_a_snapshot_after_a_tab_tap_waits_for_idle_and_shows_the_new_screen(ui: 
 def test_bounds_answers_the_nodes_it_knows_and_leaves_the_others_out(ui: EmulatorUi, host: Host) -> None:
     on_tab(ui, "List")
     item = node(host.result("snapshot"), "item_1")
-    assert host.result("bounds", {"ids": [item["id"], 999_999]}) == {"nodes": [{"id": item["id"], "bounds": item["bounds"]}]}
+    assert host.result("bounds", {"ids": [item["id"], 999_999]}) == {
+        "nodes": [{"id": item["id"], "bounds": item["bounds"]}]
+    }
     assert host.call("bounds", {"ids": "x"})["error"]["code"] == "invalid_params"
 
 

@@ -148,7 +148,10 @@ def test_force_stops_the_holder_and_reports_it_in_the_ready_line(vdev: VirtualDe
     ready = launched.payload("MOBILE_AGENT_READY")
     assert ready["stopped"] == [{"pid": holder.pid, "name": "uiautomator events"}]
     assert holder.dead
-    assert vdev.automation.holder() == (launched.proc.pid, "mobile-agent mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000007")
+    assert vdev.automation.holder() == (
+        launched.proc.pid,
+        "mobile-agent mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000007",
+    )
 
 
 def test_another_agent_is_a_conflict_until_forced(vdev: VirtualDevice) -> None:

@@ -105,7 +105,9 @@ def test_unknown_host_service_and_a_service_without_transport(server: AdbServerE
     assert query(server, "shell:echo hi") == fail("device offline (no transport)")
 
 
-def test_a_transport_then_a_service_reaches_the_device(server: AdbServerEndpoint, scripted_device: ScriptedDevice) -> None:
+def test_a_transport_then_a_service_reaches_the_device(
+    server: AdbServerEndpoint, scripted_device: ScriptedDevice
+) -> None:
     with connect(server) as sock:
         request(sock, "host:transport:emulator-5554")
         assert sock.recv(4) == b"OKAY"
@@ -134,7 +136,9 @@ def test_a_service_the_device_refuses_fails_with_closed(server: AdbServerEndpoin
         assert read_socket_to_end(sock) == fail("closed")
 
 
-def test_a_forward_answers_two_statuses_and_the_bound_port_then_connects(server: AdbServerEndpoint, scripted_device: ScriptedDevice) -> None:
+def test_a_forward_answers_two_statuses_and_the_bound_port_then_connects(
+    server: AdbServerEndpoint, scripted_device: ScriptedDevice
+) -> None:
     reply = query(server, "host-serial:emulator-5554:forward:tcp:0;echo:")
     assert reply[:8] == b"OKAYOKAY"
     port = int(reply[12:].decode())

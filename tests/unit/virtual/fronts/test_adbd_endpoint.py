@@ -326,7 +326,13 @@ def model_endpoint() -> Iterator[AdbdEndpoint]:
 
 _SERVICES = st.one_of(
     st.text(max_size=40),
-    st.builds(lambda p, t: p + t, st.sampled_from(["shell:", "shell,v2,raw:", "sync:", "localabstract:", "tcp:", "reverse:", "reverse:forward:", "exec:"]), st.text(max_size=20)),
+    st.builds(
+        lambda p, t: p + t,
+        st.sampled_from(
+            ["shell:", "shell,v2,raw:", "sync:", "localabstract:", "tcp:", "reverse:", "reverse:forward:", "exec:"]
+        ),
+        st.text(max_size=20),
+    ),
 )
 
 

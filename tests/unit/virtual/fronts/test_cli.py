@@ -74,7 +74,9 @@ def cli() -> Iterator[Callable[..., tuple[subprocess.Popen[str], list[str]]]]:
                 process.communicate(timeout=5)
 
 
-def test_the_command_line_prints_the_serials_ports_and_environment_and_stops_on_sigterm(cli: Callable[..., tuple[subprocess.Popen[str], list[str]]]) -> None:
+def test_the_command_line_prints_the_serials_ports_and_environment_and_stops_on_sigterm(
+    cli: Callable[..., tuple[subprocess.Popen[str], list[str]]],
+) -> None:
     process, lines = cli("--devices", "2")
     text = "\n".join(lines)
     assert "virtual devices: emulator-5554, emulator-5556" in text
@@ -88,7 +90,9 @@ def test_the_command_line_prints_the_serials_ports_and_environment_and_stops_on_
 
 
 @pytest.mark.skipif(adb_binary() is None, reason="no adb binary (/usr/bin/adb): apt-get install adb")
-def test_with_real_adb_the_server_is_a_child_stopped_with_the_lab(cli: Callable[..., tuple[subprocess.Popen[str], list[str]]]) -> None:
+def test_with_real_adb_the_server_is_a_child_stopped_with_the_lab(
+    cli: Callable[..., tuple[subprocess.Popen[str], list[str]]],
+) -> None:
     process, lines = cli("--real-adb")
     text = "\n".join(lines)
     pid = int(re.search(r"Debian's adb server \(pid (\d+)\)", text).group(1))  # type: ignore[union-attr]
@@ -103,7 +107,10 @@ def test_with_real_adb_the_server_is_a_child_stopped_with_the_lab(cli: Callable[
 
 def test_a_bad_device_count_is_a_usage_error() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "pytest_mobile_agent.virtual", "--devices", "0"], capture_output=True, text=True, timeout=20
+        [sys.executable, "-m", "pytest_mobile_agent.virtual", "--devices", "0"],
+        capture_output=True,
+        text=True,
+        timeout=20,
     )
     assert result.returncode == 2
     assert "--devices must be at least 1" in result.stderr

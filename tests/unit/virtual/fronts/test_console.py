@@ -60,7 +60,9 @@ def console(tmp_path: Path) -> Iterator[tuple[EmulatorConsole, list[object]]]:
     console.stop()
 
 
-def test_a_client_must_authenticate_with_the_labs_token_before_the_full_command_set(console: tuple[EmulatorConsole, list[object]]) -> None:
+def test_a_client_must_authenticate_with_the_labs_token_before_the_full_command_set(
+    console: tuple[EmulatorConsole, list[object]],
+) -> None:
     con, calls = console
     client = Client(con.port)
     banner = client.read_until(BANNER_END)
@@ -73,24 +75,33 @@ def test_a_client_must_authenticate_with_the_labs_token_before_the_full_command_
     assert client.ask("ping") == b"I am alive!\r\nOK\r\n"
     assert client.ask("avd name") == b"Pixel_7_API_36\r\nOK\r\n"
     assert client.ask("grpc 8554", b"\r\n") == b"KO: unknown command, try 'help'\r\n"  # not before auth
-    assert client.ask("auth wrong", b"\r\n") == b"KO: authentication token does not match ~/.emulator_console_auth_token\r\n"
+    assert (
+        client.ask("auth wrong", b"\r\n")
+        == b"KO: authentication token does not match ~/.emulator_console_auth_token\r\n"
+    )
     assert client.ask("auth", b"\r\n") == b"KO: missing authentication token\r\n"
     assert client.ask(f"auth {con.token()}") == b"Android Console: type 'help' for a list of commands\r\nOK\r\n"
     assert client.ask("grpc 8554") == (b'OK: { "port": "8554" }\r\nOK: gRPC endpoint available at port 8554\r\nOK\r\n')
-    assert client.ask("grpc 9000") == (b'OK: { "port": "8554" }\r\nOK: Port has already been activated at port: 8554\r\nOK\r\n')
+    assert client.ask("grpc 9000") == (
+        b'OK: { "port": "8554" }\r\nOK: Port has already been activated at port: 8554\r\nOK\r\n'
+    )
     assert client.ask("grpc x", b"\r\n") == b'KO: Usage: "grpc <port>"\r\n'
     assert calls == [("grpc", 8554), ("grpc", 9000)]
     client.sock.sendall(b"quit\n")
     assert client.read_to_end() == b""
 
 
-def test_help_lists_the_commands_of_the_session_and_sub_commands_need_one(console: tuple[EmulatorConsole, list[object]]) -> None:
+def test_help_lists_the_commands_of_the_session_and_sub_commands_need_one(
+    console: tuple[EmulatorConsole, list[object]],
+) -> None:
     con, _ = console
     client = Client(con.port)
     client.read_until(BANNER_END)
-    assert client.ask("help") == (b"Android console commands:\r\n    help|h|?\r\n    help-verbose\r\n    ping\r\n    avd\r\n"
-                                  b"    auth\r\n    quit|exit\r\n\r\nTry 'help-verbose' for more description\r\n"
-                                  b"Try 'help <command>' for command-specific help\r\nOK\r\n")
+    assert client.ask("help") == (
+        b"Android console commands:\r\n    help|h|?\r\n    help-verbose\r\n    ping\r\n    avd\r\n"
+        b"    auth\r\n    quit|exit\r\n\r\nTry 'help-verbose' for more description\r\n"
+        b"Try 'help <command>' for command-specific help\r\nOK\r\n"
+    )
     client.ask(f"auth {con.token()}")
     assert b"    kill\r\n    grpc\r\n" in client.ask("help")
     missing = client.ask("avd", b"KO: missing sub-command\r\n")

@@ -32,7 +32,9 @@ def lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualLab]
         yield started
 
 
-def test_after_adb_emu_grpc_the_plugins_auto_choice_uses_the_controller(lab: VirtualLab, pytester: pytest.Pytester) -> None:
+def test_after_adb_emu_grpc_the_plugins_auto_choice_uses_the_controller(
+    lab: VirtualLab, pytester: pytest.Pytester
+) -> None:
     assert ADB is not None
     serial = lab.serials[0]
     pytester.makepyfile(

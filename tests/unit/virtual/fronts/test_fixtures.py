@@ -37,7 +37,9 @@ def test_virtual_adb_real_puts_debians_server_in_front(pytester: pytest.Pytester
     pytester.runpytest_inprocess("--android-serial", "virtual", "--virtual-adb", "real").assert_outcomes(passed=2)
 
 
-def test_a_device_test_without_a_serial_is_skipped_with_the_reason(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_device_test_without_a_serial_is_skipped_with_the_reason(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("MOBILE_AGENT_ANDROID_SERIAL", raising=False)
     pytester.makepyfile(SUITE)
     result = pytester.runpytest_inprocess("-rs")

@@ -125,7 +125,9 @@ def test_the_builtin_endpoint_answers_byte_for_byte_as_the_real_server(lab: Virt
         builtin = exchange(lab.builtin_adb_port, *case)
         assert builtin == real, f"{case}: the real server said {real!r}, the built-in endpoint {builtin!r}"
     features = exchange(lab.adb_port, f"host-serial:{serial}:features")
-    assert set(features[8:].split(b",")) == set(exchange(lab.builtin_adb_port, f"host-serial:{serial}:features")[8:].split(b","))
+    assert set(features[8:].split(b",")) == set(
+        exchange(lab.builtin_adb_port, f"host-serial:{serial}:features")[8:].split(b",")
+    )
 
 
 def test_a_transport_that_goes_takes_its_reverse_rules_with_it(lab: VirtualLab) -> None:
@@ -212,16 +214,29 @@ SHELL_CASES: list[tuple[str, str, bytes | re.Pattern[bytes]]] = [
     ("uniq", "printf 'x\\nx\\ny\\n' | uniq -c", b"      2 x\n      1 y\n"),
     ("xargs", "printf 'a b\\nc\\n' | xargs -n 2 echo", b"a b\nc\n"),
     ("find", f"cd {TMP} && rm -rf dt && mkdir -p dt/s && touch dt/f dt/s/g && find dt -type f", b"dt/f\ndt/s/g\n"),
-    ("cp_mv_ln", f"cd {TMP} && rm -rf cm && mkdir cm && cd cm && echo x > a && cp a b && mv b m && ln -s m l && cat l && ls",
-     b"x\na\nl\nm\n"),
+    (
+        "cp_mv_ln",
+        f"cd {TMP} && rm -rf cm && mkdir cm && cd cm && echo x > a && cp a b && mv b m && ln -s m l && cat l && ls",
+        b"x\na\nl\nm\n",
+    ),
     ("md5sum", "echo abc | md5sum", b"0bee89b07a248e27c83fc3d5951213c1  -\n"),
     ("sha256sum", "echo abc | sha256sum", b"edeaaff3f1774ad2888673770c6d64097e391bc362d7d6fb34982ddf0efd18cb  -\n"),
     ("base64", "echo hi | base64 && echo aGkK | base64 -d", b"aGkK\nhi\n"),
     ("od", "echo ab | od -c", b"0000000   a   b  \\n\n0000003\n"),
     ("dd", "echo abcdef | dd bs=2 count=2 2>/dev/null", b"abcd"),
-    ("dd_summary", "dd if=/dev/zero of=/dev/null bs=512 count=3 2>&1 | head -n 2", b"3+0 records in\n3+0 records out\n"),
-    ("df", "df /data", re.compile(rb"^Filesystem +1K-blocks +Used +Available +Use% +Mounted on\n"
-                                  rb"/dev/block/dm-5 +\d+ +\d+ +\d+ +\d+% /data\n$")),
+    (
+        "dd_summary",
+        "dd if=/dev/zero of=/dev/null bs=512 count=3 2>&1 | head -n 2",
+        b"3+0 records in\n3+0 records out\n",
+    ),
+    (
+        "df",
+        "df /data",
+        re.compile(
+            rb"^Filesystem +1K-blocks +Used +Available +Use% +Mounted on\n"
+            rb"/dev/block/dm-5 +\d+ +\d+ +\d+ +\d+% /data\n$"
+        ),
+    ),
     ("du", f"cd {TMP} && rm -rf du && mkdir du && echo x > du/f && du du", b"8\tdu\n"),
     ("tee", f"echo t | tee {TMP}/tee1 && cat {TMP}/tee1", b"t\nt\n"),
     ("cmp", f"cd {TMP} && echo a > c1 && echo b > c2 && cmp c1 c2; echo $?", b"c1 c2 differ: char 1, line 1\n1\n"),
@@ -229,20 +244,39 @@ SHELL_CASES: list[tuple[str, str, bytes | re.Pattern[bytes]]] = [
     ("nc", "nc 127.0.0.1 1 2>&1; echo $?", b"nc: connect: Connection refused\n1\n"),
     ("toybox", "toybox --version && toybox echo hi", b"toybox 0.8.11-android\nhi\n"),
     ("dumpsys_display", "dumpsys display | grep DisplayViewport", re.compile(ADBUTILS_DISPLAY_RE.pattern.encode())),
-    ("dumpsys_power", "dumpsys power | grep -E 'mWakefulness=|Display Power:'", b"  mWakefulness=Awake\nDisplay Power: state=ON\n"),
+    (
+        "dumpsys_power",
+        "dumpsys power | grep -E 'mWakefulness=|Display Power:'",
+        b"  mWakefulness=Awake\nDisplay Power: state=ON\n",
+    ),
     ("screen_brightness", "settings get system screen_brightness", b"102\n"),
     ("ip_addr", "ip addr show dev wlan0 | grep 'inet '", b"    inet 10.0.2.16/24 brd 10.0.2.255 scope global wlan0\n"),
-    ("ip_route", "ip route", b"10.0.2.0/24 dev eth0 proto kernel scope link src 10.0.2.15 \n"
-                             b"10.0.2.0/24 dev wlan0 proto kernel scope link src 10.0.2.16 \n"),
-    ("proc_version", "cat /proc/version", re.compile(rb"^Linux version 6\.6\.\S+-android15\S* \(.*\) #1 SMP PREEMPT .+\n$")),
-    ("logcat_start_lines", "am start -W -n dev.mobileagent.fixture/.MainActivity > /dev/null; "
-                           "logcat -d | grep -c 'ActivityManager: Start proc [0-9]*:dev.mobileagent.fixture/u0a'",
-     re.compile(rb"^[1-9]\d*\n$")),
+    (
+        "ip_route",
+        "ip route",
+        b"10.0.2.0/24 dev eth0 proto kernel scope link src 10.0.2.15 \n"
+        b"10.0.2.0/24 dev wlan0 proto kernel scope link src 10.0.2.16 \n",
+    ),
+    (
+        "proc_version",
+        "cat /proc/version",
+        re.compile(rb"^Linux version 6\.6\.\S+-android15\S* \(.*\) #1 SMP PREEMPT .+\n$"),
+    ),
+    (
+        "logcat_start_lines",
+        "am start -W -n dev.mobileagent.fixture/.MainActivity > /dev/null; "
+        "logcat -d | grep -c 'ActivityManager: Start proc [0-9]*:dev.mobileagent.fixture/u0a'",
+        re.compile(rb"^[1-9]\d*\n$"),
+    ),
     ("uiautomator_dump", "uiautomator dump", b"UI hierchary dumped to: /sdcard/window_dump.xml\n"),
     ("ls_total", f"cd {TMP} && rm -rf lt && mkdir lt && echo x > lt/f && ls -l lt | head -n 1", b"total 4\n"),
-    ("system_bin", "ls -l /system/bin/sh /system/bin/ls | awk '{print $1, $3, $4, $8, $9, $10}'; "
-                   "[ -f /system/bin/mksh ] && echo mksh is there",  # toybox sorts its arguments
-     b"lrwxr-xr-x root shell /system/bin/ls -> toybox\nlrwxr-xr-x root shell /system/bin/sh -> mksh\nmksh is there\n"),
+    (
+        "system_bin",
+        "ls -l /system/bin/sh /system/bin/ls | awk '{print $1, $3, $4, $8, $9, $10}'; "
+        "[ -f /system/bin/mksh ] && echo mksh is there",  # toybox sorts its arguments
+        b"lrwxr-xr-x root shell /system/bin/ls -> toybox\nlrwxr-xr-x root shell /system/bin/sh -> mksh\nmksh is "
+        b"there\n",
+    ),
 ]
 
 
@@ -300,7 +334,9 @@ def test_adb_root_restarts_adbd_as_root_and_unroot_undoes_it_on_both_fronts(lab:
     serial = lab.serials[0]
 
     def adb_at(port: int, *args: str) -> tuple[int, bytes]:
-        result = subprocess.run([ADB, "-P", str(port), "-s", serial, *args], capture_output=True, timeout=30, check=False)
+        result = subprocess.run(
+            [ADB, "-P", str(port), "-s", serial, *args], capture_output=True, timeout=30, check=False
+        )
         return result.returncode, result.stdout
 
     attached(lab)

@@ -129,7 +129,9 @@ def test_a_command_with_hup_ignored_survives_the_stream_close(vdev: VirtualDevic
 
 
 def test_kill_ends_a_process_with_128_plus_the_signal(vdev: VirtualDevice) -> None:
-    status, out, _ = vdev.shell("sleep 30 & p=$!; kill -9 $p; wait $p; echo $?; sleep 30 & kill -s TERM $!; wait $!; echo $?")
+    status, out, _ = vdev.shell(
+        "sleep 30 & p=$!; kill -9 $p; wait $p; echo $?; sleep 30 & kill -s TERM $!; wait $!; echo $?"
+    )
     assert (status, out) == (0, b"137\n143\n")
 
 

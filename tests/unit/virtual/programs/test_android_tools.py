@@ -33,7 +33,11 @@ class FixtureApp:
 
 
 def test_the_properties_are_those_of_an_api_36_emulator(vdev: VirtualDevice) -> None:
-    status, out, _ = run(vdev, "getprop ro.build.version.sdk; getprop ro.kernel.qemu; getprop ro.product.cpu.abi; getprop ro.build.version.release; getprop no.such default")
+    status, out, _ = run(
+        vdev,
+        "getprop ro.build.version.sdk; getprop ro.kernel.qemu; getprop ro.product.cpu.abi; getprop "
+        "ro.build.version.release; getprop no.such default",
+    )
     assert out == "36\n1\nx86_64\n16\ndefault\n"
     assert vdev.getprop("ro.product.model") == "sdk_gphone64_x86_64"
     assert "[ro.build.version.sdk]: [36]\n" in run(vdev, "getprop")[1]
@@ -43,7 +47,11 @@ def test_wm_density_reports_the_override_after_the_physical_one(vdev: VirtualDev
     assert run(vdev, "wm density") == (0, "Physical density: 420\n", "")
     assert run(vdev, "wm density 560 && wm density") == (0, "Physical density: 420\nOverride density: 560\n", "")
     assert vdev.display.density == 560
-    assert run(vdev, "wm density reset; wm density; wm size") == (0, "Physical density: 420\nPhysical size: 1080x2400\n", "")
+    assert run(vdev, "wm density reset; wm density; wm size") == (
+        0,
+        "Physical density: 420\nPhysical size: 1080x2400\n",
+        "",
+    )
 
 
 def test_am_start_w_s_launches_an_installed_app_and_force_stop_stops_it(vdev: VirtualDevice) -> None:
@@ -99,7 +107,9 @@ def test_am_crash_kills_the_app_and_its_fatal_exception_is_in_the_crash_buffer(v
     assert bodies[3].startswith("\tat android.app.ActivityThread.")
 
 
-def test_am_crash_of_nothing_running_is_silent_and_an_app_process_tools_crash_has_no_process_name(vdev: VirtualDevice) -> None:
+def test_am_crash_of_nothing_running_is_silent_and_an_app_process_tools_crash_has_no_process_name(
+    vdev: VirtualDevice,
+) -> None:
     assert run(vdev, "am crash dev.nothing") == (0, "", "")
     assert run(vdev, "logcat -b crash -d")[1] == ""
     assert vdev.automation.acquire(620, "another automation client")  # a live holder

@@ -60,7 +60,10 @@ def test_evdev_drops_a_position_equal_to_the_last_contacts(vdev: VirtualDevice) 
     vdev.display.touch(250, 50, True)
     assert not [e for e in events if e[2].startswith("ABS_MT_POSITION")]
     vdev.display.touch(300, 70, True)
-    assert [(e[2], e[3]) for e in events if e[2].startswith("ABS_MT_POSITION")] == [("ABS_MT_POSITION_X", 300), ("ABS_MT_POSITION_Y", 70)]
+    assert [(e[2], e[3]) for e in events if e[2].startswith("ABS_MT_POSITION")] == [
+        ("ABS_MT_POSITION_X", 300),
+        ("ABS_MT_POSITION_Y", 70),
+    ]
 
 
 def test_input_tap_reaches_the_touchscreen(vdev: VirtualDevice) -> None:
@@ -92,7 +95,10 @@ def test_uiautomator_events_holds_the_slot_while_it_runs(vdev: VirtualDevice) ->
     status, out, err = vdev.shell("uiautomator events")
     assert status == 137
     first = err.decode().splitlines()[0]
-    assert first.startswith("java.lang.IllegalStateException: UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@")
+    assert first.startswith(
+        "java.lang.IllegalStateException: UiAutomationService "
+        "android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@"
+    )
     assert first.endswith("already registered!")
     holder.close()
     assert wait_until(lambda: vdev.automation.holder() is None, 1.0)

@@ -8,8 +8,10 @@ import re
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from tests.support.virtual_shell import run_shell as run
 
-VIEWPORT = re.compile(r".*DisplayViewport{.*?valid=true, .*?orientation=(?P<orientation>\d+), .*?deviceWidth=(?P<width>\d+), "
-                      r"deviceHeight=(?P<height>\d+).*")  # adbutils.shell._DISPLAY_RE
+VIEWPORT = re.compile(
+    r".*DisplayViewport{.*?valid=true, .*?orientation=(?P<orientation>\d+), .*?deviceWidth=(?P<width>\d+), "
+    r"deviceHeight=(?P<height>\d+).*"
+)  # adbutils.shell._DISPLAY_RE
 
 
 def test_dumpsys_display_gives_the_viewport_adbutils_reads_and_follows_wm_size(vdev: VirtualDevice) -> None:

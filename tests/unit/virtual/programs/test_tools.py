@@ -17,7 +17,9 @@ from pytest_mobile_agent.virtual.programs import hosttools, sedscript
 from tests.support.virtual_shell import run_shell as run
 
 TMP = "/data/local/tmp"
-needs_toybox = pytest.mark.skipif(hosttools.locate(hosttools.TOYBOX) is None, reason="no toybox: apt-get install toybox")
+needs_toybox = pytest.mark.skipif(
+    hosttools.locate(hosttools.TOYBOX) is None, reason="no toybox: apt-get install toybox"
+)
 needs_awk = pytest.mark.skipif(hosttools.locate(hosttools.AWK) is None or confine.available() is None,
                                reason="awk needs original-awk and Landlock")
 
@@ -29,7 +31,11 @@ needs_awk = pytest.mark.skipif(hosttools.locate(hosttools.AWK) is None or confin
 def test_file_arguments_come_from_the_device_and_relative_names_stay_as_given(vdev: VirtualDevice) -> None:
     vdev.shell(f"printf 'b\\na\\n' > {TMP}/f")
     digest = _md5(b"b\na\n")
-    assert run(vdev, f"cd {TMP}; sort f; md5sum f; md5sum {TMP}/f") == (0, f"a\nb\n{digest}  f\n{digest}  {TMP}/f\n", "")
+    assert run(vdev, f"cd {TMP}; sort f; md5sum f; md5sum {TMP}/f") == (
+        0,
+        f"a\nb\n{digest}  f\n{digest}  {TMP}/f\n",
+        "",
+    )
 
 
 def _md5(data: bytes) -> str:
@@ -47,7 +53,11 @@ def test_a_missing_or_unreadable_file_gets_the_tools_own_message(vdev: VirtualDe
 def test_what_a_tool_writes_goes_back_to_the_device_with_the_callers_rights(vdev: VirtualDevice) -> None:
     vdev.shell(f"printf 'x\\ny\\n' > {TMP}/f")
     assert run(vdev, f"cd {TMP}; sed -i s/x/X/ f; sort -r -o g f; cat f g") == (0, "X\ny\ny\nX\n", "")
-    assert run(vdev, "sed \"w /data/local/tmp/w\" /data/local/tmp/f > /dev/null; cat /data/local/tmp/w") == (0, "X\ny\n", "")
+    assert run(vdev, 'sed "w /data/local/tmp/w" /data/local/tmp/f > /dev/null; cat /data/local/tmp/w') == (
+        0,
+        "X\ny\n",
+        "",
+    )
     before = vdev.fs.read_file("/system/build.prop", ROOT)
     status, _, err = run(vdev, "sed -i s/a/b/ /system/build.prop")
     assert status == 1 and err.startswith("sed: ")
@@ -90,7 +100,9 @@ def test_tail_f_of_a_device_file_is_refused_not_faked(vdev: VirtualDevice) -> No
                                                    "(its staged copy never grows)\n")
 
 
-def test_without_the_binary_a_tool_exits_127_naming_the_package(vdev: VirtualDevice, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_binary_a_tool_exits_127_naming_the_package(
+    vdev: VirtualDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(hosttools, "locate", lambda binary: None)
     status, out, err = run(vdev, "echo a | sed s/a/b/")
     assert (status, out) == (127, "")
@@ -134,8 +146,11 @@ def test_head_c_and_wc_count_as_toybox(vdev: VirtualDevice) -> None:
 
 @needs_toybox  # its pipeline's cut runs the host's toybox
 def test_cp_mv_ln_and_their_messages(vdev: VirtualDevice) -> None:
-    status, out, err = run(vdev, f"cd {TMP}; echo hi > a; cp nope x; cp a; cp a b; mkdir d; cp d e; cp -r d e; mv nope x; "
-                                 "ln -s a l; ln -s a l; ln a h; ls -l a | cut -c11-12; cp a /system/x; mv b m; ls")
+    status, out, err = run(
+        vdev,
+        f"cd {TMP}; echo hi > a; cp nope x; cp a; cp a b; mkdir d; cp d e; cp -r d e; mv nope x; "
+        "ln -s a l; ln -s a l; ln a h; ls -l a | cut -c11-12; cp a /system/x; mv b m; ls",
+    )
     assert out == " 2\na\nd\ne\nh\nl\nm\n"
     assert err == ("cp: bad 'nope': No such file or directory\ncp: Needs 2 arguments\n"
                    "cp: Skipped dir 'e': No such file or directory\nmv: bad 'nope': No such file or directory\n"
@@ -149,33 +164,55 @@ def test_tee_dd_du_df_and_mount(vdev: VirtualDevice) -> None:
     assert run(vdev, f"echo t | tee {TMP}/t1 {TMP}/t2 >/dev/null; cat {TMP}/t2; echo x | tee /system/x") == (
         1, "t\nx\n", "tee: /system/x: Read-only file system\n")
     status, out, err = run(vdev, f"dd if=/dev/zero of={TMP}/z bs=4k count=2; stat -c %s {TMP}/z")
-    assert (status, out) == (0, "8192\n") and err.startswith("2+0 records in\n2+0 records out\n8192 bytes (8.0 K) copied, ")
+    assert (status, out) == (0, "8192\n") and err.startswith(
+        "2+0 records in\n2+0 records out\n8192 bytes (8.0 K) copied, "
+    )
     assert run(vdev, f"cd {TMP}; mkdir -p q/r; echo x > q/r/f; du q") == (0, "8\tq/r\n12\tq\n", "")
     assert run(vdev, "df /data | tail -n 1 | cut -c1-15; mount | grep ' /data '") == (
-        0, "/dev/block/dm-5\n/dev/block/dm-5 on /data type ext4 (rw,seclabel,nosuid,nodev,noatime,resgid=1065,errors=panic)\n", "")
+        0,
+        "/dev/block/dm-5\n/dev/block/dm-5 on /data type ext4 "
+        "(rw,seclabel,nosuid,nodev,noatime,resgid=1065,errors=panic)\n",
+        "",
+    )
 
 
 def test_find_and_xargs_run_device_programs(vdev: VirtualDevice) -> None:
     vdev.shell(f"cd {TMP}; mkdir -p q/r; touch q/a q/r/b")
-    assert run(vdev, f"cd {TMP}; find q; find q -name b; find q -type f -exec echo X {{}} \\;; find q -type f -exec echo {{}} +") == (
-        0, "q\nq/a\nq/r\nq/r/b\nq/r/b\nX q/a\nX q/r/b\nq/a q/r/b\n", "")
+    assert run(
+        vdev,
+        f"cd {TMP}; find q; find q -name b; find q -type f -exec echo X {{}} \\;; find q -type f -exec echo {{}} +",
+    ) == (0, "q\nq/a\nq/r\nq/r/b\nq/r/b\nX q/a\nX q/r/b\nq/a q/r/b\n", "")
     assert run(vdev, "find /nope; find /data -maxdepth 1") == (
         1, "/data\n", "find: '/nope': No such file or directory\nfind: '/data': Permission denied\n")
-    assert run(vdev, "printf 'a b\\nc\\n' | xargs -n 2 echo; echo x | xargs nope; echo $?; printf '' | xargs -r echo no") == (
-        0, "a b\nc\n127\n", "xargs: exec nope: No such file or directory\n")
+    assert run(
+        vdev, "printf 'a b\\nc\\n' | xargs -n 2 echo; echo x | xargs nope; echo $?; printf '' | xargs -r echo no"
+    ) == (0, "a b\nc\n127\n", "xargs: exec nope: No such file or directory\n")
 
 
 def test_tr_as_toybox_builds_it(vdev: VirtualDevice) -> None:
-    assert run(vdev, "echo Hello | tr a-z A-Z; echo hello | tr -d l; echo 'a  b' | tr -s ' '; echo abc | tr -c a x; echo") == (
-        0, "HELLO\nheo\na b\naxxx\n", "")
-    assert run(vdev, "echo ab | tr '[:lower:]' '[:upper:]'; echo x | tr z-a q") == (1, "AB\n", "tr: reverse colating order\n")
+    assert run(
+        vdev, "echo Hello | tr a-z A-Z; echo hello | tr -d l; echo 'a  b' | tr -s ' '; echo abc | tr -c a x; echo"
+    ) == (0, "HELLO\nheo\na b\naxxx\n", "")
+    assert run(vdev, "echo ab | tr '[:lower:]' '[:upper:]'; echo x | tr z-a q") == (
+        1,
+        "AB\n",
+        "tr: reverse colating order\n",
+    )
 
 
 def test_the_network_as_iproute2_and_toybox_show_it(vdev: VirtualDevice) -> None:
     status, out, _ = run(vdev, "ifconfig wlan0")
     assert status == 0 and "inet addr:10.0.2.16  Bcast:10.0.2.255  Mask:255.255.255.0 \n" in out
-    assert run(vdev, "ip addr show dev nope; ip foo") == (255, "", 'Device "nope" does not exist.\nObject "foo" is unknown, try "ip help".\n')
-    assert run(vdev, "nc 127.0.0.1 1; nc 8.8.8.8 53") == (1, "", "nc: connect: Connection refused\nnc: connect: Network is unreachable\n")
+    assert run(vdev, "ip addr show dev nope; ip foo") == (
+        255,
+        "",
+        'Device "nope" does not exist.\nObject "foo" is unknown, try "ip help".\n',
+    )
+    assert run(vdev, "nc 127.0.0.1 1; nc 8.8.8.8 53") == (
+        1,
+        "",
+        "nc: connect: Connection refused\nnc: connect: Network is unreachable\n",
+    )
 
 
 def test_nc_reaches_a_listener_of_the_device(vdev: VirtualDevice) -> None:
@@ -200,7 +237,11 @@ def test_ls_long_lists_with_toyboxs_total_and_columns(vdev: VirtualDevice) -> No
     assert status == 0 and lines[0] == "total 8"
     assert lines[1].startswith("drwxrwxrwx 2 shell shell 4096 ") and lines[1].endswith(" d")
     assert lines[2].startswith("-rw-rw-rw- 1 shell shell    2 ") and lines[2].endswith(" f")
-    assert run(vdev, "ls -l /system/bin/sh") == (0, "lrwxr-xr-x 1 root shell 4 2009-01-01 00:00 /system/bin/sh -> mksh\n", "")
+    assert run(vdev, "ls -l /system/bin/sh") == (
+        0,
+        "lrwxr-xr-x 1 root shell 4 2009-01-01 00:00 /system/bin/sh -> mksh\n",
+        "",
+    )
 
 
 @needs_toybox  # its pipeline's cut runs the host's toybox

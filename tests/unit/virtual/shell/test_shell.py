@@ -117,7 +117,9 @@ def test_the_exit_status_and_stderr_stay_apart(vdev: VirtualDevice) -> None:
 
 
 def test_variables_prefix_assignments_and_exports(vdev: VirtualDevice) -> None:
-    status, out, _ = run(vdev, 'X=1; Y=2 env | cat > /data/local/tmp/env; echo "$X ${Y:-unset}"; cat /data/local/tmp/env')
+    status, out, _ = run(
+        vdev, 'X=1; Y=2 env | cat > /data/local/tmp/env; echo "$X ${Y:-unset}"; cat /data/local/tmp/env'
+    )
     assert status == 0
     lines = out.splitlines()
     assert lines[0] == "1 unset"
@@ -133,7 +135,8 @@ def test_command_substitution_captures_the_output(vdev: VirtualDevice) -> None:
 
 
 def test_redirections_write_append_and_read_files(vdev: VirtualDevice) -> None:
-    script = "echo one > /data/local/tmp/f; echo two >> /data/local/tmp/f; cat < /data/local/tmp/f; cat /data/local/tmp/f 2>&1 >/dev/null"
+    script = ("echo one > /data/local/tmp/f; echo two >> /data/local/tmp/f; cat < /data/local/tmp/f; "
+              "cat /data/local/tmp/f 2>&1 >/dev/null")
     assert run(vdev, script) == (0, "one\ntwo\n", "")
 
 
@@ -142,7 +145,11 @@ def test_two_to_one_merges_stderr_into_stdout(vdev: VirtualDevice) -> None:
 
 
 def test_a_refused_redirection_fails_the_command_with_the_shells_message(vdev: VirtualDevice) -> None:
-    assert run(vdev, "echo x > /system/x; echo $?") == (0, "1\n", "/system/bin/sh: can't create /system/x: Read-only file system\n")
+    assert run(vdev, "echo x > /system/x; echo $?") == (
+        0,
+        "1\n",
+        "/system/bin/sh: can't create /system/x: Read-only file system\n",
+    )
 
 
 def test_a_subshell_keeps_its_variables_and_exit_to_itself(vdev: VirtualDevice) -> None:
@@ -154,7 +161,11 @@ def test_a_pipeline_connects_the_commands(vdev: VirtualDevice) -> None:
 
 
 def test_read_r_takes_a_line_from_stdin_keeping_backslashes(vdev: VirtualDevice) -> None:
-    assert run(vdev, 'read -r a b && echo "[$a][$b]"', stdin=b"x\\y rest of it\nnext\n") == (0, "[x\\y][rest of it]\n", "")
+    assert run(vdev, 'read -r a b && echo "[$a][$b]"', stdin=b"x\\y rest of it\nnext\n") == (
+        0,
+        "[x\\y][rest of it]\n",
+        "",
+    )
 
 
 def test_read_at_end_of_file_fails(vdev: VirtualDevice) -> None:
@@ -227,13 +238,20 @@ def test_an_interactive_shell_runs_line_by_line_with_the_prompt_on_a_pty(vdev: V
 
 
 def test_grep_head_and_wc_filter_the_output(vdev: VirtualDevice) -> None:
-    assert run(vdev, "printf 'a1\\nb2\\na3\\n' | grep a | wc -l; printf 'x\\ny\\n' | head -n 1; echo z | grep -q q || echo none") == (
-        0, "2\nx\nnone\n", "")
+    assert run(
+        vdev,
+        "printf 'a1\\nb2\\na3\\n' | grep a | wc -l; printf 'x\\ny\\n' | head -n 1; echo z | grep -q q || echo none",
+    ) == (0, "2\nx\nnone\n", "")
 
 
 def test_pathname_expansion_matches_device_files_and_leaves_quoted_patterns(vdev: VirtualDevice) -> None:
-    script = "cd /data/local/tmp && touch mobile-agent-it-1 mobile-agent-it-2 other .hidden && echo mobile-agent-it-* '*' zz* && echo * && rm -f /data/local/tmp/mobile-agent-it-* && echo *"
-    assert run(vdev, script) == (0, "mobile-agent-it-1 mobile-agent-it-2 * zz*\nmobile-agent-it-1 mobile-agent-it-2 other\nother\n", "")
+    script = ("cd /data/local/tmp && touch mobile-agent-it-1 mobile-agent-it-2 other .hidden && "
+              "echo mobile-agent-it-* '*' zz* && echo * && rm -f /data/local/tmp/mobile-agent-it-* && echo *")
+    assert run(vdev, script) == (
+        0,
+        "mobile-agent-it-1 mobile-agent-it-2 * zz*\nmobile-agent-it-1 mobile-agent-it-2 other\nother\n",
+        "",
+    )
 
 
 def test_a_missing_command_reports_on_its_redirected_stderr(vdev: VirtualDevice) -> None:
@@ -266,15 +284,24 @@ def test_an_executable_script_runs_and_a_plain_file_cannot_be_executed(vdev: Vir
         "cd /data/local/tmp && printf '#!/system/bin/sh\\necho in $0 $1\\n' > s.sh && ./s.sh; echo $?; "
         "chmod 755 s.sh && ./s.sh arg && sh s.sh other"
     )
-    assert run(vdev, script) == (0, "126\nin ./s.sh arg\nin s.sh other\n", "/system/bin/sh: ./s.sh: can't execute: Permission denied\n")
+    assert run(vdev, script) == (
+        0,
+        "126\nin ./s.sh arg\nin s.sh other\n",
+        "/system/bin/sh: ./s.sh: can't execute: Permission denied\n",
+    )
 
 
 def test_toybox_echo_interprets_escapes_only_with_e(vdev: VirtualDevice) -> None:
-    assert run(vdev, r"/system/bin/echo 'a\tb'; /system/bin/echo -e 'a\tb'; echo 'a\tb'") == (0, "a\\tb\na\tb\na\tb\n", "")
+    assert run(vdev, r"/system/bin/echo 'a\tb'; /system/bin/echo -e 'a\tb'; echo 'a\tb'") == (
+        0,
+        "a\\tb\na\tb\na\tb\n",
+        "",
+    )
 
 
 def test_arithmetic_expansion_is_32_bit_integer_arithmetic(vdev: VirtualDevice) -> None:
-    script = 'i=3; echo $((i+1)) $((2*(3+4))) $((7/2)) $((-7/2)) $((-7%2)) $((1<<4)) $((i>2 ? 10 : 20)) $((0x10 + 010)) "$(($i*$i))" $((2147483647+1))'
+    script = ('i=3; echo $((i+1)) $((2*(3+4))) $((7/2)) $((-7/2)) $((-7%2)) $((1<<4)) $((i>2 ? 10 : 20)) '
+              '$((0x10 + 010)) "$(($i*$i))" $((2147483647+1))')
     assert run(vdev, script) == (0, "4 14 3 -3 -1 16 10 24 9 -2147483648\n", "")
     assert run(vdev, "n=0; while [ $n -lt 3 ]; do n=$((n+1)); done; echo $n") == (0, "3\n", "")
 
@@ -293,8 +320,9 @@ def test_arithmetic_never_raises_anything_but_a_syntax_error(text: str) -> None:
 
 def test_case_matches_patterns_with_quoting_and_alternatives(vdev: VirtualDevice) -> None:
     script = (
-        'x=foo.txt; case $x in *.jpg) echo jpg;; *.txt|*.md) echo text;; esac; '
-        'case "*" in "*") echo star;; *) echo other;; esac; case abc in (a?c) echo q ;; esac; case z in a) echo a;; esac'
+        "x=foo.txt; case $x in *.jpg) echo jpg;; *.txt|*.md) echo text;; esac; "
+        'case "*" in "*") echo star;; *) echo other;; esac; case abc in (a?c) echo q ;; esac; case z in a) echo a;; '
+        'esac'
     )
     assert run(vdev, script) == (0, "text\nstar\nq\n", "")
 

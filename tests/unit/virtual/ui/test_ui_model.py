@@ -237,7 +237,12 @@ def test_the_list_scrolls_with_a_drag_and_reports_items_first_and_last(ui: Emula
     started(ui, clock, "List")
     container = by_res(ui, "list")
     scroll = container.scroll
-    assert scroll is not None and (scroll.items, scroll.first, scroll.can_back, scroll.can_forward) == (100, 0, False, True)
+    assert scroll is not None and (scroll.items, scroll.first, scroll.can_back, scroll.can_forward) == (
+        100,
+        0,
+        False,
+        True,
+    )
     assert scroll.last == 13
     assert [n.text for n in container.children[:2]] == ["Item 1", "Item 2"]
     swipe(ui, clock, 540, 1800, 1200, 300, rest_ms=60)
