@@ -117,7 +117,12 @@ def test_host_kill_stops_the_server(tmp_path):
     server = start_server(tmp_path)
     try:
         server.client.kill()
-        assert server.process.wait(5) == 0
+        # the exit, not its speed, is the behaviour: a loaded CI host once took over 5 s to reap it
+        try:
+            status = server.process.wait(30)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"host:kill answered but the server still runs after 30 s: {server.log.read_text(errors='replace')}")
+        assert status == 0
         with pytest.raises(errors.ServerUnreachable, match="adb start-server"):
             server.client.version()
     finally:
