@@ -121,7 +121,8 @@ def test_host_kill_stops_the_server(tmp_path):
         try:
             status = server.process.wait(30)
         except subprocess.TimeoutExpired:
-            pytest.fail(f"host:kill answered but the server still runs after 30 s: {server.log.read_text(errors='replace')}")
+            log = server.log.read_text(errors="replace")
+            pytest.fail(f"host:kill answered but the server still runs after 30 s: {log}")
         assert status == 0
         with pytest.raises(errors.ServerUnreachable, match="adb start-server"):
             server.client.version()
