@@ -48,13 +48,38 @@ class Injector:
         self.ui.touch(x, y, action != UP, t_ms)
         self._block(injection.after_ms(self.call, action, self.ui.now_ms(), self.ui.animations_end_ms()))
 
+    def tap(self, x: int, y: int, hold_ms: int) -> None:
+        """A press at (x, y) and its release `hold_ms` later. The asynchronous call hands both to
+        the input dispatcher at once, as the Java agent does on the device's own CPU (Gestures.perform
+        injects the UP right after the DOWN for a tap): they are queued together, each with its event
+        time, so the press lasts `hold_ms` of model time however slowly this host runs. A call that
+        blocks (UiAutomation's) injects the DOWN, waits, then injects the UP."""
+        t0 = self.ui.now_ms()
+        if self.call is Call.INPUT_MANAGER_ASYNC:
+            self.ui.touches([(x, y, True, t0), (x, y, False, t0 + hold_ms)])
+            self._block(hold_ms)
+            return
+        self.touch(x, y, DOWN, t0)
+        self._block(hold_ms)
+        self.touch(x, y, UP, t0 + hold_ms if hold_ms > 0 else None)
+
     def key(self, code: int, meta: int) -> bool:
-        """One key press (DOWN and UP), paying what the injecting call blocks for around it."""
+        """One key press (DOWN and UP), paying what the injecting call blocks for around it. The
+        asynchronous call returns once the press is queued: the app handles it afterwards, as
+        InputDispatcher delivers to the focused window (the Java fake platform's AppThread); a
+        synchronous UiAutomation call waits for the app to finish it."""
+        waits = self.call is Call.UI_AUTOMATION_WAIT_FOR_ANIMATIONS_SYNC
         self._block(injection.before_ms(self.call, DOWN, self.ui.now_ms(), self.ui.animations_end_ms()))
-        accepted = self.ui.key(code, meta)
+        accepted = self.ui.key(code, meta) if waits else self.ui.inject_key(code, meta)
         self._block(injection.after_ms(self.call, DOWN, self.ui.now_ms(), self.ui.animations_end_ms())
                     + injection.after_ms(self.call, UP, self.ui.now_ms(), self.ui.animations_end_ms()))
         return accepted
+
+    def key_and_wait(self, code: int, meta: int) -> bool:
+        """One key press injected waiting for the app to finish it (INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH,
+        the Java agent's Platform.injectKeyAndWait): handled, with the keys queued before it, when
+        this returns."""
+        return self.ui.key(code, meta)
 
     def _block(self, ms: float) -> None:
         if ms > 0:
@@ -85,11 +110,7 @@ class Gestures:
         if time.monotonic() + hold / 1000.0 > deadline:
             raise RequestError("deadline_exceeded", f"a {hold} ms press does not fit the deadline", retryable=True)
         with self.injector.injecting():
-            t0 = self.ui.now_ms()
-            self.injector.touch(x, y, DOWN, t0)
-            if hold > 0:
-                self.gate.sleep_until(time.monotonic() + hold / 1000.0)
-            self.injector.touch(x, y, UP, t0 + hold if hold > 0 else None)
+            self.injector.tap(x, y, hold)
             self.injector.own_input()
         return {"accepted": True}
 

@@ -9,7 +9,7 @@ A reader that wants notices in real time (the agent double) waits until `next_du
 
 from __future__ import annotations
 
-import heapq
+import functools
 import itertools
 import logging
 import math
@@ -26,6 +26,7 @@ from pytest_mobile_agent.virtual.ui.clock import Clock, MonotonicClock
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.gestures import LONG_PRESS_MS, Fling, Pointer, fling_distance
 from pytest_mobile_agent.virtual.ui.injection import WINDOW_ANIMATION_MS
+from pytest_mobile_agent.virtual.ui.looper import MessageQueue
 from pytest_mobile_agent.virtual.ui.node import Node, Window
 from pytest_mobile_agent.virtual.ui.render import Animation, render
 
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     from PIL import Image
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
+
+TouchEvent = tuple[int, int, bool, float | None]
+"""One touchscreen event: x, y, pressed (down or move) or not (up), its event time (model ms; None: now)."""
 
 MIN_FLING_PX_PER_MS = 0.13  # Android's minimum fling velocity: 50 dp/s
 PERMISSION_GRANTED = "granted"  # the verdict of a permission the app already holds
@@ -87,8 +91,8 @@ class UiModel:
         self.animations: list[Animation] = []
         self._listeners: list[Listener] = []  # copied on write
         self._listeners_lock = threading.Lock()
-        self._timers: list[tuple[float, int, Callable[[], None]]] = []
-        self._timer_seq = itertools.count()
+        #: timers and injected input, handled in model-time order (ui/looper.py)
+        self._queue = MessageQueue()
         self._windows: list[Window] = []
         self._order = itertools.count()
         self._stack_seq: dict[int, int] = {}
@@ -145,19 +149,24 @@ class UiModel:
 
     def schedule(self, delay_ms: float, fn: Callable[[], None]) -> None:
         with self.lock:
-            heapq.heappush(self._timers, (self.clock.now_ms() + delay_ms, next(self._timer_seq), fn))
-            if self._ticker_enabled:
-                if self._ticker is None or not self._ticker.is_alive():
-                    self._ticker = threading.Thread(target=self._tick, name="ui-timers", daemon=True)
-                    self._ticker.start()
-                else:
-                    self._ticker_cond.notify_all()
+            self._post(self.clock.now_ms() + delay_ms, fn)
+
+    def _post(self, when: float, fn: Callable[[], None]) -> None:
+        """Queue `fn` to run at model time `when`, in order with every other timer and input event
+        (the model's lock is held)."""
+        self._queue.post(when, fn)
+        if self._ticker_enabled:
+            if self._ticker is None or not self._ticker.is_alive():
+                self._ticker = threading.Thread(target=self._tick, name="ui-timers", daemon=True)
+                self._ticker.start()
+            else:
+                self._ticker_cond.notify_all()
 
     def _tick(self) -> None:
         """Run timers as they fall due; end once none is pending (a new one starts another)."""
         with self.lock:
-            while self._timers:
-                delay = (self._timers[0][0] - self.clock.now_ms()) / 1000.0
+            while (when := self._queue.next_when()) is not None:
+                delay = (when - self.clock.now_ms()) / 1000.0
                 if delay > 0:
                     self._ticker_cond.wait(delay)
                     continue
@@ -172,19 +181,20 @@ class UiModel:
         with self.lock:
             wall = self.clock.wall()
             clock_due = self.clock.now_ms() + (60.0 - wall % 60.0) * 1000.0
-            return min(self._timers[0][0], clock_due) if self._timers else clock_due
+            when = self._queue.next_when()
+            return clock_due if when is None else min(when, clock_due)
 
     def advance(self) -> None:
-        """Run every timer due by now, in order, and tick the status bar clock."""
+        """Handle every timer and input event due by now, in model-time order, and tick the status
+        bar clock."""
         with self.lock:
             if self.geometry_source is not None:
                 geometry = self.geometry_source()
                 if geometry != self.geo:
                     self.relayout(geometry)
             now = self.clock.now_ms()
-            while self._timers and self._timers[0][0] <= now:
-                _, _, fn = heapq.heappop(self._timers)
-                fn()
+            while (handler := self._queue.pop_due(now)) is not None:
+                handler()
             text = system.clock_text(self.clock.wall())
             if text != self._clock_text:
                 self._clock_text = text
@@ -561,10 +571,27 @@ class UiModel:
     # --- keys -----------------------------------------------------------------------------------
 
     def key(self, code: int, meta: int = 0) -> bool:
-        """One key press (down and up). True: the platform accepted it."""
+        """One key press (down and up) injected waiting for the app to finish it
+        (INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH, the `input` tool's way: InputShellCommand's
+        injectKeyEvent): queued behind the input before it and handled before this returns.
+        True: the platform accepted it."""
         with self.lock:
+            verdicts: list[bool] = []
+            self._post(self.clock.now_ms(), lambda: verdicts.append(self._key(code, meta)))
             self.advance()
-            return self._key(code, meta)
+            return all(verdicts) and bool(verdicts)
+
+    def inject_key(self, code: int, meta: int = 0) -> bool:
+        """One key press (down and up) handed to the input dispatcher without waiting
+        (INJECT_INPUT_EVENT_MODE_ASYNC): the app handles it after this returns, when the queue
+        reaches it (the next look at the screen, or the timer thread). True: it was queued, which is
+        all an asynchronous injection's verdict says (InputDispatcher::injectInputEvent)."""
+        def handle() -> None:
+            self._key(code, meta)
+
+        with self.lock:
+            self._post(self.clock.now_ms(), handle)
+            return True
 
     def _key(self, code: int, meta: int) -> bool:
         if code == system.KEYCODE_BACK:
@@ -615,17 +642,30 @@ class UiModel:
             return None, None
 
     def touch(self, x: int, y: int, pressed: bool, t_ms: float | None = None) -> None:
-        """One touchscreen event of a single pointer: down, move (pressed again) or up."""
+        """One touchscreen event of a single pointer (down, move: pressed again, or up) at its event
+        time `t_ms` (now when None), handled once it is due."""
+        self.touches([(x, y, pressed, t_ms)])
+
+    def touches(self, events: Iterable[TouchEvent]) -> None:
+        """Touch events queued together, each at its event time (x, y, pressed, t_ms: an injected
+        MotionEvent's event time; now when None), then everything due handled in model-time order
+        with the timers (ui/looper.py): a DOWN and an UP queued together are a tap however late the
+        thread that handles them runs, since the long-press check the DOWN posts falls due after it."""
         with self.lock:
+            now = self.clock.now_ms()
+            for x, y, pressed, t_ms in events:
+                when = now if t_ms is None else t_ms
+                self._post(when, functools.partial(self._touch_event, x, y, pressed, when))
             self.advance()
-            t = self.clock.now_ms() if t_ms is None else t_ms
-            p = self._pointer
-            if pressed and p is None:
-                self._down(x, y, t)
-            elif pressed and p is not None:
-                self._move(p, x, y, t)
-            elif p is not None:
-                self._up(p, x, y, t)
+
+    def _touch_event(self, x: int, y: int, pressed: bool, t: float) -> None:
+        p = self._pointer
+        if pressed and p is None:
+            self._down(x, y, t)
+        elif pressed and p is not None:
+            self._move(p, x, y, t)
+        elif p is not None:
+            self._up(p, x, y, t)
 
     def _down(self, x: int, y: int, t: float) -> None:
         if self._fling is not None:
