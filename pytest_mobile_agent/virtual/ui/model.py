@@ -27,7 +27,7 @@ from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.gestures import LONG_PRESS_MS, Fling, Pointer, fling_distance
 from pytest_mobile_agent.virtual.ui.injection import WINDOW_ANIMATION_MS
 from pytest_mobile_agent.virtual.ui.looper import MessageQueue
-from pytest_mobile_agent.virtual.ui.node import Node, Window
+from pytest_mobile_agent.virtual.ui.node import Bounds, Node, Window
 from pytest_mobile_agent.virtual.ui.render import Animation, render
 
 if TYPE_CHECKING:
@@ -287,9 +287,17 @@ class UiModel:
         """The activities' windows (not the launcher's, not dialogs)."""
         return [w for w in self._windows if w.type == "application" and not w.modal and w is not self.launcher]
 
+    def focused_task_bounds(self) -> Bounds | None:
+        """The bounds of the focused window's task (ActivityTaskManager.getTasks: a full-screen
+        task's are the display's, a freeform task's its window's frame); None when nothing has the
+        focus."""
+        with self.lock:
+            focused = next((w for w in self._windows if w.focused), None)
+            return None if focused is None else focused.task_bounds((0, 0, self.geo.width, self.geo.height))
+
     def _refresh_launcher(self) -> None:
-        """The home screen is shown while no app's activity is."""
-        if self._app_windows():
+        """The home screen is shown while no full-screen activity is (freeform tasks float over it)."""
+        if any(not w.freeform for w in self._app_windows()):
             self._remove(self.launcher)
         else:
             self._insert(self.launcher)
@@ -632,12 +640,17 @@ class UiModel:
     def hit(self, x: int, y: int) -> tuple[Window | None, Node | None]:
         """The window a touch at (x, y) goes to, and the clickable node it lands on.
 
-        A modal window takes every touch outside it that no window above it takes."""
+        The input dispatcher looks through a window that takes no touches (FLAG_NOT_TOUCHABLE); a
+        touch-modal window takes every touch in its task that no window above it takes."""
         with self.lock:
+            display = (0, 0, self.geo.width, self.geo.height)
             for w in self._windows:
+                if not w.touchable:
+                    continue
                 if w.contains(x, y):
                     return w, _deepest(w.root, x, y, lambda n: n.clickable or n.long_clickable)
-                if w.modal:
+                left, top, right, bottom = w.touch_region(display)
+                if w.modal and left <= x < right and top <= y < bottom:
                     return w, None
             return None, None
 
