@@ -497,9 +497,10 @@ class UiModel:
             return True
 
     def set_text(self, node: Node, text: str) -> bool:
-        """ACTION_SET_TEXT: False when the node does not take it."""
+        """ACTION_SET_TEXT: False when the node does not take it, or is disabled now
+        (TextView.performAccessibilityActionInternal refuses it unless the view is enabled)."""
         with self.lock:
-            if not (node.editable and node.accepts_set_text):
+            if not (node.editable and node.accepts_set_text and node.enabled):
                 return False
             located = self._window_of(node)
             if located is None:
@@ -509,17 +510,21 @@ class UiModel:
             return True
 
     def paste(self, node: Node) -> bool:
-        """ACTION_PASTE: the clipboard's text at the end of the field."""
+        """ACTION_PASTE: the clipboard's text at the end of the field; False where the app refuses it."""
         with self.lock:
-            text = self.clipboard
-            if not node.editable or text is None:
-                return False
-            located = self._window_of(node)
-            if located is None:
-                return False
-            node.text = (node.text or "") + text
-            self.nodes_changed(located, [node], ("text",))
-            return True
+            return not node.refuses_paste_action and self._paste_into(node)
+
+    def _paste_into(self, node: Node) -> bool:
+        """What the app does to paste: the primary clip's text inserted at the cursor (the end)."""
+        text = self.clipboard
+        if not node.editable or text is None:
+            return False
+        located = self._window_of(node)
+        if located is None:
+            return False
+        node.text = (node.text or "") + text
+        self.nodes_changed(located, [node], ("text",))
+        return True
 
     # --- the clipboard (ui/clipboard.py) ---------------------------------------------------------
 
@@ -550,6 +555,17 @@ class UiModel:
         """clearPrimaryClip: SystemUI has no clip to show."""
         with self.lock:
             self.clip = None
+
+    def shell_clip(self) -> clips.Clip | None:
+        """getPrimaryClip as the shell: None when the clipboard is empty or the read is refused."""
+        with self.lock:
+            clip = self.clip
+            return clip if clip is not None and clip.shell_readable else None
+
+    def has_clip(self) -> bool:
+        """hasPrimaryClip: a clip is there, readable or not."""
+        with self.lock:
+            return self.clip is not None
 
     @property
     def clipboard_overlay(self) -> Window | None:
@@ -624,6 +640,12 @@ class UiModel:
             return True
         if code == system.KEYCODE_DEL:
             self.delete_char()
+            return True
+        if code == system.KEYCODE_PASTE:
+            # TextView.doKeyDown: KEYCODE_PASTE pastes the primary clip into the focused field
+            field = self._focused
+            if field is not None and not field.ignores_paste_key:
+                self._paste_into(field)
             return True
         if code in (system.KEYCODE_ENTER, system.KEYCODE_TAB):
             if code == system.KEYCODE_ENTER:

@@ -100,6 +100,10 @@ class Node:
     uid: int = field(default_factory=next_node_id)
     #: whether ACTION_SET_TEXT works on this node (Compose and EditText fields: yes)
     accepts_set_text: bool = False
+    #: the app refuses ACTION_PASTE (performAction answers false)
+    refuses_paste_action: bool = False
+    #: KEYCODE_PASTE does nothing here (a custom view without TextView.doKeyDown's paste)
+    ignores_paste_key: bool = False
     on_click: Callable[[], object] | None = None
     on_long_click: Callable[[], object] | None = None
     #: for a scrollable container: what a drag or a fling moves
