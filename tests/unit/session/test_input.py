@@ -8,7 +8,7 @@ import pytest
 
 from pytest_mobile_agent.errors import AgentError, ControllerError
 from pytest_mobile_agent.session.backends import Ack, ReadReason, Release
-from pytest_mobile_agent.session.input import InputRouter, one_pixel_on, swipe_path
+from pytest_mobile_agent.session.input import REST, InputRouter, one_pixel_on, swipe_path
 from pytest_mobile_agent.session.tree import AgentTree
 from tests.support.session_fakes import (
     FakeConnection,
@@ -182,16 +182,48 @@ def test_a_controller_that_fails_after_the_touch_landed_reports_it_and_moves_on_
 # --- a host that stalls (issue 19 items 6 and 12) ---------------------------------------------------
 
 
-def test_a_tap_is_carried_by_the_agent_with_a_controller_too_so_no_stall_can_hold_it_down() -> None:
-    """Item 12: down and up as two sendTouch calls held the press as long as the host stalled between
-    them (601 to 807 ms under a CPU quota): a long press, and the click lost, reported accepted."""
+def test_a_tap_on_the_controller_is_one_call_carrying_the_press_and_the_lift() -> None:
+    """Item 12 of issue 19: down and up as two sendTouch calls held the press as long as the host
+    stalled between them (601 to 807 ms under a CPU quota): a long press, and the click lost,
+    reported accepted. Issue 27: the seed's fast path again, as one streamInputEvent call (two
+    TouchEvents, each its own input frame on the guest), so no stall of this host sits between them."""
     time_ = FakeTime()
-    controller = SlowController(time_, takes=lambda index, pressed: 0.7 if pressed else 0.0)  # a stall after the down
+    controller = SlowController(time_, takes=lambda index, pressed: 0.7 if pressed else 0.0)  # a stalling sendTouch
     r, conn, _ = router(controller, time_=time_)
     ack = r.tap(100, 200)
-    assert ack == Ack(accepted=True, path="agent")
-    assert conn.sent("tap") == [{"x": 262, "y": 525, "hold_ms": 0}]  # both events, injected on the device
-    assert controller.touches == [] and r.counts.controller == 0
+    assert ack == Ack(accepted=True, path="controller")
+    assert controller.taps == [(262, 525)] and controller.calls == 0, "no sendTouch: one streamed tap"
+    assert conn.sent("tap") == [] and r.counts.controller == 1 and r.counts.agent == 0
+
+
+def test_a_tap_the_controller_refused_unread_goes_to_the_agent_and_one_that_may_have_landed_is_lifted() -> None:
+    controller = FakeController(fail_at_touch=0)
+    failures: list[BaseException] = []
+    r, conn, _ = router(controller, failures=failures)
+    assert r.tap(10, 10).path == "agent"  # UNAVAILABLE: the emulator read nothing of it
+    assert conn.sent("tap") == [{"x": 26, "y": 26, "hold_ms": 0}] and failures == [r.controller_failure]
+    timed_out = FakeController()
+
+    def hangs(x: int, y: int, identifier: int = 0) -> None:
+        raise ControllerError("the controller's streamInputEvent timed out", code="DEADLINE_EXCEEDED")
+
+    timed_out.tap = hangs  # type: ignore[method-assign]
+    r, conn, _ = router(timed_out)
+    with pytest.raises(ControllerError, match="timed out"):
+        r.tap(10, 10)
+    assert timed_out.touches == [(26, 26, False)], "lifted where it may have gone down"
+    assert conn.sent("tap") == [], "not sent twice"
+
+
+def test_a_resting_release_rests_after_the_last_moves_answer_however_late_the_moves_went_out() -> None:
+    """A host behind its schedule (each move's answer 20 ms, so the 38 moves end 0.46 s late) still
+    rests 60 ms after the last move's answer: the emulator handled that move before answering, so it
+    sees the pointer still before the pixel on, and the release does not fling."""
+    time_ = FakeTime()
+    controller = SlowController(time_, takes=lambda index, pressed: 0.02)
+    r, _, slept = router(controller, time_=time_)
+    r.swipe(0, 0, 0, 600, duration=0.3, release=Release.RESTING)
+    assert slept[-1] == pytest.approx(REST)
 
 
 def test_moves_are_timed_from_the_touch_down_not_after_each_answer() -> None:
