@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from pytest_mobile_agent.virtual.agent.input import Injector
-from pytest_mobile_agent.virtual.agent.params import JAVA_INT_MAX, RequestError, is_int
+from pytest_mobile_agent.virtual.agent.params import RequestError, int_param
 from pytest_mobile_agent.virtual.ui import KEY_MAP
 from pytest_mobile_agent.virtual.ui.clipboard import SHELL_PACKAGE, Clip, ClipRefused
 from pytest_mobile_agent.virtual.ui.node import Node
@@ -48,9 +48,7 @@ class TextEntry:
     def text(self, params: dict[str, Any], deadline: float) -> dict[str, Any]:
         """Params read in the Java agent's order (node, text, method), so a request with several
         faults gets the same error from both agents."""
-        node_id = params.get("node")
-        if node_id is not None and not (is_int(node_id) and 1 <= node_id <= JAVA_INT_MAX):
-            raise RequestError("invalid_params", f"`node` must be an integer within 1..{JAVA_INT_MAX}")
+        node_id = None if params.get("node") is None else int_param(params, "node", minimum=1)
         text = _string(params, "text", None)
         method = _string(params, "method", "auto")
         with self.injector.injecting():
