@@ -231,7 +231,8 @@ def test_with_the_controller_taps_and_frames_use_it_and_the_status_names_the_fas
     with Image.open(io.BytesIO(jpeg)) as image:
         assert image.format == "JPEG" and image.width == 270
     status = session.status()
-    assert status[1] == f"input: emulator controller at {session.controller.endpoint.url} (taps, long presses and swipes)"
+    url = session.controller.endpoint.url
+    assert status[1] == f"input: emulator controller at {url} (taps, long presses and swipes)"
     assert status[2] == f"frames: emulator controller, {session.frames_received} received"
     assert status[3] == "screenshots: agent"
     assert status[4].startswith("keys and text: agent; the AVD declares")

@@ -126,7 +126,8 @@ def test_a_tap_is_one_streamed_call_carrying_the_press_then_the_lift_on_the_touc
     assert peer in peers(servicer, "sendTouch") and metadata["authorization"] == f"Bearer {TOKEN}"
     assert [e.WhichOneof("type") for e in events] == ["touch_event", "touch_event"]
     press, lift = (e.touch_event.touches for e in events)
-    assert [(t.x, t.y, t.identifier, t.pressure > 0) for t in (*press, *lift)] == [(300, 70, 0, True), (300, 70, 0, False)]
+    assert [(t.x, t.y, t.identifier, t.pressure > 0) for t in (*press, *lift)] == \
+        [(300, 70, 0, True), (300, 70, 0, False)]
 
 
 def test_a_silent_endpoint_fails_at_the_deadline() -> None:
