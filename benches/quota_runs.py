@@ -56,10 +56,24 @@ def cpu_quota(quota_us: int, period_us: int) -> Iterator[Path]:
         (group / "cpu.cfs_quota_us").write_text(str(quota_us))
         yield group
     finally:
+        _remove(group)
+
+
+def _remove(group: Path) -> None:
+    """Move what is left in the group to the root group, then remove it; a process that was just
+    killed may hold it for a moment while it exits."""
+    deadline = time.monotonic() + 10.0
+    while True:
         for pid in (group / "cgroup.procs").read_text().split():
             with contextlib.suppress(OSError):  # a process that ended meanwhile
                 (CPU_ROOT / "cgroup.procs").write_text(pid)
-        group.rmdir()
+        try:
+            group.rmdir()
+            return
+        except OSError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.1)
 
 
 @contextlib.contextmanager

@@ -15,16 +15,15 @@ no tap at all: the emulator makes one frame of it, whose slot ends released, and
 contact (`emulator.Controller.tap` cites the sources).
 
 A long press goes down, is held `hold` seconds from the touch-down, and lifts, as two sendTouch
-calls: a stall only makes it longer. A swipe goes down, moves every 8 ms along its line (each move at
-its own time from the touch-down, not 8 ms after the previous one's answer), and a resting release
-rests 60 ms from the last move's answer (so the emulator, which handled that move before answering,
-sees the pointer still however late the moves went out) before its one-pixel move and the lift. The
-first move of a controller swipe has the tap's hazard: a pointer still past the long-press timeout
-is a long press, and the drag after it is no swipe. A first move that came later than TAP_TIMEOUT
-after the touch-down (as far as the host can tell: from sending the down to the move's answer) ends
-the swipe there, reported not carried out (`accepted` false), never as accepted. Whatever fails
-after the touch-down, the pointer is lifted (best effort), so it never stays pressed for the next
-user of the device.
+calls: a stall only makes it longer. A swipe has the tap's hazard at its start: a pointer still past
+the long-press timeout is a long press, and the drag after it is no swipe. So its touch-down and the
+moves that take it past the touch slop (8 dp) go in one streamInputEvent call, like a tap's press
+and lift; the later moves go one sendTouch each, every 8 ms along the line (each at its own time from
+the touch-down, not 8 ms after the previous one's answer), and a resting release rests 60 ms from the
+last move's answer (so the emulator, which handled that move before answering, sees the pointer still
+however late the moves went out) before its one-pixel move and the lift. Whatever fails after the
+touch-down, the pointer is lifted (best effort), so it never stays pressed for the next user of the
+device.
 
 A controller that fails before a touch lands hands that input to the agent, and from then on all
 input goes through the agent. Input the controller injected is foreign to the agent, which the tree
@@ -38,7 +37,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -52,10 +51,10 @@ INPUT_TIMEOUT = 5.0
 MOVE_INTERVAL = 0.008
 REST = 0.060
 """A resting release rests this long: the velocity tracker takes a pointer still for 40 ms as stopped."""
-TAP_TIMEOUT = 0.3
-"""The longest a controller press may stay still before it may be no tap: below Android's long-press
-timeout (ViewConfiguration.DEFAULT_LONG_PRESS_TIMEOUT: 400 ms from Android 12, 500 ms before; the
-virtual app takes 500), with room for the touch's own round trip."""
+TOUCH_SLOP_DP = 8
+"""ViewConfiguration.TOUCH_SLOP: a pointer moved further than this is dragging, no long press."""
+DEFAULT_DENSITY = 420
+"""The Pixel 7 AVD's density, for an emulator whose status names none."""
 
 
 #: gRPC status codes of a call the emulator refused before reading any of it: nothing landed
@@ -68,6 +67,8 @@ class TouchController(Protocol):
     def touch(self, x: int, y: int, pressed: bool, identifier: int = 0) -> None: ...
 
     def tap(self, x: int, y: int, identifier: int = 0) -> None: ...
+
+    def touch_frames(self, frames: Sequence[Sequence[tuple[int, int, bool, int]]]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -240,20 +241,15 @@ class InputRouter:
         self, controller: TouchController, line: tuple[int, int, int, int], duration: float, resting: bool
     ) -> Ack:
         points = swipe_path(line, duration)
-        at = [line[0], line[1]]
-        sent_down = self._clock()
-        _land(controller, line[0], line[1])
+        opening = len(past_slop(line[:2], points, touch_slop(controller)))
+        at = [*points[opening - 1]]
         down_at = self._clock()
+        _open(controller, line[0], line[1], points[:opening])
         with self._lifting(controller, lambda: (at[0], at[1])):
-            for i, (x, y) in enumerate(points, 1):
+            for i, (x, y) in enumerate(points[opening:], opening + 1):
                 self._sleep_until(down_at + i * MOVE_INTERVAL)
                 _move(controller, x, y)
                 at[:] = [x, y]
-                if i == 1 and self._clock() - sent_down > TAP_TIMEOUT:
-                    log.warning("the swipe's first move came %.0f ms after its touch-down, past the tap timeout "
-                                "(%.0f ms): lifted there, not carried out", (self._clock() - sent_down) * 1000,
-                                TAP_TIMEOUT * 1000)
-                    return Ack(accepted=False, path="controller", moves=1)
             if resting:
                 # from the last move's answer: a host behind its schedule must still leave the pointer still
                 self._sleep_until(max(down_at + len(points) * MOVE_INTERVAL, self._clock()) + REST)
@@ -314,6 +310,38 @@ def one_pixel_on(line: tuple[int, int, int, int]) -> tuple[int, int]:
         return (0, 1)
     step = (round(dx / length), round(dy / length))
     return step if step != (0, 0) else ((1 if dx > 0 else -1), 0)
+
+
+def touch_slop(controller: TouchController) -> int:
+    """Android's touch slop on the controller's display, in pixels: 8 dp
+    (ViewConfiguration.TOUCH_SLOP; the emulator's default density when the AVD does not say)."""
+    density = getattr(getattr(controller, "hardware", None), "density", 0) or DEFAULT_DENSITY
+    return round(TOUCH_SLOP_DP * density / 160)
+
+
+def past_slop(start: tuple[int, int], points: list[tuple[int, int]], slop: int) -> list[tuple[int, int]]:
+    """The moves up to the first one past the touch slop from `start` (all of them when none is)."""
+    for i, (x, y) in enumerate(points):
+        if abs(x - start[0]) > slop or abs(y - start[1]) > slop:
+            return points[: i + 1]
+    return points
+
+
+def _open(controller: TouchController, x: int, y: int, moves: list[tuple[int, int]]) -> None:
+    """The swipe's touch-down and the moves that take it past the touch slop, in one call: a
+    pointer still past the long-press timeout is a long press (its drag no swipe), so no stall of
+    this host may come between them. A call the emulator refused before reading it landed nothing;
+    any other failure may have left the pointer down: lifted where it may be."""
+    frames = [[(x, y, True, 0)]] + [[(mx, my, True, 0)] for mx, my in moves]
+    try:
+        controller.touch_frames(frames)
+    except Exception as exc:
+        if getattr(exc, "code", None) in NOT_LANDED_CODES:
+            raise _NotLanded(exc) from exc
+        _lift_after_failure(controller, *moves[-1])
+        if isinstance(exc, MobileAgentError):
+            raise
+        raise ControllerError(f"emulator controller touch failed: {exc}") from exc
 
 
 def _lift_after_failure(controller: TouchController, x: int, y: int) -> None:

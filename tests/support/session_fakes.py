@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -262,6 +262,7 @@ class FakeController:
         self.hardware = FakeHardware(keyboard=keyboard)
         self.touches: list[tuple[int, int, bool]] = []
         self.taps: list[tuple[int, int]] = []
+        self.streamed: list[list[list[tuple[int, int, bool]]]] = []
         self.fail_at_touch = fail_at_touch
         self.streams_to_give = deque(streams or [])
         self.subscriptions: list[int] = []
@@ -281,6 +282,12 @@ class FakeController:
         self._check("streamInputEvent")
         self.taps.append((x, y))
         self.touches += [(x, y, True), (x, y, False)]
+
+    def touch_frames(self, frames: Sequence[Sequence[tuple[int, int, bool, int]]]) -> None:
+        """Input frames in one streamInputEvent call (their touches recorded as touches too)."""
+        self._check("streamInputEvent")
+        self.streamed.append([[(x, y, pressed) for x, y, pressed, _ in frame] for frame in frames])
+        self.touches += [(x, y, pressed) for frame in frames for x, y, pressed, _ in frame]
 
     def _check(self, call: str) -> None:
         if self.fail_at_touch is not None and len(self.touches) == self.fail_at_touch:

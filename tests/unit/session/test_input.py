@@ -48,11 +48,18 @@ class SlowController(FakeController):
         self.calls = 0
 
     def touch(self, x: int, y: int, pressed: bool, identifier: int = 0) -> None:
+        self._call(pressed)
+        self.touches.append((x, y, pressed))
+
+    def touch_frames(self, frames: Any) -> None:
+        self._call(True)
+        super().touch_frames(frames)
+
+    def _call(self, pressed: bool) -> None:
         index, self.calls = self.calls, self.calls + 1
         self.time.now += self.takes(index, pressed)
         if index == self.fail_at:
             raise ControllerError("sendTouch failed: UNAVAILABLE: connection reset", code="UNAVAILABLE")
-        self.touches.append((x, y, pressed))
 
 
 def router(controller: FakeController | None = None, conn: FakeConnection | None = None,
@@ -91,7 +98,8 @@ def test_a_swipe_on_the_controller_is_down_moves_and_up_along_the_line() -> None
     ack = r.swipe(0, 0, 0, 32 / SCALE * 4, duration=0.032)  # 0 to 128 pixels in 32 ms
     assert controller.touches == [(0, 0, True), (0, 32, True), (0, 64, True), (0, 96, True), (0, 128, True),
                                   (0, 128, False)]
-    assert slept == [0.008] * 4  # a move every 8 ms
+    assert controller.streamed == [[[(0, 0, True)], [(0, 32, True)]]]  # down and past the slop (21 px) in one call
+    assert slept == [0.016, 0.008, 0.008]  # then a move every 8 ms from the touch-down
     assert ack == Ack(accepted=True, path="controller", moves=4)
     assert conn.sent("swipe") == [] and r.counts.controller == 1 and r.counts.agent == 0
 
@@ -116,7 +124,7 @@ def test_a_swipe_released_resting_on_the_controller_rests_then_moves_a_pixel_on_
     r, _, slept = router(controller)
     r.swipe(0, 128 / SCALE, 0, 0, duration=0.016, release=Release.RESTING)  # upwards
     assert controller.touches == [(0, 128, True), (0, 64, True), (0, 0, True), (0, -1, True), (0, -1, False)]
-    assert slept == [0.008, 0.008, 0.06]  # the rest comes after the last move, before the pixel on
+    assert slept == [0.016, 0.06]  # the rest comes after the last move, before the pixel on
     assert one_pixel_on((0, 0, 300, 0)) == (1, 0) and one_pixel_on((0, 0, 0, 0)) == (0, 1)
 
 
@@ -234,19 +242,22 @@ def test_moves_are_timed_from_the_touch_down_not_after_each_answer() -> None:
     started = time_.now
     ack = r.swipe(0, 0, 0, 600, duration=0.3)
     assert ack.accepted and ack.moves == 38
-    # 38 moves 8 ms apart from the touch-down, plus three answers: the down's, the last move's, the up's
-    assert time_.now - started == pytest.approx(38 * 0.008 + 3 * 0.003)
+    # 38 moves 8 ms apart from the touch-down, plus two answers: the last move's and the up's
+    assert time_.now - started == pytest.approx(38 * 0.008 + 2 * 0.003)
     assert all(s == pytest.approx(0.005) for s in slept[1:])  # 8 ms from the last move's time, less its answer
 
 
-def test_a_swipe_whose_first_move_comes_past_the_tap_timeout_is_lifted_there_and_not_carried_out() -> None:
+def test_a_swipes_touch_down_and_its_moves_past_the_touch_slop_go_in_one_call() -> None:
+    """A pointer still past the long-press timeout is a long press, its drag no swipe (issue 19 item
+    12's hazard at a swipe's start): the down and the moves that take the pointer past 8 dp travel
+    together, so a host that stalls 0.5 s on every sendTouch cannot hold the pointer still there."""
     time_ = FakeTime()
-    controller = SlowController(time_, takes=lambda index, pressed: 0.5 if index == 1 else 0.0)
+    controller = SlowController(time_, takes=lambda index, pressed: 0.5 if index > 0 else 0.0)
     r, _, _ = router(controller, time_=time_)
-    ack = r.swipe(0, 0, 0, 600, duration=0.3)
-    assert ack == Ack(accepted=False, path="controller", moves=1)
-    first_move = controller.touches[1]
-    assert controller.touches == [(0, 0, True), first_move, (first_move[0], first_move[1], False)]
+    ack = r.swipe(0, 0, 600 / SCALE, 0, duration=0.24)  # 30 moves of 20 px: the second is past 21 px
+    assert ack == Ack(accepted=True, path="controller", moves=30)
+    assert controller.streamed == [[[(0, 0, True)], [(20, 0, True)], [(40, 0, True)]]]
+    assert controller.touches[-1] == (600, 0, False)
 
 
 def test_a_failure_after_the_touch_down_still_lifts_the_pointer() -> None:
@@ -259,3 +270,10 @@ def test_a_failure_after_the_touch_down_still_lifts_the_pointer() -> None:
     *_, last = controller.touches
     assert last == (controller.touches[-2][0], controller.touches[-2][1], False)  # lifted where it was
     assert [t for t in controller.touches if not t[2]] == [last]
+
+
+def test_a_swipe_whose_opening_the_controller_refused_unread_goes_to_the_agent() -> None:
+    controller = FakeController(fail_at_touch=0)
+    r, conn, _ = router(controller, failures=[])
+    assert r.swipe(0, 0, 0, 100, duration=0.1).path == "agent"
+    assert controller.touches == [] and len(conn.sent("swipe")) == 1
