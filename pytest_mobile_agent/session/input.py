@@ -218,15 +218,7 @@ class InputRouter:
     def _controller_tap(self, controller: TouchController, x: int, y: int) -> Ack:
         """A press and its lift in one streamInputEvent call. A call the emulator refused before
         reading it landed nothing; any other failure may have left the pointer down: lifted."""
-        try:
-            controller.tap(x, y)
-        except Exception as exc:
-            if getattr(exc, "code", None) in NOT_LANDED_CODES:
-                raise _NotLanded(exc) from exc
-            _lift_after_failure(controller, x, y)
-            if isinstance(exc, MobileAgentError):
-                raise
-            raise ControllerError(f"emulator controller tap failed: {exc}") from exc
+        _streamed(controller, lambda: controller.tap(x, y), (x, y))
         return Ack(accepted=True, path="controller")
 
     def _controller_long_press(self, controller: TouchController, x: int, y: int, hold: float) -> Ack:
@@ -241,7 +233,7 @@ class InputRouter:
         self, controller: TouchController, line: tuple[int, int, int, int], duration: float, resting: bool
     ) -> Ack:
         points = swipe_path(line, duration)
-        opening = len(past_slop(line[:2], points, touch_slop(controller)))
+        opening = len(past_slop((line[0], line[1]), points, touch_slop(controller)))
         at = [*points[opening - 1]]
         down_at = self._clock()
         _open(controller, line[0], line[1], points[:opening])
@@ -330,15 +322,21 @@ def past_slop(start: tuple[int, int], points: list[tuple[int, int]], slop: int) 
 def _open(controller: TouchController, x: int, y: int, moves: list[tuple[int, int]]) -> None:
     """The swipe's touch-down and the moves that take it past the touch slop, in one call: a
     pointer still past the long-press timeout is a long press (its drag no swipe), so no stall of
-    this host may come between them. A call the emulator refused before reading it landed nothing;
-    any other failure may have left the pointer down: lifted where it may be."""
+    this host may come between them."""
     frames = [[(x, y, True, 0)]] + [[(mx, my, True, 0)] for mx, my in moves]
+    _streamed(controller, lambda: controller.touch_frames(frames), moves[-1])
+
+
+def _streamed(controller: TouchController, send: Callable[[], None], lift_at: tuple[int, int]) -> None:
+    """One streamInputEvent call. A call the emulator refused before reading any of it landed
+    nothing (the agent may take the input); any other failure may have left the pointer down:
+    lifted where it may be, and reported."""
     try:
-        controller.touch_frames(frames)
+        send()
     except Exception as exc:
         if getattr(exc, "code", None) in NOT_LANDED_CODES:
             raise _NotLanded(exc) from exc
-        _lift_after_failure(controller, *moves[-1])
+        _lift_after_failure(controller, *lift_at)
         if isinstance(exc, MobileAgentError):
             raise
         raise ControllerError(f"emulator controller touch failed: {exc}") from exc
