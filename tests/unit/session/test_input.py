@@ -277,3 +277,18 @@ def test_a_swipe_whose_opening_the_controller_refused_unread_goes_to_the_agent()
     r, conn, _ = router(controller, failures=[])
     assert r.swipe(0, 0, 0, 100, duration=0.1).path == "agent"
     assert controller.touches == [] and len(conn.sent("swipe")) == 1
+
+
+@pytest.mark.parametrize("code", ["PERMISSION_DENIED", "UNIMPLEMENTED", "UNAUTHENTICATED"])
+def test_a_streamed_tap_the_emulator_refused_unread_goes_to_the_agent(code: str) -> None:
+    """An emulator whose static token's allowlist does not name streamInputEvent (AOSP's
+    emulator_access.json before commit 7af5b942), or that lacks the method: nothing landed."""
+    controller = FakeController()
+
+    def refused(x: int, y: int, identifier: int = 0) -> None:
+        raise ControllerError(f"the controller's streamInputEvent failed: {code}", code=code)
+
+    controller.tap = refused  # type: ignore[method-assign]
+    r, conn, _ = router(controller, failures=[])
+    assert r.tap(10, 10).path == "agent"
+    assert controller.touches == [] and conn.sent("tap") == [{"x": 26, "y": 26, "hold_ms": 0}]
