@@ -161,9 +161,10 @@ def measure(
                     lines.append(f"controller path unavailable: {session.warning}")
                 else:
                     login, big = taps(bench, screen, runs)
-                    # taps go through the agent on every path (issue 19): here with the controller's frames on
-                    lines.append(f"tap Login to the tree, controller on   {summary(login, digits=3)}")
-                    lines.append(f"tap Big to 500 cells, controller on    {summary(big, digits=3)}")
+                    # the seed's fast path (issue 27): each tap one streamInputEvent call with its press and lift
+                    assert session.inputs.controller == 2 * runs and session.inputs.agent == 0, session.inputs
+                    lines.append(f"tap Login to the tree, controller path {summary(login, digits=3)}")
+                    lines.append(f"tap Big to 500 cells, controller path  {summary(big, digits=3)}")
     lines.append(f"killed agent to disconnected           {summary(killed(bench, runs), digits=3)}")
     return lines
 

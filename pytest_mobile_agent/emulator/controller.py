@@ -64,6 +64,8 @@ CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
 )
 
 T = TypeVar("T")
+Contact = tuple[int, int, bool, int]
+"""One touch of an input frame: x, y (physical pixels), pressed (False lifts), identifier."""
 
 
 @dataclass(frozen=True)
@@ -158,16 +160,32 @@ class Controller:
         """One contact at (x, y) in physical pixels; `pressed=False` sends pressure 0, which lifts it."""
         self.touches([(x, y, pressed, identifier)], timeout=timeout)
 
-    def touches(self, contacts: Sequence[tuple[int, int, bool, int]], *, timeout: float | None = None) -> None:
-        """Several contacts in one event: (x, y, pressed, identifier) each. On the second connection."""
-        event = pb.TouchEvent(
-            touches=[
-                pb.Touch(x=int(x), y=int(y), identifier=int(ident), pressure=PRESSED if pressed else 0)
-                for x, y, pressed, ident in contacts
-            ]
-        )
-        self._call(self._touch_stub.sendTouch, event, timeout, "sendTouch")
+    def touches(self, contacts: Sequence[Contact], *, timeout: float | None = None) -> None:
+        """Several contacts in one event: (x, y, pressed, identifier) each. On the second connection.
+        The emulator makes them one input frame on the guest: a press and a lift of one identifier
+        in the same call leave no contact for Android to see (`tap` says why)."""
+        self._call(self._touch_stub.sendTouch, _touch_event(contacts), timeout, "sendTouch")
         self.touches_sent += 1
+
+    def tap(self, x: int, y: int, identifier: int = 0, *, timeout: float | None = None) -> None:
+        """A press at (x, y) and its lift in one streamInputEvent call: two TouchEvents, written one
+        after the other with no answer waited for between them, so the press is as short as the
+        emulator takes to read two messages that travel together, whatever this host does between
+        its calls. The emulator hands each streamed event to its TouchEventSender as it reads it,
+        and each TouchEvent becomes one input frame ending in its own SYN_REPORT
+        (aosp-mirror/platform_external_qemu, android/android-grpc/services/emulator-controller/
+        server/src/android/emulation/control/EmulatorService.cpp, streamInputEvent;
+        keyboard/TouchEventSender.cpp, doSend). One sendTouch carrying both would be one frame
+        whose slot ends released: InputReader's MultiTouchMotionAccumulator marks a slot whose
+        tracking id goes to -1 not in use, so Android would see no touch at all."""
+        self.touch_frames([[(x, y, True, identifier)], [(x, y, False, identifier)]], timeout=timeout)
+
+    def touch_frames(self, frames: Sequence[Sequence[Contact]], *, timeout: float | None = None) -> None:
+        """Input frames in one streamInputEvent call on the second connection, each frame one
+        TouchEvent of its contacts, delivered in order."""
+        events = [pb.InputEvent(touch_event=_touch_event(frame)) for frame in frames]
+        self._call(self._touch_stub.streamInputEvent, iter(events), timeout, "streamInputEvent")
+        self.touches_sent += len(frames)
 
     def stream(
         self, width: int | None = WORKING_WIDTH, *, open_timeout: float | None = None, queue: int = STREAM_QUEUE
@@ -345,6 +363,15 @@ class FrameStream:
 
 
 # --- module helpers ------------------------------------------------------------------------------
+
+
+def _touch_event(contacts: Sequence[Contact]) -> Any:
+    return pb.TouchEvent(
+        touches=[
+            pb.Touch(x=int(x), y=int(y), identifier=int(ident), pressure=PRESSED if pressed else 0)
+            for x, y, pressed, ident in contacts
+        ]
+    )
 
 
 def _metadata(token: str | None) -> tuple[tuple[str, str], ...]:

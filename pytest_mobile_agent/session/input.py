@@ -1,25 +1,29 @@
 """Input: taps, long presses, swipes, keys and text, in physical pixels, to the agent or the controller.
 
 Everything goes to the agent with a 5 s deadline plus the gesture's duration. With a controller,
-long presses and swipes go through it instead (a swipe moves every 8 ms along its line, as the
-agent's does, each move at its own time from the touch-down, not 8 ms after the previous one's
-answer); keys, text and taps stay with the agent.
+taps, long presses and swipes go through it instead (the seed's fast path); keys and text stay
+with the agent.
 
-Taps stay with the agent because a tap must never become a long press. The emulator injects each
-sendTouch when it arrives, one event frame per call (TouchEventSender::send schedules the call's
-touches on its looper and doSend ends them with one SYN_REPORT; aosp-mirror/platform_external_qemu,
-android/emulation/control/keyboard/TouchEventSender.cpp), so a down and an up in one call would be
-one frame with no contact in it, and in two calls the press lasts as long as the host takes
-between them: under a CPU quota that was 601 to 807 ms, a long press to the app. The agent injects
-both events on the device, back to back, with explicit event times (docs/protocol.md `tap`), so the
-device sees the same short press whatever the host's load.
+A tap must never become a long press. A tap through the controller is one streamInputEvent call
+carrying the press and the lift as two TouchEvents, written one after the other with no answer
+waited for between them (`emulator.Controller.tap`): the emulator hands each to its TouchEventSender
+as it reads it, each one input frame on the guest, so the press lasts as long as the emulator takes
+to read two messages that travel together, not as long as this host takes between two calls. Two
+sendTouch calls held the press for the host's round trip and whatever stalled it between them:
+under a CPU quota that was 601 to 807 ms, a long press to the app. One sendTouch carrying both is
+no tap at all: the emulator makes one frame of it, whose slot ends released, and Android sees no
+contact (`emulator.Controller.tap` cites the sources).
 
-The first move of a controller swipe has the same hazard: a pointer still past the long-press
-timeout is a long press, and the drag after it is no swipe. A first move that came later than
-TAP_TIMEOUT after the touch-down (as far as the host can tell: from sending the down to the move's
-answer) ends the swipe there, reported not carried out (`accepted` false), never as accepted.
-Whatever fails after the touch-down, the pointer is lifted (best effort), so it never stays pressed
-for the next user of the device.
+A long press goes down, is held `hold` seconds from the touch-down, and lifts, as two sendTouch
+calls: a stall only makes it longer. A swipe has the tap's hazard at its start: a pointer still past
+the long-press timeout is a long press, and the drag after it is no swipe. So its touch-down and the
+moves that take it past the touch slop (8 dp) go in one streamInputEvent call, like a tap's press
+and lift; the later moves go one sendTouch each, every 8 ms along the line (each at its own time from
+the touch-down, not 8 ms after the previous one's answer), and a resting release rests 60 ms from the
+last move's answer (so the emulator, which handled that move before answering, sees the pointer still
+however late the moves went out) before its one-pixel move and the lift. Whatever fails after the
+touch-down, the pointer is lifted (best effort), so it never stays pressed for the next user of the
+device.
 
 A controller that fails before a touch lands hands that input to the agent, and from then on all
 input goes through the agent. Input the controller injected is foreign to the agent, which the tree
@@ -33,7 +37,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -47,16 +51,24 @@ INPUT_TIMEOUT = 5.0
 MOVE_INTERVAL = 0.008
 REST = 0.060
 """A resting release rests this long: the velocity tracker takes a pointer still for 40 ms as stopped."""
-TAP_TIMEOUT = 0.3
-"""The longest a controller press may stay still before it may be no tap: below Android's long-press
-timeout (ViewConfiguration.DEFAULT_LONG_PRESS_TIMEOUT: 400 ms from Android 12, 500 ms before; the
-virtual app takes 500), with room for the touch's own round trip."""
+TOUCH_SLOP_DP = 8
+"""ViewConfiguration.TOUCH_SLOP: a pointer moved further than this is dragging, no long press."""
+DEFAULT_DENSITY = 420
+"""The Pixel 7 AVD's density, for an emulator whose status names none."""
+
+
+#: gRPC status codes of a call the emulator refused before reading any of it: nothing landed
+NOT_LANDED_CODES = frozenset({"UNAVAILABLE", "UNAUTHENTICATED", "PERMISSION_DENIED", "UNIMPLEMENTED"})
 
 
 class TouchController(Protocol):
     """What input needs of `emulator.Controller`."""
 
     def touch(self, x: int, y: int, pressed: bool, identifier: int = 0) -> None: ...
+
+    def tap(self, x: int, y: int, identifier: int = 0) -> None: ...
+
+    def touch_frames(self, frames: Sequence[Sequence[tuple[int, int, bool, int]]]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -110,12 +122,15 @@ class InputRouter:
     # --- the InputBackend ------------------------------------------------------------------------
 
     def tap(self, x: float, y: float) -> Ack:
-        """Through the agent on every path: the device sees a fixed short press (the module's doc)."""
-        return self._agent_tap(self._px(x), self._px(y), 0.0)
+        """Through the controller when there is one (press and lift in one call: the module's doc),
+        else through the agent, which injects both on the device."""
+        px, py = self._px(x), self._px(y)
+        return self._touch(lambda c: self._controller_tap(c, px, py), lambda: self._agent_tap(px, py, 0.0))
 
     def long_press(self, x: float, y: float, hold: float) -> Ack:
         px, py, hold = self._px(x), self._px(y), max(0.0, hold)
-        return self._touch(lambda c: self._controller_tap(c, px, py, hold), lambda: self._agent_tap(px, py, hold))
+        return self._touch(lambda c: self._controller_long_press(c, px, py, hold),
+                           lambda: self._agent_tap(px, py, hold))
 
     def swipe(
         self,
@@ -202,7 +217,13 @@ class InputRouter:
 
     # --- the controller's gestures ---------------------------------------------------------------
 
-    def _controller_tap(self, controller: TouchController, x: int, y: int, hold: float) -> Ack:
+    def _controller_tap(self, controller: TouchController, x: int, y: int) -> Ack:
+        """A press and its lift in one streamInputEvent call. A call the emulator refused before
+        reading it landed nothing; any other failure may have left the pointer down: lifted."""
+        _streamed(controller, lambda: controller.tap(x, y), (x, y))
+        return Ack(accepted=True, path="controller")
+
+    def _controller_long_press(self, controller: TouchController, x: int, y: int, hold: float) -> Ack:
         """A long press: down, held `hold` seconds from the touch-down, up (lifted whatever fails)."""
         _land(controller, x, y)
         down_at = self._clock()
@@ -214,22 +235,18 @@ class InputRouter:
         self, controller: TouchController, line: tuple[int, int, int, int], duration: float, resting: bool
     ) -> Ack:
         points = swipe_path(line, duration)
-        at = [line[0], line[1]]
-        sent_down = self._clock()
-        _land(controller, line[0], line[1])
+        opening = len(past_slop((line[0], line[1]), points, touch_slop(controller)))
+        at = [*points[opening - 1]]
         down_at = self._clock()
+        _open(controller, line[0], line[1], points[:opening])
         with self._lifting(controller, lambda: (at[0], at[1])):
-            for i, (x, y) in enumerate(points, 1):
+            for i, (x, y) in enumerate(points[opening:], opening + 1):
                 self._sleep_until(down_at + i * MOVE_INTERVAL)
                 _move(controller, x, y)
                 at[:] = [x, y]
-                if i == 1 and self._clock() - sent_down > TAP_TIMEOUT:
-                    log.warning("the swipe's first move came %.0f ms after its touch-down, past the tap timeout "
-                                "(%.0f ms): lifted there, not carried out", (self._clock() - sent_down) * 1000,
-                                TAP_TIMEOUT * 1000)
-                    return Ack(accepted=False, path="controller", moves=1)
             if resting:
-                self._sleep_until(down_at + len(points) * MOVE_INTERVAL + REST)
+                # from the last move's answer: a host behind its schedule must still leave the pointer still
+                self._sleep_until(max(down_at + len(points) * MOVE_INTERVAL, self._clock()) + REST)
                 dx, dy = one_pixel_on(line)
                 at[:] = [at[0] + dx, at[1] + dy]
                 _move(controller, at[0], at[1])
@@ -287,6 +304,51 @@ def one_pixel_on(line: tuple[int, int, int, int]) -> tuple[int, int]:
         return (0, 1)
     step = (round(dx / length), round(dy / length))
     return step if step != (0, 0) else ((1 if dx > 0 else -1), 0)
+
+
+def touch_slop(controller: TouchController) -> int:
+    """Android's touch slop on the controller's display, in pixels: 8 dp
+    (ViewConfiguration.TOUCH_SLOP; the emulator's default density when the AVD does not say)."""
+    density = getattr(getattr(controller, "hardware", None), "density", 0) or DEFAULT_DENSITY
+    return round(TOUCH_SLOP_DP * density / 160)
+
+
+def past_slop(start: tuple[int, int], points: list[tuple[int, int]], slop: int) -> list[tuple[int, int]]:
+    """The moves up to the first one past the touch slop from `start` (all of them when none is)."""
+    for i, (x, y) in enumerate(points):
+        if abs(x - start[0]) > slop or abs(y - start[1]) > slop:
+            return points[: i + 1]
+    return points
+
+
+def _open(controller: TouchController, x: int, y: int, moves: list[tuple[int, int]]) -> None:
+    """The swipe's touch-down and the moves that take it past the touch slop, in one call: a
+    pointer still past the long-press timeout is a long press (its drag no swipe), so no stall of
+    this host may come between them."""
+    frames = [[(x, y, True, 0)]] + [[(mx, my, True, 0)] for mx, my in moves]
+    _streamed(controller, lambda: controller.touch_frames(frames), moves[-1])
+
+
+def _streamed(controller: TouchController, send: Callable[[], None], lift_at: tuple[int, int]) -> None:
+    """One streamInputEvent call. A call the emulator refused before reading any of it landed
+    nothing (the agent may take the input); any other failure may have left the pointer down:
+    lifted where it may be, and reported."""
+    try:
+        send()
+    except Exception as exc:
+        if getattr(exc, "code", None) in NOT_LANDED_CODES:
+            raise _NotLanded(exc) from exc
+        _lift_after_failure(controller, *lift_at)
+        if isinstance(exc, MobileAgentError):
+            raise
+        raise ControllerError(f"emulator controller touch failed: {exc}") from exc
+
+
+def _lift_after_failure(controller: TouchController, x: int, y: int) -> None:
+    try:
+        controller.touch(x, y, False)
+    except Exception as exc:
+        log.warning("lifting the pointer after a failed tap failed too: %s", exc)
 
 
 def _land(controller: TouchController, x: int, y: int) -> None:

@@ -4,13 +4,14 @@
 
 | Target                                              | Taps and swipes | Frames     | Warning                   |
 |-----------------------------------------------------|-----------------|------------|---------------------------|
-| Emulator whose controller connects                  | controller (1)  | controller | none                      |
+| Emulator whose controller connects                  | controller      | controller | none                      |
 | Emulator whose controller does not resolve / answer | agent           | none       | launch flag, console cmd  |
 | Emulator with the controller turned off, or device  | agent           | none       | none                      |
 | Emulator whose found controller is another's (2)    | agent           | none       | why it is not the target's|
 
-(1) long presses and swipes; taps go through the agent (session/input.py says why). Screenshots, keys
-and text go through the agent on every path.
+Taps, long presses and swipes go through the controller when it connects, a tap as its press and
+lift in one call (session/input.py says why). Screenshots, keys and text go through the agent on
+every path.
 (2) with `Auto()` and `PathOptions.target`: the adb server is not on this host, or the discovery
 file's AVD or the controller's display is not the device's (session/ownership.py).
 
@@ -34,9 +35,6 @@ from pytest_mobile_agent.session.ownership import TargetCheck, foreign_warning
 log = logging.getLogger("pytest_mobile_agent.session")
 
 TOUCH_KINDS = "taps, long presses and swipes"
-CONTROLLER_KINDS = "long presses and swipes"
-"""Taps go through the agent on every path: a tap through the controller lasts as long as the host
-takes between two sendTouch calls, which a loaded host turns into a long press (session/input.py)."""
 
 
 @dataclass(frozen=True)
@@ -165,8 +163,7 @@ def _input_line(facts: StatusFacts) -> str:
             f"input: agent ({TOUCH_KINDS}); the emulator controller at {facts.controller_url} "
             f"failed: {facts.controller_failure}"
         )
-    return (f"input: emulator controller at {facts.controller_url} ({CONTROLLER_KINDS}); taps: agent "
-            "(it injects a tap's down and up on the device a fixed short time apart)")
+    return f"input: emulator controller at {facts.controller_url} ({TOUCH_KINDS})"
 
 
 def _frames_line(facts: StatusFacts) -> str:

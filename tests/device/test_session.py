@@ -208,28 +208,29 @@ def test_a_snapshot_after_a_tap_that_tears_the_big_screen_down_under_the_agents_
     screen.wait_for(id="login_button")
 
 
-def test_with_the_controller_swipes_and_frames_use_it_taps_stay_with_the_agent_and_the_status_names_the_fast_path(
+def test_with_the_controller_taps_and_frames_use_it_and_the_status_names_the_fast_path(
     rig: Rig, controller_choice: ControllerChoice
 ) -> None:
-    """The seed's scenario "Control endpoint enabled", with taps on the agent since issue 19 item 12:
-    a tap through the controller lasts as long as the host takes between two sendTouch calls."""
+    """The seed's scenario "Control endpoint enabled": a tap through the mirror counted on the
+    controller (its press and lift in one streamInputEvent call since issue 27), a swipe too,
+    frames received and encoded, and the status lines word for word."""
     rig.open("Big")
     session, screen = rig.start(controller_choice)
     assert session.controller is not None, session.warning
     screen.wait_for(text=f"Cell {BIG_CELLS}")
     ack = screen.find(id="tab_list").tap()
-    assert ack.path == "agent" and session.inputs.agent == 1 and session.inputs.controller == 0
+    assert ack.accepted and ack.path == "controller" and session.inputs.controller == 1 and session.inputs.agent == 0
     container = screen.wait_for(id="list")
     ack = screen.swipe_within(container, "up", resting=True)
-    assert ack.accepted and ack.path == "controller" and session.inputs.controller == 1
+    assert ack.accepted and ack.path == "controller" and session.inputs.controller == 2
     screen.wait_until(lambda view: not any(e.node.text == "Item 1" for e in view.entries), what="the list scrolled")
     _wait(lambda: session.frames_received > 0, 5.0, "controller frames arrive")
     jpeg = session.frames.jpeg(width=270)
     with Image.open(io.BytesIO(jpeg)) as image:
         assert image.format == "JPEG" and image.width == 270
     status = session.status()
-    assert status[1] == (f"input: emulator controller at {session.controller.endpoint.url} (long presses and swipes); "
-                         "taps: agent (it injects a tap's down and up on the device a fixed short time apart)")
+    url = session.controller.endpoint.url
+    assert status[1] == f"input: emulator controller at {url} (taps, long presses and swipes)"
     assert status[2] == f"frames: emulator controller, {session.frames_received} received"
     assert status[3] == "screenshots: agent"
     assert status[4].startswith("keys and text: agent; the AVD declares")

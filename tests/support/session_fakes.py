@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -261,6 +261,8 @@ class FakeController:
         self.endpoint = Endpoint.at(8554, serial="emulator-5554")
         self.hardware = FakeHardware(keyboard=keyboard)
         self.touches: list[tuple[int, int, bool]] = []
+        self.taps: list[tuple[int, int]] = []
+        self.streamed: list[list[list[tuple[int, int, bool]]]] = []
         self.fail_at_touch = fail_at_touch
         self.streams_to_give = deque(streams or [])
         self.subscriptions: list[int] = []
@@ -272,11 +274,26 @@ class FakeController:
         return self.hardware.keyboard
 
     def touch(self, x: int, y: int, pressed: bool, identifier: int = 0) -> None:
+        self._check("sendTouch")
+        self.touches.append((x, y, pressed))
+
+    def tap(self, x: int, y: int, identifier: int = 0) -> None:
+        """A press and its lift in one streamInputEvent call (both recorded as touches)."""
+        self._check("streamInputEvent")
+        self.taps.append((x, y))
+        self.touches += [(x, y, True), (x, y, False)]
+
+    def touch_frames(self, frames: Sequence[Sequence[tuple[int, int, bool, int]]]) -> None:
+        """Input frames in one streamInputEvent call (their touches recorded as touches too)."""
+        self._check("streamInputEvent")
+        self.streamed.append([[(x, y, pressed) for x, y, pressed, _ in frame] for frame in frames])
+        self.touches += [(x, y, pressed) for frame in frames for x, y, pressed, _ in frame]
+
+    def _check(self, call: str) -> None:
         if self.fail_at_touch is not None and len(self.touches) == self.fail_at_touch:
             from pytest_mobile_agent.errors import ControllerError
 
-            raise ControllerError("sendTouch failed: UNAVAILABLE: connection reset", code="UNAVAILABLE")
-        self.touches.append((x, y, pressed))
+            raise ControllerError(f"{call} failed: UNAVAILABLE: connection reset", code="UNAVAILABLE")
 
     def stream(self, width: int = 540) -> FakeStream:
         self.subscriptions.append(width)

@@ -219,6 +219,14 @@ class TouchEvent(_message.Message):
     display: int
     def __init__(self, touches: _Optional[_Iterable[_Union[Touch, _Mapping]]] = ..., display: _Optional[int] = ...) -> None: ...
 
+class InputEvent(_message.Message):
+    __slots__ = ("key_event", "touch_event")
+    KEY_EVENT_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_EVENT_FIELD_NUMBER: _ClassVar[int]
+    key_event: KeyboardEvent
+    touch_event: TouchEvent
+    def __init__(self, key_event: _Optional[_Union[KeyboardEvent, _Mapping]] = ..., touch_event: _Optional[_Union[TouchEvent, _Mapping]] = ...) -> None: ...
+
 class KeyboardEvent(_message.Message):
     __slots__ = ("codeType", "eventType", "keyCode", "key", "text")
     class KeyCodeType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):

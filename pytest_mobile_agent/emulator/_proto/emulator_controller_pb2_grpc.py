@@ -45,6 +45,11 @@ class EmulatorControllerStub:
                 request_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.TouchEvent.SerializeToString,
                 response_deserializer=google_dot_protobuf_dot_empty__pb2.Empty.FromString,
                 _registered_method=True)
+        self.streamInputEvent = channel.stream_unary(
+                '/android.emulation.control.EmulatorController/streamInputEvent',
+                request_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.InputEvent.SerializeToString,
+                response_deserializer=google_dot_protobuf_dot_empty__pb2.Empty.FromString,
+                _registered_method=True)
         self.getStatus = channel.unary_unary(
                 '/android.emulation.control.EmulatorController/getStatus',
                 request_serializer=google_dot_protobuf_dot_empty__pb2.Empty.SerializeToString,
@@ -73,7 +78,16 @@ class EmulatorControllerServicer:
         raise NotImplementedError('Method not implemented!')
 
     def sendTouch(self, request, context):
-        """Touches in physical pixels, origin top left; pressure 0 lifts an identifier.
+        """Touches in physical pixels, origin top left; pressure 0 lifts an identifier. All the
+        touches of one call are one input frame on the guest (one SYN_REPORT).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def streamInputEvent(self, request_iterator, context):
+        """Input events in order, each handed to the guest as it is read (each TouchEvent its own
+        input frame): a tap's press and lift in one call, with no round trip between them.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -111,6 +125,11 @@ def add_EmulatorControllerServicer_to_server(servicer, server):
             'sendTouch': grpc.unary_unary_rpc_method_handler(
                     servicer.sendTouch,
                     request_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.TouchEvent.FromString,
+                    response_serializer=google_dot_protobuf_dot_empty__pb2.Empty.SerializeToString,
+            ),
+            'streamInputEvent': grpc.stream_unary_rpc_method_handler(
+                    servicer.streamInputEvent,
+                    request_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.InputEvent.FromString,
                     response_serializer=google_dot_protobuf_dot_empty__pb2.Empty.SerializeToString,
             ),
             'getStatus': grpc.unary_unary_rpc_method_handler(
@@ -182,6 +201,33 @@ class EmulatorController:
             target,
             '/android.emulation.control.EmulatorController/sendTouch',
             pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.TouchEvent.SerializeToString,
+            google_dot_protobuf_dot_empty__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def streamInputEvent(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/android.emulation.control.EmulatorController/streamInputEvent',
+            pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.InputEvent.SerializeToString,
             google_dot_protobuf_dot_empty__pb2.Empty.FromString,
             options,
             channel_credentials,

@@ -1,8 +1,11 @@
 """Taps, long presses, swipes and keys (the Java agent's `input/Gestures`).
 
-A swipe goes down at its start, moves every 8 ms along its line (at least once), and with a rest
-stays still that long at the end, then moves one pixel on in the swipe's direction and lifts there.
-Input runs one action at a time: two gestures would interleave their touches.
+A gesture is a list of steps, each a touch event at a time from the touch-down, as the Java agent's
+Gestures.tap and Gestures.swipe build them. A swipe goes down at its start, moves every 8 ms along
+its line (at least once), and with a rest stays still that long at the end, then moves one pixel on
+in the swipe's direction and lifts there. Every event carries its event time (t0 + its time), as the
+Java agent's injected MotionEvents do, so the UI model sees the gesture's own timing however late
+this host's threads run. Input runs one action at a time: two gestures would interleave their touches.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import math
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_mobile_agent.virtual.agent.idle import IdleTracker
@@ -48,13 +52,40 @@ class Injector:
         self.ui.touch(x, y, action != UP, t_ms)
         self._block(injection.after_ms(self.call, action, self.ui.now_ms(), self.ui.animations_end_ms()))
 
+    def play(self, steps: list[Step]) -> None:
+        """Injects the steps on time from now, each with its event time, and returns at the last
+        one's. The asynchronous call hands the touch-down and the step after it to the input
+        dispatcher together, as the Java agent does on the device's own CPU (Gestures.perform: no
+        wait between a tap's DOWN and UP, 8 ms to a swipe's first move): they are queued at once, so
+        a tap is a tap and a swipe moves before the long-press timeout however slowly this host runs.
+        The later steps of a swipe go out in real time, so a stopped process stops the gesture
+        where it is. A call that blocks (UiAutomation's) injects each step by itself."""
+        start, t0 = time.monotonic(), self.ui.now_ms()
+        ahead = steps[:2] if self.call is Call.INPUT_MANAGER_ASYNC else steps[:0]
+        if ahead:
+            self.ui.touches([(s.x, s.y, s.action != UP, t0 + s.at_ms) for s in ahead])
+        for step in steps[len(ahead):]:
+            self.gate.sleep_until(start + step.at_ms / 1000.0)
+            self.touch(step.x, step.y, step.action, t0 + step.at_ms)
+        self.gate.sleep_until(start + steps[-1].at_ms / 1000.0)
+
     def key(self, code: int, meta: int) -> bool:
-        """One key press (DOWN and UP), paying what the injecting call blocks for around it."""
+        """One key press (DOWN and UP), paying what the injecting call blocks for around it. The
+        asynchronous call returns once the press is queued: the app handles it afterwards, as
+        InputDispatcher delivers to the focused window (the Java fake platform's AppThread); a
+        synchronous UiAutomation call waits for the app to finish it."""
+        waits = self.call is Call.UI_AUTOMATION_WAIT_FOR_ANIMATIONS_SYNC
         self._block(injection.before_ms(self.call, DOWN, self.ui.now_ms(), self.ui.animations_end_ms()))
-        accepted = self.ui.key(code, meta)
+        accepted = self.ui.key(code, meta) if waits else self.ui.inject_key(code, meta)
         self._block(injection.after_ms(self.call, DOWN, self.ui.now_ms(), self.ui.animations_end_ms())
                     + injection.after_ms(self.call, UP, self.ui.now_ms(), self.ui.animations_end_ms()))
         return accepted
+
+    def key_and_wait(self, code: int, meta: int) -> bool:
+        """One key press injected waiting for the app to finish it (INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH,
+        the Java agent's Platform.injectKeyAndWait): handled, with the keys queued before it, when
+        this returns."""
+        return self.ui.key(code, meta)
 
     def _block(self, ms: float) -> None:
         if ms > 0:
@@ -85,11 +116,7 @@ class Gestures:
         if time.monotonic() + hold / 1000.0 > deadline:
             raise RequestError("deadline_exceeded", f"a {hold} ms press does not fit the deadline", retryable=True)
         with self.injector.injecting():
-            t0 = self.ui.now_ms()
-            self.injector.touch(x, y, DOWN, t0)
-            if hold > 0:
-                self.gate.sleep_until(time.monotonic() + hold / 1000.0)
-            self.injector.touch(x, y, UP, t0 + hold if hold > 0 else None)
+            self.injector.play(tap_steps(x, y, hold))
             self.injector.own_input()
         return {"accepted": True}
 
@@ -101,30 +128,11 @@ class Gestures:
         if time.monotonic() + (duration + rest) / 1000.0 > deadline:
             raise RequestError("deadline_exceeded", f"a {duration + rest} ms swipe does not fit the deadline",
                                retryable=True)
-        steps = max(1, math.ceil(duration / SWIPE_STEP_MS))
-        moves = 0
+        steps = swipe_steps(x1, y1, x2, y2, duration, rest)
         with self.injector.injecting():
-            start = time.monotonic()
-            t0 = self.ui.now_ms()
-            self.injector.touch(x1, y1, DOWN, t0)
-            x, y = x1, y1
-            for i in range(1, steps + 1):
-                f = i / steps
-                x, y = round(x1 + (x2 - x1) * f), round(y1 + (y2 - y1) * f)
-                at = min(i * SWIPE_STEP_MS, duration)
-                self.gate.sleep_until(start + at / 1000.0)
-                self.injector.touch(x, y, MOVE, t0 + at)
-                moves += 1
-            end_ms = duration
-            if rest > 0:
-                self.gate.sleep_until(start + (duration + rest) / 1000.0)
-                end_ms = duration + rest
-                x, y = one_pixel_on(x1, y1, x2, y2)
-                self.injector.touch(x, y, MOVE, t0 + end_ms)
-                moves += 1
-            self.injector.touch(x, y, UP, t0 + end_ms)
+            self.injector.play(steps)
             self.injector.own_input()
-        return {"accepted": True, "moves": moves}
+        return {"accepted": True, "moves": sum(1 for s in steps if s.action == MOVE)}
 
     def key(self, params: dict[str, Any], deadline: float) -> dict[str, Any]:
         code = int_param(params, "code", maximum=KEY_CODE_MAX)
@@ -133,6 +141,38 @@ class Gestures:
             accepted = self.injector.key(code, meta)
             self.injector.own_input()
         return {"accepted": accepted}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One touch event `at_ms` after the touch-down (the Java agent's Gestures.Step)."""
+
+    action: str
+    at_ms: int
+    x: int
+    y: int
+
+
+def tap_steps(x: int, y: int, hold_ms: int) -> list[Step]:
+    return [Step(DOWN, 0, x, y), Step(UP, hold_ms, x, y)]
+
+
+def swipe_steps(x1: int, y1: int, x2: int, y2: int, duration_ms: int, rest_ms: int) -> list[Step]:
+    """Down at the start, a move every 8 ms along the line (at least one), and with a rest the
+    resting release: still for `rest_ms`, one pixel on, lifted there (Gestures.swipe)."""
+    moves = max(1, math.ceil(duration_ms / SWIPE_STEP_MS))
+    steps = [Step(DOWN, 0, x1, y1)]
+    for i in range(1, moves + 1):
+        f = i / moves
+        steps.append(Step(MOVE, min(i * SWIPE_STEP_MS, duration_ms), round(x1 + (x2 - x1) * f),
+                          round(y1 + (y2 - y1) * f)))
+    if rest_ms > 0:
+        x, y = one_pixel_on(x1, y1, x2, y2)
+        end = duration_ms + rest_ms
+        steps += [Step(MOVE, end, x, y), Step(UP, end, x, y)]
+    else:
+        steps.append(Step(UP, duration_ms, x2, y2))
+    return steps
 
 
 def one_pixel_on(x1: int, y1: int, x2: int, y2: int) -> tuple[int, int]:

@@ -29,16 +29,16 @@ def is_int(value: Any) -> bool:
 def int_param(params: dict[str, Any], key: str, *, minimum: int = 0, maximum: int = JAVA_INT_MAX,
               default: int | None = None) -> int:
     """An integer param within minimum..maximum (core/Params.integer and .required: the Java agent's
-    bounds for each key), else invalid_params."""
+    bounds for each key, and its words), else invalid_params."""
     value = params.get(key)
     if value is None:  # missing or null: the default (Params.integer), or required (Params.required)
         value = default
     if value is None:
-        raise RequestError("invalid_params", f"{key} is required")
+        raise RequestError("invalid_params", f"`{key}` is required")
     if not is_int(value):
-        raise RequestError("invalid_params", f"{key} must be an integer")
+        raise RequestError("invalid_params", f"`{key}` must be an integer")
     if not minimum <= value <= maximum:
-        raise RequestError("invalid_params", f"{key} must be within {minimum}..{maximum}, not {value}")
+        raise RequestError("invalid_params", f"`{key}` must be within {minimum}..{maximum}, not {value}")
     params[key] = value
     return int(value)
 

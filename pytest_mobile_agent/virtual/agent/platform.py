@@ -134,6 +134,9 @@ class Platform:
     logcat: Callable[[str, str], None] = lambda tag, msg: None
     #: the scheduling of the agent's threads (the process's, so SIGSTOP stops them)
     gate: Gate = field(default_factory=Running)
+    #: reading UiAutomation's HARDWARE screenshot bitmap back fails here (API 33/34 in a shell
+    #: process): screenshots come from screencap (docs/agent-android.md, "Screenshots")
+    hardware_read_back_fails: bool = False
 
 
 def sleep_until(when: float) -> None:

@@ -1,6 +1,8 @@
-"""Screenshots (the Java agent's `core/Agent.screenshot` over `Platform.screenshot`): upright in
-every display orientation, with the display's rotation; a failed capture is an error, never a
-blank image."""
+"""Screenshots (the Java agent's `core/Agent.screenshot` over `platform/Screenshots.take`): upright in
+every display orientation, with the display's rotation and the way the image was taken (`capture`,
+docs/protocol.md): UiAutomation's capture, else `screencap -p` when reading UiAutomation's HARDWARE
+bitmap back fails in the shell process (`Platform.hardware_read_back_fails`); both failing is
+`screenshot_failed` naming both, never a blank image."""
 
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from pytest_mobile_agent.virtual.agent.params import RequestError, int_param
 from pytest_mobile_agent.virtual.agent.platform import Platform
 from pytest_mobile_agent.virtual.ui import UiModel
 
+UI_AUTOMATION = "ui_automation"
+SCREENCAP = "screencap"
+
 
 def screenshot(ui: UiModel, platform: Platform, params: dict[str, Any]) -> dict[str, Any]:
     fmt = params.get("format", "png")
@@ -19,14 +24,27 @@ def screenshot(ui: UiModel, platform: Platform, params: dict[str, Any]) -> dict[
         raise RequestError("invalid_params", f"unknown screenshot format {fmt!r}")
     quality = int_param(params, "quality", minimum=1, maximum=100, default=80)
     try:
-        image = ui.render()
-        buffer = io.BytesIO()
-        if fmt == "png":
-            image.save(buffer, format="PNG", compress_level=1)
-        else:
-            image.save(buffer, format="JPEG", quality=quality)
-    except Exception as exc:
-        raise RequestError("screenshot_failed", f"the capture failed: {exc}") from None
+        if platform.hardware_read_back_fails:
+            raise RuntimeError("unable to copy the HARDWARE bitmap: no GPU context in this process")
+        data, width, height = _encoded(ui, fmt, quality)
+        capture = UI_AUTOMATION
+    except Exception as first:
+        try:
+            data, width, height = _encoded(ui, fmt, quality)
+        except Exception as second:
+            raise RequestError("screenshot_failed", f"UiAutomation's screenshot failed ({first}), and screencap's "
+                               f"({second})") from None
+        capture = SCREENCAP
     display = platform.display()
-    return {"format": fmt, "width": image.width, "height": image.height, "rotation": display.get("rotation", 0),
-            "data": base64.b64encode(buffer.getvalue()).decode("ascii")}
+    return {"format": fmt, "width": width, "height": height, "rotation": display.get("rotation", 0),
+            "data": base64.b64encode(data).decode("ascii"), "capture": capture}
+
+
+def _encoded(ui: UiModel, fmt: str, quality: int) -> tuple[bytes, int, int]:
+    image = ui.render()
+    buffer = io.BytesIO()
+    if fmt == "png":
+        image.save(buffer, format="PNG", compress_level=1)
+    else:
+        image.save(buffer, format="JPEG", quality=quality)
+    return buffer.getvalue(), image.width, image.height

@@ -1,82 +1,136 @@
-"""Text entry (the Java agent's `input/TextEntry`): set directly where the node accepts it, else
-key events when the virtual key map types every character, else a paste from the clipboard, which
-is restored afterwards. `keys` and `clipboard` focus the node first and insert at its cursor."""
+"""Text entry (the Java agent's `input/TextEntry` and `core/Agent.text`): set directly where the node
+accepts it, else key events when the virtual key map types every character, else a paste from the
+clipboard, which is restored afterwards. `keys` and `clipboard` focus the node first and insert at
+its cursor.
+
+As the Java agent answers: a direct set the app refuses is `accepted: false` (a node that does not
+offer ACTION_SET_TEXT at all is `invalid_params`); the key method ANDs every key's verdict; the
+clipboard method is accepted only when the field's text changed, by ACTION_PASTE or, where the app
+refuses that, by KEYCODE_PASTE injected waiting for the app to finish it (TextView.doKeyDown pastes
+on the DOWN, reading the clip on the app's UI thread), so the user's clip goes back only after the
+app read the pasted one; a clip the shell cannot read is left alone, never cleared.
+"""
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from pytest_mobile_agent.virtual.agent.input import Injector
-from pytest_mobile_agent.virtual.agent.params import JAVA_INT_MAX, RequestError, is_int
+from pytest_mobile_agent.virtual.agent.params import RequestError, int_param
 from pytest_mobile_agent.virtual.ui import KEY_MAP
 from pytest_mobile_agent.virtual.ui.clipboard import SHELL_PACKAGE, Clip, ClipRefused
+from pytest_mobile_agent.virtual.ui.node import Node
+from pytest_mobile_agent.virtual.ui.system import KEYCODE_PASTE
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
 METHODS = ("auto", "direct", "keys", "clipboard")
+PASTE_ARRIVAL_MS = 1_000  # TextEntry.PASTE_ARRIVAL_MS: how long a paste may take to show in the field
+PASTE_POLL_MS = 16  # TextEntry.PASTE_POLL_MS
+
+
+class Unreadable:
+    """What the save of the clipboard holds for a clip the shell may not read (Platform.UNREADABLE_CLIP)."""
+
+
+UNREADABLE = Unreadable()
+SavedClip = Clip | Unreadable | None
 
 
 class TextEntry:
     def __init__(self, injector: Injector) -> None:
         self.injector = injector
         self.ui = injector.ui
+        self.gate = injector.gate
 
     def text(self, params: dict[str, Any], deadline: float) -> dict[str, Any]:
-        text = params.get("text")
-        if not isinstance(text, str):
-            raise RequestError("invalid_params", "text must be a string")
-        method = params.get("method", "auto")
-        if method not in METHODS:
-            raise RequestError("invalid_params", f"unknown text method {method!r}")
-        node_id = params.get("node")
-        if node_id is not None and not (is_int(node_id) and 1 <= node_id <= JAVA_INT_MAX):
-            raise RequestError("invalid_params", "node must be a node id or null")
-        with self.injector.injecting(), self.ui.lock:
+        """Params read in the Java agent's order (node, text, method), so a request with several
+        faults gets the same error from both agents."""
+        node_id = None if params.get("node") is None else int_param(params, "node", minimum=1)
+        text = _string(params, "text", None)
+        method = _string(params, "method", "auto")
+        with self.injector.injecting():
             node = self._target(node_id)
             used = self._choose(node, text) if method == "auto" else method
-            if used == "direct":
-                if not self.ui.set_text(node, text):
-                    raise RequestError("invalid_params", f"node {node.uid} does not accept text set directly")
+            try:
+                accepted = self._enter(node, text, used, method)
+            finally:
                 self.injector.own_input()
-                return {"accepted": True, "method": used}
-            if not node.focused:
-                self.ui.focus(node)  # keys and pastes go where the focus is, at its cursor
-            if used == "keys":
-                self._type(text)
-            else:
-                self._paste(node, text)
-            self.injector.own_input()
-        return {"accepted": True, "method": used}
+        return {"accepted": accepted, "method": used}
+
+    def _enter(self, node: Node, text: str, used: str, asked: str) -> bool:
+        if used == "direct":
+            if not node.accepts_set_text:
+                raise RequestError("invalid_params", f"node {node.uid} does not accept text set directly")
+            return self.ui.set_text(node, text)
+        if used == "keys":
+            return self._type(node, text)
+        if used == "clipboard":
+            return self._paste(node, text)
+        raise RequestError("invalid_params", f"method must be one of auto, direct, keys, clipboard, not {asked}")
 
     @staticmethod
-    def _choose(node: Any, text: str) -> str:
+    def _choose(node: Node, text: str) -> str:
         if node.accepts_set_text:
             return "direct"
         if all(ch in KEY_MAP for ch in text):
             return "keys"
         return "clipboard"
 
-    def _type(self, text: str) -> None:
-        missing = sorted({ch for ch in text if ch not in KEY_MAP})
-        if missing:
-            raise RequestError("invalid_params", f"no key map types {''.join(missing)!r}")
+    def _type(self, node: Node, text: str) -> bool:
+        if any(ch not in KEY_MAP for ch in text):
+            raise RequestError("invalid_params", "no key map types every character of the text; use auto or clipboard")
+        self._focus(node)
+        accepted = True
         for ch in text:
-            self.injector.key(*KEY_MAP[ch])
+            accepted &= self.injector.key(*KEY_MAP[ch])  # every key goes out, refused or not
+        return accepted
 
-    def _paste(self, node: Any, text: str) -> None:
+    def _paste(self, node: Node, text: str) -> bool:
         """The text and the restored clip both carry SystemUI's suppress extra (no clipboard
         overlay on Android 13+); a clip the shell may not put back never masks the paste."""
-        saved = self.ui.clip
-        self.ui.set_clip(Clip(text).unseen(), source=SHELL_PACKAGE)
+        saved = self._save_clip()
         try:
-            pasted = self.ui.paste(node)
+            self.ui.set_clip(Clip(text).unseen(), source=SHELL_PACKAGE)
+            self._focus(node)
+            before = self._live_text(node)
+            handed = self.ui.paste(node) or self.injector.key_and_wait(KEYCODE_PASTE, 0)
+            return handed and (text == "" or self._arrived(node, before))
         finally:
             self._restore(saved)
-        if not pasted:
-            raise RequestError("invalid_params", f"node {node.uid} does not accept a paste")
 
-    def _restore(self, saved: Clip | None) -> None:
+    def _arrived(self, node: Node, before: str | None) -> bool:
+        """Whether the field's text changed within PASTE_ARRIVAL_MS (a toolkit that renders from
+        state shows the pasted text a frame after it handled the paste)."""
+        end = time.monotonic() + PASTE_ARRIVAL_MS / 1000.0
+        while True:
+            now = self._live_text(node)
+            if now is not None and now != before:
+                return True
+            if time.monotonic() >= end:
+                return False
+            self.gate.sleep_until(min(end, time.monotonic() + PASTE_POLL_MS / 1000.0))
+
+    def _live_text(self, node: Node) -> str | None:
+        """The node's text as the app shows it now (after the input queued before); None once gone."""
+        located = self.ui.find(node.uid)
+        return None if located is None else located[1].text
+
+    def _save_clip(self) -> SavedClip:
+        """The user's clip (wrappers/Clipboards.save): None for an empty clipboard, UNREADABLE for a
+        clip hasPrimaryClip reports and the shell's read does not give."""
+        clip = self.ui.shell_clip()
+        if clip is None and self.ui.has_clip():
+            return UNREADABLE
+        return clip
+
+    def _restore(self, saved: SavedClip) -> None:
+        """Puts the user's clip back (unseen); an unreadable one is left alone, since clearing the
+        clipboard would wipe it for good (the paste's clip stays)."""
+        if isinstance(saved, Unreadable):
+            return
         try:
             if saved is None:
                 self.ui.clear_clip()
@@ -85,16 +139,32 @@ class TextEntry:
         except ClipRefused as exc:
             log.warning("the previous clip could not be put back: %s", exc)
 
-    def _target(self, node_id: int | None) -> Any:
+    def _focus(self, node: Node) -> None:
+        if not node.focused:
+            self.ui.focus(node)  # keys and pastes go where the focus is, at its cursor
+
+    def _target(self, node_id: int | None) -> Node:
         if node_id is None:
             node = self.ui.focused
             if node is None:
-                raise RequestError("invalid_params", "no node has the input focus")
+                raise RequestError("invalid_params", "no node has input focus; name the node")
         else:
             located = self.ui.find(node_id)
             if located is None:
-                raise RequestError("not_found", f"node {node_id} is not known")
+                raise RequestError("not_found", f"node {node_id} is not known to the agent")
             node = located[1]
         if not node.editable:
             raise RequestError("invalid_params", f"node {node.uid} is not editable")
         return node
+
+
+def _string(params: dict[str, Any], key: str, default: str | None) -> str:
+    """A string param (core/Params.string): missing or null is the default, or required."""
+    value = params.get(key)
+    if value is None:
+        if default is None:
+            raise RequestError("invalid_params", f"`{key}` is required")
+        return default
+    if not isinstance(value, str):
+        raise RequestError("invalid_params", f"`{key}` must be a string")
+    return value

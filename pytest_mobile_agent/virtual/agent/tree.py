@@ -20,7 +20,7 @@ from pytest_mobile_agent.virtual.agent.params import RequestError, int_list, int
 from pytest_mobile_agent.virtual.agent.platform import Gate
 from pytest_mobile_agent.virtual.ui import UiModel
 from pytest_mobile_agent.virtual.ui.changes import Change, NodesChanged
-from pytest_mobile_agent.virtual.ui.node import TornDown, TreeRead
+from pytest_mobile_agent.virtual.ui.node import Bounds, TornDown, TreeRead
 
 #: after its own input the agent re-reads event-less windows on every snapshot for this long,
 #: since nothing tells it when Compose has finished composing what the input started
@@ -88,7 +88,7 @@ class Tree:
                     reads.append((w.meta(), read))
             width, height = self.ui.geo.width, self.ui.geo.height
         metas = [meta for meta, _ in reads]
-        for meta, modal in zip(metas, modal_flags(metas, width, height), strict=True):
+        for meta, modal in zip(metas, modal_flags(metas, width, height, self.ui.focused_task_bounds), strict=True):
             meta["owner"] = owner_of(meta)
             meta["modal"] = modal
         return reads
@@ -196,34 +196,53 @@ def owner_of(meta: dict[str, Any]) -> str | None:
     return str(package) if package in SYSTEM_OWNERS else None
 
 
-def modal_flags(metas: list[dict[str, Any]], width: int, height: int) -> list[bool]:
-    """Modality from what getWindows() reports (docs/agent-android.md, "Modal windows"): an
-    application window is modal when it has the focus, floats (spans neither the display's width
-    nor its height, as a task's window does) and no application window reported under it overlaps
-    it; a focused system window that is not system UI's is modal too."""
+def modal_flags(metas: list[dict[str, Any]], width: int, height: int,
+                focused_task: Callable[[], Bounds | None]) -> list[bool]:
+    """Modality from what getWindows() reports (docs/agent-android.md, "Modal windows"), as the
+    Java agent's tree/WindowMeta.modal has it: an application window is modal when it has the focus,
+    floats within its task (spans neither the task's width nor its height: a task's own window
+    fills its task, full screen, split or freeform) and no application window of its task is
+    reported under it overlapping it; the task's bounds (`focused_task`, asked only for a focused
+    window floating on the display; None: the display) keep another task's windows out of it. A
+    focused system window that is not system UI's is modal too."""
+    display: Bounds = (0, 0, width, height)
     out = []
     for i, meta in enumerate(metas):
         if not meta["focused"]:
             out.append(False)
         elif meta["type"] == "application":
-            out.append(_floats(meta["bounds"], width, height) and not _overlapped_below(metas, i))
+            out.append(_floats(meta["bounds"], display) and _modal_in_task(metas, i, focused_task() or display))
         else:
             out.append(meta["type"] == "system" and meta["package"] != SYSTEM_UI)
     return out
 
 
-def _floats(bounds: list[int], width: int, height: int) -> bool:
+def _modal_in_task(metas: list[dict[str, Any]], i: int, task: Bounds) -> bool:
+    return _floats(metas[i]["bounds"], task) and not _task_window_below(metas, i, task)
+
+
+def _floats(bounds: list[int], area: Bounds) -> bool:
+    """Spans neither the width nor the height of `area`: a dialog, not its task's own window."""
     left, top, right, bottom = bounds
-    return not (left <= 0 and right >= width) and not (top <= 0 and bottom >= height)
+    full_width = left <= area[0] and right >= area[2]
+    full_height = top <= area[1] and bottom >= area[3]
+    return not full_width and not full_height
 
 
-def _overlapped_below(metas: list[dict[str, Any]], i: int) -> bool:
+def _task_window_below(metas: list[dict[str, Any]], i: int, task: Bounds) -> bool:
+    """An application window of the task (within its bounds) reported under window i, overlapping it."""
     a = metas[i]["bounds"]
     for below in metas[i + 1:]:
         b = below["bounds"]
-        if below["type"] == "application" and a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+        if below["type"] != "application" or not _within(b, task):
+            continue
+        if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
             return True
     return False
+
+
+def _within(b: list[int], area: Bounds) -> bool:
+    return b[0] >= area[0] and b[1] >= area[1] and b[2] <= area[2] and b[3] <= area[3]
 
 
 # --- serialization --------------------------------------------------------------------------------

@@ -8,8 +8,16 @@ the way emulator 37.1.11 does (emulator-facts.md), on loopback only.
   UNAUTHENTICATED messages otherwise.
 - getStatus reports the AVD's hardware config in the deprecated hardwareConfig (and, when asked,
   in platformConfig); screenshots and the frame stream are rendered from the device's display and
-  scaled as the emulator's resizeKeepAspectRatio does; touches drive the display; keys are
-  accepted and dropped unless the AVD declares a keyboard.
+  scaled as the emulator's resizeKeepAspectRatio does; keys are accepted and dropped unless the AVD
+  declares a keyboard.
+- Touches drive the display as the emulator's TouchEventSender drives the guest's touchscreen
+  (aosp-mirror/platform_external_qemu, android/android-grpc/services/emulator-controller/server/
+  src/android/emulation/control/keyboard/TouchEventSender.cpp, doSend): the touches of one
+  TouchEvent are one input frame, ended by one SYN_REPORT, so Android sees each identifier as it
+  stands at the frame's end (InputReader's MultiTouchMotionAccumulator: a slot whose tracking id
+  went to -1 is not in use), and a press lifted within the same frame is no touch at all.
+  streamInputEvent hands each event to its sender as it reads it (EmulatorService.cpp), so every
+  streamed TouchEvent is a frame of its own, in order, at the time it is read.
 
 The display is the device model's (`virtual/android/display.py`): `size`, `density`, `render()` (a
 full-resolution RGB PIL image, top row first), `touch(x, y, pressed)`, and a change counter with a
@@ -28,7 +36,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -236,6 +244,8 @@ def _refusal(method: str, code: grpc.StatusCode, message: str) -> Any:
 
     if method.endswith("/streamScreenshot"):
         return grpc.unary_stream_rpc_method_handler(abort)
+    if method.endswith("/streamInputEvent"):
+        return grpc.stream_unary_rpc_method_handler(abort)
     return grpc.unary_unary_rpc_method_handler(abort)
 
 
@@ -298,8 +308,18 @@ class _Servicer(pb_grpc.EmulatorControllerServicer):
 
     def sendTouch(self, request: Any, context: grpc.ServicerContext) -> Any:
         self.double._saw("sendTouch", context)
-        for touch in request.touches:
-            self.double.touch(touch.x, touch.y, touch.pressure > 0, touch.identifier)
+        self.double.touch_frame(request.touches)
+        return empty_pb2.Empty()
+
+    def streamInputEvent(self, request_iterator: Iterator[Any], context: grpc.ServicerContext) -> Any:
+        self.double._saw("streamInputEvent", context)
+        for event in request_iterator:
+            if event.HasField("touch_event"):
+                self.double.touch_frame(event.touch_event.touches)
+            elif event.HasField("key_event"):
+                self.double.key(event.key_event)
+            else:  # EmulatorService.cpp's answer to an event type it does not know
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, "Unknown event, is the emulator out of date?.")
         return empty_pb2.Empty()
 
     def sendKey(self, request: Any, context: grpc.ServicerContext) -> Any:
@@ -340,7 +360,10 @@ class ControllerDouble:
         self.port = 0
         self.discovery_path: Path | None = None
         self.peers: dict[str, set[str]] = {}
+        #: every touch received, as (x, y, pressed, identifier)
         self.touches: list[tuple[int, int, bool, int]] = []
+        self._pressed: set[int] = set()  # the identifiers down on the guest's touchscreen
+        self._looper = threading.Lock()
         self.keys_delivered: list[Any] = []
         self.keys_dropped = 0
         self._server: grpc.Server | None = None
@@ -436,9 +459,26 @@ class ControllerDouble:
             yield image
 
     def touch(self, x: int, y: int, pressed: bool, identifier: int = 0) -> None:
+        """One touch as a frame of its own."""
+        self.touch_frame([pb.Touch(x=x, y=y, identifier=identifier, pressure=1024 if pressed else 0)])
+
+    def touch_frame(self, touches: Sequence[Any]) -> None:
+        """One TouchEvent's touches as one input frame: each identifier goes down, moves or lifts
+        as it stands at the frame's end; one pressed and lifted within the frame does nothing."""
+        final: dict[int, tuple[int, int, bool]] = {}
         with self._lock:
-            self.touches.append((x, y, pressed, identifier))
-        self.feed.display.touch(x, y, pressed)
+            for t in touches:
+                self.touches.append((t.x, t.y, t.pressure > 0, t.identifier))
+                final[t.identifier] = (t.x, t.y, t.pressure > 0)
+        with self._looper:  # one frame at a time, in order, as on the emulator's looper
+            for identifier, (x, y, pressed) in final.items():
+                was_down = identifier in self._pressed
+                if pressed:
+                    self._pressed.add(identifier)
+                else:
+                    self._pressed.discard(identifier)
+                if pressed or was_down:
+                    self.feed.display.touch(x, y, pressed)
 
     def key(self, event: Any) -> None:
         """Accepted always; delivered to the display (when it takes keys) only with a keyboard."""

@@ -15,6 +15,16 @@ modal windows, like the activity with Theme.dialog, has the full screen as its t
 but its window frame is smaller"); WindowState.java (`updateRegionForModalActivityWindow`: a modal
 activity window's touch region is its task's). The Java fake platform follows the same rule
 (agent-android/host/.../fake/ReportedWindows.java).
+
+Which windows matter, and which take space, as AccessibilityWindowManager has it on Android 15+
+(services/accessibility/java/com/android/server/accessibility/AccessibilityWindowManager.java,
+DisplayWindowsObserver: `windowMattersToAccessibility`, `isReportedWindowType`,
+`windowMattersToUnaccountedSpaceComputation`; before Android 15 the same methods in
+AccessibilityController.java): the focused window always matters; any other only when it is
+touchable (FLAG_NOT_TOUCHABLE unset) or the split-screen divider, meets the unaccounted space and
+is of a reported type (not the wallpaper, a drag, the pointer, ...: window_types.py). A trusted
+overlay that takes no touches and an accessibility overlay take no space from the windows below.
+A freeform task's window takes only its frame, a dialog in a freeform task only that task.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pytest_mobile_agent.virtual.ui.node import Bounds, Window
+from pytest_mobile_agent.virtual.ui.window_types import TYPE_ACCESSIBILITY_OVERLAY, UNREPORTED_TYPES
 
 Region = list[Bounds]
 
@@ -32,19 +43,34 @@ def reported(windows: Sequence[Window], display: Bounds) -> list[Window]:
     out: list[Window] = []
     focused_added = False
     for window in windows:
-        if window.focused or intersects(unaccounted, window.bounds):
+        if matters(window, unaccounted):
             out.append(window)
-            unaccounted = subtract(unaccounted, touch_region(window, display))
+            if takes_space(window):
+                unaccounted = subtract(unaccounted, window.touch_region(display))
             focused_added |= window.focused
         if not unaccounted and focused_added:
             break
     return out
 
 
-def touch_region(window: Window, display: Bounds) -> Bounds:
-    """Where the window takes touches: a touch-modal window its task (a fullscreen task: the
-    display), any other its frame."""
-    return display if window.modal else window.bounds
+def matters(window: Window, unaccounted: Region) -> bool:
+    """windowMattersToAccessibility."""
+    if window.focused:
+        return True
+    if not window.touchable and not _divider(window):
+        return False
+    return intersects(unaccounted, window.bounds) and window.layout_type not in UNREPORTED_TYPES
+
+
+def takes_space(window: Window) -> bool:
+    """windowMattersToUnaccountedSpaceComputation."""
+    if not window.touchable and not _divider(window) and window.trusted_overlay:
+        return False
+    return window.layout_type != TYPE_ACCESSIBILITY_OVERLAY
+
+
+def _divider(window: Window) -> bool:
+    return window.type == "split_screen_divider"
 
 
 def intersects(region: Region, rect: Bounds) -> bool:

@@ -32,10 +32,15 @@ class Clip:
     text: str
     suppress_overlay: bool = False
     uris: tuple[str, ...] = ()
+    #: whether getPrimaryClip hands it to the shell; False: a clip hasPrimaryClip reports but the
+    #: read refuses (an app-op policy that differs between the check and the note, a URI the
+    #: service cannot grant, a vendor's SecurityException: ClipboardService.getPrimaryClip and
+    #: hasPrimaryClip, services/core/java/com/android/server/clipboard/ClipboardService.java)
+    shell_readable: bool = True
 
     def unseen(self) -> Clip:
         """The clip with the suppress extra added to its description's extras."""
-        return Clip(self.text, True, self.uris)
+        return Clip(self.text, True, self.uris, self.shell_readable)
 
 
 class ClipRefused(Exception):  # noqa: N818 - the platform's SecurityException

@@ -9,7 +9,7 @@ A reader that wants notices in real time (the agent double) waits until `next_du
 
 from __future__ import annotations
 
-import heapq
+import functools
 import itertools
 import logging
 import math
@@ -26,13 +26,17 @@ from pytest_mobile_agent.virtual.ui.clock import Clock, MonotonicClock
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.gestures import LONG_PRESS_MS, Fling, Pointer, fling_distance
 from pytest_mobile_agent.virtual.ui.injection import WINDOW_ANIMATION_MS
-from pytest_mobile_agent.virtual.ui.node import Node, Window
+from pytest_mobile_agent.virtual.ui.looper import MessageQueue
+from pytest_mobile_agent.virtual.ui.node import Bounds, Node, Window
 from pytest_mobile_agent.virtual.ui.render import Animation, render
 
 if TYPE_CHECKING:
     from PIL import Image
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
+
+TouchEvent = tuple[int, int, bool, float | None]
+"""One touchscreen event: x, y, pressed (down or move) or not (up), its event time (model ms; None: now)."""
 
 MIN_FLING_PX_PER_MS = 0.13  # Android's minimum fling velocity: 50 dp/s
 PERMISSION_GRANTED = "granted"  # the verdict of a permission the app already holds
@@ -87,8 +91,8 @@ class UiModel:
         self.animations: list[Animation] = []
         self._listeners: list[Listener] = []  # copied on write
         self._listeners_lock = threading.Lock()
-        self._timers: list[tuple[float, int, Callable[[], None]]] = []
-        self._timer_seq = itertools.count()
+        #: timers and injected input, handled in model-time order (ui/looper.py)
+        self._queue = MessageQueue()
         self._windows: list[Window] = []
         self._order = itertools.count()
         self._stack_seq: dict[int, int] = {}
@@ -145,19 +149,24 @@ class UiModel:
 
     def schedule(self, delay_ms: float, fn: Callable[[], None]) -> None:
         with self.lock:
-            heapq.heappush(self._timers, (self.clock.now_ms() + delay_ms, next(self._timer_seq), fn))
-            if self._ticker_enabled:
-                if self._ticker is None or not self._ticker.is_alive():
-                    self._ticker = threading.Thread(target=self._tick, name="ui-timers", daemon=True)
-                    self._ticker.start()
-                else:
-                    self._ticker_cond.notify_all()
+            self._post(self.clock.now_ms() + delay_ms, fn)
+
+    def _post(self, when: float, fn: Callable[[], None]) -> None:
+        """Queue `fn` to run at model time `when`, in order with every other timer and input event
+        (the model's lock is held)."""
+        self._queue.post(when, fn)
+        if self._ticker_enabled:
+            if self._ticker is None or not self._ticker.is_alive():
+                self._ticker = threading.Thread(target=self._tick, name="ui-timers", daemon=True)
+                self._ticker.start()
+            else:
+                self._ticker_cond.notify_all()
 
     def _tick(self) -> None:
         """Run timers as they fall due; end once none is pending (a new one starts another)."""
         with self.lock:
-            while self._timers:
-                delay = (self._timers[0][0] - self.clock.now_ms()) / 1000.0
+            while (when := self._queue.next_when()) is not None:
+                delay = (when - self.clock.now_ms()) / 1000.0
                 if delay > 0:
                     self._ticker_cond.wait(delay)
                     continue
@@ -172,19 +181,20 @@ class UiModel:
         with self.lock:
             wall = self.clock.wall()
             clock_due = self.clock.now_ms() + (60.0 - wall % 60.0) * 1000.0
-            return min(self._timers[0][0], clock_due) if self._timers else clock_due
+            when = self._queue.next_when()
+            return clock_due if when is None else min(when, clock_due)
 
     def advance(self) -> None:
-        """Run every timer due by now, in order, and tick the status bar clock."""
+        """Handle every timer and input event due by now, in model-time order, and tick the status
+        bar clock."""
         with self.lock:
             if self.geometry_source is not None:
                 geometry = self.geometry_source()
                 if geometry != self.geo:
                     self.relayout(geometry)
             now = self.clock.now_ms()
-            while self._timers and self._timers[0][0] <= now:
-                _, _, fn = heapq.heappop(self._timers)
-                fn()
+            while (handler := self._queue.pop_due(now)) is not None:
+                handler()
             text = system.clock_text(self.clock.wall())
             if text != self._clock_text:
                 self._clock_text = text
@@ -277,9 +287,17 @@ class UiModel:
         """The activities' windows (not the launcher's, not dialogs)."""
         return [w for w in self._windows if w.type == "application" and not w.modal and w is not self.launcher]
 
+    def focused_task_bounds(self) -> Bounds | None:
+        """The bounds of the focused window's task (ActivityTaskManager.getTasks: a full-screen
+        task's are the display's, a freeform task's its window's frame); None when nothing has the
+        focus."""
+        with self.lock:
+            focused = next((w for w in self._windows if w.focused), None)
+            return None if focused is None else focused.task_bounds((0, 0, self.geo.width, self.geo.height))
+
     def _refresh_launcher(self) -> None:
-        """The home screen is shown while no app's activity is."""
-        if self._app_windows():
+        """The home screen is shown while no full-screen activity is (freeform tasks float over it)."""
+        if any(not w.freeform for w in self._app_windows()):
             self._remove(self.launcher)
         else:
             self._insert(self.launcher)
@@ -479,9 +497,10 @@ class UiModel:
             return True
 
     def set_text(self, node: Node, text: str) -> bool:
-        """ACTION_SET_TEXT: False when the node does not take it."""
+        """ACTION_SET_TEXT: False when the node does not take it, or is disabled now
+        (TextView.performAccessibilityActionInternal refuses it unless the view is enabled)."""
         with self.lock:
-            if not (node.editable and node.accepts_set_text):
+            if not (node.editable and node.accepts_set_text and node.enabled):
                 return False
             located = self._window_of(node)
             if located is None:
@@ -491,17 +510,21 @@ class UiModel:
             return True
 
     def paste(self, node: Node) -> bool:
-        """ACTION_PASTE: the clipboard's text at the end of the field."""
+        """ACTION_PASTE: the clipboard's text at the end of the field; False where the app refuses it."""
         with self.lock:
-            text = self.clipboard
-            if not node.editable or text is None:
-                return False
-            located = self._window_of(node)
-            if located is None:
-                return False
-            node.text = (node.text or "") + text
-            self.nodes_changed(located, [node], ("text",))
-            return True
+            return not node.refuses_paste_action and self._paste_into(node)
+
+    def _paste_into(self, node: Node) -> bool:
+        """What the app does to paste: the primary clip's text inserted at the cursor (the end)."""
+        text = self.clipboard
+        if not node.editable or text is None:
+            return False
+        located = self._window_of(node)
+        if located is None:
+            return False
+        node.text = (node.text or "") + text
+        self.nodes_changed(located, [node], ("text",))
+        return True
 
     # --- the clipboard (ui/clipboard.py) ---------------------------------------------------------
 
@@ -533,6 +556,17 @@ class UiModel:
         with self.lock:
             self.clip = None
 
+    def shell_clip(self) -> clips.Clip | None:
+        """getPrimaryClip as the shell: None when the clipboard is empty or the read is refused."""
+        with self.lock:
+            clip = self.clip
+            return clip if clip is not None and clip.shell_readable else None
+
+    def has_clip(self) -> bool:
+        """hasPrimaryClip: a clip is there, readable or not."""
+        with self.lock:
+            return self.clip is not None
+
     @property
     def clipboard_overlay(self) -> Window | None:
         return self._clipboard_overlay
@@ -561,10 +595,27 @@ class UiModel:
     # --- keys -----------------------------------------------------------------------------------
 
     def key(self, code: int, meta: int = 0) -> bool:
-        """One key press (down and up). True: the platform accepted it."""
+        """One key press (down and up) injected waiting for the app to finish it
+        (INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH, the `input` tool's way: InputShellCommand's
+        injectKeyEvent): queued behind the input before it and handled before this returns.
+        True: the platform accepted it."""
         with self.lock:
+            verdicts: list[bool] = []
+            self._post(self.clock.now_ms(), lambda: verdicts.append(self._key(code, meta)))
             self.advance()
-            return self._key(code, meta)
+            return all(verdicts) and bool(verdicts)
+
+    def inject_key(self, code: int, meta: int = 0) -> bool:
+        """One key press (down and up) handed to the input dispatcher without waiting
+        (INJECT_INPUT_EVENT_MODE_ASYNC): the app handles it after this returns, when the queue
+        reaches it (the next look at the screen, or the timer thread). True: it was queued, which is
+        all an asynchronous injection's verdict says (InputDispatcher::injectInputEvent)."""
+        def handle() -> None:
+            self._key(code, meta)
+
+        with self.lock:
+            self._post(self.clock.now_ms(), handle)
+            return True
 
     def _key(self, code: int, meta: int) -> bool:
         if code == system.KEYCODE_BACK:
@@ -590,6 +641,12 @@ class UiModel:
         if code == system.KEYCODE_DEL:
             self.delete_char()
             return True
+        if code == system.KEYCODE_PASTE:
+            # TextView.doKeyDown: KEYCODE_PASTE pastes the primary clip into the focused field
+            field = self._focused
+            if field is not None and not field.ignores_paste_key:
+                self._paste_into(field)
+            return True
         if code in (system.KEYCODE_ENTER, system.KEYCODE_TAB):
             if code == system.KEYCODE_ENTER:
                 self.hide_keyboard()
@@ -605,27 +662,45 @@ class UiModel:
     def hit(self, x: int, y: int) -> tuple[Window | None, Node | None]:
         """The window a touch at (x, y) goes to, and the clickable node it lands on.
 
-        A modal window takes every touch outside it that no window above it takes."""
+        The input dispatcher looks through a window that takes no touches (FLAG_NOT_TOUCHABLE); a
+        touch-modal window takes every touch in its task that no window above it takes."""
         with self.lock:
+            display = (0, 0, self.geo.width, self.geo.height)
             for w in self._windows:
+                if not w.touchable:
+                    continue
                 if w.contains(x, y):
                     return w, _deepest(w.root, x, y, lambda n: n.clickable or n.long_clickable)
-                if w.modal:
+                left, top, right, bottom = w.touch_region(display)
+                if w.modal and left <= x < right and top <= y < bottom:
                     return w, None
             return None, None
 
     def touch(self, x: int, y: int, pressed: bool, t_ms: float | None = None) -> None:
-        """One touchscreen event of a single pointer: down, move (pressed again) or up."""
+        """One touchscreen event of a single pointer (down, move: pressed again, or up) at its event
+        time `t_ms` (now when None), handled once it is due."""
+        self.touches([(x, y, pressed, t_ms)])
+
+    def touches(self, events: Iterable[TouchEvent]) -> None:
+        """Touch events queued together, each at its event time (x, y, pressed, t_ms: an injected
+        MotionEvent's event time; now when None), then everything due handled in model-time order
+        with the timers (ui/looper.py): a DOWN and an UP queued together are a tap however late the
+        thread that handles them runs, since the long-press check the DOWN posts falls due after it."""
         with self.lock:
+            now = self.clock.now_ms()
+            for x, y, pressed, t_ms in events:
+                when = now if t_ms is None else t_ms
+                self._post(when, functools.partial(self._touch_event, x, y, pressed, when))
             self.advance()
-            t = self.clock.now_ms() if t_ms is None else t_ms
-            p = self._pointer
-            if pressed and p is None:
-                self._down(x, y, t)
-            elif pressed and p is not None:
-                self._move(p, x, y, t)
-            elif p is not None:
-                self._up(p, x, y, t)
+
+    def _touch_event(self, x: int, y: int, pressed: bool, t: float) -> None:
+        p = self._pointer
+        if pressed and p is None:
+            self._down(x, y, t)
+        elif pressed and p is not None:
+            self._move(p, x, y, t)
+        elif p is not None:
+            self._up(p, x, y, t)
 
     def _down(self, x: int, y: int, t: float) -> None:
         if self._fling is not None:

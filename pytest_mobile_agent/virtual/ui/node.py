@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pytest_mobile_agent.virtual.ui.window_types import TYPE_BASE_APPLICATION
+
 Bounds = tuple[int, int, int, int]  # left, top, right, bottom in physical pixels
 
 #: nodes read between two calls of a read's `between` (the Java reader checks its deadline as often)
@@ -98,6 +100,10 @@ class Node:
     uid: int = field(default_factory=next_node_id)
     #: whether ACTION_SET_TEXT works on this node (Compose and EditText fields: yes)
     accepts_set_text: bool = False
+    #: the app refuses ACTION_PASTE (performAction answers false)
+    refuses_paste_action: bool = False
+    #: KEYCODE_PASTE does nothing here (a custom view without TextView.doKeyDown's paste)
+    ignores_paste_key: bool = False
     on_click: Callable[[], object] | None = None
     on_long_click: Callable[[], object] | None = None
     #: for a scrollable container: what a drag or a fling moves
@@ -201,6 +207,10 @@ class Window:
         sends_change_events: bool,
         modal: bool = False,
         root: Node | None = None,
+        layout_type: int = TYPE_BASE_APPLICATION,
+        touchable: bool = True,
+        trusted_overlay: bool = False,
+        task: Bounds | None = None,
     ) -> None:
         self.id = next_window_id()
         self.type = type
@@ -213,6 +223,14 @@ class Window:
         #: it takes every touch and hides the app window under it from the accessibility window list
         #: (ui/accessibility.py). The platform reports no such flag: the agent infers modality.
         self.modal = modal
+        #: WindowManager.LayoutParams' type, where it decides whether the window is reported (window_types.py)
+        self.layout_type = layout_type
+        #: FLAG_NOT_TOUCHABLE not set: the input dispatcher delivers touches to it
+        self.touchable = touchable
+        #: a trusted overlay (a system window with InputConfig.TRUSTED_OVERLAY)
+        self.trusted_overlay = trusted_overlay
+        #: the bounds of the window's task; None: a full-screen task (the display)
+        self.task = task
         self.focused = False
         self.active = False
         self.root = root or Node("android.widget.FrameLayout", bounds, package=package)
@@ -257,6 +275,20 @@ class Window:
     def contains(self, x: int, y: int) -> bool:
         left, top, right, bottom = self.bounds
         return left <= x < right and top <= y < bottom
+
+    def task_bounds(self, display: Bounds) -> Bounds:
+        """The bounds of the window's task: the display for a full-screen task."""
+        return self.task if self.task is not None else display
+
+    def touch_region(self, display: Bounds) -> Bounds:
+        """Where the window takes touches: a touch-modal window its whole task (WindowState
+        .updateRegionForModalActivityWindow), any other its frame, a freeform task's window too."""
+        return self.task_bounds(display) if self.modal else self.bounds
+
+    @property
+    def freeform(self) -> bool:
+        """A freeform (desktop) task's own window: its task is its frame."""
+        return self.task is not None and self.task == self.bounds
 
     def meta(self) -> dict[str, Any]:
         """What AccessibilityWindowInfo tells of the window (its package is its root node's), and

@@ -60,6 +60,11 @@ class Recorder(pb_grpc.EmulatorControllerServicer):
         self._record("sendTouch", request, context)
         return empty_pb2.Empty()
 
+    def streamInputEvent(self, request_iterator: Iterator[Any], context: grpc.ServicerContext) -> Any:
+        events = list(request_iterator)
+        self._record("streamInputEvent", events, context)
+        return empty_pb2.Empty()
+
 
 @pytest.fixture
 def recorder() -> Iterator[tuple[Recorder, Endpoint]]:
@@ -108,6 +113,23 @@ def test_a_touch_is_lifted_with_pressure_zero(recorder: tuple[Recorder, Endpoint
     down, up = [request.touches[0] for call, _, _, request in servicer.calls if call == "sendTouch"]
     assert (down.x, down.y, down.identifier) == (300, 70, 2) and down.pressure > 0
     assert (up.x, up.y, up.identifier, up.pressure) == (300, 70, 2, 0)
+
+
+def test_a_tap_is_one_streamed_call_carrying_the_press_then_the_lift_on_the_touch_connection(
+        recorder: tuple[Recorder, Endpoint]) -> None:
+    """Two TouchEvents, each its own input frame on the guest (TouchEventSender::doSend ends each
+    with SYN_REPORT), in one streamInputEvent call: no answer is waited for between them."""
+    servicer, endpoint = recorder
+    with Controller.connect(endpoint) as controller:
+        controller.touch(1, 1, False)  # the touch connection's peer
+        controller.tap(300, 70)
+        assert controller.touches_sent == 3
+    [(_, peer, metadata, events)] = [c for c in servicer.calls if c[0] == "streamInputEvent"]
+    assert peer in peers(servicer, "sendTouch") and metadata["authorization"] == f"Bearer {TOKEN}"
+    assert [e.WhichOneof("type") for e in events] == ["touch_event", "touch_event"]
+    press, lift = (e.touch_event.touches for e in events)
+    assert [(t.x, t.y, t.identifier, t.pressure > 0) for t in (*press, *lift)] == \
+        [(300, 70, 0, True), (300, 70, 0, False)]
 
 
 def test_a_silent_endpoint_fails_at_the_deadline() -> None:
@@ -269,11 +291,12 @@ def test_a_stream_that_fails_outside_grpc_says_why(recorder: tuple[Recorder, End
         raise RuntimeError("a frame the client cannot make sense of")
 
     monkeypatch.setattr(Controller, "_frame", broken)
+    opened: list[Any] = []
     with Controller.connect(endpoint) as controller:
-        stream = controller.stream(540, open_timeout=2.0)
-        try:
-            with pytest.raises(ControllerError, match="RuntimeError: a frame the client cannot make sense of"):
-                stream.next(2.0)
+        # the first frame may fail before the opening returns (wait_open then raises the failure)
+        with pytest.raises(ControllerError, match="RuntimeError: a frame the client cannot make sense of"):
+            opened.append(controller.stream(540, open_timeout=2.0))
+            opened[0].next(2.0)
+        for stream in opened:
             assert stream._thread.name == f"mobile-agent-frame-stream {endpoint.url}"
-        finally:
             stream.close()

@@ -244,6 +244,41 @@ def test_a_touch_on_the_status_bar_changes_nothing(double: ControllerDouble, dis
     assert double.touches == [(250, 42, True, 0), (250, 42, False, 0)]
 
 
+def test_a_press_and_a_lift_in_one_send_touch_are_one_frame_with_no_contact_left(
+        double: ControllerDouble, display: FakeDisplay) -> None:
+    """TouchEventSender::doSend makes one input frame of a TouchEvent's touches (one SYN_REPORT), and
+    InputReader's MultiTouchMotionAccumulator marks a slot whose tracking id went to -1 not in use:
+    the guest sees no touch (aosp-mirror/platform_external_qemu, keyboard/TouchEventSender.cpp;
+    frameworks/native, inputflinger/reader/mapper/accumulator/MultiTouchMotionAccumulator.cpp)."""
+    with Controller.connect(resolve("emulator-5554")) as controller:
+        controller.touches([(250, 42, True, 0), (250, 42, False, 0)])
+        assert display.touch_log == []
+        controller.touches([(250, 42, True, 0), (260, 42, True, 0)])  # down and on: down where it ends
+        controller.touches([(270, 42, True, 0), (280, 42, False, 0)])  # moved and lifted: up where it ends
+    assert display.touch_log == [(260, 42, True), (280, 42, False)]
+
+
+def test_a_streamed_tap_is_two_frames_in_order(double: ControllerDouble, display: FakeDisplay) -> None:
+    with Controller.connect(resolve("emulator-5554")) as controller:
+        controller.tap(250, 42)
+    assert display.touch_log == [(250, 42, True), (250, 42, False)]
+    assert double.touches == [(250, 42, True, 0), (250, 42, False, 0)]
+
+
+def test_a_streamed_event_of_no_type_the_emulator_knows_is_invalid_argument(
+        double: ControllerDouble, display: FakeDisplay) -> None:
+    channel = grpc.insecure_channel(f"127.0.0.1:{double.port}")
+    try:
+        stub = pb_grpc.EmulatorControllerStub(channel)
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.streamInputEvent(iter([pb.InputEvent()]), timeout=5.0,
+                                  metadata=(("authorization", f"Bearer {double.token}"),))
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert caught.value.details() == "Unknown event, is the emulator out of date?."
+    finally:
+        channel.close()
+
+
 def test_a_jwt_mode_emulator_is_unavailable_to_the_client(display: FakeDisplay, discovery_dir: Path) -> None:
     with ControllerDouble(display, auth="jwt") as double:
         props = discovery.parse_ini(double.discovery_path.read_bytes())  # type: ignore[union-attr]

@@ -142,6 +142,11 @@ def test_touches_and_keys_encode_with_the_emulators_field_numbers() -> None:
         codeType=pb.KeyboardEvent.Evdev, eventType=pb.KeyboardEvent.keypress, keyCode=158, key="GoBack", text="hi"
     )
     assert key.SerializeToString() == vint(1, 1) + vint(2, 2) + vint(3, 158) + ldelim(4, b"GoBack") + ldelim(5, b"hi")
+    # streamInputEvent's InputEvent: oneof type { key_event = 1; touch_event = 2; ... } (emulator-facts.md)
+    assert pb.InputEvent(touch_event=event).SerializeToString() == ldelim(2, ldelim(1, touch))
+    assert pb.InputEvent(key_event=key).SerializeToString() == ldelim(1, key.SerializeToString())
+    service = pb.DESCRIPTOR.services_by_name["EmulatorController"]
+    assert service.methods_by_name["streamInputEvent"].client_streaming
 
 
 def test_the_service_paths_are_the_emulators() -> None:
@@ -153,6 +158,7 @@ def test_the_service_paths_are_the_emulators() -> None:
         "getScreenshot": ("android.emulation.control.ImageFormat", "android.emulation.control.Image", False),
         "streamScreenshot": ("android.emulation.control.ImageFormat", "android.emulation.control.Image", True),
         "sendTouch": ("android.emulation.control.TouchEvent", "google.protobuf.Empty", False),
+        "streamInputEvent": ("android.emulation.control.InputEvent", "google.protobuf.Empty", False),
         "sendKey": ("android.emulation.control.KeyboardEvent", "google.protobuf.Empty", False),
     }
 
@@ -173,6 +179,7 @@ service EmulatorController {
     rpc sendKey(KeyboardEvent) returns (google.protobuf.Empty) {}
     rpc sendTouch(TouchEvent) returns (google.protobuf.Empty) {}
     rpc injectWheel(stream WheelEvent) returns (google.protobuf.Empty) {}
+    rpc streamInputEvent(stream InputEvent) returns (google.protobuf.Empty) {}
     rpc getStatus(google.protobuf.Empty) returns (EmulatorStatus) {}
     rpc getScreenshot(ImageFormat) returns (Image) {}
     rpc streamScreenshot(ImageFormat)

@@ -215,7 +215,7 @@ def test_a_remote_targets_controller_named_by_url_is_used(
     result.stdout.fnmatch_lines([
         f"target emulator-5554 on 127.0.0.1:{first.adb_port}",
         "emulator-5554: * over protocol *",
-        f"input: emulator controller at http://127.0.0.1:{port} (long presses and swipes)*",
+        f"input: emulator controller at http://127.0.0.1:{port} (taps, long presses and swipes)",
     ])
     assert "warning:" not in result.stdout.str()
 

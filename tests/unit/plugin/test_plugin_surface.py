@@ -356,7 +356,7 @@ def test_the_virtual_devices_own_controller_is_confirmed_and_used(pytester: pyte
     pytester.makepyfile("def test_x(session):\n    assert session.controller is not None, session.warning\n")
     result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--emulator-controller", "auto")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["input: emulator controller at http://127.0.0.1:* (long presses and swipes)*"])
+    result.stdout.fnmatch_lines(["input: emulator controller at http://127.0.0.1:* (taps, long presses and swipes)"])
     result.stdout.no_fnmatch_line("warning: *")
 
 

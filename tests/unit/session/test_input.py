@@ -8,7 +8,7 @@ import pytest
 
 from pytest_mobile_agent.errors import AgentError, ControllerError
 from pytest_mobile_agent.session.backends import Ack, ReadReason, Release
-from pytest_mobile_agent.session.input import InputRouter, one_pixel_on, swipe_path
+from pytest_mobile_agent.session.input import REST, InputRouter, one_pixel_on, swipe_path
 from pytest_mobile_agent.session.tree import AgentTree
 from tests.support.session_fakes import (
     FakeConnection,
@@ -48,11 +48,18 @@ class SlowController(FakeController):
         self.calls = 0
 
     def touch(self, x: int, y: int, pressed: bool, identifier: int = 0) -> None:
+        self._call(pressed)
+        self.touches.append((x, y, pressed))
+
+    def touch_frames(self, frames: Any) -> None:
+        self._call(True)
+        super().touch_frames(frames)
+
+    def _call(self, pressed: bool) -> None:
         index, self.calls = self.calls, self.calls + 1
         self.time.now += self.takes(index, pressed)
         if index == self.fail_at:
             raise ControllerError("sendTouch failed: UNAVAILABLE: connection reset", code="UNAVAILABLE")
-        self.touches.append((x, y, pressed))
 
 
 def router(controller: FakeController | None = None, conn: FakeConnection | None = None,
@@ -91,7 +98,8 @@ def test_a_swipe_on_the_controller_is_down_moves_and_up_along_the_line() -> None
     ack = r.swipe(0, 0, 0, 32 / SCALE * 4, duration=0.032)  # 0 to 128 pixels in 32 ms
     assert controller.touches == [(0, 0, True), (0, 32, True), (0, 64, True), (0, 96, True), (0, 128, True),
                                   (0, 128, False)]
-    assert slept == [0.008] * 4  # a move every 8 ms
+    assert controller.streamed == [[[(0, 0, True)], [(0, 32, True)]]]  # down and past the slop (21 px) in one call
+    assert slept == [0.016, 0.008, 0.008]  # then a move every 8 ms from the touch-down
     assert ack == Ack(accepted=True, path="controller", moves=4)
     assert conn.sent("swipe") == [] and r.counts.controller == 1 and r.counts.agent == 0
 
@@ -116,7 +124,7 @@ def test_a_swipe_released_resting_on_the_controller_rests_then_moves_a_pixel_on_
     r, _, slept = router(controller)
     r.swipe(0, 128 / SCALE, 0, 0, duration=0.016, release=Release.RESTING)  # upwards
     assert controller.touches == [(0, 128, True), (0, 64, True), (0, 0, True), (0, -1, True), (0, -1, False)]
-    assert slept == [0.008, 0.008, 0.06]  # the rest comes after the last move, before the pixel on
+    assert slept == [0.016, 0.06]  # the rest comes after the last move, before the pixel on
     assert one_pixel_on((0, 0, 300, 0)) == (1, 0) and one_pixel_on((0, 0, 0, 0)) == (0, 1)
 
 
@@ -182,16 +190,48 @@ def test_a_controller_that_fails_after_the_touch_landed_reports_it_and_moves_on_
 # --- a host that stalls (issue 19 items 6 and 12) ---------------------------------------------------
 
 
-def test_a_tap_is_carried_by_the_agent_with_a_controller_too_so_no_stall_can_hold_it_down() -> None:
-    """Item 12: down and up as two sendTouch calls held the press as long as the host stalled between
-    them (601 to 807 ms under a CPU quota): a long press, and the click lost, reported accepted."""
+def test_a_tap_on_the_controller_is_one_call_carrying_the_press_and_the_lift() -> None:
+    """Item 12 of issue 19: down and up as two sendTouch calls held the press as long as the host
+    stalled between them (601 to 807 ms under a CPU quota): a long press, and the click lost,
+    reported accepted. Issue 27: the seed's fast path again, as one streamInputEvent call (two
+    TouchEvents, each its own input frame on the guest), so no stall of this host sits between them."""
     time_ = FakeTime()
-    controller = SlowController(time_, takes=lambda index, pressed: 0.7 if pressed else 0.0)  # a stall after the down
+    controller = SlowController(time_, takes=lambda index, pressed: 0.7 if pressed else 0.0)  # a stalling sendTouch
     r, conn, _ = router(controller, time_=time_)
     ack = r.tap(100, 200)
-    assert ack == Ack(accepted=True, path="agent")
-    assert conn.sent("tap") == [{"x": 262, "y": 525, "hold_ms": 0}]  # both events, injected on the device
-    assert controller.touches == [] and r.counts.controller == 0
+    assert ack == Ack(accepted=True, path="controller")
+    assert controller.taps == [(262, 525)] and controller.calls == 0, "no sendTouch: one streamed tap"
+    assert conn.sent("tap") == [] and r.counts.controller == 1 and r.counts.agent == 0
+
+
+def test_a_tap_the_controller_refused_unread_goes_to_the_agent_and_one_that_may_have_landed_is_lifted() -> None:
+    controller = FakeController(fail_at_touch=0)
+    failures: list[BaseException] = []
+    r, conn, _ = router(controller, failures=failures)
+    assert r.tap(10, 10).path == "agent"  # UNAVAILABLE: the emulator read nothing of it
+    assert conn.sent("tap") == [{"x": 26, "y": 26, "hold_ms": 0}] and failures == [r.controller_failure]
+    timed_out = FakeController()
+
+    def hangs(x: int, y: int, identifier: int = 0) -> None:
+        raise ControllerError("the controller's streamInputEvent timed out", code="DEADLINE_EXCEEDED")
+
+    timed_out.tap = hangs  # type: ignore[method-assign]
+    r, conn, _ = router(timed_out)
+    with pytest.raises(ControllerError, match="timed out"):
+        r.tap(10, 10)
+    assert timed_out.touches == [(26, 26, False)], "lifted where it may have gone down"
+    assert conn.sent("tap") == [], "not sent twice"
+
+
+def test_a_resting_release_rests_after_the_last_moves_answer_however_late_the_moves_went_out() -> None:
+    """A host behind its schedule (each move's answer 20 ms, so the 38 moves end 0.46 s late) still
+    rests 60 ms after the last move's answer: the emulator handled that move before answering, so it
+    sees the pointer still before the pixel on, and the release does not fling."""
+    time_ = FakeTime()
+    controller = SlowController(time_, takes=lambda index, pressed: 0.02)
+    r, _, slept = router(controller, time_=time_)
+    r.swipe(0, 0, 0, 600, duration=0.3, release=Release.RESTING)
+    assert slept[-1] == pytest.approx(REST)
 
 
 def test_moves_are_timed_from_the_touch_down_not_after_each_answer() -> None:
@@ -202,19 +242,22 @@ def test_moves_are_timed_from_the_touch_down_not_after_each_answer() -> None:
     started = time_.now
     ack = r.swipe(0, 0, 0, 600, duration=0.3)
     assert ack.accepted and ack.moves == 38
-    # 38 moves 8 ms apart from the touch-down, plus three answers: the down's, the last move's, the up's
-    assert time_.now - started == pytest.approx(38 * 0.008 + 3 * 0.003)
+    # 38 moves 8 ms apart from the touch-down, plus two answers: the last move's and the up's
+    assert time_.now - started == pytest.approx(38 * 0.008 + 2 * 0.003)
     assert all(s == pytest.approx(0.005) for s in slept[1:])  # 8 ms from the last move's time, less its answer
 
 
-def test_a_swipe_whose_first_move_comes_past_the_tap_timeout_is_lifted_there_and_not_carried_out() -> None:
+def test_a_swipes_touch_down_and_its_moves_past_the_touch_slop_go_in_one_call() -> None:
+    """A pointer still past the long-press timeout is a long press, its drag no swipe (issue 19 item
+    12's hazard at a swipe's start): the down and the moves that take the pointer past 8 dp travel
+    together, so a host that stalls 0.5 s on every sendTouch cannot hold the pointer still there."""
     time_ = FakeTime()
-    controller = SlowController(time_, takes=lambda index, pressed: 0.5 if index == 1 else 0.0)
+    controller = SlowController(time_, takes=lambda index, pressed: 0.5 if index > 0 else 0.0)
     r, _, _ = router(controller, time_=time_)
-    ack = r.swipe(0, 0, 0, 600, duration=0.3)
-    assert ack == Ack(accepted=False, path="controller", moves=1)
-    first_move = controller.touches[1]
-    assert controller.touches == [(0, 0, True), first_move, (first_move[0], first_move[1], False)]
+    ack = r.swipe(0, 0, 600 / SCALE, 0, duration=0.24)  # 30 moves of 20 px: the second is past 21 px
+    assert ack == Ack(accepted=True, path="controller", moves=30)
+    assert controller.streamed == [[[(0, 0, True)], [(20, 0, True)], [(40, 0, True)]]]
+    assert controller.touches[-1] == (600, 0, False)
 
 
 def test_a_failure_after_the_touch_down_still_lifts_the_pointer() -> None:
@@ -227,3 +270,25 @@ def test_a_failure_after_the_touch_down_still_lifts_the_pointer() -> None:
     *_, last = controller.touches
     assert last == (controller.touches[-2][0], controller.touches[-2][1], False)  # lifted where it was
     assert [t for t in controller.touches if not t[2]] == [last]
+
+
+def test_a_swipe_whose_opening_the_controller_refused_unread_goes_to_the_agent() -> None:
+    controller = FakeController(fail_at_touch=0)
+    r, conn, _ = router(controller, failures=[])
+    assert r.swipe(0, 0, 0, 100, duration=0.1).path == "agent"
+    assert controller.touches == [] and len(conn.sent("swipe")) == 1
+
+
+@pytest.mark.parametrize("code", ["PERMISSION_DENIED", "UNIMPLEMENTED", "UNAUTHENTICATED"])
+def test_a_streamed_tap_the_emulator_refused_unread_goes_to_the_agent(code: str) -> None:
+    """An emulator whose static token's allowlist does not name streamInputEvent (AOSP's
+    emulator_access.json before commit 7af5b942), or that lacks the method: nothing landed."""
+    controller = FakeController()
+
+    def refused(x: int, y: int, identifier: int = 0) -> None:
+        raise ControllerError(f"the controller's streamInputEvent failed: {code}", code=code)
+
+    controller.tap = refused  # type: ignore[method-assign]
+    r, conn, _ = router(controller, failures=[])
+    assert r.tap(10, 10).path == "agent"
+    assert controller.touches == [] and conn.sent("tap") == [{"x": 26, "y": 26, "hold_ms": 0}]

@@ -29,6 +29,15 @@ FIRST = f"emulator-5554: mobile-agent-android 0.1.0 over protocol 1, pid 2973, s
 CLOSED_PORT_REASON = (
     "connecting to http://127.0.0.1:51770: transport error: tcp connect error: Connection refused (os error 61)"
 )
+#: the seed's status report "On the API 36 emulator started with -grpc 8554 -grpc-use-token", word for word
+SEED_FAST_PATH_REPORT = [
+    "emulator-5554: mobile-agent-android 0.1.0 over protocol 1, pid 2973, socket "
+    "mobile-agent-0.1.0-p1-7fec0cb05341-9f3cf6e22dae, launched",
+    "input: emulator controller at http://127.0.0.1:8554 (taps, long presses and swipes)",
+    "frames: emulator controller, 14 received",
+    "screenshots: agent",
+    "keys and text: agent; the AVD declares no keyboard, so the controller would drop keys",
+]
 SEED_CLOSED_PORT_LINE = (  # the seed's status report "With the controller's port closed", its last line
     "warning: emulator control endpoint unavailable for emulator-5554 (connecting to http://127.0.0.1:51770: "
     "transport error: tcp connect error: Connection refused (os error 61)): taps and frames fall back to the "
@@ -59,14 +68,7 @@ def test_the_status_names_the_fast_path_and_the_keyboard() -> None:
     try:
         for seq in range(14):
             session.frames.accept(rgb_frame(seq=seq))
-        assert session.status() == [
-            FIRST,
-            "input: emulator controller at http://127.0.0.1:8554 (long presses and swipes); taps: agent "
-            "(it injects a tap's down and up on the device a fixed short time apart)",
-            "frames: emulator controller, 14 received",
-            "screenshots: agent",
-            "keys and text: agent; the AVD declares no keyboard, so the controller would drop keys",
-        ]
+        assert session.status() == SEED_FAST_PATH_REPORT
         controller.hardware.keyboard = True
         assert session.status()[4] == (
             "keys and text: agent; the AVD declares a keyboard, but the controller cannot say "

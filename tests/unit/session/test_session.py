@@ -144,8 +144,8 @@ def _foreign_input_read(conn: FakeConnection, first: dict) -> dict:
     try:
         backend = session.backend()
         backend.tree.read(ReadReason.ATTACH)
-        backend.input.long_press(100, 100, 0.0)  # taps go to the agent; a long press through the controller
-        assert controller.touches == [(262, 262, True), (262, 262, False)]
+        backend.input.tap(100, 100)  # through the controller: press and lift in one call
+        assert controller.taps == [(262, 262)]
         assert conn.sent("tap") == []
         backend.tree.read(ReadReason.ACTION)
         assert conn.sent("resync") == []  # no resync: the stream stays as it is

@@ -10,24 +10,30 @@ transition, and the call it makes now (the input service's asynchronous injectio
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterable
+
 import pytest
 
 from pytest_mobile_agent.virtual.agent import AgentCore
 from pytest_mobile_agent.virtual.ui import EmulatorUi, injection
 from pytest_mobile_agent.virtual.ui.injection import FRAME_MS, WINDOW_ANIMATION_MS, Call
+from pytest_mobile_agent.virtual.ui.model import TouchEvent
 from tests.support.agent_host import Host
+from tests.support.press_counter import Button, X, Y
 
 
 def touches_at(ui: EmulatorUi, monkeypatch: pytest.MonkeyPatch) -> list[tuple[bool, float]]:
     """Every touch the model receives, with the model time it arrived at."""
     seen: list[tuple[bool, float]] = []
-    touch = ui.touch
+    touches = ui.touches
 
-    def recording(x: int, y: int, pressed: bool, t_ms: float | None = None) -> None:
-        seen.append((pressed, ui.now_ms()))
-        touch(x, y, pressed, t_ms)
+    def recording(events: Iterable[TouchEvent]) -> None:
+        events = list(events)
+        seen.extend((pressed, ui.now_ms()) for _, _, pressed, _ in events)
+        touches(events)
 
-    monkeypatch.setattr(ui, "touch", recording)
+    monkeypatch.setattr(ui, "touches", recording)
     return seen
 
 
@@ -67,3 +73,18 @@ def test_the_costs_follow_ui_automation_connection() -> None:
     assert injection.before_ms(old, "down", now, ends) == WINDOW_ANIMATION_MS + FRAME_MS
     assert injection.before_ms(old, "down", now, now + 60_000) == injection.ANIMATION_TIMEOUT_MS + FRAME_MS
     assert injection.after_ms(old, "move", now, ends) == 0
+
+
+def test_a_tap_the_starved_host_holds_back_is_still_a_tap(ui: EmulatorUi, host: Host) -> None:
+    """The issue's long presses: the agent double and the UI model share a starved host, so the
+    model got to the DOWN and the UP 800 ms after the tap was injected. The DOWN and the UP are
+    queued together with their event times (the device's, where the Java agent injects them back to
+    back), so the model's long-press check, due 500 ms after the DOWN, comes after the UP."""
+    button = Button(ui)
+    with ui.lock:  # the UI thread does not run: the tap's events wait
+        host.send({"type": "request", "id": 99, "method": "tap", "deadline_ms": 5000,
+                   "params": {"x": X, "y": Y}})
+        time.sleep(0.8)
+    assert host.recv_kind("response")["result"] == {"accepted": True}
+    ui.advance()
+    assert (button.clicks, button.long_clicks) == (1, 0)

@@ -62,6 +62,8 @@ def test_windows_in_split_screen_are_not_modal_and_a_dialog_over_one_half_is() -
 
     halves = [window("split_screen_divider", [0, 1180, 1080, 1220], False, "com.android.systemui"),
               window("application", [0, 63, 1080, 1180], True), window("application", [0, 1220, 1080, 2400], False)]
-    assert modal_flags(halves, 1080, 2400) == [False, False, False]
+    assert modal_flags(halves, 1080, 2400, lambda: None) == [False, False, False]
     dialog = window("application", [100, 300, 980, 700], True)
-    assert modal_flags([dialog, halves[0], halves[2]], 1080, 2400) == [True, False, False]
+    assert modal_flags([dialog, halves[0], halves[2]], 1080, 2400, lambda: None) == [True, False, False]
+    assert modal_flags([dialog, halves[0], halves[2]], 1080, 2400, lambda: (0, 63, 1080, 1180)) == \
+        [True, False, False]

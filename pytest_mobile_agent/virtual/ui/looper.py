@@ -1,0 +1,52 @@
+"""The UI model's message queue: input events and timers, each due at a model time (`when`), handled
+in that order whatever order they were posted in.
+
+This is what an Android app's Looper does with its MessageQueue (frameworks/base,
+core/java/android/os/MessageQueue.java: `enqueueMessage` keeps the messages sorted by `when`,
+`next` hands out the first one due, messages with the same `when` in the order they were posted).
+An injected MotionEvent carries its own event time (MotionEvent.getEventTime), so a tap whose DOWN
+and UP were queued together is handled as a tap even when the thread that handles them runs late:
+the long-press check the DOWN posts (View.checkForLongClick, `postDelayed` by the long-press
+timeout) falls due after the UP, which is already queued at its earlier time.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+Handler = Callable[[], None]
+
+
+@dataclass(order=True)
+class _Message:
+    when: float
+    seq: int
+    handler: Handler = field(compare=False)
+
+
+class MessageQueue:
+    """Messages sorted by `when`, then by the order they were posted. Not thread-safe: the UI model
+    holds its lock around every call."""
+
+    def __init__(self) -> None:
+        self._heap: list[_Message] = []
+        self._seq = itertools.count()
+
+    def __bool__(self) -> bool:
+        return bool(self._heap)
+
+    def post(self, when: float, handler: Handler) -> None:
+        heapq.heappush(self._heap, _Message(when, next(self._seq), handler))
+
+    def next_when(self) -> float | None:
+        """When the first message falls due; None when the queue is empty."""
+        return self._heap[0].when if self._heap else None
+
+    def pop_due(self, now: float) -> Handler | None:
+        """The first message due by `now`, taken off the queue; None when none is due."""
+        if self._heap and self._heap[0].when <= now:
+            return heapq.heappop(self._heap).handler
+        return None
