@@ -32,6 +32,7 @@ A mirror is driven from one thread (the test's); the backends deliver events fro
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -50,6 +51,7 @@ from pytest_mobile_agent.errors import (
     WaitTimeout,
     hide_our_frames,
 )
+from pytest_mobile_agent.mirror.actionable import Actionable
 from pytest_mobile_agent.mirror.dump import dump_view
 from pytest_mobile_agent.mirror.element import Element
 from pytest_mobile_agent.mirror.keys import key_code
@@ -95,6 +97,9 @@ DIRECTIONS: dict[Direction, tuple[int, int]] = {"up": (0, -1), "down": (0, 1), "
 assert set(DIRECTIONS) == set(get_args(Direction))
 OPPOSITE: dict[Direction, Direction] = {"down": "up", "up": "down", "right": "left", "left": "right"}
 DUMP_LINES_IN_ERRORS = 80
+RELOOK = 0.01
+"""After a look that found an action's element moving, the next look this soon (it reads again)."""
+inf = float("inf")
 SCROLL_QUIET = 0.15
 FRAME_QUIET = 0.1
 """Frames unchanged this long after a change: the screen went still, and is read afresh."""
@@ -125,14 +130,18 @@ class Mirror:
         probe_limit: int = 48,
         clock: Callable[[], float] = time.monotonic,
         steps: Steps | None = None,
+        action_timeout: float = 5.0,
     ) -> None:
         """`timeout` is the default of waits; `quiet` how long nothing must change for the screen to
         count as settled; `poll_interval` the read-again period while waiting; `probe_interval` and
         `probe_limit` the bounds probes without frames. `steps` records every call a test makes
-        (mirror/steps.py); the app handle of the same test shares it."""
+        (mirror/steps.py); the app handle of the same test shares it. `action_timeout` is how long an
+        action waits by default for its element to be actionable (mirror/actionable.py;
+        `--android-action-timeout`)."""
         self.backend = backend
         self.steps = steps if steps is not None else Steps(clock)
         self.timeout = timeout
+        self.action_timeout = check_timeout("action_timeout", action_timeout)
         self.quiet = quiet
         self.poll_interval = poll_interval
         self.probe_interval = probe_interval
@@ -273,9 +282,10 @@ class Mirror:
     # --- actions ---------------------------------------------------------------------------------
 
     @recorded("tap")
-    def tap(self, element: Element | None = None, **criteria: Unpack[Criteria]) -> Ack:
-        """Tap the centre of an element, or of the first match of the criteria."""
-        x, y = self._center(self._target(element, criteria))
+    def tap(self, element: Element | None = None, *, timeout: float | None = None, **criteria: Unpack[Criteria]) -> Ack:
+        """Tap the centre of an element, or of the first match of the criteria, once it is actionable
+        (waiting up to `timeout`, default the action timeout: mirror/actionable.py)."""
+        x, y = self._center(self._target(element, criteria, timeout))
         return self._input(lambda: self.backend.input.tap(x, y))
 
     @recorded("tap_at")
@@ -285,10 +295,12 @@ class Mirror:
         return self._input(lambda: self.backend.input.tap(x / self.scale, y / self.scale))
 
     @recorded("long_press")
-    def long_press(self, element: Element | None = None, hold: float = 0.6, **criteria: Unpack[Criteria]) -> Ack:
-        """Press the centre of an element, or of the first match of the criteria, for `hold` seconds."""
+    def long_press(self, element: Element | None = None, hold: float = 0.6, *, timeout: float | None = None,
+                   **criteria: Unpack[Criteria]) -> Ack:
+        """Press the centre of an element, or of the first match of the criteria, for `hold` seconds,
+        once it is actionable (waiting up to `timeout`, as `tap`)."""
         hold = check_timeout("hold", hold)
-        x, y = self._center(self._target(element, criteria))
+        x, y = self._center(self._target(element, criteria, timeout))
         return self._input(lambda: self.backend.input.long_press(x, y, hold))
 
     @recorded("swipe")
@@ -306,15 +318,17 @@ class Mirror:
     @recorded("swipe_within")
     def swipe_within(
         self, element: Element, direction: Direction, *, distance: float = 0.6, duration: float = 0.3,
-        resting: bool = False,
+        resting: bool = False, timeout: float | None = None,
     ) -> Ack:
-        """Swipe the finger `direction` across `distance` of the element's size, centred in it."""
+        """Swipe the finger `direction` across `distance` of the element's size, centred in it, once
+        the element is actionable (waiting up to `timeout`, as `tap`)."""
         if direction not in DIRECTIONS:
             raise InvalidSelector(f"direction must be one of {sorted(DIRECTIONS)}, not {direction!r}")
         if not 0 < distance <= 1:
             raise InvalidSelector(f"distance is a share of the element's size, in (0, 1], not {distance}")
-        left, top, right, bottom = element.bounds
-        self.steps.target(element.bounds)
+        bounds = self._target(element, {}, timeout).entry.node.bounds
+        left, top, right, bottom = bounds
+        self.steps.target(bounds)
         dx, dy = DIRECTIONS[direction]
         cx, cy = (left + right) / 2, (top + bottom) / 2
         hw, hh = (right - left) * distance / 2, (bottom - top) * distance / 2
@@ -326,17 +340,26 @@ class Mirror:
         direction: Direction = "down",
         max_swipes: int = 10,
         container: Element | None = None,
+        *,
+        timeout: float | None = None,
         **criteria: Unpack[Criteria],
     ) -> Element:
         """Scroll (`direction` the content's: down shows what is below) until an element matches.
 
-        The container is the given one, else the largest scrollable element on screen. Stops early
-        when the container says it cannot scroll further. Raises WaitTimeout when nothing matched.
+        The container is the given one, else the largest scrollable element on screen; before the
+        first swipe the call waits up to `timeout` (default the action timeout) for a match or a
+        container, and for the container to be actionable. Stops early when the container says it
+        cannot scroll further. Raises NoMatch when nothing matched.
         """
         selector = Selector.of(criteria)
         finger = OPPOSITE.get(direction)
         if finger is None:
             raise InvalidSelector(f"direction must be one of up, down, left, right, not {direction!r}")
+        timeout = self.action_timeout if timeout is None else check_timeout("timeout", timeout)
+        if container is None:
+            with contextlib.suppress(WaitTimeout):  # nothing to match nor to scroll: NoMatch below
+                self._until(lambda v: selector.first(v) or self._largest_scrollable(v), timeout,
+                            f"waiting for {selector.describe()} or a scrollable container", selector)
         for attempt in range(max_swipes + 1):
             view = self._view()
             found = selector.first(view)
@@ -346,7 +369,8 @@ class Mirror:
             if attempt == max_swipes or box is None or not _can_scroll(box.entry, direction):
                 break
             # a resting release leaves the content where the finger lifted: a short settle suffices
-            self.swipe_within(box, finger, distance=0.7, duration=0.3, resting=True)
+            self.swipe_within(box, finger, distance=0.7, duration=0.3, resting=True,
+                              timeout=timeout if attempt == 0 else None)
             self.settle(timeout=2.0, quiet=SCROLL_QUIET)
         view = self._view()
         raise NoMatch(
@@ -356,9 +380,10 @@ class Mirror:
         )
 
     @recorded("type_text")
-    def type_text(self, text: str, element: Element | None = None, method: TextMethod = "auto",
-                  **criteria: Unpack[FieldCriteria]) -> Ack:
-        """Set text in an element (tapped first when it is not focused), or in the focused node.
+    def type_text(self, text: str, element: Element | None = None, method: TextMethod = "auto", *,
+                  timeout: float | None = None, **criteria: Unpack[FieldCriteria]) -> Ack:
+        """Set text in an element (tapped first when it is not focused), or in the focused node; a
+        field named waits up to `timeout` (as `tap`) until it is actionable.
 
         `method` is the agent's: auto (direct where the node allows it, else key events, else the
         clipboard), direct, keys, clipboard. The acknowledgement names the method used.
@@ -368,7 +393,7 @@ class Mirror:
         check_unicode("text", text)  # a NUL is the agent's to accept or refuse (invalid_params)
         node_id: int | None = None
         if element is not None or criteria:
-            field = self._target(element, criteria)
+            field = self._target(element, criteria, timeout)
             self.steps.target(field.bounds)
             if not field.focused:
                 field.tap()
@@ -402,10 +427,7 @@ class Mirror:
         """The replica's entry of the element `ref`, brought up to date; StaleElement once it is gone."""
         entry = self.lookup(ref)
         if entry is None:
-            raise StaleElement(
-                f"element @{ref} is no longer on the screen",
-                advice="find it again (screen.find / screen.wait_for)",
-            )
+            raise _stale(ref)
         return entry
 
     def lookup(self, ref: int, *, read: bool = True) -> Entry | None:
@@ -656,14 +678,62 @@ class Mirror:
             log.warning("the platform did not accept the input (%s path)", ack.path)
         return ack
 
-    def _target(self, element: Element | None, criteria: Mapping[str, Any]) -> Element:
+    def _target(self, element: Element | None, criteria: Mapping[str, Any], timeout: float | None) -> Element:
+        """The element an action acts on, once it is actionable (mirror/actionable.py): waiting up
+        to `timeout` (default the action timeout); WaitTimeout with the nearest candidates."""
         if element is not None and criteria:
             raise InvalidSelector("give an element or selector criteria, not both")
-        if element is None:
-            if not criteria:
-                raise InvalidSelector("give an element or selector criteria (text=, id=, ...)")
-            return self.find(**criteria)
-        return element
+        if element is None and not criteria:
+            raise InvalidSelector("give an element or selector criteria (text=, id=, ...)")
+        timeout = self.action_timeout if timeout is None else check_timeout("timeout", timeout)
+        selector = Selector.of(criteria) if element is None else None
+        what = selector.describe() if selector is not None else f"@{element.ref}"  # type: ignore[union-attr]
+
+        def find(view: View) -> Entry | None:
+            if selector is not None:
+                return selector.first(view)
+            assert element is not None
+            entry = view.entry(element.ref)
+            if entry is None:
+                raise _stale(element.ref)
+            return entry
+
+        deadline = self._clock() + timeout
+        condition = Actionable(find, lambda entry: self._holds_still(entry, deadline))
+        try:
+            # a step of its own inside the action: the trace shows the wait's looks and what ended it
+            arguments: dict[str, Any] = {**criteria} if element is None else {"element": element}
+            arguments["timeout"] = timeout
+            with self.steps.step("actionable", arguments):
+                entry = self._until(condition, timeout, f"waiting for {what} to be actionable", selector,
+                                    wake=lambda: self._clock() + RELOOK if condition.reason == "it is moving" else inf)
+        except WaitTimeout:
+            view = self._replica.view
+            assert view is not None  # a wait times out only after a look
+            raise self._wait_timeout(f"waiting for {what} to be actionable ({condition.reason})", timeout, view,
+                                     selector) from None
+        assert entry is not None  # _until returns only a truthy result
+        return Element(self, entry.ref)
+
+    def _holds_still(self, entry: Entry, deadline: float) -> bool:
+        """The second look at an element an action waits for: whether its bounds held. With frames,
+        frames that show nothing moving since the read; else a probe of its node; else no: the
+        next look reads the device again and compares."""
+        if self.backend.frames.live:
+            return self._burst_since is None and self._controller_input_at is None
+        if self.backend.tree.can_probe:
+            try:
+                found = self.backend.tree.probe([entry.node.id], self._time_left(deadline))
+            except Disconnected:
+                raise
+            except MobileAgentError:
+                found = {}
+            if found.get(entry.window.id, {}).get(entry.node.id) == entry.node.bounds:
+                return True
+            self._mark(ReadReason.MOVED, [entry.window.id])
+            return False
+        self._mark(ReadReason.POLL)
+        return False
 
     def _center(self, element: Element) -> tuple[float, float]:
         """The element's centre in points (the element is the step's target)."""
@@ -686,6 +756,11 @@ class Mirror:
             if area > best_area:
                 best, best_area = entry, area
         return Element(self, best.ref) if best is not None else None
+
+
+def _stale(ref: int) -> StaleElement:
+    return StaleElement(f"element @{ref} is no longer on the screen",
+                        advice="find it again (screen.find / screen.wait_for)")
 
 
 def _can_scroll(entry: Entry, direction: Direction) -> bool:

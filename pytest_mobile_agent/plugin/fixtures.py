@@ -304,11 +304,11 @@ STATUS_KEY = pytest.StashKey[dict[str, list[str]]]()
 
 
 @pytest.fixture
-def screen(request: pytest.FixtureRequest, session: Session) -> Mirror:
+def screen(request: pytest.FixtureRequest, session: Session, mobile_agent_settings: Settings) -> Mirror:
     """The mirror: a replica of the device's windows with selectors, waits and actions."""
     from pytest_mobile_agent.mirror import Mirror
 
-    mirror = Mirror(session.backend(), steps=steps_of(request))
+    mirror = Mirror(session.backend(), steps=steps_of(request), action_timeout=mobile_agent_settings.action_timeout)
     _artifacts(request).screen = mirror
     return mirror
 

@@ -28,6 +28,7 @@ from pytest_mobile_agent.virtual.ui.gestures import LONG_PRESS_MS, Fling, Pointe
 from pytest_mobile_agent.virtual.ui.injection import WINDOW_ANIMATION_MS
 from pytest_mobile_agent.virtual.ui.node import Node, Window
 from pytest_mobile_agent.virtual.ui.render import Animation, render
+from pytest_mobile_agent.virtual.ui.toasts import Toasts
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -66,6 +67,8 @@ class UiModel:
         self._ticker_cond = threading.Condition(self.lock)
         self.geo = geometry or Geometry()
         self.clip: clips.Clip | None = None
+        #: the toasts apps show: accessibility events only, never a window (ui/toasts.py)
+        self.toasts = Toasts(self.clock)
         #: an emulator (ro.boot.qemu): SystemUI honours the suppress extra from any source
         self.emulator = True
         self._clipboard_overlay: Window | None = None
