@@ -224,7 +224,7 @@ class Mirror:
         """The first element matching the criteria (top-most window first, in tree order), now.
 
         Criteria: text, text_contains, text_matches, id, desc, desc_contains, class_name, package,
-        clickable, focused, enabled, checked, selected, scrollable, editable, visible, window, within.
+        clickable, focused, enabled, checked, selected, scrollable, editable, visible, window, within, xpath.
         Raises NoMatch, showing the nearest candidates and the tree, when nothing matches.
         """
         selector = Selector.of(criteria)

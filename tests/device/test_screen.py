@@ -22,3 +22,13 @@ def test_a_button_that_appears_300_ms_after_a_tab_switch_is_tapped_with_no_expli
     screen.tap(id="tab_login")
     ack = screen.tap(text="Continue as guest")
     assert ack.accepted
+
+
+def test_xpath_as_appium_inspector_writes_it_finds_waits_and_taps_on_the_big_tab(
+        compose_fixture: Callable[..., App], screen: Screen) -> None:
+    compose_fixture(tab="Big")
+    cell = screen.wait_for(xpath="//android.widget.TextView[@text='Cell 42']")
+    assert cell.text == "Cell 42" and len(screen.find_all(xpath="//*[starts-with(@text, 'Cell ')]")) == 500
+    screen.tap(xpath="//android.widget.TextView[@text='Cell 42'][@clickable='true']")
+    screen.wait_for(xpath="//*[@text='Cell 42' and @selected='true']", timeout=5)
+    assert not screen.exists(xpath="//*[@text='Cell 43' and @selected='true']")
