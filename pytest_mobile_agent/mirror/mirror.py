@@ -60,6 +60,7 @@ from pytest_mobile_agent.mirror.selectors import Selector, describe_entry, neare
 from pytest_mobile_agent.mirror.steps import Steps, recorded
 from pytest_mobile_agent.mirror.unique import Locator, unique_locator
 from pytest_mobile_agent.mirror.vocabulary import Criteria, Direction, FieldCriteria, Unpack
+from pytest_mobile_agent.mirror.watchers import Watcher, Watchers, builtin_criteria
 from pytest_mobile_agent.session.backends import (
     Ack,
     Backend,
@@ -161,6 +162,7 @@ class Mirror:
         self._burst_since: float | None = None  # the first frame change no fresh read has seen
         self._controller_input_at: float | None = None  # a controller gesture's end, not read since
         self.disconnection: Disconnection | None = None
+        self._watchers = Watchers(self, clock)
         self.reads = 0
         self.probes = 0
         self.events_seen = 0
@@ -278,6 +280,33 @@ class Mirror:
         result = self._until(condition, timeout, f"waiting for {what}")
         assert result is not None  # _until returns only a truthy result
         return result
+
+    # --- watchers --------------------------------------------------------------------------------
+
+    def watch(self, *, name: str | None = None, **criteria: Unpack[Criteria]) -> Watcher:
+        """A watcher on the first match of the criteria: give it its reaction with `.tap()`,
+        `.call(fn)` (fn(element)) or `.fail(message)`. It fires from the screen's changes before the
+        test's next call and between a wait's looks (mirror/watchers.py); `name` names it in the
+        trace and in errors (default: its criteria)."""
+        return self._watchers.add(name, criteria)
+
+    def watch_builtin(self, *names: str) -> list[Watcher]:
+        """The built-in watchers named: `allow_permissions` or `deny_permissions` (PermissionController's
+        prompt), `dismiss_anr` ("isn't responding": Wait), `dismiss_crash` ("keeps stopping": Close app;
+        the crash still fails the test)."""
+        if not names:
+            raise InvalidArgument("watch_builtin takes the names of the built-in watchers to start")
+        criteria = [(name, builtin_criteria(name)) for name in names]
+        return [self._watchers.add(name, where).tap() for name, where in criteria]
+
+    @property
+    def watchers(self) -> list[Watcher]:
+        """The watchers registered, in the order they are matched."""
+        return self._watchers.all
+
+    def element(self, ref: int) -> Element:
+        """The element of the node with that ref (as `Element.ref` names it)."""
+        return Element(self, ref)
 
     # --- actions ---------------------------------------------------------------------------------
 
@@ -597,6 +626,8 @@ class Mirror:
             if self._clock() >= deadline:
                 self._ended_by("timeout")
                 raise self._wait_timeout(what, timeout, view, selector)
+            if self.steps.between_polls():  # a watcher acted: look again at once
+                continue
             self._wait_step(deadline, wake() if wake is not None else float("inf"))
 
     def _ended_by(self, how: str) -> None:
