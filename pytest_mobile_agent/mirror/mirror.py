@@ -58,6 +58,7 @@ from pytest_mobile_agent.mirror.keys import key_code
 from pytest_mobile_agent.mirror.replica import Entry, Replica, View
 from pytest_mobile_agent.mirror.selectors import Selector, describe_entry, nearest
 from pytest_mobile_agent.mirror.steps import Steps, recorded
+from pytest_mobile_agent.mirror.toasts import TOAST_POLL, ToastLog, ToastQuery
 from pytest_mobile_agent.mirror.unique import Locator, unique_locator
 from pytest_mobile_agent.mirror.vocabulary import Criteria, Direction, FieldCriteria, Unpack
 from pytest_mobile_agent.mirror.watchers import Watcher, Watchers, builtin_criteria
@@ -77,6 +78,7 @@ from pytest_mobile_agent.session.backends import (
     Screenshot,
     SessionEvent,
     TextMethod,
+    Toast,
 )
 
 log = logging.getLogger("pytest_mobile_agent.mirror")
@@ -163,6 +165,7 @@ class Mirror:
         self._controller_input_at: float | None = None  # a controller gesture's end, not read since
         self.disconnection: Disconnection | None = None
         self._watchers = Watchers(self, clock)
+        self._toasts = ToastLog(backend.toasts, since=clock())
         self.reads = 0
         self.probes = 0
         self.events_seen = 0
@@ -280,6 +283,38 @@ class Mirror:
         result = self._until(condition, timeout, f"waiting for {what}")
         assert result is not None  # _until returns only a truthy result
         return result
+
+    # --- toasts ----------------------------------------------------------------------------------
+
+    @property
+    def toasts(self) -> list[Toast]:
+        """The toasts shown since this screen was made, oldest first (each a `Toast(id, text, package,
+        class_name, shown_at)`), read from the agent's buffer now (mirror/toasts.py)."""
+        return self._toasts.fetch()
+
+    @recorded("wait_for_toast")
+    def wait_for_toast(self, text: str | None = None, *, text_contains: str | None = None,
+                       package: str | None = None, timeout: float | None = None) -> Toast:
+        """The first toast shown since the screen was made that matches and that no earlier
+        wait_for_toast returned, waiting up to `timeout` (default the screen's) for it; WaitTimeout
+        naming the toasts seen."""
+        query = ToastQuery(text, text_contains, package)
+        timeout = self.timeout if timeout is None else check_timeout("timeout", timeout)
+        deadline = self._clock() + timeout
+        while True:
+            self._toasts.fetch(max(0.0, deadline - self._clock()) + READ_GRACE)
+            found = self._toasts.take(query)
+            self.steps.poll(found is not None)
+            if found is not None:
+                self._ended_by("matched")
+                return found
+            left = deadline - self._clock()
+            if left <= 0:
+                self._ended_by("timeout")
+                raise WaitTimeout(f"waiting for {query.describe()}", timeout, candidates=self._toasts.candidates())
+            next_look = self._clock() + min(left, TOAST_POLL)
+            while (wait := next_look - self._clock()) > 0:  # events meanwhile are taken in, not a reason to ask
+                self._pump(wait)
 
     # --- watchers --------------------------------------------------------------------------------
 

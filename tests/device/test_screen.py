@@ -68,3 +68,14 @@ def test_a_watcher_fixture_and_the_anr_dialog_dismissed_by_the_builtin(
     # it fires at each look that finds the dialog: once, or again when a look came before the tap landed
     assert seen and set(seen) == {"Compose fixture isn't responding"}
     assert not screen.exists(window="android")
+
+
+def test_a_toast_the_app_shows_is_waited_for_and_listed(compose_fixture: Callable[..., App], screen: Screen) -> None:
+    """The late button's tap shows a toast ("Continuing as guest"): the agent buffers its accessibility
+    event, and the screen reads it back (docs/protocol.md `toasts`)."""
+    compose_fixture(tab="Big")
+    screen.tap(id="tab_login")
+    screen.tap(text="Continue as guest")
+    toast = screen.wait_for_toast(text="Continuing as guest", timeout=5)
+    assert toast.package == "dev.mobileagent.fixture" and toast.class_name == "android.widget.Toast"
+    assert [t.text for t in screen.toasts] == ["Continuing as guest"]
