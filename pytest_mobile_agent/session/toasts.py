@@ -32,9 +32,9 @@ class AgentToasts:
         self._clock = clock
 
     def since(self, after: int, timeout: float | None = None) -> ToastBatch:
+        bound = TOASTS_TIMEOUT if timeout is None else min(timeout, TOASTS_TIMEOUT)
         try:
-            result = self._connection.request("toasts", {"after": after},
-                                              timeout=TOASTS_TIMEOUT if timeout is None else min(timeout, TOASTS_TIMEOUT))
+            result = self._connection.request("toasts", {"after": after}, timeout=bound)
         except AgentError as exc:
             if exc.code == "unknown_method":
                 raise MobileAgentError("the agent does not buffer toasts (it predates the toasts method of "

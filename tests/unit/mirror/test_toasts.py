@@ -45,8 +45,8 @@ def rig_with_toasts() -> tuple[Rig, AgentBuffer]:
     rig = Rig(login_screen())
     buffer = AgentBuffer(rig.clock)
     buffer.show("from an earlier test", at=rig.clock.now - 5)
-    rig.backend = b.Backend(tree=rig.tree, events=rig.events, input=rig.input, frames=rig.frames, scale=rig.backend.scale,
-                            toasts=AgentToasts(buffer, clock=rig.clock))
+    rig.backend = b.Backend(tree=rig.tree, events=rig.events, input=rig.input, frames=rig.frames,
+                            scale=rig.backend.scale, toasts=AgentToasts(buffer, clock=rig.clock))
     rig.mirror = Mirror(rig.backend, clock=rig.clock)
     return rig, buffer
 
@@ -65,7 +65,7 @@ def test_wait_for_toast_waits_for_a_toast_shown_after_it_started_and_each_toast_
     rig.events.next_event = next_event  # type: ignore[method-assign]
     start = rig.clock.now
     toast = rig.mirror.wait_for_toast(text="Saved", timeout=2)
-    assert toast.text == "Saved" and toast.package == "dev.mobileagent.fixture" and toast.class_name == "android.widget.Toast"
+    assert (toast.text, toast.package, toast.class_name) == ("Saved", "dev.mobileagent.fixture", "android.widget.Toast")
     assert 0.3 <= rig.clock.now - start <= 0.45  # asked every 0.1 s
     assert toast.shown_at == pytest.approx(1000.3, abs=0.11)
     with pytest.raises(WaitTimeout, match="waiting for a toast with text='Saved' timed out") as caught:

@@ -134,7 +134,7 @@ def test_a_reaction_that_raises_fails_the_call_naming_the_watcher_and_fail_says_
         raise RuntimeError("no such button")
 
     rig.mirror.watch(name="rate us", text="Big").call(broken)
-    with pytest.raises(WatcherFailed, match="watcher 'rate us' failed in its reaction \\(call\\): RuntimeError: no such"):
+    with pytest.raises(WatcherFailed, match=r"watcher 'rate us' failed in its reaction \(call\): RuntimeError: no"):
         rig.mirror.tap(text="Login")
     assert rig.input.calls == []
     rig2 = Rig(login_screen())

@@ -103,8 +103,8 @@ public class EventReadingTest {
 
     @Test
     public void aToastsNotificationEventIsAToastWithItsTextAndANotificationsIsNot() {
-        PlatformEvent toast = EventReading.toast(AccessibilityEvent.TYPE_NOTIFICATION_STATE_CHANGED, "android.widget.Toast",
-            Arrays.<CharSequence>asList("Saved"), "dev.mobileagent.fixture", 1234L);
+        PlatformEvent toast = EventReading.toast(AccessibilityEvent.TYPE_NOTIFICATION_STATE_CHANGED,
+            "android.widget.Toast", Arrays.<CharSequence>asList("Saved"), "dev.mobileagent.fixture", 1234L);
         assertEquals(PlatformEvent.TOAST, toast.kind);
         assertEquals("Saved", toast.text);
         assertEquals("dev.mobileagent.fixture", toast.packageName);
