@@ -19,7 +19,7 @@ can act on.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pytest_mobile_agent.mirror.replica import Entry, View
 from pytest_mobile_agent.session.backends import Bounds
@@ -48,7 +48,7 @@ class Actionable:
     find: Callable[[View], Entry | None]
     still: Callable[[Entry], bool]
     reason: str = "no element matches"
-    _seen: tuple[int, Bounds] | None = None
+    _seen: tuple[int, Bounds] | None = field(default=None, init=False)
 
     def __call__(self, view: View) -> Entry | None:
         entry = self.find(view)
@@ -57,7 +57,7 @@ class Actionable:
             return None
         why = not_actionable(entry)
         if why is not None:
-            self.reason, self._seen = f"{why}", None
+            self.reason, self._seen = why, None
             return None
         seen = (entry.ref, entry.node.bounds)
         if seen == self._seen:
