@@ -78,6 +78,8 @@ def compile_xpath(expression: str) -> etree.XPath:
 def _compiled(expression: str) -> etree.XPath:
     try:
         return etree.XPath(expression)
+    except (ValueError, UnicodeError) as exc:  # a NUL, a control character, a lone surrogate
+        raise InvalidSelector(f"xpath= holds a character XPath cannot: {exc}: {expression!r}") from None
     except etree.XPathSyntaxError as exc:
         column = next((entry.column for entry in exc.error_log), 0)
         pointer = " " * max(0, column) + "^"
@@ -160,6 +162,8 @@ def _flag(value: bool) -> str:
 def _kind(found: object) -> str:
     if isinstance(found, list):
         return "attribute values or text" if found else "nothing"
+    if isinstance(found, str):
+        return f"a string ({str(found)!r})"
     return f"a {type(found).__name__} ({found!r})"
 
 

@@ -133,3 +133,10 @@ def test_text_that_xml_cannot_hold_is_written_as_a_question_mark_and_class_names
     assert tag_of("com.example.Outer$Inner") == "com.example.Outer_Inner" and tag_of("1x") == "_1x"
     assert tag_of("") == "node"
     etree.XPath("//" + tag_of("a b$c:d"))  # a name XPath reads
+
+
+@pytest.mark.parametrize("expression", ["\x00", "//*[@text='\x01']", "//a\ud800", "//" + "a/" * 5000 + "b",
+                                        "(" * 3000 + "1" + ")" * 3000, "string(/)", "//*[$x]"])
+def test_any_expression_that_cannot_select_is_invalid_selector_and_nothing_else(expression: str) -> None:
+    with pytest.raises(InvalidSelector, match="xpath="):
+        Rig(login_screen()).mirror.find_all(xpath=expression)
