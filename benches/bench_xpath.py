@@ -15,15 +15,13 @@ import datetime
 import os
 import sys
 
+from bench_selectors import (
+    view_of,  # the Big tab's shape at a size, as the selectors' bench reads it
+)
 from timing import percentiles, timed
-from trees import big_tab
 
-from pytest_mobile_agent.mirror import Replica
-from pytest_mobile_agent.mirror.replica import View
 from pytest_mobile_agent.mirror.selectors import Selector
 from pytest_mobile_agent.mirror.xpath import build, xml_view
-from pytest_mobile_agent.session.backends import ReadReason
-from pytest_mobile_agent.session.tree import parse_snapshot
 
 TARGET_P50 = 3.0  # ms
 EXPRESSIONS = (
@@ -33,13 +31,6 @@ EXPRESSIONS = (
     "(//android.widget.TextView[@clickable='true'])[last()]",
     "//*[@content-desc='Home']/..",
 )
-
-
-def view_of(nodes: int) -> View:
-    replica = Replica()
-    replica.apply(parse_snapshot(big_tab(nodes), scale=2.625, reason=ReadReason.POLL, read_at=0.0))
-    assert replica.view is not None
-    return replica.view
 
 
 def main() -> int:
