@@ -37,12 +37,15 @@ if TYPE_CHECKING:
         StaleElement,
         Timeout,
         WaitTimeout,
+        WatcherFailed,
+        WatcherLoop,
     )
     from pytest_mobile_agent.mirror.element import Element
     from pytest_mobile_agent.mirror.mirror import Mirror as Screen
     from pytest_mobile_agent.mirror.replica import View
     from pytest_mobile_agent.mirror.unique import Locator
     from pytest_mobile_agent.mirror.vocabulary import Criteria, Direction
+    from pytest_mobile_agent.mirror.watchers import Watcher
     from pytest_mobile_agent.plugin.gates import HostGate
     from pytest_mobile_agent.session.backends import (
         Ack,
@@ -50,6 +53,7 @@ if TYPE_CHECKING:
         Node,
         Screenshot,
         TextMethod,
+        Toast,
         Window,
     )
     from pytest_mobile_agent.session.session import Session
@@ -65,6 +69,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Node": ("pytest_mobile_agent.session.backends", "Node"),
     "Ack": ("pytest_mobile_agent.session.backends", "Ack"),
     "Screenshot": ("pytest_mobile_agent.session.backends", "Screenshot"),
+    "Toast": ("pytest_mobile_agent.session.backends", "Toast"),
+    "Watcher": ("pytest_mobile_agent.mirror.watchers", "Watcher"),
     "Criteria": ("pytest_mobile_agent.mirror.vocabulary", "Criteria"),
     "Direction": ("pytest_mobile_agent.mirror.vocabulary", "Direction"),
     "TextMethod": ("pytest_mobile_agent.session.backends", "TextMethod"),
@@ -90,6 +96,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "DeviceDisturbed": ("pytest_mobile_agent.errors", "DeviceDisturbed"),
     "PackageManagerError": ("pytest_mobile_agent.errors", "PackageManagerError"),
     "AgentError": ("pytest_mobile_agent.errors", "AgentError"),
+    "WatcherFailed": ("pytest_mobile_agent.errors", "WatcherFailed"),
+    "WatcherLoop": ("pytest_mobile_agent.errors", "WatcherLoop"),
 }
 
 __all__ = [
@@ -121,8 +129,12 @@ __all__ = [
     "StaleElement",
     "TextMethod",
     "Timeout",
+    "Toast",
     "View",
     "WaitTimeout",
+    "Watcher",
+    "WatcherFailed",
+    "WatcherLoop",
     "Window",
     "__version__",
 ]

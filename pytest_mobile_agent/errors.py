@@ -38,11 +38,13 @@ anything the package raises, a leaf for one cause):
     ├── NoMatch (also LookupError)
     ├── InvalidSelector (also ValueError, TypeError)
     ├── StaleElement
+    ├── WatcherFailed (also AssertionError)
+    │   └── WatcherLoop
     └── DeviceDisturbed
 
 `AdbError` and its subclasses come from the adb client, `AgentError` to `AgentBuildError` from the
 agent layer, `Unavailable` and `ControllerError` from the emulator client, `NoMatch` to
-`StaleElement` from the screen, `DeviceDisturbed` from the plugin's disturbance policy.
+`WatcherLoop` from the screen, `DeviceDisturbed` from the plugin's disturbance policy.
 """
 
 from __future__ import annotations
@@ -313,6 +315,19 @@ class InvalidSelector(MobileAgentError, ValueError, TypeError):
 
 class StaleElement(MobileAgentError):
     """The element is no longer in the mirror's replica (its window or node went away)."""
+
+
+class WatcherFailed(MobileAgentError, AssertionError):
+    """A screen watcher failed the test: its reaction raised, or it was told to fail (`.fail(message)`);
+    the message names the watcher. An AssertionError too, as a test's own failed check is."""
+
+    def __init__(self, message: str, *, watcher: str = "", advice: str | None = None) -> None:
+        super().__init__(message, advice=advice)
+        self.watcher = watcher
+
+
+class WatcherLoop(WatcherFailed):
+    """A watcher kept firing: its reaction did not take away what it matches."""
 
 
 def _with_context(message: str, candidates: list[str], tree: str) -> str:

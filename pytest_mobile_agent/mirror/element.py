@@ -47,18 +47,20 @@ class ElementHost(Protocol):
     def wait_until(self, condition: Callable[[View], T | None], timeout: float | None = None,
                    what: str = "a condition") -> T: ...
 
-    def tap(self, element: Element | None = None, **criteria: Unpack[Criteria]) -> Ack: ...
+    def tap(self, element: Element | None = None, *, timeout: float | None = None,
+            **criteria: Unpack[Criteria]) -> Ack: ...
 
-    def long_press(self, element: Element | None = None, hold: float = 0.6, **criteria: Unpack[Criteria]) -> Ack: ...
+    def long_press(self, element: Element | None = None, hold: float = 0.6, *, timeout: float | None = None,
+                   **criteria: Unpack[Criteria]) -> Ack: ...
 
-    def type_text(self, text: str, element: Element | None = None, method: TextMethod = "auto",
-                  **criteria: Unpack[FieldCriteria]) -> Ack: ...
+    def type_text(self, text: str, element: Element | None = None, method: TextMethod = "auto", *,
+                  timeout: float | None = None, **criteria: Unpack[FieldCriteria]) -> Ack: ...
 
     def swipe_within(self, element: Element, direction: Direction, *, distance: float = 0.6, duration: float = 0.3,
-                     resting: bool = False) -> Ack: ...
+                     resting: bool = False, timeout: float | None = None) -> Ack: ...
 
-    def scroll_until(self, direction: Direction = "down", max_swipes: int = 10, container: Element | None = None,
-                     **criteria: Unpack[Criteria]) -> Element: ...
+    def scroll_until(self, direction: Direction = "down", max_swipes: int = 10, container: Element | None = None, *,
+                     timeout: float | None = None, **criteria: Unpack[Criteria]) -> Element: ...
 
     def dump(self, within: Element | None = None, max_lines: int | None = None) -> str: ...
 
@@ -194,31 +196,36 @@ class Element:
 
     # --- actions ---------------------------------------------------------------------------------
 
+    # Each waits up to `timeout` (default the screen's action timeout) until the node is visible,
+    # enabled and still (mirror/actionable.py); StaleElement once it is gone.
+
     @recorded("element.tap")
-    def tap(self) -> Ack:
-        return self._screen.tap(self)
+    def tap(self, *, timeout: float | None = None) -> Ack:
+        return self._screen.tap(self, timeout=timeout)
 
     @recorded("element.long_press")
-    def long_press(self, hold: float = 0.6) -> Ack:
-        return self._screen.long_press(self, hold=hold)
+    def long_press(self, hold: float = 0.6, *, timeout: float | None = None) -> Ack:
+        return self._screen.long_press(self, hold=hold, timeout=timeout)
 
     @recorded("element.type_text")
-    def type_text(self, text: str, method: TextMethod = "auto") -> Ack:
+    def type_text(self, text: str, method: TextMethod = "auto", *, timeout: float | None = None) -> Ack:
         """Focus the node (a tap, when it is not focused) and set its text; `method` as the agent's."""
-        return self._screen.type_text(text, self, method=method)
+        return self._screen.type_text(text, self, method=method, timeout=timeout)
 
     @recorded("element.swipe")
     def swipe(self, direction: Direction = "up", distance: float = 0.6, duration: float = 0.3,
-              resting: bool = False) -> Ack:
+              resting: bool = False, *, timeout: float | None = None) -> Ack:
         """Swipe inside the node: `direction` the finger's (up, down, left, right), `distance` a share
         of the node's size."""
-        return self._screen.swipe_within(self, direction, distance=distance, duration=duration, resting=resting)
+        return self._screen.swipe_within(self, direction, distance=distance, duration=duration, resting=resting,
+                                         timeout=timeout)
 
     @recorded("element.scroll_until")
-    def scroll_until(self, direction: Direction = "down", max_swipes: int = 10,
+    def scroll_until(self, direction: Direction = "down", max_swipes: int = 10, *, timeout: float | None = None,
                      **criteria: Unpack[DescendantCriteria]) -> Element:
         """Scroll this container until a descendant matches the criteria."""
-        return self._screen.scroll_until(direction=direction, max_swipes=max_swipes, container=self, **criteria)
+        return self._screen.scroll_until(direction=direction, max_swipes=max_swipes, container=self,
+                                         timeout=timeout, **criteria)
 
     def dump(self) -> str:
         return self._screen.dump(self)

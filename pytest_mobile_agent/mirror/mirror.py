@@ -32,6 +32,7 @@ A mirror is driven from one thread (the test's); the backends deliver events fro
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -50,14 +51,17 @@ from pytest_mobile_agent.errors import (
     WaitTimeout,
     hide_our_frames,
 )
+from pytest_mobile_agent.mirror.actionable import Actionable
 from pytest_mobile_agent.mirror.dump import dump_view
 from pytest_mobile_agent.mirror.element import Element
 from pytest_mobile_agent.mirror.keys import key_code
 from pytest_mobile_agent.mirror.replica import Entry, Replica, View
 from pytest_mobile_agent.mirror.selectors import Selector, describe_entry, nearest
 from pytest_mobile_agent.mirror.steps import Steps, recorded
+from pytest_mobile_agent.mirror.toasts import TOAST_POLL, ToastLog, ToastQuery
 from pytest_mobile_agent.mirror.unique import Locator, unique_locator
 from pytest_mobile_agent.mirror.vocabulary import Criteria, Direction, FieldCriteria, Unpack
+from pytest_mobile_agent.mirror.watchers import Watcher, Watchers, builtin_criteria
 from pytest_mobile_agent.session.backends import (
     Ack,
     Backend,
@@ -74,6 +78,7 @@ from pytest_mobile_agent.session.backends import (
     Screenshot,
     SessionEvent,
     TextMethod,
+    Toast,
 )
 
 log = logging.getLogger("pytest_mobile_agent.mirror")
@@ -95,6 +100,9 @@ DIRECTIONS: dict[Direction, tuple[int, int]] = {"up": (0, -1), "down": (0, 1), "
 assert set(DIRECTIONS) == set(get_args(Direction))
 OPPOSITE: dict[Direction, Direction] = {"down": "up", "up": "down", "right": "left", "left": "right"}
 DUMP_LINES_IN_ERRORS = 80
+RELOOK = 0.01
+"""After a look that found an action's element moving, the next look this soon (it reads again)."""
+inf = float("inf")
 SCROLL_QUIET = 0.15
 FRAME_QUIET = 0.1
 """Frames unchanged this long after a change: the screen went still, and is read afresh."""
@@ -125,14 +133,18 @@ class Mirror:
         probe_limit: int = 48,
         clock: Callable[[], float] = time.monotonic,
         steps: Steps | None = None,
+        action_timeout: float = 5.0,
     ) -> None:
         """`timeout` is the default of waits; `quiet` how long nothing must change for the screen to
         count as settled; `poll_interval` the read-again period while waiting; `probe_interval` and
         `probe_limit` the bounds probes without frames. `steps` records every call a test makes
-        (mirror/steps.py); the app handle of the same test shares it."""
+        (mirror/steps.py); the app handle of the same test shares it. `action_timeout` is how long an
+        action waits by default for its element to be actionable (mirror/actionable.py;
+        `--android-action-timeout`)."""
         self.backend = backend
         self.steps = steps if steps is not None else Steps(clock)
         self.timeout = timeout
+        self.action_timeout = check_timeout("action_timeout", action_timeout)
         self.quiet = quiet
         self.poll_interval = poll_interval
         self.probe_interval = probe_interval
@@ -152,6 +164,8 @@ class Mirror:
         self._burst_since: float | None = None  # the first frame change no fresh read has seen
         self._controller_input_at: float | None = None  # a controller gesture's end, not read since
         self.disconnection: Disconnection | None = None
+        self._watchers = Watchers(self, clock)
+        self._toasts = ToastLog(backend.toasts, since=clock())
         self.reads = 0
         self.probes = 0
         self.events_seen = 0
@@ -215,7 +229,7 @@ class Mirror:
         """The first element matching the criteria (top-most window first, in tree order), now.
 
         Criteria: text, text_contains, text_matches, id, desc, desc_contains, class_name, package,
-        clickable, focused, enabled, checked, selected, scrollable, editable, visible, window, within.
+        clickable, focused, enabled, checked, selected, scrollable, editable, visible, window, within, xpath.
         Raises NoMatch, showing the nearest candidates and the tree, when nothing matches.
         """
         selector = Selector.of(criteria)
@@ -272,12 +286,72 @@ class Mirror:
         assert result is not None  # _until returns only a truthy result
         return result
 
+    # --- toasts ----------------------------------------------------------------------------------
+
+    @property
+    def toasts(self) -> list[Toast]:
+        """The toasts shown since this screen was made, oldest first (each a `Toast(id, text, package,
+        class_name, shown_at)`), read from the agent's buffer now (mirror/toasts.py)."""
+        return self._toasts.fetch()
+
+    @recorded("wait_for_toast")
+    def wait_for_toast(self, text: str | None = None, *, text_contains: str | None = None,
+                       package: str | None = None, timeout: float | None = None) -> Toast:
+        """The first toast shown since the screen was made that matches and that no earlier
+        wait_for_toast returned, waiting up to `timeout` (default the screen's) for it; WaitTimeout
+        naming the toasts seen."""
+        query = ToastQuery(text, text_contains, package)
+        timeout = self.timeout if timeout is None else check_timeout("timeout", timeout)
+        deadline = self._clock() + timeout
+        while True:
+            self._toasts.fetch(max(0.0, deadline - self._clock()) + READ_GRACE)
+            found = self._toasts.take(query)
+            self.steps.poll(found is not None)
+            if found is not None:
+                self._ended_by("matched")
+                return found
+            left = deadline - self._clock()
+            if left <= 0:
+                self._ended_by("timeout")
+                raise WaitTimeout(f"waiting for {query.describe()}", timeout, candidates=self._toasts.candidates())
+            next_look = self._clock() + min(left, TOAST_POLL)
+            while (wait := next_look - self._clock()) > 0:  # events meanwhile are taken in, not a reason to ask
+                self._pump(wait)
+
+    # --- watchers --------------------------------------------------------------------------------
+
+    def watch(self, *, name: str | None = None, **criteria: Unpack[Criteria]) -> Watcher:
+        """A watcher on the first match of the criteria: give it its reaction with `.tap()`,
+        `.call(fn)` (fn(element)) or `.fail(message)`. It fires from the screen's changes before the
+        test's next call and between a wait's looks (mirror/watchers.py); `name` names it in the
+        trace and in errors (default: its criteria)."""
+        return self._watchers.add(name, criteria)
+
+    def watch_builtin(self, *names: str) -> list[Watcher]:
+        """The built-in watchers named: `allow_permissions` or `deny_permissions` (PermissionController's
+        prompt), `dismiss_anr` ("isn't responding": Wait), `dismiss_crash` ("keeps stopping": Close app;
+        the crash still fails the test)."""
+        if not names:
+            raise InvalidArgument("watch_builtin takes the names of the built-in watchers to start")
+        criteria = [(name, builtin_criteria(name)) for name in names]
+        return [self._watchers.add(name, where).tap() for name, where in criteria]
+
+    @property
+    def watchers(self) -> list[Watcher]:
+        """The watchers registered, in the order they are matched."""
+        return self._watchers.all
+
+    def element(self, ref: int) -> Element:
+        """The element of the node with that ref (as `Element.ref` names it)."""
+        return Element(self, ref)
+
     # --- actions ---------------------------------------------------------------------------------
 
     @recorded("tap")
-    def tap(self, element: Element | None = None, **criteria: Unpack[Criteria]) -> Ack:
-        """Tap the centre of an element, or of the first match of the criteria."""
-        x, y = self._center(self._target(element, criteria))
+    def tap(self, element: Element | None = None, *, timeout: float | None = None, **criteria: Unpack[Criteria]) -> Ack:
+        """Tap the centre of an element, or of the first match of the criteria, once it is actionable
+        (waiting up to `timeout`, default the action timeout: mirror/actionable.py)."""
+        x, y = self._center(self._target(element, criteria, timeout))
         return self._input(lambda: self.backend.input.tap(x, y))
 
     @recorded("tap_at")
@@ -287,10 +361,12 @@ class Mirror:
         return self._input(lambda: self.backend.input.tap(x / self.scale, y / self.scale))
 
     @recorded("long_press")
-    def long_press(self, element: Element | None = None, hold: float = 0.6, **criteria: Unpack[Criteria]) -> Ack:
-        """Press the centre of an element, or of the first match of the criteria, for `hold` seconds."""
+    def long_press(self, element: Element | None = None, hold: float = 0.6, *, timeout: float | None = None,
+                   **criteria: Unpack[Criteria]) -> Ack:
+        """Press the centre of an element, or of the first match of the criteria, for `hold` seconds,
+        once it is actionable (waiting up to `timeout`, as `tap`)."""
         hold = check_timeout("hold", hold)
-        x, y = self._center(self._target(element, criteria))
+        x, y = self._center(self._target(element, criteria, timeout))
         return self._input(lambda: self.backend.input.long_press(x, y, hold))
 
     @recorded("swipe")
@@ -308,15 +384,17 @@ class Mirror:
     @recorded("swipe_within")
     def swipe_within(
         self, element: Element, direction: Direction, *, distance: float = 0.6, duration: float = 0.3,
-        resting: bool = False,
+        resting: bool = False, timeout: float | None = None,
     ) -> Ack:
-        """Swipe the finger `direction` across `distance` of the element's size, centred in it."""
+        """Swipe the finger `direction` across `distance` of the element's size, centred in it, once
+        the element is actionable (waiting up to `timeout`, as `tap`)."""
         if direction not in DIRECTIONS:
             raise InvalidSelector(f"direction must be one of {sorted(DIRECTIONS)}, not {direction!r}")
         if not 0 < distance <= 1:
             raise InvalidSelector(f"distance is a share of the element's size, in (0, 1], not {distance}")
-        left, top, right, bottom = element.bounds
-        self.steps.target(element.bounds)
+        bounds = self._target(element, {}, timeout).entry.node.bounds
+        left, top, right, bottom = bounds
+        self.steps.target(bounds)
         dx, dy = DIRECTIONS[direction]
         cx, cy = (left + right) / 2, (top + bottom) / 2
         hw, hh = (right - left) * distance / 2, (bottom - top) * distance / 2
@@ -328,17 +406,26 @@ class Mirror:
         direction: Direction = "down",
         max_swipes: int = 10,
         container: Element | None = None,
+        *,
+        timeout: float | None = None,
         **criteria: Unpack[Criteria],
     ) -> Element:
         """Scroll (`direction` the content's: down shows what is below) until an element matches.
 
-        The container is the given one, else the largest scrollable element on screen. Stops early
-        when the container says it cannot scroll further. Raises WaitTimeout when nothing matched.
+        The container is the given one, else the largest scrollable element on screen; before the
+        first swipe the call waits up to `timeout` (default the action timeout) for a match or a
+        container, and for the container to be actionable. Stops early when the container says it
+        cannot scroll further. Raises NoMatch when nothing matched.
         """
         selector = Selector.of(criteria)
         finger = OPPOSITE.get(direction)
         if finger is None:
             raise InvalidSelector(f"direction must be one of up, down, left, right, not {direction!r}")
+        timeout = self.action_timeout if timeout is None else check_timeout("timeout", timeout)
+        if container is None:
+            with contextlib.suppress(WaitTimeout):  # nothing to match nor to scroll: NoMatch below
+                self._until(lambda v: selector.first(v) or self._largest_scrollable(v), timeout,
+                            f"waiting for {selector.describe()} or a scrollable container", selector)
         for attempt in range(max_swipes + 1):
             view = self._view()
             found = selector.first(view)
@@ -348,7 +435,8 @@ class Mirror:
             if attempt == max_swipes or box is None or not _can_scroll(box.entry, direction):
                 break
             # a resting release leaves the content where the finger lifted: a short settle suffices
-            self.swipe_within(box, finger, distance=0.7, duration=0.3, resting=True)
+            self.swipe_within(box, finger, distance=0.7, duration=0.3, resting=True,
+                              timeout=timeout if attempt == 0 else None)
             self.settle(timeout=2.0, quiet=SCROLL_QUIET)
         view = self._view()
         raise NoMatch(
@@ -358,9 +446,10 @@ class Mirror:
         )
 
     @recorded("type_text")
-    def type_text(self, text: str, element: Element | None = None, method: TextMethod = "auto",
-                  **criteria: Unpack[FieldCriteria]) -> Ack:
-        """Set text in an element (tapped first when it is not focused), or in the focused node.
+    def type_text(self, text: str, element: Element | None = None, method: TextMethod = "auto", *,
+                  timeout: float | None = None, **criteria: Unpack[FieldCriteria]) -> Ack:
+        """Set text in an element (tapped first when it is not focused), or in the focused node; a
+        field named waits up to `timeout` (as `tap`) until it is actionable.
 
         `method` is the agent's: auto (direct where the node allows it, else key events, else the
         clipboard), direct, keys, clipboard. The acknowledgement names the method used.
@@ -370,7 +459,7 @@ class Mirror:
         check_unicode("text", text)  # a NUL is the agent's to accept or refuse (invalid_params)
         node_id: int | None = None
         if element is not None or criteria:
-            field = self._target(element, criteria)
+            field = self._target(element, criteria, timeout)
             self.steps.target(field.bounds)
             if not field.focused:
                 field.tap()
@@ -404,10 +493,7 @@ class Mirror:
         """The replica's entry of the element `ref`, brought up to date; StaleElement once it is gone."""
         entry = self.lookup(ref)
         if entry is None:
-            raise StaleElement(
-                f"element @{ref} is no longer on the screen",
-                advice="find it again (screen.find / screen.wait_for)",
-            )
+            raise _stale(ref)
         return entry
 
     def lookup(self, ref: int, *, read: bool = True) -> Entry | None:
@@ -579,6 +665,8 @@ class Mirror:
             if self._clock() >= deadline:
                 self._ended_by("timeout")
                 raise self._wait_timeout(what, timeout, view, selector)
+            if self.steps.between_polls():  # a watcher acted: look again at once
+                continue
             self._wait_step(deadline, wake() if wake is not None else float("inf"))
 
     def _ended_by(self, how: str) -> None:
@@ -660,14 +748,62 @@ class Mirror:
             log.warning("the platform did not accept the input (%s path)", ack.path)
         return ack
 
-    def _target(self, element: Element | None, criteria: Mapping[str, Any]) -> Element:
+    def _target(self, element: Element | None, criteria: Mapping[str, Any], timeout: float | None) -> Element:
+        """The element an action acts on, once it is actionable (mirror/actionable.py): waiting up
+        to `timeout` (default the action timeout); WaitTimeout with the nearest candidates."""
         if element is not None and criteria:
             raise InvalidSelector("give an element or selector criteria, not both")
-        if element is None:
-            if not criteria:
-                raise InvalidSelector("give an element or selector criteria (text=, id=, ...)")
-            return self.find(**criteria)
-        return element
+        if element is None and not criteria:
+            raise InvalidSelector("give an element or selector criteria (text=, id=, ...)")
+        timeout = self.action_timeout if timeout is None else check_timeout("timeout", timeout)
+        selector = Selector.of(criteria) if element is None else None
+        what = selector.describe() if selector is not None else f"@{element.ref}"  # type: ignore[union-attr]
+
+        def find(view: View) -> Entry | None:
+            if selector is not None:
+                return selector.first(view)
+            assert element is not None
+            entry = view.entry(element.ref)
+            if entry is None:
+                raise _stale(element.ref)
+            return entry
+
+        deadline = self._clock() + timeout
+        condition = Actionable(find, lambda entry: self._holds_still(entry, deadline))
+        try:
+            # a step of its own inside the action: the trace shows the wait's looks and what ended it
+            arguments: dict[str, Any] = {**criteria} if element is None else {"element": element}
+            arguments["timeout"] = timeout
+            with self.steps.step("actionable", arguments):
+                entry = self._until(condition, timeout, f"waiting for {what} to be actionable", selector,
+                                    wake=lambda: self._clock() + RELOOK if condition.reason == "it is moving" else inf)
+        except WaitTimeout:
+            view = self._replica.view
+            assert view is not None  # a wait times out only after a look
+            raise self._wait_timeout(f"waiting for {what} to be actionable ({condition.reason})", timeout, view,
+                                     selector) from None
+        assert entry is not None  # _until returns only a truthy result
+        return Element(self, entry.ref)
+
+    def _holds_still(self, entry: Entry, deadline: float) -> bool:
+        """The second look at an element an action waits for: whether its bounds held. With frames,
+        frames that show nothing moving since the read; else a probe of its node; else no: the
+        next look reads the device again and compares."""
+        if self.backend.frames.live:
+            return self._burst_since is None and self._controller_input_at is None
+        if self.backend.tree.can_probe:
+            try:
+                found = self.backend.tree.probe([entry.node.id], self._time_left(deadline))
+            except Disconnected:
+                raise
+            except MobileAgentError:
+                found = {}
+            if found.get(entry.window.id, {}).get(entry.node.id) == entry.node.bounds:
+                return True
+            self._mark(ReadReason.MOVED, [entry.window.id])
+            return False
+        self._mark(ReadReason.POLL)
+        return False
 
     def _center(self, element: Element) -> tuple[float, float]:
         """The element's centre in points (the element is the step's target)."""
@@ -690,6 +826,11 @@ class Mirror:
             if area > best_area:
                 best, best_area = entry, area
         return Element(self, best.ref) if best is not None else None
+
+
+def _stale(ref: int) -> StaleElement:
+    return StaleElement(f"element @{ref} is no longer on the screen",
+                        advice="find it again (screen.find / screen.wait_for)")
 
 
 def _can_scroll(entry: Entry, direction: Direction) -> bool:

@@ -9,6 +9,7 @@
     Selector(clickable=True, focused=True, ...)  node states
     Selector(window="input_method")             a window by id, type, title or package
     Selector(within=element)                    descendants of an element
+    Selector(xpath="//android.widget.Button[@text='Login']")   XPath over uiautomator's dump (mirror/xpath.py)
 
 Every given criterion must hold. The criteria are compiled once (per distinct set of criteria, kept
 in a cache) into one function that tests them all in a single loop over the nodes, as a hand-written
@@ -29,6 +30,7 @@ from rapidfuzz import fuzz
 
 from pytest_mobile_agent.errors import InvalidSelector, hide_our_frames
 from pytest_mobile_agent.mirror.replica import Entry, View
+from pytest_mobile_agent.mirror.xpath import compile_xpath, literals, select_xpath
 from pytest_mobile_agent.session.backends import Node, Window
 
 Check = Callable[[Node], bool]
@@ -57,6 +59,9 @@ class Selector:
     window: int | str | None = None
     within: Any = None
     """An Element (anything with a `ref`) or a ref."""
+    xpath: str | None = None
+    """An XPath 1.0 expression over the dump's XML view (mirror/xpath.py); the other criteria filter
+    what it selects."""
 
     def __post_init__(self) -> None:
         given = self.__dict__
@@ -70,6 +75,8 @@ class Selector:
                 re.compile(self.text_matches)
             except re.error as exc:
                 raise InvalidSelector(f"text_matches is not a valid regular expression: {exc}") from None
+        if self.xpath is not None:
+            compile_xpath(self.xpath)
 
     @classmethod
     def of(cls, criteria: Mapping[str, Any]) -> Selector:
@@ -118,6 +125,13 @@ class Selector:
         return self.matcher().first(self._scope(view))
 
     def _scope(self, view: View) -> Iterable[Entry]:
+        if self.xpath is not None:
+            scope = self._window_scope(view) if self.within is not None or self.window is not None else None
+            context = _ref_of(self.within) if self.within is not None else None
+            return select_xpath(view, self.xpath, scope, context)
+        return self._window_scope(view)
+
+    def _window_scope(self, view: View) -> Iterable[Entry]:
         entries: Iterable[Entry] = view.entries
         if self.within is not None:
             anchor = view.entry(_ref_of(self.within))
@@ -152,6 +166,8 @@ def _check_type(name: str, value: object) -> None:
         ok, wanted = isinstance(value, (str, re.Pattern)), "a str or a compiled pattern"
     elif name == "window":
         ok, wanted = isinstance(value, (int, str)) and not isinstance(value, bool), "a window id (int) or a str"
+    elif name == "xpath":
+        ok, wanted = isinstance(value, str), "an XPath expression (a str)"
     elif name == "within":
         ref = getattr(value, "ref", value)  # an Element, or anything else carrying a ref
         ok, wanted = isinstance(ref, int) and not isinstance(ref, bool), "an element or its ref (int)"
@@ -272,7 +288,7 @@ def nearest(selector: Selector, view: View | None, limit: int = 5) -> list[str]:
         return []
     wanted = [w[:LIKENESS_CHARS].lower() for w in (
         selector.text, selector.text_contains, _pattern(selector.text_matches), selector.desc,
-        selector.desc_contains, selector.id) if isinstance(w, str) and w]
+        selector.desc_contains, selector.id, *literals(selector.xpath or "")) if isinstance(w, str) and w]
     entries = view.entries
     scores = _text_likeness(wanted, entries) if wanted else _criteria_met(selector, entries)
     ranked = sorted((pair for pair in zip(scores, entries, strict=True) if pair[0] > 0.3), key=lambda pair: -pair[0])

@@ -8,7 +8,11 @@ for its element) are nested steps, deeper by one. Two kinds of observers take pa
 * listeners (`add_listener`) see each step start and end: the step trace, the report's step lines;
 * guards (`add_guard`) run before each of the test's own calls (depth 0), outside any step, so that
   what they do (a watcher dismissing a dialog) is never in the middle of an action or a wait and shows
-  as steps of its own.
+  as steps of its own;
+* poll hooks (`add_poll_hook`) run when a wait's look found nothing and it is about to wait for news
+  (`between_polls`): before any input of an action (an action waits for its element first), so a
+  watcher may dismiss the dialog that hides what the wait looks for; what they do shows as steps
+  nested in the wait.
 
 A listener that raises is logged and dropped from that step's notifications, never failing the test
 through the trace; a guard that raises fails the call it ran before (a watcher's reaction that fails
@@ -75,6 +79,8 @@ class StepListener(Protocol):
 
 Guard = Callable[[str], None]
 """Called with the name of the test's next call, before it starts."""
+PollHook = Callable[[], bool]
+"""Called between a wait's looks; True when it changed something (the wait looks again at once)."""
 
 
 class Steps:
@@ -84,6 +90,7 @@ class Steps:
         self._clock = clock
         self._listeners: list[StepListener] = []
         self._guards: list[Guard] = []
+        self._poll_hooks: list[PollHook] = []
         self._open: list[Step] = []
         self._guarding = False
 
@@ -96,6 +103,23 @@ class Steps:
         """Run `guard` before each of the test's own calls; returns the call that removes it."""
         self._guards.append(guard)
         return lambda: self._guards.remove(guard) if guard in self._guards else None
+
+    def add_poll_hook(self, hook: PollHook) -> Callable[[], None]:
+        """Run `hook` between a wait's looks (`between_polls`); returns the call that removes it."""
+        self._poll_hooks.append(hook)
+        return lambda: self._poll_hooks.remove(hook) if hook in self._poll_hooks else None
+
+    def between_polls(self) -> bool:
+        """Called by a wait whose look found nothing, before it waits: the poll hooks run (unless a
+        guard or hook is running: their own waits are not hooked again); True when one acted, so the
+        wait looks again at once."""
+        if self._guarding or not self._poll_hooks:
+            return False
+        self._guarding = True
+        try:
+            return any([hook() for hook in list(self._poll_hooks)])
+        finally:
+            self._guarding = False
 
     @property
     def current(self) -> Step | None:

@@ -58,6 +58,9 @@ class _NodeCriteria(TypedDict, total=False):
     visible: bool
     window: int | str
     """A window by id, type (`application`, `input_method`, `system`), title or package."""
+    xpath: str
+    """An XPath 1.0 expression over uiautomator dump's XML (`//android.widget.Button[@text='Login']`),
+    as Appium Inspector and uiautomator2 write them."""
 
 
 class DescendantCriteria(_NodeCriteria, total=False):

@@ -22,6 +22,8 @@ fixture                   scope     what it is, and what its teardown does
 ``session``               function  the agent and the controller behind the mirror's backends;
                                     teardown detaches (the agent keeps running)
 ``screen``                function  the mirror on the session: selectors, waits, actions, dumps
+``watch``                 function  ``screen.watch``: ``watch(text="Allow").tap()`` (the screen's
+                                    watchers go with it)
 ``app_installation``      session   `--app-apk` / `--app-package`, installed on the first `app`
 ``app``                   function  the app under test (installed once per session, under the
                                     automation lock): start/stop/clear/grant; force-stops it
@@ -65,6 +67,7 @@ from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider
 if TYPE_CHECKING:
     from pytest_mobile_agent.emulator import Controller
     from pytest_mobile_agent.mirror import Mirror
+    from pytest_mobile_agent.mirror.watchers import Watcher
     from pytest_mobile_agent.session import Selection, Session
 
 log = logging.getLogger("pytest_mobile_agent.plugin.fixtures")
@@ -306,13 +309,21 @@ STATUS_KEY = pytest.StashKey[dict[str, list[str]]]()
 
 
 @pytest.fixture
-def screen(request: pytest.FixtureRequest, session: Session) -> Mirror:
+def screen(request: pytest.FixtureRequest, session: Session, mobile_agent_settings: Settings) -> Mirror:
     """The mirror: a replica of the device's windows with selectors, waits and actions."""
     from pytest_mobile_agent.mirror import Mirror
 
-    mirror = Mirror(session.backend(), steps=steps_of(request))
+    mirror = Mirror(session.backend(), steps=steps_of(request), action_timeout=mobile_agent_settings.action_timeout)
     _artifacts(request).screen = mirror
     return mirror
+
+
+@pytest.fixture
+def watch(screen: Mirror) -> Callable[..., Watcher]:
+    """`watch(text="Allow", window="system").tap()`, `.call(fn)`, `.fail(message)`: a watcher on this
+    test's screen (`screen.watch`, mirror/watchers.py); an autouse fixture of a suite's conftest can
+    register the watchers every test wants (or `screen.watch_builtin("allow_permissions")`)."""
+    return screen.watch
 
 
 # --- the app under test, and the fixture app --------------------------------------------------------

@@ -51,7 +51,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 NO_TARGET_KEY = pytest.StashKey[str | None]()
 # A test that uses any of these needs a target, marked or not.
 DEVICE_FIXTURES = frozenset(
-    {"android_target", "adb_server", "device", "agent", "session", "screen", "controller", "compose_fixture",
+    {"android_target", "adb_server", "device", "agent", "session", "screen", "watch", "controller", "compose_fixture",
      "automation_lock", "agent_jar", "path_selection", "app"}
 )
 MARKERS = (

@@ -199,6 +199,14 @@ OPTIONS = (
         metavar="SECONDS",
     ),
     Option(
+        "--android-action-timeout",
+        "android_action_timeout",
+        "seconds an action (tap, long_press, type_text, swipe_within, scroll_until) waits by default for its element "
+        "to exist, be visible and enabled and hold still; 0: no wait",
+        default="5",
+        metavar="SECONDS",
+    ),
+    Option(
         "--agent-kill-wait",
         "agent_kill_wait",
         "seconds a SIGKILLed agent may take to go before it counts as having survived SIGKILL",
@@ -287,6 +295,8 @@ def settings_from_config(config: pytest.Config) -> Settings:
         agent_kill_wait=_seconds(config, "agent_kill_wait"),
         agent_idle_exit=_seconds(config, "agent_idle_exit"),
         lock_wait=_seconds(config, "lock_wait"),
+        action_timeout=_number(raw_value(config, "android_action_timeout"), "--android-action-timeout", float,
+                               minimum=0),
     )
 
 

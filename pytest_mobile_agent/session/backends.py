@@ -321,12 +321,41 @@ class FrameBackend(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Toast:
+    """A toast the agent saw: its text, the app's package (None when the event named none), its
+    class (`android.widget.Toast`), and when it was shown on the host's clock (time.monotonic())."""
+
+    id: int
+    text: str
+    package: str | None
+    class_name: str
+    shown_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ToastBatch:
+    """The toasts after the one asked from, oldest first, and the id of the newest the agent saw."""
+
+    toasts: tuple[Toast, ...]
+    last: int
+
+
+@runtime_checkable
+class ToastBackend(Protocol):
+    def since(self, after: int, timeout: float | None = None) -> ToastBatch:
+        """The toasts the agent kept whose id is above `after` (docs/protocol.md `toasts`)."""
+        ...
+
+
 @dataclass(frozen=True)
 class Backend:
-    """The mirror's four backends, handed over once by `Session.backend()`."""
+    """The mirror's backends, handed over once by `Session.backend()`; `toasts` is None where the
+    path has no agent that buffers them (a scripted double)."""
 
     tree: TreeBackend
     events: EventBackend
     input: InputBackend
     frames: FrameBackend
     scale: float
+    toasts: ToastBackend | None = None

@@ -27,6 +27,7 @@ from pytest_mobile_agent.session.events import EventStream
 from pytest_mobile_agent.session.frames import FrameSource
 from pytest_mobile_agent.session.input import InputCounts, InputRouter
 from pytest_mobile_agent.session.paths import Selection, StatusFacts, status_lines
+from pytest_mobile_agent.session.toasts import AgentToasts
 from pytest_mobile_agent.session.tree import (
     AgentTree,
     ReadRecord,
@@ -138,7 +139,8 @@ class Session:
                     "the session's backend was already taken", advice="drive one mirror per session"
                 )
             self._taken = True
-        return Backend(tree=self.tree, events=self.events, input=self.input, frames=self.frames, scale=self.scale)
+        return Backend(tree=self.tree, events=self.events, input=self.input, frames=self.frames, scale=self.scale,
+                       toasts=AgentToasts(self.connection))
 
     def screenshot(self, format: ImageFormat = "png") -> Screenshot:
         """A screenshot from the agent, upright in every display orientation."""

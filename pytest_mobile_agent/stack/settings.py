@@ -47,6 +47,7 @@ class Settings:
     agent_idle_exit: float = DEFAULT_IDLE_EXIT  # seconds the agent lingers with no host before it exits
     lock_wait: float = 900.0  # seconds to wait for another holder of the target's automation lock
     skip_unusable: bool = False  # a named target that cannot be used skips the device tests, not fails the run
+    action_timeout: float = 5.0  # seconds an action waits by default for its element (mirror/actionable.py)
 
     @classmethod
     def for_target(cls, serial: str, **overrides: Any) -> Settings:

@@ -4,8 +4,9 @@
 entry point `dev.mobileagent.agent.HostMain`, which serves protocol 1 on loopback TCP with the fake
 platform and a fixed UI (the status bar over the Compose fixture's Login tab). Each test starts its
 own agent process and stops it by pid. HostMain takes control lines on standard input: `tick` (the
-status bar's clock changes: an event), `gap` (the next event skips a seq), `peer-uid UID`, each
-acknowledged on standard output once applied.
+status bar's clock changes: an event), `gap` (the next event skips a seq), `peer-uid UID`, `toast
+PACKAGE TEXT` (an app's toast: its accessibility event), each acknowledged on standard output once
+applied.
 
 `agent-android/build.sh --check` runs the agent's JUnit suite from here: that is how CI runs it.
 The build digest is checked on both sides: `AgentJar`'s `build_of` against the shared vectors of
@@ -209,6 +210,25 @@ def test_text_is_set_directly_or_typed_and_the_method_is_named(java_agent: JavaA
         with pytest.raises(errors.AgentError) as refused:
             conn.request("text", {"node": pin, "text": "1", "method": "direct"}, timeout=5.0)
         assert refused.value.code == "invalid_params"
+
+
+@needs_java
+def test_a_toast_round_trips_from_its_event_to_the_host_through_the_agents_buffer(java_agent: JavaAgent) -> None:
+    """docs/protocol.md `toasts`: the fake platform delivers a toast's TYPE_NOTIFICATION_STATE_CHANGED
+    event; the host's session reads it back, dated on its own clock, and asks for the next after it."""
+    from pytest_mobile_agent.session.toasts import AgentToasts
+
+    with java_agent.connect() as conn:
+        toasts = AgentToasts(conn)
+        assert toasts.since(0).toasts == ()
+        java_agent.control("toast dev.mobileagent.fixture Continuing as guest")
+        before = time.monotonic()
+        batch = toasts.since(0)
+        assert [(t.id, t.text, t.package, t.class_name) for t in batch.toasts] == [
+            (1, "Continuing as guest", "dev.mobileagent.fixture", "android.widget.Toast")]
+        assert batch.toasts[0].shown_at <= before + 0.05 and batch.last == 1
+        java_agent.control("toast dev.mobileagent.fixture Saved")
+        assert [t.text for t in toasts.since(batch.last).toasts] == ["Saved"]
 
 
 @needs_java

@@ -64,6 +64,7 @@ FIELDS: list[tuple[str, dict[str, Any], dict[str, tuple[int, int]]]] = [
     ("bounds", {"ids": []}, {"ids[0]": (-INT - 1, INT)}),
     ("screenshot", {"format": "jpeg", "quality": 1}, {"quality": (1, 100)}),
     ("text", {"node": 1, "text": "a", "method": "direct"}, {"node": (1, INT)}),
+    ("toasts", {}, {"after": (0, LONG)}),
 ]
 FRAME_FIELDS = {"id": (1, LONG), "deadline_ms": (0, LONG)}
 ANY_ANSWER_IN_RANGE = {("text", "node")}  # a known node may refuse `direct` (invalid_params), rightly

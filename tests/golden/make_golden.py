@@ -45,6 +45,7 @@ MESSAGES: dict[str, dict[str, Any]] = {
     "request-screenshot": _request(7, "screenshot", {"format": "jpeg", "quality": 80}, 10000),
     "request-resync": _request(8, "resync", {}),
     "request-shutdown": _request(9, "shutdown", {}),
+    "request-toasts": _request(10, "toasts", {"after": 0}, 1000),
     "response-result": {"type": "response", "id": 3, "result": {"accepted": True}},
     "response-snapshot": {"type": "response", "id": 1, "result": {
         "windows": [{
@@ -66,6 +67,12 @@ MESSAGES: dict[str, dict[str, Any]] = {
             ]}],
         "node_count": 2, "truncated": False, "idle": {"waited_ms": 212, "idle": True}, "seq": 41,
         "display": {"width": 1080, "height": 2400, "density": 420, "rotation": 0}}},
+    "response-toasts": {"type": "response", "id": 10, "result": {
+        "toasts": [{"id": 1, "text": "Continuing as guest", "package": "dev.mobileagent.fixture",
+                    "class": "android.widget.Toast", "age_ms": 290},
+                   {"id": 2, "text": "Saved", "package": "dev.mobileagent.fixture", "class": "android.widget.Toast",
+                    "age_ms": 40}],
+        "last": 2}},
     "response-error": {"type": "response", "id": 1, "error": {"code": "busy", "message": "a read is in progress",
                                                               "retryable": True}},
     "event": {"type": "event", "seq": 42, "name": "window_changed",

@@ -31,8 +31,11 @@ from pytest_mobile_agent import (
     Session,
     StaleElement,
     TextMethod,
+    Toast,
     View,
     WaitTimeout,
+    Watcher,
+    WatcherFailed,
     Window,
 )
 
@@ -140,3 +143,18 @@ def test_the_other_fixtures(session: Session, controller: Controller | None, age
     shown.stop()
     host_gate.check(1.5, 50.0, "a measured figure")
     assert status and serial == device.serial and output and version > 0 and keyboard in (True, False)
+
+
+def test_actions_that_wait_watchers_toasts_and_xpath(screen: Screen) -> None:
+    allow: Watcher = screen.watch(text="While using the app", window="com.google.android.permissioncontroller").tap()
+    screen.watch(name="rate us", id="rate_dialog").call(lambda element: element.find(text="Later").tap())
+    screen.watch_builtin("dismiss_anr", "dismiss_crash")
+    ack: Ack = screen.tap(xpath="//android.widget.Button[@text='Login']", timeout=10)
+    screen.find(xpath="//*[@resource-id='username']").type_text("ada", timeout=2.5)
+    toast: Toast = screen.wait_for_toast(text="Saved", timeout=5)
+    shown: list[Toast] = screen.toasts
+    try:
+        screen.long_press(text="Item 3", hold=1.0, timeout=0)
+    except WatcherFailed as failed:
+        raise AssertionError(failed.watcher) from failed
+    assert ack.accepted and allow.fired >= 0 and toast.text in [t.text for t in shown]

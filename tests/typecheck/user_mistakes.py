@@ -39,3 +39,9 @@ def test_what_a_wait_returns_and_a_fixture_is(screen: Screen, controller: Contro
     count: str = screen.wait_until(lambda view: view.node_count or None)  # E: assignment
     session: Session = controller  # E: assignment
     assert count and session
+
+
+def test_the_new_calls_take_their_keywords(screen: Screen) -> None:
+    screen.tap(text="Login", timeout="soon")  # E: arg-type
+    screen.find(xpath=5)  # E: arg-type
+    screen.wait_for_toast(txt="Saved")  # E: call-arg

@@ -16,6 +16,7 @@ module             what it holds                                   Java agent
 ``input``          taps, long presses, swipes, keys                ``input/Gestures``
 ``text``           text entry: direct, keys, clipboard             ``input/TextEntry``
 ``screenshot``     screenshots                                     ``core/Agent.screenshot``
+``toasts``         the toast buffer                                ``core/Toasts``
 ``params``         request errors and parameter checks             ``core/AgentError``, ``Params``
 ``platform``       the seam to the device and the thread gate      ``platform/``
 ``process``        the process: launch lines, UI automation,       ``Main``, ``android/AndroidAgent``

@@ -28,6 +28,7 @@ from pytest_mobile_agent.virtual.agent.params import RequestError
 from pytest_mobile_agent.virtual.agent.platform import Platform
 from pytest_mobile_agent.virtual.agent.screenshot import screenshot
 from pytest_mobile_agent.virtual.agent.text import TextEntry
+from pytest_mobile_agent.virtual.agent.toasts import ToastBuffer
 from pytest_mobile_agent.virtual.agent.tree import Tree, serialize
 from pytest_mobile_agent.virtual.agent.workers import BUSY_MESSAGE, Workers
 from pytest_mobile_agent.virtual.ui.changes import Change, NodesChanged
@@ -188,7 +189,8 @@ class AgentCore:
         injector = Injector(self.ui, self.gate, self.idle, self.tree)
         self.gestures = Gestures(injector)
         self.text_entry = TextEntry(injector)
-        self._on_stop: list[Callable[[], None]] = []
+        self.toasts = ToastBuffer(self.ui.toasts, self.ui.now_ms)
+        self._on_stop: list[Callable[[], None]] = [self.toasts.close]
         self.workers = Workers(f"agent-req:{identity.pid}")
         self.ui.add_listener(self._on_change)
         self._pump = threading.Thread(target=self._pump_loop, name=f"agent-events:{identity.pid}", daemon=True)
@@ -370,7 +372,7 @@ class AgentCore:
                 "tap": plain(self.gestures.tap), "swipe": plain(self.gestures.swipe),
                 "key": plain(self.gestures.key), "text": plain(self.text_entry.text),
                 "screenshot": plain(lambda p, d: screenshot(self.ui, self.platform, p)),
-                "resync": plain(self._resync), "shutdown": self._shutdown}
+                "resync": plain(self._resync), "toasts": plain(self.toasts.answer), "shutdown": self._shutdown}
 
     # --- events and liveness --------------------------------------------------------------------
 

@@ -54,6 +54,10 @@ FRAME_NODES = 10
 COMPOSE_MS = {"Login": 40.0, "List": 60.0, "Big": 180.0, spinner.SCREEN: 40.0}
 LAUNCH_MS = 120.0
 PASSWORD = "correct horse"  # the password the fixture accepts (examples/test_login.py signs in with it)
+#: model milliseconds from the Login screen's composition, after a tap on its tab, to its late button
+#: ("Continue as guest", as an app shows once a request it made on the switch has answered)
+LATE_BUTTON_MS = 300.0
+GUEST_TOAST = "Continuing as guest"
 WRONG_PASSWORD = "Wrong password"
 
 #: the manifest of the fixture app's APK as the emulator image has it installed (versionCode 1);
@@ -221,13 +225,14 @@ class FixtureApp:
                                res=f"tab_{name.lower()}", clickable=True, focusable=True))
             tab.add(Node("android.widget.ImageView", (i * width + width // 2 - 36, top + 12,
                                                       i * width + width // 2 + 36, top + 60)))
-            tab.on_click = (lambda n=name: self._select(n, 0.0))
+            tab.on_click = (lambda n=name: self._select(n, 0.0, tapped=True))
         self._compose_root = compose
         self._tab_nodes = {name: row.children[i] for i, name in enumerate(TABS)}
         return w
 
-    def _select(self, tab: str, extra_ms: float) -> None:
-        """Tear the current screen down now; compose `tab` after its model time."""
+    def _select(self, tab: str, extra_ms: float, *, tapped: bool = False) -> None:
+        """Tear the current screen down now; compose `tab` after its model time. Login reached by a
+        tap on its tab shows its late button LATE_BUTTON_MS after that."""
         assert self.window is not None
         self._generation += 1
         generation = self._generation
@@ -245,6 +250,12 @@ class FixtureApp:
         def compose() -> None:
             if generation == self._generation and self.window is not None:
                 self._compose(tab)
+                if tapped and tab == "Login":
+                    self.model.schedule(LATE_BUTTON_MS, late_button)
+
+        def late_button() -> None:
+            if generation == self._generation and self._screen is not None:
+                self._late_button(self._screen)
 
         self.model.schedule(extra_ms + COMPOSE_MS[tab], compose)
 
@@ -308,6 +319,15 @@ class FixtureApp:
 
         login.on_click = sign_in
         camera.on_click = (lambda: self.model.request_permission("camera", self.permission_answered))
+
+    def _late_button(self, screen: Node) -> None:
+        geo = self.model.geo
+        left, right = geo.dp(24), geo.width - geo.dp(24)
+        top = screen.bounds[1] + 1470  # below the status line and the error's place
+        button = screen.add(Node("android.widget.Button", (left, top, right, top + 147), text="Continue as guest",
+                                 res="late_button", package=PACKAGE, clickable=True, focusable=True))
+        button.on_click = (lambda: self.model.toasts.show(PACKAGE, GUEST_TOAST))
+        self.content_changed([screen], ("structure",))
 
     def _status_text(self) -> str:
         return f"Signed in as {self.signed_in_as}" if self.signed_in_as else "Signed out"

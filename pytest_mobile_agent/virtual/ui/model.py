@@ -29,6 +29,7 @@ from pytest_mobile_agent.virtual.ui.injection import WINDOW_ANIMATION_MS
 from pytest_mobile_agent.virtual.ui.looper import MessageQueue
 from pytest_mobile_agent.virtual.ui.node import Bounds, Node, Window
 from pytest_mobile_agent.virtual.ui.render import Animation, render
+from pytest_mobile_agent.virtual.ui.toasts import Toasts
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -70,6 +71,8 @@ class UiModel:
         self._ticker_cond = threading.Condition(self.lock)
         self.geo = geometry or Geometry()
         self.clip: clips.Clip | None = None
+        #: the toasts apps show: accessibility events only, never a window (ui/toasts.py)
+        self.toasts = Toasts(self.clock)
         #: an emulator (ro.boot.qemu): SystemUI honours the suppress extra from any source
         self.emulator = True
         self._clipboard_overlay: Window | None = None

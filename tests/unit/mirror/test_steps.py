@@ -37,11 +37,14 @@ def recorded(rig: Rig) -> Recorder:
     return recorder
 
 
-def test_a_tap_by_criteria_is_one_step_with_its_arguments_target_and_ack_and_the_find_nested_in_it() -> None:
+def test_a_tap_by_criteria_is_one_step_with_its_arguments_target_and_ack_and_the_actionable_wait_nested_in_it(
+) -> None:
     rig = Rig(login_screen())
     recorder = recorded(rig)
     ack = rig.mirror.tap(text="Login")
-    assert recorder.names() == [("find", 1), ("tap", 0)]
+    assert recorder.names() == [("actionable", 1), ("tap", 0)]
+    wait = recorder.ended[0]
+    assert wait.ended_by == "matched" and wait.polls and wait.polls[-1].matched
     tap = recorder.ended[-1]
     assert tap.arguments == {"text": "Login"}  # what the test passed, defaults left out
     assert tap.target == (0, 210, 360, 336)
@@ -55,7 +58,7 @@ def test_an_elements_tap_is_a_step_around_the_screens() -> None:
     button = rig.mirror.find(desc="Sign in")
     recorder = recorded(rig)
     button.tap()
-    assert recorder.names() == [("tap", 1), ("element.tap", 0)]
+    assert recorder.names() == [("actionable", 2), ("tap", 1), ("element.tap", 0)]
     assert recorder.ended[-1].target == (60, 700, 1020, 840)
 
 
@@ -102,8 +105,8 @@ def test_guards_run_before_the_tests_own_calls_only_and_their_own_calls_run_ungu
 
     rig.mirror.steps.add_guard(guard)
     rig.mirror.tap(text="Login")
-    assert seen == ["tap"]  # not the find nested in the tap, nor the guard's own find
-    assert recorder.names() == [("find", 0), ("find", 1), ("tap", 0)]
+    assert seen == ["tap"]  # not the wait nested in the tap, nor the guard's own find
+    assert recorder.names() == [("find", 0), ("actionable", 1), ("tap", 0)]
 
 
 def test_a_guard_that_raises_fails_the_call_it_ran_before() -> None:
@@ -157,7 +160,7 @@ def test_the_app_handles_calls_are_steps_of_the_steps_it_was_given() -> None:
 
 
 def test_recording_keeps_the_signatures_an_ide_shows() -> None:
-    assert list(inspect.signature(Mirror.tap).parameters) == ["self", "element", "criteria"]
+    assert list(inspect.signature(Mirror.tap).parameters) == ["self", "element", "timeout", "criteria"]
     assert Mirror.wait_for.__doc__ and "timeout" in inspect.signature(Mirror.wait_for).parameters
 
 

@@ -441,3 +441,26 @@ def test_the_timeouts_for_a_slow_machine_are_options_and_ini_keys_with_the_seeds
     result = pytester.runpytest(*ISOLATED, "--agent-liveness", "0")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--agent-liveness must be more than 0 seconds*"])
+
+
+def test_the_action_timeout_is_an_option_and_an_ini_key_the_screen_gets(
+        pytester: pytest.Pytester, shared_lab: VirtualLab) -> None:
+    """Issue 25 item 1: actions wait for their element, 5 s unless --android-action-timeout or the
+    ini key says otherwise (0: no wait); a bad value is a usage error naming the option."""
+    pytester.makepyfile(
+        """
+        def test_timeout(screen):
+            print("ACTION_TIMEOUT", screen.action_timeout)
+        """
+    )
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", "-s")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*ACTION_TIMEOUT 5.0*"])
+    pytester.makeini("[pytest]\nandroid_action_timeout = 0.5\n")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", "-s")
+    result.stdout.fnmatch_lines(["*ACTION_TIMEOUT 0.5*"])
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", "-s", "--android-action-timeout", "0")
+    result.stdout.fnmatch_lines(["*ACTION_TIMEOUT 0.0*"])
+    result = pytester.runpytest(*ISOLATED, "--android-action-timeout", "soon")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--android-action-timeout takes a number*"])

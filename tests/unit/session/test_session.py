@@ -121,6 +121,7 @@ def test_a_mirror_on_the_session_reads_a_compose_window_again_after_a_tap() -> N
     conn = FakeConnection()
     conn.script("snapshot", snapshot(tabs_window(events=False)))
     conn.always("snapshot", snapshot(tabs_window(events=False, first_id=7)))  # evicted: new ids
+    conn.always("bounds", {"nodes": [{"id": 2, "bounds": [0, 210, 360, 336]}]})  # the tap's look: still
     session, _ = start(conn)
     screen = Mirror(session.backend())
     login = screen.find(text="Login")

@@ -28,7 +28,8 @@ import org.json.JSONArray;
  * The ready line carries the bound port as "port"; --agent-uid is the uid the agent plays running as
  * (0 plays `adb root`). Standard input takes control lines for the
  * fake UI: {@code tick} (the status bar's clock changes: an event), {@code gap} (the next event
- * skips a seq, as if one was lost), {@code peer-uid UID}, {@code force-stop PACKAGE}, {@code launch};
+ * skips a seq, as if one was lost), {@code peer-uid UID}, {@code force-stop PACKAGE}, {@code launch},
+ * {@code toast PACKAGE TEXT} (the app shows a toast: its accessibility event);
  * each is acknowledged with {@code MOBILE_AGENT_LOG control LINE} once applied.
  */
 public final class HostMain {
@@ -121,6 +122,8 @@ public final class HostMain {
                         platform.forceStop(w[1]);
                     } else if ("launch".equals(w[0])) {
                         platform.addAndAnnounce(Fixtures.composeApp());
+                    } else if ("toast".equals(w[0]) && w.length > 2) {
+                        platform.showToast(w[1], line.trim().split("\\s+", 3)[2]);
                     }
                     out.log("control " + line.trim());
                 }

@@ -8,6 +8,7 @@ public final class AccessibilityEvent extends AccessibilityRecord {
     public static final int TYPE_VIEW_FOCUSED = 8;
     public static final int TYPE_VIEW_TEXT_CHANGED = 16;
     public static final int TYPE_WINDOW_STATE_CHANGED = 32;
+    public static final int TYPE_NOTIFICATION_STATE_CHANGED = 64;
     public static final int TYPE_WINDOW_CONTENT_CHANGED = 2048;
     public static final int TYPE_VIEW_SCROLLED = 4096;
     public static final int TYPE_VIEW_TEXT_SELECTION_CHANGED = 8192;
@@ -22,4 +23,5 @@ public final class AccessibilityEvent extends AccessibilityRecord {
     public int getEventType() { throw new RuntimeException("Stub!"); }
     public int getContentChangeTypes() { throw new RuntimeException("Stub!"); }
     public CharSequence getPackageName() { throw new RuntimeException("Stub!"); }
+    public long getEventTime() { throw new RuntimeException("Stub!"); }
 }

@@ -29,8 +29,8 @@ import org.junit.Test;
 public class GoldenFramesTest {
     static final String[] KINDS = {"auth", "closing", "event", "hello", "ping", "pong", "refuse", "refused",
         "refused-peer", "request-bounds", "request-key", "request-resync", "request-screenshot",
-        "request-shutdown", "request-snapshot", "request-swipe", "request-tap", "request-text",
-        "response-error", "response-result", "response-snapshot", "welcome"};
+        "request-shutdown", "request-snapshot", "request-swipe", "request-tap", "request-text", "request-toasts",
+        "response-error", "response-result", "response-snapshot", "response-toasts", "welcome"};
 
     static File dir() {
         return new File(Support.repo(), "tests/golden");
@@ -116,6 +116,10 @@ public class GoldenFramesTest {
         assertTrue(same(golden("response-result"), Messages.result(3, Support.o("accepted", true))));
         JSONObject event = golden("event");
         assertTrue(same(event, Messages.event(42, "window_changed", event.getJSONObject("data"))));
+        dev.mobileagent.agent.core.Toasts toasts = new dev.mobileagent.agent.core.Toasts();
+        toasts.add("Continuing as guest", "dev.mobileagent.fixture", "android.widget.Toast", 1000);
+        toasts.add("Saved", "dev.mobileagent.fixture", "android.widget.Toast", 1250);
+        assertTrue(same(golden("response-toasts"), Messages.result(10, toasts.since(0, 1290))));
     }
 
     @Test
@@ -153,7 +157,7 @@ public class GoldenFramesTest {
         // node 88 was never read: text names an unknown node; everything else is carried out
         assertEquals(new TreeMap<String, String>() {{
                 for (String k : Arrays.asList("request-bounds", "request-key", "request-resync", "request-screenshot",
-                    "request-snapshot", "request-swipe", "request-tap")) put(k, "ok");
+                    "request-snapshot", "request-swipe", "request-tap", "request-toasts")) put(k, "ok");
                 put("request-text", "not_found");
             }}, outcomes);
     }

@@ -243,6 +243,14 @@ public final class FakePlatform implements Platform {
         return focusedNode;
     }
 
+    /**
+     * An app shows a text toast: UiAutomation delivers its TYPE_NOTIFICATION_STATE_CHANGED event, class
+     * {@code android.widget.Toast} (SystemUI's ToastPresenter), stamped with the time it was shown.
+     */
+    public void showToast(String packageName, String text) {
+        emit(PlatformEvent.toast(text, packageName, "android.widget.Toast", clock.nowMs()));
+    }
+
     void emit(PlatformEvent e) {
         Platform.EventSink s = sink;
         if (s != null) s.onEvent(e);

@@ -127,13 +127,23 @@ public final class AndroidPlatform implements Platform {
             public void onAccessibilityEvent(AccessibilityEvent event) {
                 Platform.EventSink s = sink;
                 try {
-                    if (s != null) s.onEvent(translate(event));
+                    if (s != null) s.onEvent(toastOrTranslate(event));
                 } catch (RuntimeException | Error e) {
                     // the UiAutomation looper thread: an uncaught throwable would end the process
                     java.util.logging.Logger.getLogger("dev.mobileagent.agent").warning("event failed: " + e);
                 }
             }
         });
+    }
+
+    /** A toast's event as a toast, its time moved from uptime to the agent's clock; any other translated. */
+    private PlatformEvent toastOrTranslate(AccessibilityEvent e) {
+        if (e.getEventType() == AccessibilityEvent.TYPE_NOTIFICATION_STATE_CHANGED) {
+            PlatformEvent toast = EventReading.toast(e.getEventType(), e.getClassName(), e.getText(),
+                e.getPackageName(), e.getEventTime() - uptimeOffsetMs);
+            if (toast != null) return toast;
+        }
+        return translate(e);
     }
 
     /** The event as the agent acts on it, read from the event alone (EventReading: no call into the app). */

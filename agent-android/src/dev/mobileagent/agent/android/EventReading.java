@@ -34,6 +34,32 @@ final class EventReading {
         return new PlatformEvent(PlatformEvent.CONTENT, windowId, nodes, kinds);
     }
 
+    /**
+     * The toast an event announces, or null: a TYPE_NOTIFICATION_STATE_CHANGED event whose class is
+     * {@code android.widget.Toast} (Android 11 and later: SystemUI's ToastPresenter.trySendAccessibilityEvent
+     * sets Toast.class.getName(); before, Toast.TN's set {@code android.widget.Toast$TN}), its text the
+     * event's text parts joined by newlines (AOSP: frameworks/base/core/java/android/widget/ToastPresenter.java,
+     * services/.../notification/NotificationManagerService.java enqueueTextToast, AccessibilityManager
+     * .sendAccessibilityEvent). A notification's own event (class Notification) is not a toast.
+     */
+    static PlatformEvent toast(int type, CharSequence className, List<CharSequence> text, CharSequence packageName,
+                               long atMs) {
+        if (type != AccessibilityEvent.TYPE_NOTIFICATION_STATE_CHANGED || className == null) return null;
+        String cls = className.toString();
+        if (!cls.equals(TOAST_CLASS) && !cls.startsWith(TOAST_CLASS + "$")) return null;
+        StringBuilder joined = new StringBuilder();
+        if (text != null) {
+            for (CharSequence part : text) {
+                if (part == null) continue;
+                if (joined.length() > 0) joined.append('\n');
+                joined.append(part);
+            }
+        }
+        return PlatformEvent.toast(joined.toString(), packageName == null ? null : packageName.toString(), cls, atMs);
+    }
+
+    static final String TOAST_CLASS = "android.widget.Toast";
+
     /** The change kinds of a content event; null for an event that changes no content. */
     private static Set<String> kinds(int type, int changes) {
         Set<String> kinds = new HashSet<>();

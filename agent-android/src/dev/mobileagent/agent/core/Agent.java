@@ -38,6 +38,7 @@ public final class Agent implements Platform.EventSink {
     private final Caches caches = new Caches();
     private final TreeReader reader = new TreeReader(caches);
     private final TextEntry textEntry;
+    private final Toasts toasts = new Toasts();
     private volatile EventOut events = EventOut.NONE;
     private final Object inputLock = new Object();
 
@@ -79,6 +80,8 @@ public final class Agent implements Platform.EventSink {
                     return screenshot(p);
                 case "resync":
                     return resync();
+                case "toasts":
+                    return toasts.since(p.integer("after", 0, 0, Long.MAX_VALUE), clock.nowMs());
                 default:
                     throw new AgentError("unknown_method", "unknown method " + method, false);
             }
@@ -331,6 +334,8 @@ public final class Agent implements Platform.EventSink {
                 windowsChanged();
             } else if (e.kind == PlatformEvent.CONTENT) {
                 contentChanged(e);
+            } else if (e.kind == PlatformEvent.TOAST) {
+                toasts.add(e.text, e.packageName, e.className, e.atMs);
             }
         } catch (RuntimeException | Error ex) {
             LOG.warning("event handling failed: " + ex);

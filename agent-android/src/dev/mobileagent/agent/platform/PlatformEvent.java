@@ -12,6 +12,8 @@ public final class PlatformEvent {
     public static final int CONTENT = 2;
     /** Anything else: counts as activity for the idle wait only. */
     public static final int OTHER = 3;
+    /** A toast was shown (TYPE_NOTIFICATION_STATE_CHANGED of a Toast class): {@link #text} and its time. */
+    public static final int TOAST = 4;
 
     public final int kind;
     public final int windowId;
@@ -19,11 +21,31 @@ public final class PlatformEvent {
     public final List<Object> nodeKeys;
     /** Among text, content, structure, state, scroll, selection. */
     public final Set<String> kinds;
+    /** For a toast: its text, the app's package (null when the event names none), its class. */
+    public final String text;
+    public final String packageName;
+    public final String className;
+    /** For a toast: when it was shown, on the agent's clock. */
+    public final long atMs;
 
     public PlatformEvent(int kind, int windowId, List<Object> nodeKeys, Set<String> kinds) {
+        this(kind, windowId, nodeKeys, kinds, null, null, null, 0L);
+    }
+
+    private PlatformEvent(int kind, int windowId, List<Object> nodeKeys, Set<String> kinds, String text,
+                          String packageName, String className, long atMs) {
         this.kind = kind;
         this.windowId = windowId;
         this.nodeKeys = nodeKeys == null ? Collections.<Object>emptyList() : nodeKeys;
         this.kinds = kinds == null ? Collections.<String>emptySet() : kinds;
+        this.text = text;
+        this.packageName = packageName;
+        this.className = className;
+        this.atMs = atMs;
+    }
+
+    /** A toast shown at {@code atMs} on the agent's clock. */
+    public static PlatformEvent toast(String text, String packageName, String className, long atMs) {
+        return new PlatformEvent(TOAST, -1, null, null, text, packageName, className, atMs);
     }
 }

@@ -100,4 +100,24 @@ public class EventReadingTest {
         System.arraycopy(text, 0, entry, 3, text.length);
         return entry;
     }
+
+    @Test
+    public void aToastsNotificationEventIsAToastWithItsTextAndANotificationsIsNot() {
+        PlatformEvent toast = EventReading.toast(AccessibilityEvent.TYPE_NOTIFICATION_STATE_CHANGED,
+            "android.widget.Toast", Arrays.<CharSequence>asList("Saved"), "dev.mobileagent.fixture", 1234L);
+        assertEquals(PlatformEvent.TOAST, toast.kind);
+        assertEquals("Saved", toast.text);
+        assertEquals("dev.mobileagent.fixture", toast.packageName);
+        assertEquals(1234L, toast.atMs);
+        PlatformEvent old = EventReading.toast(AccessibilityEvent.TYPE_NOTIFICATION_STATE_CHANGED,
+            "android.widget.Toast$TN", Arrays.<CharSequence>asList("one", "two"), null, 5L);
+        assertEquals("one\ntwo", old.text);
+        assertEquals(null, old.packageName);
+        assertEquals(null, EventReading.toast(AccessibilityEvent.TYPE_NOTIFICATION_STATE_CHANGED,
+            "android.app.Notification", Arrays.<CharSequence>asList("3 new messages"), "com.example", 5L));
+        assertEquals(null, EventReading.toast(AccessibilityEvent.TYPE_WINDOW_STATE_CHANGED,
+            "android.widget.Toast", Arrays.<CharSequence>asList("x"), "com.example", 5L));
+        assertEquals(null, EventReading.toast(AccessibilityEvent.TYPE_NOTIFICATION_STATE_CHANGED,
+            "android.widget.ToastLike", Arrays.<CharSequence>asList("x"), "com.example", 5L));
+    }
 }

@@ -1,0 +1,81 @@
+"""The screen an app's tests need (issue 25), on the full stack through the plugin's fixtures:
+actions that wait, watchers, toasts and XPath, on whatever target `--android-serial` names (the
+virtual device on both adb fronts in CI)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from pytest_mobile_agent import App, Screen
+from pytest_mobile_agent.mirror.watchers import Watcher
+
+pytestmark = pytest.mark.device
+
+
+def test_a_button_that_appears_300_ms_after_a_tab_switch_is_tapped_with_no_explicit_wait(
+        compose_fixture: Callable[..., App], screen: Screen) -> None:
+    """The fixture app's Login tab shows "Continue as guest" 300 ms after a tap on its tab (as an app
+    shows what a request made on the switch brought); on main the tap failed with NoMatch at once."""
+    compose_fixture(tab="Big")
+    screen.wait_for(id="big_header")
+    screen.tap(id="tab_login")
+    ack = screen.tap(text="Continue as guest")
+    assert ack.accepted
+
+
+def test_xpath_as_appium_inspector_writes_it_finds_waits_and_taps_on_the_big_tab(
+        compose_fixture: Callable[..., App], screen: Screen) -> None:
+    compose_fixture(tab="Big")
+    cell = screen.wait_for(xpath="//android.widget.TextView[@text='Cell 42']")
+    assert cell.text == "Cell 42" and len(screen.find_all(xpath="//*[starts-with(@text, 'Cell ')]")) == 500
+    screen.tap(xpath="//android.widget.TextView[@text='Cell 42'][@clickable='true']")
+    screen.wait_for(xpath="//*[@text='Cell 42' and @selected='true']", timeout=5)
+    assert not screen.exists(xpath="//*[@text='Cell 43' and @selected='true']")
+
+
+def test_a_watcher_dismisses_a_permission_prompt_that_appears_in_the_middle_of_a_test(
+        compose_fixture: Callable[..., App], screen: Screen) -> None:
+    """PermissionController's prompt (GrantPermissionsActivity) comes up when the app asks for the
+    camera; the built-in watcher answers "While using the app" before the test's next call looks."""
+    compose_fixture(tab="Login")
+    allow = screen.watch_builtin("allow_permissions")[0]
+    screen.tap(text="Use camera")
+    screen.find(id="username").type_text("ada")
+    assert screen.wait_for(id="username", text="ada").text == "ada"
+    assert allow.fired == 1
+    assert not screen.exists(package="com.google.android.permissioncontroller")
+
+
+def test_a_watcher_fixture_and_the_anr_dialog_dismissed_by_the_builtin(
+        android_target: Any, compose_fixture: Callable[..., App], screen: Screen,
+        watch: Callable[..., Watcher]) -> None:
+    """system_server's AppNotRespondingDialog, provoked on the virtual device's model (its apps
+    never hang); `dismiss_anr` taps Wait, and a watcher from the `watch` fixture saw the dialog too."""
+    if not android_target.virtual:
+        pytest.skip("provoking an ANR dialog needs the virtual device's model")
+    from pytest_mobile_agent.virtual.ui.app_dialogs import show_app_not_responding
+
+    compose_fixture(tab="Login")
+    seen: list[str | None] = []
+    watch(name="anr seen", text_contains="isn't responding").call(lambda element: seen.append(element.text))
+    screen.watch_builtin("dismiss_anr")  # after it: watchers match in the order they were added
+    ui = android_target.lab.device(android_target.serial).ui
+    show_app_not_responding(ui, "dev.mobileagent.fixture", "Compose fixture")
+    screen.wait_for(id="username", timeout=5)
+    # it fires at each look that finds the dialog: once, or again when a look came before the tap landed
+    assert seen and set(seen) == {"Compose fixture isn't responding"}
+    assert not screen.exists(window="android")
+
+
+def test_a_toast_the_app_shows_is_waited_for_and_listed(compose_fixture: Callable[..., App], screen: Screen) -> None:
+    """The late button's tap shows a toast ("Continuing as guest"): the agent buffers its accessibility
+    event, and the screen reads it back (docs/protocol.md `toasts`)."""
+    compose_fixture(tab="Big")
+    screen.tap(id="tab_login")
+    screen.tap(text="Continue as guest")
+    toast = screen.wait_for_toast(text="Continuing as guest", timeout=5)
+    assert toast.package == "dev.mobileagent.fixture" and toast.class_name == "android.widget.Toast"
+    assert [t.text for t in screen.toasts] == ["Continuing as guest"]
