@@ -172,6 +172,11 @@ class Mirror:
         """The replica, brought up to date: a device read only when something changed since."""
         return self._view()
 
+    @property
+    def current_view(self) -> View | None:
+        """The replica as the latest read left it, without reading (the step trace's tree of a step)."""
+        return self._replica.view
+
     def refresh(self, reason: ReadReason = ReadReason.POLL) -> View:
         """Read the device now, whatever the event stream says."""
         self._mark(reason)

@@ -1,0 +1,301 @@
+"""The step trace of one device test: a listener on the test's `Steps` (mirror/steps.py) that keeps
+every step, and for each of the test's own actions the screen before and after it and the tree then.
+
+What it costs while the test runs is a reference or two per step: the replica's view as the latest
+read left it (immutable), and with the emulator's controller the raw frame the session received
+last (the frame source hands each one over: `FrameSource.observe`). Nothing is encoded, serialized
+or read from the device until the trace is kept (`build`). Without a controller a screen costs an
+agent screenshot, taken only while the screenshots so far stay within SCREENSHOT_SHARE of the test's
+time. The "after" of an action is the screen when the test made its next call (or the test's end):
+what the action's effect looked like to the test.
+
+The format is docs/trace-format.md (stack/tracefile.py reads and writes it).
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pytest_mobile_agent.mirror.replica import View
+from pytest_mobile_agent.mirror.steps import Step
+from pytest_mobile_agent.plugin.steptext import describe_arguments, describe_outcome, mask_typed_text, step_line
+from pytest_mobile_agent.stack import tracefile
+
+ACTIONS = frozenset({
+    "tap", "tap_at", "long_press", "swipe", "swipe_within", "scroll_until", "type_text", "press_key",
+    "element.tap", "element.long_press", "element.type_text", "element.swipe", "element.scroll_until",
+    "app.start", "app.stop", "app.clear",
+})
+"""The steps that change the screen: each gets a screen before and after it."""
+SCREENSHOT_SHARE = 0.04
+"""Without frames, agent screenshots may take at most this share of the test's time so far."""
+FIRST_SCREENSHOT_ESTIMATE = 0.05
+JPEG_QUALITY = 70
+MAX_KEPT_FRAMES = 48
+"""Raw frames referenced by a long test's steps before the oldest are encoded (2 MB each at 540x1200)."""
+
+
+class Capture(Protocol):
+    def encode(self) -> tuple[str, bytes]:
+        """The image's extension and bytes."""
+        ...
+
+
+@dataclass(eq=False)
+class EncodedCapture:
+    extension: str
+    data: bytes
+
+    def encode(self) -> tuple[str, bytes]:
+        return self.extension, self.data
+
+
+@dataclass(eq=False)
+class FrameCapture:
+    """A controller frame (RGB888, top row first, turned by `rotation` quarter turns), encoded on demand."""
+
+    width: int
+    height: int
+    data: bytes
+    rotation: int
+    _encoded: EncodedCapture | None = None
+
+    def encode(self) -> tuple[str, bytes]:
+        if self._encoded is None:
+            from pytest_mobile_agent.session.frames import upright
+
+            out = io.BytesIO()
+            upright(self.width, self.height, self.data, self.rotation).save(out, format="JPEG", quality=JPEG_QUALITY)
+            self._encoded = EncodedCapture("jpg", out.getvalue())
+            self.data = b""
+        return self._encoded.encode()
+
+
+class ScreenSource(Protocol):
+    def grab(self, *, forced: bool = False) -> Capture | None: ...
+
+    def close(self) -> None: ...
+
+
+class LiveFrames:
+    """The latest frame the session received (a reference, taken on the frame source's thread)."""
+
+    def __init__(self, observe: Callable[[Callable[[Any], None]], Callable[[], None]]) -> None:
+        self._latest: Any = None
+        self._capture: FrameCapture | None = None
+        self._kept: list[FrameCapture] = []
+        self._stop = observe(self._take)
+
+    def _take(self, frame: Any) -> None:
+        self._latest = frame
+
+    def grab(self, *, forced: bool = False) -> Capture | None:
+        frame = self._latest
+        if frame is None or not frame.width:
+            return None
+        if self._capture is None or self._capture.data is not frame.data:
+            self._capture = FrameCapture(frame.width, frame.height, frame.data, frame.rotation)
+            self._kept.append(self._capture)
+            if len(self._kept) > MAX_KEPT_FRAMES:
+                self._kept.pop(0).encode()  # bound the memory of a long test: the oldest becomes a JPEG
+        return self._capture
+
+    def close(self) -> None:
+        self._stop()
+
+
+class BudgetedScreenshots:
+    """Agent screenshots (JPEG), taken only while they stay within their share of the test's time."""
+
+    def __init__(self, take: Callable[[], bytes], clock: Callable[[], float] = time.monotonic,
+                 share: float = SCREENSHOT_SHARE) -> None:
+        self._take = take
+        self._clock = clock
+        self._share = share
+        self._started = clock()
+        self._spent = 0.0
+        self._estimate = FIRST_SCREENSHOT_ESTIMATE
+        self.taken = 0
+        self.skipped = 0
+
+    def grab(self, *, forced: bool = False) -> Capture | None:
+        now = self._clock()
+        if not forced and self._spent + self._estimate > self._share * (now - self._started):
+            self.skipped += 1
+            return None
+        data = self._take()
+        cost = self._clock() - now
+        self._spent += cost
+        self._estimate = cost
+        self.taken += 1
+        return EncodedCapture("jpg", data)
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass(eq=False)
+class Recorded:
+    step: Step
+    index: int
+    parent: int | None
+    teardown: bool
+    before: Capture | None = None
+    after: Capture | None = None
+    view: View | None = None
+    arguments: dict[str, str] = field(default_factory=dict)
+
+
+class TraceRecorder:
+    """The StepListener: keeps the steps, their screens and trees; `build` makes the trace's files."""
+
+    def __init__(self, screen: ScreenSource | None = None, view: Callable[[], View | None] | None = None,
+                 wall: Callable[[], float] = time.time) -> None:
+        self.screen = screen
+        self.view = view
+        self._wall = wall
+        self.started = wall()
+        self.recorded: list[Recorded] = []
+        self._open: list[Recorded] = []
+        self._awaiting_after: Recorded | None = None
+        self._body_over = False
+        self.lines: list[str] = []
+
+    # --- the listener ------------------------------------------------------------------------------
+
+    def step_started(self, step: Step) -> None:
+        parent = self._open[-1].index if self._open else None
+        record = Recorded(step, len(self.recorded), parent, self._body_over)
+        self.recorded.append(record)
+        self._open.append(record)
+        if step.depth == 0 and not self._body_over:
+            capture = self._grab_after()
+            if step.name in ACTIONS:
+                record.before = capture if capture is not None else self._grab()
+
+    def step_ended(self, step: Step) -> None:
+        record = self._open.pop() if self._open and self._open[-1].step is step else self._find(step)
+        record.view = self.view() if self.view is not None else None
+        record.arguments = mask_typed_text(step, describe_arguments(step.arguments, record.view), record.view)
+        self.lines.append(step_line(step, record.arguments, record.view))
+        if step.depth == 0 and step.name in ACTIONS and not self._body_over:
+            self._awaiting_after = record
+
+    def body_ended(self, failed: bool) -> None:
+        """The test's own code is over (its call phase): the last action's after, taken now (forced when
+        it failed: that screen is the evidence); steps from here on are teardown's."""
+        if self._body_over:
+            return
+        last = self._awaiting_after
+        if failed and last is None and self.recorded:
+            last = next((r for r in reversed(self.recorded) if r.step.depth == 0), None)
+        if last is not None and last.after is None:
+            last.after = self._grab(forced=failed)
+        self._awaiting_after = None
+        self._body_over = True
+
+    def close(self) -> None:
+        if self.screen is not None:
+            self.screen.close()
+
+    # --- the files ---------------------------------------------------------------------------------
+
+    def build(self, test: dict[str, Any], extra: dict[str, Any]) -> tuple[dict[str, Any], dict[str, bytes]]:
+        """The trace's manifest and members: images and trees serialized now, each once."""
+        files: dict[str, bytes] = {}
+        images: dict[int, str] = {}
+        trees: dict[int, str] = {}
+        counter = itertools.count(1)
+
+        def image(capture: Capture | None) -> str | None:
+            if capture is None:
+                return None
+            if id(capture) not in images:
+                extension, data = capture.encode()
+                name = f"{tracefile.IMAGE_DIR}{next(counter)}.{extension}"
+                files[name] = data
+                images[id(capture)] = name
+            return images[id(capture)]
+
+        def tree(view: View | None) -> str | None:
+            if view is None:
+                return None
+            if view.generation not in trees:
+                name = f"{tracefile.TREE_DIR}{view.generation}.json"
+                files[name] = _json_bytes(tree_of(view))
+                trees[view.generation] = name
+            return trees[view.generation]
+
+        screen = None
+        steps = []
+        for record in self.recorded:
+            steps.append(self._step_document(record, image(record.before), image(record.after), tree(record.view)))
+            if screen is None and record.view is not None:
+                display = record.view.snapshot.display
+                screen = {"width": display.width, "height": display.height}
+        document = {"format": tracefile.FORMAT, "version": tracefile.VERSION, "test": test, "screen": screen,
+                    "started": self.started, "steps": steps, **extra}
+        return document, files
+
+    def _step_document(self, record: Recorded, before: str | None, after: str | None, tree_name: str | None
+                       ) -> dict[str, Any]:
+        step = record.step
+        ended = None if step.ended_at is None else step.started_wall + (step.ended_at - step.started_at)
+        error = None
+        if step.error is not None:
+            error = {"type": type(step.error).__name__, "message": str(step.error)[:4000]}
+        return {
+            "index": record.index, "parent": record.parent, "name": step.name, "depth": step.depth,
+            "teardown": record.teardown, "arguments": record.arguments,
+            "started": step.started_wall, "ended": ended, "ended_by": step.ended_by,
+            "outcome": describe_outcome(step, record.view), "error": error,
+            "target": list(step.target) if step.target is not None else None,
+            "polls": [[step.started_wall + (poll.at - step.started_at), poll.matched] for poll in step.polls],
+            "before": before, "after": after, "tree": tree_name,
+        }
+
+    # --- helpers -----------------------------------------------------------------------------------
+
+    def _grab(self, *, forced: bool = False) -> Capture | None:
+        if self.screen is None:
+            return None
+        try:
+            return self.screen.grab(forced=forced)
+        except Exception:  # noqa: BLE001 - a screen the trace cannot take is left out, never the test's failure
+            return None
+
+    def _grab_after(self) -> Capture | None:
+        """The screen now, as the after of the action that awaits one (and the before of the next)."""
+        waiting = self._awaiting_after
+        if waiting is None:
+            return None
+        self._awaiting_after = None
+        waiting.after = self._grab()
+        return waiting.after
+
+    def _find(self, step: Step) -> Recorded:
+        return next(r for r in reversed(self.recorded) if r.step is step)
+
+
+def tree_of(view: View) -> list[dict[str, Any]]:
+    """The replica's windows and nodes, as the viewer lists them (the same facts as `screen.dump()`)."""
+    from pytest_mobile_agent.mirror.selectors import describe_entry
+
+    windows = []
+    for window in view.windows:
+        nodes = [{"ref": entry.ref, "depth": entry.node.depth, "bounds": list(entry.node.bounds),
+                  "label": describe_entry(entry)} for entry in view.by_window.get(window.id, ())]
+        windows.append({"id": window.id, "type": window.type, "title": window.title, "package": window.package,
+                        "bounds": list(window.bounds), "nodes": nodes})
+    return windows
+
+
+def _json_bytes(value: Any) -> bytes:
+    import json
+
+    return json.dumps(value, ensure_ascii=False).encode("utf-8")
