@@ -50,7 +50,7 @@ from pytest_mobile_agent.adb import AdbServer, Device
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, Records
 from pytest_mobile_agent.errors import hide_our_frames
 from pytest_mobile_agent.mirror.steps import Steps
-from pytest_mobile_agent.plugin import progress
+from pytest_mobile_agent.plugin import evidence, progress
 from pytest_mobile_agent.plugin.artifacts import ARTIFACTS_KEY, ArtifactSources
 from pytest_mobile_agent.plugin.foreign_input import InputWatch
 from pytest_mobile_agent.plugin.gates import HostGate
@@ -245,6 +245,7 @@ def steps_of(request: pytest.FixtureRequest) -> Steps:
     node = request.node
     if STEPS_KEY not in node.stash:
         node.stash[STEPS_KEY] = Steps()
+        evidence.attach(node, node.stash[STEPS_KEY])  # the step trace and the step lines (plugin/evidence.py)
     return node.stash[STEPS_KEY]
 
 
@@ -288,6 +289,7 @@ def session(request: pytest.FixtureRequest, agent: Attached, path_selection: Sel
 
     started = start_session(agent, path_selection, device)
     _artifacts(request).session = started
+    evidence.session_started(request.node, started, device)  # the video starts (plugin/evidence.py)
     watch = request.node.stash.get(WATCH_KEY, None)
     if watch is not None:
         watch.sent_contacts = lambda: started.inputs.controller
@@ -310,6 +312,7 @@ def screen(request: pytest.FixtureRequest, session: Session) -> Mirror:
 
     mirror = Mirror(session.backend(), steps=steps_of(request))
     _artifacts(request).screen = mirror
+    evidence.screen_opened(request.node, mirror.steps, session, mirror)  # the trace's screens and trees
     return mirror
 
 

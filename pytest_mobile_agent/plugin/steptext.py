@@ -23,12 +23,15 @@ VALUE_LIMIT = 120
 PLAIN = re.compile(r"[\w.:/@-]+")
 
 
-def describe_value(value: Any, view: View | None = None) -> str:
-    """An argument or a result, short: an element as `@ref` (with its node when the replica has it)."""
+def describe_value(value: Any, view: View | None = None, *, whole: bool = False) -> str:
+    """An argument or a result, short: an element as `@ref` and its class and id (`whole`: its
+    node's every fact, when the replica has it)."""
     ref = getattr(value, "ref", None)
     if isinstance(ref, int) and type(value).__name__ == "Element":
         entry = view.entry(ref) if view is not None else None
-        return _cut(describe_entry(entry)) if entry is not None else f"@{ref}"
+        if entry is None:
+            return f"@{ref}"
+        return _cut(describe_entry(entry)) if whole else _short(entry)
     if isinstance(value, list) and value and all(type(item).__name__ == "Element" for item in value):
         return f"{len(value)} elements"
     if type(value).__name__ == "Ack":
@@ -70,6 +73,12 @@ def _into_password(step: Step, view: View | None) -> bool:
     return any(entry.node.focused and entry.node.password for entry in view.entries)
 
 
+def _short(entry: Any) -> str:
+    node = entry.node
+    name = f"id={node.res.split(':id/', 1)[-1]}" if node.res else (repr(node.text) if node.text else "")
+    return f"@{entry.ref} {node.class_name.rsplit('.', 1)[-1]} {name}".rstrip()
+
+
 def describe_outcome(step: Step, view: View | None = None) -> str:
     if step.error is not None:
         message = str(step.error).strip().splitlines()
@@ -78,7 +87,7 @@ def describe_outcome(step: Step, view: View | None = None) -> str:
         return f"{step.ended_by or 'returned'} after {len(step.polls)} look{'s' if len(step.polls) != 1 else ''}"
     if step.result is None:
         return "done"
-    return describe_value(step.result, view)
+    return describe_value(step.result, view, whole=True)
 
 
 def step_line(step: Step, arguments: dict[str, str], view: View | None = None) -> str:

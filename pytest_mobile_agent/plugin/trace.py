@@ -149,6 +149,7 @@ class Recorded:
     after: Capture | None = None
     view: View | None = None
     arguments: dict[str, str] = field(default_factory=dict)
+    line: str = ""
 
 
 class TraceRecorder:
@@ -164,7 +165,6 @@ class TraceRecorder:
         self._open: list[Recorded] = []
         self._awaiting_after: Recorded | None = None
         self._body_over = False
-        self.lines: list[str] = []
 
     # --- the listener ------------------------------------------------------------------------------
 
@@ -182,9 +182,14 @@ class TraceRecorder:
         record = self._open.pop() if self._open and self._open[-1].step is step else self._find(step)
         record.view = self.view() if self.view is not None else None
         record.arguments = mask_typed_text(step, describe_arguments(step.arguments, record.view), record.view)
-        self.lines.append(step_line(step, record.arguments, record.view))
+        record.line = step_line(step, record.arguments, record.view)
         if step.depth == 0 and step.name in ACTIONS and not self._body_over:
             self._awaiting_after = record
+
+    @property
+    def lines(self) -> list[str]:
+        """One line per finished step, in the order the steps started (`-v` shows them for a failure)."""
+        return [record.line for record in self.recorded if record.line]
 
     def body_ended(self, failed: bool) -> None:
         """The test's own code is over (its call phase): the last action's after, taken now (forced when

@@ -170,10 +170,14 @@ class FrameSource:
 
     def observe(self, observer: Callable[[Frame], None]) -> Callable[[], None]:
         """Call `observer` with each raw frame once it is on the event stream (on the frame source's
-        thread: it must hand the frame on and return, never encode it there); returns the call
+        thread: it must hand the frame on and return, never encode it there), starting with the
+        latest kept frame, handed over at once (a still screen sends no new one); returns the call
         that stops it. The step trace and the video take their frames here."""
         with self._lock:
             self._observers.append(observer)
+            latest = self._kept[-1].raw if self._kept else None
+        if latest is not None:
+            observer(latest)
 
         def stop() -> None:
             with self._lock:
