@@ -141,6 +141,36 @@ def _inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _show_trace(args: argparse.Namespace) -> int:
+    """Serve a step trace's page on 127.0.0.1 until interrupted (pytest_mobile_agent.cli.trace_viewer)."""
+    import signal
+    import threading
+
+    from pytest_mobile_agent.cli.trace_viewer.server import Viewer, serving
+    from pytest_mobile_agent.stack.tracefile import InvalidTrace, read_trace
+
+    try:
+        trace = read_trace(args.path)
+    except InvalidTrace as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        if exc.advice:
+            print(f"advice: {exc.advice}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        with serving(Viewer(trace), port=args.port) as url:
+            print(f"trace viewer: {url}", flush=True)
+            print("[mobile-agent] open the URL in a browser; Ctrl-C stops the viewer", file=sys.stderr, flush=True)
+            stop.wait()
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        print(f"error: the trace viewer cannot listen on 127.0.0.1:{args.port}: {exc.strerror}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def _register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], name: str, command: Command,
               help_text: str) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(name, help=help_text, description=help_text)
@@ -199,6 +229,11 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--lock-wait", type=_positive_seconds, default=INSPECTOR_LOCK_WAIT, metavar="SECONDS",
                          help="how long to wait for the device's automation lock while a test run holds it "
                               f"(default {INSPECTOR_LOCK_WAIT:g})")
+    show = _register(subparsers, "show-trace", _show_trace,
+                     "serve a test's step trace (the trace.zip its report names) on 127.0.0.1: the steps, the "
+                     "screen before and after each with its target, the tree, the logs and the video")
+    show.add_argument("path", metavar="PATH", help="the trace.zip a failed test's report names")
+    show.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: a free one)")
     return parser
 
 
