@@ -2,8 +2,9 @@
 every step, and for each of the test's own actions the screen before and after it and the tree then.
 
 What it costs while the test runs is a reference or two per step: the replica's view as the latest
-read left it (immutable), and with the emulator's controller the raw frame the session received
-last (the frame source hands each one over: `FrameSource.observe`). Nothing is encoded, serialized
+read left it (immutable), and with the emulator's controller the raw frame in effect just after
+that moment (the frame source hands each one over: `FrameSource.observe`; a frame arriving within
+FRAME_LAG still shows the moment, since frames arrive a little after the screen changed). Nothing is encoded, serialized
 or read from the device until the trace is kept (`build`). Without a controller a screen costs an
 agent screenshot, taken only while the screenshots so far stay within SCREENSHOT_SHARE of the test's
 time. The "after" of an action is the screen when the test made its next call (or the test's end):
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,11 +38,15 @@ SCREENSHOT_SHARE = 0.04
 """Without frames, agent screenshots may take at most this share of the test's time so far."""
 FIRST_SCREENSHOT_ESTIMATE = 0.05
 JPEG_QUALITY = 70
-MAX_KEPT_FRAMES = 48
-"""Raw frames referenced by a long test's steps before the oldest are encoded (2 MB each at 540x1200)."""
+FRAME_LAG = 0.1
+"""A frame arriving this long after a moment still shows the screen of that moment (the mirror's FRAME_QUIET)."""
 
 
 class Capture(Protocol):
+    def key(self) -> int:
+        """Equal for captures of the same picture: the trace holds each picture once."""
+        ...
+
     def encode(self) -> tuple[str, bytes]:
         """The image's extension and bytes."""
         ...
@@ -51,28 +57,35 @@ class EncodedCapture:
     extension: str
     data: bytes
 
+    def key(self) -> int:
+        return id(self)
+
     def encode(self) -> tuple[str, bytes]:
         return self.extension, self.data
 
 
 @dataclass(eq=False)
 class FrameCapture:
-    """A controller frame (RGB888, top row first, turned by `rotation` quarter turns), encoded on demand."""
+    """The controller frame in effect FRAME_LAG after the moment `at`: a frame shows the screen as it
+    was a little before it arrived, so the frame that settles a capture is the last one to arrive
+    by then (set on the frame source's thread as frames come). Encoded on demand."""
 
-    width: int
-    height: int
-    data: bytes
-    rotation: int
+    at: float
+    frame: Any
     _encoded: EncodedCapture | None = None
+
+    def key(self) -> int:
+        return id(self.frame)
 
     def encode(self) -> tuple[str, bytes]:
         if self._encoded is None:
             from pytest_mobile_agent.session.frames import upright
 
+            frame = self.frame
             out = io.BytesIO()
-            upright(self.width, self.height, self.data, self.rotation).save(out, format="JPEG", quality=JPEG_QUALITY)
+            upright(frame.width, frame.height, frame.data, frame.rotation).save(out, format="JPEG",
+                                                                                quality=JPEG_QUALITY)
             self._encoded = EncodedCapture("jpg", out.getvalue())
-            self.data = b""
         return self._encoded.encode()
 
 
@@ -83,27 +96,33 @@ class ScreenSource(Protocol):
 
 
 class LiveFrames:
-    """The latest frame the session received (a reference, taken on the frame source's thread)."""
+    """The frames the session receives (references, taken on the frame source's thread)."""
 
-    def __init__(self, observe: Callable[[Callable[[Any], None]], Callable[[], None]]) -> None:
+    def __init__(self, observe: Callable[[Callable[[Any], None]], Callable[[], None]],
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
         self._latest: Any = None
-        self._capture: FrameCapture | None = None
-        self._kept: list[FrameCapture] = []
+        self._unsettled: list[FrameCapture] = []
+        self._lock = threading.Lock()
         self._stop = observe(self._take)
 
     def _take(self, frame: Any) -> None:
-        self._latest = frame
+        arrived = frame.received_at or self._clock()
+        with self._lock:
+            self._latest = frame
+            for capture in self._unsettled:
+                if arrived <= capture.at + FRAME_LAG:
+                    capture.frame = frame
+            self._unsettled = [c for c in self._unsettled if arrived <= c.at + FRAME_LAG]
 
     def grab(self, *, forced: bool = False) -> Capture | None:
-        frame = self._latest
-        if frame is None or not frame.width:
-            return None
-        if self._capture is None or self._capture.data is not frame.data:
-            self._capture = FrameCapture(frame.width, frame.height, frame.data, frame.rotation)
-            self._kept.append(self._capture)
-            if len(self._kept) > MAX_KEPT_FRAMES:
-                self._kept.pop(0).encode()  # bound the memory of a long test: the oldest becomes a JPEG
-        return self._capture
+        with self._lock:
+            if self._latest is None or not self._latest.width:
+                return None
+            capture = FrameCapture(self._clock(), self._latest)
+            self._unsettled = [c for c in self._unsettled if self._clock() <= c.at + FRAME_LAG]
+            self._unsettled.append(capture)
+            return capture
 
     def close(self) -> None:
         self._stop()
@@ -220,12 +239,13 @@ class TraceRecorder:
         def image(capture: Capture | None) -> str | None:
             if capture is None:
                 return None
-            if id(capture) not in images:
+            key = capture.key()
+            if key not in images:
                 extension, data = capture.encode()
                 name = f"{tracefile.IMAGE_DIR}{next(counter)}.{extension}"
                 files[name] = data
-                images[id(capture)] = name
-            return images[id(capture)]
+                images[key] = name
+            return images[key]
 
         def tree(view: View | None) -> str | None:
             if view is None:

@@ -30,11 +30,13 @@ function drawTimeline() {
   for (const step of TRACE.steps) {
     const item = document.createElement("li");
     const args = Object.entries(step.arguments || {}).map(([k, v]) => `${k}=${v}`).join(" ");
-    item.textContent = `${"  ".repeat(step.depth)}${step.name} ${args} → ${step.outcome}`;
+    const call = document.createElement("span");
+    call.className = "call";
+    call.textContent = `${"  ".repeat(step.depth)}${step.name} ${args} → ${step.outcome}`;
     const took = document.createElement("span");
     took.className = "took";
     took.textContent = seconds(step);
-    item.prepend(took);
+    item.append(took, call);
     item.dataset.index = step.index;
     if (step.error) { item.classList.add("failed"); }
     if (step.teardown) { item.classList.add("teardown"); }
