@@ -153,10 +153,12 @@ def session_started(item: pytest.Item, session: Any, device: Any) -> None:
         _start_video(item, evidence, session=session, device=device)
 
 
-def screen_opened(item: pytest.Item, steps: Steps, session: Any, screen: Any) -> None:
-    """The screen is up: the trace's tree of each step is its replica, its screens the session's."""
+def screen_opened(item: pytest.Item, steps: Steps, session: Any, screen: Any, api_level: int | None) -> None:
+    """The screen is up: the trace's tree of each step is its replica, its screens the session's;
+    its snapshots' baselines are the test module's for this device profile."""
     attach(item, steps)
     evidence = evidence_of(item)
+    screen.snapshot_settings = snapshot_settings(item, evidence, api_level)
     recorder = evidence.recorder
     if recorder is None or evidence.screen_attached or evidence.policy.trace == OFF:
         return
@@ -166,6 +168,17 @@ def screen_opened(item: pytest.Item, steps: Steps, session: Any, screen: Any) ->
         recorder.screen = LiveFrames(session.frames.observe)
     else:
         recorder.screen = BudgetedScreenshots(lambda: session.screenshot("jpeg").data)
+
+
+def snapshot_settings(item: pytest.Item, evidence: Evidence, api_level: int | None) -> Any:
+    """Baselines beside the test module, `__snapshots__/<module>/<profile>/`; a mismatch's images
+    beside the test's artifacts."""
+    from pytest_mobile_agent.mirror.snapshots import SnapshotSettings
+
+    module = Path(str(getattr(item, "path", Path.cwd() / "test")))
+    return SnapshotSettings(directory=module.parent / "__snapshots__" / module.stem,
+                            output=lambda: artifact_dir(item.config, item.nodeid),
+                            update=evidence.policy.update_snapshots, api_level=api_level)
 
 
 def _start_video(item: pytest.Item, evidence: Evidence, session: Any, device: Any) -> None:
@@ -210,6 +223,26 @@ def call_reported(item: pytest.Item, report: pytest.TestReport, failure: BaseExc
         _screenshot(item, evidence)
     if failed:
         _failure_sections(item, report, evidence)
+        _snapshot_sections(report, failure)
+
+
+def _snapshot_sections(report: pytest.TestReport, failure: BaseException | None) -> None:
+    """A snapshot mismatch's expected, actual and diff images: their paths, and pytest-html's images."""
+    images = getattr(failure, "images", None)
+    if not isinstance(images, dict):
+        return
+    _append_section(report, "mobile-agent snapshot", "\n".join(f"{kind}: {path}" for kind, path in images.items()))
+    try:
+        from pytest_html import extras  # type: ignore[import-not-found]
+    except ImportError:
+        return
+    added = []
+    for kind, path in images.items():
+        try:
+            added.append(extras.png(base64.b64encode(path.read_bytes()).decode("ascii"), name=f"snapshot {kind}"))
+        except OSError:
+            continue
+    report.extras = [*getattr(report, "extras", []), *added]  # type: ignore[attr-defined]
 
 
 def _screenshot(item: pytest.Item, evidence: Evidence) -> None:

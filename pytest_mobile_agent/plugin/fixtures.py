@@ -312,8 +312,18 @@ def screen(request: pytest.FixtureRequest, session: Session) -> Mirror:
 
     mirror = Mirror(session.backend(), steps=steps_of(request))
     _artifacts(request).screen = mirror
-    evidence.screen_opened(request.node, mirror.steps, session, mirror)  # the trace's screens and trees
+    evidence.screen_opened(request.node, mirror.steps, session, mirror, _api_level(request.config))
     return mirror
+
+
+def _api_level(config: pytest.Config) -> int | None:
+    """The target's API level, for the snapshots' device profile (evidence.py)."""
+    if settings_of(config).virtual_count:
+        from pytest_mobile_agent.stack.virtual_lab import virtual_device_facts
+
+        return virtual_device_facts()[1]
+    facts = provider_of(config).target().facts
+    return facts.api_level if facts is not None else None
 
 
 # --- the app under test, and the fixture app --------------------------------------------------------

@@ -259,7 +259,11 @@ class TraceRecorder:
         screen = None
         steps = []
         for record in self.recorded:
-            steps.append(self._step_document(record, image(record.before), image(record.after), tree(record.view)))
+            step_document = self._step_document(record, image(record.before), image(record.after), tree(record.view))
+            compared = _snapshot_images(record.step, files, next(counter))
+            if compared:
+                step_document["snapshot"] = compared
+            steps.append(step_document)
             if screen is None and record.view is not None:
                 display = record.view.snapshot.display
                 screen = {"width": display.width, "height": display.height}
@@ -305,6 +309,22 @@ class TraceRecorder:
 
     def _find(self, step: Step) -> Recorded:
         return next(r for r in reversed(self.recorded) if r.step is step)
+
+
+def _snapshot_images(step: Step, files: dict[str, bytes], number: int) -> dict[str, str]:
+    """A failed snapshot's expected, actual and diff images, as members of the trace."""
+    images = getattr(step.error, "images", None)
+    if not isinstance(images, dict):
+        return {}
+    names = {}
+    for kind, path in images.items():
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        names[kind] = f"{tracefile.IMAGE_DIR}snapshot-{number}-{kind}.png"
+        files[names[kind]] = data
+    return names
 
 
 def tree_of(view: View) -> list[dict[str, Any]]:

@@ -93,6 +93,18 @@ function drawCall(step) {
     row(table, "looks", `${step.polls.length} (${step.polls.filter((p) => p[1]).length} matched)`);
   }
   if (step.error) { row(table, step.error.type, step.error.message); }
+  for (const [kind, name] of Object.entries(step.snapshot || {})) {
+    const tr = document.createElement("tr");
+    const th = document.createElement("th");
+    const td = document.createElement("td");
+    const image = document.createElement("img");
+    th.textContent = `snapshot ${kind}`;
+    image.src = url("/member", { name });
+    image.className = "snapshot";
+    td.append(image);
+    tr.append(th, td);
+    table.append(tr);
+  }
 }
 
 function drawLogs(step) {
