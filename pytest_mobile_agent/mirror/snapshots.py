@@ -118,13 +118,13 @@ def masked(image: np.ndarray, masks: Sequence[Bounds], origin: tuple[int, int] =
 
 
 def compare(expected: np.ndarray, actual: np.ndarray, tolerance: int = COLOUR_TOLERANCE) -> Comparison:
-    """Pixels that differ beyond `tolerance` from every pixel within one pixel of them in the other
-    image, both ways; the diff image shows them red on the dimmed actual."""
+    """Pixels of either image that differ beyond `tolerance` from every pixel within one pixel of them
+    in the other; the diff image shows them red on the dimmed actual."""
     if expected.shape != actual.shape:
         diff = np.full(actual.shape, 255, dtype=np.uint8)
         diff[..., 1:] = 0
         return Comparison(actual.shape[0] * actual.shape[1], actual.shape[0] * actual.shape[1], diff)
-    differs = _beyond_neighbours(expected, actual, tolerance) & _beyond_neighbours(actual, expected, tolerance)
+    differs = _beyond_neighbours(expected, actual, tolerance) | _beyond_neighbours(actual, expected, tolerance)
     diff = (actual.astype(np.uint16) // 3 + 170).astype(np.uint8)
     diff[differs] = (255, 0, 0)
     return Comparison(int(differs.sum()), differs.size, diff)
