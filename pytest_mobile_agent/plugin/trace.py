@@ -25,7 +25,12 @@ from typing import Any, Protocol
 
 from pytest_mobile_agent.mirror.replica import View
 from pytest_mobile_agent.mirror.steps import Step
-from pytest_mobile_agent.plugin.steptext import describe_arguments, describe_outcome, mask_typed_text, step_line
+from pytest_mobile_agent.plugin.steptext import (
+    describe_arguments,
+    describe_outcome,
+    mask_typed_text,
+    step_line,
+)
 from pytest_mobile_agent.stack import tracefile
 
 ACTIONS = frozenset({

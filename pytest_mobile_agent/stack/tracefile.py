@@ -10,6 +10,7 @@ it draws anything: a truncated, foreign or newer file is an `InvalidTrace` sayin
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import zipfile
@@ -65,10 +66,8 @@ def write_trace(path: Path, document: Mapping[str, Any], files: Mapping[str, byt
                 archive.writestr(name, data, zipfile.ZIP_DEFLATED if name.endswith(".json") else zipfile.ZIP_STORED)
         os.replace(temporary, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except OSError:
-            pass
         raise
 
 
@@ -118,7 +117,8 @@ def check_document(document: Any, members: frozenset[str], where: str) -> None:
     _require(isinstance(document["test"].get("nodeid"), str), where, "test.nodeid", "a string")
     _require(document["test"].get("outcome") in OUTCOMES, where, "test.outcome", " or ".join(OUTCOMES))
     steps = document.get("steps")
-    _require(isinstance(steps, list), where, "steps", "a list")
+    if not isinstance(steps, list):
+        raise InvalidTrace(f"{where}: steps is not a list")
     for index, step in enumerate(steps):
         _check_step(step, index, members, where)
     for key in ("logcat", "status", "missing"):

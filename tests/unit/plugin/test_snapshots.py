@@ -55,7 +55,7 @@ def test_a_baseline_is_written_then_matched_and_a_changed_label_is_caught(pytest
     diff = snapshots.decode_png((folder / "login-diff.png").read_bytes())
     red = (diff[..., 0] == 255) & (diff[..., 1] == 0) & (diff[..., 2] == 0)
     rows = np.nonzero(red.any(axis=1))[0]
-    assert 1579 <= rows.min() and rows.max() <= 1663, "the differing pixels are the error label's (login_error)"
+    assert rows.min() >= 1579 and rows.max() <= 1663, "the differing pixels are the error label's (login_error)"
     assert (folder / "login-expected.png").exists() and (folder / "login-actual.png").exists()
 
 
