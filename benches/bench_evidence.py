@@ -45,34 +45,38 @@ def trace_cost(rounds: int, number: int) -> None:
     for controller in ("auto", "off"):
         with open_stack(Settings.for_target("virtual", emulator_controller=controller), holder="bench") as stack:
             stack.device.shell(f"am start -W -n {FIXTURE} --es tab Login")
-            screen, session = stack.screen, stack.session
-            screen.wait_for(id="tab_list")
-            recorder = TraceRecorder(view=lambda: screen.current_view)
-            recorder.screen = (LiveFrames(session.frames.observe) if session.controller is not None
-                               else BudgetedScreenshots(lambda: session.screenshot("jpeg").data))
-            tabs = iter(["tab_list", "tab_login"] * 100_000)
+            stack.screen.wait_for(id="tab_list")
+            trace_cost_on(stack, controller, rounds, number)
 
-            def tap() -> None:
-                screen.tap(id=next(tabs))
 
-            def traced() -> None:
-                remove = screen.steps.add_listener(recorder)
-                try:
-                    tap()
-                finally:
-                    remove()
+def trace_cost_on(stack: Any, controller: str, rounds: int, number: int) -> None:
+    screen, session = stack.screen, stack.session
+    recorder = TraceRecorder(view=lambda: screen.current_view)
+    recorder.screen = (LiveFrames(session.frames.observe) if session.controller is not None
+                       else BudgetedScreenshots(lambda: session.screenshot("jpeg").data))
+    tabs = iter(["tab_list", "tab_login"] * 100_000)
 
-            samples = interleaved({"off": tap, "on": traced}, rounds=rounds, number=number)
-            off, on = median(samples["off"]) * 1000, median(samples["on"]) * 1000
-            print(f"trace, controller {controller}: tap p50 of round medians {off:.2f} ms off, {on:.2f} ms on, "
-                  f"+{on - off:.2f} ms per action ({len(recorder.recorded)} steps recorded); load {load()}")
-            started = time.perf_counter()
-            document, files = recorder.build({"nodeid": "bench", "outcome": "failed"}, {})
-            print(f"  build of the kept trace: {(time.perf_counter() - started) * 1000:.0f} ms for "
-                  f"{len(document['steps'])} steps, {len(files)} files")
-            if isinstance(recorder.screen, BudgetedScreenshots):
-                print(f"  agent screenshots: {recorder.screen.taken} taken, {recorder.screen.skipped} skipped by the budget")
-            recorder.close()
+    def tap() -> None:
+        screen.tap(id=next(tabs))
+
+    def traced() -> None:
+        remove = screen.steps.add_listener(recorder)
+        try:
+            tap()
+        finally:
+            remove()
+
+    samples = interleaved({"off": tap, "on": traced}, rounds=rounds, number=number)
+    off, on = median(samples["off"]) * 1000, median(samples["on"]) * 1000
+    print(f"trace, controller {controller}: tap p50 of round medians {off:.2f} ms off, {on:.2f} ms on, "
+          f"+{on - off:.2f} ms per action ({len(recorder.recorded)} steps recorded); load {load()}")
+    started = time.perf_counter()
+    document, files = recorder.build({"nodeid": "bench", "outcome": "failed"}, {})
+    print(f"  build of the kept trace: {(time.perf_counter() - started) * 1000:.0f} ms for "
+          f"{len(document['steps'])} steps, {len(files)} files")
+    if isinstance(recorder.screen, BudgetedScreenshots):
+        print(f"  agent screenshots: {recorder.screen.taken} taken, {recorder.screen.skipped} skipped by the budget")
+    recorder.close()
 
 
 def build_cost(runs: int) -> None:
