@@ -232,3 +232,26 @@ def test_pytest_html_and_allure_carry_the_evidence(pytester: pytest.Pytester) ->
     results = [json.loads(p.read_text()) for p in (pytester.path / "allure").glob("*-result.json")]
     attached = {a["name"] for r in results for a in r.get("attachments", [])}
     assert "screenshot" in attached and any(name.startswith("trace") for name in attached), attached
+
+
+def test_a_crashed_worker_leaves_valid_files_for_the_tests_it_finished(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_evidence="""
+        import os
+
+        def test_a_fails_first(compose_fixture, screen):
+            compose_fixture(tab="Login")
+            screen.tap(id="login_button")
+            assert False
+
+        def test_b_crashes_its_worker(compose_fixture, screen):
+            compose_fixture(tab="Login")
+            screen.tap(id="login_button")
+            os._exit(3)
+    """)
+    result = pytester.runpytest_subprocess(*ISOLATED, "-n", "1", "--android-serial", "virtual")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*worker 'gw0' crashed while running*test_b_crashes_its_worker*"])
+    folder = pytester.path / ".mobile-agent" / "artifacts"
+    trace = tracefile.read_trace(folder / "test_evidence.py_test_a_fails_first" / "trace-gw0.zip")
+    assert trace.document["test"]["outcome"] == "failed"
+    assert not list(folder.glob("*/.*.partial")), "no half-written file"
