@@ -93,6 +93,7 @@ class Evidence:
     written: dict[str, Path] = field(default_factory=dict)
     missing: list[tuple[str, str]] = field(default_factory=list)
     video_facts: dict[str, Any] | None = None
+    detach: list[Any] = field(default_factory=list)  # the calls that remove our listeners from the steps
 
     def name(self, stem: str, extension: str) -> str:
         """`trace.zip`; under xdist `trace-gw1.zip`, so workers never write the same file."""
@@ -125,8 +126,7 @@ def attach(item: pytest.Item, steps: Steps) -> None:
     if evidence.recorder is not None:
         return
     evidence.recorder = TraceRecorder()
-    steps.add_listener(evidence.recorder)
-    steps.add_listener(_FirstStep(item))
+    evidence.detach = [steps.add_listener(evidence.recorder), steps.add_listener(_FirstStep(item))]
 
 
 class _FirstStep:
@@ -277,6 +277,8 @@ def teardown_reporting(item: pytest.Item) -> None:
     evidence = item.stash.get(EVIDENCE_KEY, None)
     if evidence is None:
         return
+    for detach in evidence.detach:
+        detach()
     failed = evidence.failed
     _finish_video(item, evidence, failed)
     _finish_trace(item, evidence, failed)
@@ -293,9 +295,13 @@ def teardown_reporting(item: pytest.Item) -> None:
 
 def teardown_reported(item: pytest.Item, report: pytest.TestReport) -> None:
     """pytest-html shows a test's extras from each of its reports: the trace and video links, on the
-    teardown's (the call's report went out before they were written)."""
+    teardown's (the call's report went out before they were written). The test's evidence is done:
+    a run again (a disturbed test's retry) starts its own."""
     evidence = item.stash.get(EVIDENCE_KEY, None)
-    if evidence is None or not evidence.written:
+    if evidence is None:
+        return
+    del item.stash[EVIDENCE_KEY]
+    if not evidence.written:
         return
     try:
         from pytest_html import extras  # type: ignore[import-not-found]

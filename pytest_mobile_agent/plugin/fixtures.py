@@ -245,7 +245,7 @@ def steps_of(request: pytest.FixtureRequest) -> Steps:
     node = request.node
     if STEPS_KEY not in node.stash:
         node.stash[STEPS_KEY] = Steps()
-        evidence.attach(node, node.stash[STEPS_KEY])  # the step trace and the step lines (plugin/evidence.py)
+    evidence.attach(node, node.stash[STEPS_KEY])  # the step trace and the step lines (plugin/evidence.py)
     return node.stash[STEPS_KEY]
 
 
