@@ -43,6 +43,8 @@ SCREENSHOT_SHARE = 0.04
 """Without frames, agent screenshots may take at most this share of the test's time so far."""
 FIRST_SCREENSHOT_ESTIMATE = 0.05
 JPEG_QUALITY = 70
+MAX_LIVE_VIEWS = 64
+"""Replica views referenced by a test's steps before the oldest is serialized (a long test's memory)."""
 FRAME_LAG = 0.1
 """A frame arriving this long after a moment still shows the screen of that moment (the mirror's FRAME_QUIET)."""
 
@@ -171,8 +173,10 @@ class Recorded:
     teardown: bool
     before: Capture | None = None
     after: Capture | None = None
-    view: View | None = None
+    generation: int | None = None
+    """The replica's generation the step left, its tree kept by the recorder."""
     arguments: dict[str, str] = field(default_factory=dict)
+    outcome: str = ""
     line: str = ""
 
 
@@ -189,6 +193,9 @@ class TraceRecorder:
         self._open: list[Recorded] = []
         self._awaiting_after: Recorded | None = None
         self._body_over = False
+        self._views: dict[int, View] = {}  # generation -> the replica's view, the latest MAX_LIVE_VIEWS
+        self._trees: dict[int, bytes] = {}  # generation -> its tree serialized (older views, once dropped)
+        self.screen_size: dict[str, int] | None = None
 
     # --- the listener ------------------------------------------------------------------------------
 
@@ -204,9 +211,12 @@ class TraceRecorder:
 
     def step_ended(self, step: Step) -> None:
         record = self._open.pop() if self._open and self._open[-1].step is step else self._find(step)
-        record.view = self.view() if self.view is not None else None
-        record.arguments = mask_typed_text(step, describe_arguments(step.arguments, record.view), record.view)
-        record.line = step_line(step, record.arguments, record.view)
+        view = self.view() if self.view is not None else None
+        if view is not None:
+            record.generation = self._keep(view)
+        record.arguments = mask_typed_text(step, describe_arguments(step.arguments, view), view)
+        record.outcome = describe_outcome(step, view)
+        record.line = step_line(step, record.arguments, view)
         if step.depth == 0 and step.name in ACTIONS and not self._body_over:
             self._awaiting_after = record
 
@@ -252,27 +262,24 @@ class TraceRecorder:
                 images[key] = name
             return images[key]
 
-        def tree(view: View | None) -> str | None:
-            if view is None:
+        def tree(generation: int | None) -> str | None:
+            if generation is None:
                 return None
-            if view.generation not in trees:
-                name = f"{tracefile.TREE_DIR}{view.generation}.json"
-                files[name] = _json_bytes(tree_of(view))
-                trees[view.generation] = name
-            return trees[view.generation]
+            if generation not in trees:
+                name = f"{tracefile.TREE_DIR}{generation}.json"
+                files[name] = self._tree_bytes(generation)
+                trees[generation] = name
+            return trees[generation]
 
-        screen = None
         steps = []
         for record in self.recorded:
-            step_document = self._step_document(record, image(record.before), image(record.after), tree(record.view))
+            step_document = self._step_document(record, image(record.before), image(record.after),
+                                                tree(record.generation))
             compared = _snapshot_images(record.step, files, next(counter))
             if compared:
                 step_document["snapshot"] = compared
             steps.append(step_document)
-            if screen is None and record.view is not None:
-                display = record.view.snapshot.display
-                screen = {"width": display.width, "height": display.height}
-        document = {"format": tracefile.FORMAT, "version": tracefile.VERSION, "test": test, "screen": screen,
+        document = {"format": tracefile.FORMAT, "version": tracefile.VERSION, "test": test, "screen": self.screen_size,
                     "started": self.started, "steps": steps, **extra}
         return document, files
 
@@ -287,13 +294,31 @@ class TraceRecorder:
             "index": record.index, "parent": record.parent, "name": step.name, "depth": step.depth,
             "teardown": record.teardown, "arguments": record.arguments,
             "started": step.started_wall, "ended": ended, "ended_by": step.ended_by,
-            "outcome": describe_outcome(step, record.view), "error": error,
+            "outcome": record.outcome, "error": error,
             "target": list(step.target) if step.target is not None else None,
             "polls": [[step.started_wall + (poll.at - step.started_at), poll.matched] for poll in step.polls],
             "before": before, "after": after, "tree": tree_name,
         }
 
     # --- helpers -----------------------------------------------------------------------------------
+
+    def _keep(self, view: View) -> int:
+        """Keep a reference to the view (serialized only if the trace is kept); past MAX_LIVE_VIEWS the
+        oldest is serialized now, so a long test's memory stays bounded."""
+        if self.screen_size is None:
+            display = view.snapshot.display
+            self.screen_size = {"width": display.width, "height": display.height}
+        if view.generation not in self._views and view.generation not in self._trees:
+            self._views[view.generation] = view
+            if len(self._views) > MAX_LIVE_VIEWS:
+                oldest = next(iter(self._views))
+                self._trees[oldest] = _json_bytes(tree_of(self._views.pop(oldest)))
+        return view.generation
+
+    def _tree_bytes(self, generation: int) -> bytes:
+        if generation in self._trees:
+            return self._trees[generation]
+        return _json_bytes(tree_of(self._views[generation]))
 
     def _grab(self, *, forced: bool = False) -> Capture | None:
         if self.screen is None:

@@ -186,3 +186,24 @@ def _frame(index: int) -> Any:
 
     return ControllerFrame(16, 16, bytes([index * 5 % 256]) * (16 * 16 * 3), seq=index,
                            received_at=time.monotonic())
+
+
+def test_a_long_tests_older_trees_are_serialized_so_memory_stays_bounded() -> None:
+    from types import SimpleNamespace
+
+    from pytest_mobile_agent.plugin import trace
+
+    display = SimpleNamespace(width=1080, height=2400)
+    views = [SimpleNamespace(generation=g, snapshot=SimpleNamespace(display=display), windows=(), by_window={})
+             for g in range(1, trace.MAX_LIVE_VIEWS + 8)]
+    current = iter(views)
+    steps = Steps()
+    recorder = TraceRecorder(view=lambda: next(current))
+    steps.add_listener(recorder)
+    for _ in views:
+        with steps.step("find", {"id": "x"}):
+            pass
+    assert len(recorder._views) == trace.MAX_LIVE_VIEWS and len(recorder._trees) == 7
+    document, files = recorder.build({"nodeid": "t", "outcome": "passed"}, {})
+    assert len([name for name in files if name.startswith("trees/")]) == len(views)
+    assert document["screen"] == {"width": 1080, "height": 2400}
