@@ -11,8 +11,9 @@ the test's teardown is over.
 
 Without a controller, `screenrecord` runs over a shell stream into /data/local/tmp. One recording
 lasts at most `--time-limit`, 180 s by default on every API level (AOSP's kMaxTimeLimitSec,
-frameworks/av/cmds/screenrecord/screenrecord.cpp; API 34 added `--time-limit 0`, no limit, which
-older devices refuse), so the recording is made of segments: the next starts OVERLAP seconds before
+frameworks/av/cmds/screenrecord/screenrecord.cpp, Android 13 to 15; Android 14, API 34, added
+`--time-limit 0`, no limit, which older devices refuse as outside [1,180]), so the recording is
+made of segments, which work on every level: the next starts OVERLAP seconds before
 the previous one's limit, so there is no gap between them. It is stopped by SIGINT (the tool's
 signalCatcher then writes the file's index), pulled, and deleted from the device whatever happens:
 a Ctrl-C of the run stops and deletes them too (`abort_all`, called at the session's finish).

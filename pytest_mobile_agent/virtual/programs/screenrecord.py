@@ -1,5 +1,6 @@
 """`screenrecord [options] FILE`, as AOSP's frameworks/av/cmds/screenrecord/screenrecord.cpp has it
-on API 34 and later (android-14.0.0 to android-16; the virtual device is API 36):
+on API 34 and later (read in Android 14 and 15's sources, LineageOS's lineage-21.0 and lineage-22.0
+branches of frameworks/av, against Android 13's, lineage-20.0; the virtual device is API 36):
 
 * `--time-limit T` seconds, default 180 (kMaxTimeLimitSec); from API 34 any value from 0 to
   UINT32_MAX, 0 removing the limit (before API 34 the range was [1,180]: "Time limit %ds outside
