@@ -7,8 +7,11 @@ returns the exit status. Add one with `_register(...)` in `build_parser`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 
 from pytest_mobile_agent import errors
@@ -95,8 +98,6 @@ def _doctor(args: argparse.Namespace) -> int:
 
 def _inspect(args: argparse.Namespace) -> int:
     """Serve the inspector's page on 127.0.0.1 until interrupted (pytest_mobile_agent.cli.inspector)."""
-    import signal
-    import threading
     from pathlib import Path
 
     try:
@@ -124,28 +125,31 @@ def _inspect(args: argparse.Namespace) -> int:
         if exc.advice:
             print(f"advice: {exc.advice}", file=sys.stderr)
         return 2
+    try:
+        return _serve_until_stopped(lambda: serving(Inspector(worker), port=args.port), "inspector", args.port)
+    finally:
+        worker.stop()
+
+
+def _serve_until_stopped(serve: Callable[[], contextlib.AbstractContextManager[str]], name: str, port: int) -> int:
+    """Serve a page until Ctrl-C or SIGTERM: its URL on stdout, a hint on stderr; 2 when it cannot listen."""
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        with serving(Inspector(worker), port=args.port) as url:
-            print(f"inspector: {url}", flush=True)
-            announce("open the URL in a browser; Ctrl-C stops the inspector")
+        with serve() as url:
+            print(f"{name}: {url}", flush=True)
+            print(f"[mobile-agent] open the URL in a browser; Ctrl-C stops the {name}", file=sys.stderr, flush=True)
             stop.wait()
     except KeyboardInterrupt:
         pass
     except OSError as exc:
-        print(f"error: the inspector cannot listen on 127.0.0.1:{args.port}: {exc.strerror}", file=sys.stderr)
+        print(f"error: the {name} cannot listen on 127.0.0.1:{port}: {exc.strerror}", file=sys.stderr)
         return 2
-    finally:
-        worker.stop()
     return 0
 
 
 def _show_trace(args: argparse.Namespace) -> int:
     """Serve a step trace's page on 127.0.0.1 until interrupted (pytest_mobile_agent.cli.trace_viewer)."""
-    import signal
-    import threading
-
     from pytest_mobile_agent.cli.trace_viewer.server import Viewer, serving
     from pytest_mobile_agent.stack.tracefile import InvalidTrace, read_trace
 
@@ -156,19 +160,7 @@ def _show_trace(args: argparse.Namespace) -> int:
         if exc.advice:
             print(f"advice: {exc.advice}", file=sys.stderr)
         return 2
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        with serving(Viewer(trace), port=args.port) as url:
-            print(f"trace viewer: {url}", flush=True)
-            print("[mobile-agent] open the URL in a browser; Ctrl-C stops the viewer", file=sys.stderr, flush=True)
-            stop.wait()
-    except KeyboardInterrupt:
-        pass
-    except OSError as exc:
-        print(f"error: the trace viewer cannot listen on 127.0.0.1:{args.port}: {exc.strerror}", file=sys.stderr)
-        return 2
-    return 0
+    return _serve_until_stopped(lambda: serving(Viewer(trace), port=args.port), "trace viewer", args.port)
 
 
 def _register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], name: str, command: Command,

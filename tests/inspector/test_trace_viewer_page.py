@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -30,11 +29,9 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from pytest_mobile_agent.cli.trace_viewer.server import Viewer, serving  # noqa: E402
 from pytest_mobile_agent.plugin.gates import HostGate  # noqa: E402
 from pytest_mobile_agent.stack import tracefile  # noqa: E402
+from tests.support.browser import NEEDS_CHROMIUM, chromium  # noqa: E402
 
-CHROMIUM = shutil.which("chromium")
-CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None,
-                                reason="needs Debian's chromium and chromium-driver (sudo bash .ci/system-deps)")
+pytestmark = NEEDS_CHROMIUM
 WAIT = 20.0
 FAILING_TEST = """
 def test_signing_in(compose_fixture, screen):
@@ -64,16 +61,8 @@ def recorded_trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1000",
-                     "--disable-dev-shm-usage", "--autoplay-policy=no-user-gesture-required"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
-    try:
+    with chromium("1500,1000", "--autoplay-policy=no-user-gesture-required") as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture
