@@ -7,8 +7,11 @@ returns the exit status. Add one with `_register(...)` in `build_parser`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 
 from pytest_mobile_agent import errors
@@ -95,8 +98,6 @@ def _doctor(args: argparse.Namespace) -> int:
 
 def _inspect(args: argparse.Namespace) -> int:
     """Serve the inspector's page on 127.0.0.1 until interrupted (pytest_mobile_agent.cli.inspector)."""
-    import signal
-    import threading
     from pathlib import Path
 
     try:
@@ -124,21 +125,42 @@ def _inspect(args: argparse.Namespace) -> int:
         if exc.advice:
             print(f"advice: {exc.advice}", file=sys.stderr)
         return 2
+    try:
+        return _serve_until_stopped(lambda: serving(Inspector(worker), port=args.port), "inspector", args.port)
+    finally:
+        worker.stop()
+
+
+def _serve_until_stopped(serve: Callable[[], contextlib.AbstractContextManager[str]], name: str, port: int) -> int:
+    """Serve a page until Ctrl-C or SIGTERM: its URL on stdout, a hint on stderr; 2 when it cannot listen."""
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        with serving(Inspector(worker), port=args.port) as url:
-            print(f"inspector: {url}", flush=True)
-            announce("open the URL in a browser; Ctrl-C stops the inspector")
+        with serve() as url:
+            print(f"{name}: {url}", flush=True)
+            print(f"[mobile-agent] open the URL in a browser; Ctrl-C stops the {name}", file=sys.stderr, flush=True)
             stop.wait()
     except KeyboardInterrupt:
         pass
     except OSError as exc:
-        print(f"error: the inspector cannot listen on 127.0.0.1:{args.port}: {exc.strerror}", file=sys.stderr)
+        print(f"error: the {name} cannot listen on 127.0.0.1:{port}: {exc.strerror}", file=sys.stderr)
         return 2
-    finally:
-        worker.stop()
     return 0
+
+
+def _show_trace(args: argparse.Namespace) -> int:
+    """Serve a step trace's page on 127.0.0.1 until interrupted (pytest_mobile_agent.cli.trace_viewer)."""
+    from pytest_mobile_agent.cli.trace_viewer.server import Viewer, serving
+    from pytest_mobile_agent.stack.tracefile import InvalidTrace, read_trace
+
+    try:
+        trace = read_trace(args.path)
+    except InvalidTrace as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        if exc.advice:
+            print(f"advice: {exc.advice}", file=sys.stderr)
+        return 2
+    return _serve_until_stopped(lambda: serving(Viewer(trace), port=args.port), "trace viewer", args.port)
 
 
 def _register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], name: str, command: Command,
@@ -201,6 +223,11 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--lock-wait", type=_positive_seconds, default=INSPECTOR_LOCK_WAIT, metavar="SECONDS",
                          help="how long to wait for the device's automation lock while a test run holds it "
                               f"(default {INSPECTOR_LOCK_WAIT:g})")
+    show = _register(subparsers, "show-trace", _show_trace,
+                     "serve a test's step trace (the trace.zip its report names) on 127.0.0.1: the steps, the "
+                     "screen before and after each with its target, the tree, the logs and the video")
+    show.add_argument("path", metavar="PATH", help="the trace.zip a failed test's report names")
+    show.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: a free one)")
     return parser
 
 

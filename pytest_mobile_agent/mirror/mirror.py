@@ -35,9 +35,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 from pytest_mobile_agent.arguments import check_number, check_timeout, check_unicode
 from pytest_mobile_agent.errors import (
@@ -83,6 +83,9 @@ from pytest_mobile_agent.session.backends import (
 
 log = logging.getLogger("pytest_mobile_agent.mirror")
 __tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames
+
+if TYPE_CHECKING:
+    from pytest_mobile_agent.mirror.snapshots import SnapshotSettings
 
 T = TypeVar("T")
 
@@ -143,6 +146,8 @@ class Mirror:
         `--android-action-timeout`)."""
         self.backend = backend
         self.steps = steps if steps is not None else Steps(clock)
+        self.snapshot_settings: SnapshotSettings | None = None
+        """Where `assert_snapshot` finds its baselines (the plugin sets them per test; None: ./__snapshots__)."""
         self.timeout = timeout
         self.action_timeout = check_timeout("action_timeout", action_timeout)
         self.quiet = quiet
@@ -185,6 +190,11 @@ class Mirror:
     def snapshot(self) -> View:
         """The replica, brought up to date: a device read only when something changed since."""
         return self._view()
+
+    @property
+    def current_view(self) -> View | None:
+        """The replica as the latest read left it, without reading (the step trace's tree of a step)."""
+        return self._replica.view
 
     def refresh(self, reason: ReadReason = ReadReason.POLL) -> View:
         """Read the device now, whatever the event stream says."""
@@ -480,6 +490,22 @@ class Mirror:
         if path is not None:
             Path(path).write_bytes(shot.data)
         return shot
+
+    @recorded("assert_snapshot")
+    def assert_snapshot(self, name: str, *, mask: Sequence[Element | Mapping[str, Any]] = (), threshold: float = 0.0,
+                        element: Element | None = None, default_masks: bool = True) -> None:
+        """Compare the screen (or `element`'s bounds) with the baseline `name`, once two screenshots
+        in a row agree; SnapshotMismatch with expected, actual and diff images otherwise
+        (mirror/snapshots.py). The status bar and the focused field are masked unless
+        `default_masks` is False; `mask` adds elements and criteria; `threshold` is the share of
+        pixels that may differ."""
+        from pytest_mobile_agent.mirror.snapshots import check_snapshot
+
+        check_snapshot(self, name, mask, threshold, element, default_masks)
+
+    def screenshot_png(self) -> bytes:
+        """An agent screenshot's PNG, outside the steps (what a snapshot compares)."""
+        return self.backend.frames.screenshot("png").data
 
     def dump(self, within: Element | None = None, max_lines: int | None = None) -> str:
         """The tree as readable text: windows, then one indented line per node with its ref."""

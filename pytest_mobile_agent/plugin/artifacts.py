@@ -43,6 +43,8 @@ class ArtifactSources:
     logcat_since: str | None = None
     crash_after: str | None = None  # the crash buffer's last line before this run
     written: list[Path] = field(default_factory=list)
+    screenshot_wanted: bool = True  # --android-screenshot: off leaves it out
+    logcat_read: str | None = None  # the test's logcat, once read (the artifacts and the trace share it)
 
     def mark_start(self, device: Any) -> None:
         """Remember the device's clock and the crash buffer's last line, so the logcat and the
@@ -79,13 +81,15 @@ def _own_folder(path: Path) -> Path:
     return folder
 
 
-def collect(item: pytest.Item, report: pytest.TestReport, failure: BaseException | None = None) -> None:
+def collect(item: pytest.Item, report: pytest.TestReport, failure: BaseException | None = None,
+            screenshot: bool = True) -> None:
     """Attach the artifacts of a failed test to its report. Every artifact is written whole; the
     report shows each once: not the tree when the failure's message has shown it (NoMatch,
     WaitTimeout), and the logcat's last lines."""
     sources = item.stash.get(ARTIFACTS_KEY, None)
     if sources is None or sources.device is None:
         return
+    sources.screenshot_wanted = screenshot
     try:
         directory = artifact_dir(item.config, item.nodeid)
     except (MobileAgentError, OSError) as exc:
@@ -131,11 +135,11 @@ def _shown(text: str, path: Path) -> str:
 
 def _producers(sources: ArtifactSources) -> list[tuple[str, Callable[[], bytes | str | None]]]:
     producers: list[tuple[str, Callable[[], bytes | str | None]]] = []
-    if sources.session is not None:
+    if sources.session is not None and sources.screenshot_wanted:
         producers.append(("screenshot.png", lambda: _screenshot(sources.session)))
     if sources.screen is not None:
         producers.append((TREE, lambda: str(sources.screen.dump())))
-    producers.append(("logcat.txt", lambda: _logcat(sources)))
+    producers.append(("logcat.txt", lambda: logcat_text(sources)))
     if sources.app is not None:
         producers.append(("crash.txt", lambda: sources.app.crash_log(sources.crash_after) or None))
     return producers
@@ -147,11 +151,14 @@ def _screenshot(session: Any) -> bytes | None:
     return data if isinstance(data, bytes) else None
 
 
-def _logcat(sources: ArtifactSources) -> str:
-    since = f" -t {shlex.quote(sources.logcat_since)}" if sources.logcat_since else ""
-    output = sources.device.shell(f"logcat -d -v threadtime{since}").text()
-    lines = output.splitlines()[-MAX_LOGCAT_LINES:]
-    return "\n".join(lines) + ("\n" if lines else "")
+def logcat_text(sources: ArtifactSources) -> str:
+    """The logcat lines of the test's run (its last MAX_LOGCAT_LINES), read once."""
+    if sources.logcat_read is None:
+        since = f" -t {shlex.quote(sources.logcat_since)}" if sources.logcat_since else ""
+        output = sources.device.shell(f"logcat -d -v threadtime{since}").text()
+        lines = output.splitlines()[-MAX_LOGCAT_LINES:]
+        sources.logcat_read = "\n".join(lines) + ("\n" if lines else "")
+    return sources.logcat_read
 
 
 def _html_image(report: pytest.TestReport, png: bytes) -> None:

@@ -52,7 +52,7 @@ from pytest_mobile_agent.adb import AdbServer, Device
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, Records
 from pytest_mobile_agent.errors import hide_our_frames
 from pytest_mobile_agent.mirror.steps import Steps
-from pytest_mobile_agent.plugin import progress
+from pytest_mobile_agent.plugin import evidence, progress
 from pytest_mobile_agent.plugin.artifacts import ARTIFACTS_KEY, ArtifactSources
 from pytest_mobile_agent.plugin.foreign_input import InputWatch
 from pytest_mobile_agent.plugin.gates import HostGate
@@ -248,6 +248,7 @@ def steps_of(request: pytest.FixtureRequest) -> Steps:
     node = request.node
     if STEPS_KEY not in node.stash:
         node.stash[STEPS_KEY] = Steps()
+    evidence.attach(node, node.stash[STEPS_KEY])  # the step trace and the step lines (plugin/evidence.py)
     return node.stash[STEPS_KEY]
 
 
@@ -293,6 +294,7 @@ def session(
 
     started = start_session(agent, path_selection, device)
     _artifacts(request).session = started
+    evidence.session_started(request.node, started, device)  # the video starts (plugin/evidence.py)
     watch = request.node.stash.get(WATCH_KEY, None)
     if watch is not None:
         watch.sent_contacts = lambda: started.inputs.controller
@@ -315,6 +317,7 @@ def screen(request: pytest.FixtureRequest, session: Session, mobile_agent_settin
 
     mirror = Mirror(session.backend(), steps=steps_of(request), action_timeout=mobile_agent_settings.action_timeout)
     _artifacts(request).screen = mirror
+    evidence.screen_opened(request.node, mirror.steps, session, mirror, _api_level(request.config))
     return mirror
 
 
@@ -324,6 +327,16 @@ def watch(screen: Mirror) -> Callable[..., Watcher]:
     test's screen (`screen.watch`, mirror/watchers.py); an autouse fixture of a suite's conftest can
     register the watchers every test wants (or `screen.watch_builtin("allow_permissions")`)."""
     return screen.watch
+
+
+def _api_level(config: pytest.Config) -> int | None:
+    """The target's API level, for the snapshots' device profile (evidence.py)."""
+    if settings_of(config).virtual_count:
+        from pytest_mobile_agent.stack.virtual_lab import virtual_device_facts
+
+        return virtual_device_facts()[1]
+    facts = provider_of(config).target().facts
+    return facts.api_level if facts is not None else None
 
 
 # --- the app under test, and the fixture app --------------------------------------------------------

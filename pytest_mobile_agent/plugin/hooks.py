@@ -18,7 +18,7 @@ from pytest_mobile_agent import __version__
 from pytest_mobile_agent.adb import AdbServer, Target
 from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.errors import MobileAgentError
-from pytest_mobile_agent.plugin import artifacts, progress, reruns
+from pytest_mobile_agent.plugin import artifacts, evidence, progress, reruns
 from pytest_mobile_agent.plugin.fixtures import (
     APP_INSTALLATION_KEY,
     INPUT_WATCHES_KEY,
@@ -86,6 +86,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[PROVIDER_KEY] = TargetProvider(settings, index=worker_index(config))
     config.stash[INPUT_WATCHES_KEY] = InputWatches()
     config.stash[APP_INSTALLATION_KEY] = app_installation_of(settings)
+    evidence.policy_of(config)  # the evidence options, checked at the start
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -293,14 +294,22 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    if call.when == "teardown":
+        evidence.teardown_reporting(item)  # before the report is made: its properties name the files
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
-    if report.failed and report.when == "call":
-        artifacts.collect(item, report, call.excinfo.value if call.excinfo is not None else None)
-    if report.failed and call.excinfo is not None and isinstance(call.excinfo.value, MobileAgentError):
-        _summary_line_only(report)
-    if report.when == "setup":
+    if report.when == "call":
+        if report.failed:
+            screenshot = evidence.policy_of(item.config).screenshot != evidence.OFF
+            artifacts.collect(item, report, call.excinfo.value if call.excinfo is not None else None, screenshot)
+            if call.excinfo is not None and isinstance(call.excinfo.value, MobileAgentError):
+                _summary_line_only(report)
+        evidence.call_reported(item, report, call.excinfo.value if call.excinfo is not None else None)
+    elif report.when == "setup":
         _at_the_test(item, report)
+        evidence.setup_reported(item, report)
+    else:
+        evidence.teardown_reported(item, report)
 
 
 def _summary_line_only(report: pytest.TestReport) -> None:
@@ -318,6 +327,9 @@ controller process when the worker finishes (xdist's own channel for a worker's 
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    from pytest_mobile_agent.plugin.video import abort_all
+
+    abort_all()  # an interrupted run leaves no screenrecord on a device and no encoder running
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         statuses: dict[str, list[str]] = session.config.stash.get(STATUS_KEY, {})

@@ -31,6 +31,12 @@ CONTROLLER_ENV = "MOBILE_AGENT_EMULATOR_CONTROLLER"
 JAR_ENV = "MOBILE_AGENT_JAR"
 RECORDS_ENV = "MOBILE_AGENT_RECORDS"
 APP_APK_ENV = "MOBILE_AGENT_APP_APK"
+TRACE_ENV = "MOBILE_AGENT_TRACE"
+VIDEO_ENV = "MOBILE_AGENT_VIDEO"
+SCREENSHOT_ENV = "MOBILE_AGENT_SCREENSHOT"
+UPDATE_SNAPSHOTS_ENV = "MOBILE_AGENT_UPDATE_SNAPSHOTS"
+RETAIN_MODES = ("off", "on", "retain-on-failure")
+SCREENSHOT_MODES = ("off", "on", "only-on-failure")
 
 
 NO_SERIAL_REASON = (
@@ -183,6 +189,14 @@ OPTIONS = (
         default=DEFAULT_FIXTURE_ACTIVITY,
         metavar="ACTIVITY",
     ),
+    Option(
+        "--android-action-timeout",
+        "android_action_timeout",
+        "seconds an action (tap, long_press, type_text, swipe_within, scroll_until) waits by default for its element "
+        "to exist, be visible and enabled and hold still; 0: no wait",
+        default="5",
+        metavar="SECONDS",
+    ),
     # the seed's timeouts, tuned for a quiet machine: raise them on a loaded CI runner (README)
     Option(
         "--agent-liveness",
@@ -199,19 +213,53 @@ OPTIONS = (
         metavar="SECONDS",
     ),
     Option(
-        "--android-action-timeout",
-        "android_action_timeout",
-        "seconds an action (tap, long_press, type_text, swipe_within, scroll_until) waits by default for its element "
-        "to exist, be visible and enabled and hold still; 0: no wait",
-        default="5",
-        metavar="SECONDS",
-    ),
-    Option(
         "--agent-kill-wait",
         "agent_kill_wait",
         "seconds a SIGKILLed agent may take to go before it counts as having survived SIGKILL",
         default="1",
         metavar="SECONDS",
+    ),
+    # the evidence of a device test (plugin/evidence.py); named apart from pytest-playwright's
+    # --tracing, --video and --screenshot, so both plugins can be installed together
+    Option(
+        "--android-trace",
+        "android_trace",
+        "record each device test's steps (calls, screens, tree, logcat) "
+        "into a zip beside its artifacts, opened by `python -m pytest_mobile_agent show-trace`",
+        env=TRACE_ENV,
+        default="retain-on-failure",
+        choices=RETAIN_MODES,
+    ),
+    Option(
+        "--android-video",
+        "android_video",
+        "record each device test's screen: the emulator controller's "
+        "frames (needs the video extra, PyAV), else screenrecord on the device",
+        env=VIDEO_ENV,
+        default="off",
+        choices=RETAIN_MODES,
+    ),
+    Option(
+        "--android-video-format",
+        "android_video_format",
+        "the container and codec of a video encoded from the controller's frames: mp4 (H.264) or webm (VP8)",
+        default="mp4",
+        choices=("mp4", "webm"),
+    ),
+    Option(
+        "--android-screenshot",
+        "android_screenshot",
+        "a screenshot at each device test's end",
+        env=SCREENSHOT_ENV,
+        default="only-on-failure",
+        choices=SCREENSHOT_MODES,
+    ),
+    Option(
+        "--android-update-snapshots",
+        "android_update_snapshots",
+        "screen.assert_snapshot writes the baselines instead of comparing with them",
+        env=UPDATE_SNAPSHOTS_ENV,
+        is_flag=True,
     ),
 )
 
@@ -348,3 +396,18 @@ def _number(value: object, flag: str, kind: type, minimum: float) -> float:
     if number < minimum:
         raise pytest.UsageError(f"{flag} must be at least {minimum:g}, not {value}")
     return float(number)
+
+
+def choice(config: pytest.Config, dest: str) -> str:
+    """A choice option's value from wherever it came, checked against its choices (the command line's
+    argparse checks only the command line; an environment variable or an ini key is checked here)."""
+    option = _option(dest)
+    value = str(raw_value(config, dest) or option.default or "").strip().lower()
+    if option.choices is not None and value not in option.choices:
+        where = " / ".join(filter(None, (option.flag, option.env, f"ini {dest}")))
+        raise pytest.UsageError(f"{where} takes one of {', '.join(option.choices)}, not {value!r}")
+    return value
+
+
+def flag(config: pytest.Config, dest: str) -> bool:
+    return bool(raw_value(config, dest))

@@ -114,6 +114,7 @@ class FrameSource:
         self._last_hash: int | None = None
         self._changed_at = 0.0
         self._skew: float | None = None
+        self._observers: list[Callable[[Frame], None]] = []
         self.received = 0
         self.failures = 0
         self.last_failure: BaseException | None = None
@@ -159,7 +160,31 @@ class FrameSource:
             self._put(event)
         with self._lock:
             self.received += 1  # counted once it is on the stream, so a reader of the count finds it there
+            observers = list(self._observers)
+        for observer in observers:
+            try:
+                observer(raw)
+            except Exception:  # an observer's bug must not stop the frames
+                log.exception("a frame observer failed")
         return event
+
+    def observe(self, observer: Callable[[Frame], None]) -> Callable[[], None]:
+        """Call `observer` with each raw frame once it is on the event stream (on the frame source's
+        thread: it must hand the frame on and return, never encode it there), starting with the
+        latest kept frame, handed over at once (a still screen sends no new one); returns the call
+        that stops it. The step trace and the video take their frames here."""
+        with self._lock:
+            self._observers.append(observer)
+            latest = self._kept[-1].raw if self._kept else None
+        if latest is not None:
+            observer(latest)
+
+        def stop() -> None:
+            with self._lock:
+                if observer in self._observers:
+                    self._observers.remove(observer)
+
+        return stop
 
     def frames(self) -> list[FrameEvent]:
         with self._lock:

@@ -7,7 +7,6 @@ Screenshots of the page go into the pytest cache (`.pytest_cache/d/inspector/`).
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import urllib.error
@@ -28,11 +27,9 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from pytest_mobile_agent.cli.inspector.server import DeviceWorker, Inspector, serving  # noqa: E402
 from pytest_mobile_agent.cli.inspector.target import opened  # noqa: E402
 from pytest_mobile_agent.stack import Settings  # noqa: E402
+from tests.support.browser import NEEDS_CHROMIUM, chromium  # noqa: E402
 
-CHROMIUM = shutil.which("chromium")
-CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None,
-                                reason="needs Debian's chromium and chromium-driver (sudo bash .ci/system-deps)")
+pytestmark = NEEDS_CHROMIUM
 WAIT = 20.0
 PASSWORD = "correct horse"  # the one the fixture app accepts (virtual/ui/fixture.py)
 
@@ -50,16 +47,8 @@ def page_url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1100",
-                     "--disable-dev-shm-usage"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
-    try:
+    with chromium("1500,1100") as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture

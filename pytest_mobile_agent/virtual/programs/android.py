@@ -33,6 +33,9 @@
   status 1. The environment stays out of /proc/<pid>/cmdline (only argv is there).
 * `screencap [-p] [FILE]`: a PNG of display.render() (raw RGBA with the 16-byte header without
   -p and a file name that is not .png).
+* `screenrecord [--time-limit T] [--size WxH] [--bit-rate R] [--output-format mp4|webm] FILE`
+  records the display as it changes until the limit (180 s by default, 0 for none), SIGINT or
+  SIGHUP: programs/screenrecord.py.
 * `logcat -d` prints logcat's buffer (android/logcat.py), `logcat -c` clears it, plain `logcat`
   follows it until killed; `-b crash` gives AndroidRuntime's FATAL EXCEPTION lines (nothing at all
   when no app died, as an empty crash buffer prints).
@@ -58,6 +61,7 @@ from pytest_mobile_agent.virtual.programs import (
     processes,
     properties,
     runtime,
+    screenrecord,
     settings,
     window,
 )
@@ -67,5 +71,5 @@ TOOLS: dict[str, FrameworkProgram] = {
     "pm": packages.pm_, "cmd": cmd.cmd, "getevent": input.getevent, "uiautomator": automation.uiautomator,
     "su": processes.su, "app_process": runtime.app_process, "app_process64": runtime.app_process,
     "screencap": window.screencap, "logcat": logcat.logcat, "input": input.input_, "dumpsys": dumpsys.dumpsys,
-    "settings": settings.settings_,
+    "settings": settings.settings_, "screenrecord": screenrecord.screenrecord,
 }

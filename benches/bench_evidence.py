@@ -1,0 +1,174 @@
+"""What the evidence of issue 24 costs (docs/performance.md, "Evidence"):
+
+- trace: a tap on the virtual device with the step trace recording it against the same tap with
+  no recorder, the two taking turns (`timing.interleaved`); with the controller (its frames are the
+  screens) and without (budgeted agent screenshots). Bound: at most 5 ms more at p50.
+- build: turning a 50-step test's recording into the trace's files (only for a kept trace).
+- video: the encoder's CPU per 540-pixel-wide frame (H.264 and VP8; the process's CPU time, since
+  x264 encodes on threads of its own), as the share of one core it
+  takes at 30 and 60 frames a second. Bound: at most 25 % of a core at the controller's rate.
+- examples: `pytest examples --android-serial virtual`, --android-trace off against the default
+  retain-on-failure, taking turns. Bound: under 5 % more.
+
+    python3 benches/bench_evidence.py --part trace --rounds 15
+    python3 benches/bench_evidence.py --part video --frames 120
+    python3 benches/bench_evidence.py --part examples --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from timing import interleaved, median, summary, timed  # noqa: E402
+
+from pytest_mobile_agent.plugin.trace import BudgetedScreenshots, LiveFrames, TraceRecorder  # noqa: E402
+from pytest_mobile_agent.stack import Settings, open_stack  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = "dev.mobileagent.fixture/dev.mobileagent.fixture.MainActivity"
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def trace_cost(rounds: int, number: int) -> None:
+    for controller in ("auto", "off"):
+        with open_stack(Settings.for_target("virtual", emulator_controller=controller), holder="bench") as stack:
+            stack.device.shell(f"am start -W -n {FIXTURE} --es tab Login")
+            stack.screen.wait_for(id="tab_list")
+            trace_cost_on(stack, controller, rounds, number)
+
+
+def trace_cost_on(stack: Any, controller: str, rounds: int, number: int) -> None:
+    screen, session = stack.screen, stack.session
+    recorder = TraceRecorder(view=lambda: screen.current_view)
+    recorder.screen = (LiveFrames(session.frames.observe) if session.controller is not None
+                       else BudgetedScreenshots(lambda: session.screenshot("jpeg").data))
+    tabs = iter(["tab_list", "tab_login"] * 100_000)
+
+    def tap() -> None:
+        screen.tap(id=next(tabs))
+
+    def traced() -> None:
+        remove = screen.steps.add_listener(recorder)
+        try:
+            tap()
+        finally:
+            remove()
+
+    samples = interleaved({"off": tap, "on": traced}, rounds=rounds, number=number)
+    off, on = median(samples["off"]) * 1000, median(samples["on"]) * 1000
+    print(f"trace, controller {controller}: tap p50 of round medians {off:.2f} ms off, {on:.2f} ms on, "
+          f"+{on - off:.2f} ms per action ({len(recorder.recorded)} steps recorded); load {load()}")
+    started = time.perf_counter()
+    document, files = recorder.build({"nodeid": "bench", "outcome": "failed"}, {})
+    print(f"  build of the kept trace: {(time.perf_counter() - started) * 1000:.0f} ms for "
+          f"{len(document['steps'])} steps, {len(files)} files")
+    if isinstance(recorder.screen, BudgetedScreenshots):
+        print(f"  agent screenshots: {recorder.screen.taken} taken, {recorder.screen.skipped} skipped by the budget")
+    recorder.close()
+
+
+def build_cost(runs: int) -> None:
+    with open_stack(Settings.for_target("virtual"), holder="bench") as stack:
+        stack.device.shell(f"am start -W -n {FIXTURE} --es tab Login")
+        screen = stack.screen
+        screen.wait_for(id="tab_list")
+        times = []
+        for _ in range(runs):
+            recorder = TraceRecorder(view=lambda: screen.current_view)
+            recorder.screen = LiveFrames(stack.session.frames.observe)
+            remove = screen.steps.add_listener(recorder)
+            for index in range(25):
+                screen.tap(id=("tab_list", "tab_login")[index % 2])
+            remove()
+            recorder.body_ended(True)
+            started = time.perf_counter()
+            recorder.build({"nodeid": "bench", "outcome": "failed"}, {})
+            times.append((time.perf_counter() - started) * 1000)
+            recorder.close()
+        print(f"build of a 50-step trace (25 taps, their finds): {summary(times, 1)}; load {load()}")
+
+
+def video_cost(frames: int) -> None:
+    import av
+    from PIL import Image
+
+    from pytest_mobile_agent.plugin.video import _open_stream
+    from pytest_mobile_agent.virtual.device import VirtualDevice
+
+    device = VirtualDevice("emulator-5590")
+    try:
+        pictures = [device.display.render().resize((540, 1200)) for _ in range(1)]
+    finally:
+        device.close()
+    shifted = Image.new("RGB", (540, 1200), (250, 250, 250))
+    shifted.paste(pictures[0].crop((0, 0, 540, 1100)), (0, 100))
+    pictures.append(shifted)
+    for extension, codec in (("mp4", "libx264"), ("webm", "libvpx")):
+        out = Path(f"/tmp/bench-evidence.{extension}")
+        with av.open(str(out), mode="w") as container:
+            stream = _open_stream(container, codec, (540, 1200))
+            cpu = []
+            for index in range(frames):
+                started = time.process_time()
+                picture = av.VideoFrame.from_image(pictures[index % 2])
+                picture.pts = index * 33
+                from fractions import Fraction
+
+                picture.time_base = Fraction(1, 1000)
+                for packet in stream.encode(picture):
+                    container.mux(packet)
+                cpu.append((time.process_time() - started) * 1000)
+            for packet in stream.encode(None):
+                container.mux(packet)
+        per_frame = statistics.mean(cpu[5:])
+        print(f"video {codec} 540x1200, every frame a change: {per_frame:.2f} ms CPU a frame (mean, p50 "
+              f"{statistics.median(cpu):.2f}); {per_frame * 30 / 10:.1f} % of a core at 30 frames/s, "
+              f"{per_frame * 60 / 10:.1f} % at 60; load {load()}")
+        out.unlink(missing_ok=True)
+
+
+def examples_cost(rounds: int) -> None:
+    base = [sys.executable, "-m", "pytest", "examples", "-q", "-p", "no:randomly", "--android-serial", "virtual"]
+    environment = {**os.environ, "GRPC_ENABLE_FORK_SUPPORT": "false"}
+    samples: dict[str, list[float]] = {"off": [], "retain-on-failure": []}
+    for _ in range(rounds):
+        for mode in samples:
+            started = time.perf_counter()
+            subprocess.run([*base, "--android-trace", mode], cwd=ROOT, env=environment, check=True,
+                           capture_output=True)
+            samples[mode].append(time.perf_counter() - started)
+    off, kept = median(samples["off"]), median(samples["retain-on-failure"])
+    print(f"examples: {off:.2f} s with the trace off, {kept:.2f} s under retain-on-failure "
+          f"({(kept / off - 1) * 100:+.1f} %), medians of {rounds} turns each; load {load()}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", choices=("trace", "build", "video", "examples"), required=True)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--number", type=int, default=4)
+    parser.add_argument("--frames", type=int, default=120)
+    args = parser.parse_args(argv)
+    parts: dict[str, Any] = {"trace": lambda: trace_cost(args.rounds, args.number), "build": lambda: build_cost(5),
+                             "video": lambda: video_cost(args.frames), "examples": lambda: examples_cost(args.rounds)}
+    parts[args.part]()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["timed"]

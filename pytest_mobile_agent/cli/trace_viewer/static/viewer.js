@@ -1,0 +1,223 @@
+"use strict";
+// The trace viewer's page: the steps of one test (inlined in #trace-data), and for the selected step
+// the screen before or after it with the target highlighted, the call, its logcat lines, the tree
+// then; the video follows the timeline and the timeline the video.
+const TOKEN = __TOKEN__;
+const TRACE = JSON.parse(document.getElementById("trace-data").textContent);
+const $ = (id) => document.getElementById(id);
+let current = 0;
+let which = "after";
+let following = false;  // the video is playing: the timeline follows it
+
+function url(path, params) { return `${path}?${new URLSearchParams({ token: TOKEN, ...params })}`; }
+
+function row(table, key, value) {
+  const tr = document.createElement("tr");
+  const th = document.createElement("th");
+  const td = document.createElement("td");
+  th.textContent = key;
+  td.textContent = value;
+  tr.append(th, td);
+  table.append(tr);
+}
+
+function seconds(step) {
+  return step.ended === null ? "" : `${Math.round((step.ended - step.started) * 1000)} ms`;
+}
+
+function drawTimeline() {
+  const list = $("steps");
+  for (const step of TRACE.steps) {
+    const item = document.createElement("li");
+    const args = Object.entries(step.arguments || {}).map(([k, v]) => `${k}=${v}`).join(" ");
+    const call = document.createElement("span");
+    call.className = "call";
+    call.textContent = `${"  ".repeat(step.depth)}${step.name} ${args} → ${step.outcome}`;
+    const took = document.createElement("span");
+    took.className = "took";
+    took.textContent = seconds(step);
+    item.append(took, call);
+    item.dataset.index = step.index;
+    if (step.error) { item.classList.add("failed"); }
+    if (step.teardown) { item.classList.add("teardown"); }
+    item.addEventListener("click", () => select(step.index, true));
+    list.append(item);
+  }
+}
+
+function screenOf(step) {
+  // the step's own screen, else its top-level step's (a nested call acts within it)
+  let at = step;
+  while (at) {
+    const name = at[which] || at[which === "after" ? "before" : "after"];
+    if (name) { return { name, shown: at[which] ? which : (which === "after" ? "before" : "after") }; }
+    at = at.parent === null ? null : TRACE.steps[at.parent];
+  }
+  return null;
+}
+
+function drawScreen(step) {
+  const found = screenOf(step);
+  $("no-screen").hidden = found !== null;
+  $("screen").hidden = found === null;
+  $("which").textContent = found ? `the screen ${found.shown} the call` : "";
+  if (found) { $("screen").src = url("/member", { name: found.name }); }
+  highlight(step);
+}
+
+function highlight(step) {
+  const box = $("highlight");
+  const screen = TRACE.screen;
+  if (!step.target || !screen || $("screen").hidden) { box.hidden = true; return; }
+  const image = $("screen");
+  const place = () => {
+    const scale = image.clientWidth / screen.width;
+    const [l, t, r, b] = step.target;
+    Object.assign(box.style, { left: `${l * scale}px`, top: `${t * scale}px`, width: `${(r - l) * scale}px`,
+      height: `${(b - t) * scale}px` });
+    box.hidden = false;
+  };
+  if (image.complete && image.naturalWidth) { place(); } else { image.onload = place; }
+}
+
+function drawCall(step) {
+  const table = $("call");
+  table.replaceChildren();
+  row(table, "call", step.name);
+  for (const [key, value] of Object.entries(step.arguments || {})) { row(table, key, value); }
+  row(table, "outcome", step.outcome);
+  row(table, "ended by", step.ended_by || "");
+  row(table, "took", seconds(step));
+  if (step.target) { row(table, "target", `[${step.target[0]},${step.target[1]}][${step.target[2]},${step.target[3]}]`); }
+  if (step.polls && step.polls.length) {
+    row(table, "looks", `${step.polls.length} (${step.polls.filter((p) => p[1]).length} matched)`);
+  }
+  if (step.error) { row(table, step.error.type, step.error.message); }
+  for (const [kind, name] of Object.entries(step.snapshot || {})) {
+    const tr = document.createElement("tr");
+    const th = document.createElement("th");
+    const td = document.createElement("td");
+    const image = document.createElement("img");
+    th.textContent = `snapshot ${kind}`;
+    image.src = url("/member", { name });
+    image.className = "snapshot";
+    td.append(image);
+    tr.append(th, td);
+    table.append(tr);
+  }
+}
+
+function drawLogs(step) {
+  const end = step.ended === null ? Infinity : step.ended;
+  const lines = (TRACE.logcat || []).filter((l) => l.t !== null && l.t >= step.started - 0.05 && l.t <= end + 0.05);
+  $("logs").textContent = lines.length ? lines.map((l) => l.line).join("\n") : "(no logcat line during this step)";
+}
+
+async function drawTree(step) {
+  const tree = $("tree");
+  tree.replaceChildren();
+  if (!step.tree) { tree.textContent = "(no tree at this step)"; return; }
+  const response = await fetch(url("/member", { name: step.tree }));
+  const windows = await response.json();
+  if (current !== step.index) { return; }
+  const target = step.target ? step.target.join(",") : null;
+  for (const window of windows) {
+    const header = document.createElement("li");
+    header.className = "window";
+    header.textContent = `window ${window.id} ${window.type} "${window.title || ""}" ${window.package || ""}`;
+    tree.append(header);
+    for (const node of window.nodes) {
+      const item = document.createElement("li");
+      item.textContent = `${"  ".repeat(node.depth + 1)}${node.label}`;
+      if (target !== null && node.bounds.join(",") === target) { item.classList.add("target"); }
+      tree.append(item);
+    }
+  }
+}
+
+function select(index, seek) {
+  const steps = TRACE.steps;
+  if (!steps.length) { return; }
+  current = Math.max(0, Math.min(steps.length - 1, index));
+  const step = steps[current];
+  for (const item of document.querySelectorAll("#steps li")) {
+    item.classList.toggle("selected", Number(item.dataset.index) === current);
+  }
+  const chosen = document.querySelector("#steps li.selected");
+  if (chosen) { chosen.scrollIntoView({ block: "nearest" }); }
+  drawScreen(step);
+  drawCall(step);
+  drawLogs(step);
+  drawTree(step);
+  if (seek) { seekVideo(step.started); }
+}
+
+// --- the video, in step with the timeline ---------------------------------------------------------
+
+const segments = ((TRACE.video && TRACE.video.segments) || []).filter((s) => s.file);
+let segment = -1;
+
+function segmentAt(time) {
+  let chosen = 0;
+  segments.forEach((s, i) => { if (s.started <= time) { chosen = i; } });
+  return chosen;
+}
+
+function seekVideo(time) {
+  if (!segments.length) { return; }
+  const video = $("video");
+  const wanted = segmentAt(time);
+  const offset = Math.max(0, time - segments[wanted].started);
+  if (wanted !== segment) {
+    segment = wanted;
+    video.src = url("/video", { name: segments[wanted].file });
+    video.addEventListener("loadedmetadata", () => { video.currentTime = offset; }, { once: true });
+  } else {
+    video.currentTime = offset;
+  }
+}
+
+function followVideo() {
+  if (!following || segment < 0) { return; }
+  const time = segments[segment].started + $("video").currentTime;
+  let index = 0;
+  TRACE.steps.forEach((s, i) => { if (s.depth === 0 && s.started <= time) { index = i; } });
+  if (index !== current) { select(index, false); }
+}
+
+function setUpVideo() {
+  const video = $("video");
+  if (!segments.length) { return; }
+  video.hidden = false;
+  $("no-video").hidden = true;
+  video.addEventListener("play", () => { following = true; });
+  video.addEventListener("pause", () => { following = false; });
+  video.addEventListener("timeupdate", followVideo);
+  video.addEventListener("ended", () => {
+    following = false;
+    if (segment + 1 < segments.length) { seekVideo(segments[segment + 1].started); video.play(); }
+  });
+}
+
+// --- the page -------------------------------------------------------------------------------------
+
+function start() {
+  const test = TRACE.test;
+  $("test").textContent = `${test.nodeid}: ${test.outcome}${test.failure ? ` (${test.failure})` : ""}`;
+  $("status").textContent = `${TRACE.steps.length} steps`;
+  $("session-status").textContent = (TRACE.status || []).join("\n") || "(none)";
+  $("missing").textContent = (TRACE.missing || []).map((m) => `${m.what}: ${m.why}`).join("\n") || "nothing";
+  drawTimeline();
+  setUpVideo();
+  $("show-before").addEventListener("click", () => { which = "before"; select(current, false); });
+  $("show-after").addEventListener("click", () => { which = "after"; select(current, false); });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "ArrowDown") { select(current + 1, true); event.preventDefault(); }
+    if (event.key === "ArrowUp") { select(current - 1, true); event.preventDefault(); }
+  });
+  const failed = TRACE.steps.findIndex((s) => s.error && s.depth === 0);
+  select(failed >= 0 ? failed : 0, true);
+  document.body.dataset.ready = "true";
+}
+
+start();

@@ -1,0 +1,331 @@
+"""A device test's video (`--android-video`): from the emulator controller's frames when the session
+has a controller, else from `screenrecord` on the device.
+
+With a controller the frames the session already receives are encoded (PyAV, the `video` extra)
+into MP4 (H.264) or WebM (VP8) on an encoder thread. The frame source hands each frame over
+without waiting (`FrameSource.observe`): when the encoder falls behind, its queue is full and the
+frame is left out of the video and counted (`dropped`), never held back from the session's event
+stream. The frames come as the screen changes, so each is stamped with its arrival time and the
+video has a variable frame rate; the last frame is repeated at the end, so the video lasts until
+the test's teardown is over.
+
+Without a controller, `screenrecord` runs over a shell stream into /data/local/tmp. One recording
+lasts at most `--time-limit`, 180 s by default on every API level (AOSP's kMaxTimeLimitSec,
+frameworks/av/cmds/screenrecord/screenrecord.cpp, Android 13 to 15; Android 14, API 34, added
+`--time-limit 0`, no limit, which older devices refuse as outside [1,180]), so the recording is
+made of segments, which work on every level: the next starts OVERLAP seconds before
+the previous one's limit, so there is no gap between them. It is stopped by SIGINT (the tool's
+signalCatcher then writes the file's index), pulled, and deleted from the device whatever happens:
+a Ctrl-C of the run stops and deletes them too (`abort_all`, called at the session's finish).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import queue
+import secrets
+import shlex
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from pytest_mobile_agent.errors import MobileAgentError
+
+log = logging.getLogger("pytest_mobile_agent.plugin.video")
+
+QUEUE_FRAMES = 8
+"""Frames waiting for the encoder; past this, frames are dropped from the video and counted."""
+FINISH_TIMEOUT = 15.0
+SEGMENT_SECONDS = 180
+OVERLAP = 3.0
+STOP_TIMEOUT = 10.0
+REMOTE_DIR = "/data/local/tmp"
+CODECS = {"mp4": "libx264", "webm": "libvpx"}
+MISSING_AV = ("video from the emulator's frames needs PyAV: pip install 'pytest-mobile-agent[video]' "
+              "(or --android-video off)")
+
+_ACTIVE: set[Any] = set()
+_ACTIVE_LOCK = threading.Lock()
+
+
+@dataclass
+class VideoResult:
+    written: bool
+    notes: list[str] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+def start(video_format: str, *, session: Any, device: Any) -> ControllerVideo | ScreenRecording:
+    """The test's recording, started now: the controller's frames when the session has a controller."""
+    if session is not None and session.controller is not None:
+        recording: ControllerVideo | ScreenRecording = ControllerVideo(session.frames.observe, video_format)
+    elif device is not None:
+        recording = ScreenRecording(device)
+    else:
+        raise MobileAgentError("no device to record")
+    with _ACTIVE_LOCK:
+        _ACTIVE.add(recording)
+    return recording
+
+
+def abort_all() -> None:
+    """Stop every recording still running (an interrupted run): no screenrecord left on a device."""
+    with _ACTIVE_LOCK:
+        running = list(_ACTIVE)
+        _ACTIVE.clear()
+    for recording in running:
+        with contextlib.suppress(Exception):
+            recording.finish(None)
+
+
+def _done(recording: Any) -> None:
+    with _ACTIVE_LOCK:
+        _ACTIVE.discard(recording)
+
+
+# --- the controller's frames -----------------------------------------------------------------------
+
+
+class ControllerVideo:
+    """Encodes the frames the session receives, on its own thread, into a temporary file."""
+
+    def __init__(self, observe: Callable[[Callable[[Any], None]], Callable[[], None]], video_format: str,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        try:
+            import av
+        except ImportError:
+            raise MobileAgentError(MISSING_AV) from None
+        self._av = av
+        self.extension = video_format
+        self._clock = clock
+        self.started = time.time()
+        self._started_at = clock()
+        self._queue: queue.Queue[tuple[Any, float] | None] = queue.Queue(QUEUE_FRAMES)
+        self.dropped = 0
+        self.encoded = 0
+        self.failure: BaseException | None = None
+        handle, name = tempfile.mkstemp(prefix="mobile-agent-video-", suffix=f".{video_format}")
+        os.close(handle)
+        self._file = Path(name)
+        self._thread = threading.Thread(target=self._run, name="mobile-agent-video-encoder", daemon=True)
+        self._thread.start()
+        self._stop_observing = observe(self._offer)
+
+    def _offer(self, frame: Any) -> None:
+        """On the frame source's thread: hand the frame over, or count it dropped; never wait."""
+        try:
+            self._queue.put_nowait((frame, frame.received_at or self._clock()))
+        except queue.Full:
+            self.dropped += 1
+
+    def _run(self) -> None:
+        try:
+            with self._av.open(str(self._file), mode="w") as container:
+                self._encode_all(container)
+        except Exception as exc:  # noqa: BLE001 - a failed encoder costs the video, never the test
+            self.failure = exc
+            log.warning("the video encoder failed: %s", exc)
+            while self._queue.get() is not None:  # keep taking frames until finish, so none waits
+                self.dropped += 1
+
+    def _encode_all(self, container: Any) -> None:
+        stream = None
+        last: tuple[Any, int] | None = None
+        while (item := self._queue.get()) is not None:
+            frame, arrived = item
+            if stream is None:
+                stream = _open_stream(container, CODECS[self.extension], _upright_size(frame))
+            pts = max(last[1] + 1 if last else 0, round((arrived - self._started_at) * 1000))
+            picture = self._picture(frame, stream)
+            self._encode(container, stream, picture, pts)
+            last = (picture, pts)
+        if stream is None:
+            return
+        end = round((self._clock() - self._started_at) * 1000)
+        if last is not None and end > last[1]:
+            self._encode(container, stream, last[0], end)  # the last picture lasts until the end
+        for packet in stream.encode(None):
+            container.mux(packet)
+
+    def _picture(self, frame: Any, stream: Any) -> Any:
+        from pytest_mobile_agent.session.frames import upright
+
+        image = upright(frame.width, frame.height, frame.data, frame.rotation)
+        if image.size != (stream.width, stream.height):
+            image = image.resize((stream.width, stream.height))
+        return image
+
+    def _encode(self, container: Any, stream: Any, image: Any, pts: int) -> None:
+        picture = self._av.VideoFrame.from_image(image)
+        picture.pts = pts
+        picture.time_base = Fraction(1, 1000)
+        for packet in stream.encode(picture):
+            container.mux(packet)
+        self.encoded += 1
+
+    def finish(self, path: Path | None) -> VideoResult:
+        """Stop taking frames, let the encoder close the file, and move it to `path` (None: delete it)."""
+        _done(self)
+        self._stop_observing()
+        notes: list[str] = []
+        try:
+            self._queue.put(None, timeout=FINISH_TIMEOUT)
+        except queue.Full:
+            notes.append("the encoder stopped taking frames")
+        self._thread.join(FINISH_TIMEOUT)
+        if self._thread.is_alive():
+            notes.append(f"the encoder did not finish within {FINISH_TIMEOUT:g} s")
+        if self.failure is not None:
+            notes.append(f"the encoder failed: {self.failure}")
+        if self.dropped:
+            notes.append(f"{self.dropped} frames left out of the video: the encoder was behind")
+        facts = {"started": self.started, "frames": self.encoded, "dropped": self.dropped, "source": "controller"}
+        written = path is not None and self.failure is None and not self._thread.is_alive() and self.encoded > 0
+        if written and path is not None:
+            _move_private(self._file, path)
+            facts["segments"] = [{"file": path.name, "started": self.started}]
+        else:
+            self._file.unlink(missing_ok=True)
+        dropped_only = [n for n in notes if "left out" not in n]
+        return VideoResult(written, dropped_only if written else notes, facts)
+
+
+def _open_stream(container: Any, codec: str, size: tuple[int, int]) -> Any:
+    stream = container.add_stream(codec, rate=60)
+    stream.width, stream.height = size[0] - size[0] % 2, size[1] - size[1] % 2
+    stream.pix_fmt = "yuv420p"
+    stream.codec_context.time_base = Fraction(1, 1000)
+    stream.options = {"preset": "ultrafast", "tune": "zerolatency"} if codec == "libx264" else {
+        "deadline": "realtime", "cpu-used": "8"}
+    return stream
+
+
+def _upright_size(frame: Any) -> tuple[int, int]:
+    return (frame.height, frame.width) if frame.rotation % 2 else (frame.width, frame.height)
+
+
+# --- screenrecord ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Segment:
+    remote: str
+    stream: Any
+    pid: str
+    started: float
+
+
+class ScreenRecording:
+    """`screenrecord` on the device, in segments that overlap, pulled and deleted at the end."""
+
+    extension = "mp4"
+
+    def __init__(self, device: Any, segment_seconds: float | None = None) -> None:
+        self._device = device
+        self._seconds = segment_seconds or SEGMENT_SECONDS
+        self._token = secrets.token_hex(4)
+        self.segments: list[Segment] = []
+        self.started = time.time()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._start_segment()
+        self._roller = threading.Thread(target=self._roll, name="mobile-agent-screenrecord", daemon=True)
+        self._roller.start()
+
+    def _start_segment(self) -> None:
+        remote = f"{REMOTE_DIR}/mobile-agent-{self._token}-{len(self.segments) + 1}.mp4"
+        limit = max(1, round(self._seconds))
+        stream = self._device.shell_stream(f"echo $$; exec screenrecord --time-limit {limit} {shlex.quote(remote)}")
+        pid = (stream.read_line(5.0) or "").strip()
+        if not pid.isdigit():
+            stream.close()
+            raise MobileAgentError(f"screenrecord did not start on {self._device.serial}")
+        with self._lock:
+            self.segments.append(Segment(remote, stream, pid, time.time()))
+
+    def _roll(self) -> None:
+        """The next segment, OVERLAP seconds before the current one reaches its time limit."""
+        while not self._stop.wait(max(0.5, self._seconds - OVERLAP)):
+            try:
+                self._start_segment()
+            except Exception as exc:  # noqa: BLE001 - the video has a gap from here; the test goes on
+                log.warning("the next screenrecord segment did not start: %s", exc)
+                return
+
+    def finish(self, path: Path | None) -> VideoResult:
+        """Stop every segment (SIGINT), pull them when `path` is given, delete them from the device."""
+        _done(self)
+        self._stop.set()
+        self._roller.join(STOP_TIMEOUT)
+        notes: list[str] = []
+        with self._lock:
+            segments = list(self.segments)
+        try:
+            self._stop_segments(segments, notes)
+            written = path is not None and self._pull(segments, path, notes)
+        finally:
+            self._delete(segments, notes)
+        facts = {"started": self.started, "source": "screenrecord",
+                 "segments": [{"file": _segment_name(path, index), "started": s.started}
+                              for index, s in enumerate(segments)] if path is not None else []}
+        return VideoResult(written, notes, facts)
+
+    def _stop_segments(self, segments: list[Segment], notes: list[str]) -> None:
+        pids = " ".join(s.pid for s in segments)
+        with contextlib.suppress(MobileAgentError, OSError):
+            self._device.shell(f"kill -INT {pids} 2>/dev/null")
+        for segment in segments:
+            try:
+                segment.stream.wait(STOP_TIMEOUT)
+            except (MobileAgentError, OSError):
+                notes.append(f"screenrecord {segment.pid} did not stop on SIGINT; killed")
+                with contextlib.suppress(MobileAgentError, OSError):
+                    self._device.shell(f"kill -9 {segment.pid} 2>/dev/null")
+            finally:
+                with contextlib.suppress(Exception):
+                    segment.stream.close()
+
+    def _pull(self, segments: list[Segment], path: Path, notes: list[str]) -> bool:
+        pulled = 0
+        for index, segment in enumerate(segments):
+            target = path.with_name(_segment_name(path, index))
+            temporary = target.with_name(f".{target.name}.{os.getpid()}.partial")
+            try:
+                self._device.pull(segment.remote, temporary)
+                os.chmod(temporary, 0o600)
+                os.replace(temporary, target)
+                pulled += 1
+            except (MobileAgentError, OSError) as exc:
+                notes.append(f"segment {index + 1} could not be pulled: {exc}")
+                temporary.unlink(missing_ok=True)
+        return pulled == len(segments) and pulled > 0
+
+    def _delete(self, segments: list[Segment], notes: list[str]) -> None:
+        if not segments:
+            return
+        remotes = " ".join(shlex.quote(s.remote) for s in segments)
+        try:
+            self._device.shell(f"rm -f {remotes}")
+        except (MobileAgentError, OSError) as exc:
+            notes.append(f"the recordings on the device could not be deleted: {exc}")
+
+
+def _segment_name(path: Path | None, index: int) -> str:
+    if path is None:
+        return ""
+    return path.name if index == 0 else f"{path.stem}.{index + 1}{path.suffix}"
+
+
+def _move_private(source: Path, target: Path) -> None:
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    shutil.move(str(source), str(temporary))
+    os.chmod(temporary, 0o600)
+    os.replace(temporary, target)

@@ -1,0 +1,135 @@
+"""Issue 24 item 5: visual snapshots on the virtual device: a baseline written, then matched; a changed
+label caught with its diff image; the status bar's clock (it shows seconds) masked, so it never fails;
+a mismatch under -n 2; and the comparison's anti-aliasing tolerance, on pixels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pytest_mobile_agent.errors import InvalidArgument
+from pytest_mobile_agent.mirror import snapshots
+from tests.unit.plugin.plugin_inner_runs import ISOLATED, isolate
+
+pytest_plugins = ["pytester"]
+
+LOGIN = """
+import time
+
+def test_login(compose_fixture, screen):
+    compose_fixture(tab="Login")
+    screen.assert_snapshot("login")
+
+def test_login_a_clock_tick_later(compose_fixture, screen):
+    compose_fixture(tab="Login")
+    time.sleep(1.2)  # the status bar's clock shows seconds
+    screen.assert_snapshot("login")
+
+def test_login_with_an_error_label(compose_fixture, screen):
+    compose_fixture(tab="Login")
+    screen.tap(id="login_button")
+    screen.wait_for(id="login_error")
+    screen.assert_snapshot("login")
+"""
+PROFILE = "1080x2400-420dpi-api36"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    isolate(pytester, monkeypatch)
+    monkeypatch.delenv("MOBILE_AGENT_UPDATE_SNAPSHOTS", raising=False)
+
+
+def test_a_baseline_is_written_then_matched_and_a_changed_label_is_caught(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_screens=LOGIN)
+    first = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual", "-k", "test_login and not later "
+                                          "and not error", "--android-update-snapshots")
+    first.assert_outcomes(passed=1)
+    baseline = pytester.path / "__snapshots__" / "test_screens" / PROFILE / "login.png"
+    assert baseline.read_bytes().startswith(b"\x89PNG")
+    result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*SnapshotMismatch: snapshot 'login' does not match *login.png: * pixels differ *",
+                                 "*mobile-agent snapshot*"])
+    folder = pytester.path / ".mobile-agent" / "artifacts" / "test_screens.py_test_login_with_an_error_label"
+    diff = snapshots.decode_png((folder / "login-diff.png").read_bytes())
+    red = (diff[..., 0] == 255) & (diff[..., 1] == 0) & (diff[..., 2] == 0)
+    rows = np.nonzero(red.any(axis=1))[0]
+    assert rows.min() >= 1579 and rows.max() <= 1663, "the differing pixels are the error label's (login_error)"
+    assert (folder / "login-expected.png").exists() and (folder / "login-actual.png").exists()
+
+
+def test_a_missing_baseline_is_written_and_fails_once(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_screens=LOGIN)
+    result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual", "-k", "test_login and not later "
+                                           "and not error")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*snapshot 'login' had no baseline: * is written from this run*"])
+    again = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual", "-k", "test_login and not later "
+                                          "and not error")
+    again.assert_outcomes(passed=1)
+
+
+def test_without_the_default_masks_the_clock_fails_it(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_screens="""
+        import time
+
+        def test_clock(compose_fixture, screen):
+            compose_fixture(tab="Login")
+            screen.assert_snapshot("clock", default_masks=False)
+            time.sleep(1.2)
+            screen.assert_snapshot("clock", default_masks=False)
+    """)
+    result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual", "--android-update-snapshots")
+    result.assert_outcomes(passed=1)
+    result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*snapshot 'clock' does not match*"])
+
+
+def test_a_mismatch_under_two_workers(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_screens="""
+        import pytest
+
+        @pytest.mark.parametrize("tab", ["Login", "List", "Big", "Login"])
+        def test_tab(compose_fixture, screen, tab):
+            compose_fixture(tab=tab)
+            screen.assert_snapshot("tab-login")
+    """)
+    baseline = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual", "--android-update-snapshots",
+                                             "-k", "Login0")
+    baseline.assert_outcomes(passed=1)
+    result = pytester.runpytest_subprocess(*ISOLATED, "-n", "2", "--android-serial", "virtual")
+    result.assert_outcomes(passed=2, failed=2)
+    diffs = sorted(p.parent.name for p in (pytester.path / ".mobile-agent" / "artifacts").glob("*/tab-login-diff.png"))
+    assert diffs == ["test_screens.py_test_tab_Big", "test_screens.py_test_tab_List"]
+
+
+def test_pixels_within_one_pixel_of_a_match_do_not_count() -> None:
+    expected = np.zeros((20, 20, 3), dtype=np.uint8)
+    expected[5:15, 10] = 255  # a vertical line
+    shifted = np.zeros_like(expected)
+    shifted[5:15, 11] = 255  # the same line one pixel to the right: anti-aliasing moved it
+    assert snapshots.compare(expected, shifted).differing == 0
+    moved = np.zeros_like(expected)
+    moved[5:15, 14] = 255  # four pixels away: a real change
+    assert snapshots.compare(expected, moved).differing == 20
+
+
+def test_masks_paint_over_both_images() -> None:
+    image = np.full((10, 10, 3), 200, dtype=np.uint8)
+    painted = snapshots.masked(image, [(2, 3, 5, 6)])
+    assert (painted[3:6, 2:5] == 128).all() and (painted[0, 0] == 200).all()
+    assert (image == 200).all(), "the original is left as it was"
+
+
+@pytest.mark.parametrize("name", ["", "../login", "a b", "x" * 101, 3])
+def test_a_bad_name_is_refused_naming_the_argument(name: object) -> None:
+    with pytest.raises(InvalidArgument, match="^name must be a file name"):
+        snapshots.check_name(name)
+
+
+@pytest.mark.parametrize("threshold", [-0.1, 1, True, "0.1"])
+def test_a_bad_threshold_is_refused_naming_the_argument(threshold: object) -> None:
+    with pytest.raises(InvalidArgument, match="^threshold is the share of pixels"):
+        snapshots.check_threshold(threshold)
