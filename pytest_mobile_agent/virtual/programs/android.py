@@ -42,6 +42,10 @@
   provider's `key(code)` / `text(s)` when it has them; HOME, 3, brings the launcher to the front).
 * `dumpsys window` (mCurrentFocus, mFocusedApp), `dumpsys activity activities` (mResumedActivity),
   `settings get|put|list NAMESPACE [KEY [VALUE]]`.
+* the device state's commands: `svc wifi|data`, `appops`, `cmd location|connectivity|wifi|phone|
+  uimode|statusbar|notification`, `dumpsys battery|location|wifi` (programs/devicestate.py,
+  programs/sensors.py), `wm user-rotation`, `wm dismiss-keyguard`, and the power keys of
+  `input keyevent`.
 """
 
 from __future__ import annotations
@@ -57,7 +61,9 @@ from pytest_mobile_agent.virtual.programs import (
     packages,
     processes,
     properties,
+    devicestate,
     runtime,
+    sensors,
     settings,
     window,
 )
@@ -67,5 +73,5 @@ TOOLS: dict[str, FrameworkProgram] = {
     "pm": packages.pm_, "cmd": cmd.cmd, "getevent": input.getevent, "uiautomator": automation.uiautomator,
     "su": processes.su, "app_process": runtime.app_process, "app_process64": runtime.app_process,
     "screencap": window.screencap, "logcat": logcat.logcat, "input": input.input_, "dumpsys": dumpsys.dumpsys,
-    "settings": settings.settings_,
+    "settings": settings.settings_, "svc": devicestate.svc, "appops": sensors.appops,
 }
