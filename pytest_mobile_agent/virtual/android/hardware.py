@@ -19,6 +19,9 @@ NETWORK_MODES: dict[str, tuple[float, float, int, int]] = {
     "umts": (384.0, 384.0, 35, 200), "edge": (473.6, 473.6, 80, 400), "hsdpa": (5760.0, 13980.0, 0, 0),
     "lte": (58000.0, 173000.0, 0, 0), "evdo": (75000.0, 280000.0, 0, 0),
 }
+#: the display names `help network speed` lists (dump_network_speeds)
+SPEED_NAMES = {"gsm": "GSM/CD", "hscsd": "HSCSD", "gprs": "GPRS", "umts": "UMTS/3G", "edge": "EDGE/EGPRS",
+               "hsdpa": "HSDPA", "lte": "LTE", "evdo": "EVDO", "5g": "no limit", "full": "no limit"}
 UNLIMITED_SPEEDS = ("5g", "full")
 NO_LATENCY = ("5g", "none")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
