@@ -44,7 +44,7 @@ from pytest_mobile_agent.emulator import discovery
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2 as pb
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as pb_grpc
 from pytest_mobile_agent.virtual.android.battery import HealthInfo
-from pytest_mobile_agent.virtual.android.display import Display
+from pytest_mobile_agent.virtual.android.display import Display as DeviceDisplay
 from pytest_mobile_agent.virtual.android.location import Fix
 from pytest_mobile_agent.virtual.android.settings import default_settings
 from pytest_mobile_agent.virtual.android.state import DeviceState
@@ -374,7 +374,7 @@ class ControllerDouble:
         if auth not in ("token", "jwt", "none"):
             raise ValueError(f"auth is token, jwt or none, not {auth!r}")
         self.feed = DisplayFeed(display)
-        self.hardware = hardware if hardware is not None else DeviceState(default_settings(), Display())
+        self.hardware = hardware if hardware is not None else DeviceState(default_settings(), DeviceDisplay())
         self.serial = serial
         self.console_port = _console_port(serial)
         self.avd = avd or AvdConfig()
