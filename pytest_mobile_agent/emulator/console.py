@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_mobile_agent.errors import ControllerError, Timeout, Unavailable
+from pytest_mobile_agent.errors import ControllerError, Timeout
 
 TOKEN_FILE = ".emulator_console_auth_token"
 CONSOLE_TIMEOUT = 5.0
@@ -54,14 +54,14 @@ class Console:
     @classmethod
     def connect(cls, port: int, *, serial: str = "", token_path: Path | None = None, host: str = "127.0.0.1",
                 timeout: float = CONSOLE_TIMEOUT) -> Console:
-        """Connect, read the banner and authenticate when the console asks; errors.Unavailable
-        naming the serial when nothing listens or the token cannot be read."""
+        """Connect, read the banner and authenticate when the console asks; ControllerError naming
+        the serial when nothing listens or the token cannot be read."""
         name = serial or f"the emulator console on port {port}"
         try:
             sock = socket.create_connection((host, port), timeout=timeout)
         except OSError as exc:
-            raise Unavailable(name, f"its console on {host}:{port} is not reachable: {exc.strerror or exc}",
-                              console_port=port) from None
+            raise ControllerError(f"the emulator console of {name} on {host}:{port} is not reachable: "
+                                  f"{exc.strerror or exc}") from None
         console = cls(sock, serial, port, timeout)
         try:
             banner = console._read_reply(time.monotonic() + timeout)
@@ -76,8 +76,8 @@ class Console:
         try:
             token = token_path.read_text().strip()
         except OSError as exc:
-            raise Unavailable(name, f"its console asks for the token in {token_path}, which cannot be read: "
-                                    f"{exc.strerror or exc}", console_port=self.port) from None
+            raise ControllerError(f"the emulator console of {name} asks for the token in {token_path}, which "
+                                  f"cannot be read: {exc.strerror or exc}") from None
         self.run(f"auth {token}", what="auth <token>")
 
     def run(self, command: str, *, what: str | None = None) -> list[str]:

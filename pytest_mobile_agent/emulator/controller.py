@@ -31,7 +31,13 @@ from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as 
 from pytest_mobile_agent.emulator.endpoint import Endpoint
 from pytest_mobile_agent.emulator.frame import Frame
 from pytest_mobile_agent.emulator.hardware import Hardware
-from pytest_mobile_agent.emulator.hardware_state import EmulatedBattery, GpsFix, PostureName, posture_message
+from pytest_mobile_agent.emulator.hardware_state import (
+    EmulatedBattery,
+    GpsFix,
+    PostureName,
+    posture_message,
+    posture_name,
+)
 from pytest_mobile_agent.errors import (
     Closed,
     ControllerError,
@@ -190,6 +196,12 @@ class Controller:
         """sendFingerprint: the registered finger `touch_id` touches (or leaves) the sensor."""
         self._call(self._stub.sendFingerprint, pb.Fingerprint(isTouching=touching, touchId=touch_id), timeout,
                    "sendFingerprint")
+
+    def posture(self, *, timeout: float | None = None) -> PostureName | None:
+        """getPhysicalModel(POSTURE): the posture now; None when the AVD reports none (no hinge)."""
+        request = pb.PhysicalModelValue(target=pb.PhysicalModelValue.POSTURE)
+        reply = self._call(self._stub.getPhysicalModel, request, timeout, "getPhysicalModel")
+        return posture_name(int(reply.value.data[0])) if reply.value.data else None
 
     def set_posture(self, posture: PostureName, *, timeout: float | None = None) -> None:
         """setPosture: a foldable's posture (closed, half_opened, opened, flipped, tent)."""

@@ -73,5 +73,10 @@ def posture_message(name: PostureName) -> Any:
     return pb.Posture(value=POSTURES[name])
 
 
+def posture_name(value: int) -> PostureName | None:
+    """The posture of a Posture value (getPhysicalModel's POSTURE); None for unknown (0)."""
+    return next((name for name, number in POSTURES.items() if number == value), None)
+
+
 def _name(names: tuple[Any, ...], value: int, default: Any) -> Any:
     return names[value] if 0 <= value < len(names) else default

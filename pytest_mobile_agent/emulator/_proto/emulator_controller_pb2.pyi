@@ -253,6 +253,74 @@ class KeyboardEvent(_message.Message):
     text: str
     def __init__(self, codeType: _Optional[_Union[KeyboardEvent.KeyCodeType, str]] = ..., eventType: _Optional[_Union[KeyboardEvent.KeyEventType, str]] = ..., keyCode: _Optional[int] = ..., key: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
+class ParameterValue(_message.Message):
+    __slots__ = ("data",)
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    data: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, data: _Optional[_Iterable[float]] = ...) -> None: ...
+
+class PhysicalModelValue(_message.Message):
+    __slots__ = ("target", "status", "value")
+    class State(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        OK: _ClassVar[PhysicalModelValue.State]
+        NO_SERVICE: _ClassVar[PhysicalModelValue.State]
+        DISABLED: _ClassVar[PhysicalModelValue.State]
+        UNKNOWN: _ClassVar[PhysicalModelValue.State]
+    OK: PhysicalModelValue.State
+    NO_SERVICE: PhysicalModelValue.State
+    DISABLED: PhysicalModelValue.State
+    UNKNOWN: PhysicalModelValue.State
+    class PhysicalType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        POSITION: _ClassVar[PhysicalModelValue.PhysicalType]
+        ROTATION: _ClassVar[PhysicalModelValue.PhysicalType]
+        MAGNETIC_FIELD: _ClassVar[PhysicalModelValue.PhysicalType]
+        TEMPERATURE: _ClassVar[PhysicalModelValue.PhysicalType]
+        PROXIMITY: _ClassVar[PhysicalModelValue.PhysicalType]
+        LIGHT: _ClassVar[PhysicalModelValue.PhysicalType]
+        PRESSURE: _ClassVar[PhysicalModelValue.PhysicalType]
+        HUMIDITY: _ClassVar[PhysicalModelValue.PhysicalType]
+        VELOCITY: _ClassVar[PhysicalModelValue.PhysicalType]
+        AMBIENT_MOTION: _ClassVar[PhysicalModelValue.PhysicalType]
+        HINGE_ANGLE0: _ClassVar[PhysicalModelValue.PhysicalType]
+        HINGE_ANGLE1: _ClassVar[PhysicalModelValue.PhysicalType]
+        HINGE_ANGLE2: _ClassVar[PhysicalModelValue.PhysicalType]
+        ROLLABLE0: _ClassVar[PhysicalModelValue.PhysicalType]
+        ROLLABLE1: _ClassVar[PhysicalModelValue.PhysicalType]
+        ROLLABLE2: _ClassVar[PhysicalModelValue.PhysicalType]
+        POSTURE: _ClassVar[PhysicalModelValue.PhysicalType]
+        HEART_RATE: _ClassVar[PhysicalModelValue.PhysicalType]
+        RGBC_LIGHT: _ClassVar[PhysicalModelValue.PhysicalType]
+        WRIST_TILT: _ClassVar[PhysicalModelValue.PhysicalType]
+    POSITION: PhysicalModelValue.PhysicalType
+    ROTATION: PhysicalModelValue.PhysicalType
+    MAGNETIC_FIELD: PhysicalModelValue.PhysicalType
+    TEMPERATURE: PhysicalModelValue.PhysicalType
+    PROXIMITY: PhysicalModelValue.PhysicalType
+    LIGHT: PhysicalModelValue.PhysicalType
+    PRESSURE: PhysicalModelValue.PhysicalType
+    HUMIDITY: PhysicalModelValue.PhysicalType
+    VELOCITY: PhysicalModelValue.PhysicalType
+    AMBIENT_MOTION: PhysicalModelValue.PhysicalType
+    HINGE_ANGLE0: PhysicalModelValue.PhysicalType
+    HINGE_ANGLE1: PhysicalModelValue.PhysicalType
+    HINGE_ANGLE2: PhysicalModelValue.PhysicalType
+    ROLLABLE0: PhysicalModelValue.PhysicalType
+    ROLLABLE1: PhysicalModelValue.PhysicalType
+    ROLLABLE2: PhysicalModelValue.PhysicalType
+    POSTURE: PhysicalModelValue.PhysicalType
+    HEART_RATE: PhysicalModelValue.PhysicalType
+    RGBC_LIGHT: PhysicalModelValue.PhysicalType
+    WRIST_TILT: PhysicalModelValue.PhysicalType
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    target: PhysicalModelValue.PhysicalType
+    status: PhysicalModelValue.State
+    value: ParameterValue
+    def __init__(self, target: _Optional[_Union[PhysicalModelValue.PhysicalType, str]] = ..., status: _Optional[_Union[PhysicalModelValue.State, str]] = ..., value: _Optional[_Union[ParameterValue, _Mapping]] = ...) -> None: ...
+
 class Fingerprint(_message.Message):
     __slots__ = ("isTouching", "touchId")
     ISTOUCHING_FIELD_NUMBER: _ClassVar[int]

@@ -60,6 +60,11 @@ class EmulatorControllerStub:
                 request_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.Fingerprint.SerializeToString,
                 response_deserializer=google_dot_protobuf_dot_empty__pb2.Empty.FromString,
                 _registered_method=True)
+        self.getPhysicalModel = channel.unary_unary(
+                '/android.emulation.control.EmulatorController/getPhysicalModel',
+                request_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.PhysicalModelValue.SerializeToString,
+                response_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.PhysicalModelValue.FromString,
+                _registered_method=True)
         self.sendKey = channel.unary_unary(
                 '/android.emulation.control.EmulatorController/sendKey',
                 request_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.KeyboardEvent.SerializeToString,
@@ -124,6 +129,13 @@ class EmulatorControllerServicer:
 
     def sendFingerprint(self, request, context):
         """A touch (isTouching true) or a lift of the registered finger touchId on the fingerprint sensor.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def getPhysicalModel(self, request, context):
+        """The physical model's value of one target (the driver reads the POSTURE).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -198,6 +210,11 @@ def add_EmulatorControllerServicer_to_server(servicer, server):
                     servicer.sendFingerprint,
                     request_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.Fingerprint.FromString,
                     response_serializer=google_dot_protobuf_dot_empty__pb2.Empty.SerializeToString,
+            ),
+            'getPhysicalModel': grpc.unary_unary_rpc_method_handler(
+                    servicer.getPhysicalModel,
+                    request_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.PhysicalModelValue.FromString,
+                    response_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.PhysicalModelValue.SerializeToString,
             ),
             'sendKey': grpc.unary_unary_rpc_method_handler(
                     servicer.sendKey,
@@ -365,6 +382,33 @@ class EmulatorController:
             '/android.emulation.control.EmulatorController/sendFingerprint',
             pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.Fingerprint.SerializeToString,
             google_dot_protobuf_dot_empty__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def getPhysicalModel(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/android.emulation.control.EmulatorController/getPhysicalModel',
+            pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.PhysicalModelValue.SerializeToString,
+            pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.PhysicalModelValue.FromString,
             options,
             channel_credentials,
             insecure,

@@ -344,6 +344,13 @@ class _Servicer(pb_grpc.EmulatorControllerServicer):
         self.double.hardware.sensors.fingerprint_touches.append((int(request.touchId), bool(request.isTouching)))
         return empty_pb2.Empty()
 
+    def getPhysicalModel(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self.double._saw("getPhysicalModel", context)
+        if request.target != pb.PhysicalModelValue.POSTURE:
+            context.abort(grpc.StatusCode.UNIMPLEMENTED, "The virtual device models only the POSTURE")
+        posture = self.double.hardware.sensors.posture
+        return pb.PhysicalModelValue(target=request.target, value=pb.ParameterValue(data=[float(posture)]))
+
     def setPosture(self, request: Any, context: grpc.ServicerContext) -> Any:
         self.double._saw("setPosture", context)
         self.double.hardware.sensors.posture = int(request.value)

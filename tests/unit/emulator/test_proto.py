@@ -154,6 +154,8 @@ def test_the_service_paths_are_the_emulators() -> None:
         "setGps": ("android.emulation.control.GpsState", "google.protobuf.Empty", False),
         "getGps": ("google.protobuf.Empty", "android.emulation.control.GpsState", False),
         "sendFingerprint": ("android.emulation.control.Fingerprint", "google.protobuf.Empty", False),
+        "getPhysicalModel": ("android.emulation.control.PhysicalModelValue",
+                             "android.emulation.control.PhysicalModelValue", False),
         "setPosture": ("android.emulation.control.Posture", "google.protobuf.Empty", False),
     }
 
@@ -170,6 +172,8 @@ def test_the_device_state_messages_encode_with_the_emulators_field_numbers() -> 
     assert pb.Fingerprint(isTouching=True, touchId=2).SerializeToString() == vint(1, 1) + vint(2, 2)
     assert pb.Posture(value=pb.Posture.POSTURE_HALF_OPENED).SerializeToString() == vint(3, 2)
     assert pb.Posture.POSTURE_TENT == 5 and pb.BatteryState.FULL == 4 and pb.BatteryState.WIRELESS == 3
+    model = pb.PhysicalModelValue(target=pb.PhysicalModelValue.POSTURE, value=pb.ParameterValue(data=[2.0]))
+    assert model.SerializeToString() == vint(1, 16) + ldelim(3, ldelim(1, struct.pack("<f", 2.0)))
 
 
 # --- the SDK's proto, compared field by field --------------------------------------------------
@@ -190,6 +194,7 @@ service EmulatorController {
     rpc setGps(GpsState) returns (google.protobuf.Empty) {}
     rpc getGps(google.protobuf.Empty) returns (GpsState) {}
     rpc sendFingerprint(Fingerprint) returns (google.protobuf.Empty) {}
+    rpc getPhysicalModel(PhysicalModelValue) returns (PhysicalModelValue) {}
     rpc sendKey(KeyboardEvent) returns (google.protobuf.Empty) {}
     rpc sendTouch(TouchEvent) returns (google.protobuf.Empty) {}
     rpc injectWheel(stream WheelEvent) returns (google.protobuf.Empty) {}
@@ -222,6 +227,17 @@ message Posture {
     PostureValue value = 3;
 }
 message SensorValue { enum State { OK = 0; NO_SERVICE = -3; } State status = 2; }
+message PhysicalModelValue {
+    enum State { OK = 0; NO_SERVICE = -3; DISABLED = -2; UNKNOWN = -1; }
+    enum PhysicalType {
+        POSITION = 0; ROTATION = 1; MAGNETIC_FIELD = 2; TEMPERATURE = 3; PROXIMITY = 4; LIGHT = 5; PRESSURE = 6;
+        HUMIDITY = 7; VELOCITY = 8; AMBIENT_MOTION = 9; HINGE_ANGLE0 = 10; HINGE_ANGLE1 = 11; HINGE_ANGLE2 = 12;
+        ROLLABLE0 = 13; ROLLABLE1 = 14; ROLLABLE2 = 15; POSTURE = 16; HEART_RATE = 17; RGBC_LIGHT = 18; WRIST_TILT = 19;
+    }
+    PhysicalType target = 1; State status = 2; ParameterValue value = 3;
+    enum Interpolation { SMOOTH = 0; STEP = 1; }
+    Interpolation interpolation = 4;
+}
 message WheelEvent { int32 dx = 1; }
 message LogMessage { string contents = 1; int64 start = 2 [deprecated = true]; }
 message ParameterValue { repeated float data = 1 [packed = true]; }
