@@ -11,6 +11,7 @@ loopback only.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import socket
 import time
@@ -144,10 +145,8 @@ class Console:
                              latency.get("maximum", 0))
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self._sock.sendall(b"quit\r\n")
-        except OSError:
-            pass
         self._sock.close()
 
     def __enter__(self) -> Console:

@@ -36,9 +36,10 @@ class EmulatedBattery:
     has_battery: bool = True
 
     def message(self) -> Any:
+        enum: Any = int  # the generated stubs type enum fields as their wrappers; the wire takes the number
         return pb.BatteryState(hasBattery=self.has_battery, isPresent=self.present,
-                               charger=CHARGERS.index(self.charger), chargeLevel=self.level,
-                               health=HEALTHS.index(self.health), status=STATUSES.index(self.status))
+                               charger=enum(CHARGERS.index(self.charger)), chargeLevel=self.level,
+                               health=enum(HEALTHS.index(self.health)), status=enum(STATUSES.index(self.status)))
 
     @classmethod
     def of(cls, message: Any) -> EmulatedBattery:
@@ -70,7 +71,8 @@ class GpsFix:
 
 
 def posture_message(name: PostureName) -> Any:
-    return pb.Posture(value=POSTURES[name])
+    value: Any = POSTURES[name]
+    return pb.Posture(value=value)
 
 
 def posture_name(value: int) -> PostureName | None:

@@ -59,8 +59,8 @@ from pytest_mobile_agent.virtual.kernel.system import System
 from pytest_mobile_agent.virtual.programs import install as install_programs
 from pytest_mobile_agent.virtual.shell.main import sh_main
 from pytest_mobile_agent.virtual.ui.attach import attach, display_geometry
-from pytest_mobile_agent.virtual.ui.shade import attach_state
 from pytest_mobile_agent.virtual.ui.emulator import EmulatorUi
+from pytest_mobile_agent.virtual.ui.shade import attach_state
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 

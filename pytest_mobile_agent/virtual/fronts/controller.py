@@ -522,9 +522,10 @@ class ControllerDouble:
         info = self.hardware.battery.hardware
         charger = (pb.BatteryState.AC if info.ac else pb.BatteryState.USB if info.usb
                    else pb.BatteryState.WIRELESS if info.wireless else pb.BatteryState.NONE)
-        health = next((proto for proto, framework in _HEALTH_TO_FRAMEWORK.items() if framework == info.health), 0)
+        health: Any = next((proto for proto, framework in _HEALTH_TO_FRAMEWORK.items() if framework == info.health), 0)
+        status: Any = max(0, info.status - 1)
         return pb.BatteryState(hasBattery=True, isPresent=info.present, charger=charger, chargeLevel=info.level,
-                               health=health, status=max(0, info.status - 1))
+                               health=health, status=status)
 
     def hardware_set_gps(self, request: Any) -> None:
         self.hardware.location.hardware_fix = Fix(float(request.latitude), float(request.longitude),

@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 
 from pytest_mobile_agent.virtual.android.activity import normalize_component, short_component
 from pytest_mobile_agent.virtual.android.framework import Framework
-from pytest_mobile_agent.virtual.android.intents import ACTION_VIEW, FLAG_ACTIVITY_NEW_TASK, resolve_view, safe_data
+from pytest_mobile_agent.virtual.android.intents import (
+    ACTION_VIEW,
+    FLAG_ACTIVITY_NEW_TASK,
+    resolve_view,
+    safe_data,
+)
 from pytest_mobile_agent.virtual.kernel import process as pm
 
 
