@@ -5,8 +5,8 @@ wait for one.
 .runStartActivity) resolves the intent and, with -W, prints `Activity: PKG/CLASS` for the activity
 that took it; when nothing handles it am prints "Error: Activity not started, unable to resolve
 Intent { ... }" (a bad `url`, named so). The handler's package is stopped at the end of the test
-when it was not running before (`pidof`), so a browser the test opened does not stay in front of
-the next one. The resumed activity is `dumpsys activity activities`' mResumedActivity
+when this start started its process (`LaunchState: COLD`, am's -W report since Android 10), so a
+browser the test opened does not stay in front of the next one. The resumed activity is `dumpsys activity activities`' mResumedActivity
 (`ActivityRecord{... u0 PKG/.CLASS t12}`), else the focused window (`dumpsys window` mCurrentFocus).
 """
 
@@ -25,6 +25,7 @@ from pytest_mobile_agent.errors import InvalidArgument, StateRefused, Timeout
 
 ACTION_VIEW = "android.intent.action.VIEW"
 _ACTIVITY = re.compile(r"^Activity: (\S+)$", re.MULTILINE)
+_LAUNCH_STATE = re.compile(r"^LaunchState: COLD$", re.MULTILINE)
 _RESUMED = re.compile(r"mResumedActivity: ActivityRecord\{\S+ u\d+ (\S+)")
 _FOCUS = re.compile(r"mCurrentFocus=Window\{\S+ u\d+ (\S+?)\}")
 POLL = 0.1
@@ -49,7 +50,8 @@ def open_url(device: Device, journal: Journal, url: str, package: str | None = N
     if output.exit_code != 0 or found is None:
         raise StateRefused(f"opening {url}: the device refused `{command}`: {printed}")
     component = qualified(found.group(1))
-    _stop_later_if_new(device, journal, component.split("/", 1)[0])
+    if _LAUNCH_STATE.search(printed) is not None:  # COLD: this start started the handler's process
+        _stop_later(device, journal, component.split("/", 1)[0])
     return component
 
 
@@ -57,14 +59,9 @@ def _error_line(printed: str) -> str:
     return next((line for line in printed.splitlines() if line.startswith("Error")), printed)
 
 
-def _stop_later_if_new(device: Device, journal: Journal, package: str) -> None:
-    key = f"opened {package}"
-    if journal.knows(key):
-        return
-    if shell.text(device, ["pidof", package]).strip():
-        journal.remember(key, lambda: None)  # it was running: it stays
-        return
-    journal.remember(key, lambda: shell.run(device, ["am", "force-stop", package], what=f"stopping {package}"))
+def _stop_later(device: Device, journal: Journal, package: str) -> None:
+    journal.remember(f"opened {package}", lambda: shell.run(device, ["am", "force-stop", package],
+                                                            what=f"stopping {package}"))
 
 
 def qualified(component: str) -> str:

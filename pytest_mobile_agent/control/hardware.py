@@ -41,7 +41,7 @@ class Sensors:
         controller = self.paths.needs_controller("setting the posture", "setPosture")
         if not self.journal.knows("posture"):
             before = controller.posture()
-            self.journal.remember("posture", lambda: controller.set_posture(before) if before else None)
+            self.journal.remember("posture", lambda: controller.set_posture(before))
         controller.set_posture(posture)
         now = controller.posture()
         if now != posture:

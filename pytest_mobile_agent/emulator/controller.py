@@ -203,8 +203,9 @@ class Controller:
         reply = self._call(self._stub.getPhysicalModel, request, timeout, "getPhysicalModel")
         return posture_name(int(reply.value.data[0])) if reply.value.data else None
 
-    def set_posture(self, posture: PostureName, *, timeout: float | None = None) -> None:
-        """setPosture: a foldable's posture (closed, half_opened, opened, flipped, tent)."""
+    def set_posture(self, posture: PostureName | None, *, timeout: float | None = None) -> None:
+        """setPosture: a foldable's posture (closed, half_opened, opened, flipped, tent; None for
+        POSTURE_UNKNOWN, what a phone reports)."""
         self._call(self._stub.setPosture, posture_message(posture), timeout, "setPosture")
 
     def stream(

@@ -70,8 +70,9 @@ class GpsFix:
                    float(message.bearing), int(message.satellites))
 
 
-def posture_message(name: PostureName) -> Any:
-    value: Any = POSTURES[name]
+def posture_message(name: PostureName | None) -> Any:
+    """The Posture of a name; None is POSTURE_UNKNOWN (a phone's, which has no hinge)."""
+    value: Any = POSTURES[name] if name is not None else 0
     return pb.Posture(value=value)
 
 

@@ -22,7 +22,7 @@ def wm(framework: Framework, proc: pm.Process, args: list[str] | None = None) ->
         proc.stdout.write("Window manager (window) commands:\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n"
                           "  density [reset|DENSITY] [-d DISPLAY_ID]\n")
         return 0
-    command, rest = args[0], [a for a in args[1:] if a not in ("-d", "0")]
+    command, rest = args[0], _without_display(args[1:])
     if command == "density":
         if not rest:
             out = f"Physical density: {display.physical_density}\n"
@@ -67,6 +67,19 @@ def wm(framework: Framework, proc: pm.Process, args: list[str] | None = None) ->
         return 0
     proc.stderr.write(f"Unknown command: {command}\n")
     return 255
+
+
+def _without_display(args: list[str]) -> list[str]:
+    """The arguments without `-d DISPLAY_ID` (the default display is the only one here)."""
+    rest, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "-d":
+            skip = True
+        else:
+            rest.append(arg)
+    return rest
 
 
 def _user_rotation(framework: Framework, proc: pm.Process, args: list[str]) -> int:
