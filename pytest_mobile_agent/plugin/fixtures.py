@@ -457,7 +457,7 @@ def devices_wanted(node: pytest.Item) -> int:
         return 1
     count = marker.args[0] if marker.args else marker.kwargs.get("count", None)
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise pytest.UsageError(f"{node.nodeid}: @pytest.mark.devices(N) takes a whole number N >= 1, not {count!r}")
+        pytest.fail(f"@pytest.mark.devices(N) takes a whole number N >= 1, not {count!r}", pytrace=False)
     return count
 
 
@@ -488,7 +488,7 @@ def device_group(request: pytest.FixtureRequest, android_target: AndroidTarget, 
     try:
         targets = target_pool.provider.targets(count)
     except errors.MobileAgentError as exc:
-        failure = f"{request.node.get_closest_marker(DEVICES_MARKER) or 'the test'}: {exc}"
+        failure = f"@pytest.mark.devices({count}): {exc}"
     if failure is not None:
         pytest.fail(failure, pytrace=False)
     settings = mobile_agent_settings
