@@ -71,8 +71,8 @@ class Paths:
             console = self.console.open(self.serial)
         except MobileAgentError as exc:
             raise NotSupported(f"{what} needs the emulator's console: {exc}",
-                               advice="Check that ~/.emulator_console_auth_token is readable (`adb emu` uses it)"
-                               ) from None
+                               advice=f"`adb -s {self.serial} emu avd name` reaches the console the same way, "
+                                      "with the token in ~/.emulator_console_auth_token") from None
         wanted = {self.device.getprop(name) for name in AVD_NAME_PROPERTIES} - {""}
         name = console.avd_name()
         if wanted and name not in wanted:
