@@ -6,7 +6,8 @@ wait for one.
 that took it; when nothing handles it am prints "Error: Activity not started, unable to resolve
 Intent { ... }" (a bad `url`, named so). The handler's package is stopped at the end of the test
 when this start started its process (`LaunchState: COLD`, am's -W report since Android 10), so a
-browser the test opened does not stay in front of the next one. The resumed activity is `dumpsys activity activities`' mResumedActivity
+browser the test opened does not stay in front of the next one. The resumed activity is
+`dumpsys activity activities`' mResumedActivity
 (`ActivityRecord{... u0 PKG/.CLASS t12}`), else the focused window (`dumpsys window` mCurrentFocus).
 """
 

@@ -6,7 +6,8 @@ the same bytes (the SHA-256 of the installed base.apk, read on the device); with
 the app must already be there. `AppUnderTest` is one test's handle: `start()` (am start -W -S,
 then waiting until the app's window is in front), `stop()`, `clear()`, `grant()`, `open_url()`
 (a VIEW intent for the app: control/activities.py), `to_background()` (HOME) and `to_foreground()`
-(am start without -S), `wait_for_activity()`, and the crash buffer for a failing test's artifacts. `compose_fixture` is the same handle on the fixture app.
+(am start without -S), `wait_for_activity()`, and the crash buffer for a failing test's artifacts.
+`compose_fixture` is the same handle on the fixture app.
 """
 
 from __future__ import annotations
@@ -283,10 +284,10 @@ class AppUnderTest:
 
 def start_activity(device: Device, component: str, arguments: str, deadline: float, *, stop_first: bool = True) -> str:
     """`am start -W -S -n COMPONENT ARGUMENTS` (stopping the app first unless `stop_first` is
-    False); what am printed, or an error carrying all of it. am prints its errors ("Error type 3", "Error: Activity class {...}
-    does not exist.") on stdout under -W and on stderr without it (ActivityManagerShellCommand.
-    runStartActivity: `out = mWaitOption ? pw : getErrPrintWriter()`), and a device without shell
-    v2 mixes the two: the error keeps both, whatever the device did."""
+    False); what am printed, or an error carrying all of it. am prints its errors ("Error type 3",
+    "Error: Activity class {...} does not exist.") on stdout under -W and on stderr without it
+    (ActivityManagerShellCommand.runStartActivity: `out = mWaitOption ? pw : getErrPrintWriter()`),
+    and a device without shell v2 mixes the two: the error keeps both, whatever the device did."""
     stop = " -S" if stop_first else ""
     output = device.shell_until(f"am start -W{stop} -n {shlex.quote(component)}{arguments}", deadline)
     printed = (output.text() + output.stderr.decode("utf-8", "replace")).strip()

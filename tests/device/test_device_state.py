@@ -133,7 +133,8 @@ def test_a_url_nothing_handles_names_the_argument_and_the_devices_words(device_c
 
 def test_the_app_goes_to_the_background_comes_back_and_its_activity_is_waited_for(compose_fixture: Any) -> None:
     app = compose_fixture(tab="Login")
-    assert app.wait_for_activity(".MainActivity", timeout=5) == "dev.mobileagent.fixture/dev.mobileagent.fixture.MainActivity"
+    main = "dev.mobileagent.fixture/dev.mobileagent.fixture.MainActivity"
+    assert app.wait_for_activity(".MainActivity", timeout=5) == main
     app.to_background()
     with pytest.raises(errors.Timeout, match="in front: com.google.android.apps.nexuslauncher"):
         app.wait_for_activity("MainActivity", timeout=0.3)

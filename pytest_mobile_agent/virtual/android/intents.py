@@ -30,5 +30,6 @@ def safe_data(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme.lower() in ("http", "https", "ftp", "rtsp"):
         host = parts.netloc.rsplit("@", 1)[-1]
-        return f"{parts.scheme}://{host}/..." if parts.path not in ("", "/") or parts.query else f"{parts.scheme}://{host}"
+        hidden = parts.path not in ("", "/") or parts.query
+        return f"{parts.scheme}://{host}/..." if hidden else f"{parts.scheme}://{host}"
     return f"{parts.scheme}:" if parts.scheme else url

@@ -3,7 +3,8 @@
 with -S, then `Starting: Intent { cmp=PKG/.ACT (has extras) }`, with -W the `Status/LaunchState/
 Activity/TotalTime/WaitTime/Complete` block; an intent without a component is resolved
 (android/intents.py: VIEW of an http or https URL opens the browser), and one nothing handles
-fails with "Error: Activity not started, unable to resolve Intent { ... }"; `am force-stop PKG`; `am crash PKG|PID` (the app
+fails with "Error: Activity not started, unable to resolve Intent { ... }"; `am force-stop PKG`;
+`am crash PKG|PID` (the app
 dies of a shell-induced crash, its FATAL EXCEPTION in the crash buffer); `am get-current-user`."""
 
 from __future__ import annotations
@@ -69,7 +70,8 @@ def _am_start(framework: Framework, proc: pm.Process, args: list[str]) -> int:
     if not component and intent.action == ACTION_VIEW and intent.data:
         component = resolve_view(intent.data, intent.package) or ""
     if not component:  # ActivityManagerShellCommand.runStartActivity: PackageManager resolved nothing
-        proc.stderr.write(f"Error: Activity not started, unable to resolve Intent {{ {intent.describe(resolving=True)} }}\n")
+        unresolved = intent.describe(resolving=True)
+        proc.stderr.write(f"Error: Activity not started, unable to resolve Intent {{ {unresolved} }}\n")
         return 1
     result = framework.activity.start(component, extras, stop_first=stop_first, wait=wait, data=intent.data or None)
     if not result.ok:  # runStartActivity: `out = mWaitOption ? pw : getErrPrintWriter()`, then return 1

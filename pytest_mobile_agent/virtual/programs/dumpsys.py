@@ -102,7 +102,8 @@ def display_dump(framework: Framework) -> str:
 def power_dump(framework: Framework) -> str:
     awake = framework.state.power.awake
     battery = framework.state.battery.info
-    plug_type = 1 if battery.ac else 2 if battery.usb else 4 if battery.wireless else 0  # BatteryManager's BATTERY_PLUGGED_*
+    # BatteryManager's BATTERY_PLUGGED_AC 1, _USB 2, _WIRELESS 4
+    plug_type = 1 if battery.ac else 2 if battery.usb else 4 if battery.wireless else 0
     lines = [
         "POWER MANAGER (dumpsys power)",
         "",

@@ -43,7 +43,8 @@ def test_the_battery_dump_reads_as_the_system_sees_it() -> None:
     assert (state.level, state.charging, state.plugged) == (57, True, "usb")
     full = read_battery(BATTERY_DUMP.replace("status: 2", "status: 5"))
     assert full.charging, "full on a charger counts as charging"
-    unplugged = read_battery(BATTERY_DUMP.replace("USB powered: true", "USB powered: false").replace("status: 2", "status: 3"))
+    unplugged = read_battery(BATTERY_DUMP.replace("USB powered: true", "USB powered: false")
+                             .replace("status: 2", "status: 3"))
     assert (unplugged.charging, unplugged.plugged) == (False, None)
 
 

@@ -168,7 +168,8 @@ def test_the_device_state_messages_encode_with_the_emulators_field_numbers() -> 
     assert battery.SerializeToString() == vint(1, 1) + vint(2, 1) + vint(3, 2) + vint(4, 42) + vint(5, 4) + vint(6, 1)
     gps = pb.GpsState.FromString(tag(2, 1) + struct.pack("<d", 48.85) + tag(3, 1) + struct.pack("<d", 2.35)
                                  + tag(6, 1) + struct.pack("<d", 35.0) + vint(7, 9) + vint(1, 1))
-    assert (gps.latitude, gps.longitude, gps.altitude, gps.satellites, gps.passiveUpdate) == (48.85, 2.35, 35.0, 9, True)
+    assert (gps.latitude, gps.longitude, gps.altitude) == (48.85, 2.35, 35.0)
+    assert (gps.satellites, gps.passiveUpdate) == (9, True)
     assert pb.Fingerprint(isTouching=True, touchId=2).SerializeToString() == vint(1, 1) + vint(2, 2)
     assert pb.Posture(value=pb.Posture.POSTURE_HALF_OPENED).SerializeToString() == vint(3, 2)
     assert pb.Posture.POSTURE_TENT == 5 and pb.BatteryState.FULL == 4 and pb.BatteryState.WIRELESS == 3

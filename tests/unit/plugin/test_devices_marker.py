@@ -6,6 +6,7 @@ targets from the comma list (gwN the items N, N + W, ...).
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import time
@@ -86,7 +87,7 @@ def test_two_holders_wanting_the_same_targets_in_opposite_orders_never_deadlock(
     assert not errors, errors
     spans = sorted(held, key=lambda h: h[1])
     assert len(spans) == 10
-    assert all(first[2] <= second[1] for first, second in zip(spans, spans[1:])), "never both at once"
+    assert all(first[2] <= second[1] for first, second in itertools.pairwise(spans)), "never both at once"
 
 
 # --- the fixtures on a lab of two -------------------------------------------------------------------------
@@ -205,7 +206,8 @@ def test_two_workers_with_four_targets_each_take_a_pair_of_their_own(
     pairs = {row["worker"]: tuple(row["serials"]) for row in rows}  # type: ignore[arg-type]
     assert set(pairs) == {"gw0", "gw1"}, rows
     assert pairs["gw0"] == ("emulator-5554", "emulator-5558") and pairs["gw1"] == ("emulator-5556", "emulator-5560")
-    assert all(tuple(row["serials"]) == pairs[str(row["worker"])] for row in rows), "a worker keeps its pair"  # type: ignore[arg-type]
+    kept = all(tuple(row["serials"]) == pairs[str(row["worker"])] for row in rows)  # type: ignore[arg-type]
+    assert kept, "a worker keeps its pair"
 
 
 def test_two_workers_that_each_need_all_four_targets_take_turns_and_never_deadlock(
@@ -213,4 +215,4 @@ def test_two_workers_that_each_need_all_four_targets_take_turns_and_never_deadlo
     rows = _run_groups(pytester, lab_of_four, clean_env / "all.jsonl", 4)
     assert len(rows) == 6 and {row["worker"] for row in rows} == {"gw0", "gw1"}
     spans = sorted((float(row["start"]), float(row["end"])) for row in rows)  # type: ignore[arg-type]
-    assert all(first[1] <= second[0] for first, second in zip(spans, spans[1:])), "one holder of all four at a time"
+    assert all(first[1] <= second[0] for first, second in itertools.pairwise(spans)), "one holder of all four at a time"

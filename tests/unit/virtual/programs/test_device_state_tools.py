@@ -126,7 +126,8 @@ def test_a_view_intent_opens_the_browser_or_fails_as_am_does(vdev: VirtualDevice
     assert out.startswith("Starting: Intent { act=android.intent.action.VIEW dat=https://example.com/... }\n")
     assert "LaunchState: COLD\nActivity: com.android.chrome/com.google.android.apps.chrome.Main\n" in out
     browser = next(w for w in vdev.ui.windows() if w.package == "com.android.chrome")
-    assert [n.text for n in browser.nodes() if n.res == "com.android.chrome:id/url_bar"] == ["https://example.com/a?b=1"]
+    url_bar = [n.text for n in browser.nodes() if n.res == "com.android.chrome:id/url_bar"]
+    assert url_bar == ["https://example.com/a?b=1"]
     assert "LaunchState: HOT" in run(vdev, "am start -W -a android.intent.action.VIEW -d https://example.org")[1]
     assert run(vdev, "am start -a android.intent.action.VIEW -d mailto:x@y.z")[2] == \
         "Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW dat=mailto: " \
