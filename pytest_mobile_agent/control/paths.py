@@ -66,7 +66,7 @@ class Paths:
         if self.console is None:
             if not self.emulator:
                 raise NotSupported(f"{what} is not available on a device: only the emulator's console does it")
-            raise NotSupported(f"{what} needs the emulator's console, which is not on this host for {self.serial}")
+            raise NotSupported(f"{what} needs the emulator's console, which this run cannot reach for {self.serial}")
         try:
             console = self.console.open(self.serial)
         except MobileAgentError as exc:
@@ -102,6 +102,6 @@ class Paths:
                                                                  if self.emulator else "are not available on a device"))
         console = ("network speed and delay through the emulator's console" if self.console is not None
                    else "network speed and delay need the emulator's console, "
-                        + ("not on this host" if self.emulator else "not available on a device"))
+                        + ("which this run cannot reach" if self.emulator else "not available on a device"))
         return [f"device state of {self.serial}: {hardware}; {console}; rotation, screen, links, notifications, "
                 "airplane mode, Wi-Fi, data and appearance through the shell; the clipboard through the agent"]

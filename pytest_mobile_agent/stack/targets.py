@@ -8,8 +8,8 @@ own item), or `virtual` / `virtual:N`: a lab of virtual devices started for this
 A test that needs several targets (`@pytest.mark.devices(N)`) takes them from the list through
 `targets(N)`: the worker's own group first (gwN takes items N, N + W, N + 2W... of the list, W the
 number of workers, so its first item is the target it drives alone), then the others in the list's
-order, so that two workers with four targets each have a pair of their own. A lab started for this
-process is the worker's alone: all its devices are its group.
+order, so that two workers with four targets each have a pair of their own. `virtual:N` is grouped
+the same way over its N devices, although each worker's lab is its own.
 """
 
 from __future__ import annotations
@@ -129,8 +129,7 @@ class TargetProvider:
         else:
             items = list(self.settings.serials)
         own_index = self.index % len(items)
-        workers = 1 if self._lab is not None else max(1, self.workers)
-        own = items[own_index::workers]
+        own = items[own_index::max(1, self.workers)]
         rest = [items[(own_index + k) % len(items)] for k in range(1, len(items))]
         return own + [item for item in rest if item not in own]
 

@@ -210,6 +210,18 @@ def test_two_workers_with_four_targets_each_take_a_pair_of_their_own(
     assert kept, "a worker keeps its pair"
 
 
+def test_under_virtual_4_the_two_workers_take_pairs_the_same_way(pytester: pytest.Pytester, clean_env: Path) -> None:
+    out = clean_env / "virtual.jsonl"
+    for index in range(2):
+        pytester.makepyfile(**{f"test_group_{index}": GROUP_SUITE.format(out=str(out), count=2)})
+    result = pytester.runpytest_subprocess("-n", "2", "--dist", "loadfile", "-p", "no:randomly", "--android-serial",
+                                           "virtual:4", "--emulator-controller", "off", timeout=300)
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    pairs = {row["worker"]: tuple(row["serials"]) for row in rows}
+    assert pairs == {"gw0": ("emulator-5554", "emulator-5558"), "gw1": ("emulator-5556", "emulator-5560")}
+
+
 def test_two_workers_that_each_need_all_four_targets_take_turns_and_never_deadlock(
         pytester: pytest.Pytester, lab_of_four: VirtualLab, clean_env: Path) -> None:
     rows = _run_groups(pytester, lab_of_four, clean_env / "all.jsonl", 4)
