@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.adb.device import Device
     from pytest_mobile_agent.adb.server import AdbServer
     from pytest_mobile_agent.agent.deploy import Attached
+    from pytest_mobile_agent.control.device import DeviceControl
+    from pytest_mobile_agent.control.rotation import Orientation
     from pytest_mobile_agent.emulator.controller import Controller
     from pytest_mobile_agent.errors import (
         AgentError,
@@ -33,8 +35,10 @@ if TYPE_CHECKING:
         InvalidSelector,
         MobileAgentError,
         NoMatch,
+        NotSupported,
         PackageManagerError,
         StaleElement,
+        StateRefused,
         Timeout,
         WaitTimeout,
         WatcherFailed,
@@ -83,6 +87,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "AdbServer": ("pytest_mobile_agent.adb.server", "AdbServer"),
     "App": ("pytest_mobile_agent.stack.app", "AppUnderTest"),
     "HostGate": ("pytest_mobile_agent.plugin.gates", "HostGate"),
+    "DeviceControl": ("pytest_mobile_agent.control.device", "DeviceControl"),
+    "Orientation": ("pytest_mobile_agent.control.rotation", "Orientation"),
     # what a test catches
     "MobileAgentError": ("pytest_mobile_agent.errors", "MobileAgentError"),
     "Timeout": ("pytest_mobile_agent.errors", "Timeout"),
@@ -98,6 +104,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "AgentError": ("pytest_mobile_agent.errors", "AgentError"),
     "WatcherFailed": ("pytest_mobile_agent.errors", "WatcherFailed"),
     "WatcherLoop": ("pytest_mobile_agent.errors", "WatcherLoop"),
+    "StateRefused": ("pytest_mobile_agent.errors", "StateRefused"),
+    "NotSupported": ("pytest_mobile_agent.errors", "NotSupported"),
 }
 
 __all__ = [
@@ -110,6 +118,7 @@ __all__ = [
     "Controller",
     "Criteria",
     "Device",
+    "DeviceControl",
     "DeviceDisturbed",
     "Direction",
     "Disconnected",
@@ -122,11 +131,14 @@ __all__ = [
     "MobileAgentError",
     "NoMatch",
     "Node",
+    "NotSupported",
+    "Orientation",
     "PackageManagerError",
     "Screen",
     "Screenshot",
     "Session",
     "StaleElement",
+    "StateRefused",
     "TextMethod",
     "Timeout",
     "Toast",

@@ -40,11 +40,14 @@ anything the package raises, a leaf for one cause):
     ├── StaleElement
     ├── WatcherFailed (also AssertionError)
     │   └── WatcherLoop
-    └── DeviceDisturbed
+    ├── DeviceDisturbed
+    ├── StateRefused
+    └── NotSupported
 
 `AdbError` and its subclasses come from the adb client, `AgentError` to `AgentBuildError` from the
 agent layer, `Unavailable` and `ControllerError` from the emulator client, `NoMatch` to
-`WatcherLoop` from the screen, `DeviceDisturbed` from the plugin's disturbance policy.
+`WatcherLoop` from the screen, `DeviceDisturbed` from the plugin's disturbance policy, `StateRefused`
+and `NotSupported` from the device state a test sets (control/).
 """
 
 from __future__ import annotations
@@ -348,6 +351,20 @@ class DeviceDisturbed(MobileAgentError):
 
 
 # --- helpers -------------------------------------------------------------------------------------
+
+
+# --- device state --------------------------------------------------------------------------------
+
+
+class StateRefused(MobileAgentError):
+    """The device refused a state change, or did not take it (read back, the state is not what was
+    set): the message keeps the device's own words, the advice says what may allow it. Whatever
+    else the change had set is undone first."""
+
+
+class NotSupported(MobileAgentError):
+    """The target cannot do this at all: a fingerprint touch or a posture on a device, the emulated
+    network's speed without the emulator's console."""
 
 
 def is_timeout(exc: BaseException) -> bool:

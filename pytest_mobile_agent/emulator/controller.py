@@ -31,6 +31,13 @@ from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as 
 from pytest_mobile_agent.emulator.endpoint import Endpoint
 from pytest_mobile_agent.emulator.frame import Frame
 from pytest_mobile_agent.emulator.hardware import Hardware
+from pytest_mobile_agent.emulator.hardware_state import (
+    EmulatedBattery,
+    GpsFix,
+    PostureName,
+    posture_message,
+    posture_name,
+)
 from pytest_mobile_agent.errors import (
     Closed,
     ControllerError,
@@ -186,6 +193,40 @@ class Controller:
         events = [pb.InputEvent(touch_event=_touch_event(frame)) for frame in frames]
         self._call(self._touch_stub.streamInputEvent, iter(events), timeout, "streamInputEvent")
         self.touches_sent += len(frames)
+
+    # --- the emulated hardware (hardware_state.py) ----------------------------------------------
+
+    def battery(self, *, timeout: float | None = None) -> EmulatedBattery:
+        """getBattery: the emulated battery as the emulator holds it."""
+        return EmulatedBattery.of(self._call(self._stub.getBattery, empty_pb2.Empty(), timeout, "getBattery"))
+
+    def set_battery(self, battery: EmulatedBattery, *, timeout: float | None = None) -> None:
+        """setBattery: the emulated battery's level, charger, status and health."""
+        self._call(self._stub.setBattery, battery.message(), timeout, "setBattery")
+
+    def gps(self, *, timeout: float | None = None) -> GpsFix:
+        """getGps: the last fix setGps (or the location UI) gave the emulated GPS."""
+        return GpsFix.of(self._call(self._stub.getGps, empty_pb2.Empty(), timeout, "getGps"))
+
+    def set_gps(self, fix: GpsFix, *, timeout: float | None = None) -> None:
+        """setGps: the emulated GPS reports this fix (the guest samples it about once a second)."""
+        self._call(self._stub.setGps, fix.message(), timeout, "setGps")
+
+    def send_fingerprint(self, touch_id: int, touching: bool, *, timeout: float | None = None) -> None:
+        """sendFingerprint: the registered finger `touch_id` touches (or leaves) the sensor."""
+        self._call(self._stub.sendFingerprint, pb.Fingerprint(isTouching=touching, touchId=touch_id), timeout,
+                   "sendFingerprint")
+
+    def posture(self, *, timeout: float | None = None) -> PostureName | None:
+        """getPhysicalModel(POSTURE): the posture now; None when the AVD reports none (no hinge)."""
+        request = pb.PhysicalModelValue(target=pb.PhysicalModelValue.POSTURE)
+        reply = self._call(self._stub.getPhysicalModel, request, timeout, "getPhysicalModel")
+        return posture_name(int(reply.value.data[0])) if reply.value.data else None
+
+    def set_posture(self, posture: PostureName | None, *, timeout: float | None = None) -> None:
+        """setPosture: a foldable's posture (closed, half_opened, opened, flipped, tent; None for
+        POSTURE_UNKNOWN, what a phone reports)."""
+        self._call(self._stub.setPosture, posture_message(posture), timeout, "setPosture")
 
     def stream(
         self, width: int | None = WORKING_WIDTH, *, open_timeout: float | None = None, queue: int = STREAM_QUEUE

@@ -29,6 +29,12 @@ fixture                   scope     what it is, and what its teardown does
                                     automation lock): start/stop/clear/grant; force-stops it
 ``compose_fixture``       function  a factory starting the fixture app on a tab; force-stops it
 ``host_gate``             function  `host_gate.check(measured, bound, what)`
+``device_control``        function  the device state (control.DeviceControl); puts back every
+                                    change at teardown, under the lock
+``screens``, ``devices``  function  `@pytest.mark.devices(N)`: a screen and a device control per
+                                    target, each with its own lock (taken in one global order),
+                                    agent and session; teardown as above, per target
+``target_pool``           session   per target of those: the jar, the records, the controller
 ========================  ========  =============================================================
 
 With `--android-serial virtual` each pytest process (each xdist worker too) starts its own
@@ -65,10 +71,12 @@ from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider
 
 if TYPE_CHECKING:
+    from pytest_mobile_agent.control import DeviceControl
     from pytest_mobile_agent.emulator import Controller
     from pytest_mobile_agent.mirror import Mirror
     from pytest_mobile_agent.mirror.watchers import Watcher
     from pytest_mobile_agent.session import Selection, Session
+    from pytest_mobile_agent.stack.group import OpenTarget, TargetPool
 
 log = logging.getLogger("pytest_mobile_agent.plugin.fixtures")
 __tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames
@@ -90,6 +98,13 @@ def worker_index(config: pytest.Config) -> int:
     worker = str(workerinput.get("workerid", "gw0")) if workerinput else "gw0"
     digits = worker.removeprefix("gw")
     return int(digits) if digits.isascii() and digits.isdigit() else 0
+
+
+def worker_count(config: pytest.Config) -> int:
+    """1 for a plain run; xdist's number of workers (its `workercount`) in a worker."""
+    workerinput = getattr(config, "workerinput", None)
+    count = workerinput.get("workercount", 1) if workerinput else 1
+    return count if isinstance(count, int) and count > 0 else 1
 
 
 class InputWatches:
@@ -434,3 +449,112 @@ def compose_fixture(request: pytest.FixtureRequest, automation_lock: float, devi
 def host_gate() -> HostGate:
     """`host_gate.check(measured, bound, what)`: asserted unless MOBILE_AGENT_HOST_GATES=off."""
     return HostGate()
+
+
+# --- the device under the test's control, and several devices in one test (issue 26) ---------------
+
+DEVICES_MARKER = "devices"
+
+
+@pytest.fixture
+def device_control(request: pytest.FixtureRequest, agent: Attached, path_selection: Selection, device: Device,
+                   android_target: AndroidTarget, screen: Mirror) -> Iterator[DeviceControl]:
+    """The device under the test's control: rotation, screen, links, clipboard, notifications,
+    location, battery, network, fingerprint, posture, appearance. Everything it changed is put back
+    at teardown, even when the test failed, before the automation lock is released."""
+    from pytest_mobile_agent.stack.control import device_control as make_control
+
+    control = make_control(android_target, device, path_selection, agent, screen, steps_of(request))
+    try:
+        yield control
+    finally:
+        _state_status(request, android_target, control)
+        control.restore()
+
+
+def _state_status(request: pytest.FixtureRequest, target: AndroidTarget, control: DeviceControl) -> None:
+    """The status section's line saying which path each capability took on the target."""
+    request.config.stash.setdefault(STATUS_KEY, {})[f"{target.label} device state"] = control.status()
+
+
+def devices_wanted(node: pytest.Item) -> int:
+    """How many targets `@pytest.mark.devices(N)` asks for (1 without the marker); a usage error
+    naming the marker for anything but a whole number of at least 1."""
+    marker = node.get_closest_marker(DEVICES_MARKER)
+    if marker is None:
+        return 1
+    count = marker.args[0] if marker.args else marker.kwargs.get("count", None)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        pytest.fail(f"@pytest.mark.devices(N) takes a whole number N >= 1, not {count!r}", pytrace=False)
+    return count
+
+
+@pytest.fixture(scope="session")
+def target_pool(pytestconfig: pytest.Config, mobile_agent_settings: Settings) -> Iterator[TargetPool]:
+    """What the run keeps per target of a multi-device test: its jar, records, controller choice."""
+    from pytest_mobile_agent.stack.group import TargetPool
+
+    pool = TargetPool(provider_of(pytestconfig), mobile_agent_settings, lambda message: _say(pytestconfig, message))
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+@pytest.fixture
+def device_group(request: pytest.FixtureRequest, android_target: AndroidTarget, target_pool: TargetPool,
+                 mobile_agent_settings: Settings) -> Iterator[list[OpenTarget]]:
+    """The targets `@pytest.mark.devices(N)` asks for, each with its own lock (all taken in one
+    global order), agent, session, screen and device control."""
+    from pytest_mobile_agent.stack.group import locks_held, open_targets
+
+    if "automation_lock" in request.fixturenames:
+        pytest.fail("a test takes `screens` / `devices` or the single-target fixtures (`screen`, `device_control`, "
+                    "`agent`, `app`, ...), not both: use screens[0] and devices[0] for the first target", pytrace=False)
+    count = devices_wanted(request.node)
+    failure: str | None = None
+    try:
+        targets = target_pool.provider.targets(count)
+    except errors.MobileAgentError as exc:
+        failure = f"@pytest.mark.devices({count}): {exc}"
+    if failure is not None:
+        pytest.fail(failure, pytrace=False)
+    settings = mobile_agent_settings
+    announce = progress.announcer(request.node)
+    with locks_held(targets, request.node.nodeid, settings.lock_wait, on_wait=announce), \
+            open_targets(target_pool, targets, steps=steps_of(request),
+                         before_attach=lambda target: _quiet(target, target_pool, settings, announce)) as opened:
+        try:
+            yield opened
+        finally:
+            for one in opened:
+                statuses = request.config.stash.setdefault(STATUS_KEY, {})
+                statuses[one.target.label] = [f"target {one.target.label}", *one.session.status()]
+                _state_status(request, one.target, one.control)
+
+
+def _quiet(target: AndroidTarget, pool: TargetPool, settings: Settings, announce: Callable[[str], None]) -> None:
+    """The quiet wait before attaching to one of the group's targets, as the `agent` fixture waits."""
+    if settings.agent_force:
+        return
+    device = target.device
+    records = pool.records(target)
+
+    def own_sockets() -> set[str]:
+        record = records.get(device.serial)
+        return {record.socket} if record is not None else set()
+
+    QuietWait(lambda: parse_ps(device.shell(PS_COMMAND).text()), own_sockets, timeout=settings.quiet_wait,
+              on_wait=announce).wait()
+
+
+@pytest.fixture
+def screens(device_group: list[OpenTarget]) -> list[Mirror]:
+    """One screen per target of `@pytest.mark.devices(N)`, in the order the targets were taken."""
+    return [one.screen for one in device_group]
+
+
+@pytest.fixture
+def devices(device_group: list[OpenTarget]) -> list[DeviceControl]:
+    """The matching device controls of `screens` (each with `.screen` and `.adb`)."""
+    return [one.control for one in device_group]

@@ -28,6 +28,7 @@ from pytest_mobile_agent.plugin.fixtures import (
     UNUSABLE_TARGET,
     InputWatches,
     app_installation_of,
+    worker_count,
     worker_index,
 )
 from pytest_mobile_agent.plugin.options import (
@@ -52,7 +53,7 @@ NO_TARGET_KEY = pytest.StashKey[str | None]()
 # A test that uses any of these needs a target, marked or not.
 DEVICE_FIXTURES = frozenset(
     {"android_target", "adb_server", "device", "agent", "session", "screen", "watch", "controller", "compose_fixture",
-     "automation_lock", "agent_jar", "path_selection", "app"}
+     "automation_lock", "agent_jar", "path_selection", "app", "device_control", "screens", "devices", "device_group"}
 )
 MARKERS = (
     "device: the test needs an Android target; skipped with the reason when none is named "
@@ -61,6 +62,8 @@ MARKERS = (
     "clear its data, grant these runtime permissions",
     "host_gate: the test asserts a wall-clock bound through the host_gate fixture, which only reports "
     "the figure when MOBILE_AGENT_HOST_GATES=off",
+    "devices(N): the test drives N targets at once through the `screens` and `devices` fixtures, each "
+    "target with its own automation lock (taken in one global order), agent and session",
 )
 
 
@@ -83,7 +86,7 @@ def pytest_configure(config: pytest.Config) -> None:
     progress.register(config)
     settings = settings_from_config(config)
     config.stash[SETTINGS_KEY] = settings
-    config.stash[PROVIDER_KEY] = TargetProvider(settings, index=worker_index(config))
+    config.stash[PROVIDER_KEY] = TargetProvider(settings, index=worker_index(config), workers=worker_count(config))
     config.stash[INPUT_WATCHES_KEY] = InputWatches()
     config.stash[APP_INSTALLATION_KEY] = app_installation_of(settings)
     evidence.policy_of(config)  # the evidence options, checked at the start

@@ -4,8 +4,10 @@
 and skips the install when the device already has that package at the same versionCode with
 the same bytes (the SHA-256 of the installed base.apk, read on the device); with `--app-package`
 the app must already be there. `AppUnderTest` is one test's handle: `start()` (am start -W -S,
-then waiting until the app's window is in front), `stop()`, `clear()`, `grant()`, and the crash
-buffer for a failing test's artifacts. `compose_fixture` is the same handle on the fixture app.
+then waiting until the app's window is in front), `stop()`, `clear()`, `grant()`, `open_url()`
+(a VIEW intent for the app: control/activities.py), `to_background()` (HOME) and `to_foreground()`
+(am start without -S), `wait_for_activity()`, and the crash buffer for a failing test's artifacts.
+`compose_fixture` is the same handle on the fixture app.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from pathlib import Path
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.apk import Apk, qualify, read_apk
+from pytest_mobile_agent.control import activities
+from pytest_mobile_agent.control.journal import Journal
 from pytest_mobile_agent.errors import hide_our_frames
 from pytest_mobile_agent.mirror.steps import Steps, recorded
 
@@ -222,6 +226,39 @@ class AppUnderTest:
                 )
             time.sleep(0.05)
 
+    @recorded("app.open_url")
+    def open_url(self, url: str, timeout: float = START_TIMEOUT) -> str:
+        """Open `url` as a VIEW intent for this app (`am start -W -a VIEW -d URL -p PACKAGE`) and wait
+        until the app is in front; the activity that took it. InvalidArgument naming `url` when
+        none of the app's activities handles it."""
+        component = activities.open_url(self.device, Journal(), url, package=self.package)
+        self.started = True
+        self.wait_in_front(time.monotonic() + timeout)
+        return component
+
+    @recorded("app.to_background")
+    def to_background(self, timeout: float = START_TIMEOUT) -> None:
+        """The HOME key: the launcher comes to the front, the app keeps running."""
+        self.device.shell("input keyevent KEYCODE_HOME")
+        deadline = time.monotonic() + timeout
+        while foreground_package(self.device) == self.package:
+            if time.monotonic() >= deadline:
+                raise errors.Timeout(f"waiting for {self.package} to leave the front", timeout)
+            time.sleep(0.05)
+
+    @recorded("app.to_foreground")
+    def to_foreground(self, timeout: float = START_TIMEOUT) -> None:
+        """Bring the running app back to the front (`am start` without -S: its task comes back)."""
+        deadline = time.monotonic() + timeout
+        start_activity(self.device, self.component(), "", deadline, stop_first=False)
+        self.wait_in_front(deadline)
+
+    @recorded("app.wait_for_activity")
+    def wait_for_activity(self, activity: str, timeout: float = START_TIMEOUT) -> str:
+        """Wait until the app's `activity` (`.Class`, a class name, or `pkg/.Class`) is resumed."""
+        wanted = activity if "/" in activity or not activity.startswith(".") else self.component(activity)
+        return activities.wait_for_activity(self.device, wanted, timeout)
+
     @recorded("app.stop")
     def stop(self) -> None:
         """`am force-stop`: the app's processes end."""
@@ -247,13 +284,14 @@ class AppUnderTest:
         return crash_of(self.package, self.crash_log(after))
 
 
-def start_activity(device: Device, component: str, arguments: str, deadline: float) -> str:
-    """`am start -W -S -n COMPONENT ARGUMENTS` (stopping the app first); what am printed, or an
-    error carrying all of it. am prints its errors ("Error type 3", "Error: Activity class {...}
-    does not exist.") on stdout under -W and on stderr without it (ActivityManagerShellCommand.
-    runStartActivity: `out = mWaitOption ? pw : getErrPrintWriter()`), and a device without shell
-    v2 mixes the two: the error keeps both, whatever the device did."""
-    output = device.shell_until(f"am start -W -S -n {shlex.quote(component)}{arguments}", deadline)
+def start_activity(device: Device, component: str, arguments: str, deadline: float, *, stop_first: bool = True) -> str:
+    """`am start -W -S -n COMPONENT ARGUMENTS` (stopping the app first unless `stop_first` is
+    False); what am printed, or an error carrying all of it. am prints its errors ("Error type 3",
+    "Error: Activity class {...} does not exist.") on stdout under -W and on stderr without it
+    (ActivityManagerShellCommand.runStartActivity: `out = mWaitOption ? pw : getErrPrintWriter()`),
+    and a device without shell v2 mixes the two: the error keeps both, whatever the device did."""
+    stop = " -S" if stop_first else ""
+    output = device.shell_until(f"am start -W{stop} -n {shlex.quote(component)}{arguments}", deadline)
     printed = (output.text() + output.stderr.decode("utf-8", "replace")).strip()
     if output.exit_code != 0 or "Error" in printed:
         raise errors.MobileAgentError(f"am start {component} failed: {printed}")

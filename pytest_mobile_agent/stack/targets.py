@@ -4,6 +4,12 @@
 `tcp:HOST:PORT/SERIAL` (a target on another adb server), a comma list (each xdist worker takes its
 own item), or `virtual` / `virtual:N`: a lab of virtual devices started for this process
 (`stack/virtual_lab.py`, the one place the driver starts the double).
+
+A test that needs several targets (`@pytest.mark.devices(N)`) takes them from the list through
+`targets(N)`: the worker's own group first (gwN takes items N, N + W, N + 2W... of the list, W the
+number of workers, so its first item is the target it drives alone), then the others in the list's
+order, so that two workers with four targets each have a pair of their own. `virtual:N` is grouped
+the same way over its N devices, although each worker's lab is its own.
 """
 
 from __future__ import annotations
@@ -77,7 +83,9 @@ class TargetProvider:
 
     settings: Settings
     index: int = 0
+    workers: int = 1
     _target: AndroidTarget | None = None
+    _group: dict[str, AndroidTarget] = field(default_factory=dict, repr=False)
     _lab: StartedLab | None = None
     _lab_records: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
 
@@ -99,9 +107,49 @@ class TargetProvider:
             self._target = self._virtual() if self.settings.virtual_count else self._named()
         return self._target
 
-    def _named(self) -> AndroidTarget:
+    def targets(self, count: int) -> list[AndroidTarget]:
+        """`count` targets for one test, the worker's own group first; errors.MobileAgentError when
+        the list names fewer."""
+        items = self._group_order()
+        if count > len(items):
+            raise errors.MobileAgentError(
+                f"the test needs {count} Android targets and --android-serial names {len(items)}",
+                advice=f"Name {count} targets, `--android-serial virtual:{count}` or a comma list of serials")
+        chosen = []
+        for item in items[:count]:
+            if item not in self._group:
+                self._group[item] = self._target_at(item)
+            chosen.append(self._group[item])
+        return chosen
+
+    def _group_order(self) -> list[str]:
+        self.target()  # the worker's own target, started (a lab) or checked once
+        if self._lab is not None:
+            items = list(self._lab.lab.serials)
+        else:
+            items = list(self.settings.serials)
+        own_index = self.index % len(items)
+        own = items[own_index::max(1, self.workers)]
+        rest = [items[(own_index + k) % len(items)] for k in range(1, len(items))]
+        return own + [item for item in rest if item not in own]
+
+    def _target_at(self, item: str) -> AndroidTarget:
+        first = self.target()
+        if item in (first.serial, self._item()):
+            return first
+        if self._lab is not None:
+            return AndroidTarget(item, first.server, self._lab.lab, listed_target(first.server, item))
+        return self._resolve(item)
+
+    def _item(self) -> str:
         serials = self.settings.serials
-        name = parse_target_name(serials[self.index % len(serials)])
+        return serials[self.index % len(serials)]
+
+    def _named(self) -> AndroidTarget:
+        return self._resolve(self._item())
+
+    def _resolve(self, item: str) -> AndroidTarget:
+        name = parse_target_name(item)
         server = AdbServer(host=name.host, port=name.port) if name.on_named_server else AdbServer()
         try:
             serial = only_online_serial(server) if name.serial == AUTO else name.serial
@@ -124,6 +172,7 @@ class TargetProvider:
         return AndroidTarget(serial, server, lab, listed_target(server, serial))
 
     def close(self) -> None:
+        self._group.clear()
         if self._lab is not None:
             self._lab.stop()
             self._lab = None

@@ -61,5 +61,6 @@ def _start_controllers(started: StartedLab) -> None:
     for serial in started.lab.serials:
         if serial.startswith("emulator-"):
             device = started.lab.device(serial)
-            double = ControllerDouble(device.display, serial=serial, avd=AvdConfig.of_device(device))
+            double = ControllerDouble(device.display, serial=serial, avd=AvdConfig.of_device(device),
+                                      hardware=device.state)
             started.controllers.append(double.start())

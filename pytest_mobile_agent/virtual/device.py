@@ -43,6 +43,7 @@ from pytest_mobile_agent.virtual.android.logcat import Logcat
 from pytest_mobile_agent.virtual.android.packages import PackageManager
 from pytest_mobile_agent.virtual.android.properties import default_properties
 from pytest_mobile_agent.virtual.android.settings import default_settings
+from pytest_mobile_agent.virtual.android.state import DeviceState
 from pytest_mobile_agent.virtual.kernel import process as pm
 from pytest_mobile_agent.virtual.kernel.binaries import (
     Program,
@@ -59,6 +60,7 @@ from pytest_mobile_agent.virtual.programs import install as install_programs
 from pytest_mobile_agent.virtual.shell.main import sh_main
 from pytest_mobile_agent.virtual.ui.attach import attach, display_geometry
 from pytest_mobile_agent.virtual.ui.emulator import EmulatorUi
+from pytest_mobile_agent.virtual.ui.shade import attach_state
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -103,8 +105,11 @@ class VirtualDevice:
         self.packages = PackageManager(self.fs, self.properties, self.activity, self.logcat)
         self.automation = AutomationSlot(self.kernel, self.processes, self.display)
         self.app_process_mains: dict[str, AppProcessMain] = {}
+        settings = default_settings()
+        self.state = DeviceState(settings, self.display)
         self.framework = Framework(self.system, self.logcat, self.activity, self.packages, self.display,
-                                   self.automation, default_settings(), self.app_process_mains, self.boot_monotonic)
+                                   self.automation, settings, self.app_process_mains, self.boot_monotonic,
+                                   self.state)
         # booted: the resident processes, adbd, the programs in /system/bin, /proc
         self.adbd: pm.Process = boot(self.processes, self.logcat)
         self.sh_program: Program = sh_main(self.system)
@@ -115,6 +120,7 @@ class VirtualDevice:
         agent.register(self)
         self.ui = EmulatorUi(geometry=display_geometry(self.display))
         attach(self.ui, self.display, self.activity, self.packages, self.logcat)
+        attach_state(self.ui, self.state, self.activity)
 
     def _install_programs(self) -> None:
         self.programs.on_register.append(lambda name: lay_out_in_system_bin(self.fs, name))

@@ -339,7 +339,8 @@ class VirtualLab:
         console = EmulatorConsole(avd_name=avd, token_path=self.console_token_path, listener=listener,
                                   port=int(serial.rsplit("-", 1)[1]) if listener is None else 0,
                                   on_grpc=lambda port: self.start_controller(serial, port),
-                                  on_kill=lambda: self.kill(serial))
+                                  on_kill=lambda: self.kill(serial),
+                                  link=getattr(getattr(device, "state", None), "link", None))
         self._consoles[serial] = console
         return console
 
@@ -348,6 +349,15 @@ class VirtualLab:
             self._serve_console(serial)
         except OSError:
             log.info("console port of %s is taken: no console for it in this lab", serial)
+
+    def serve_console(self, serial: str) -> int:
+        """The device's console (started on first call, on a free port when its own is not served):
+        its port. A lab on the built-in adb endpoint serves none unless asked, since the console
+        port of its `emulator-5554` may be another lab's."""
+        console = self._consoles.get(serial)
+        if console is None:
+            console = self._serve_console(serial, bind_loopback(0))
+        return console.port
 
     def console_port(self, serial: str) -> int | None:
         console = self._consoles.get(serial)
@@ -368,7 +378,8 @@ class VirtualLab:
             if running is None:
                 device = self.device(serial)
                 running = ControllerDouble(device.display, serial=serial, port=port or None,
-                                           avd=AvdConfig.of_device(device), discovery_dir=self.discovery_dir).start()
+                                           avd=AvdConfig.of_device(device), discovery_dir=self.discovery_dir,
+                                           hardware=getattr(device, "state", None)).start()
                 self._controllers[serial] = running
             return int(running.port)
 

@@ -260,3 +260,169 @@ class KeyboardEvent(_message.Message):
     key: str
     text: str
     def __init__(self, codeType: _Optional[_Union[KeyboardEvent.KeyCodeType, str]] = ..., eventType: _Optional[_Union[KeyboardEvent.KeyEventType, str]] = ..., keyCode: _Optional[int] = ..., key: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
+class ParameterValue(_message.Message):
+    __slots__ = ("data",)
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    data: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, data: _Optional[_Iterable[float]] = ...) -> None: ...
+
+class PhysicalModelValue(_message.Message):
+    __slots__ = ("target", "status", "value")
+    class State(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        OK: _ClassVar[PhysicalModelValue.State]
+        NO_SERVICE: _ClassVar[PhysicalModelValue.State]
+        DISABLED: _ClassVar[PhysicalModelValue.State]
+        UNKNOWN: _ClassVar[PhysicalModelValue.State]
+    OK: PhysicalModelValue.State
+    NO_SERVICE: PhysicalModelValue.State
+    DISABLED: PhysicalModelValue.State
+    UNKNOWN: PhysicalModelValue.State
+    class PhysicalType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        POSITION: _ClassVar[PhysicalModelValue.PhysicalType]
+        ROTATION: _ClassVar[PhysicalModelValue.PhysicalType]
+        MAGNETIC_FIELD: _ClassVar[PhysicalModelValue.PhysicalType]
+        TEMPERATURE: _ClassVar[PhysicalModelValue.PhysicalType]
+        PROXIMITY: _ClassVar[PhysicalModelValue.PhysicalType]
+        LIGHT: _ClassVar[PhysicalModelValue.PhysicalType]
+        PRESSURE: _ClassVar[PhysicalModelValue.PhysicalType]
+        HUMIDITY: _ClassVar[PhysicalModelValue.PhysicalType]
+        VELOCITY: _ClassVar[PhysicalModelValue.PhysicalType]
+        AMBIENT_MOTION: _ClassVar[PhysicalModelValue.PhysicalType]
+        HINGE_ANGLE0: _ClassVar[PhysicalModelValue.PhysicalType]
+        HINGE_ANGLE1: _ClassVar[PhysicalModelValue.PhysicalType]
+        HINGE_ANGLE2: _ClassVar[PhysicalModelValue.PhysicalType]
+        ROLLABLE0: _ClassVar[PhysicalModelValue.PhysicalType]
+        ROLLABLE1: _ClassVar[PhysicalModelValue.PhysicalType]
+        ROLLABLE2: _ClassVar[PhysicalModelValue.PhysicalType]
+        POSTURE: _ClassVar[PhysicalModelValue.PhysicalType]
+        HEART_RATE: _ClassVar[PhysicalModelValue.PhysicalType]
+        RGBC_LIGHT: _ClassVar[PhysicalModelValue.PhysicalType]
+        WRIST_TILT: _ClassVar[PhysicalModelValue.PhysicalType]
+    POSITION: PhysicalModelValue.PhysicalType
+    ROTATION: PhysicalModelValue.PhysicalType
+    MAGNETIC_FIELD: PhysicalModelValue.PhysicalType
+    TEMPERATURE: PhysicalModelValue.PhysicalType
+    PROXIMITY: PhysicalModelValue.PhysicalType
+    LIGHT: PhysicalModelValue.PhysicalType
+    PRESSURE: PhysicalModelValue.PhysicalType
+    HUMIDITY: PhysicalModelValue.PhysicalType
+    VELOCITY: PhysicalModelValue.PhysicalType
+    AMBIENT_MOTION: PhysicalModelValue.PhysicalType
+    HINGE_ANGLE0: PhysicalModelValue.PhysicalType
+    HINGE_ANGLE1: PhysicalModelValue.PhysicalType
+    HINGE_ANGLE2: PhysicalModelValue.PhysicalType
+    ROLLABLE0: PhysicalModelValue.PhysicalType
+    ROLLABLE1: PhysicalModelValue.PhysicalType
+    ROLLABLE2: PhysicalModelValue.PhysicalType
+    POSTURE: PhysicalModelValue.PhysicalType
+    HEART_RATE: PhysicalModelValue.PhysicalType
+    RGBC_LIGHT: PhysicalModelValue.PhysicalType
+    WRIST_TILT: PhysicalModelValue.PhysicalType
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    target: PhysicalModelValue.PhysicalType
+    status: PhysicalModelValue.State
+    value: ParameterValue
+    def __init__(self, target: _Optional[_Union[PhysicalModelValue.PhysicalType, str]] = ..., status: _Optional[_Union[PhysicalModelValue.State, str]] = ..., value: _Optional[_Union[ParameterValue, _Mapping]] = ...) -> None: ...
+
+class Fingerprint(_message.Message):
+    __slots__ = ("isTouching", "touchId")
+    ISTOUCHING_FIELD_NUMBER: _ClassVar[int]
+    TOUCHID_FIELD_NUMBER: _ClassVar[int]
+    isTouching: bool
+    touchId: int
+    def __init__(self, isTouching: _Optional[bool] = ..., touchId: _Optional[int] = ...) -> None: ...
+
+class GpsState(_message.Message):
+    __slots__ = ("passiveUpdate", "latitude", "longitude", "speed", "bearing", "altitude", "satellites")
+    PASSIVEUPDATE_FIELD_NUMBER: _ClassVar[int]
+    LATITUDE_FIELD_NUMBER: _ClassVar[int]
+    LONGITUDE_FIELD_NUMBER: _ClassVar[int]
+    SPEED_FIELD_NUMBER: _ClassVar[int]
+    BEARING_FIELD_NUMBER: _ClassVar[int]
+    ALTITUDE_FIELD_NUMBER: _ClassVar[int]
+    SATELLITES_FIELD_NUMBER: _ClassVar[int]
+    passiveUpdate: bool
+    latitude: float
+    longitude: float
+    speed: float
+    bearing: float
+    altitude: float
+    satellites: int
+    def __init__(self, passiveUpdate: _Optional[bool] = ..., latitude: _Optional[float] = ..., longitude: _Optional[float] = ..., speed: _Optional[float] = ..., bearing: _Optional[float] = ..., altitude: _Optional[float] = ..., satellites: _Optional[int] = ...) -> None: ...
+
+class BatteryState(_message.Message):
+    __slots__ = ("hasBattery", "isPresent", "charger", "chargeLevel", "health", "status")
+    class BatteryStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        UNKNOWN: _ClassVar[BatteryState.BatteryStatus]
+        CHARGING: _ClassVar[BatteryState.BatteryStatus]
+        DISCHARGING: _ClassVar[BatteryState.BatteryStatus]
+        NOT_CHARGING: _ClassVar[BatteryState.BatteryStatus]
+        FULL: _ClassVar[BatteryState.BatteryStatus]
+    UNKNOWN: BatteryState.BatteryStatus
+    CHARGING: BatteryState.BatteryStatus
+    DISCHARGING: BatteryState.BatteryStatus
+    NOT_CHARGING: BatteryState.BatteryStatus
+    FULL: BatteryState.BatteryStatus
+    class BatteryCharger(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        NONE: _ClassVar[BatteryState.BatteryCharger]
+        AC: _ClassVar[BatteryState.BatteryCharger]
+        USB: _ClassVar[BatteryState.BatteryCharger]
+        WIRELESS: _ClassVar[BatteryState.BatteryCharger]
+    NONE: BatteryState.BatteryCharger
+    AC: BatteryState.BatteryCharger
+    USB: BatteryState.BatteryCharger
+    WIRELESS: BatteryState.BatteryCharger
+    class BatteryHealth(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        GOOD: _ClassVar[BatteryState.BatteryHealth]
+        FAILED: _ClassVar[BatteryState.BatteryHealth]
+        DEAD: _ClassVar[BatteryState.BatteryHealth]
+        OVERVOLTAGE: _ClassVar[BatteryState.BatteryHealth]
+        OVERHEATED: _ClassVar[BatteryState.BatteryHealth]
+    GOOD: BatteryState.BatteryHealth
+    FAILED: BatteryState.BatteryHealth
+    DEAD: BatteryState.BatteryHealth
+    OVERVOLTAGE: BatteryState.BatteryHealth
+    OVERHEATED: BatteryState.BatteryHealth
+    HASBATTERY_FIELD_NUMBER: _ClassVar[int]
+    ISPRESENT_FIELD_NUMBER: _ClassVar[int]
+    CHARGER_FIELD_NUMBER: _ClassVar[int]
+    CHARGELEVEL_FIELD_NUMBER: _ClassVar[int]
+    HEALTH_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    hasBattery: bool
+    isPresent: bool
+    charger: BatteryState.BatteryCharger
+    chargeLevel: int
+    health: BatteryState.BatteryHealth
+    status: BatteryState.BatteryStatus
+    def __init__(self, hasBattery: _Optional[bool] = ..., isPresent: _Optional[bool] = ..., charger: _Optional[_Union[BatteryState.BatteryCharger, str]] = ..., chargeLevel: _Optional[int] = ..., health: _Optional[_Union[BatteryState.BatteryHealth, str]] = ..., status: _Optional[_Union[BatteryState.BatteryStatus, str]] = ...) -> None: ...
+
+class Posture(_message.Message):
+    __slots__ = ("value",)
+    class PostureValue(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        POSTURE_UNKNOWN: _ClassVar[Posture.PostureValue]
+        POSTURE_CLOSED: _ClassVar[Posture.PostureValue]
+        POSTURE_HALF_OPENED: _ClassVar[Posture.PostureValue]
+        POSTURE_OPENED: _ClassVar[Posture.PostureValue]
+        POSTURE_FLIPPED: _ClassVar[Posture.PostureValue]
+        POSTURE_TENT: _ClassVar[Posture.PostureValue]
+        POSTURE_MAX: _ClassVar[Posture.PostureValue]
+    POSTURE_UNKNOWN: Posture.PostureValue
+    POSTURE_CLOSED: Posture.PostureValue
+    POSTURE_HALF_OPENED: Posture.PostureValue
+    POSTURE_OPENED: Posture.PostureValue
+    POSTURE_FLIPPED: Posture.PostureValue
+    POSTURE_TENT: Posture.PostureValue
+    POSTURE_MAX: Posture.PostureValue
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    value: Posture.PostureValue
+    def __init__(self, value: _Optional[_Union[Posture.PostureValue, str]] = ...) -> None: ...

@@ -35,6 +35,36 @@ class EmulatorControllerStub:
         Args:
             channel: A grpc.Channel.
         """
+        self.setBattery = channel.unary_unary(
+                '/android.emulation.control.EmulatorController/setBattery',
+                request_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.BatteryState.SerializeToString,
+                response_deserializer=google_dot_protobuf_dot_empty__pb2.Empty.FromString,
+                _registered_method=True)
+        self.getBattery = channel.unary_unary(
+                '/android.emulation.control.EmulatorController/getBattery',
+                request_serializer=google_dot_protobuf_dot_empty__pb2.Empty.SerializeToString,
+                response_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.BatteryState.FromString,
+                _registered_method=True)
+        self.setGps = channel.unary_unary(
+                '/android.emulation.control.EmulatorController/setGps',
+                request_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.GpsState.SerializeToString,
+                response_deserializer=google_dot_protobuf_dot_empty__pb2.Empty.FromString,
+                _registered_method=True)
+        self.getGps = channel.unary_unary(
+                '/android.emulation.control.EmulatorController/getGps',
+                request_serializer=google_dot_protobuf_dot_empty__pb2.Empty.SerializeToString,
+                response_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.GpsState.FromString,
+                _registered_method=True)
+        self.sendFingerprint = channel.unary_unary(
+                '/android.emulation.control.EmulatorController/sendFingerprint',
+                request_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.Fingerprint.SerializeToString,
+                response_deserializer=google_dot_protobuf_dot_empty__pb2.Empty.FromString,
+                _registered_method=True)
+        self.getPhysicalModel = channel.unary_unary(
+                '/android.emulation.control.EmulatorController/getPhysicalModel',
+                request_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.PhysicalModelValue.SerializeToString,
+                response_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.PhysicalModelValue.FromString,
+                _registered_method=True)
         self.sendKey = channel.unary_unary(
                 '/android.emulation.control.EmulatorController/sendKey',
                 request_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.KeyboardEvent.SerializeToString,
@@ -65,10 +95,56 @@ class EmulatorControllerStub:
                 request_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.ImageFormat.SerializeToString,
                 response_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.Image.FromString,
                 _registered_method=True)
+        self.setPosture = channel.unary_unary(
+                '/android.emulation.control.EmulatorController/setPosture',
+                request_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.Posture.SerializeToString,
+                response_deserializer=google_dot_protobuf_dot_empty__pb2.Empty.FromString,
+                _registered_method=True)
 
 
 class EmulatorControllerServicer:
     """Missing associated documentation comment in .proto file."""
+
+    def setBattery(self, request, context):
+        """Device state (issue 26): the battery, the GPS fix, the fingerprint sensor and a foldable's
+        posture, as the emulator's own extended controls set them.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def getBattery(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def setGps(self, request, context):
+        """The guest samples the GPS at about 1 Hz; getGps returns what setGps (or the location UI) set.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def getGps(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def sendFingerprint(self, request, context):
+        """A touch (isTouching true) or a lift of the registered finger touchId on the fingerprint sensor.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def getPhysicalModel(self, request, context):
+        """The physical model's value of one target (the driver reads the POSTURE).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
     def sendKey(self, request, context):
         """Keys: accepted by the emulator and dropped when the AVD declares no keyboard.
@@ -114,9 +190,46 @@ class EmulatorControllerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def setPosture(self, request, context):
+        """A foldable's posture (closed, half opened, opened, flipped, tent).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EmulatorControllerServicer_to_server(servicer, server):
     rpc_method_handlers = {
+            'setBattery': grpc.unary_unary_rpc_method_handler(
+                    servicer.setBattery,
+                    request_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.BatteryState.FromString,
+                    response_serializer=google_dot_protobuf_dot_empty__pb2.Empty.SerializeToString,
+            ),
+            'getBattery': grpc.unary_unary_rpc_method_handler(
+                    servicer.getBattery,
+                    request_deserializer=google_dot_protobuf_dot_empty__pb2.Empty.FromString,
+                    response_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.BatteryState.SerializeToString,
+            ),
+            'setGps': grpc.unary_unary_rpc_method_handler(
+                    servicer.setGps,
+                    request_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.GpsState.FromString,
+                    response_serializer=google_dot_protobuf_dot_empty__pb2.Empty.SerializeToString,
+            ),
+            'getGps': grpc.unary_unary_rpc_method_handler(
+                    servicer.getGps,
+                    request_deserializer=google_dot_protobuf_dot_empty__pb2.Empty.FromString,
+                    response_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.GpsState.SerializeToString,
+            ),
+            'sendFingerprint': grpc.unary_unary_rpc_method_handler(
+                    servicer.sendFingerprint,
+                    request_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.Fingerprint.FromString,
+                    response_serializer=google_dot_protobuf_dot_empty__pb2.Empty.SerializeToString,
+            ),
+            'getPhysicalModel': grpc.unary_unary_rpc_method_handler(
+                    servicer.getPhysicalModel,
+                    request_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.PhysicalModelValue.FromString,
+                    response_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.PhysicalModelValue.SerializeToString,
+            ),
             'sendKey': grpc.unary_unary_rpc_method_handler(
                     servicer.sendKey,
                     request_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.KeyboardEvent.FromString,
@@ -147,6 +260,11 @@ def add_EmulatorControllerServicer_to_server(servicer, server):
                     request_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.ImageFormat.FromString,
                     response_serializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.Image.SerializeToString,
             ),
+            'setPosture': grpc.unary_unary_rpc_method_handler(
+                    servicer.setPosture,
+                    request_deserializer=pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.Posture.FromString,
+                    response_serializer=google_dot_protobuf_dot_empty__pb2.Empty.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'android.emulation.control.EmulatorController', rpc_method_handlers)
@@ -157,6 +275,168 @@ def add_EmulatorControllerServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class EmulatorController:
     """Missing associated documentation comment in .proto file."""
+
+    @staticmethod
+    def setBattery(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/android.emulation.control.EmulatorController/setBattery',
+            pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.BatteryState.SerializeToString,
+            google_dot_protobuf_dot_empty__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def getBattery(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/android.emulation.control.EmulatorController/getBattery',
+            google_dot_protobuf_dot_empty__pb2.Empty.SerializeToString,
+            pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.BatteryState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def setGps(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/android.emulation.control.EmulatorController/setGps',
+            pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.GpsState.SerializeToString,
+            google_dot_protobuf_dot_empty__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def getGps(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/android.emulation.control.EmulatorController/getGps',
+            google_dot_protobuf_dot_empty__pb2.Empty.SerializeToString,
+            pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.GpsState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def sendFingerprint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/android.emulation.control.EmulatorController/sendFingerprint',
+            pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.Fingerprint.SerializeToString,
+            google_dot_protobuf_dot_empty__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def getPhysicalModel(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/android.emulation.control.EmulatorController/getPhysicalModel',
+            pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.PhysicalModelValue.SerializeToString,
+            pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.PhysicalModelValue.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
 
     @staticmethod
     def sendKey(request,
@@ -310,6 +590,33 @@ class EmulatorController:
             '/android.emulation.control.EmulatorController/streamScreenshot',
             pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.ImageFormat.SerializeToString,
             pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.Image.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def setPosture(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/android.emulation.control.EmulatorController/setPosture',
+            pytest__mobile__agent_dot_emulator_dot___proto_dot_emulator__controller__pb2.Posture.SerializeToString,
+            google_dot_protobuf_dot_empty__pb2.Empty.FromString,
             options,
             channel_credentials,
             insecure,

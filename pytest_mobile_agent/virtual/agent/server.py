@@ -2,7 +2,7 @@
 running agent's connections, handshake, replacement, requests, events and pings, as
 docs/protocol.md says and as the Java agent does. It knows nothing of processes (`process.py`
 wires it to one); the methods live beside it as in the Java agent: `tree.py` (snapshot, bounds,
-the cache), `input.py` (taps, swipes, keys), `text.py`, `screenshot.py`.
+the cache), `input.py` (taps, swipes, keys), `text.py`, `screenshot.py`, `clipboard.py`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import xxhash
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import protocol as wire  # the one frame codec of protocol 1
+from pytest_mobile_agent.virtual.agent.clipboard import ClipboardAccess
 from pytest_mobile_agent.virtual.agent.idle import IdleTracker
 from pytest_mobile_agent.virtual.agent.input import Gestures, Injector
 from pytest_mobile_agent.virtual.agent.params import RequestError
@@ -190,6 +191,7 @@ class AgentCore:
         self.gestures = Gestures(injector)
         self.text_entry = TextEntry(injector)
         self.toasts = ToastBuffer(self.ui.toasts, self.ui.now_ms)
+        self.clipboard = ClipboardAccess(self.ui)
         self._on_stop: list[Callable[[], None]] = [self.toasts.close]
         self.workers = Workers(f"agent-req:{identity.pid}")
         self.ui.add_listener(self._on_change)
@@ -372,7 +374,8 @@ class AgentCore:
                 "tap": plain(self.gestures.tap), "swipe": plain(self.gestures.swipe),
                 "key": plain(self.gestures.key), "text": plain(self.text_entry.text),
                 "screenshot": plain(lambda p, d: screenshot(self.ui, self.platform, p)),
-                "resync": plain(self._resync), "toasts": plain(self.toasts.answer), "shutdown": self._shutdown}
+                "resync": plain(self._resync), "toasts": plain(self.toasts.answer), "shutdown": self._shutdown,
+                "clipboard_get": plain(self.clipboard.get), "clipboard_set": plain(self.clipboard.set)}
 
     # --- events and liveness --------------------------------------------------------------------
 

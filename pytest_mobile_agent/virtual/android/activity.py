@@ -130,6 +130,9 @@ class ActivityManager:
         self.processes = processes
         self.logcat = logcat
         self.apps: dict[str, App] = {}
+        #: the image's own apps that handle intents (the browser): started like the installed ones,
+        #: not listed among them
+        self.system_apps: dict[str, App] = {}
         self._running: dict[str, pm.Process] = {}
         self._foreground: str | None = LAUNCHER
         self._listeners: list[Listener] = []
@@ -138,6 +141,12 @@ class ActivityManager:
 
     def install(self, app: App) -> None:
         self.apps[app.package] = app
+
+    def install_system_app(self, app: App) -> None:
+        self.system_apps[app.package] = app
+
+    def app(self, package: str) -> App | None:
+        return self.apps.get(package) or self.system_apps.get(package)
 
     def uninstall(self, package: str) -> None:
         self.force_stop(package)
@@ -180,13 +189,14 @@ class ActivityManager:
         return proc.pid if proc is not None and not proc.dead else None
 
     def start(self, component: str, extras: dict[str, str] | None = None, stop_first: bool = False,
-              wait: bool = False) -> StartResult:
+              wait: bool = False, data: str | None = None) -> StartResult:
+        """`data` is the intent's data URI, given to an app that takes it (`open_data`)."""
         started = time.monotonic()
         parsed = normalize_component(component)
         if parsed is None:
             return StartResult(False, component, error=f"Error: Bad component name: {component}")
         package, activity = parsed
-        app = self.apps.get(package)
+        app = self.app(package)
         if app is None or not app.has_activity(activity):
             missing = f"Error type 3\nError: Activity class {{{package}/{activity}}} does not exist."
             return StartResult(False, component, error=missing)
@@ -197,6 +207,9 @@ class ActivityManager:
         else:
             state = "COLD"
             self._spawn_app_process(package, activity)
+        open_data = getattr(app, "open_data", None)
+        if data is not None and callable(open_data):
+            open_data(data)
         app.start(activity, dict(extras or {}))
         short = short_component(package, activity)
         self._foreground = short
@@ -227,7 +240,7 @@ class ActivityManager:
             self._notify("foreground", LAUNCHER)
 
     def force_stop(self, package: str, caller_pid: int = 0) -> None:
-        app = self.apps.get(package)
+        app = self.app(package)
         proc = self._running.pop(package, None)
         reason = f"from pid {caller_pid}"
         if app is not None and proc is not None:  # ActivityManagerService.forceStopPackage, ProcessList.killLocked
@@ -260,7 +273,7 @@ class ActivityManager:
         self.processes.exit(proc, 128 + pm.SIGKILL)
         self.logcat.log("ActivityManager", f"Process {package} (pid {proc.pid}) has died: fg  TOP ",
                         pid=SYSTEM_SERVER_PID)
-        self._gone(package, self.apps.get(package), proc)
+        self._gone(package, self.app(package), proc)
 
     def _gone(self, package: str, app: App | None, proc: pm.Process | None) -> None:
         """The app's process ended (stopped or died): its windows go, the launcher comes back to the

@@ -11,6 +11,7 @@ from pytest_mobile_agent.virtual.android.automation import AutomationSlot
 from pytest_mobile_agent.virtual.android.display import Display
 from pytest_mobile_agent.virtual.android.logcat import Logcat
 from pytest_mobile_agent.virtual.android.packages import PackageManager
+from pytest_mobile_agent.virtual.android.state import DeviceState
 from pytest_mobile_agent.virtual.kernel.process import Process
 from pytest_mobile_agent.virtual.kernel.system import System
 
@@ -34,6 +35,8 @@ class Framework:
     app_process_mains: dict[str, AppProcessMain]
     #: the monotonic time the device booted at (uptime stamps)
     booted: float
+    #: what a test changes: power, rotation, battery, location, radios, night mode, notifications
+    state: DeviceState
 
 
 #: an Android tool: `tool(framework, proc) -> status`

@@ -22,8 +22,14 @@ android/console.cpp serves it (aosp platform/external/qemu, emulator-facts.md §
   `KO: Forbidden binary request. Aborting`; both close the connection. A line longer than 4095
   bytes starts over, as the console's 4096-byte buffer does.
 
-Only the commands above are modelled; the others the emulator lists (geo, sms, network, ...)
-are unknown commands here. The console listens on 127.0.0.1 only, as the emulator's does.
+* `network status|speed|delay` drive the device's emulated link (android/hardware.py): `status`
+  prints do_network_status's lines (`download speed: N bits/s (X KB/s)`, ..., `maximum latency: N
+  ms`); a missing or unreadable value is `KO: missing <speed> argument, see 'help network speed'`
+  / `KO: invalid <speed> argument, see 'help network speed' for valid values` (and the same for
+  `<delay>`).
+
+Only the commands above are modelled; the others the emulator lists (geo, sms, ...) are unknown
+commands here. The console listens on 127.0.0.1 only, as the emulator's does.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_mobile_agent.virtual.android.hardware import SPEED_NAMES, NetworkLink
 from pytest_mobile_agent.virtual.fronts.loopback import AcceptLoop, bind_loopback
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
@@ -274,6 +281,36 @@ def do_grpc(session: ConsoleSession, args: str | None) -> bool:
     return True
 
 
+def do_network_status(session: ConsoleSession, args: str | None) -> bool:
+    link = session.console.link
+    session.write("Current network status:\n"
+                  f"  download speed:   {int(link.download_bps):8d} bits/s ({link.download_bps / 8192:.1f} KB/s)\n"
+                  f"  upload speed:     {int(link.upload_bps):8d} bits/s ({link.upload_bps / 8192:.1f} KB/s)\n"
+                  f"  minimum latency:  {int(link.min_latency_ms)} ms\n"
+                  f"  maximum latency:  {int(link.max_latency_ms)} ms\n")
+    return True
+
+
+def do_network_speed(session: ConsoleSession, args: str | None) -> bool:
+    if args is None:
+        session.write("KO: missing <speed> argument, see 'help network speed'\n")
+        return False
+    if not session.console.link.set_speed(args.strip()):
+        session.write("KO: invalid <speed> argument, see 'help network speed' for valid values\n")
+        return False
+    return True
+
+
+def do_network_delay(session: ConsoleSession, args: str | None) -> bool:
+    if args is None:
+        session.write("KO: missing <delay> argument, see 'help network delay'\n")
+        return False
+    if not session.console.link.set_latency(args.strip()):
+        session.write("KO: invalid <delay> argument, see 'help network delay' for valid values\n")
+        return False
+    return True
+
+
 HELP = Command("help|h|?", "print a list of commands", do_help)
 HELP_VERBOSE = Command("help-verbose", "print a list of commands with descriptions", do_help_verbose)
 PING = Command("ping", "check if the emulator is alive", do_ping)
@@ -294,6 +331,19 @@ MAIN: tuple[Command, ...] = (
     Command("grpc", "enable the grpc endpoint", do_grpc,
             "This allows you to start the grpc endpoint at the given port\n"),
     QUIT,
+    Command("network", "manage network settings", None, "allows you to manage the settings related to the network "
+            "data connection of the\nemulated device.\n", (
+        Command("status", "dump network status", do_network_status),
+        Command("speed", "change network speed", do_network_speed,
+                "'network speed <speed>' allows you to dynamically change the speed of the emulated\n"
+                "network on the device, where <speed> is one of the following:\n\n"
+                + "".join(f"  {name:<8} {label}\n" for name, label in SPEED_NAMES.items())
+                + "  <num>    selects both upload and download speed\n"
+                "  <up>:<down> select individual upload/download speeds\n"),
+        Command("delay", "change network latency", do_network_delay,
+                "'network delay <latency>' allows you to dynamically change the latency of the emulated\n"
+                "network on the device, where <latency> is one of the following:\n\n"),
+    )),
     Command("avd", "control virtual device execution", None, AVD_DESCRIPTION, (
         Command("status", "query virtual device status", do_avd_status,
                 "'avd status' will indicate whether the virtual device is running or not\n"),
@@ -311,8 +361,11 @@ class EmulatorConsole:
     main_commands: tuple[Command, ...] = MAIN
 
     def __init__(self, *, avd_name: str, token_path: Path, on_grpc: Callable[[int], int],
-                 on_kill: Callable[[], None], listener: socket.socket | None = None, port: int = 0) -> None:
+                 on_kill: Callable[[], None], listener: socket.socket | None = None, port: int = 0,
+                 link: NetworkLink | None = None) -> None:
         self.avd_name = avd_name
+        #: the emulated network link `network speed|delay|status` drive (the device's `state.link`)
+        self.link = link if link is not None else NetworkLink()
         self.token_path = token_path
         self.on_grpc = on_grpc
         self._on_kill = on_kill

@@ -18,6 +18,9 @@ the way emulator 37.1.11 does (emulator-facts.md), on loopback only.
   went to -1 is not in use), and a press lifted within the same frame is no touch at all.
   streamInputEvent hands each event to its sender as it reads it (EmulatorService.cpp), so every
   streamed TouchEvent is a frame of its own, in order, at the time it is read.
+- setBattery/getBattery, setGps/getGps, sendFingerprint and setPosture drive the device's emulated
+  hardware (its `state`: android/state.py), as the emulator's goldfish battery, GPS, fingerprint
+  sensor and posture sensor reach the guest.
 
 The display is the device model's (`virtual/android/display.py`): `size`, `density`, `render()` (a
 full-resolution RGB PIL image, top row first), `touch(x, y, pressed)`, and a change counter with a
@@ -48,7 +51,16 @@ from google.protobuf import empty_pb2
 from pytest_mobile_agent.emulator import discovery
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2 as pb
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as pb_grpc
+from pytest_mobile_agent.virtual.android.battery import HealthInfo
+from pytest_mobile_agent.virtual.android.display import Display as DeviceDisplay
+from pytest_mobile_agent.virtual.android.location import Fix
+from pytest_mobile_agent.virtual.android.settings import default_settings
+from pytest_mobile_agent.virtual.android.state import DeviceState
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+
+#: BatteryState.BatteryHealth (GOOD, FAILED, DEAD, OVERVOLTAGE, OVERHEATED) -> BatteryManager's
+#: BATTERY_HEALTH_* (2 good, 6 unspecified failure, 4 dead, 5 over voltage, 3 overheat)
+_HEALTH_TO_FRAMEWORK = {0: 2, 1: 6, 2: 4, 3: 5, 4: 3}
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -327,6 +339,43 @@ class _Servicer(pb_grpc.EmulatorControllerServicer):
         self.double.key(request)
         return empty_pb2.Empty()
 
+    # --- the emulated hardware (issue 26): the double's hardware_* methods ---------------------
+
+    def setBattery(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self.double._saw("setBattery", context)
+        self.double.hardware_set_battery(request)
+        return empty_pb2.Empty()
+
+    def getBattery(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self.double._saw("getBattery", context)
+        return self.double.hardware_battery()
+
+    def setGps(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self.double._saw("setGps", context)
+        self.double.hardware_set_gps(request)
+        return empty_pb2.Empty()
+
+    def getGps(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self.double._saw("getGps", context)
+        return self.double.hardware_gps()
+
+    def sendFingerprint(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self.double._saw("sendFingerprint", context)
+        self.double.hardware.sensors.fingerprint_touches.append((int(request.touchId), bool(request.isTouching)))
+        return empty_pb2.Empty()
+
+    def getPhysicalModel(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self.double._saw("getPhysicalModel", context)
+        if request.target != pb.PhysicalModelValue.POSTURE:
+            context.abort(grpc.StatusCode.UNIMPLEMENTED, "The virtual device models only the POSTURE")
+        posture = self.double.hardware.sensors.posture
+        return pb.PhysicalModelValue(target=request.target, value=pb.ParameterValue(data=[float(posture)]))
+
+    def setPosture(self, request: Any, context: grpc.ServicerContext) -> Any:
+        self.double._saw("setPosture", context)
+        self.double.hardware.sensors.posture = int(request.value)
+        return empty_pb2.Empty()
+
 
 class ControllerDouble:
     """The emulator controller of one virtual device. `start()` serves it, `stop()` ends it.
@@ -345,10 +394,14 @@ class ControllerDouble:
         auth: str = "token",
         platform_config: bool = False,
         port: int | None = None,
+        hardware: DeviceState | None = None,
     ) -> None:
+        """`hardware`: the device state the emulated battery, GPS, fingerprint sensor and posture
+        drive (the virtual device's `state`); a standalone one when the display has no device."""
         if auth not in ("token", "jwt", "none"):
             raise ValueError(f"auth is token, jwt or none, not {auth!r}")
         self.feed = DisplayFeed(display)
+        self.hardware = hardware if hardware is not None else DeviceState(default_settings(), DeviceDisplay())
         self.serial = serial
         self.console_port = _console_port(serial)
         self.avd = avd or AvdConfig()
@@ -491,6 +544,37 @@ class ControllerDouble:
         deliver = getattr(self.feed.display, "key", None)
         if callable(deliver):
             deliver(event.key or event.text or event.keyCode)
+
+    # --- the emulated hardware -------------------------------------------------------------
+    # The goldfish battery and GPS the guest reads: the system sees a setBattery unless
+    # `dumpsys battery set` stopped its updates, and a setGps as the gps provider's fix unless a
+    # test provider replaces it (android/battery.py, android/location.py).
+
+    def hardware_set_battery(self, request: Any) -> None:
+        charger = int(request.charger)
+        self.hardware.battery.set_hardware(HealthInfo(
+            ac=charger == pb.BatteryState.AC, usb=charger == pb.BatteryState.USB,
+            wireless=charger == pb.BatteryState.WIRELESS, status=int(request.status) + 1,
+            health=_HEALTH_TO_FRAMEWORK.get(int(request.health), 2), present=bool(request.isPresent),
+            level=int(request.chargeLevel)))
+
+    def hardware_battery(self) -> Any:
+        info = self.hardware.battery.hardware
+        charger = (pb.BatteryState.AC if info.ac else pb.BatteryState.USB if info.usb
+                   else pb.BatteryState.WIRELESS if info.wireless else pb.BatteryState.NONE)
+        health: Any = next((proto for proto, framework in _HEALTH_TO_FRAMEWORK.items() if framework == info.health), 0)
+        status: Any = max(0, info.status - 1)
+        return pb.BatteryState(hasBattery=True, isPresent=info.present, charger=charger, chargeLevel=info.level,
+                               health=health, status=status)
+
+    def hardware_set_gps(self, request: Any) -> None:
+        self.hardware.location.hardware_fix = Fix(float(request.latitude), float(request.longitude),
+                                                  float(request.altitude), accuracy=5.0)
+
+    def hardware_gps(self) -> Any:
+        fix = self.hardware.location.hardware_fix
+        return pb.GpsState(passiveUpdate=True, latitude=fix.latitude, longitude=fix.longitude,
+                           altitude=fix.altitude or 0.0, satellites=9)
 
     # --- helpers ---------------------------------------------------------------------------
 

@@ -1,12 +1,24 @@
 """`am`, the activity manager's shell command (ActivityManagerShellCommand): `am start [-W] [-S]
-[-a ACTION] [-d URI] [-n] PKG/ACT [--es K V] [--ei K N] [--ez K B]` prints `Stopping: PKG` with
--S, then `Starting: Intent { cmp=PKG/.ACT (has extras) }`, with -W the `Status/LaunchState/
-Activity/TotalTime/WaitTime/Complete` block; `am force-stop PKG`; `am crash PKG|PID` (the app
+[-a ACTION] [-d URI] [-p PKG] [-n] PKG/ACT [--es K V] [--ei K N] [--ez K B]` prints `Stopping: PKG`
+with -S, then `Starting: Intent { cmp=PKG/.ACT (has extras) }`, with -W the `Status/LaunchState/
+Activity/TotalTime/WaitTime/Complete` block; an intent without a component is resolved
+(android/intents.py: VIEW of an http or https URL opens the browser), and one nothing handles
+fails with "Error: Activity not started, unable to resolve Intent { ... }"; `am force-stop PKG`;
+`am crash PKG|PID` (the app
 dies of a shell-induced crash, its FATAL EXCEPTION in the crash buffer); `am get-current-user`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+from pytest_mobile_agent.virtual.android.activity import normalize_component, short_component
 from pytest_mobile_agent.virtual.android.framework import Framework
+from pytest_mobile_agent.virtual.android.intents import (
+    ACTION_VIEW,
+    FLAG_ACTIVITY_NEW_TASK,
+    resolve_view,
+    safe_data,
+)
 from pytest_mobile_agent.virtual.kernel import process as pm
 
 
@@ -44,55 +56,24 @@ def am(framework: Framework, proc: pm.Process, args: list[str] | None = None) ->
 
 
 def _am_start(framework: Framework, proc: pm.Process, args: list[str]) -> int:
-    wait = stop_first = False
-    component = ""
-    action = data = ""
-    extras: dict[str, str] = {}
-    while args:
-        arg = args.pop(0)
-        if arg == "-W":
-            wait = True
-        elif arg == "-S":
-            stop_first = True
-        elif arg == "-n" and args:
-            component = args.pop(0)
-        elif arg == "-a" and args:
-            action = args.pop(0)
-        elif arg == "-d" and args:
-            data = args.pop(0)
-        elif arg in ("--es", "--ei", "--ez", "--el", "--ef", "--eu") and len(args) >= 2:
-            key, value = args.pop(0), args.pop(0)
-            extras[key] = value
-        elif arg == "--user" and args:
-            args.pop(0)
-        elif arg.startswith("-"):
-            continue
-        elif not component and "/" in arg:
-            component = arg
-    parts = []
-    if action:
-        parts.append(f"act={action}")
-    if data:
-        parts.append(f"dat={data}")
-    if component:
-        from pytest_mobile_agent.virtual.android.activity import (
-            normalize_component,
-            short_component,
-        )
-
-        parsed = normalize_component(component)
-        if parsed is None:
-            proc.stderr.write(f"Error: Bad component name: {component}\n")
-            return 255
-        parts.append(f"cmp={short_component(*parsed)}")
-    if not component:
-        proc.stderr.write("Error: Activity not started, unable to resolve Intent { " + " ".join(parts) + " }\n")
-        return 1
-    description = " ".join(parts) + (" (has extras)" if extras else "")
-    if stop_first:  # runStartActivity: -S force-stops the component's package first, and says so
+    intent = _parse_start(args)
+    if intent is None:
+        return 255
+    wait, stop_first, component, extras = intent.wait, intent.stop_first, intent.component, intent.extras
+    if component and normalize_component(component) is None:
+        proc.stderr.write(f"Error: Bad component name: {component}\n")
+        return 255
+    description = intent.describe() + (" (has extras)" if extras else "")
+    if stop_first and component:  # runStartActivity: -S force-stops the component's package first, and says so
         proc.stdout.write(f"Stopping: {component.split('/', 1)[0]}\n")
     proc.stdout.write(f"Starting: Intent {{ {description} }}\n")
-    result = framework.activity.start(component, extras, stop_first=stop_first, wait=wait)
+    if not component and intent.action == ACTION_VIEW and intent.data:
+        component = resolve_view(intent.data, intent.package) or ""
+    if not component:  # ActivityManagerShellCommand.runStartActivity: PackageManager resolved nothing
+        unresolved = intent.describe(resolving=True)
+        proc.stderr.write(f"Error: Activity not started, unable to resolve Intent {{ {unresolved} }}\n")
+        return 1
+    result = framework.activity.start(component, extras, stop_first=stop_first, wait=wait, data=intent.data or None)
     if not result.ok:  # runStartActivity: `out = mWaitOption ? pw : getErrPrintWriter()`, then return 1
         (proc.stdout if wait else proc.stderr).write(result.error + "\n")
         return 1
@@ -106,3 +87,63 @@ def _am_start(framework: Framework, proc: pm.Process, args: list[str]) -> int:
             "Complete\n"
         )
     return 0
+
+
+@dataclass
+class StartIntent:
+    """What `am start` read of its arguments (Intent.parseCommandArgs and runStartActivity's options)."""
+
+    wait: bool = False
+    stop_first: bool = False
+    component: str = ""
+    action: str = ""
+    data: str = ""
+    package: str | None = None
+    extras: dict[str, str] = field(default_factory=dict)
+
+    def describe(self, *, resolving: bool = False) -> str:
+        """Intent.toShortString: the action, the data (Uri.toSafeString), the flags am added (shown
+        once it asked the package manager), the package, the component."""
+        parts = []
+        if self.action:
+            parts.append(f"act={self.action}")
+        if self.data:
+            parts.append(f"dat={safe_data(self.data)}")
+        if resolving:
+            parts.append(f"flg=0x{FLAG_ACTIVITY_NEW_TASK:x}")
+        if self.package:
+            parts.append(f"pkg={self.package}")
+        if self.component:
+            parsed = normalize_component(self.component)
+            parts.append(f"cmp={short_component(*parsed) if parsed else self.component}")
+        return " ".join(parts)
+
+
+def _parse_start(args: list[str]) -> StartIntent | None:
+    intent = StartIntent()
+    while args:
+        arg = args.pop(0)
+        if arg == "-W":
+            intent.wait = True
+        elif arg == "-S":
+            intent.stop_first = True
+        elif arg == "-n" and args:
+            intent.component = args.pop(0)
+        elif arg == "-a" and args:
+            intent.action = args.pop(0)
+        elif arg == "-d" and args:
+            intent.data = args.pop(0)
+        elif arg == "-p" and args:
+            intent.package = args.pop(0)
+        elif arg in ("--es", "--ei", "--ez", "--el", "--ef", "--eu") and len(args) >= 2:
+            key, value = args.pop(0), args.pop(0)
+            intent.extras[key] = value
+        elif arg == "--user" and args:
+            args.pop(0)
+        elif arg.startswith("-"):
+            continue
+        elif not intent.component and "/" in arg:
+            intent.component = arg
+        elif not intent.component and ":" not in arg:  # a bare package name restricts the intent
+            intent.package = arg
+    return intent

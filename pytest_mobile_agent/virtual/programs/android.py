@@ -45,6 +45,10 @@
   provider's `key(code)` / `text(s)` when it has them; HOME, 3, brings the launcher to the front).
 * `dumpsys window` (mCurrentFocus, mFocusedApp), `dumpsys activity activities` (mResumedActivity),
   `settings get|put|list NAMESPACE [KEY [VALUE]]`.
+* the device state's commands: `svc wifi|data`, `appops`, `cmd location|connectivity|wifi|phone|
+  uimode|statusbar|notification`, `dumpsys battery|location|wifi` (programs/devicestate.py,
+  programs/sensors.py), `wm user-rotation`, `wm dismiss-keyguard`, and the power keys of
+  `input keyevent`.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ from pytest_mobile_agent.virtual.programs import (
     activity,
     automation,
     cmd,
+    devicestate,
     dumpsys,
     input,
     logcat,
@@ -62,6 +67,7 @@ from pytest_mobile_agent.virtual.programs import (
     properties,
     runtime,
     screenrecord,
+    sensors,
     settings,
     window,
 )
@@ -71,5 +77,6 @@ TOOLS: dict[str, FrameworkProgram] = {
     "pm": packages.pm_, "cmd": cmd.cmd, "getevent": input.getevent, "uiautomator": automation.uiautomator,
     "su": processes.su, "app_process": runtime.app_process, "app_process64": runtime.app_process,
     "screencap": window.screencap, "logcat": logcat.logcat, "input": input.input_, "dumpsys": dumpsys.dumpsys,
-    "settings": settings.settings_, "screenrecord": screenrecord.screenrecord,
+    screenrecord,
+    sensors,
 }

@@ -14,15 +14,20 @@
   and suspend blockers, and `Display Power: state=ON` (the DisplayPowerCallbacks' toString).
 
 The sizes and density are the display's, overrides (`wm size`, `wm density`) in the logical
-display as WindowManager applies them; the emulator's screen is on and stays awake (the AVD runs
-with `stay awake` and a screen-off timeout of 2147483647 ms, as settings report).
+display as WindowManager applies them; the emulator's screen stays awake (the AVD runs with `stay
+awake` and a screen-off timeout of 2147483647 ms, as settings report) until a power key turns it
+off (android/power.py): then `mWakefulness=Asleep` and `Display Power: state=OFF`. `dumpsys window`
+ends with KeyguardController.dump's `mKeyguardShowing=`; `dumpsys battery|location|wifi` are in
+programs/sensors.py and programs/devicestate.py.
 """
 
 from __future__ import annotations
 
 from pytest_mobile_agent.virtual.android.framework import Framework
 from pytest_mobile_agent.virtual.kernel import process as pm
+from pytest_mobile_agent.virtual.programs.devicestate import dumpsys_wifi
 from pytest_mobile_agent.virtual.programs.packages import dumpsys_package
+from pytest_mobile_agent.virtual.programs.sensors import dumpsys_battery, dumpsys_location
 
 UNIQUE_ID = "local:4619827259835644672"  # the emulator's built-in display (SurfaceFlinger's physical id)
 
@@ -95,16 +100,20 @@ def display_dump(framework: Framework) -> str:
 
 
 def power_dump(framework: Framework) -> str:
+    awake = framework.state.power.awake
+    battery = framework.state.battery.info
+    # BatteryManager's BATTERY_PLUGGED_AC 1, _USB 2, _WIRELESS 4
+    plug_type = 1 if battery.ac else 2 if battery.usb else 4 if battery.wireless else 0
     lines = [
         "POWER MANAGER (dumpsys power)",
         "",
         "Power Manager State:",
         "  mDirty=0x0",
-        "  mWakefulness=Awake",
+        f"  mWakefulness={'Awake' if awake else 'Asleep'}",
         "  mWakefulnessChanging=false",
-        "  mIsPowered=true",
-        "  mPlugType=1",
-        "  mBatteryLevel=100",
+        f"  mIsPowered={'true' if plug_type else 'false'}",
+        f"  mPlugType={plug_type}",
+        f"  mBatteryLevel={battery.level}",
         "  mDockState=0",
         "  mStayOn=false",
         "  mProximityPositive=false",
@@ -121,7 +130,7 @@ def power_dump(framework: Framework) -> str:
         "  mDeviceIdleMode=false",
         "  mScreenBrightnessBoostInProgress=false",
         "  mHoldingWakeLockSuspendBlocker=false",
-        "  mHoldingDisplaySuspendBlocker=true",
+        f"  mHoldingDisplaySuspendBlocker={'true' if awake else 'false'}",
         "",
         "Settings and Configuration:",
         "  mDecoupleHalAutoSuspendModeFromDisplayConfig=false",
@@ -141,19 +150,23 @@ def power_dump(framework: Framework) -> str:
         "  PowerManagerService.Broadcasts: ref count=0",
         "  PowerManagerService.WirelessChargerDetector: ref count=0",
         "",
-        "Display Power: state=ON",
+        f"Display Power: state={'ON' if awake else 'OFF'}",
         "",
     ]
     return "\n".join(lines) + "\n"
 
 
 SERVICE_DUMPS = {"display": display_dump, "power": power_dump}
+#: the dumps that take arguments (`dumpsys battery set level 5`)
+SERVICE_COMMANDS = {"battery": dumpsys_battery, "location": dumpsys_location, "wifi": dumpsys_wifi}
 
 
 def dumpsys(framework: Framework, proc: pm.Process) -> int:
     args = proc.argv[1:]
     if args and args[0] == "package":
         return dumpsys_package(framework, proc, args[1:])
+    if args and args[0] in SERVICE_COMMANDS:
+        return SERVICE_COMMANDS[args[0]](framework, proc, args[1:])
     if args and args[0] in SERVICE_DUMPS:
         proc.stdout.write(SERVICE_DUMPS[args[0]](framework))
         return 0
@@ -165,6 +178,9 @@ def dumpsys(framework: Framework, proc: pm.Process) -> int:
             "WINDOW MANAGER WINDOWS (dumpsys window windows)\n"
             f"  mCurrentFocus=Window{{1a2b3c4 u0 {package}/{full}}}\n"
             f"  mFocusedApp=ActivityRecord{{5d6e7f8 u0 {package}/{activity} t12}}\n"
+            "  KeyguardController:\n"
+            f"    mKeyguardShowing={'true' if framework.state.power.keyguard_showing else 'false'}\n"
+            "    mAodShowing=false\n"
         )
         return 0
     if args and args[0] == "activity" and "activities" in args[1:]:
@@ -179,7 +195,8 @@ def dumpsys(framework: Framework, proc: pm.Process) -> int:
         )
         return 0
     if not args:
-        proc.stdout.write("Currently running services:\n  activity\n  display\n  package\n  power\n  window\n")
+        proc.stdout.write("Currently running services:\n  activity\n  battery\n  display\n  location\n  package\n"
+                          "  power\n  wifi\n  window\n")
         return 0
     proc.stderr.write(f"Can't find service: {args[0]}\n")
     return 0

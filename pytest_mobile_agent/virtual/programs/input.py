@@ -1,7 +1,8 @@
 """The input tools. `input tap X Y`, `input swipe X1 Y1 X2 Y2 [MS]`, `input keyevent K`, `input text T`
 drive the display: touches are injected as InputManager.injectInputEvent injects them (they reach
 the UI and no input device, so getevent shows none of them); keys and text go to the display
-content's `key(code)` / `text(s)` when it has them; HOME, 3, brings the launcher to the front.
+content's `key(code)` / `text(s)` when it has them; HOME, 3, brings the launcher to the front; the
+power keys (POWER, WAKEUP, SLEEP, and MENU on the lock screen) go to the power policy first.
 `getevent [-l] [-t] [-q] [-c N] [DEVICE]` prints the display's input events, written through C
 stdio as getevent does (line buffered on a pty, 4096-byte blocks on a pipe), after the `add
 device` lines for /dev/input/event0 (qwerty2) and /dev/input/event1 (virtio_input_multi_touch_1)."""
@@ -17,6 +18,7 @@ from pytest_mobile_agent.virtual.android.display import (
     TOUCH_NAME,
 )
 from pytest_mobile_agent.virtual.android.framework import Framework
+from pytest_mobile_agent.virtual.android.power import power_key
 from pytest_mobile_agent.virtual.kernel import process as pm
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 
@@ -40,6 +42,9 @@ def input_(framework: Framework, proc: pm.Process) -> int:
                 display.inject(x1 + (x2 - x1) * step // steps, y1 + (y2 - y1) * step // steps, True)
             display.inject(x2, y2, False)
             return 0
+        if len(args) == 2 and args[0] == "keyevent" and (code := power_key(args[1])) is not None \
+                and framework.state.power.key(code):
+            return 0  # PhoneWindowManager.interceptKeyBeforeQueueing took it (android/power.py)
         if len(args) == 2 and args[0] == "keyevent" and args[1] in ("3", "KEYCODE_HOME") \
                 and getattr(display.content, "key", None) is None:
             framework.activity.go_home()  # no UI model: the activity manager alone (the model tells it itself)

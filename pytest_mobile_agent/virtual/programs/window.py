@@ -1,5 +1,6 @@
 """The window manager's and SurfaceFlinger's tools: `wm density [N|reset]` ("Physical density: 420",
-then "Override density: N" when set), `wm size [WxH|reset]` ("Physical size: 1080x2400"), and
+then "Override density: N" when set), `wm size [WxH|reset]` ("Physical size: 1080x2400"),
+`wm user-rotation [free|lock [ROTATION]]` (android/rotation.py), `wm dismiss-keyguard`, and
 `screencap [-p] [FILE]` (a PNG of the display, or raw RGBA with the 16-byte header without -p and
 a file name that is not .png)."""
 
@@ -21,7 +22,7 @@ def wm(framework: Framework, proc: pm.Process, args: list[str] | None = None) ->
         proc.stdout.write("Window manager (window) commands:\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n"
                           "  density [reset|DENSITY] [-d DISPLAY_ID]\n")
         return 0
-    command, rest = args[0], [a for a in args[1:] if a not in ("-d", "0")]
+    command, rest = args[0], _without_display(args[1:])
     if command == "density":
         if not rest:
             out = f"Physical density: {display.physical_density}\n"
@@ -59,8 +60,47 @@ def wm(framework: Framework, proc: pm.Process, args: list[str] | None = None) ->
         display.override_size = None if size == (display.physical_width, display.physical_height) else size
         display.changed()
         return 0
+    if command == "user-rotation":
+        return _user_rotation(framework, proc, rest)
+    if command == "dismiss-keyguard":  # IWindowManager.dismissKeyguard: an insecure keyguard goes
+        framework.state.power.dismiss_keyguard()
+        return 0
     proc.stderr.write(f"Unknown command: {command}\n")
     return 255
+
+
+def _without_display(args: list[str]) -> list[str]:
+    """The arguments without `-d DISPLAY_ID` (the default display is the only one here)."""
+    rest, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "-d":
+            skip = True
+        else:
+            rest.append(arg)
+    return rest
+
+
+def _user_rotation(framework: Framework, proc: pm.Process, args: list[str]) -> int:
+    """WindowManagerShellCommand.runDisplayUserRotation: `free`, `lock [ROTATION]`, or the state."""
+    rotation = framework.state.rotation
+    if not args:
+        proc.stdout.write(rotation.describe() + "\n")
+        return 0
+    if args[0] == "free":
+        rotation.free()
+        return 0
+    if args[0] != "lock":
+        proc.stderr.write("Error: argument needs to be either -d, free or lock.\n")
+        return 255
+    try:
+        rotation.lock(int(args[1]) if len(args) > 1 else -1)
+    except ValueError as exc:
+        message = str(exc) if len(args) < 2 or args[1].lstrip("-").isdigit() else f'For input string: "{args[1]}"'
+        proc.stderr.write(f"Error: {message}\n")
+        return 255
+    return 0
 
 
 def screencap(framework: Framework, proc: pm.Process) -> int:

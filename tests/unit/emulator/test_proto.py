@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import re
+import struct
 from pathlib import Path
 
 import pytest
@@ -160,7 +161,32 @@ def test_the_service_paths_are_the_emulators() -> None:
         "sendTouch": ("android.emulation.control.TouchEvent", "google.protobuf.Empty", False),
         "streamInputEvent": ("android.emulation.control.InputEvent", "google.protobuf.Empty", False),
         "sendKey": ("android.emulation.control.KeyboardEvent", "google.protobuf.Empty", False),
+        "setBattery": ("android.emulation.control.BatteryState", "google.protobuf.Empty", False),
+        "getBattery": ("google.protobuf.Empty", "android.emulation.control.BatteryState", False),
+        "setGps": ("android.emulation.control.GpsState", "google.protobuf.Empty", False),
+        "getGps": ("google.protobuf.Empty", "android.emulation.control.GpsState", False),
+        "sendFingerprint": ("android.emulation.control.Fingerprint", "google.protobuf.Empty", False),
+        "getPhysicalModel": ("android.emulation.control.PhysicalModelValue",
+                             "android.emulation.control.PhysicalModelValue", False),
+        "setPosture": ("android.emulation.control.Posture", "google.protobuf.Empty", False),
     }
+
+
+def test_the_device_state_messages_encode_with_the_emulators_field_numbers() -> None:
+    """BatteryState, GpsState, Fingerprint and Posture as emulator 37.1.11's proto numbers them
+    (Posture's one field is 3)."""
+    battery = pb.BatteryState(hasBattery=True, isPresent=True, charger=pb.BatteryState.USB, chargeLevel=42,
+                              health=pb.BatteryState.OVERHEATED, status=pb.BatteryState.CHARGING)
+    assert battery.SerializeToString() == vint(1, 1) + vint(2, 1) + vint(3, 2) + vint(4, 42) + vint(5, 4) + vint(6, 1)
+    gps = pb.GpsState.FromString(tag(2, 1) + struct.pack("<d", 48.85) + tag(3, 1) + struct.pack("<d", 2.35)
+                                 + tag(6, 1) + struct.pack("<d", 35.0) + vint(7, 9) + vint(1, 1))
+    assert (gps.latitude, gps.longitude, gps.altitude) == (48.85, 2.35, 35.0)
+    assert (gps.satellites, gps.passiveUpdate) == (9, True)
+    assert pb.Fingerprint(isTouching=True, touchId=2).SerializeToString() == vint(1, 1) + vint(2, 2)
+    assert pb.Posture(value=pb.Posture.POSTURE_HALF_OPENED).SerializeToString() == vint(3, 2)
+    assert pb.Posture.POSTURE_TENT == 5 and pb.BatteryState.FULL == 4 and pb.BatteryState.WIRELESS == 3
+    model = pb.PhysicalModelValue(target=pb.PhysicalModelValue.POSTURE, value=pb.ParameterValue(data=[2.0]))
+    assert model.SerializeToString() == vint(1, 16) + ldelim(3, ldelim(1, struct.pack("<f", 2.0)))
 
 
 # --- the SDK's proto, compared field by field --------------------------------------------------
@@ -176,6 +202,12 @@ import "google/protobuf/empty.proto";
 /* service EmulatorController { rpc getStatus(Nothing) returns (Nothing); } -- a block comment */
 service EmulatorController {
     rpc streamSensor(SensorValue) returns (stream SensorValue) {}
+    rpc setBattery(BatteryState) returns (google.protobuf.Empty) {}
+    rpc getBattery(google.protobuf.Empty) returns (BatteryState) {}
+    rpc setGps(GpsState) returns (google.protobuf.Empty) {}
+    rpc getGps(google.protobuf.Empty) returns (GpsState) {}
+    rpc sendFingerprint(Fingerprint) returns (google.protobuf.Empty) {}
+    rpc getPhysicalModel(PhysicalModelValue) returns (PhysicalModelValue) {}
     rpc sendKey(KeyboardEvent) returns (google.protobuf.Empty) {}
     rpc sendTouch(TouchEvent) returns (google.protobuf.Empty) {}
     rpc injectWheel(stream WheelEvent) returns (google.protobuf.Empty) {}
@@ -187,8 +219,39 @@ service EmulatorController {
     rpc getLogcat(LogMessage) returns (LogMessage) {
         option deprecated = true;
     }
+    rpc setPosture(Posture) returns (google.protobuf.Empty) {}
+}
+message Fingerprint { bool isTouching = 1; int32 touchId = 2; }
+message GpsState {
+    bool passiveUpdate = 1; double latitude = 2; double longitude = 3; double speed = 4;
+    double bearing = 5; double altitude = 6; int32 satellites = 7;
+}
+message BatteryState {
+    enum BatteryStatus { UNKNOWN = 0; CHARGING = 1; DISCHARGING = 2; NOT_CHARGING = 3; FULL = 4; }
+    enum BatteryCharger { NONE = 0; AC = 1; USB = 2; WIRELESS = 3; }
+    enum BatteryHealth { GOOD = 0; FAILED = 1; DEAD = 2; OVERVOLTAGE = 3; OVERHEATED = 4; }
+    bool hasBattery = 1; bool isPresent = 2; BatteryCharger charger = 3; int32 chargeLevel = 4;
+    BatteryHealth health = 5; BatteryStatus status = 6;
+}
+message Posture {
+    enum PostureValue {
+        POSTURE_UNKNOWN = 0; POSTURE_CLOSED = 1; POSTURE_HALF_OPENED = 2; POSTURE_OPENED = 3;
+        POSTURE_FLIPPED = 4; POSTURE_TENT = 5; POSTURE_MAX = 6;
+    }
+    PostureValue value = 3;
 }
 message SensorValue { enum State { OK = 0; NO_SERVICE = -3; } State status = 2; }
+message PhysicalModelValue {
+    enum State { OK = 0; NO_SERVICE = -3; DISABLED = -2; UNKNOWN = -1; }
+    enum PhysicalType {
+        POSITION = 0; ROTATION = 1; MAGNETIC_FIELD = 2; TEMPERATURE = 3; PROXIMITY = 4; LIGHT = 5; PRESSURE = 6;
+        HUMIDITY = 7; VELOCITY = 8; AMBIENT_MOTION = 9; HINGE_ANGLE0 = 10; HINGE_ANGLE1 = 11; HINGE_ANGLE2 = 12;
+        ROLLABLE0 = 13; ROLLABLE1 = 14; ROLLABLE2 = 15; POSTURE = 16; HEART_RATE = 17; RGBC_LIGHT = 18; WRIST_TILT = 19;
+    }
+    PhysicalType target = 1; State status = 2; ParameterValue value = 3;
+    enum Interpolation { SMOOTH = 0; STEP = 1; }
+    Interpolation interpolation = 4;
+}
 message WheelEvent { int32 dx = 1; }
 message LogMessage { string contents = 1; int64 start = 2 [deprecated = true]; }
 message ParameterValue { repeated float data = 1 [packed = true]; }

@@ -199,3 +199,54 @@ def test_adb_emu_kill_takes_the_emulator_off_the_servers_list(lab: VirtualLab) -
         time.sleep(0.1)
     assert serial.encode() not in listing
     assert lab.console_port(serial) is None
+
+
+# --- the emulated network (issue 26): console.cpp's network commands, through the driver's client ---------
+
+
+def test_network_speed_delay_and_status_as_the_console_answers_them(tmp_path: Path) -> None:
+    from pytest_mobile_agent.emulator.console import Console, NetworkStatus
+    from pytest_mobile_agent.errors import ControllerError
+    from pytest_mobile_agent.virtual.android.hardware import NetworkLink
+
+    link = NetworkLink()
+    served = EmulatorConsole(avd_name="Pixel_7_API_36", token_path=write_token_file(tmp_path), on_grpc=lambda p: p,
+                             on_kill=lambda: None, link=link)
+    try:
+        with Console.connect(served.port, serial="emulator-5554", token_path=tmp_path / TOKEN_FILE) as console:
+            assert console.avd_name() == "Pixel_7_API_36"
+            assert console.network_status() == NetworkStatus(0, 0, 0, 0)
+            console.network_speed("lte")
+            console.network_delay("100:300")
+            assert console.network_status() == NetworkStatus(173000000, 58000000, 100, 300)
+            console.network_speed("64")
+            assert (link.upload_bps, link.download_bps) == (64000, 64000)
+            with pytest.raises(ControllerError, match="KO: invalid <speed> argument, see 'help network speed' "
+                                                      "for valid values"):
+                console.network_speed("warp")
+            with pytest.raises(ControllerError, match="KO: missing <delay> argument"):
+                console.run("network delay")
+            status = "\n".join(console.run("network status"))
+            assert "  download speed:      64000 bits/s (7.8 KB/s)" in status
+        client = Client(served.port)
+        client.read_until(BANNER_END)
+        assert b"KO: unknown command" in client.ask("network speed full", b"\r\n"), "only after auth"
+    finally:
+        served.stop()
+
+
+def test_a_console_without_the_users_token_is_refused_with_the_consoles_words(tmp_path: Path) -> None:
+    from pytest_mobile_agent.emulator.console import Console
+    from pytest_mobile_agent.errors import ControllerError
+
+    served = EmulatorConsole(avd_name="x", token_path=write_token_file(tmp_path), on_grpc=lambda p: p,
+                             on_kill=lambda: None)
+    wrong = tmp_path / "other"
+    wrong.write_text("not-the-token")
+    try:
+        with pytest.raises(ControllerError, match="KO: authentication token does not match"):
+            Console.connect(served.port, token_path=wrong)
+        with pytest.raises(ControllerError, match="cannot be read"):
+            Console.connect(served.port, token_path=tmp_path / "missing")
+    finally:
+        served.stop()

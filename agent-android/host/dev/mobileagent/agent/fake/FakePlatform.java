@@ -578,6 +578,14 @@ public final class FakePlatform implements Platform {
     }
 
     @Override
+    public synchronized String readClipboardText() throws PlatformException {
+        if (clip != null && !clipReadable) {
+            throw new PlatformException("internal", "the clipboard holds a clip the shell may not read");
+        }
+        return clip;
+    }
+
+    @Override
     public void setClipboardText(String text, boolean unseen) {
         synchronized (this) {
             clipboardWrites++;

@@ -274,6 +274,18 @@ public final class AndroidPlatform implements Platform {
         }
     }
 
+    @Override
+    public String readClipboardText() throws PlatformException {
+        Object saved = saveClipboard();
+        if (saved == Platform.UNREADABLE_CLIP) {
+            throw new PlatformException("internal", "the clipboard holds a clip the shell may not read");
+        }
+        ClipData clip = (ClipData) saved;
+        if (clip == null || clip.getItemCount() == 0) return null;
+        CharSequence text = clip.getItemAt(0).getText();
+        return text == null ? null : text.toString();
+    }
+
     /** SystemUI's extra: no clipboard overlay for a clip from com.android.shell (ClipboardListener). */
     static final String EXTRA_SUPPRESS_OVERLAY = "com.android.systemui.SUPPRESS_CLIPBOARD_OVERLAY";
 

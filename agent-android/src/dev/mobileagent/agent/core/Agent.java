@@ -78,6 +78,10 @@ public final class Agent implements Platform.EventSink {
                     return input(method, p, deadline);
                 case "screenshot":
                     return screenshot(p);
+                case "clipboard_get":
+                    return clipboardGet();
+                case "clipboard_set":
+                    return clipboardSet(p);
                 case "resync":
                     return resync();
                 case "toasts":
@@ -293,6 +297,30 @@ public final class Agent implements Platform.EventSink {
         } finally {
             acted();
         }
+    }
+
+    // --- clipboard ------------------------------------------------------------------------------
+
+    /** The primary clip's text, null for an empty clipboard. */
+    JSONObject clipboardGet() throws PlatformException {
+        String text = platform.readClipboardText();
+        return put(new JSONObject(), "text", text == null ? JSONObject.NULL : text);
+    }
+
+    /**
+     * Sets the primary clip to the text (null clears the clipboard), unseen: no clipboard overlay
+     * on Android 13+. Under the input lock, so that a paste never restores over it.
+     */
+    JSONObject clipboardSet(Params p) throws AgentError, PlatformException {
+        String text = p.nullableString("text");
+        synchronized (inputLock) {
+            if (text == null) {
+                platform.restoreClipboard(null, true);
+            } else {
+                platform.setClipboardText(text, true);
+            }
+        }
+        return new JSONObject();
     }
 
     // --- screenshot, resync ---------------------------------------------------------------------

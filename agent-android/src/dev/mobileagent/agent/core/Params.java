@@ -47,6 +47,14 @@ public final class Params {
         return (Boolean) v;
     }
 
+    /** A string, or null when the key is missing or null. */
+    public String nullableString(String key) throws AgentError {
+        if (!p.has(key) || p.isNull(key)) return null;
+        Object v = p.opt(key);
+        if (!(v instanceof String)) throw AgentError.invalid("`" + key + "` must be a string or null");
+        return (String) v;
+    }
+
     public String string(String key, String dflt) throws AgentError {
         if (!p.has(key) || p.isNull(key)) {
             if (dflt == null) throw AgentError.invalid("`" + key + "` is required");

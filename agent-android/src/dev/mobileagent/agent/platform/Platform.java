@@ -75,6 +75,12 @@ public interface Platform {
      */
     void restoreClipboard(Object saved, boolean unseen) throws PlatformException;
 
+    /**
+     * The primary clip's text (its first item's), null when the clipboard is empty; a
+     * PlatformException when a clip is there that the shell may not read.
+     */
+    String readClipboardText() throws PlatformException;
+
     /** An upright screenshot in every display orientation; never a blank image. */
     Screenshot screenshot(String format, int quality) throws PlatformException;
 

@@ -1,0 +1,48 @@
+"""The device under the test's control: rotation, screen and lock screen, links and activities,
+clipboard, notifications, location, battery, network, fingerprint, posture and appearance, each
+through the emulator's controller or console where the target is an emulator and through the shell
+on a device (control/paths.py), each restored when the test ends (control/journal.py).
+
+It sits above the screen (a notification is found as the mirror sees the shade) and below the
+stack, which makes one per target (`stack.control`). Its names load on first use (PEP 562), so the
+app handle's use of `control.activities` loads neither the mirror nor the emulator client.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_mobile_agent.control.battery import BatteryState
+    from pytest_mobile_agent.control.device import DeviceControl
+    from pytest_mobile_agent.control.location import Coordinates
+    from pytest_mobile_agent.control.network import NetworkState
+    from pytest_mobile_agent.control.paths import ConsoleAccess, Paths
+    from pytest_mobile_agent.control.rotation import ORIENTATIONS, Orientation
+
+_EXPORTS = {
+    "BatteryState": "pytest_mobile_agent.control.battery",
+    "DeviceControl": "pytest_mobile_agent.control.device",
+    "Coordinates": "pytest_mobile_agent.control.location",
+    "NetworkState": "pytest_mobile_agent.control.network",
+    "ConsoleAccess": "pytest_mobile_agent.control.paths",
+    "Paths": "pytest_mobile_agent.control.paths",
+    "ORIENTATIONS": "pytest_mobile_agent.control.rotation",
+    "Orientation": "pytest_mobile_agent.control.rotation",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+__all__ = ["ORIENTATIONS", "BatteryState", "ConsoleAccess", "Coordinates", "DeviceControl", "NetworkState",
+           "Orientation", "Paths"]

@@ -1,0 +1,53 @@
+"""The clipboard as text, through the agent: protocol 1's `clipboard_get` and `clipboard_set`
+(docs/protocol.md), which read and set the primary clip as the shell through IClipboard, the clip
+carrying SystemUI's SUPPRESS_CLIPBOARD_OVERLAY extra so that Android 13+ shows no overlay for it
+(ClipboardListener.shouldSuppressOverlay), as the agent's paste does. The text the test found is
+put back at the end of the test (an empty clipboard cleared again).
+"""
+
+from __future__ import annotations
+
+from pytest_mobile_agent.arguments import check_text
+from pytest_mobile_agent.control.journal import Journal
+from pytest_mobile_agent.control.paths import Paths
+from pytest_mobile_agent.errors import AgentError, InvalidArgument, NotSupported, StateRefused
+
+REQUEST_TIMEOUT = 5.0
+
+
+class Clipboard:
+    def __init__(self, paths: Paths, journal: Journal) -> None:
+        self.paths = paths
+        self.journal = journal
+
+    def text(self) -> str | None:
+        """The primary clip's text; None when the clipboard is empty."""
+        result = self._request("clipboard_get", {}, "reading the clipboard")
+        text = result.get("text")
+        return text if isinstance(text, str) else None
+
+    def set(self, text: str | None) -> None:
+        """Set the primary clip to `text` (None clears it), without the clipboard overlay."""
+        if text is not None:
+            if not isinstance(text, str):
+                raise InvalidArgument(f"text must be a str or None, not {type(text).__name__}")
+            check_text("text", text)
+        if not self.journal.knows("clipboard"):
+            before = self.text()
+            self.journal.remember("clipboard", lambda: self._set(before, "restoring the clipboard"))
+        self._set(text, "setting the clipboard")
+        if self.text() != text:
+            raise StateRefused(f"setting the clipboard: it reads {self.text()!r} after setting {text!r}")
+
+    def _set(self, text: str | None, what: str) -> None:
+        self._request("clipboard_set", {"text": text}, what)
+
+    def _request(self, method: str, params: dict[str, object], what: str) -> dict[str, object]:
+        agent = self.paths.needs_agent(what)
+        try:
+            return agent.request(method, params, timeout=REQUEST_TIMEOUT)
+        except AgentError as exc:
+            if exc.code == "unknown_method":
+                raise NotSupported(f"{what}: the agent on {self.paths.serial} has no {method} (an agent older than "
+                                   "this package's)", advice="Deploy this package's agent (`--agent-force`)") from None
+            raise StateRefused(f"{what}: the agent answered {exc.code}: {exc.message}") from None
