@@ -60,7 +60,7 @@ class SnapshotSettings:
 
     directory: Path = field(default_factory=lambda: Path.cwd() / "__snapshots__")
     """The baselines' folder; each device profile has its own folder in it (`profile_of`)."""
-    output: Callable[[], Path] = field(default_factory=lambda: (lambda: Path.cwd()))
+    output: Callable[[], Path] = field(default_factory=lambda: lambda: Path.cwd())
     update: bool = False
     api_level: int | None = None
 
@@ -85,8 +85,9 @@ class Comparison:
 
 def check_name(name: object) -> str:
     if not isinstance(name, str) or NAME.fullmatch(name) is None:
-        raise InvalidArgument(f"name must be a file name of letters, digits, '.', '_' and '-' (at most 100), "
-                              f"not {name!r}")
+        raise InvalidArgument(
+            f"name must be a file name of letters, digits, '.', '_' and '-' (at most 100), not {name!r}"
+        )
     return name
 
 
@@ -98,8 +99,11 @@ def check_threshold(threshold: object) -> float:
 
 def default_masks(view: View) -> list[Bounds]:
     """The status bar's window (its clock and icons) and the focused text field (the caret blinks)."""
-    masks: list[Bounds] = [w.bounds for w in view.windows if w.metadata.owner == "com.android.systemui"
-                           and (w.title or "").lower() == "statusbar"]
+    masks: list[Bounds] = [
+        w.bounds
+        for w in view.windows
+        if w.metadata.owner == "com.android.systemui" and (w.title or "").lower() == "statusbar"
+    ]
     masks.extend(e.node.bounds for e in view.entries if e.node.res and e.node.res.endswith("status_bar"))
     masks.extend(e.node.bounds for e in view.entries if e.node.focused and e.node.editable)
     return masks
@@ -138,7 +142,7 @@ def _beyond_neighbours(one: np.ndarray, other: np.ndarray, tolerance: int) -> np
     beyond = np.ones((height, width), dtype=bool)
     for dy in range(3):
         for dx in range(3):
-            shifted = padded[dy:dy + height, dx:dx + width]
+            shifted = padded[dy : dy + height, dx : dx + width]
             beyond &= np.abs(base - shifted).max(axis=2) > tolerance
     return beyond
 
@@ -169,7 +173,7 @@ def crop(pixels: np.ndarray, bounds: Bounds | None) -> tuple[np.ndarray, tuple[i
     if bounds is None:
         return pixels, (0, 0)
     left, top, right, bottom = bounds
-    return pixels[max(0, top):bottom, max(0, left):right], (max(0, left), max(0, top))
+    return pixels[max(0, top) : bottom, max(0, left) : right], (max(0, left), max(0, top))
 
 
 def mask_bounds(mask: Sequence[Any], find_all: Callable[..., list[Element]]) -> list[Bounds]:
@@ -181,12 +185,21 @@ def mask_bounds(mask: Sequence[Any], find_all: Callable[..., list[Element]]) -> 
         elif hasattr(item, "bounds") and hasattr(item, "ref"):
             bounds.append(item.bounds)
         else:
-            raise InvalidArgument(f"mask takes elements and criteria mappings (such as {{'id': 'clock'}}), not {item!r}")
+            raise InvalidArgument(
+                f"mask takes elements and criteria mappings (such as {{'id': 'clock'}}), not {item!r}"
+            )
     return bounds
 
 
-def check_snapshot(host: Any, name: str, mask: Sequence[Any], threshold: float, element: Element | None,
-                   use_default_masks: bool, timeout: float = STABLE_TIMEOUT) -> None:
+def check_snapshot(
+    host: Any,
+    name: str,
+    mask: Sequence[Any],
+    threshold: float,
+    element: Element | None,
+    use_default_masks: bool,
+    timeout: float = STABLE_TIMEOUT,
+) -> None:
     """The flow behind `screen.assert_snapshot`: a still screen, masked, compared with its baseline."""
     check_name(name)
     check_threshold(threshold)
@@ -201,10 +214,11 @@ def check_snapshot(host: Any, name: str, mask: Sequence[Any], threshold: float, 
         return
     if not baseline.is_file():
         write_atomically(baseline, encode_png(actual))
-        raise SnapshotMismatch(f"snapshot {name!r} had no baseline: {baseline} is written from this run",
-                               {"actual": baseline},
-                               advice="look at it, commit it, and run again (--android-update-snapshots "
-                                      "writes every baseline)")
+        raise SnapshotMismatch(
+            f"snapshot {name!r} had no baseline: {baseline} is written from this run",
+            {"actual": baseline},
+            advice="look at it, commit it, and run again (--android-update-snapshots writes every baseline)",
+        )
     expected = decode_png(baseline.read_bytes())
     if expected.shape == actual.shape:
         expected = masked(expected, masks, _origin(region))
@@ -212,15 +226,21 @@ def check_snapshot(host: Any, name: str, mask: Sequence[Any], threshold: float, 
     if result.share <= threshold and expected.shape == actual.shape:
         return
     images = _write_mismatch(settings.output(), name, expected, actual, result.diff)
-    what = (f"{result.differing} of {result.total} pixels differ ({result.share:.3%}, threshold {threshold:.3%})"
-            if expected.shape == actual.shape else
-            f"the screen is {actual.shape[1]}x{actual.shape[0]}, the baseline {expected.shape[1]}x{expected.shape[0]}")
-    raise SnapshotMismatch(f"snapshot {name!r} does not match {baseline}: {what}; diff image {images['diff']}",
-                           images, advice="if the change is meant, run with --android-update-snapshots")
+    what = (
+        f"{result.differing} of {result.total} pixels differ ({result.share:.3%}, threshold {threshold:.3%})"
+        if expected.shape == actual.shape
+        else f"the screen is {actual.shape[1]}x{actual.shape[0]}, the baseline {expected.shape[1]}x{expected.shape[0]}"
+    )
+    raise SnapshotMismatch(
+        f"snapshot {name!r} does not match {baseline}: {what}; diff image {images['diff']}",
+        images,
+        advice="if the change is meant, run with --android-update-snapshots",
+    )
 
 
-def stable_screen(take: Callable[[], bytes], masks: Sequence[Bounds], region: Bounds | None,
-                  timeout: float) -> np.ndarray:
+def stable_screen(
+    take: Callable[[], bytes], masks: Sequence[Bounds], region: Bounds | None, timeout: float
+) -> np.ndarray:
     """Screenshots until two in a row are the same (masks applied); MobileAgentError past `timeout`."""
     import time
 
@@ -232,8 +252,10 @@ def stable_screen(take: Callable[[], bytes], masks: Sequence[Bounds], region: Bo
         if previous is not None and previous.shape == current.shape and np.array_equal(previous, current):
             return current
         if time.monotonic() > deadline:
-            raise MobileAgentError(f"the screen did not hold still for two screenshots in {timeout:g} s",
-                                   advice="mask what keeps moving (mask=[...]) or wait for it to settle first")
+            raise MobileAgentError(
+                f"the screen did not hold still for two screenshots in {timeout:g} s",
+                advice="mask what keeps moving (mask=[...]) or wait for it to settle first",
+            )
         previous = current
 
 
@@ -241,10 +263,14 @@ def _origin(region: Bounds | None) -> tuple[int, int]:
     return (0, 0) if region is None else (max(0, region[0]), max(0, region[1]))
 
 
-def _write_mismatch(directory: Path, name: str, expected: np.ndarray, actual: np.ndarray,
-                    diff: np.ndarray) -> dict[str, Path]:
-    images = {"expected": directory / f"{name}-expected.png", "actual": directory / f"{name}-actual.png",
-              "diff": directory / f"{name}-diff.png"}
+def _write_mismatch(
+    directory: Path, name: str, expected: np.ndarray, actual: np.ndarray, diff: np.ndarray
+) -> dict[str, Path]:
+    images = {
+        "expected": directory / f"{name}-expected.png",
+        "actual": directory / f"{name}-actual.png",
+        "diff": directory / f"{name}-diff.png",
+    }
     for key, pixels in (("expected", expected), ("actual", actual), ("diff", diff)):
         write_atomically(images[key], encode_png(pixels))
     return images

@@ -124,10 +124,7 @@ class TargetProvider:
 
     def _group_order(self) -> list[str]:
         self.target()  # the worker's own target, started (a lab) or checked once
-        if self._lab is not None:
-            items = list(self._lab.lab.serials)
-        else:
-            items = list(self.settings.serials)
+        items = list(self._lab.lab.serials) if self._lab is not None else list(self.settings.serials)
         own_index = self.index % len(items)
         own = items[own_index::max(1, self.workers)]
         rest = [items[(own_index + k) % len(items)] for k in range(1, len(items))]

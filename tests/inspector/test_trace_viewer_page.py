@@ -48,13 +48,36 @@ def recorded_trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A failing test's trace and video, recorded by an inner run on the virtual device."""
     where = tmp_path_factory.mktemp("traced")
     (where / "test_sign_in.py").write_text(FAILING_TEST)
-    environment = {**os.environ, "MOBILE_AGENT_LOCK_DIR": str(where / "locks"),
-                   "MOBILE_AGENT_RECORDS": str(where / "records"), "GRPC_ENABLE_FORK_SUPPORT": "false"}
+    environment = {
+        **os.environ,
+        "MOBILE_AGENT_LOCK_DIR": str(where / "locks"),
+        "MOBILE_AGENT_RECORDS": str(where / "records"),
+        "GRPC_ENABLE_FORK_SUPPORT": "false",
+    }
     environment.pop("MOBILE_AGENT_ANDROID_SERIAL", None)
     finished = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:xdist",
-         "--android-serial", "virtual", "--android-video", "retain-on-failure", "test_sign_in.py"],
-        cwd=where, env=environment, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "--android-serial",
+            "virtual",
+            "--android-video",
+            "retain-on-failure",
+            "test_sign_in.py",
+        ],
+        cwd=where,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "1 failed" in finished.stdout, finished.stdout[-3000:]
     return next((where / ".mobile-agent" / "artifacts").glob("*/trace.zip"))
 
@@ -89,14 +112,18 @@ def press(browser: Any, key: str, times: int = 1) -> None:
         browser.find_element(By.TAG_NAME, "body").send_keys(key)
 
 
-def test_the_page_opens_at_the_failed_step_with_the_screen_after_it(browser: Any, recorded_trace: Path,
-                                                                    shots: Path) -> None:
+def test_the_page_opens_at_the_failed_step_with_the_screen_after_it(
+    browser: Any, recorded_trace: Path, shots: Path
+) -> None:
     context = open_trace(browser, recorded_trace)
     try:
         assert selected_text(browser).startswith("wait_for")
         assert "WaitTimeout" in browser.find_element(By.ID, "call").text
         WebDriverWait(browser, WAIT).until(
-            lambda b: b.execute_script("const i = document.getElementById('screen'); return i.complete && i.naturalWidth"))
+            lambda b: b.execute_script(
+                "const i = document.getElementById('screen'); return i.complete && i.naturalWidth"
+            )
+        )
         assert "Wrong password" in browser.find_element(By.ID, "tree").text
         browser.save_screenshot(str(shots / "failed-step.png"))
     finally:
@@ -104,7 +131,8 @@ def test_the_page_opens_at_the_failed_step_with_the_screen_after_it(browser: Any
 
 
 def test_stepping_back_to_the_tap_highlights_its_target_on_the_screen_and_in_the_tree(
-        browser: Any, recorded_trace: Path, shots: Path) -> None:
+    browser: Any, recorded_trace: Path, shots: Path
+) -> None:
     steps = tracefile.read_trace(recorded_trace).steps
     tap = next(s for s in steps if s["name"] == "tap" and s["depth"] == 0)
     failed = next(s for s in steps if s["error"] and s["depth"] == 0)
@@ -113,10 +141,12 @@ def test_stepping_back_to_the_tap_highlights_its_target_on_the_screen_and_in_the
         press(browser, Keys.ARROW_UP, failed["index"] - tap["index"])
         WebDriverWait(browser, WAIT).until(lambda b: selected_text(b).startswith("tap id=login_button"))
         WebDriverWait(browser, WAIT).until(
-            lambda b: not b.execute_script("return document.getElementById('highlight').hidden"))
+            lambda b: not b.execute_script("return document.getElementById('highlight').hidden")
+        )
         box = browser.execute_script(
             "const h = document.getElementById('highlight'), i = document.getElementById('screen');"
-            "return [h.offsetLeft, h.offsetTop, h.clientWidth, h.clientHeight, i.clientWidth];")
+            "return [h.offsetLeft, h.offsetTop, h.clientWidth, h.clientHeight, i.clientWidth];"
+        )
         scale = box[4] / 1080
         left, top, right, bottom = tap["target"]
         assert abs(box[0] - left * scale) <= 2 and abs(box[1] - top * scale) <= 2
@@ -145,10 +175,12 @@ def test_the_video_plays_and_the_timeline_follows_it(browser: Any, recorded_trac
         browser.find_element(By.CSS_SELECTOR, "#steps li").click()
         first = selected_text(browser)
         WebDriverWait(browser, WAIT).until(
-            lambda b: b.execute_script("return document.getElementById('video').readyState") >= 1)
+            lambda b: b.execute_script("return document.getElementById('video').readyState") >= 1
+        )
         browser.execute_script("document.getElementById('video').play()")
         WebDriverWait(browser, WAIT).until(
-            lambda b: b.execute_script("return document.getElementById('video').currentTime") > 0.5)
+            lambda b: b.execute_script("return document.getElementById('video').currentTime") > 0.5
+        )
         WebDriverWait(browser, WAIT).until(lambda b: selected_text(b) != first)
         assert browser.execute_script("return document.getElementById('video').error") is None
     finally:
@@ -181,14 +213,40 @@ def fifty_steps() -> tuple[dict[str, Any], dict[str, bytes]]:
         out = io.BytesIO()
         Image.new("RGB", (540, 1200), (index * 5, 100, 200)).save(out, format="JPEG")
         files[f"images/{index}.jpg"] = out.getvalue()
-        files[f"trees/{index}.json"] = b'[{"id": 1, "type": "application", "title": "t", "package": "p", ' \
-                                        b'"bounds": [0, 0, 1080, 2400], "nodes": []}]'
-        steps.append({"index": index, "parent": None, "name": "tap", "depth": 0, "teardown": False,
-                      "arguments": {"id": f"button_{index}"}, "started": 1000.0 + index, "ended": 1000.5 + index,
-                      "ended_by": "returned", "outcome": "accepted via agent", "error": None,
-                      "target": [10, 20, 300, 400], "polls": [], "before": f"images/{index}.jpg",
-                      "after": f"images/{(index + 1) % 50}.jpg", "tree": f"trees/{index}.json"})
-    document = {"format": tracefile.FORMAT, "version": tracefile.VERSION, "started": 1000.0,
-                "test": {"nodeid": "t.py::test_fifty", "outcome": "passed"}, "screen": {"width": 1080, "height": 2400},
-                "steps": steps, "logcat": [], "status": [], "missing": [], "video": None}
+        files[f"trees/{index}.json"] = (
+            b'[{"id": 1, "type": "application", "title": "t", "package": "p", '
+            b'"bounds": [0, 0, 1080, 2400], "nodes": []}]'
+        )
+        steps.append(
+            {
+                "index": index,
+                "parent": None,
+                "name": "tap",
+                "depth": 0,
+                "teardown": False,
+                "arguments": {"id": f"button_{index}"},
+                "started": 1000.0 + index,
+                "ended": 1000.5 + index,
+                "ended_by": "returned",
+                "outcome": "accepted via agent",
+                "error": None,
+                "target": [10, 20, 300, 400],
+                "polls": [],
+                "before": f"images/{index}.jpg",
+                "after": f"images/{(index + 1) % 50}.jpg",
+                "tree": f"trees/{index}.json",
+            }
+        )
+    document = {
+        "format": tracefile.FORMAT,
+        "version": tracefile.VERSION,
+        "started": 1000.0,
+        "test": {"nodeid": "t.py::test_fifty", "outcome": "passed"},
+        "screen": {"width": 1080, "height": 2400},
+        "steps": steps,
+        "logcat": [],
+        "status": [],
+        "missing": [],
+        "video": None,
+    }
     return document, files

@@ -31,8 +31,13 @@ from pytest_mobile_agent.stack.tracefile import LoadedTrace
 
 HOST = "127.0.0.1"
 RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
-TYPES = {".jpg": "image/jpeg", ".png": "image/png", ".json": "application/json", ".mp4": "video/mp4",
-         ".webm": "video/webm"}
+TYPES = {
+    ".jpg": "image/jpeg",
+    ".png": "image/png",
+    ".json": "application/json",
+    ".mp4": "video/mp4",
+    ".webm": "video/webm",
+}
 
 
 class Viewer:
@@ -43,19 +48,24 @@ class Viewer:
         self.token = token or secrets.token_urlsafe(24)
         video = trace.document.get("video") or {}
         names = [segment.get("file") for segment in video.get("segments", []) if isinstance(segment, dict)]
-        self.videos = {name: trace.path.parent / name for name in names
-                       if isinstance(name, str) and name and Path(name).name == name}
+        self.videos = {
+            name: trace.path.parent / name
+            for name in names
+            if isinstance(name, str) and name and Path(name).name == name
+        }
 
     def page(self) -> bytes:
         static = resources.files("pytest_mobile_agent.cli.trace_viewer") / "static"
         inspector = resources.files("pytest_mobile_agent.cli.inspector") / "static"
         manifest = json.dumps(self.trace.document, ensure_ascii=False).replace("</", "<\\/")
         html = (static / "index.html").read_text(encoding="utf-8")
-        html = (html.replace("/*INSPECTOR_STYLE*/", (inspector / "inspector.css").read_text(encoding="utf-8"))
-                    .replace("/*STYLE*/", (static / "viewer.css").read_text(encoding="utf-8"))
-                    .replace("/*SCRIPT*/", (static / "viewer.js").read_text(encoding="utf-8"))
-                    .replace("__TOKEN__", json.dumps(self.token))
-                    .replace("/*TRACE*/", manifest))
+        html = (
+            html.replace("/*INSPECTOR_STYLE*/", (inspector / "inspector.css").read_text(encoding="utf-8"))
+            .replace("/*STYLE*/", (static / "viewer.css").read_text(encoding="utf-8"))
+            .replace("/*SCRIPT*/", (static / "viewer.js").read_text(encoding="utf-8"))
+            .replace("__TOKEN__", json.dumps(self.token))
+            .replace("/*TRACE*/", manifest)
+        )
         return html.encode("utf-8")
 
 
@@ -75,7 +85,9 @@ def handler_for(viewer: Viewer) -> type[BaseHTTPRequestHandler]:
                 self._send(HTTPStatus.OK, viewer.page(), "text/html; charset=utf-8")
             elif parts.path == "/member" and query.get("name") in viewer.trace.members:
                 name = query["name"]
-                self._send(HTTPStatus.OK, viewer.trace.member(name), TYPES.get(Path(name).suffix, "application/octet-stream"))
+                self._send(
+                    HTTPStatus.OK, viewer.trace.member(name), TYPES.get(Path(name).suffix, "application/octet-stream")
+                )
             elif parts.path == "/video" and query.get("name") in viewer.videos:
                 self._send_file(viewer.videos[query["name"]])
             else:
@@ -107,10 +119,16 @@ def handler_for(viewer: Viewer) -> type[BaseHTTPRequestHandler]:
             start = int(first) if first else max(0, len(data) - int(last))
             end = min(len(data) - 1, int(last)) if first and last else len(data) - 1
             if start >= len(data) or start > end:
-                self._send(HTTPStatus.REQUESTED_RANGE_NOT_SATISFIABLE, b"", kind, {"Content-Range": f"bytes */{len(data)}"})
+                self._send(
+                    HTTPStatus.REQUESTED_RANGE_NOT_SATISFIABLE, b"", kind, {"Content-Range": f"bytes */{len(data)}"}
+                )
                 return
-            self._send(HTTPStatus.PARTIAL_CONTENT, data[start:end + 1], kind,
-                       {"Accept-Ranges": "bytes", "Content-Range": f"bytes {start}-{end}/{len(data)}"})
+            self._send(
+                HTTPStatus.PARTIAL_CONTENT,
+                data[start : end + 1],
+                kind,
+                {"Accept-Ranges": "bytes", "Content-Range": f"bytes {start}-{end}/{len(data)}"},
+            )
 
     return Handler
 

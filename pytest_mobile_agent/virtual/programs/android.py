@@ -77,6 +77,6 @@ TOOLS: dict[str, FrameworkProgram] = {
     "pm": packages.pm_, "cmd": cmd.cmd, "getevent": input.getevent, "uiautomator": automation.uiautomator,
     "su": processes.su, "app_process": runtime.app_process, "app_process64": runtime.app_process,
     "screencap": window.screencap, "logcat": logcat.logcat, "input": input.input_, "dumpsys": dumpsys.dumpsys,
-    screenrecord,
-    sensors,
+    "settings": settings.settings_, "screenrecord": screenrecord.screenrecord,
+    "svc": devicestate.svc, "appops": sensors.appops,
 }

@@ -43,8 +43,17 @@ MIN_BIT_RATE, MAX_BIT_RATE = 100_000, 200_000_000
 FORMATS = ("mp4", "h264", "webm", "3gpp", "frames", "raw-frames")
 WRITTEN_FORMATS = {"mp4": ("mp4", "libx264", "video/avc"), "webm": ("webm", "libvpx", "video/x-vnd.on2.vp8")}
 VALUED = ("--size", "--bit-rate", "--time-limit", "--output-format", "--codec-name", "--bframes", "--display-id")
-FLAGS = ("--help", "--verbose", "--bugreport", "--show-device-info", "--show-frame-time", "--rotate",
-         "--monotonic-time", "--persistent-surface", "--capture-secure")
+FLAGS = (
+    "--help",
+    "--verbose",
+    "--bugreport",
+    "--show-device-info",
+    "--show-frame-time",
+    "--rotate",
+    "--monotonic-time",
+    "--persistent-surface",
+    "--capture-secure",
+)
 SIGNAL_LATENCY = 0.05
 """The longest a wait for the display lasts before the tool looks for a signal."""
 
@@ -89,8 +98,10 @@ def screenrecord(framework: Framework, proc: pm.Process) -> int:
         return 1
     if request.verbose:
         width, height = encoder.size
-        proc.stdout.write(f"Configuring recorder for {width}x{height} {WRITTEN_FORMATS[request.output_format][2]} "
-                          f"at {request.bit_rate / 1e6:.2f}Mbps\n")
+        proc.stdout.write(
+            f"Configuring recorder for {width}x{height} {WRITTEN_FORMATS[request.output_format][2]} "
+            f"at {request.bit_rate / 1e6:.2f}Mbps\n"
+        )
     try:
         _record(framework, proc, request, encoder)
     except pm.Terminated:
@@ -98,8 +109,10 @@ def screenrecord(framework: Framework, proc: pm.Process) -> int:
         raise
     fs.write_file(path, encoder.close(), cred_of(proc))
     if request.verbose:
-        proc.stdout.write(f"Encoder stopping; recorded {encoder.frames} frames in {encoder.seconds:.0f} seconds\n"
-                          "Stopping encoder and muxer\n")
+        proc.stdout.write(
+            f"Encoder stopping; recorded {encoder.frames} frames in {encoder.seconds:.0f} seconds\n"
+            "Stopping encoder and muxer\n"
+        )
     return 0
 
 
@@ -200,23 +213,25 @@ def _time_limit(text: str) -> int:
 
 
 def usage() -> str:
-    return ("Usage: screenrecord [options] <filename>\n\n"
-            "Android screenrecord v1.3.  Records the device's display to a .mp4 file.\n\n"
-            "Options:\n"
-            "--size WIDTHxHEIGHT\n    Set the video size, e.g. \"1280x720\".  Default is the device's main\n"
-            "    display resolution (if supported), 1280x720 if not.  For best results,\n"
-            "    use a size supported by the AVC encoder.\n"
-            "--bit-rate RATE\n    Set the video bit rate, in bits per second.  Value may be specified as\n"
-            "    bits or megabits, e.g. '4000000' is equivalent to '4M'.  Default 20Mbps.\n"
-            "--bugreport\n    Add additional information, such as a timestamp overlay, that is helpful\n"
-            "    in videos captured to illustrate bugs.\n"
-            f"--time-limit TIME\n    Set the maximum recording time, in seconds.  Default is {MAX_TIME_LIMIT}. Set to 0\n"
-            "    to remove the time limit.\n"
-            "--display-id ID\n    specify the physical display ID to record. Default is the primary display.\n"
-            "    see \"dumpsys SurfaceFlinger --display-id\" for valid display IDs.\n"
-            "--verbose\n    Display interesting information on stdout.\n"
-            "--help\n    Show this message.\n\n"
-            "Recording continues until Ctrl-C is hit or the time limit is reached.\n\n")
+    return (
+        "Usage: screenrecord [options] <filename>\n\n"
+        "Android screenrecord v1.3.  Records the device's display to a .mp4 file.\n\n"
+        "Options:\n"
+        '--size WIDTHxHEIGHT\n    Set the video size, e.g. "1280x720".  Default is the device\'s main\n'
+        "    display resolution (if supported), 1280x720 if not.  For best results,\n"
+        "    use a size supported by the AVC encoder.\n"
+        "--bit-rate RATE\n    Set the video bit rate, in bits per second.  Value may be specified as\n"
+        "    bits or megabits, e.g. '4000000' is equivalent to '4M'.  Default 20Mbps.\n"
+        "--bugreport\n    Add additional information, such as a timestamp overlay, that is helpful\n"
+        "    in videos captured to illustrate bugs.\n"
+        f"--time-limit TIME\n    Set the maximum recording time, in seconds.  Default is {MAX_TIME_LIMIT}. Set to 0\n"
+        "    to remove the time limit.\n"
+        "--display-id ID\n    specify the physical display ID to record. Default is the primary display.\n"
+        '    see "dumpsys SurfaceFlinger --display-id" for valid display IDs.\n'
+        "--verbose\n    Display interesting information on stdout.\n"
+        "--help\n    Show this message.\n\n"
+        "Recording continues until Ctrl-C is hit or the time limit is reached.\n\n"
+    )
 
 
 class _Encoder:
@@ -233,7 +248,9 @@ class _Encoder:
         self._stream.pix_fmt = "yuv420p"
         self._stream.bit_rate = request.bit_rate
         self._stream.codec_context.time_base = _fraction(1, 1000)
-        self._stream.options = {"preset": "ultrafast"} if codec == "libx264" else {"deadline": "realtime", "cpu-used": "8"}
+        self._stream.options = (
+            {"preset": "ultrafast"} if codec == "libx264" else {"deadline": "realtime", "cpu-used": "8"}
+        )
         self._av = av
         self._last_pts = -1
         self._last_image: Any = None

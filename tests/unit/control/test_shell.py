@@ -30,12 +30,22 @@ def device(output: ShellOutput) -> Device:
     return cast(Device, Answers(cmd=output))
 
 
-@pytest.mark.parametrize(("output", "words"), [
-    (ShellOutput(255, b"", b"Error: mode must be 'yes', 'no', or 'auto', or 'custom'\n"), "Error: mode must be"),
-    (ShellOutput(0, b"\nException occurred while executing 'providers':\njava.lang.SecurityException: com.android.shell "
-                    b"from uid 2000 not allowed to perform MOCK_LOCATION\n", b""), "not allowed to perform MOCK_LOCATION"),
-    (ShellOutput(1, b"", b""), "(exit status 1)"),
-])
+@pytest.mark.parametrize(
+    ("output", "words"),
+    [
+        (ShellOutput(255, b"", b"Error: mode must be 'yes', 'no', or 'auto', or 'custom'\n"), "Error: mode must be"),
+        (
+            ShellOutput(
+                0,
+                b"\nException occurred while executing 'providers':\njava.lang.SecurityException: com.android.shell "
+                b"from uid 2000 not allowed to perform MOCK_LOCATION\n",
+                b"",
+            ),
+            "not allowed to perform MOCK_LOCATION",
+        ),
+        (ShellOutput(1, b"", b""), "(exit status 1)"),
+    ],
+)
 def test_a_refusal_keeps_the_devices_words_and_the_advice(output: ShellOutput, words: str) -> None:
     with pytest.raises(StateRefused) as refused:
         shell.run(device(output), ["cmd", "thing"], what="doing it", advice="Do this instead")
@@ -45,8 +55,10 @@ def test_a_refusal_keeps_the_devices_words_and_the_advice(output: ShellOutput, w
 
 
 def test_a_command_that_worked_gives_its_output_and_a_read_never_raises() -> None:
-    assert shell.run(device(ShellOutput(0, b"Night mode: yes\n", b"")), "cmd uimode night yes", what="x") == \
-        "Night mode: yes"
+    assert (
+        shell.run(device(ShellOutput(0, b"Night mode: yes\n", b"")), "cmd uimode night yes", what="x")
+        == "Night mode: yes"
+    )
     assert shell.text(device(ShellOutput(255, b"partial\n", b"Error: x")), "cmd x") == "partial\n"
 
 

@@ -38,7 +38,12 @@ NO_CONTROLLER = ("--emulator-controller", "off")
 @pytest.fixture(autouse=True)
 def _isolated_dirs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     isolate(pytester, monkeypatch)
-    for name in ("MOBILE_AGENT_TRACE", "MOBILE_AGENT_VIDEO", "MOBILE_AGENT_SCREENSHOT", "MOBILE_AGENT_UPDATE_SNAPSHOTS"):
+    for name in (
+        "MOBILE_AGENT_TRACE",
+        "MOBILE_AGENT_VIDEO",
+        "MOBILE_AGENT_SCREENSHOT",
+        "MOBILE_AGENT_UPDATE_SNAPSHOTS",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -67,7 +72,9 @@ def test_by_default_a_failing_tests_trace_is_kept_and_a_passing_ones_discarded(p
     tap = next(step for step in trace.steps if step["name"] == "tap" and step["depth"] == 0)
     assert tap["target"] is not None and tap["before"] and tap["after"] and tap["tree"]
     assert trace.document["test"]["outcome"] == "failed" and trace.document["status"]
-    assert properties(pytester, "test_fails")["mobile_agent_trace"] == str(artifacts(pytester, "test_fails") / "trace.zip")
+    assert properties(pytester, "test_fails")["mobile_agent_trace"] == str(
+        artifacts(pytester, "test_fails") / "trace.zip"
+    )
     result.stdout.fnmatch_lines(["*mobile-agent evidence*", "trace: *trace.zip (show-trace opens it)"])
 
 
@@ -90,13 +97,18 @@ def test_trace_off_by_environment_and_by_ini(pytester: pytest.Pytester, monkeypa
     assert (artifacts(pytester, "test_fails") / "tree.txt").exists(), "the failure artifacts stay"
 
 
-def test_a_bad_mode_is_a_usage_error_naming_the_option(pytester: pytest.Pytester,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bad_mode_is_a_usage_error_naming_the_option(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("MOBILE_AGENT_VIDEO", "always")
     result = run(pytester)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--android-video / MOBILE_AGENT_VIDEO / ini android_video takes one of off, on, "
-                                 "retain-on-failure, not 'always'*"])
+    result.stderr.fnmatch_lines(
+        [
+            "*--android-video / MOBILE_AGENT_VIDEO / ini android_video takes one of off, on, "
+            "retain-on-failure, not 'always'*"
+        ]
+    )
 
 
 def test_screenshot_on_for_a_passing_test_and_off_for_a_failing_one(pytester: pytest.Pytester) -> None:
@@ -111,8 +123,14 @@ def test_screenshot_on_for_a_passing_test_and_off_for_a_failing_one(pytester: py
 def test_verbose_logs_one_line_per_step_of_a_failing_test(pytester: pytest.Pytester) -> None:
     result = run(pytester, "-v", "-k", "fails")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*Captured log call*", "element.type_text text=\u2022\u2022\u2022\u2022\u2022\u2022\u2022 "
-                                 "\u2192 accepted via agent (direct) in * ms", "tap id=login_button \u2192 accepted via agent in * ms"])
+    result.stdout.fnmatch_lines(
+        [
+            "*Captured log call*",
+            "element.type_text text=\u2022\u2022\u2022\u2022\u2022\u2022\u2022 "
+            "\u2192 accepted via agent (direct) in * ms",
+            "tap id=login_button \u2192 accepted via agent in * ms",
+        ]
+    )
     steps = result.stdout.str().split("Captured log call", 1)[1].split(" mobile-agent ", 1)[0]
     assert "hunter2" not in steps, "the password's text is masked"
 
@@ -140,21 +158,25 @@ def test_video_as_webm(pytester: pytest.Pytester) -> None:
 
 
 def test_screenrecord_without_a_controller_in_segments_leaves_nothing_on_the_device(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     av = pytest.importorskip("av")
     monkeypatch.setattr(video, "SEGMENT_SECONDS", 3)
     monkeypatch.setattr(video, "OVERLAP", 1.0)
-    pytester.makepyfile(test_evidence="""
+    pytester.makepyfile(
+        test_evidence="""
         import time
         def test_long(compose_fixture, screen):
             compose_fixture(tab="Login")
             for tab in ("List", "Big", "Login", "List"):
                 time.sleep(0.8)
                 screen.tap(text=tab)
-    """)
+    """
+    )
     with served_lab(monkeypatch) as lab:
-        result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", "--android-video", "on",
-                                    *NO_CONTROLLER)
+        result = pytester.runpytest(
+            *ISOLATED, "--android-serial", "emulator-5554", "--android-video", "on", *NO_CONTROLLER
+        )
         result.assert_outcomes(passed=1)
         device = AdbServer(port=lab.adb_port).device("emulator-5554")
         assert "mobile-agent-" not in device.shell("ls /data/local/tmp").text()
@@ -168,30 +190,39 @@ def test_screenrecord_without_a_controller_in_segments_leaves_nothing_on_the_dev
             assert container.streams.video[0].codec_context.name == "h264"
 
 
-def test_an_interrupted_run_stops_and_deletes_the_screenrecord(pytester: pytest.Pytester,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_interrupted_run_stops_and_deletes_the_screenrecord(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("av")
-    pytester.makepyfile(test_evidence="""
+    pytester.makepyfile(
+        test_evidence="""
         def test_interrupted(compose_fixture, screen):
             compose_fixture(tab="Login")
             raise KeyboardInterrupt  # what Ctrl-C raises in the test's thread
-    """)
+    """
+    )
     with served_lab(monkeypatch) as lab:
-        result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "emulator-5554", "--android-video", "on",
-                                               *NO_CONTROLLER)
+        result = pytester.runpytest_subprocess(
+            *ISOLATED, "--android-serial", "emulator-5554", "--android-video", "on", *NO_CONTROLLER
+        )
         assert result.ret == pytest.ExitCode.INTERRUPTED
         device = AdbServer(port=lab.adb_port).device("emulator-5554")
         assert "screenrecord" not in device.shell("ps -A -o ARGS").text()
         assert "mobile-agent-" not in device.shell("ls /data/local/tmp").text()
 
 
-def test_without_pyav_the_video_is_missing_and_the_test_passes(pytester: pytest.Pytester,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_pyav_the_video_is_missing_and_the_test_passes(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setitem(sys.modules, "av", None)
     result = run(pytester, "--android-video", "on", "-k", "passes")
     result.assert_outcomes(passed=1, warnings=1)
-    result.stdout.fnmatch_lines(["*EvidenceMissing: the video of test_evidence.py::test_passes is missing: video from "
-                                 "the emulator's frames needs PyAV: pip install 'pytest-mobile-agent[[]video]'*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*EvidenceMissing: the video of test_evidence.py::test_passes is missing: video from "
+            "the emulator's frames needs PyAV: pip install 'pytest-mobile-agent[[]video]'*"
+        ]
+    )
     assert properties(pytester, "test_passes")["mobile_agent_missing"].startswith("video: ")
 
 
@@ -206,7 +237,8 @@ def test_a_full_disk_never_fails_a_passing_test(pytester: pytest.Pytester, monke
 
 
 def test_under_two_workers_each_writes_its_own_files(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_evidence="""
+    pytester.makepyfile(
+        test_evidence="""
         import pytest
 
         @pytest.mark.parametrize("n", [1, 2, 3, 4])
@@ -214,7 +246,8 @@ def test_under_two_workers_each_writes_its_own_files(pytester: pytest.Pytester) 
             compose_fixture(tab="Login")
             screen.tap(id="login_button")
             assert n == 0
-    """)
+    """
+    )
     result = pytester.runpytest_subprocess(*ISOLATED, "-n", "2", "--android-serial", "virtual", "--android-trace", "on")
     result.assert_outcomes(failed=4)
     traces = sorted((pytester.path / ".mobile-agent" / "artifacts").glob("*/trace-gw*.zip"))
@@ -236,7 +269,8 @@ def test_pytest_html_and_allure_carry_the_evidence(pytester: pytest.Pytester) ->
 
 
 def test_a_crashed_worker_leaves_valid_files_for_the_tests_it_finished(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_evidence="""
+    pytester.makepyfile(
+        test_evidence="""
         import os
 
         def test_a_fails_first(compose_fixture, screen):
@@ -248,7 +282,8 @@ def test_a_crashed_worker_leaves_valid_files_for_the_tests_it_finished(pytester:
             compose_fixture(tab="Login")
             screen.tap(id="login_button")
             os._exit(3)
-    """)
+    """
+    )
     result = pytester.runpytest_subprocess(*ISOLATED, "-n", "1", "--android-serial", "virtual")
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["*worker 'gw0' crashed while running*test_b_crashes_its_worker*"])

@@ -16,11 +16,28 @@ from pytest_mobile_agent.stack import tracefile
 
 def document(**changes: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "format": tracefile.FORMAT, "version": tracefile.VERSION, "test": {"nodeid": "t.py::t", "outcome": "failed"},
-        "screen": {"width": 1080, "height": 2400}, "logcat": [], "status": [], "missing": [],
-        "steps": [{"index": 0, "parent": None, "name": "tap", "depth": 0, "arguments": {"id": "ok"},
-                   "started": 1.0, "ended": 1.2, "target": [1, 2, 3, 4], "before": "images/1.jpg", "after": None,
-                   "tree": None}],
+        "format": tracefile.FORMAT,
+        "version": tracefile.VERSION,
+        "test": {"nodeid": "t.py::t", "outcome": "failed"},
+        "screen": {"width": 1080, "height": 2400},
+        "logcat": [],
+        "status": [],
+        "missing": [],
+        "steps": [
+            {
+                "index": 0,
+                "parent": None,
+                "name": "tap",
+                "depth": 0,
+                "arguments": {"id": "ok"},
+                "started": 1.0,
+                "ended": 1.2,
+                "target": [1, 2, 3, 4],
+                "before": "images/1.jpg",
+                "after": None,
+                "tree": None,
+            }
+        ],
     }
     base.update(changes)
     return base
@@ -59,7 +76,9 @@ def test_a_foreign_zip_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "other.zip"
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("hello.txt", "hi")
-    with pytest.raises(tracefile.InvalidTrace, match="is a zip file but not a mobile-agent trace: it has no trace.json"):
+    with pytest.raises(
+        tracefile.InvalidTrace, match="is a zip file but not a mobile-agent trace: it has no trace.json"
+    ):
         tracefile.read_trace(path)
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("trace.json", json.dumps({"format": "playwright"}))
@@ -73,13 +92,16 @@ def test_a_newer_version_and_a_bad_shape_are_refused(tmp_path: Path) -> None:
     with pytest.raises(tracefile.InvalidTrace, match=r"steps\[0\].target is not null or \[left, top, right, bottom\]"):
         steps = [{**document()["steps"][0], "target": [1, 2]}]
         tracefile.read_trace(written(tmp_path, document(steps=steps)))
-    with pytest.raises(tracefile.InvalidTrace, match=r"steps\[0\].before names 'images/1.jpg', which the zip does not hold"):
+    with pytest.raises(
+        tracefile.InvalidTrace, match=r"steps\[0\].before names 'images/1.jpg', which the zip does not hold"
+    ):
         tracefile.read_trace(written(tmp_path, document(), {}))
 
 
 @pytest.mark.parametrize("content", [b"", b"not a zip at all", b"PK\x03\x04 truncated"])
-def test_show_trace_says_what_is_wrong_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                   content: bytes) -> None:
+def test_show_trace_says_what_is_wrong_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes
+) -> None:
     path = tmp_path / "trace.zip"
     path.write_bytes(content)
     assert main(["show-trace", str(path)]) == 2
@@ -90,5 +112,7 @@ def test_show_trace_says_what_is_wrong_and_exits_2(tmp_path: Path, capsys: pytes
 
 def test_show_trace_of_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show-trace", str(tmp_path / "none.zip")]) == 2
-    assert capsys.readouterr().err.splitlines() == [f"error: {tmp_path / 'none.zip'}: no such file",
-                                                    "advice: pass the trace.zip a failed test's report names"]
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {tmp_path / 'none.zip'}: no such file",
+        "advice: pass the trace.zip a failed test's report names",
+    ]
