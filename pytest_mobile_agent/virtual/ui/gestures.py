@@ -56,6 +56,8 @@ class Pointer:
     long_pressed: bool = False
     #: the scroll position at the moment the drag crossed the slop, and where the pointer was then
     drag_origin_y: int = 0
+    #: the pending long-press check's timer token, dropped when the pointer lifts
+    long_press_check: object = None
 
     def moved_beyond(self, slop: int) -> bool:
         return abs(self.x - self.down_x) > slop or abs(self.y - self.down_y) > slop

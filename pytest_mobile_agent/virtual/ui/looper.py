@@ -38,8 +38,21 @@ class MessageQueue:
     def __bool__(self) -> bool:
         return bool(self._heap)
 
-    def post(self, when: float, handler: Handler) -> None:
-        heapq.heappush(self._heap, _Message(when, next(self._seq), handler))
+    def post(self, when: float, handler: Handler) -> object:
+        """Queue `handler` at `when`; returns the token `remove` takes."""
+        message = _Message(when, next(self._seq), handler)
+        heapq.heappush(self._heap, message)
+        return message
+
+    def remove(self, token: object) -> None:
+        """Take a message off the queue before it falls due (Handler.removeCallbacks); a message
+        already handled or removed is left alone."""
+        for index, message in enumerate(self._heap):
+            if message is token:
+                self._heap[index] = self._heap[-1]
+                self._heap.pop()
+                heapq.heapify(self._heap)
+                return
 
     def next_when(self) -> float | None:
         """When the first message falls due; None when the queue is empty."""

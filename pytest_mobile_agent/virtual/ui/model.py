@@ -150,20 +150,27 @@ class UiModel:
     def now_ms(self) -> float:
         return self.clock.now_ms()
 
-    def schedule(self, delay_ms: float, fn: Callable[[], None]) -> None:
+    def schedule(self, delay_ms: float, fn: Callable[[], None]) -> object:
+        """Run `fn` after `delay_ms` of model time; returns the token `unschedule` takes."""
         with self.lock:
-            self._post(self.clock.now_ms() + delay_ms, fn)
+            return self._post(self.clock.now_ms() + delay_ms, fn)
 
-    def _post(self, when: float, fn: Callable[[], None]) -> None:
+    def unschedule(self, token: object) -> None:
+        """Drop a timer that has not run yet (View.removeCallbacks)."""
+        with self.lock:
+            self._queue.remove(token)
+
+    def _post(self, when: float, fn: Callable[[], None]) -> object:
         """Queue `fn` to run at model time `when`, in order with every other timer and input event
         (the model's lock is held)."""
-        self._queue.post(when, fn)
+        token = self._queue.post(when, fn)
         if self._ticker_enabled:
             if self._ticker is None or not self._ticker.is_alive():
                 self._ticker = threading.Thread(target=self._tick, name="ui-timers", daemon=True)
                 self._ticker.start()
             else:
                 self._ticker_cond.notify_all()
+        return token
 
     def _tick(self) -> None:
         """Run timers as they fall due; end once none is pending (a new one starts another)."""
@@ -728,7 +735,7 @@ class UiModel:
                 if target is not None and target.long_clickable and target.on_long_click is not None:
                     target.on_long_click()
 
-        self.schedule(LONG_PRESS_MS - (self.clock.now_ms() - t), long_press)
+        p.long_press_check = self.schedule(LONG_PRESS_MS - (self.clock.now_ms() - t), long_press)
 
     def _move(self, p: Pointer, x: int, y: int, t: float) -> None:
         if (x, y) == (p.x, p.y):
@@ -748,6 +755,8 @@ class UiModel:
 
     def _up(self, p: Pointer, x: int, y: int, t: float) -> None:
         self._move(p, x, y, t)
+        if p.long_press_check is not None:
+            self.unschedule(p.long_press_check)  # ACTION_UP's removeLongPressCallback (View.onTouchEvent)
         p.tracker.add(t, x, y)
         self._pointer = None
         window, self._pointer_window = self._pointer_window, None

@@ -36,6 +36,30 @@ def test_messages_come_out_by_when_then_by_the_order_they_were_posted() -> None:
     assert queue.next_when() == 30.0 and queue.pop_due(29.0) is None
 
 
+def test_a_removed_message_never_runs_and_the_others_keep_their_order() -> None:
+    queue = MessageQueue()
+    handled: list[str] = []
+    tokens = {name: queue.post(when, lambda name=name: handled.append(name)) for when, name in
+              ((10.0, "a"), (20.0, "b"), (30.0, "c"), (40.0, "d"))}
+    queue.remove(tokens["b"])
+    queue.remove(tokens["b"])  # twice: the second finds nothing and changes nothing
+    while (handler := queue.pop_due(100.0)) is not None:
+        handler()
+    assert handled == ["a", "c", "d"] and not queue
+
+
+def test_a_lifted_pointer_leaves_no_long_press_check_behind(clock: ManualClock) -> None:
+    """ACTION_UP removes the pending long-press check (View.onTouchEvent: removeLongPressCallback), so
+    a run of taps leaves no timers queued, however fast they come."""
+    ui = UiModel(clock)
+    button = Button(ui)
+    for _ in range(20):
+        ui.touches([(X, Y, True, None), (X, Y, False, None)])
+        clock.advance(5)
+    assert button.clicks == 20
+    assert ui.next_due_ms() > clock.now_ms() + LONG_PRESS_MS  # only the status bar clock's next minute
+
+
 def test_a_down_and_an_up_queued_together_are_a_tap_however_late_they_are_handled(clock: ManualClock) -> None:
     ui = UiModel(clock)
     button = Button(ui)
