@@ -128,7 +128,7 @@ def test_verbose_logs_one_line_per_step_of_a_failing_test(pytester: pytest.Pytes
             "*Captured log call*",
             "element.type_text text=\u2022\u2022\u2022\u2022\u2022\u2022\u2022 "
             "\u2192 accepted via agent (direct) in * ms",
-            "tap id=login_button \u2192 accepted via agent in * ms",
+            "tap id=login_button \u2192 accepted via controller in * ms",  # the seed's fast path for taps
         ]
     )
     steps = result.stdout.str().split("Captured log call", 1)[1].split(" mobile-agent ", 1)[0]
