@@ -43,22 +43,13 @@ def report(name: str, samples: list[float]) -> None:
           f"  (n={len(ordered)})")
 
 
-
-
 def through_the_lab(runs: int) -> None:
     """The same snapshot as a test suite gets it: adb endpoint, service stream, host Connection."""
     from pytest_mobile_agent.adb import AdbServer
     from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions
-    from pytest_mobile_agent.virtual import agent as double
-    from pytest_mobile_agent.virtual.device import VirtualDevice
     from pytest_mobile_agent.virtual.lab import VirtualLab
 
-    def factory(serial: str, *args: object, **kwargs: object) -> VirtualDevice:
-        device = VirtualDevice(serial)
-        double.install(device)  # a no-op once the device model installs the double itself
-        return device
-
-    lab = VirtualLab.start(count=1, device_factory=factory)
+    lab = VirtualLab.start(count=1)
     try:
         device = AdbServer(port=lab.adb_port).device(lab.serials[0])
         device.shell("am start -W -S -n dev.mobileagent.fixture/.MainActivity --es tab Big")
@@ -90,7 +81,7 @@ def _end_one(device: Any, socket: str, ending: str) -> float:
     proc = device.processes.fork(device.adbd, argv=["app_process", "/", double.MAIN_CLASS, *words],
                                  fds={0: NullFile(), 1: NullFile(), 2: NullFile()})
     proc.env = {"CLASSPATH": "/data/local/tmp/bench.jar", "MOBILE_AGENT_TOKEN": TOKEN}
-    proc.start(lambda p: double.main(p, words))
+    proc.start(lambda p: double.main(device, p, words))
     deadline = time.monotonic() + 3.0
     while socket not in device.sockets.abstract_names():
         assert time.monotonic() < deadline, "the agent never listened"
@@ -125,7 +116,6 @@ def exit_latency(runs: int) -> None:
     from pytest_mobile_agent.virtual.device import VirtualDevice
 
     device = VirtualDevice("emulator-5590")
-    double.register(device)
     jar = b"PK\x03\x04 classes.dex mobile-agent-android 0.1.0\x00 dev/mobileagent/agent/Main"
     device.fs.add_file("/data/local/tmp/bench.jar", jar, mode=0o444, uid=2000, gid=2000)
     try:
@@ -163,11 +153,8 @@ def main() -> None:
     x, y = (cell["bounds"][0] + cell["bounds"][2]) // 2, (cell["bounds"][1] + cell["bounds"][3]) // 2
     print(f"agent double, Big tab snapshot ({snap['node_count']} nodes), {runs} runs each")
     report("warm", timed(lambda: host.result("snapshot"), runs))
-    conn = core.current
-    assert conn is not None
-
     def agent_side() -> None:  # the handler and the frame's encoding, without the host's decode
-        result, _ = core._snapshot({}, time.monotonic() + 5, conn)
+        result = core._snapshot({}, time.monotonic() + 5)
         wire.encode({"type": "response", "id": 1, "result": result})
 
     report("agent", timed(agent_side, runs))
