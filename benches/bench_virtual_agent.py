@@ -112,7 +112,6 @@ def _end_one(device: Any, socket: str, ending: str) -> float:
 def exit_latency(runs: int) -> None:
     """`shutdown` answered (or the version refused, or SIGTERM) to the agent's process gone from the
     device's process table, what `ps` lists."""
-    from pytest_mobile_agent.virtual import agent as double
     from pytest_mobile_agent.virtual.device import VirtualDevice
 
     device = VirtualDevice("emulator-5590")
