@@ -96,8 +96,8 @@ OPTIONS = (
     Option(
         "--agent-jar",
         "agent_jar",
-        "the agent jar to deploy (default: the build of the package's agent "
-        "sources in the per-user cache, built on first use with the Android SDK found)",
+        "the agent jar to deploy (default: the jar a release wheel bundles, when it matches the package's agent "
+        "sources; else their build in the per-user cache, built on first use with the Android SDK found)",
         env=JAR_ENV,
         metavar="PATH",
     ),
