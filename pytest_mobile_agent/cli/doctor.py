@@ -305,7 +305,10 @@ class Doctor:
         ):
             raise CheckFailed(f"the screenshot is {width}x{height}, the display {display['width']}x{display['height']} "
                               f"at rotation {display['rotation']}: not upright")
-        return f"{width}x{height} PNG, {len(data)} bytes, rotation {shot['rotation']}, upright"
+        capture = shot.get("capture", "ui_automation")  # agents before the field took it through UiAutomation
+        via = {"ui_automation": "UiAutomation", "screencap": "screencap (UiAutomation's capture failed)"}
+        return (f"{width}x{height} PNG, {len(data)} bytes, rotation {shot['rotation']}, upright, "
+                f"taken by {via.get(capture, capture)}")
 
     def _controller(self) -> str:
         from pytest_mobile_agent.session import PathOptions, select_paths

@@ -39,6 +39,7 @@ def test_every_check_passes_on_the_virtual_device(capsys: pytest.CaptureFixture[
     by = {c["check"]: c for c in report["checks"]}
     assert by["tap"]["detail"].startswith("landed")
     assert "frame" in by["controller"]["detail"] and "upright" in by["screenshot"]["detail"]
+    assert by["screenshot"]["detail"].endswith("taken by UiAutomation"), "the capture path is named"
     assert all(set(c) == {"check", "result", "seconds", "detail", "advice"} for c in report["checks"])
 
 
