@@ -208,22 +208,31 @@ def test_a_shell_block_parses(block: Block) -> None:
 @pytest.mark.parametrize("block", SHELL_BLOCKS, ids=lambda block: block.where)
 def test_a_shell_block_runs_or_names_only_real_options(block: Block, sandbox: Sandbox) -> None:
     extra: dict[str, str] = {}
+    earlier: list[str] = []  # what the block's earlier lines printed, for a later line's failure
     try:
         for command in commands(block):
             if command.text in CI_RUN:
                 continue  # .ci/run runs it, as README says
-            if command.not_run:
-                _check_options(command, sandbox)
-            elif command.server:
-                server, printed = sandbox.serve(command, extra)
-                extra.update(_what_it_serves(command, printed))
-            else:
-                done = sandbox.run(command, extra)
-                assert done.returncode == 0, (f"README.md:{command.line}: `{command.text}` exited "
-                                              f"{done.returncode}\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
+            try:
+                _run_one(command, sandbox, extra, earlier)
+            except AssertionError as failure:
+                raise AssertionError("\n".join([str(failure), *earlier])) from None
     finally:
         problems = sandbox.stop_servers()
     assert not problems, problems
+
+
+def _run_one(command: Command, sandbox: Sandbox, extra: dict[str, str], earlier: list[str]) -> None:
+    if command.not_run:
+        _check_options(command, sandbox)
+    elif command.server:
+        server, printed = sandbox.serve(command, extra)
+        extra.update(_what_it_serves(command, printed))
+    else:
+        done = sandbox.run(command, extra)
+        printed = f"{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+        assert done.returncode == 0, f"README.md:{command.line}: `{command.text}` exited {done.returncode}\n{printed}"
+        earlier.append(f"--- before it, README.md:{command.line}: `{command.text}` printed:\n{printed}")
 
 
 def _what_it_serves(command: Command, printed: str) -> dict[str, str]:

@@ -216,7 +216,8 @@ def test_without_pyav_the_video_is_missing_and_the_test_passes(
 ) -> None:
     monkeypatch.setitem(sys.modules, "av", None)
     result = run(pytester, "--android-video", "on", "-k", "passes")
-    result.assert_outcomes(passed=1, warnings=1)
+    result.assert_outcomes(passed=1)
+    assert result.stdout.str().count("EvidenceMissing:") == 1  # pytest's own warnings vary with the install
     result.stdout.fnmatch_lines(
         [
             "*EvidenceMissing: the video of test_evidence.py::test_passes is missing: video from "
@@ -232,7 +233,8 @@ def test_a_full_disk_never_fails_a_passing_test(pytester: pytest.Pytester, monke
 
     monkeypatch.setattr(tracefile, "write_trace", full)
     result = run(pytester, "--android-trace", "on", "-k", "passes")
-    result.assert_outcomes(passed=1, warnings=1)
+    result.assert_outcomes(passed=1)
+    assert result.stdout.str().count("EvidenceMissing:") == 1  # pytest's own warnings vary with the install
     result.stdout.fnmatch_lines(["*the trace of test_evidence.py::test_passes is missing: *No space left on device*"])
 
 
