@@ -19,8 +19,14 @@ session's checks:
 * An installed package with a UI of its own (the Compose fixture app, `provide_ui`) gets that UI;
   any other gets the app `show_others_with` makes of its manifest (the UI model's plain window
   naming its label, `ui/plain.py`; a headless app until a UI is attached).
-* `uninstall`, `clear` (force-stop and the app's data), `grant`/`revoke` of runtime
-  permissions, refused as the platform refuses them (`PermissionError`).
+* Each installed package has its data directory, `/data/data/<package>` (drwx------ of the app's
+  uid, with the empty `cache` and `code_cache` installd's prepareAppDataContents makes); the
+  shell user cannot look in. An update keeps it; `uninstall` removes it.
+* `clear` is `pm clear` (ActivityManagerService.clearApplicationUserData, then
+  PackageManagerService.clearApplicationUserDataLIF): the app's process is killed, its data
+  directory emptied to that fresh state, and its runtime permissions reset (ungranted, with no
+  user choice left): what the app held in memory or stored is gone.
+* `grant`/`revoke` of runtime permissions, refused as the platform refuses them (`PermissionError`).
 """
 
 from __future__ import annotations
@@ -78,6 +84,10 @@ class Package:
     @property
     def apk_path(self) -> str:
         return f"{self.code_path}/base.apk"
+
+    @property
+    def data_dir(self) -> str:
+        return f"/data/data/{self.name}"
 
 
 def _random_segment() -> str:
@@ -171,6 +181,8 @@ class PackageManager:
         package = Package(manifest, code_path, sha256, len(data), existing.first_install if existing else now, now,
                           uid, granted & set(manifest.permissions))
         self.packages[manifest.package] = package
+        if existing is None:
+            self._prepare_data(package)
         self.activity.install(self._app_for(package))
         self.logcat.log("PackageManager", f"{'Updated' if existing else 'Installed'} package {manifest.package} "
                         f"versionCode={manifest.version_code}")
@@ -194,6 +206,12 @@ class PackageManager:
         fs.mkdir_system(code_path, 0o755, SYSTEM_UID, SYSTEM_UID)
         fs.add_file(f"{code_path}/base.apk", data, 0o644, SYSTEM_UID, SYSTEM_UID)
 
+    def _prepare_data(self, package: Package) -> None:
+        """A fresh, empty data directory (replacing whatever was there), as installd makes it."""
+        self.fs.mkdir_system(package.data_dir, 0o700, package.uid, package.uid)
+        for sub in ("cache", "code_cache"):
+            self.fs.mkdir_system(f"{package.data_dir}/{sub}", 0o771, package.uid, package.uid)
+
     def _remove_code(self, package: Package) -> None:
         fs = self.fs
         with contextlib.suppress(OSError):
@@ -209,21 +227,21 @@ class PackageManager:
             return False
         self.activity.uninstall(name)
         self._remove_code(package)
+        self.fs.remove_system(package.data_dir)
         self.logcat.log("PackageManager", f"Removed package {name}")
         return True
 
     def clear(self, name: str) -> bool:
-        """`pm clear`: the app stops and its data goes (ActivityManagerService.clearApplicationUserData)."""
+        """`pm clear`: the app's process is killed, its data directory emptied and its runtime
+        permissions reset (see the module's docstring)."""
         package = self.packages.get(name)
         if package is None:
             return False
         # ActivityManagerService.forceStopPackageLocked's line, with clearApplicationUserData's reason
         self.logcat.log("ActivityManager", f"Force stopping {name} appid={package.uid} user=0: clear data")
         self.activity.force_stop(name)
-        app = self.activity.apps.get(name)
-        clear_data = getattr(app, "clear_data", None)
-        if callable(clear_data):
-            clear_data()
+        self._prepare_data(package)
+        package.granted.clear()
         return True
 
     def is_granted(self, name: str, permission: str) -> bool:
