@@ -68,7 +68,9 @@ WRONG_PASSWORD = "Wrong password"
 FIXTURE_MANIFEST = Manifest(
     package=PACKAGE, version_code=1, version_name="1.0", min_sdk=24, target_sdk=36, label="Compose fixture",
     activities=(Activity(PACKAGE + MAIN_ACTIVITY, exported=True, launcher=True),),
-    permissions=("android.permission.CAMERA", "android.permission.POST_NOTIFICATIONS", "android.permission.INTERNET"),
+    permissions=tuple(f"android.permission.{name}" for name in (
+        "CAMERA", "RECORD_AUDIO", "ACCESS_FINE_LOCATION", "ACCESS_COARSE_LOCATION", "ACCESS_BACKGROUND_LOCATION",
+        "POST_NOTIFICATIONS", "INTERNET")),
 )
 
 
@@ -161,7 +163,9 @@ class FixtureApp:
         return self.window is not None
 
     def start(self, extras: Mapping[str, str] | None = None) -> None:
-        """`am start -n dev.mobileagent.fixture/.MainActivity [--es tab Big] [--es prompt camera]`."""
+        """`am start -n dev.mobileagent.fixture/.MainActivity [--es tab Big] [--es prompt camera]`: the
+        prompt extra asks for a permission group (camera, microphone, location, notifications), as the
+        "Use camera" button asks for the camera; the answer lands in `permission_results`."""
         extras = dict(extras or {})
         tab = extras.get("tab", "Login")
         tab = next((t for t in SCREENS if t.lower() == tab.lower()), "Login")
