@@ -11,6 +11,7 @@ import pytest
 
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.ui import PACKAGE
+from tests.support.ui_nodes import by_res, tap
 
 RID = "com.android.permissioncontroller:id/"
 WHILE_USING = "permission_allow_foreground_only_button"
@@ -40,14 +41,10 @@ def buttons(vdev: VirtualDevice) -> list[str]:
     return [n.res.removeprefix(RID) for n in prompt.nodes() if n.res and n.cls.endswith("Button")]
 
 
-def tap(vdev: VirtualDevice, button: str) -> None:
+def press(vdev: VirtualDevice, button: str) -> None:
     prompt = vdev.ui.permission_prompt
     assert prompt is not None, "no prompt"
-    node = prompt.by_res(RID + button)
-    assert node is not None, f"{button} not in {buttons(vdev)}"
-    left, top, right, bottom = node.bounds
-    vdev.ui.touch((left + right) // 2, (top + bottom) // 2, True)
-    vdev.ui.touch((left + right) // 2, (top + bottom) // 2, False)
+    tap(vdev.ui, by_res(prompt, RID + button))
 
 
 def state(vdev: VirtualDevice, permission: str) -> str:
@@ -63,20 +60,24 @@ def heard(vdev: VirtualDevice, group: str) -> str | None:
     return vdev.ui.app.permission_results.get(group)
 
 
+def answered_at_once(vdev: VirtualDevice, group: str) -> str | None:
+    """The app asks again after a restart: what it hears with no prompt shown (None: a prompt shows)."""
+    request(vdev, group)
+    return heard(vdev, group) if vdev.ui.permission_prompt is None else None
+
+
 def test_while_using_the_app_grants_the_camera_and_the_prompt_does_not_come_back(vdev: VirtualDevice) -> None:
     request(vdev, "camera")
     assert buttons(vdev) == [WHILE_USING, ONE_TIME, DENY]
-    tap(vdev, WHILE_USING)
+    press(vdev, WHILE_USING)
     assert (heard(vdev, "camera"), vdev.ui.permission_prompt) == ("granted", None)
     assert state(vdev, "CAMERA") == "granted=true [USER_SET]"
-    request(vdev, "camera")
-    assert vdev.ui.permission_prompt is None
-    assert heard(vdev, "camera") == "granted"
+    assert answered_at_once(vdev, "camera") == "granted"
 
 
 def test_location_while_using_the_app_grants_the_foreground_permissions_only(vdev: VirtualDevice) -> None:
     request(vdev, "location")
-    tap(vdev, WHILE_USING)
+    press(vdev, WHILE_USING)
     assert state(vdev, "ACCESS_FINE_LOCATION") == "granted=true [USER_SET]"
     assert state(vdev, "ACCESS_COARSE_LOCATION") == "granted=true [USER_SET]"
     assert state(vdev, "ACCESS_BACKGROUND_LOCATION").startswith("granted=false")
@@ -84,7 +85,7 @@ def test_location_while_using_the_app_grants_the_foreground_permissions_only(vde
 
 def test_only_this_time_grants_until_the_process_ends(vdev: VirtualDevice) -> None:
     request(vdev, "microphone")
-    tap(vdev, ONE_TIME)
+    press(vdev, ONE_TIME)
     assert heard(vdev, "microphone") == "granted"
     assert state(vdev, "RECORD_AUDIO") == "granted=true [USER_SET|ONE_TIME]"
     vdev.shell(f"am force-stop {PACKAGE}")
@@ -96,22 +97,20 @@ def test_only_this_time_grants_until_the_process_ends(vdev: VirtualDevice) -> No
 def test_notifications_offer_allow_and_dont_allow(vdev: VirtualDevice) -> None:
     request(vdev, "notifications")
     assert buttons(vdev) == [ALLOW, DENY]
-    tap(vdev, ALLOW)
+    press(vdev, ALLOW)
     assert state(vdev, "POST_NOTIFICATIONS") == "granted=true [USER_SET]"
 
 
 def test_a_second_denial_fixes_the_denial_and_the_request_is_answered_at_once(vdev: VirtualDevice) -> None:
     request(vdev, "camera")
-    tap(vdev, DENY)
+    press(vdev, DENY)
     assert heard(vdev, "camera") == "denied"
     assert state(vdev, "CAMERA") == "granted=false [USER_SET]"
     request(vdev, "camera")
     assert buttons(vdev) == [WHILE_USING, ONE_TIME, DENY_AGAIN], "the group is user-set: deny and don't ask again"
-    tap(vdev, DENY_AGAIN)
+    press(vdev, DENY_AGAIN)
     assert state(vdev, "CAMERA") == "granted=false [USER_SET|USER_FIXED]"
-    request(vdev, "camera")
-    assert vdev.ui.permission_prompt is None
-    assert heard(vdev, "camera") == "denied"
+    assert answered_at_once(vdev, "camera") == "denied"
 
 
 def test_back_on_the_prompt_denies_without_counting(vdev: VirtualDevice) -> None:
@@ -128,7 +127,7 @@ def test_back_on_the_prompt_denies_without_counting(vdev: VirtualDevice) -> None
 def test_pm_clear_forgets_a_fixed_denial(vdev: VirtualDevice) -> None:
     for button in (DENY, DENY_AGAIN):
         request(vdev, "camera")
-        tap(vdev, button)
+        press(vdev, button)
     vdev.shell(f"pm clear {PACKAGE}")
     assert state(vdev, "CAMERA") == "granted=false []"
     request(vdev, "camera")
@@ -137,8 +136,7 @@ def test_pm_clear_forgets_a_fixed_denial(vdev: VirtualDevice) -> None:
 
 def test_pm_grant_and_revoke_keep_the_users_choice_flags(vdev: VirtualDevice) -> None:
     request(vdev, "camera")
-    tap(vdev, DENY)
+    press(vdev, DENY)
     vdev.shell(f"pm grant {PACKAGE} android.permission.CAMERA")
     assert state(vdev, "CAMERA") == "granted=true [USER_SET]"
-    request(vdev, "camera")
-    assert vdev.ui.permission_prompt is None and heard(vdev, "camera") == "granted"
+    assert answered_at_once(vdev, "camera") == "granted"

@@ -10,10 +10,10 @@ import pytest
 
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.kernel.creds import ROOT
-from pytest_mobile_agent.virtual.ui import PACKAGE, EmulatorUi
+from pytest_mobile_agent.virtual.ui import PACKAGE
 from pytest_mobile_agent.virtual.ui.fixture import PASSWORD
-from pytest_mobile_agent.virtual.ui.node import Node
 from pytest_mobile_agent.virtual.ui.system import KEYCODE_BACK, KEYCODE_HOME
+from tests.support.ui_nodes import by_res, tap
 
 DATA_DIR = f"/data/data/{PACKAGE}"
 
@@ -23,18 +23,6 @@ def vdev() -> Iterator[VirtualDevice]:
     dev = VirtualDevice("emulator-5574")
     yield dev
     dev.close()
-
-
-def by_res(ui: EmulatorUi, res: str) -> Node:
-    node = next((n for w in ui.windows() if (n := w.by_res(res)) is not None), None)
-    assert node is not None, res
-    return node
-
-
-def tap(ui: EmulatorUi, res: str) -> None:
-    left, top, right, bottom = by_res(ui, res).bounds
-    ui.touch((left + right) // 2, (top + bottom) // 2, True)
-    ui.touch((left + right) // 2, (top + bottom) // 2, False)
 
 
 def start(vdev: VirtualDevice) -> None:
@@ -47,9 +35,9 @@ def sign_in(vdev: VirtualDevice, user: str) -> None:
     ui = vdev.ui
     ui.set_text(by_res(ui, "username"), user)
     ui.set_text(by_res(ui, "password"), PASSWORD)
-    tap(ui, "login_button")
+    tap(ui, by_res(ui, "login_button"))
     assert by_res(ui, "login_status").text == f"Signed in as {user}"
-    tap(ui, "alert_ok")
+    tap(ui, by_res(ui, "alert_ok"))
 
 
 def status_after_restart(vdev: VirtualDevice) -> str:

@@ -6,25 +6,15 @@ from __future__ import annotations
 import pytest
 from PIL import Image
 
-from pytest_mobile_agent.virtual.ui import EmulatorUi, ManualClock
-from pytest_mobile_agent.virtual.ui.fixture import COMPOSE_MS, LAUNCH_MS
-from pytest_mobile_agent.virtual.ui.node import Node
+from pytest_mobile_agent.virtual.ui import EmulatorUi
+from tests.support.ui_nodes import by_res, composed_on
 
 INK = 128  # a pixel darker than this is drawn text, not the field's white
 
 
 @pytest.fixture
 def ui() -> EmulatorUi:
-    clock = ManualClock()
-    ui = EmulatorUi(clock)
-    ui.start_app({"tab": "Login"})
-    clock.advance(LAUNCH_MS + COMPOSE_MS["Login"] + 1)
-    ui.advance()
-    return ui
-
-
-def password_field(ui: EmulatorUi) -> Node:
-    return next(n for w in ui.windows() if (n := w.by_res("password")) is not None)
+    return composed_on("Login")
 
 
 def glyphs(image: Image.Image) -> list[tuple[int, int, int, int]]:
@@ -44,7 +34,7 @@ def glyphs(image: Image.Image) -> list[tuple[int, int, int, int]]:
 
 
 def test_a_password_field_draws_each_character_as_a_filled_round_dot(ui: EmulatorUi) -> None:
-    field = password_field(ui)
+    field = by_res(ui, "password")
     ui.set_text(field, "abc")
     left, top, right, bottom = field.bounds
     inside = ui.render().crop((left + 10, top + 10, right - 10, bottom - 10))  # within the outline
