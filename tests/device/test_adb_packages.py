@@ -135,7 +135,9 @@ def test_a_hostile_package_name_is_refused_before_the_shell(device: Device) -> N
 
 
 def test_a_granted_permission_is_not_asked_for_again(device: Device) -> None:
-    """The fixture app's camera request shows the platform's prompt until `pm grant` gives it."""
+    """The fixture app's camera request shows the platform's prompt until `pm grant` gives it
+    (`pm clear` first: no grant and no denial left from an earlier test)."""
+    device.clear("dev.mobileagent.fixture")
     try:
         device.shell("am start -W -S -n dev.mobileagent.fixture/.MainActivity --es prompt camera")
         assert _prompt_shown(device), "not granted: the prompt"

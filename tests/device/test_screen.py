@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
-from pytest_mobile_agent import App, Screen
+from pytest_mobile_agent import App, Device, Screen
 from pytest_mobile_agent.mirror.watchers import Watcher
 
 pytestmark = pytest.mark.device
+
+FIXTURE = "dev.mobileagent.fixture"
 
 
 def test_a_button_that_appears_300_ms_after_a_tab_switch_is_tapped_with_no_explicit_wait(
@@ -37,16 +39,23 @@ def test_xpath_as_appium_inspector_writes_it_finds_waits_and_taps_on_the_big_tab
 
 
 def test_a_watcher_dismisses_a_permission_prompt_that_appears_in_the_middle_of_a_test(
-        compose_fixture: Callable[..., App], screen: Screen) -> None:
+        device: Device, compose_fixture: Callable[..., App], screen: Screen) -> None:
     """PermissionController's prompt (GrantPermissionsActivity) comes up when the app asks for the
-    camera; the built-in watcher answers "While using the app" before the test's next call looks."""
-    compose_fixture(tab="Login")
-    allow = screen.watch_builtin("allow_permissions")[0]
-    screen.tap(text="Use camera")
-    screen.find(id="username").type_text("ada")
-    assert screen.wait_for(id="username", text="ada").text == "ada"
-    assert allow.fired == 1
-    assert not screen.exists(package="com.google.android.permissioncontroller")
+    camera; the built-in watcher answers "While using the app" before the test's next call looks,
+    which grants the camera. `pm clear` first: the prompt shows only while the camera is neither
+    granted nor denied for good."""
+    device.clear(FIXTURE)
+    try:
+        compose_fixture(tab="Login")
+        allow = screen.watch_builtin("allow_permissions")[0]
+        screen.tap(text="Use camera")
+        screen.find(id="username").type_text("ada")
+        assert screen.wait_for(id="username", text="ada").text == "ada"
+        assert allow.fired == 1
+        assert not screen.exists(package="com.google.android.permissioncontroller")
+        assert "android.permission.CAMERA: granted=true" in device.shell(["dumpsys", "package", FIXTURE]).text()
+    finally:
+        device.clear(FIXTURE)  # the camera's grant goes with the test
 
 
 def test_a_watcher_fixture_and_the_anr_dialog_dismissed_by_the_builtin(
@@ -79,3 +88,15 @@ def test_a_toast_the_app_shows_is_waited_for_and_listed(compose_fixture: Callabl
     toast = screen.wait_for_toast(text="Continuing as guest", timeout=5)
     assert toast.package == "dev.mobileagent.fixture" and toast.class_name == "android.widget.Toast"
     assert [t.text for t in screen.toasts] == ["Continuing as guest"]
+
+
+def test_a_restart_with_a_force_stop_signs_the_user_out(compose_fixture: Callable[..., App], screen: Screen) -> None:
+    """The sign-in lives in the app's process: `am start -S` kills it, so each test starts signed out."""
+    compose_fixture(tab="Login")
+    screen.find(id="username").type_text("ada")
+    screen.find(id="password").type_text("correct horse")
+    screen.tap(id="login_button")
+    screen.wait_for(id="alert_ok", timeout=5).tap()
+    assert screen.wait_for(id="login_status", text="Signed in as ada", timeout=5)
+    compose_fixture(tab="Login")
+    assert screen.wait_for(id="login_status", timeout=5).text == "Signed out"

@@ -19,8 +19,23 @@ session's checks:
 * An installed package with a UI of its own (the Compose fixture app, `provide_ui`) gets that UI;
   any other gets the app `show_others_with` makes of its manifest (the UI model's plain window
   naming its label, `ui/plain.py`; a headless app until a UI is attached).
-* `uninstall`, `clear` (force-stop and the app's data), `grant`/`revoke` of runtime
-  permissions, refused as the platform refuses them (`PermissionError`).
+* Each installed package has its data directory, `/data/data/<package>` (drwx------ of the app's
+  uid, with the empty `cache` and `code_cache` installd's prepareAppDataContents makes); the
+  shell user cannot look in. An update keeps it; `uninstall` removes it.
+* `clear` is `pm clear` (ActivityManagerService.clearApplicationUserData, then
+  PackageManagerService.clearApplicationUserDataLIF): the app's process is killed, its data
+  directory emptied to that fresh state, and its runtime permissions reset (ungranted, with no
+  user choice left): what the app held in memory or stored is gone.
+* `grant`/`revoke` of runtime permissions, refused as the platform refuses them (`PermissionError`);
+  they leave the permission's flags as they are, as the shell's grant does.
+* The flags of a runtime permission (`dumpsys package` prints them in PackageManager's bit order):
+  USER_SET and USER_FIXED (the user's choice in the permission prompt, and a denial not to ask
+  again) and ONE_TIME ("Only this time"), set by the permission controller (`set_by_user`,
+  virtual/android/permissions.py). A one-time grant ends with the app's process: the session
+  PermissionManager.startOneTimePermissionSession opens ends when the app is killed (after a short
+  delay on a device; here at once) or has been out of the foreground for a while (not modelled), and
+  PermissionControllerServiceImpl.onOneTimePermissionSessionTimeout revokes the permission and
+  clears its USER_SET, keeping ONE_TIME.
 """
 
 from __future__ import annotations
@@ -29,7 +44,7 @@ import base64
 import contextlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from pytest_mobile_agent import apk as apk_format
@@ -40,6 +55,9 @@ from pytest_mobile_agent.virtual.kernel.creds import ROOT
 from pytest_mobile_agent.virtual.kernel.fs import FileSystem
 
 SYSTEM_UID = 1000
+#: the permission flags the virtual device sets, in PackageManager.FLAG_PERMISSION_*'s bit order
+USER_SET, USER_FIXED, ONE_TIME = "USER_SET", "USER_FIXED", "ONE_TIME"
+PERMISSION_FLAGS = (USER_SET, USER_FIXED, ONE_TIME)
 
 #: dangerous (runtime) permissions: frameworks/base core/res/AndroidManifest.xml, protectionLevel
 #: "dangerous"; the others cannot be granted with `pm grant`
@@ -70,6 +88,8 @@ class Package:
     last_update: float
     uid: int
     granted: set[str] = field(default_factory=set)
+    #: permission -> its flags (USER_SET, USER_FIXED, ONE_TIME)
+    flags: dict[str, set[str]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -78,6 +98,10 @@ class Package:
     @property
     def apk_path(self) -> str:
         return f"{self.code_path}/base.apk"
+
+    @property
+    def data_dir(self) -> str:
+        return f"/data/data/{self.name}"
 
 
 def _random_segment() -> str:
@@ -116,6 +140,7 @@ class PackageManager:
         self._other_apps: AppFactory = HeadlessApp
         self._next_uid = 10150
         self._sessions = 1_000_000
+        activity.add_listener(self._activity_changed)
 
     # --- what the UI model can show ------------------------------------------------------------------
 
@@ -169,8 +194,10 @@ class PackageManager:
         if grant_all:
             granted |= {p for p in manifest.permissions if p in RUNTIME_PERMISSIONS}
         package = Package(manifest, code_path, sha256, len(data), existing.first_install if existing else now, now,
-                          uid, granted & set(manifest.permissions))
+                          uid, granted & set(manifest.permissions), dict(existing.flags) if existing else {})
         self.packages[manifest.package] = package
+        if existing is None:
+            self._prepare_data(package)
         self.activity.install(self._app_for(package))
         self.logcat.log("PackageManager", f"{'Updated' if existing else 'Installed'} package {manifest.package} "
                         f"versionCode={manifest.version_code}")
@@ -194,6 +221,12 @@ class PackageManager:
         fs.mkdir_system(code_path, 0o755, SYSTEM_UID, SYSTEM_UID)
         fs.add_file(f"{code_path}/base.apk", data, 0o644, SYSTEM_UID, SYSTEM_UID)
 
+    def _prepare_data(self, package: Package) -> None:
+        """A fresh, empty data directory (replacing whatever was there), as installd makes it."""
+        self.fs.mkdir_system(package.data_dir, 0o700, package.uid, package.uid)
+        for sub in ("cache", "code_cache"):
+            self.fs.mkdir_system(f"{package.data_dir}/{sub}", 0o771, package.uid, package.uid)
+
     def _remove_code(self, package: Package) -> None:
         fs = self.fs
         with contextlib.suppress(OSError):
@@ -209,26 +242,60 @@ class PackageManager:
             return False
         self.activity.uninstall(name)
         self._remove_code(package)
+        self.fs.remove_system(package.data_dir)
         self.logcat.log("PackageManager", f"Removed package {name}")
         return True
 
     def clear(self, name: str) -> bool:
-        """`pm clear`: the app stops and its data goes (ActivityManagerService.clearApplicationUserData)."""
+        """`pm clear`: the app's process is killed, its data directory emptied and its runtime
+        permissions reset (see the module's docstring)."""
         package = self.packages.get(name)
         if package is None:
             return False
         # ActivityManagerService.forceStopPackageLocked's line, with clearApplicationUserData's reason
         self.logcat.log("ActivityManager", f"Force stopping {name} appid={package.uid} user=0: clear data")
         self.activity.force_stop(name)
-        app = self.activity.apps.get(name)
-        clear_data = getattr(app, "clear_data", None)
-        if callable(clear_data):
-            clear_data()
+        self._prepare_data(package)
+        package.granted.clear()  # PermissionManagerService.resetRuntimePermissions: no grant, no user choice
+        package.flags.clear()
         return True
 
     def is_granted(self, name: str, permission: str) -> bool:
         package = self.packages.get(name)
         return package is not None and permission in package.granted
+
+    def permission_flags(self, name: str, permission: str) -> tuple[str, ...]:
+        """The permission's flags, in PackageManager's bit order."""
+        package = self.packages.get(name)
+        held = package.flags.get(permission, set()) if package is not None else set()
+        return tuple(flag for flag in PERMISSION_FLAGS if flag in held)
+
+    def set_by_user(self, name: str, permissions: Iterable[str], *, granted: bool, one_time: bool = False,
+                    fixed: bool = False) -> None:
+        """The user's answer in the permission prompt, as the permission controller records it
+        (KotlinUtils.grantRuntimePermissions / revokeRuntimePermissions): granted or not, USER_SET,
+        USER_FIXED for a denial not to ask again, ONE_TIME for "Only this time"."""
+        package = self.packages[name]
+        for permission in permissions:
+            (package.granted.add if granted else package.granted.discard)(permission)
+            flags = package.flags.setdefault(permission, set())
+            flags.add(USER_SET)
+            _toggle(flags, USER_FIXED, fixed)
+            _toggle(flags, ONE_TIME, one_time)
+
+    def _activity_changed(self, event: str, what: str) -> None:
+        if event == "stop":
+            self._end_one_time_grants(what)
+
+    def _end_one_time_grants(self, name: str) -> None:
+        """The app's process ended: its one-time grants end (see the module's docstring)."""
+        package = self.packages.get(name)
+        if package is None:
+            return
+        for permission, flags in package.flags.items():
+            if ONE_TIME in flags and permission in package.granted:
+                package.granted.discard(permission)
+                flags.discard(USER_SET)
 
     def grant(self, name: str, permission: str, *, grant: bool = True) -> None:
         """PermissionError with the platform's exception line when it refuses (PermissionManagerService)."""
@@ -245,3 +312,10 @@ class PackageManager:
             package.granted.add(permission)
         else:
             package.granted.discard(permission)
+
+
+def _toggle(flags: set[str], flag: str, on: bool) -> None:
+    if on:
+        flags.add(flag)
+    else:
+        flags.discard(flag)

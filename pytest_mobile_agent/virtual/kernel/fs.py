@@ -21,6 +21,7 @@ EISDIR, ENOTEMPTY) and strerror's text, which the shell and adbd's sync service 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import posixpath
@@ -195,6 +196,13 @@ class FileSystem:
         if read_only:
             node.mtime = SYSTEM_IMAGE_MTIME
         return self._put(path, node)
+
+    def remove_system(self, path: str) -> None:
+        """Remove a file or a whole directory as the system does (no permission check); a path
+        that names nothing is no error."""
+        parent, name = posixpath.split(path)
+        with contextlib.suppress(KeyError):
+            del self._dir_at(parent).children[name]
 
     def add_file(self, path: str, data: bytes, mode: int = 0o644, uid: int = 0, gid: int = 0) -> Node:
         """Install a file as the system image has it (no permission check)."""

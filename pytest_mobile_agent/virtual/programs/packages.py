@@ -27,7 +27,7 @@ import time
 
 from pytest_mobile_agent.virtual.android.activity import SYSTEM_PACKAGES
 from pytest_mobile_agent.virtual.android.framework import Framework
-from pytest_mobile_agent.virtual.android.packages import RUNTIME_PERMISSIONS, InstallError, Package
+from pytest_mobile_agent.virtual.android.packages import PERMISSION_FLAGS, RUNTIME_PERMISSIONS, InstallError, Package
 from pytest_mobile_agent.virtual.kernel import process as pm
 from pytest_mobile_agent.virtual.kernel.creds import cred_of
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
@@ -230,7 +230,8 @@ def dumpsys_package(framework: Framework, proc: pm.Process, args: list[str]) -> 
 def _package_block(package: Package) -> str:
     manifest = package.manifest
     requested = "".join(f"      {p}\n" for p in manifest.permissions)
-    runtime = "".join(f"        {p}: granted={'true' if p in package.granted else 'false'}, flags=[ ]\n"
+    runtime = "".join(f"        {p}: granted={'true' if p in package.granted else 'false'}, "
+                      f"flags={_flags(package, p)}\n"
                       for p in manifest.permissions if p in RUNTIME_PERMISSIONS)
     return (
         "Packages:\n"
@@ -249,6 +250,12 @@ def _package_block(package: Package) -> str:
         "notLaunched=false enabled=0 instant=false virtual=false\n"
         f"      runtime permissions:\n{runtime}"
     )
+
+
+def _flags(package: Package, permission: str) -> str:
+    """As PackageManager's dump prints them: `[ USER_SET|USER_FIXED]`, in bit order (`[ ]` for none)."""
+    held = package.flags.get(permission, set())
+    return "[ " + "|".join(flag for flag in PERMISSION_FLAGS if flag in held) + ("]" if held else " ]")
 
 
 def _stamp(when: float) -> str:

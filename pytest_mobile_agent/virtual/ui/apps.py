@@ -28,7 +28,8 @@ class UiApp(Protocol):
         ...
 
     def stop(self) -> None:
-        """Force-stop: every window of the app goes."""
+        """Every window of the app goes (HOME, a relayout); the activity manager's force-stop kills
+        its process as well (the fixture app's `kill`)."""
         ...
 
     def back(self) -> bool:

@@ -19,6 +19,7 @@ from pytest_mobile_agent.virtual.android.activity import ActivityManager
 from pytest_mobile_agent.virtual.android.display import Display
 from pytest_mobile_agent.virtual.android.logcat import Logcat
 from pytest_mobile_agent.virtual.android.packages import PackageManager
+from pytest_mobile_agent.virtual.android.permissions import GrantPermissions
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 from pytest_mobile_agent.virtual.ui.emulator import EmulatorUi
 from pytest_mobile_agent.virtual.ui.fixture import FIXTURE_MANIFEST, MAIN_ACTIVITY, PACKAGE
@@ -133,7 +134,7 @@ def _install_fixture(ui: EmulatorUi, packages: PackageManager) -> None:
     packages.provide_ui(FixtureAppEntry(ui))
     packages.show_others_with(lambda manifest: PlainApp(ui, manifest))
     packages.install(build_apk(FIXTURE_MANIFEST))
-    ui.permission_granted = lambda name: packages.is_granted(PACKAGE, f"android.permission.{name.upper()}")
+    ui.permissions = GrantPermissions(packages, PACKAGE)
 
 
 def display_geometry(display: Display) -> Geometry:

@@ -1,6 +1,6 @@
 """The UI of the emulator image: the UI model with the image's own apps registered, the Compose
 fixture app (`app`, virtual/ui/fixture.py) first, then Settings (`settings`, virtual/ui/settings.py),
-and the fixture's start, stop and composition wait the activity manager and the tests use."""
+and the fixture's start, stop (its process killed) and composition wait the activity manager and the tests use."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class EmulatorUi(UiModel):
         with self.lock:
             self.advance()
             if stop_first:
-                self.app.stop()
+                self.app.kill()
             self.app.start(extras)
 
     def wait_composed(self, timeout: float) -> bool:
@@ -59,6 +59,7 @@ class EmulatorUi(UiModel):
             self.remove_listener(listener)
 
     def stop_app(self) -> None:
+        """The fixture app's process is killed (force-stop): its windows and its memory go."""
         with self.lock:
             self.advance()
-            self.app.stop()
+            self.app.kill()

@@ -19,6 +19,9 @@ The Login screen behaves as the app does on a device:
   dump or artifact; the app itself keeps what was typed;
 * Login with the wrong password (anything but PASSWORD) shows "Wrong password" under the fields
   (`login_error`) and signs nobody in; the right one clears it and shows the Welcome alert;
+* the signed-in user lives in the app's process (a process-wide session, not the activity's state):
+  HOME, BACK and a relayout keep it, a force-stop, a crash or `pm clear` (`FixtureApp.kill`) end
+  it, so the next start shows "Signed out";
 * BACK: while the keyboard is up, the first BACK goes to the IME, which hides itself
   (ViewRootImpl's ImeInputStage hands key events to the IME before the app, and
   InputMethodService.onKeyDown/handleBack consume KEYCODE_BACK to hide the window), so a second
@@ -65,7 +68,9 @@ WRONG_PASSWORD = "Wrong password"
 FIXTURE_MANIFEST = Manifest(
     package=PACKAGE, version_code=1, version_name="1.0", min_sdk=24, target_sdk=36, label="Compose fixture",
     activities=(Activity(PACKAGE + MAIN_ACTIVITY, exported=True, launcher=True),),
-    permissions=("android.permission.CAMERA", "android.permission.POST_NOTIFICATIONS", "android.permission.INTERNET"),
+    permissions=tuple(f"android.permission.{name}" for name in (
+        "CAMERA", "RECORD_AUDIO", "ACCESS_FINE_LOCATION", "ACCESS_COARSE_LOCATION", "ACCESS_BACKGROUND_LOCATION",
+        "POST_NOTIFICATIONS", "INTERNET")),
 )
 
 
@@ -158,7 +163,9 @@ class FixtureApp:
         return self.window is not None
 
     def start(self, extras: Mapping[str, str] | None = None) -> None:
-        """`am start -n dev.mobileagent.fixture/.MainActivity [--es tab Big] [--es prompt camera]`."""
+        """`am start -n dev.mobileagent.fixture/.MainActivity [--es tab Big] [--es prompt camera]`: the
+        prompt extra asks for a permission group (camera, microphone, location, notifications), as the
+        "Use camera" button asks for the camera; the answer lands in `permission_results`."""
         extras = dict(extras or {})
         tab = extras.get("tab", "Login")
         tab = next((t for t in SCREENS if t.lower() == tab.lower()), "Login")
@@ -177,7 +184,8 @@ class FixtureApp:
             self.model.request_permission(prompt, self.permission_answered)
 
     def stop(self) -> None:
-        """Force-stop: every window of the app goes, the nodes with them."""
+        """Every window of the app goes, the nodes with them (HOME, BACK, a relayout); the process
+        and what it holds in memory stay (`kill`)."""
         self._generation += 1
         if self.alert is not None:
             self.model.remove_window(self.alert)
@@ -190,6 +198,16 @@ class FixtureApp:
         self.composed = False
         self.list = None
         self._screen = None
+
+    def kill(self) -> None:
+        """The app's process ends (`am force-stop`, `am crash`, `pm clear`, as ActivityManagerService.
+        forceStopPackage kills it): its windows go, and with its memory the signed-in user, the
+        permission answers it heard and the tab it was on. The app stores nothing on disk."""
+        self.stop()
+        self.tab = "Login"
+        self.signed_in_as = None
+        self.permission_results = {}
+        self.spin_ms = None
 
     def owns(self, window: Window) -> bool:
         return window is self.window or window is self.alert

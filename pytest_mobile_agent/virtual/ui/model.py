@@ -40,7 +40,6 @@ TouchEvent = tuple[int, int, bool, float | None]
 """One touchscreen event: x, y, pressed (down or move) or not (up), its event time (model ms; None: now)."""
 
 MIN_FLING_PX_PER_MS = 0.13  # Android's minimum fling velocity: 50 dp/s
-PERMISSION_GRANTED = "granted"  # the verdict of a permission the app already holds
 
 # (key code, shift) -> character, as the virtual keyboard's KeyCharacterMap types them (US layout)
 _UNSHIFTED = {**{system.KEYCODE_0 + i: str(i) for i in range(10)},
@@ -82,9 +81,9 @@ class UiModel:
         #: set by the device: a key brought the home screen to the front (HOME, or BACK finishing
         #: the last activity), so the activity manager's resumed activity follows
         self.on_home_shown: Callable[[], None] | None = None
-        #: set by the device: whether the package manager has granted the fixture app a permission
-        #: ("camera"), so that its request shows no prompt
-        self.permission_granted: Callable[[str], bool] | None = None
+        #: set by the device: its permission controller, which answers a request or says what the
+        #: prompt offers, and records the user's choice (virtual/android/permissions.py)
+        self.permissions: system.PermissionGrants = system.PromptAlways()
         #: set by the device: the display's logical size and density now (rotation, `wm size`,
         #: `wm density`); the model lays itself out again when it changes
         self.geometry_source: Callable[[], Geometry] | None = None
@@ -390,25 +389,29 @@ class UiModel:
     # --- the permission prompt ------------------------------------------------------------------
 
     def request_permission(self, permission: str, answer: Callable[[str, str], None]) -> None:
-        """The runtime permission prompt; a permission already granted (`pm grant`, `install -g`)
-        is answered at once with no prompt, as Activity.requestPermissions does."""
-        if self.permission_granted is not None and self.permission_granted(permission):
-            answer(permission, PERMISSION_GRANTED)
+        """The runtime permission prompt for a permission group ("camera"); a request the
+        permission controller answers at once (granted already, a denial fixed by the user) shows
+        no prompt, as Activity.requestPermissions does."""
+        verdict = self.permissions.answer_without_prompt(permission)
+        if verdict is not None:
+            answer(permission, verdict)
             return
         with self.lock:
             self.dismiss_permission()
             self._prompt_permission = permission
             self._prompt_answer = answer
-            self._prompt = system.permission_prompt(self.geo, permission, self._answer_prompt)
+            choices = self.permissions.choices(permission)
+            self._prompt = system.permission_prompt(self.geo, permission, choices, self._answer_prompt)
             self.add_window(self._prompt)
 
     @property
     def permission_prompt(self) -> Window | None:
         return self._prompt
 
-    def _answer_prompt(self, verdict: str) -> None:
+    def _answer_prompt(self, choice: str) -> None:
         answer, permission = self._prompt_answer, self._prompt_permission
         self.dismiss_permission()
+        verdict = self.permissions.choose(permission, choice)
         if answer is not None:
             answer(permission, verdict)
 
@@ -633,7 +636,7 @@ class UiModel:
             if self.keyboard_shown:
                 self.hide_keyboard()
             elif self._prompt is not None:
-                self._answer_prompt("denied")
+                self._answer_prompt("cancel")  # GrantPermissionsActivity.onBackPressed: CANCELED
             else:
                 front = self._app_windows()
                 owner = next((a for a in self._apps if front and a.owns(front[0])), None) or self._main_app()

@@ -134,7 +134,9 @@ def _draw_node(draw: ImageDraw.ImageDraw, node: Node, ox: int, oy: int, dark: bo
         outline = ACCENT if node.focused else (150, 150, 160)
         draw.rounded_rectangle(box, radius=12, outline=outline, width=4 if node.focused else 2)
         shown = node.shown_text()
-        if shown:
+        if node.password and shown:
+            _dots(draw, (box[0] + 30, box[1], box[2], box[3]), len(shown), h)
+        elif shown:
             _text(draw, (box[0] + 30, box[1], box[2], box[3]), shown, TEXT, h)
         else:
             _text(draw, (box[0] + 30, box[1], box[2], box[3]), node.hint or "", HINT, h)
@@ -165,6 +167,19 @@ def _draw_node(draw: ImageDraw.ImageDraw, node: Node, ox: int, oy: int, dark: bo
             _text(draw, box, label, TEXT, h, center=True)
     elif node.text:
         _text(draw, box, node.text, TEXT, h)
+
+
+def _dots(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], count: int, height: int) -> None:
+    """A password's dots (PasswordTransformationMethod's U+2022, one per character) drawn as filled
+    circles: Pillow's built-in font has no glyph for U+2022 and would draw its missing-glyph box."""
+    size = max(12, min(44, int(height * 0.55)))
+    diameter = max(4, size * 2 // 5)
+    pitch = diameter + max(3, diameter // 2)
+    count = min(count, max(1, (box[2] - box[0] - 16) // pitch))  # what fits, as a single-line field scrolls
+    top = (box[1] + box[3]) // 2 - diameter // 2
+    for i in range(count):
+        left = box[0] + 8 + i * pitch
+        draw.ellipse((left, top, left + diameter - 1, top + diameter - 1), fill=TEXT)
 
 
 def _text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, fill: tuple[int, int, int],

@@ -8,7 +8,8 @@ the navigation bar 4.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.node import Node, Window
@@ -139,15 +140,50 @@ _PROMPT_MESSAGES = {
     "microphone": "Allow Compose fixture to record audio?",
 }
 
-PROMPT_CHOICES = (
-    ("permission_allow_foreground_only_button", "While using the app", "granted"),
-    ("permission_allow_one_time_button", "Only this time", "granted_once"),
-    ("permission_deny_button", "Don\u2019t allow", "denied"),
-)
+#: the prompt's buttons by the user's choice they stand for (the choices of virtual/android/permissions.py):
+#: the resource id (GrantPermissionsViewHandlerImpl's BUTTON_RES_ID_TO_NUM) and the label
+PROMPT_BUTTONS = {
+    "allow": ("permission_allow_button", "Allow"),
+    "foreground": ("permission_allow_foreground_only_button", "While using the app"),
+    "one_time": ("permission_allow_one_time_button", "Only this time"),
+    "deny": ("permission_deny_button", "Don\u2019t allow"),
+    "deny_and_dont_ask_again": ("permission_deny_and_dont_ask_again_button", "Don\u2019t allow"),
+}
 
 
-def permission_prompt(geo: Geometry, permission: str, answer: Callable[[str], None]) -> Window:
-    """The permission controller's dialog: modal, owned by the permission controller, sends events."""
+class PermissionGrants(Protocol):
+    """What decides a runtime permission request: the device's permission controller
+    (virtual/android/permissions.py), or `PromptAlways` for a UI model on its own."""
+
+    def answer_without_prompt(self, group: str) -> str | None:
+        """"granted" or "denied" when the request is answered at once; None when the prompt asks."""
+        ...
+
+    def choices(self, group: str) -> tuple[str, ...]:
+        """The prompt's buttons (keys of PROMPT_BUTTONS), top to bottom."""
+        ...
+
+    def choose(self, group: str, choice: str) -> str:
+        """The user chose (a button, or "cancel" for BACK): what the app hears."""
+        ...
+
+
+class PromptAlways:
+    """A UI model without a device: every request shows the prompt and nothing is remembered."""
+
+    def answer_without_prompt(self, group: str) -> str | None:
+        return None
+
+    def choices(self, group: str) -> tuple[str, ...]:
+        return ("foreground", "one_time", "deny")
+
+    def choose(self, group: str, choice: str) -> str:
+        return "granted" if choice in ("allow", "foreground", "one_time") else "denied"
+
+
+def permission_prompt(geo: Geometry, permission: str, choices: Sequence[str], answer: Callable[[str], None]) -> Window:
+    """The permission controller's dialog: modal, owned by the permission controller, sends events;
+    a tap on a button answers with its choice."""
     left, right = geo.dp(24), geo.width - geo.dp(24)
     top = geo.height // 2 - 420
     w = Window(type="application", title="Permission", package=PERMISSION_CONTROLLER, layer=LAYER_PROMPT,
@@ -161,10 +197,11 @@ def permission_prompt(geo: Geometry, permission: str, answer: Callable[[str], No
     w.root.add(Node("android.widget.TextView", (left + 60, top + 170, right - 60, top + 330),
                     text=message, res=rid + "permission_message"))
     y = top + 380
-    for res, label, verdict in PROMPT_CHOICES:
+    for choice in choices:
+        res, label = PROMPT_BUTTONS[choice]
         node = Node("android.widget.Button", (left + 60, y, right - 60, y + 130), text=label, res=rid + res,
                     clickable=True, focusable=True)
-        node.on_click = (lambda v=verdict: answer(v))
+        node.on_click = (lambda c=choice: answer(c))
         w.root.add(node)
         y += 140
     return w
