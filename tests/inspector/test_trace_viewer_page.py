@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import io
 import os
-import urllib.request
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
