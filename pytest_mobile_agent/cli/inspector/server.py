@@ -4,7 +4,8 @@ One thread owns the target (`DeviceWorker`): the mirror, like the `screen` fixtu
 one thread, and the automation lock is released by the thread that took it. aiohttp's event loop
 hands it each request's work and awaits the answer, so a slow device never stalls the page's
 other requests. The server binds 127.0.0.1 only, and every request, the page's own included,
-must carry the token printed with the URL (`?token=`), compared in constant time.
+must carry the token printed with the URL (`?token=`), compared in constant time; only the icon is
+served without it (cli/favicon.py says why).
 
     GET  /?token=T                      the page
     GET  /api/state?token=T             windows and nodes (also pushed on /api/live)

@@ -8,7 +8,8 @@
 
 The trace is read and checked whole before the server starts (stack/tracefile.read_trace), so a
 truncated or foreign file is an error on the command line, never a half-drawn page. Every request
-carries the token printed with the URL, compared in constant time; no CDN, no request leaves the host.
+but the icon's carries the token printed with the URL, compared in constant time; no CDN, no request
+leaves the host.
 """
 
 from __future__ import annotations
