@@ -18,6 +18,17 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.cli.inspector import LOCK_WAIT as INSPECTOR_LOCK_WAIT
 
 Command = Callable[[argparse.Namespace], int]
+CONTROLLER_HELP = ("auto (the emulator's discovery file), off, or http://HOST:PORT (the token in "
+                   "MOBILE_AGENT_EMULATOR_TOKEN, never on the command line), as the plugin's option "
+                   "(default: MOBILE_AGENT_EMULATOR_CONTROLLER, else auto)")
+
+
+def _failed(exc: errors.MobileAgentError) -> int:
+    """The error and its advice on stderr; the exit status of a command that could not start."""
+    print(f"error: {exc.message}", file=sys.stderr)
+    if exc.advice:
+        print(f"advice: {exc.advice}", file=sys.stderr)
+    return 2
 
 
 def _positive_seconds(text: str) -> float:
@@ -61,10 +72,7 @@ def _agent_build(args: argparse.Namespace) -> int:
     try:
         path, built = cached_jar(rebuild=args.rebuild, announce=announce)
     except errors.MobileAgentError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        if exc.advice:
-            print(f"advice: {exc.advice}", file=sys.stderr)
-        return 2
+        return _failed(exc)
     if not built:
         announce(f"the agent jar for these sources is already built (--rebuild builds it again): {path}")
     print(path)
@@ -76,22 +84,17 @@ def _doctor(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from pytest_mobile_agent.cli import doctor
+    from pytest_mobile_agent.stack.paths import controller_setting
 
     try:
-        if args.emulator_controller not in ("auto", "off"):
-            from pytest_mobile_agent.emulator.endpoint import parse_url
-
-            parse_url(args.emulator_controller)  # a token in the URL is refused before anything starts
+        controller = controller_setting(args.emulator_controller)  # a token in a URL is refused before anything
         records = Path(args.agent_records) if args.agent_records else None
-        with doctor.target_of(args.android_serial, controller=args.emulator_controller,
+        with doctor.target_of(args.android_serial, controller=controller,
                               virtual_adb=args.virtual_adb, records_dir=records) as target:
             rows = doctor.Doctor(target, jar_path=Path(args.agent_jar) if args.agent_jar else None,
                                  force=args.agent_force).run()
     except errors.MobileAgentError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        if exc.advice:
-            print(f"advice: {exc.advice}", file=sys.stderr)
-        return 2
+        return _failed(exc)
     print(doctor.as_json(target, rows) if args.json else doctor.format_rows(rows))
     return doctor.exit_status(rows)
 
@@ -100,6 +103,12 @@ def _inspect(args: argparse.Namespace) -> int:
     """Serve the inspector's page on 127.0.0.1 until interrupted (pytest_mobile_agent.cli.inspector)."""
     from pathlib import Path
 
+    from pytest_mobile_agent.stack.paths import controller_setting
+
+    try:
+        controller = controller_setting(args.emulator_controller)  # a token in a URL is refused before anything
+    except errors.InvalidArgument as exc:
+        return _failed(exc)
     try:
         from pytest_mobile_agent.cli.inspector.server import DeviceWorker, Inspector, serving
         from pytest_mobile_agent.cli.inspector.target import opened
@@ -113,7 +122,7 @@ def _inspect(args: argparse.Namespace) -> int:
         print(f"[mobile-agent] {message}", file=sys.stderr, flush=True)
 
     settings = Settings.for_target(
-        args.android_serial, emulator_controller=args.emulator_controller,
+        args.android_serial, emulator_controller=controller,
         agent_jar=Path(args.agent_jar) if args.agent_jar else None, virtual_adb=args.virtual_adb,
         app_apk=Path(args.app_apk) if args.app_apk else None, app_package=args.app_package,
         app_activity=args.app_activity)
@@ -121,10 +130,7 @@ def _inspect(args: argparse.Namespace) -> int:
     try:
         worker.start()
     except errors.MobileAgentError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        if exc.advice:
-            print(f"advice: {exc.advice}", file=sys.stderr)
-        return 2
+        return _failed(exc)
     try:
         return _serve_until_stopped(lambda: serving(Inspector(worker), port=args.port), "inspector", args.port)
     finally:
@@ -156,10 +162,7 @@ def _show_trace(args: argparse.Namespace) -> int:
     try:
         trace = read_trace(args.path)
     except InvalidTrace as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        if exc.advice:
-            print(f"advice: {exc.advice}", file=sys.stderr)
-        return 2
+        return _failed(exc)
     return _serve_until_stopped(lambda: serving(Viewer(trace), port=args.port), "trace viewer", args.port)
 
 
@@ -192,8 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the target: a serial, auto (the only online one) or virtual (default: "
                             "MOBILE_AGENT_ANDROID_SERIAL, else auto)")
     check.add_argument("--emulator-controller", default=os.environ.get("MOBILE_AGENT_EMULATOR_CONTROLLER", "auto"),
-                       help="auto (the emulator's discovery file), off, or http://HOST:PORT (the token in "
-                            "MOBILE_AGENT_EMULATOR_TOKEN, never on the command line)")
+                       metavar="auto|off|URL", help=CONTROLLER_HELP)
     check.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
                        help="the agent jar (default: agent-android/dist/mobile-agent-android.jar)")
     check.add_argument("--agent-force", action="store_true", help="let the agent stop whatever holds UI automation")
@@ -209,8 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--android-serial", default=os.environ.get("MOBILE_AGENT_ANDROID_SERIAL", "virtual"),
                          help="the target: a serial, auto, or virtual (started for the inspector; the default)")
     inspect.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: a free one)")
-    inspect.add_argument("--emulator-controller", choices=("auto", "off"), default="auto",
-                         help="frames and the screen from the emulator's controller where there is one (auto)")
+    inspect.add_argument("--emulator-controller", default=os.environ.get("MOBILE_AGENT_EMULATOR_CONTROLLER", "auto"),
+                         metavar="auto|off|URL",
+                         help=f"the screen and input from the emulator's controller: {CONTROLLER_HELP}")
     inspect.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
                          help="the agent jar (default: built on first use, or the stand-in on a virtual device)")
     inspect.add_argument(

@@ -369,15 +369,12 @@ def _check_serials(serials: tuple[str, ...]) -> None:
 def _controller(value: str) -> str:
     """auto, off or an endpoint URL, checked now: a URL carrying a token is refused (the usage error
     redacts it), so neither the settings nor any message built from them ever hold one."""
-    if value.strip().lower() in (AUTO, "off"):
-        return value.strip().lower()
-    from pytest_mobile_agent.emulator.endpoint import parse_url
+    from pytest_mobile_agent.stack.paths import controller_setting
 
     try:
-        parse_url(value)
+        return controller_setting(value)
     except errors.InvalidArgument as exc:
         raise pytest.UsageError(str(exc)) from None
-    return value.strip()
 
 
 def _seconds(config: pytest.Config, dest: str) -> float:

@@ -12,6 +12,17 @@ from pytest_mobile_agent.stack.settings import AUTO, Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget
 
 
+def controller_setting(value: str) -> str:
+    """`--emulator-controller`'s value checked, as every command takes it: `auto` or `off` (any case),
+    or an endpoint URL. A URL carrying a token, or not a URL, is errors.InvalidArgument (redacted), so
+    neither the settings nor any message built from them ever hold a token."""
+    wanted = value.strip()
+    if wanted.lower() in (AUTO, "off"):
+        return wanted.lower()
+    parse_url(wanted)
+    return wanted
+
+
 def controller_choice(wanted: str, serial: str) -> ControllerChoice:
     """`auto`, `off`, or an endpoint URL (its bearer token from MOBILE_AGENT_EMULATOR_TOKEN, never
     from the URL: a URL carrying one is errors.InvalidArgument, the token never echoed)."""

@@ -1,6 +1,7 @@
 """The inspector's page in a real browser (Debian's chromium, driven by Selenium through Debian's
 chromium-driver), on the virtual device: the Login screen, the line that finds the username field,
-a recorded sign-in that runs and passes as pytest, and the token every request must carry.
+a recorded sign-in that runs and passes as pytest, the token every request must carry, and the
+page at a laptop's size: every button in view, no word of the windows table broken, the favicon served.
 
 Screenshots of the page go into the pytest cache (`.pytest_cache/d/inspector/`)."""
 
@@ -27,7 +28,14 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from pytest_mobile_agent.cli.inspector.server import DeviceWorker, Inspector, serving  # noqa: E402
 from pytest_mobile_agent.cli.inspector.target import opened  # noqa: E402
 from pytest_mobile_agent.stack import Settings  # noqa: E402
-from tests.support.browser import NEEDS_CHROMIUM, chromium  # noqa: E402
+from tests.support.browser import (  # noqa: E402
+    LAPTOP_WINDOWS,
+    NEEDS_CHROMIUM,
+    broken_words,
+    chromium,
+    failed_requests,
+    hidden_controls,
+)
 
 pytestmark = NEEDS_CHROMIUM
 WAIT = 20.0
@@ -157,3 +165,27 @@ def test_a_request_without_the_token_is_refused(page_url: str, path: str) -> Non
         assert refused.value.code == 403
         assert "token" in json.load(refused.value)["error"]
 
+
+
+@pytest.mark.parametrize("window", LAPTOP_WINDOWS)
+def test_at_a_laptops_size_every_button_is_in_view_and_no_windows_cell_breaks_a_word(
+        page_url: str, shots: Path, window: str) -> None:
+    with chromium(window) as browser:
+        open_page(browser, page_url)
+        text_of(browser, "windows", "application")  # the app's window, whichever screen an earlier test left
+        WebDriverWait(browser, WAIT).until(
+            lambda b: b.execute_script("const i = document.getElementById('screen'); return i.complete && i.height"))
+        browser.save_screenshot(str(shots / f"laptop-{window.replace(',', 'x')}.png"))
+        assert hidden_controls(browser, "button, select, #text") == []
+        assert broken_words(browser, "#windows td, #windows th") == []
+        assert failed_requests(browser) == []
+
+
+def test_the_favicon_is_served_without_the_token_and_the_page_names_it(page_url: str) -> None:
+    parts = urlsplit(page_url)
+    with urllib.request.urlopen(f"{parts.scheme}://{parts.netloc}/favicon.ico", timeout=10) as icon:
+        assert icon.status == 200
+        assert icon.headers["Content-Type"] == "image/svg+xml"
+        assert icon.read().startswith(b"<svg")
+    with urllib.request.urlopen(page_url, timeout=10) as page:
+        assert b'<link rel="icon" type="image/svg+xml" href="/favicon.ico">' in page.read()

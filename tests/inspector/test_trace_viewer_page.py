@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,14 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from pytest_mobile_agent.cli.trace_viewer.server import Viewer, serving  # noqa: E402
 from pytest_mobile_agent.plugin.gates import HostGate  # noqa: E402
 from pytest_mobile_agent.stack import tracefile  # noqa: E402
-from tests.support.browser import NEEDS_CHROMIUM, chromium  # noqa: E402
+from tests.support.browser import (  # noqa: E402
+    LAPTOP_WINDOWS,
+    NEEDS_CHROMIUM,
+    broken_words,
+    chromium,
+    failed_requests,
+    hidden_controls,
+)
 
 pytestmark = NEEDS_CHROMIUM
 WAIT = 20.0
@@ -201,6 +209,33 @@ def test_a_fifty_step_trace_draws_within_a_second(browser: Any, tmp_path: Path) 
     finally:
         context.__exit__(None, None, None)
     HostGate.timing().check(took, 1000, "a 50-step trace drawn in the viewer")
+
+
+@pytest.mark.parametrize("window", LAPTOP_WINDOWS)
+def test_at_a_laptops_size_the_shared_styles_keep_the_viewers_buttons_in_view(
+    tmp_path: Path, shots: Path, window: str
+) -> None:
+    path = tmp_path / "trace.zip"
+    tracefile.write_trace(path, *fifty_steps())
+    with serving(Viewer(tracefile.read_trace(path))) as url, chromium(window) as browser:
+        browser.get(url)
+        WebDriverWait(browser, WAIT).until(lambda b: b.execute_script("return document.body.dataset.ready") == "true")
+        browser.save_screenshot(str(shots / f"laptop-{window.replace(',', 'x')}.png"))
+        assert hidden_controls(browser) == []
+        assert broken_words(browser, "#call th") == []
+        assert failed_requests(browser) == []
+
+
+def test_the_favicon_is_served_without_the_token_and_the_page_names_it(tmp_path: Path) -> None:
+    path = tmp_path / "trace.zip"
+    tracefile.write_trace(path, *fifty_steps())
+    with serving(Viewer(tracefile.read_trace(path))) as url:
+        base = url.split("/?", 1)[0]
+        with urllib.request.urlopen(f"{base}/favicon.ico", timeout=10) as icon:
+            assert (icon.status, icon.headers["Content-Type"]) == (200, "image/svg+xml")
+            assert icon.read().startswith(b"<svg")
+        with urllib.request.urlopen(url, timeout=10) as page:
+            assert b'<link rel="icon" type="image/svg+xml" href="/favicon.ico">' in page.read()
 
 
 def fifty_steps() -> tuple[dict[str, Any], dict[str, bytes]]:

@@ -88,11 +88,12 @@ def test_parse_url_and_redact_url_scrub_the_token(url: str) -> None:
     assert SECRET not in redact_url(url)
 
 
+@pytest.mark.parametrize("command", ["doctor", "inspect"])
 @pytest.mark.parametrize("url", CARRYING[:3])
-def test_the_doctor_refuses_it_too_before_starting_anything(url: str) -> None:
+def test_the_doctor_and_the_inspector_refuse_it_too_before_starting_anything(command: str, url: str) -> None:
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        status = cli(["doctor", "--android-serial", "virtual", "--emulator-controller", url])
+        status = cli([command, "--android-serial", "virtual", "--emulator-controller", url])
     assert status == 2
     assert "MOBILE_AGENT_EMULATOR_TOKEN" in err.getvalue()
     assert SECRET not in out.getvalue() + err.getvalue()

@@ -31,3 +31,64 @@ def chromium(window_size: str = "1500,1100", *arguments: str) -> Iterator[Any]:
         yield driver
     finally:
         driver.quit()
+
+
+LAPTOP_WINDOWS = ("1366,768", "1366,1000")
+"""A 1366x768 laptop's browser window and one 1000 px high: headless chromium's viewport is about
+143 px shorter than its window (about 1366x625 and 1366x857), as a real browser's is."""
+
+_HIDDEN_CONTROLS = """
+const [selector] = arguments;
+const faults = [];
+for (const control of document.querySelectorAll(selector)) {
+  const box = control.getBoundingClientRect();
+  const name = `${control.tagName.toLowerCase()} "${control.textContent.trim() || control.id}"`;
+  if (box.top < 0 || box.left < 0 || box.bottom > window.innerHeight || box.right > window.innerWidth) {
+    faults.push(`${name} at [${box.left},${box.top}][${box.right},${box.bottom}] is outside the ` +
+                `${window.innerWidth}x${window.innerHeight} viewport`);
+    continue;
+  }
+  const hit = document.elementFromPoint((box.left + box.right) / 2, (box.top + box.bottom) / 2);
+  if (hit !== control && !control.contains(hit)) {
+    faults.push(`${name} is covered or clipped: its centre shows ${hit ? hit.tagName : "nothing"}`);
+  }
+}
+return faults;
+"""
+
+_BROKEN_WORDS = """
+const [selector] = arguments;
+const faults = [];
+for (const cell of document.querySelectorAll(selector)) {
+  if (cell.scrollWidth > cell.clientWidth) {
+    faults.push(`"${cell.textContent}" overflows its cell (${cell.scrollWidth} > ${cell.clientWidth} px)`);
+  }
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+    for (const word of text.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(text, word.index);
+      range.setEnd(text, word.index + word[0].length);
+      const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+      if (lines.size > 1) { faults.push(`"${word[0]}" is broken over ${lines.size} lines`); }
+    }
+  }
+}
+return faults;
+"""
+
+
+def hidden_controls(driver: Any, selector: str = "button") -> list[str]:
+    """The controls `selector` matches that a person cannot see whole or click: outside the viewport,
+    or clipped or covered where their centre is (a scrolled-off part of a pane)."""
+    return list(driver.execute_script(_HIDDEN_CONTROLS, selector))
+
+
+def broken_words(driver: Any, selector: str) -> list[str]:
+    """The cells `selector` matches whose text overflows them, and each word drawn over two lines."""
+    return list(driver.execute_script(_BROKEN_WORDS, selector))
+
+
+def failed_requests(driver: Any) -> list[str]:
+    """What the browser's console said failed since it was last asked (a 403 favicon, a 404 script)."""
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]

@@ -4,7 +4,8 @@ One thread owns the target (`DeviceWorker`): the mirror, like the `screen` fixtu
 one thread, and the automation lock is released by the thread that took it. aiohttp's event loop
 hands it each request's work and awaits the answer, so a slow device never stalls the page's
 other requests. The server binds 127.0.0.1 only, and every request, the page's own included,
-must carry the token printed with the URL (`?token=`), compared in constant time.
+must carry the token printed with the URL (`?token=`), compared in constant time; only the icon is
+served without it (cli/favicon.py says why).
 
     GET  /?token=T                      the page
     GET  /api/state?token=T             windows and nodes (also pushed on /api/live)
@@ -16,6 +17,7 @@ must carry the token printed with the URL (`?token=`), compared in constant time
     POST /api/record?token=T            {"tab": "Login"} starts recording, {"stop": true} ends it
     GET  /api/recording?token=T         the recorded test's source
     GET  /api/live?token=T              WebSocket: {"generation": G} whenever the view changes
+    GET  /favicon.ico                   the page's icon (an SVG), the one request without the token
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import Any, TypeVar
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.cli import favicon
 from pytest_mobile_agent.cli.inspector.page import element_at, element_details, page_state
 from pytest_mobile_agent.cli.inspector.recorder import Recording
 from pytest_mobile_agent.cli.inspector.target import Inspected
@@ -128,6 +131,7 @@ class Inspector:
         app.router.add_post("/api/record", self._record)
         app.router.add_get("/api/recording", self._recording)
         app.router.add_get("/api/live", self._live)
+        app.router.add_get(favicon.PATH, _favicon)
         app.on_shutdown.append(self._close_sockets)
         return app
 
@@ -140,6 +144,8 @@ class Inspector:
     async def _token_required(
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
+        if request.path == favicon.PATH:
+            return await handler(request)
         given = request.query.get("token", "")
         if not hmac.compare_digest(given.encode(), self.token.encode()):
             return web.json_response({"error": "this inspector needs the token from the URL it printed"}, status=403)
@@ -308,7 +314,13 @@ def page_html(token: str) -> str:
     html = (static / "index.html").read_text(encoding="utf-8")
     return (html.replace("/*STYLE*/", (static / "inspector.css").read_text(encoding="utf-8"))
                 .replace("/*SCRIPT*/", (static / "inspector.js").read_text(encoding="utf-8"))
+                .replace("<!--ICON-->", favicon.LINK)
                 .replace("__TOKEN__", json.dumps(token)))
+
+
+async def _favicon(request: web.Request) -> web.Response:
+    return web.Response(body=favicon.favicon(), content_type=favicon.CONTENT_TYPE,
+                        headers={"Cache-Control": "max-age=86400"})
 
 
 @web.middleware

@@ -37,7 +37,9 @@ class Inspected:
 def opened(settings: Settings, announce: Callable[[str], None] = lambda _: None,
            lock_wait: float = LOCK_WAIT) -> Iterator[Inspected]:
     """The target's stack, open until the block ends (stack.open_stack closes it in order), once the
-    target's automation lock is free, waiting up to `lock_wait` seconds (`inspect --lock-wait`)."""
+    target's automation lock is free, waiting up to `lock_wait` seconds (`inspect --lock-wait`).
+    `announce` hears the target, the waits, and the session's status: the agent, the input and
+    frames paths (the controller named by `--emulator-controller`, or why it is not used)."""
 
     def show_an_app(target: AndroidTarget, device: Device) -> None:
         if target.virtual:
@@ -45,6 +47,8 @@ def opened(settings: Settings, announce: Callable[[str], None] = lambda _: None,
 
     with open_stack(settings, holder=f"inspector (pid {os.getpid()})", lock_wait=lock_wait, announce=announce,
                     on_attached=show_an_app) as stack:
+        for line in stack.session.status():  # the paths in use, as a test's status shows them
+            announce(line)
         yield Inspected(stack.target.serial, stack.device, stack.session, stack.screen, stack.target.virtual,
                         settings.fixture_package, settings.fixture_activity, _app(settings))
 

@@ -4,10 +4,12 @@
     GET /member?token=T&name=N       an image or a tree of the trace (only the names the zip holds)
     GET /video?token=T&name=N        a video segment the trace names, beside it (Range requests
                                      answered, so the page can seek)
+    GET /favicon.ico                 the page's icon, the one request without the token (cli/favicon.py)
 
 The trace is read and checked whole before the server starts (stack/tracefile.read_trace), so a
 truncated or foreign file is an error on the command line, never a half-drawn page. Every request
-carries the token printed with the URL, compared in constant time; no CDN, no request leaves the host.
+but the icon's carries the token printed with the URL, compared in constant time; no CDN, no request
+leaves the host.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from pytest_mobile_agent.cli import favicon
 from pytest_mobile_agent.stack.tracefile import LoadedTrace
 
 HOST = "127.0.0.1"
@@ -63,6 +66,7 @@ class Viewer:
             html.replace("/*INSPECTOR_STYLE*/", (inspector / "inspector.css").read_text(encoding="utf-8"))
             .replace("/*STYLE*/", (static / "viewer.css").read_text(encoding="utf-8"))
             .replace("/*SCRIPT*/", (static / "viewer.js").read_text(encoding="utf-8"))
+            .replace("<!--ICON-->", favicon.LINK)
             .replace("__TOKEN__", json.dumps(self.token))
             .replace("/*TRACE*/", manifest)
         )
@@ -79,7 +83,9 @@ def handler_for(viewer: Viewer) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:  # noqa: N802 - the base class's name
             parts = urlsplit(self.path)
             query = {key: values[0] for key, values in parse_qs(parts.query).items()}
-            if not hmac.compare_digest(query.get("token", ""), viewer.token):
+            if parts.path == favicon.PATH:
+                self._send(HTTPStatus.OK, favicon.favicon(), favicon.CONTENT_TYPE)
+            elif not hmac.compare_digest(query.get("token", ""), viewer.token):
                 self._send(HTTPStatus.FORBIDDEN, b"a token is required: open the URL the command printed", "text/plain")
             elif parts.path == "/":
                 self._send(HTTPStatus.OK, viewer.page(), "text/html; charset=utf-8")
