@@ -1,10 +1,15 @@
-"""The "did you mean" of a target name that is not a real one (stack.targets.did_you_mean)."""
+"""Targets: the "did you mean" of a target name that is not a real one (stack.targets.did_you_mean), and
+what a virtual lab leaves behind when it ends."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from pytest_mobile_agent.stack.targets import did_you_mean
+from pytest_mobile_agent.stack.lock import LOCK_DIR_ENV
+from pytest_mobile_agent.stack.settings import Settings
+from pytest_mobile_agent.stack.targets import TargetProvider, did_you_mean
 
 
 @pytest.mark.parametrize(("name", "listed", "meant"), [
@@ -23,3 +28,17 @@ def test_a_name_close_to_a_real_one_is_suggested(name: str, listed: list[str], m
                                               ("x", [])])
 def test_a_name_close_to_none_or_equal_to_one_gets_no_suggestion(name: str, listed: list[str]) -> None:
     assert did_you_mean(name, listed) is None
+
+
+def test_a_virtual_labs_lock_files_go_when_the_lab_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One lock file per virtual run piled up in the per-user lock directory: the lab's adb port is
+    new each run, so its lock file was never used again."""
+    monkeypatch.setenv(LOCK_DIR_ENV, str(tmp_path))
+    provider = TargetProvider(Settings.for_target("virtual", emulator_controller="off"))
+    target = provider.target()
+    with target.automation_lock().held("tests/test_a.py::test_x", timeout=5):
+        pass
+    lock_file = target.automation_lock().lock_path
+    assert lock_file.exists() and lock_file.parent == tmp_path
+    provider.close()
+    assert list(tmp_path.iterdir()) == []
