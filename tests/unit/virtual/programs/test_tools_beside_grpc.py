@@ -5,13 +5,15 @@ posix_spawn runs none. The check runs in a fresh interpreter whose environment l
 variable, with a grpc server and a channel to it live, and with a child-side fork handler of its
 own, in C (glibc's __register_atfork, what pthread_atfork calls) and in Python
 (os.register_at_fork), that aborts the child: a tool started through fork() would die with
-SIGABRT before its exec, as the grpc poller did in CI's cmp case.
+SIGABRT before its exec, as the grpc poller did in CI's cmp case. The same holds for the real adb
+server a lab starts with `--virtual-adb real`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -21,20 +23,17 @@ import pytest
 from pytest_mobile_agent.virtual.kernel import confine
 from pytest_mobile_agent.virtual.programs import hosttools
 
-pytestmark = pytest.mark.skipif(
+needs_tools = pytest.mark.skipif(
     not sys.platform.startswith("linux") or hosttools.locate(hosttools.TOYBOX) is None
     or hosttools.locate(hosttools.AWK) is None or confine.available() is None,
     reason="needs Linux with Landlock, toybox and original-awk",
 )
 
-SCRIPT = textwrap.dedent("""
+GRPC_LIVE = textwrap.dedent("""
     import ctypes, json, os, resource, sys
     from concurrent import futures
 
     import grpc
-
-    from pytest_mobile_agent.virtual.device import VirtualDevice
-    from tests.support.virtual_shell import run_shell
 
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
@@ -54,6 +53,11 @@ SCRIPT = textwrap.dedent("""
     libc = ctypes.CDLL(None)
     libc.__register_atfork(None, None, ctypes.cast(libc.abort, ctypes.c_void_p), None)
     os.register_at_fork(after_in_child=os.abort)
+""")
+
+TOOLS = textwrap.dedent("""
+    from pytest_mobile_agent.virtual.device import VirtualDevice
+    from tests.support.virtual_shell import run_shell
 
     device = VirtualDevice()
     try:
@@ -71,14 +75,41 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_tools_run_beside_a_live_grpc_channel_without_fork_handlers() -> None:
+REAL_ADB_LAB = textwrap.dedent("""
+    from pytest_mobile_agent.virtual import VirtualLab
+
+    lab = VirtualLab.start(1, real_adb=True)
+    try:
+        state = lab.real.states().get(lab.serials[0])
+        assert call(b"still", timeout=10) == b"still"
+    finally:
+        lab.stop()
+        channel.close()
+        server.stop(None)
+    print(json.dumps(state))
+""")
+
+
+def _run_beside_grpc(script: str) -> object:
+    """What `script` prints last (JSON), run after GRPC_LIVE in a fresh interpreter without the variable."""
     env = {name: value for name, value in os.environ.items() if name != "GRPC_ENABLE_FORK_SUPPORT"}
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__)))))
-    done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=root, capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run([sys.executable, "-c", GRPC_LIVE + script], env=env, cwd=root, capture_output=True,
+                          text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout.splitlines()[-1]) == [
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@needs_tools
+def test_tools_run_beside_a_live_grpc_channel_without_fork_handlers() -> None:
+    assert _run_beside_grpc(TOOLS) == [
         [0, "a\nb\n", ""],
         [0, "two\n", ""],
         [0, "y\n", ""],
     ]
+
+
+@pytest.mark.skipif(shutil.which("adb") is None or not sys.platform.startswith("linux"),
+                    reason="needs Linux and Debian's adb")
+def test_a_lab_starts_the_real_adb_server_beside_a_live_grpc_channel_without_fork_handlers() -> None:
+    assert _run_beside_grpc(REAL_ADB_LAB) == "device"
