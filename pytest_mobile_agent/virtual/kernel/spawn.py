@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import functools
 import os
 import platform
@@ -99,7 +100,7 @@ def spawn(argv: list[str], executable: str, *, cwd: str, env: dict[str, str], id
     or when a step fails (prepare's own exceptions as they are)."""
     libc = _libc()
     if libc is None or not hasattr(os, "posix_spawn"):
-        raise OSError(38, "posix_spawn from a thread of its own needs Linux")
+        raise OSError(errno.ENOSYS, "posix_spawn from a thread of its own needs Linux")
     ends = [os.pipe() for _ in range(3)]  # stdin, stdout, stderr: (read, write), not inheritable
     child_ends = [ends[0][0], ends[1][1], ends[2][1]]
     result: dict[str, object] = {}
@@ -141,7 +142,7 @@ def _spawn_here(libc: ctypes.CDLL, argv: list[str], executable: str, cwd: str, e
 def _drop_identity(libc: ctypes.CDLL, identity: int) -> None:
     numbers = _IDENTITY_SYSCALLS.get(platform.machine())
     if numbers is None:
-        raise OSError(38, f"dropping to uid {identity} on one thread is not known on {platform.machine()}")
+        raise OSError(errno.ENOSYS, f"dropping to uid {identity} on one thread is not known on {platform.machine()}")
     setgroups, setresgid, setresuid = numbers
     _check(libc.syscall(setgroups, 0, None), "setgroups")
     _check(libc.syscall(setresgid, identity, identity, identity), "setresgid")
