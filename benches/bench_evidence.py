@@ -141,7 +141,7 @@ def video_cost(frames: int) -> None:
 
 def examples_cost(rounds: int) -> None:
     base = [sys.executable, "-m", "pytest", "examples", "-q", "-p", "no:randomly", "--android-serial", "virtual"]
-    environment = {**os.environ, "GRPC_ENABLE_FORK_SUPPORT": "false"}
+    environment = dict(os.environ)
     samples: dict[str, list[float]] = {"off": [], "retain-on-failure": []}
     for _ in range(rounds):
         for mode in samples:

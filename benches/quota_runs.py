@@ -30,7 +30,7 @@ from pathlib import Path
 
 CPU_ROOT = Path("/sys/fs/cgroup/cpu")
 DEFAULT_PYTEST = ("tests/device", "examples", "--android-serial", "virtual", "-q", "-p", "no:cacheprovider")
-ENV = {"GRPC_ENABLE_FORK_SUPPORT": "false", "HYPOTHESIS_PROFILE": "ci", "PYTHONDONTWRITEBYTECODE": "1"}
+ENV = {"HYPOTHESIS_PROFILE": "ci", "PYTHONDONTWRITEBYTECODE": "1"}
 SUMMARY = re.compile(r"^=*\s*(\d+ (?:passed|failed|error).*) in ([\d.]+)s")
 FAILED = re.compile(r"^(FAILED|ERROR) (\S+)")
 

@@ -7,6 +7,11 @@ after the adb server's address and the serial (`userfiles.target_key`): two devi
 emulator-5554 on two servers never share a record. The plugin keeps them in the per-user cache
 (`default_records_dir()`), so every checkout and project of one user reuses, or replaces, the same
 agent. A corrupt or foreign file is no record and a logged warning, never a crash.
+
+A record for a served virtual device (`Records.in_dir(..., virtual=True)`) also names the lab's adb
+server (`virtual_lab`). A lab serves on a new port each time it starts, so its records would pile
+up: `prune_gone_labs()`, run as a stack opens the records, removes those whose lab is gone (nothing
+answers on its loopback address any more).
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ import json
 import logging
 import os
 import re
+import socket
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +43,9 @@ log = logging.getLogger("pytest_mobile_agent.agent")
 
 RECORD_KIND = "pytest-mobile-agent/agent-record"
 RECORD_FORMAT = 1
+VIRTUAL_LAB_KEY = "virtual_lab"  # beside a served virtual device's record: the address of its lab's adb server
 _TOKEN_RE = re.compile(r"^[0-9a-f]{32}$")
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def default_records_dir() -> Path:
@@ -91,10 +100,12 @@ class Records:
         self._lock = threading.Lock()
 
     @classmethod
-    def in_dir(cls, path: str | os.PathLike[str], *, server: str | None = None) -> DirRecords:
+    def in_dir(cls, path: str | os.PathLike[str], *, server: str | None = None,
+               virtual: bool = False) -> DirRecords:
         """Records in `path`, their files named after `server` (the adb server's address) and the
-        serial; without a server, after the serial alone."""
-        return DirRecords(Path(path), server)
+        serial; without a server, after the serial alone. `virtual`: the server is a virtual lab's,
+        which its records name, so that they go once the lab is gone (`prune_gone_labs`)."""
+        return DirRecords(Path(path), server, virtual=virtual)
 
     def get(self, serial: str) -> Record | None:
         with self._lock:
@@ -118,10 +129,11 @@ class Records:
 class DirRecords(Records):
     """Records that are also files in a directory: they outlive the process that wrote them."""
 
-    def __init__(self, directory: Path, server: str | None = None) -> None:
+    def __init__(self, directory: Path, server: str | None = None, *, virtual: bool = False) -> None:
         super().__init__()
         self.directory = directory
         self.server = server
+        self.virtual = virtual
 
     def path_for(self, serial: str) -> Path:
         stem = target_key(self.server, serial) if self.server else file_stem(serial)
@@ -150,8 +162,11 @@ class DirRecords(Records):
         """The record, written atomically (0600); RecordsUnwritable naming the path when it cannot
         be, and then it is not kept in memory either."""
         path = self.path_for(record.serial)
+        content = record.to_json()
+        if self.virtual and self.server:
+            content[VIRTUAL_LAB_KEY] = self.server
         try:
-            self._write(path, json.dumps(record.to_json(), indent=1).encode("utf-8"))
+            self._write(path, json.dumps(content, indent=1).encode("utf-8"))
         except (OSError, UnsafeDirectory) as exc:
             raise _unwritable(path, exc) from None
         super().put(record)
@@ -190,8 +205,52 @@ class DirRecords(Records):
         with contextlib.suppress(FileNotFoundError):
             self.path_for(serial).unlink()
 
+    def prune_gone_labs(self, answers: Callable[[str], bool] | None = None) -> list[Path]:
+        """Remove the records of served virtual devices whose lab is gone: `answers(address)` is
+        False (default: a TCP connect to the lab's loopback address is refused). Records of real
+        devices, and labs on other hosts, are kept. The removed files, for the log and the tests."""
+        answers = answers or _answers
+        removed = []
+        for path in sorted(self.directory.glob("*.json")):
+            lab = _virtual_lab_of(path)
+            if lab is not None and not answers(lab):
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+                    removed.append(path)
+                    log.info("the virtual lab %s is gone: removed its agent record %s", lab, path)
+        return removed
+
     def __repr__(self) -> str:
         return f"DirRecords({str(self.directory)!r}, server={self.server!r})"
+
+
+def _virtual_lab_of(path: Path) -> str | None:
+    """The loopback address of the lab a record file names, or None (a real device's, a foreign
+    or unreadable file, a lab on another host)."""
+    try:
+        content = json.loads(read_small_file(path))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(content, dict) or content.get("kind") != RECORD_KIND:
+        return None
+    lab = content.get(VIRTUAL_LAB_KEY)
+    if not isinstance(lab, str):
+        return None
+    host, _, port = lab.rpartition(":")
+    return lab if host.strip("[]") in _LOOPBACK_HOSTS and port.isdigit() else None
+
+
+def _answers(address: str) -> bool:
+    """Whether something accepts a TCP connection at `address` (HOST:PORT) within half a second;
+    only a refusal counts as nothing (a timeout may be a busy host)."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=0.5):
+            return True
+    except ConnectionRefusedError:
+        return False
+    except OSError:
+        return True
 
 
 def _unwritable(path: Path, exc: BaseException) -> RecordsUnwritable:

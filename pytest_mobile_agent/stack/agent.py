@@ -24,8 +24,12 @@ def choose_jar(settings: Settings, target: AndroidTarget, announce: Callable[[st
 def records_for(provider: TargetProvider, target: AndroidTarget) -> Records:
     """The records of the agents this host started, one per adb server and serial, in the settings'
     directory (default: the per-user cache, shared by every run, worker, checkout and tool of this
-    user), or the lab's own for a virtual device started here."""
-    return Records.in_dir(private_dir(provider.records_dir()), server=target.server.address)
+    user), or the lab's own for a virtual device started here. The records of served virtual devices
+    whose lab is gone are removed first (agent.records.DirRecords.prune_gone_labs)."""
+    records = Records.in_dir(private_dir(provider.records_dir()), server=target.server.address,
+                             virtual=target.runs_stand_in)
+    records.prune_gone_labs()
+    return records
 
 
 def deploy_options(settings: Settings) -> DeployOptions:

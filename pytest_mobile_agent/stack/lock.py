@@ -97,6 +97,24 @@ class AutomationLock:
             self._lock.release()
             log.debug("released the automation lock on %s after %.3f s", self.target, time.monotonic() - started)
 
+    def remove_if_free(self) -> bool:
+        """Remove the lock file when no one holds the lock (a virtual lab's, as the lab ends: its
+        address is never used again, so its lock file would only pile up); True when removed.
+
+        The file is unlinked while we hold its flock. A waiter that opened it before finds, once it
+        gets the flock, that the file has no name left and opens the path again (filelock 3.21 and
+        later check st_nlink after flock), so it never holds a lock on a file no one else can see."""
+        try:
+            self._lock.acquire(timeout=0)
+        except filelock.Timeout:
+            return False
+        try:
+            with suppress(FileNotFoundError):
+                self.lock_path.unlink()
+            return True
+        finally:
+            self._lock.release()
+
     def _write_holder(self, test_id: str) -> None:
         # O_NOFOLLOW: a holder path planted as a symlink must fail, never overwrite the file it names.
         try:

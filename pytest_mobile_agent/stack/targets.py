@@ -164,19 +164,32 @@ class TargetProvider:
         self._lab = start_lab(count, real_adb=self.settings.virtual_adb == "real",
                               controllers=self.settings.emulator_controller == AUTO)
         lab = self._lab.lab
-        server = AdbServer(host="127.0.0.1", port=lab.adb_port)
+        server = _lab_server(lab)
         serial = lab.serials[self.index % count]
         return AndroidTarget(serial, server, lab, listed_target(server, serial))
 
     def close(self) -> None:
         self._group.clear()
         if self._lab is not None:
+            self._remove_lab_locks(self._lab.lab)
             self._lab.stop()
             self._lab = None
         if self._lab_records is not None:
             self._lab_records.cleanup()
             self._lab_records = None
         self._target = None
+
+    @staticmethod
+    def _remove_lab_locks(lab: VirtualLab) -> None:
+        """The lab's automation lock files, those no one holds: its adb port is never used again.
+        (An xdist worker's lab is its own, so no other worker waits on these.)"""
+        server = _lab_server(lab).address
+        for serial in lab.serials:
+            AutomationLock(serial, server=server).remove_if_free()
+
+
+def _lab_server(lab: VirtualLab) -> AdbServer:
+    return AdbServer(host="127.0.0.1", port=lab.adb_port)
 
 
 def only_online_serial(server: AdbServer) -> str:

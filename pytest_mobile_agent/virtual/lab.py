@@ -26,11 +26,9 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import logging
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -121,22 +119,28 @@ def _smart_request(port: int, request: str, *, timeout: float = 5.0) -> bytes:
     return bytes(reply[4:])
 
 
+# What a preexec_fn did in the child, without one, so that subprocess need not fork() and no fork
+# handler runs (grpc core's among them; docs/reliability.md): a small interpreter asks for SIGTERM
+# when its parent thread ends, checks that its parent is still us, and execs the server in its place.
+_DIE_WITH_PARENT = (
+    "import ctypes, os, signal, sys; "
+    f"ctypes.CDLL(None).prctl({PR_SET_PDEATHSIG}, signal.SIGTERM); "
+    "os.getppid() == int(sys.argv[1]) or sys.exit(1); "
+    "os.execv(sys.argv[2], sys.argv[2:])"
+)
+
+
 def _spawn_tied_to_us(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[bytes], threading.Event]:
     """Start a child that ends with us, even when we are killed without a chance to stop it.
 
-    On Linux the child asks for SIGTERM when its parent thread ends (PR_SET_PDEATHSIG); the parent
-    thread is a keeper that lives until the returned event is set, so a lab started on a worker
-    thread does not lose its server when that worker ends. Elsewhere: atexit only.
+    On Linux the child asks for SIGTERM when its parent thread ends (PR_SET_PDEATHSIG, through
+    _DIE_WITH_PARENT: the same pid, then the server); the parent thread is a keeper that lives until
+    the returned event is set, so a lab started on a worker thread does not lose its server when
+    that worker ends. Elsewhere: atexit only. No preexec_fn: subprocess then starts the child with
+    vfork, which runs no fork handler.
     """
-    prctl = None
     if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved before the fork, only called after
-
-    def die_with_parent() -> None:
-        if prctl is not None:
-            prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-
+        argv = [sys.executable, "-S", "-I", "-c", _DIE_WITH_PARENT, str(os.getpid()), *argv]
     started: dict[str, Any] = {}
     ready = threading.Event()
     release = threading.Event()
@@ -145,7 +149,6 @@ def _spawn_tied_to_us(argv: list[str], env: dict[str, str]) -> tuple[subprocess.
         try:
             started["process"] = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                preexec_fn=die_with_parent if prctl is not None else None,  # only prctl runs between fork and exec
             )
         except BaseException as exc:  # handed to the caller
             started["error"] = exc

@@ -190,7 +190,6 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
             DISCOVERY_ENV: os.environ[DISCOVERY_ENV],
             "MOBILE_AGENT_LOCK_DIR": str(directory.parent / "locks"),
             "MOBILE_AGENT_APP_APK": "build/app-debug.apk",
-            "GRPC_ENABLE_FORK_SUPPORT": "false",
         })
         yield Sandbox(directory, env)
     finally:

@@ -60,7 +60,6 @@ def recorded_trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
         **os.environ,
         "MOBILE_AGENT_LOCK_DIR": str(where / "locks"),
         "MOBILE_AGENT_RECORDS": str(where / "records"),
-        "GRPC_ENABLE_FORK_SUPPORT": "false",
     }
     environment.pop("MOBILE_AGENT_ANDROID_SERIAL", None)
     finished = subprocess.run(

@@ -39,12 +39,11 @@ import select
 import shutil
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pytest_mobile_agent.virtual.kernel import confine
+from pytest_mobile_agent.virtual.kernel import confine, spawn
 from pytest_mobile_agent.virtual.kernel import process as pm
 from pytest_mobile_agent.virtual.kernel.creds import Cred, cred_of
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
@@ -59,6 +58,8 @@ CHUNK = 65536
 # doubling up to the longest while nothing comes (a tool behind `logcat |` then costs no CPU).
 SHORTEST_POLL = 0.0005
 LONGEST_POLL = 0.05
+
+Child = spawn.SpawnedTool | subprocess.Popen[bytes]
 
 
 @dataclass(frozen=True)
@@ -540,36 +541,31 @@ def _run(proc: pm.Process, name: str, tool: Tool, executable: str, staging: Stag
 
 
 def _spawn(argv: list[str], executable: str, staging: Staging, env: dict[str, str], *, as_nobody: bool,
-           confined_only: bool) -> subprocess.Popen[bytes]:
-    """Start the tool, from a thread of its own that Landlock confines first when it can."""
-    result: dict[str, object] = {}
+           confined_only: bool) -> spawn.SpawnedTool | subprocess.Popen[bytes]:
+    """Start the tool with posix_spawn (virtual/kernel/spawn.py: no fork handler runs, grpc's
+    included), from a thread that Landlock confines first when it can; where the host cannot spawn
+    that way (not Linux: no Landlock either), with subprocess."""
+    identity = NOBODY if as_nobody else None
+    if not spawn.available():
+        return subprocess.Popen(
+            argv, executable=executable, cwd=staging.host_cwd(), env=env, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=True, start_new_session=True,
+            user=identity, group=identity, extra_groups=[] if as_nobody else None,
+        )
     interpreter = confine.elf_interpreter(executable)
 
-    def start() -> None:
+    def confine_thread() -> None:
+        if confine.available() is None:
+            return
         try:
-            if confine.available() is not None:
-                try:
-                    confine.restrict_thread(writable=staging.base,
-                                            executables=[executable, *([interpreter] if interpreter else [])])
-                except OSError:
-                    if confined_only:
-                        raise
-                    log.debug("running %s unconfined: Landlock refused", argv[0], exc_info=True)
-            identity = NOBODY if as_nobody else None
-            result["child"] = subprocess.Popen(
-                argv, executable=executable, cwd=staging.host_cwd(), env=env, stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=True, start_new_session=True,
-                user=identity, group=identity, extra_groups=[] if as_nobody else None,
-            )
-        except BaseException as exc:  # handed to the caller
-            result["error"] = exc
+            confine.restrict_thread(writable=staging.base,
+                                    executables=[executable, *([interpreter] if interpreter else [])])
+        except OSError:
+            if confined_only:
+                raise
+            log.debug("running %s unconfined: Landlock refused", argv[0], exc_info=True)
 
-    spawner = threading.Thread(target=start, name="virtual-host-tool", daemon=True)
-    spawner.start()
-    spawner.join()
-    if "error" in result:
-        raise result["error"]  # type: ignore[misc]
-    return result["child"]  # type: ignore[return-value]
+    return spawn.spawn(argv, executable, cwd=staging.host_cwd(), env=env, identity=identity, prepare=confine_thread)
 
 
 class _Unstage:
@@ -594,7 +590,7 @@ class _Unstage:
         return held
 
 
-def _pump(proc: pm.Process, child: subprocess.Popen[bytes], reads_stdin: bool, prefix: bytes) -> int:
+def _pump(proc: pm.Process, child: Child, reads_stdin: bool, prefix: bytes) -> int:
     """Stream the caller's stdin to the tool and its stdout/stderr back, until it is done."""
     assert child.stdin is not None and child.stdout is not None and child.stderr is not None
     outputs = {child.stdout.fileno(): (proc.stdout, _Unstage(prefix)),
@@ -639,7 +635,7 @@ def _pump(proc: pm.Process, child: subprocess.Popen[bytes], reads_stdin: bool, p
     return 128 - status if status < 0 else status
 
 
-def _feed(child: subprocess.Popen[bytes], fd: int, pending: bytearray, *, done: bool) -> tuple[bytearray, int | None]:
+def _feed(child: Child, fd: int, pending: bytearray, *, done: bool) -> tuple[bytearray, int | None]:
     try:
         if pending:
             del pending[: os.write(fd, pending)]

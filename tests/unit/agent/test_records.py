@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import stat
 import subprocess
 import sys
@@ -78,3 +79,30 @@ def test_a_corrupt_or_foreign_file_is_no_record_and_a_warning(tmp_path: Path, co
         assert records.get("emulator-5554") is None
     assert any("agent record" in r.getMessage() for r in caplog.records)
     assert all(TOKEN not in r.getMessage() for r in caplog.records)
+
+
+def _dead_address() -> str:
+    """A loopback address nothing listens on (a port just freed)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_the_record_of_a_served_virtual_device_whose_lab_is_gone_is_pruned(tmp_path: Path) -> None:
+    gone = _dead_address()
+    real = Record(**{**RECORD.__dict__, "serial": "emulator-5556"})
+    with socket.socket() as live:
+        live.bind(("127.0.0.1", 0))
+        live.listen()
+        alive = f"127.0.0.1:{live.getsockname()[1]}"
+        of_gone_lab = Records.in_dir(tmp_path, server=gone, virtual=True)
+        of_gone_lab.put(RECORD)
+        Records.in_dir(tmp_path, server=alive, virtual=True).put(RECORD)
+        Records.in_dir(tmp_path, server=gone).put(real)  # a real device's adb server, down for now
+        written = json.loads(of_gone_lab.path_for(RECORD.serial).read_text())
+        assert written["virtual_lab"] == gone and Record.from_json(written) == RECORD
+        records = Records.in_dir(tmp_path, server=alive, virtual=True)
+        assert records.prune_gone_labs() == [of_gone_lab.path_for(RECORD.serial)]
+        assert records.get(RECORD.serial) == RECORD
+        assert Records.in_dir(tmp_path, server=gone).get(real.serial) == real
+        assert len(list(tmp_path.iterdir())) == 2

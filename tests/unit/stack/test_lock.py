@@ -87,3 +87,37 @@ def test_two_serials_that_differ_in_an_escaped_character_never_share_a_lock(
 ) -> None:
     first, second = AutomationLock(one, tmp_path), AutomationLock(other, tmp_path)
     assert first.lock_path != second.lock_path and first.holder_path != second.holder_path
+
+
+def _hold_until_told(directory: str, serial: str, ready: str, release: str) -> None:
+    lock = AutomationLock(serial, Path(directory))
+    with lock.held("tests/test_other.py::test_holds", timeout=30):
+        Path(ready).touch()
+        deadline = time.monotonic() + 30
+        while not Path(release).exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+
+def test_a_free_lock_file_is_removed_and_a_held_one_is_kept(tmp_path: Path) -> None:
+    free = AutomationLock("emulator-5554", tmp_path, server="127.0.0.1:40001")
+    with free.held("tests/test_a.py::test_x", timeout=5):
+        pass
+    assert free.lock_path.exists()  # filelock leaves the file on release: this is what piled up
+    assert free.remove_if_free() and not free.lock_path.exists()
+
+    ready, release = tmp_path / "ready", tmp_path / "release"
+    ctx = multiprocessing.get_context("spawn")
+    proc = ctx.Process(target=_hold_until_told, args=(str(tmp_path), "emulator-5556", str(ready), str(release)))
+    proc.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not ready.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        held = AutomationLock("emulator-5556", tmp_path)
+        assert not held.remove_if_free()  # another process holds it: the file stays
+        assert held.lock_path.exists()
+    finally:
+        release.touch()
+        proc.join(30)
+    assert proc.exitcode == 0
+

@@ -1,10 +1,19 @@
-"""The "did you mean" of a target name that is not a real one (stack.targets.did_you_mean)."""
+"""Targets: the "did you mean" of a target name that is not a real one (stack.targets.did_you_mean), and
+what a virtual lab leaves behind when it ends, or a served one once it is gone."""
 
 from __future__ import annotations
 
+import socket
+from pathlib import Path
+
 import pytest
 
-from pytest_mobile_agent.stack.targets import did_you_mean
+from pytest_mobile_agent.adb import AdbServer
+from pytest_mobile_agent.agent.records import Record
+from pytest_mobile_agent.stack.agent import records_for
+from pytest_mobile_agent.stack.lock import LOCK_DIR_ENV
+from pytest_mobile_agent.stack.settings import Settings
+from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider, did_you_mean
 
 
 @pytest.mark.parametrize(("name", "listed", "meant"), [
@@ -23,3 +32,32 @@ def test_a_name_close_to_a_real_one_is_suggested(name: str, listed: list[str], m
                                               ("x", [])])
 def test_a_name_close_to_none_or_equal_to_one_gets_no_suggestion(name: str, listed: list[str]) -> None:
     assert did_you_mean(name, listed) is None
+
+
+def test_a_virtual_labs_lock_files_go_when_the_lab_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One lock file per virtual run piled up in the per-user lock directory: the lab's adb port is
+    new each run, so its lock file was never used again."""
+    monkeypatch.setenv(LOCK_DIR_ENV, str(tmp_path))
+    provider = TargetProvider(Settings.for_target("virtual", emulator_controller="off"))
+    target = provider.target()
+    with target.automation_lock().held("tests/test_a.py::test_x", timeout=5):
+        pass
+    lock_file = target.automation_lock().lock_path
+    assert lock_file.exists() and lock_file.parent == tmp_path
+    provider.close()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_served_virtual_devices_record_goes_once_its_lab_is_gone(tmp_path: Path) -> None:
+    """A served lab listens on a new port each time: the records of the ones gone are removed as
+    a stack opens the per-user records, instead of piling up there."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    provider = TargetProvider(Settings.for_target("emulator-5554", records_dir=tmp_path))
+    served = AndroidTarget("emulator-5554", AdbServer(host="127.0.0.1", port=port), served_virtual=True)
+    records = records_for(provider, served)
+    records.put(Record("emulator-5554", "mobile-agent-0.1.0-x", 4242, "0" * 32, "0.1.0", 1, "abc"))
+    assert records.path_for("emulator-5554").exists()
+    records_for(provider, served)  # the next run: nothing answers on the lab's port any more
+    assert list(tmp_path.iterdir()) == []
