@@ -165,8 +165,9 @@ class Mirror:
         self._last_input_at = float("-inf")
         self._last_probe_at = float("-inf")
         self._probe_backoff = 0.0  # after unanswered probes, the wait before the next
-        self._frame_change_at = float("-inf")  # the latest frame change, by its arrival
+        self._frame_change_at = float("-inf")  # the latest frame change, when it was drawn
         self._burst_since: float | None = None  # the first frame change no fresh read has seen
+        self._fresh_read_started = float("-inf")  # when the latest read that saw every window began
         self._controller_input_at: float | None = None  # a controller gesture's end, not read since
         self.disconnection: Disconnection | None = None
         self._watchers = Watchers(self, clock)
@@ -577,8 +578,10 @@ class Mirror:
         self._last_probe_at = now
         if reason is not ReadReason.ANIMATION:
             self._poll_from = now  # reads from the agent's cache while frames change must not starve the poll
-        if reason in FRESH_READS and self._burst_since is not None and started >= self._frame_change_at:
-            self._burst_since = None
+        if reason in FRESH_READS:
+            self._fresh_read_started = max(self._fresh_read_started, started)
+            if self._burst_since is not None and started >= self._frame_change_at:
+                self._burst_since = None
         if changed:
             # what a read after the frames went still finds, the frames showed: it changed then
             self._last_change_at = (
@@ -628,13 +631,18 @@ class Mirror:
 
     def _frame(self, event: FrameEvent) -> None:
         """A frame: news when it carries a change later than the last one seen (or, for a frame
-        that does not say, a hash unlike the last one), timed by its arrival."""
+        that does not say, a hash unlike the last one, timed by its arrival), unless a fresh read
+        began after the change was drawn."""
         if event.changed_at:
             changed, at = event.changed_at > self._frame_change_at, event.changed_at
         else:
             changed, at = event.hash != self._last_hash, event.received_at
         self._last_hash = event.hash
         if not changed:
+            return
+        if event.changed_at and at < self._fresh_read_started:
+            # drawn before a fresh read began, arrived after it: that read already saw it
+            self._frame_change_at = max(self._frame_change_at, at)
             return
         self._frame_change_at = max(self._frame_change_at, at)
         self._last_change_at = max(self._last_change_at, at)

@@ -3,8 +3,9 @@
 A daemon thread subscribes to 540-pixel-wide RGB888 frames (the emulator's `Frame`) and puts each on
 the event stream as a FrameEvent whose hash leaves the top 6 % of rows out (the status bar, whose
 clock changes on its own). Its times are the host's clock when it arrived (`received_at`, stamped by
-the stream's reader as it came off the wire) and when the latest change arrived (`changed_at`: quiet
-is decided on these); its capture time estimates when the emulator drew it: the arrival minus the
+the stream's reader as it came off the wire) and when the latest change was drawn (`changed_at`, the
+capture time of the first frame that showed it: quiet is decided on these); its capture time
+estimates when the emulator drew it: the arrival minus the
 lag its timestamp shows beyond the smallest lag seen so far (which is the clocks' skew, as far as
 the host can tell), at most a second. The last four frames are kept; `jpeg` turns one upright (clockwise, by the
 display's quarter turns), scales it by area average and encodes it.
@@ -142,12 +143,15 @@ class FrameSource:
         now = self._clock()
         arrival = raw.received_at or now
         digest = _HASHER.key(raw)
+        captured = self._captured_at(arrival, raw.timestamp_us, now)
         if digest != self._last_hash:
             self._last_hash = digest
-            self._changed_at = arrival
+            # when the emulator drew the change, not when a starved host got to it: a read that
+            # started after that has seen it (mirror.py)
+            self._changed_at = max(self._changed_at, captured)
         event = FrameEvent(
             hash=digest,
-            captured_at=self._captured_at(arrival, raw.timestamp_us, now),
+            captured_at=captured,
             received_at=arrival,
             seq=raw.seq,
             width=raw.width,

@@ -51,6 +51,26 @@ def test_a_frame_reads_again_only_when_its_hash_changes() -> None:
     assert rig.reasons == [R.ATTACH, R.FRAME, R.FRAME]
 
 
+def test_a_change_drawn_before_a_fresh_read_but_arriving_after_it_reads_nothing() -> None:
+    """A starved host takes a frame off the stream late: the emulator drew it before the read that
+    already showed the screen began, so it is no news (its capture time, from timestampUs, says so)."""
+    rig = Rig(login_screen(), live_frames=True)
+    drawn = rig.clock.now
+    rig.clock.now += 0.2
+    rig.mirror.snapshot()
+    rig.events.put(b.FrameEvent(hash=8, captured_at=drawn, received_at=rig.clock.now, seq=1, width=540,
+                                height=1200, changed_at=drawn))
+    rig.mirror.snapshot()
+    rig.clock.now += 0.5
+    rig.mirror.snapshot()
+    assert rig.reasons == [R.ATTACH]
+    rig.events.put(b.FrameEvent(hash=9, captured_at=rig.clock.now, received_at=rig.clock.now, seq=2, width=540,
+                                height=1200, changed_at=rig.clock.now + 0.01))
+    rig.clock.now += 0.5
+    rig.mirror.snapshot()
+    assert rig.reasons == [R.ATTACH, R.FRAME], "a change drawn after the read began is news"
+
+
 def test_a_gap_and_a_resync_read_everything_again_with_the_idle_bound() -> None:
     rig = Rig(login_screen())
     rig.mirror.snapshot()

@@ -58,7 +58,7 @@ def test_the_capture_time_is_the_arrival_minus_the_lag_beyond_the_smallest_seen_
     assert capture_time(10.0, 0, 1_000.0) == 10.0  # no timestamp: the arrival
 
 
-def test_a_frame_carries_the_arrival_of_the_latest_change() -> None:
+def test_a_frame_without_a_timestamp_carries_the_arrival_of_the_latest_change() -> None:
     times = {"clock": 10.0}
     frames = FrameSource(FakeConnection(), FakeController(), clock=lambda: times["clock"], wall=lambda: 0.0)
     changes = []
@@ -66,6 +66,15 @@ def test_a_frame_carries_the_arrival_of_the_latest_change() -> None:
         times["clock"] = t
         changes.append(frames.accept(rgb_frame(color=color)).changed_at)
     assert changes == [10.0, 10.0, 10.2, 10.3, 10.3]  # the blink back to the first picture is a change too
+
+
+def test_a_change_is_timed_by_when_the_emulator_drew_it_not_by_a_late_arrival() -> None:
+    times = {"clock": 10.0, "wall": 1_000.0}
+    frames = FrameSource(FakeConnection(), FakeController(), clock=lambda: times["clock"], wall=lambda: times["wall"])
+    frames.accept(rgb_frame(color=(1, 1, 1), timestamp_us=1_000_000_000))  # on time: the skew is 0
+    times.update(clock=11.0, wall=1_001.0)
+    late = frames.accept(rgb_frame(color=(2, 2, 2), timestamp_us=1_000_600_000))  # drawn 0.4 s before it arrived
+    assert late.received_at == 11.0 and late.changed_at == pytest.approx(10.6)
 
 
 def test_a_frame_is_turned_clockwise_by_the_display_rotation() -> None:
