@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -123,6 +124,8 @@ def main() -> int:
     print(f"{args.runs} runs of pytest {' '.join(pytest_args)} in {cwd}, quota {args.quota_us}/{args.period_us} us"
           f"{'' if args.no_busy_loop else ' with a busy loop beside it'}", flush=True)
     runs: list[Run] = []
+    # a background job ignores SIGINT: SIGTERM stops the runs too, the group removed and the loop stopped
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
     with cpu_quota(args.quota_us, args.period_us) as group, contextlib.ExitStack() as stack:
         if not args.no_busy_loop:
             stack.enter_context(busy_loop(group))
