@@ -182,7 +182,8 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     lab = start_lab(1, real_adb=False, controllers=True)  # sets DISCOVERY_ENV in this process
     try:
         env = {key: value for key, value in os.environ.items()
-               if not key.startswith(("MOBILE_AGENT_", "PYTEST_", "ANDROID_", "ADB_", "VIRTUAL_ENV"))}
+               # a user's shell has no tox in it: under tox, pytest keeps its cache in $TOX_ENV_DIR
+               if not key.startswith(("MOBILE_AGENT_", "PYTEST_", "ANDROID_", "ADB_", "VIRTUAL_ENV", "TOX_"))}
         env.update({
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
             "HOME": str(home), "XDG_CACHE_HOME": str(home / "cache"),
