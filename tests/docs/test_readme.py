@@ -17,6 +17,7 @@ test knows how to run it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -125,9 +126,10 @@ class Sandbox:
                               capture_output=True, text=True, timeout=COMMAND_TIMEOUT, check=False)
 
     def serve(self, command: Command, extra: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
-        server = subprocess.Popen(["bash", "-c", f"exec {command.text}"], cwd=self.directory,
-                                  env={**self.env, **extra}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  text=True, start_new_session=True)
+        with _interruptible_children():
+            server = subprocess.Popen(["bash", "-c", f"exec {command.text}"], cwd=self.directory,
+                                      env={**self.env, **extra}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True, start_new_session=True)
         self.servers.append(server)
         return server, _ready_output(server)
 
@@ -147,6 +149,22 @@ class Sandbox:
                 problems.append(f"{server.args[-1]} exited {code} on Ctrl-C")
         self.servers.clear()
         return problems
+
+
+@contextlib.contextmanager
+def _interruptible_children() -> Iterator[None]:
+    """A server started here takes Ctrl-C as it does from a user's terminal, even when this run was
+    started with SIGINT ignored (a background job: `cmd &` in a script), which children would inherit
+    and Python would then honour. A handled signal is reset to its default across exec."""
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    ignored = in_main_thread and signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _ready_output(server: subprocess.Popen[str]) -> str:
