@@ -292,21 +292,20 @@ def do_network_status(session: ConsoleSession, args: str | None) -> bool:
 
 
 def do_network_speed(session: ConsoleSession, args: str | None) -> bool:
-    if args is None:
-        session.write("KO: missing <speed> argument, see 'help network speed'\n")
-        return False
-    if not session.console.link.set_speed(args.strip()):
-        session.write("KO: invalid <speed> argument, see 'help network speed' for valid values\n")
-        return False
-    return True
+    return _set_link(session, args, "speed", session.console.link.set_speed)
 
 
 def do_network_delay(session: ConsoleSession, args: str | None) -> bool:
+    return _set_link(session, args, "delay", session.console.link.set_latency)
+
+
+def _set_link(session: ConsoleSession, args: str | None, what: str, setter: Callable[[str], bool]) -> bool:
+    """`network speed|delay VALUE`, with the console's KO lines for a missing or invalid value."""
     if args is None:
-        session.write("KO: missing <delay> argument, see 'help network delay'\n")
+        session.write(f"KO: missing <{what}> argument, see 'help network {what}'\n")
         return False
-    if not session.console.link.set_latency(args.strip()):
-        session.write("KO: invalid <delay> argument, see 'help network delay' for valid values\n")
+    if not setter(args.strip()):
+        session.write(f"KO: invalid <{what}> argument, see 'help network {what}' for valid values\n")
         return False
     return True
 
