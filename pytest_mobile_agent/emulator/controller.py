@@ -232,14 +232,16 @@ class Controller:
         self, width: int | None = WORKING_WIDTH, *, open_timeout: float | None = None, queue: int = STREAM_QUEUE
     ) -> FrameStream:
         """Subscribe to RGB888 frames `width` pixels wide (None: full resolution), both dimensions
-        set (scaled_size). The stream is open once the emulator answered, within `open_timeout`."""
+        set (scaled_size). The stream is open once the emulator answered, within `open_timeout`:
+        by default a call's deadline, since the answer is the emulator's first frame, a screenshot
+        (connect has already shown that the endpoint answers)."""
         self._check_open()
         w, h = self.hardware.requested_size(width)
         request = pb.ImageFormat(format=pb.ImageFormat.RGB888, width=w, height=h)
         call = self._stub.streamScreenshot(request, metadata=self._metadata, wait_for_ready=True)
         stream = FrameStream(call, self._frame, self.endpoint, queue=queue)
         try:
-            stream.wait_open(self.connect_timeout if open_timeout is None else open_timeout)
+            stream.wait_open(self.call_timeout if open_timeout is None else open_timeout)
         except BaseException:
             stream.close()
             raise

@@ -31,6 +31,7 @@ class Recorder(pb_grpc.EmulatorControllerServicer):
         self.stream_seqs: list[int] = [0]
         self.release = threading.Event()
         self.hold_screenshot = False
+        self.first_frame_delay = 0.0
 
     def _record(self, name: str, request: Any, context: grpc.ServicerContext) -> None:
         self.calls.append((name, context.peer(), dict(context.invocation_metadata()), request))
@@ -52,6 +53,7 @@ class Recorder(pb_grpc.EmulatorControllerServicer):
     def streamScreenshot(self, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
         self._record("streamScreenshot", request, context)
         fmt = pb.ImageFormat(format=pb.ImageFormat.RGB888, width=request.width, height=request.height)
+        time.sleep(self.first_frame_delay)
         for seq in self.stream_seqs:
             yield pb.Image(format=fmt, image=bytes(request.width * request.height * 3), seq=seq)
         self.release.wait(5.0)  # then a still screen: nothing more
@@ -242,6 +244,18 @@ def test_opening_a_stream_that_never_answers_fails_at_its_deadline(recorder: tup
     assert is_timeout(caught.value) and "opening the frame stream" in str(caught.value)
     assert 0.25 <= elapsed < 2.5
 
+
+
+def test_a_stream_whose_first_frame_comes_after_the_connect_timeout_opens_within_a_calls_deadline(
+    recorder: tuple[Recorder, Endpoint],
+) -> None:
+    """Issue 27's starved host: the first frame (the emulator's answer, a screenshot) came after the
+    2 s connect timeout, and the frame source took the slow answer for a failed stream."""
+    servicer, endpoint = recorder
+    servicer.first_frame_delay = 0.6
+    with Controller.connect(endpoint, timeout=0.3, call_timeout=3.0) as controller:
+        with controller.stream(540) as stream:
+            assert stream.next(3.0) is not None
 
 # --- outages and failures (issue 19) ---------------------------------------------------------------
 
