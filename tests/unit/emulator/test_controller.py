@@ -253,9 +253,8 @@ def test_a_stream_whose_first_frame_comes_after_the_connect_timeout_opens_within
     2 s connect timeout, and the frame source took the slow answer for a failed stream."""
     servicer, endpoint = recorder
     servicer.first_frame_delay = 0.6
-    with Controller.connect(endpoint, timeout=0.3, call_timeout=3.0) as controller:
-        with controller.stream(540) as stream:
-            assert stream.next(3.0) is not None
+    with Controller.connect(endpoint, timeout=0.3, call_timeout=3.0) as controller, controller.stream(540) as stream:
+        assert stream.next(3.0) is not None
 
 # --- outages and failures (issue 19) ---------------------------------------------------------------
 
