@@ -10,7 +10,9 @@ plain dark screen under a status bar with a clock.
 it publishes the evdev events `getevent -l` prints (protocol B: ABS_MT_SLOT on a new contact,
 ABS_MT_TRACKING_ID, ABS_MT_POSITION_X/Y in display pixels, sent only when they change, as evdev
 drops a value equal to the last one, ABS_MT_PRESSURE, BTN_TOUCH DOWN/UP, SYN_REPORT; a lift sends
-ABS_MT_TRACKING_ID ffffffff) and forwards the touch to the content provider.
+ABS_MT_TRACKING_ID ffffffff) and forwards the touch to the content provider, stamped with the time it
+arrived (the kernel's event time) and without waiting for the app (`touchscreen(x, y, pressed, t_ms)`
+when the provider has it, returning an event set once the touch was handled).
 
 `changed()` bumps the change counter frame streams wait on (`wait_change(seen, timeout)`); render
 is cheap to call again when the counter has not moved.
@@ -171,14 +173,23 @@ class Display:
             for event in events:
                 listener(event)
 
-    def touch(self, x: int, y: int, pressed: bool) -> None:
-        """One touch report of contact 0 at (x, y) in display pixels; pressed False lifts it."""
+    def touch(self, x: int, y: int, pressed: bool) -> threading.Event | None:
+        """One touch report of contact 0 at (x, y) in display pixels; pressed False lifts it. The
+        app gets it at the time it arrived here, however long the app takes to get to it; returns
+        the event set once the app handled it (None: handled already, or nothing to handle)."""
+        content = self.content
+        arrived_at = content.now_ms() if hasattr(content, "touchscreen") else None
         with self._touch_lock:
             events = self._report(x, y, pressed)
         if events is None:
-            return
+            return None
         self._publish(events)  # outside the lock: listeners take the device's lock
-        self._deliver(x, y, pressed)
+        if arrived_at is None:
+            self._deliver(x, y, pressed)
+            return None
+        handled: threading.Event = content.touchscreen(x, y, pressed, arrived_at)
+        self._tell_touch_listeners(x, y, pressed)
+        return handled
 
     def inject(self, x: int, y: int, pressed: bool) -> None:
         """A touch injected through InputManager.injectInputEvent (`adb shell input`:
@@ -189,6 +200,9 @@ class Display:
     def _deliver(self, x: int, y: int, pressed: bool) -> None:
         if self.content is not None and hasattr(self.content, "touch"):
             self.content.touch(x, y, pressed)
+        self._tell_touch_listeners(x, y, pressed)
+
+    def _tell_touch_listeners(self, x: int, y: int, pressed: bool) -> None:
         for listener in list(self._touch_listeners):
             listener(x, y, pressed)
 

@@ -67,6 +67,7 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 EMULATOR_VERSION = "37.1.11.0"
 EMULATOR_BUILD = "15917651"
 FRAME_POLL = 0.125  # the emulator's stream waits for frame-buffer events in 125 ms steps
+HANDLED_WAIT = 5.0
 MISSING_HEADER = "Missing the 'authorization' header with security credentials."
 SERVICE = "android.emulation.control.EmulatorController"
 
@@ -76,7 +77,7 @@ class Display(Protocol):
 
     def render(self) -> Any: ...
 
-    def touch(self, x: int, y: int, pressed: bool) -> None: ...
+    def touch(self, x: int, y: int, pressed: bool) -> threading.Event | None: ...
 
 
 # --- the display, whatever its change counter is called ------------------------------------------
@@ -320,18 +321,20 @@ class _Servicer(pb_grpc.EmulatorControllerServicer):
 
     def sendTouch(self, request: Any, context: grpc.ServicerContext) -> Any:
         self.double._saw("sendTouch", context)
-        self.double.touch_frame(request.touches)
+        _wait_handled(self.double.touch_frame(request.touches))
         return empty_pb2.Empty()
 
     def streamInputEvent(self, request_iterator: Iterator[Any], context: grpc.ServicerContext) -> Any:
         self.double._saw("streamInputEvent", context)
+        handled: list[threading.Event] = []
         for event in request_iterator:
             if event.HasField("touch_event"):
-                self.double.touch_frame(event.touch_event.touches)
+                handled += self.double.touch_frame(event.touch_event.touches)
             elif event.HasField("key_event"):
                 self.double.key(event.key_event)
             else:  # EmulatorService.cpp's answer to an event type it does not know
                 context.abort(grpc.StatusCode.INVALID_ARGUMENT, "Unknown event, is the emulator out of date?.")
+        _wait_handled(handled)
         return empty_pb2.Empty()
 
     def sendKey(self, request: Any, context: grpc.ServicerContext) -> Any:
@@ -515,10 +518,14 @@ class ControllerDouble:
         """One touch as a frame of its own."""
         self.touch_frame([pb.Touch(x=x, y=y, identifier=identifier, pressure=1024 if pressed else 0)])
 
-    def touch_frame(self, touches: Sequence[Any]) -> None:
+    def touch_frame(self, touches: Sequence[Any]) -> list[threading.Event]:
         """One TouchEvent's touches as one input frame: each identifier goes down, moves or lifts
-        as it stands at the frame's end; one pressed and lifted within the frame does nothing."""
+        as it stands at the frame's end; one pressed and lifted within the frame does nothing.
+        The touchscreen takes the frame at once and the app handles it later at that time, as the
+        emulator's looper posts it to the guest's kernel without waiting for the app; returns the
+        events set once the app handled it."""
         final: dict[int, tuple[int, int, bool]] = {}
+        handled: list[threading.Event] = []
         with self._lock:
             for t in touches:
                 self.touches.append((t.x, t.y, t.pressure > 0, t.identifier))
@@ -531,7 +538,10 @@ class ControllerDouble:
                 else:
                     self._pressed.discard(identifier)
                 if pressed or was_down:
-                    self.feed.display.touch(x, y, pressed)
+                    done = self.feed.display.touch(x, y, pressed)
+                    if done is not None:
+                        handled.append(done)
+        return handled
 
     def key(self, event: Any) -> None:
         """Accepted always; delivered to the display (when it takes keys) only with a keyboard."""
@@ -686,6 +696,17 @@ class ControllerDouble:
 
 _CLAIMED: set[Path] = set()
 _CLAIMED_LOCK = threading.Lock()
+
+
+def _wait_handled(handled: Sequence[threading.Event]) -> None:
+    """The double answers once the app handled a call's touches, so that a look at the screen right
+    after sees them (the emulator answers once they are on its looper: a later answer tells a client
+    nothing false)."""
+    deadline = time.monotonic() + HANDLED_WAIT
+    for done in handled:
+        if not done.wait(max(0.0, deadline - time.monotonic())):
+            log.warning("the app had not handled a touch %.0f s after it arrived", HANDLED_WAIT)
+            return
 
 
 def _console_port(serial: str) -> int | None:

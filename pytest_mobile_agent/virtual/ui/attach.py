@@ -11,6 +11,7 @@ lays the UI out for the display's size and rotation, and sends the model's log l
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
@@ -62,7 +63,15 @@ class DisplayContent:
         return self.model.render(width, height)
 
     def touch(self, x: int, y: int, pressed: bool) -> None:
+        """A touch injected through InputManager (`input tap`): handled before this returns."""
         self.model.touch(x, y, pressed)
+
+    def touchscreen(self, x: int, y: int, pressed: bool, t_ms: float) -> threading.Event:
+        """A touchscreen report at its kernel time: handed to the UI thread without waiting for it."""
+        return self.model.post_touches([(x, y, pressed, t_ms)])
+
+    def now_ms(self) -> float:
+        return self.model.now_ms()
 
     def key(self, code: int | str, meta: int = 0) -> bool:
         """A key code, as a number or by name (`input keyevent 4`, `input keyevent KEYCODE_BACK`)."""

@@ -26,7 +26,7 @@ from pytest_mobile_agent.virtual.ui.clock import Clock, MonotonicClock
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.gestures import LONG_PRESS_MS, Fling, Pointer, fling_distance
 from pytest_mobile_agent.virtual.ui.injection import WINDOW_ANIMATION_MS
-from pytest_mobile_agent.virtual.ui.looper import MessageQueue
+from pytest_mobile_agent.virtual.ui.looper import InputInbox, MessageQueue
 from pytest_mobile_agent.virtual.ui.node import Bounds, Node, Window
 from pytest_mobile_agent.virtual.ui.render import Animation, render
 from pytest_mobile_agent.virtual.ui.toasts import Toasts
@@ -95,6 +95,8 @@ class UiModel:
         self._listeners_lock = threading.Lock()
         #: timers and injected input, handled in model-time order (ui/looper.py)
         self._queue = MessageQueue()
+        #: touches from the touchscreen, stamped on arrival, waiting for the lock (post_touches)
+        self._inbox = InputInbox()
         self._windows: list[Window] = []
         self._order = itertools.count()
         self._stack_seq: dict[int, int] = {}
@@ -201,9 +203,16 @@ class UiModel:
                 geometry = self.geometry_source()
                 if geometry != self.geo:
                     self.relayout(geometry)
+            arrivals = self._inbox.take()
+            for arrival in arrivals:
+                self._post_touches(arrival.events)
             now = self.clock.now_ms()
-            while (handler := self._queue.pop_due(now)) is not None:
-                handler()
+            try:
+                while (handler := self._queue.pop_due(now)) is not None:
+                    handler()
+            finally:
+                for arrival in arrivals:
+                    arrival.handled.set()
             text = system.clock_text(self.clock.wall())
             if text != self._clock_text:
                 self._clock_text = text
@@ -696,15 +705,41 @@ class UiModel:
 
     def touches(self, events: Iterable[TouchEvent]) -> None:
         """Touch events queued together, each at its event time (x, y, pressed, t_ms: an injected
-        MotionEvent's event time; now when None), then everything due handled in model-time order
-        with the timers (ui/looper.py): a DOWN and an UP queued together are a tap however late the
-        thread that handles them runs, since the long-press check the DOWN posts falls due after it."""
+        MotionEvent's event time; now when None, taken before waiting for the lock), then everything
+        due handled in model-time order with the timers (ui/looper.py): a DOWN and an UP queued
+        together are a tap however late the thread that handles them runs, since the long-press check
+        the DOWN posts falls due after it."""
+        stamped = self._stamped(events)
         with self.lock:
-            now = self.clock.now_ms()
-            for x, y, pressed, t_ms in events:
-                when = now if t_ms is None else t_ms
-                self._post(when, functools.partial(self._touch_event, x, y, pressed, when))
+            self._post_touches(stamped)
             self.advance()
+
+    def post_touches(self, events: Iterable[TouchEvent]) -> threading.Event:
+        """Touches from the touchscreen, as the kernel reports them: stamped now (or at their t_ms)
+        and handed to the UI thread without waiting for it, so a lift that arrives while the app is
+        busy keeps its own time and a tap stays a tap. The event returned is set once they were
+        handled: on a thread of the model's own with the real clock, else at the next look."""
+        handled = self._inbox.put(self._stamped(events))
+        if self._ticker_enabled and self._inbox.claim_worker():
+            threading.Thread(target=self._hand_over_arrivals, name="ui-input", daemon=True).start()
+        return handled
+
+    def _stamped(self, events: Iterable[TouchEvent]) -> list[tuple[int, int, bool, float]]:
+        now = self.clock.now_ms()
+        return [(x, y, pressed, now if t_ms is None else t_ms) for x, y, pressed, t_ms in events]
+
+    def _post_touches(self, events: Iterable[tuple[int, int, bool, float]]) -> None:
+        for x, y, pressed, when in events:
+            self._post(when, functools.partial(self._touch_event, x, y, pressed, when))
+
+    def _hand_over_arrivals(self) -> None:
+        while True:
+            try:
+                self.advance()
+            except Exception:  # a screen's bug must not stop the touchscreen
+                log.exception("UI input failed")
+            if not self._inbox.release_worker():
+                return
 
     def _touch_event(self, x: int, y: int, pressed: bool, t: float) -> None:
         p = self._pointer

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import numpy as np
@@ -373,3 +375,37 @@ def test_a_display_drawing_the_streams_size_itself_streams_the_same_frames(
         assert scaled.scaled_renders >= 3 and scaled.renders == 0
     else:
         assert scaled.scaled_renders == 0 and scaled.renders >= 3
+
+
+def test_a_streamed_tap_stays_a_tap_while_the_app_is_busy_between_its_press_and_its_lift(discovery_dir: Path) -> None:
+    """Issue 27's starved host: the double handed each touch to the app before reading the next one,
+    so a lift read while the app's lock was held (a render, a starved thread) was stamped when the
+    app got to it, after the long-press timeout. The touchscreen stamps a touch when it arrives,
+    as the kernel does, and the app handles it at that time (MessageQueue by `when`)."""
+    from pytest_mobile_agent.virtual.android.display import Display
+    from pytest_mobile_agent.virtual.ui import UiModel
+    from pytest_mobile_agent.virtual.ui.attach import DisplayContent
+    from tests.support.press_counter import Button, X, Y
+
+    ui = UiModel()
+    button = Button(ui)
+    display = Display()
+    display.set_content(DisplayContent(ui))
+    held = threading.Event()
+
+    def hold_the_app(x: int, y: int, pressed: bool) -> None:
+        if pressed:  # the press is in; the app is then busy for longer than the long-press timeout
+            threading.Thread(target=_hold, args=(ui.lock, held, 0.8), daemon=True).start()
+            held.wait(5.0)
+
+    display.add_touch_listener(hold_the_app)
+    with ControllerDouble(display) as _, Controller.connect(resolve("emulator-5554")) as controller:
+        controller.tap(X, Y)
+    ui.advance()
+    assert held.is_set() and (button.clicks, button.long_clicks) == (1, 0)
+
+
+def _hold(lock: Any, held: threading.Event, seconds: float) -> None:
+    with lock:
+        held.set()
+        time.sleep(seconds)
