@@ -417,12 +417,14 @@ class AgentCore:
             self._wake.clear()
             conn = self.current
             try:
-                self.ui.advance()
-                self.flush_events()
+                # the ping first, as the Java agent pings on a schedule of its own (Server.tickOnce):
+                # its liveness must not wait for the app's UI thread
                 if conn is not None and conn.welcomed and not conn.closed \
                         and time.monotonic() - conn.last_sent >= PING_AFTER_S:
                     conn.send({"type": "ping", "nonce": conn.next_nonce})
                     conn.next_nonce += 1
+                self.ui.advance()
+                self.flush_events()
             except Exception:
                 log.exception("agent %s: event pump", self.identity.socket)
             timeout = PING_AFTER_S

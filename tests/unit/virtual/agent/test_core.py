@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import struct
+import threading
 import time
 
 import pytest
@@ -243,6 +244,30 @@ def test_pings_come_after_a_second_of_silence_and_pings_are_answered(host: Host)
     assert host.recv_kind("pong") == {"type": "pong", "nonce": 42}
     ping = host.recv(2.5)
     assert ping is not None and ping["type"] == "ping" and isinstance(ping["nonce"], int)
+
+
+
+def test_the_agent_pings_while_the_apps_ui_thread_is_busy(ui: EmulatorUi, host: Host) -> None:
+    """Issue 27's starved host: the double's pinger ran the UI model's timers first, so an app busy for
+    3 s (its lock held) kept the agent silent and the host took it for dead. The Java agent pings on
+    a schedule of its own (server/Server.java, tickOnce)."""
+    host.send({"type": "ping", "nonce": 7})
+    assert host.recv_kind("pong")["nonce"] == 7  # the connection is quiet from here on
+    held = threading.Event()
+
+    def busy_app() -> None:
+        with ui.lock:
+            held.set()
+            time.sleep(3.0)
+
+    busy = threading.Thread(target=busy_app, daemon=True)
+    busy.start()
+    held.wait(5.0)
+    try:
+        ping = host.recv(2.5)
+        assert ping is not None and ping["type"] == "ping"
+    finally:
+        busy.join(5.0)
 
 
 # --- input --------------------------------------------------------------------------------------
