@@ -10,8 +10,9 @@ How the replica stays current (design D8): an event reads again (the agent reads
 its cache where its events keep it current); after an action the read takes the agent's idle bound;
 while a wait or a settle goes on, the replica is read again every second, and without frames the
 mirror probes the bounds of a sample of nodes every 100 ms (backing off while probes go
-unanswered) and reads again, evicting their windows, when any moved. A warm snapshot, with nothing
-new on the event stream, is served from the replica with no device read.
+unanswered) and reads again, evicting their windows, when any moved; a settle's quiet then counts
+only once a read or probe begun after its end was answered (an unanswered probe saw nothing). A warm
+snapshot, with nothing new on the event stream, is served from the replica with no device read.
 
 Frames are coalesced (issue 19): a frame whose hash changed opens a burst; the screen is read
 afresh once the frames stayed the same for FRAME_QUIET (a settled screen, read within 150 ms of
@@ -164,6 +165,7 @@ class Mirror:
         self._last_change_at = float("-inf")
         self._last_input_at = float("-inf")
         self._last_probe_at = float("-inf")
+        self._looked_at = float("-inf")  # when the latest answered read or probe began
         self._probe_backoff = 0.0  # after unanswered probes, the wait before the next
         self._frame_change_at = float("-inf")  # the latest frame change, when it was drawn
         self._burst_since: float | None = None  # the first frame change no fresh read has seen
@@ -215,13 +217,18 @@ class Mirror:
         def settled(_: View) -> bool:
             if self._dirty is not None or self._burst_since is not None:
                 return False
-            return self._clock() >= quiet_from()
+            return self._clock() >= quiet_from() and self._seen_quiet_until(quiet_from())
 
         try:
             self._until(settled, timeout, "settling", wake=quiet_from)
         except WaitTimeout:
             return False
         return True
+
+    def _seen_quiet_until(self, until: float) -> bool:
+        """Probing, a quiet counts once a look that began after its end was answered: a probe that went
+        unanswered (a starved host) saw nothing, and the screen may have moved meanwhile."""
+        return not self._probing() or self._looked_at >= until
 
     def wait_disconnected(self, timeout: float = 5.0) -> Disconnection:
         """Wait until the agent connection is reported gone (a killed agent: at once)."""
@@ -576,6 +583,7 @@ class Mirror:
         self.reads += 1
         self._last_read_at = now
         self._last_probe_at = now
+        self._looked_at = max(self._looked_at, started)
         if reason is not ReadReason.ANIMATION:
             self._poll_from = now  # reads from the agent's cache while frames change must not starve the poll
         if reason in FRESH_READS:
@@ -719,7 +727,7 @@ class Mirror:
     def _wait_step(self, deadline: float, wake: float = float("inf")) -> None:
         """Wait for an event, a poll, a frame read, a probe or `wake`, whichever falls due first
         (never past `deadline`)."""
-        probing = not self.backend.frames.live and self.backend.tree.can_probe
+        probing = self._probing()
         next_poll = self._poll_from + self.poll_interval
         next_probe = self._last_probe_at + (self._probe_backoff or self.probe_interval) if probing else float("inf")
         now = self._clock()
@@ -734,15 +742,19 @@ class Mirror:
         elif probing and now >= next_probe and self._dirty is None:
             self._probe(deadline)
 
+    def _probing(self) -> bool:
+        return not self.backend.frames.live and self.backend.tree.can_probe
+
     def _probe(self, deadline: float | None = None) -> None:
         """Probe a sample of the replica's nodes; read again, evicting, the windows where one moved.
         Probes that go unanswered are spaced out, twice as far each time, up to the poll interval."""
         view = self._replica.view
-        self._last_probe_at = self._clock()
+        started = self._last_probe_at = self._clock()
         if view is None:
             return
         sample = _sample(view, self.probe_limit)
         if not sample:
+            self._looked_at = started  # no node to probe: time alone says the quiet passed, as before probes
             return
         self._check_connected()
         try:
@@ -756,6 +768,7 @@ class Mirror:
             return
         self._probe_backoff = 0.0
         self.probes += 1
+        self._looked_at = max(self._looked_at, started)
         moved = sorted({e.window.id for e in sample if _moved(e, found.get(e.window.id, {}))})
         if moved:
             log.debug("probed nodes moved in windows %s", moved)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from pytest_mobile_agent.errors import Disconnected, StaleElement
@@ -170,6 +172,34 @@ def test_a_probe_that_fails_leaves_the_wait_to_the_poll() -> None:
     rig.tree.on_read = lambda n: setattr(rig.tree, "screen", login_screen(welcome=True)) if n == 2 else None
     assert rig.mirror.wait_for(text="Welcome, ada", timeout=3).exists
     assert rig.mirror.probes == 0 and rig.reasons == [R.ATTACH, R.POLL]
+
+
+def test_a_settle_does_not_count_a_quiet_no_answered_look_saw() -> None:
+    """A starved host: the one probe of the quiet went unanswered for 0.5 s while the screen moved on,
+    and the settle ended on the replica of before (no probe made, tests/device' slide-in). The quiet
+    counts once a look that began after its end was answered."""
+    from pytest_mobile_agent.errors import Timeout
+
+    rig = Rig(login_screen())
+    rig.mirror.snapshot()
+
+    def starved(node_id: int) -> b.Bounds:
+        rig.clock.now += 0.5  # the probe's deadline passes; meanwhile the screen slid down
+        rig.tree.screen, rig.tree.bounds_now = _slid(login_screen(), 100), None
+        raise Timeout("the agent request bounds", 0.5)
+
+    rig.tree.bounds_now = starved
+    assert rig.mirror.settle(timeout=3.0)
+    assert rig.mirror.probes > 0 and rig.reasons == [R.ATTACH, R.MOVED]
+    assert rig.mirror.find(text="Login").bounds == (0, 310, 360, 436)
+
+
+def _slid(screen: dict[str, Any], dy: int) -> dict[str, Any]:
+    for w in screen["windows"]:
+        for n in w["nodes"]:
+            left, top, right, bottom = n["bounds"]
+            n["bounds"] = [left, top + dy, right, bottom + dy]
+    return screen
 
 
 def test_repeated_unchanged_frames_do_not_starve_the_poll() -> None:
