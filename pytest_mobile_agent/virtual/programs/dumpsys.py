@@ -161,6 +161,14 @@ SERVICE_DUMPS = {"display": display_dump, "power": power_dump}
 SERVICE_COMMANDS = {"battery": dumpsys_battery, "location": dumpsys_location, "wifi": dumpsys_wifi}
 
 
+def _focused_activity(framework: Framework) -> str:
+    """The focused window's activity: a dialog activity over the app (the permission prompt, which
+    the app's request started in its task), else the resumed one."""
+    over = getattr(framework.display.content, "focused_activity", None)
+    dialog = over() if callable(over) else None
+    return dialog or framework.activity.foreground() or ""
+
+
 def dumpsys(framework: Framework, proc: pm.Process) -> int:
     args = proc.argv[1:]
     if args and args[0] == "package":
@@ -171,7 +179,7 @@ def dumpsys(framework: Framework, proc: pm.Process) -> int:
         proc.stdout.write(SERVICE_DUMPS[args[0]](framework))
         return 0
     if args and args[0] == "window":
-        focus = framework.activity.foreground() or ""
+        focus = _focused_activity(framework)
         package, _, activity = focus.partition("/")
         full = package + activity if activity.startswith(".") else activity
         proc.stdout.write(

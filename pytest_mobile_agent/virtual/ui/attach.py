@@ -22,6 +22,7 @@ from pytest_mobile_agent.virtual.android.logcat import Logcat
 from pytest_mobile_agent.virtual.android.packages import PackageManager
 from pytest_mobile_agent.virtual.android.permissions import GrantPermissions
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.ui import system
 from pytest_mobile_agent.virtual.ui.emulator import EmulatorUi
 from pytest_mobile_agent.virtual.ui.fixture import FIXTURE_MANIFEST, MAIN_ACTIVITY, PACKAGE
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
@@ -72,6 +73,11 @@ class DisplayContent:
 
     def now_ms(self) -> float:
         return self.model.now_ms()
+
+    def focused_activity(self) -> str | None:
+        """The activity the window manager names as the focus when it is not the resumed app's: the
+        permission controller's GrantPermissionsActivity while its prompt shows (`pkg/full.Class`)."""
+        return system.GRANT_PERMISSIONS_ACTIVITY if self.model.permission_prompt is not None else None
 
     def key(self, code: int | str, meta: int = 0) -> bool:
         """A key code, as a number or by name (`input keyevent 4`, `input keyevent KEYCODE_BACK`)."""

@@ -16,6 +16,9 @@ from pytest_mobile_agent.virtual.ui.node import Node, Window
 
 SYSTEMUI = "com.android.systemui"
 PERMISSION_CONTROLLER = "com.google.android.permissioncontroller"
+#: the activity the prompt is (the window manager names it as the focus while it shows)
+GRANT_PERMISSIONS_ACTIVITY = (f"{PERMISSION_CONTROLLER}/"
+                              "com.android.permissioncontroller.permission.ui.GrantPermissionsActivity")
 KEYBOARD_PACKAGE = "com.google.android.inputmethod.latin"
 LAUNCHER_PACKAGE = "com.google.android.apps.nexuslauncher"
 
