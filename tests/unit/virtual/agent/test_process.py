@@ -339,7 +339,8 @@ def test_a_host_that_authenticated_as_the_agent_exits_idle_is_told_closing_idle(
     host.handshake()
     # the loop's view: the check ran before the auth landed
     monkeypatch.setattr(agent.AgentCore, "connected", property(lambda self: False))
-    assert host.until_end() == [{"type": "closing", "reason": "idle"}]
+    # a ping may come first on a loaded host (the agent pings after 1 s of silence): protocol traffic
+    assert [m for m in host.until_end() if m["type"] != "ping"] == [{"type": "closing", "reason": "idle"}]
     assert wait_until(lambda: launched.proc.dead) and launched.proc.exit_status == 0
 
 
