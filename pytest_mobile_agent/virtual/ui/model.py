@@ -718,9 +718,11 @@ class UiModel:
         """Touches from the touchscreen, as the kernel reports them: stamped now (or at their t_ms)
         and handed to the UI thread without waiting for it, so a lift that arrives while the app is
         busy keeps its own time and a tap stays a tap. The event returned is set once they were
-        handled: on a thread of the model's own with the real clock, else at the next look."""
+        handled: on a thread of the model's own with the real clock, at once without timer threads."""
         handled = self._inbox.put(self._stamped(events))
-        if self._ticker_enabled and self._inbox.claim_worker():
+        if not self._ticker_enabled:
+            self.advance()
+        elif self._inbox.claim_worker():
             threading.Thread(target=self._hand_over_arrivals, name="ui-input", daemon=True).start()
         return handled
 

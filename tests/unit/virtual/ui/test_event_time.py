@@ -131,3 +131,25 @@ def test_a_key_injected_asynchronously_is_handled_after_the_call_returns(clock: 
     ui.inject_key(31)
     ui.windows()  # a look at the screen lets the app handle what is queued
     assert field.text == "abc"
+
+
+def test_a_touchscreen_touch_keeps_the_time_it_arrived_while_the_ui_thread_is_busy() -> None:
+    """The kernel stamps a touch when it arrives, whatever the app does: a lift posted while the model's
+    lock is held past the long-press timeout is handled at its own time, before the long-press check."""
+    ui = UiModel()
+    button = Button(ui)
+    ui.post_touches([(X, Y, True, None)]).wait(5.0)
+    with ui.lock:
+        lifted = ui.post_touches([(X, Y, False, None)])
+        time.sleep(LONG_PRESS_MS / 1000 + 0.3)
+    assert lifted.wait(5.0)
+    assert (button.clicks, button.long_clicks) == (1, 0)
+
+
+def test_without_timer_threads_a_touchscreen_touch_is_handled_at_once(clock: ManualClock) -> None:
+    ui = UiModel(clock, ticker=False)
+    button = Button(ui)
+    assert ui.post_touches([(X, Y, True, None)]).is_set()
+    clock.advance(50)
+    assert ui.post_touches([(X, Y, False, None)]).is_set()
+    assert (button.clicks, button.long_clicks) == (1, 0)
