@@ -197,6 +197,8 @@ class AgentCore:
         self.ui.add_listener(self._on_change)
         self._pump = threading.Thread(target=self._pump_loop, name=f"agent-events:{identity.pid}", daemon=True)
         self._pump.start()
+        self._pinger = threading.Thread(target=self._ping_loop, name=f"agent-pings:{identity.pid}", daemon=True)
+        self._pinger.start()
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -411,27 +413,39 @@ class AgentCore:
             return conn.seq if conn is not None else 0
 
     def _pump_loop(self) -> None:
-        """Events as they happen, the model's timers when due, and a ping after 1 s of silence."""
+        """Events as they happen and the model's timers when due."""
         while not self.stopped:
             self.gate.pause()
             self._wake.clear()
-            conn = self.current
             try:
-                # the ping first, as the Java agent pings on a schedule of its own (Server.tickOnce):
-                # its liveness must not wait for the app's UI thread
-                if conn is not None and conn.welcomed and not conn.closed \
-                        and time.monotonic() - conn.last_sent >= PING_AFTER_S:
-                    conn.send({"type": "ping", "nonce": conn.next_nonce})
-                    conn.next_nonce += 1
                 self.ui.advance()
                 self.flush_events()
             except Exception:
                 log.exception("agent %s: event pump", self.identity.socket)
-            timeout = PING_AFTER_S
-            if conn is not None and conn.welcomed:
-                timeout = max(0.0, conn.last_sent + PING_AFTER_S - time.monotonic())
             due = (self.ui.next_due_ms() - self.ui.now_ms()) / 1000.0
-            self._wake.wait(max(0.005, min(timeout, due, 1.0)))
+            self._wake.wait(max(0.005, min(due, 1.0)))
+
+    def _ping_loop(self) -> None:
+        """A ping after 1 s of silence, on a thread of its own as the Java agent's Server schedules its
+        tick (server/Server.java, tickOnce): the app's UI thread, busy or stalled, never holds it up."""
+        while not self.stopped:
+            self.gate.pause()
+            conn = self.current
+            wait = PING_AFTER_S
+            if conn is not None and conn.welcomed and not conn.closed:
+                quiet = time.monotonic() - conn.last_sent
+                if quiet >= PING_AFTER_S:
+                    self._ping(conn)
+                else:
+                    wait = PING_AFTER_S - quiet
+            self._done.wait(max(0.005, wait))
+
+    def _ping(self, conn: Connection) -> None:
+        try:
+            conn.send({"type": "ping", "nonce": conn.next_nonce})
+            conn.next_nonce += 1
+        except Exception:  # a connection closing meanwhile: its reader reports the end
+            log.debug("agent %s: ping not sent", self.identity.socket, exc_info=True)
 
     # --- snapshot, resync, shutdown -------------------------------------------------------------
 
