@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CPU_ROOT = Path("/sys/fs/cgroup/cpu")
-DEFAULT_PYTEST = ("tests/device", "examples", "--android-serial", "virtual", "-q", "-p", "no:cacheprovider")
+DEFAULT_PYTEST = ("tests/device", "examples", "--android-serial", "virtual", "-q", "-p", "no:cacheprovider",
+                  "--log-level", "INFO")  # a failure's captured log says what the devices did
 ENV = {"HYPOTHESIS_PROFILE": "ci", "PYTHONDONTWRITEBYTECODE": "1"}
 SUMMARY = re.compile(r"^=*\s*(\d+ (?:passed|failed|error).*) in ([\d.]+)s")
 FAILED = re.compile(r"^(FAILED|ERROR) (\S+)")

@@ -68,6 +68,7 @@ EMULATOR_VERSION = "37.1.11.0"
 EMULATOR_BUILD = "15917651"
 FRAME_POLL = 0.125  # the emulator's stream waits for frame-buffer events in 125 ms steps
 HANDLED_WAIT = 5.0
+LONG_PRESS_S = 0.5  # ViewConfiguration's long-press timeout
 MISSING_HEADER = "Missing the 'authorization' header with security credentials."
 SERVICE = "android.emulation.control.EmulatorController"
 
@@ -418,7 +419,8 @@ class ControllerDouble:
         self.peers: dict[str, set[str]] = {}
         #: every touch received, as (x, y, pressed, identifier)
         self.touches: list[tuple[int, int, bool, int]] = []
-        self._pressed: set[int] = set()  # the identifiers down on the guest's touchscreen
+        #: the identifiers down on the guest's touchscreen: since when, and where they went down
+        self._pressed: dict[int, tuple[float, int, int]] = {}
         self._looper = threading.Lock()
         self.keys_delivered: list[Any] = []
         self.keys_dropped = 0
@@ -534,9 +536,9 @@ class ControllerDouble:
             for identifier, (x, y, pressed) in final.items():
                 was_down = identifier in self._pressed
                 if pressed:
-                    self._pressed.add(identifier)
+                    self._pressed.setdefault(identifier, (time.monotonic(), x, y))
                 else:
-                    self._pressed.discard(identifier)
+                    _note_a_still_hold(identifier, self._pressed.pop(identifier, None), x, y)
                 if pressed or was_down:
                     done = self.feed.display.touch(x, y, pressed)
                     if done is not None:
@@ -696,6 +698,18 @@ class ControllerDouble:
 
 _CLAIMED: set[Path] = set()
 _CLAIMED_LOCK = threading.Lock()
+
+
+def _note_a_still_hold(identifier: int, press: tuple[float, int, int] | None, x: int, y: int) -> None:
+    """Log a contact lifted where it went down after Android's long-press timeout: meant as a long press,
+    or a tap whose two messages came that far apart (on a starved host), which the app takes for one."""
+    if press is None:
+        return
+    pressed_at, down_x, down_y = press
+    held = time.monotonic() - pressed_at
+    if held >= LONG_PRESS_S and (x, y) == (down_x, down_y):
+        log.info("contact %d was held still for %.0f ms between its press and its lift: past the long-press "
+                 "timeout", identifier, held * 1000)
 
 
 def _wait_handled(handled: Sequence[threading.Event]) -> None:

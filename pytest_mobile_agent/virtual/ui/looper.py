@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import logging
+import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 Handler = Callable[[], None]
+
+log = logging.getLogger("pytest_mobile_agent.virtual")
 
 
 @dataclass(order=True)
@@ -80,13 +84,11 @@ class InputInbox:
     """Touches that reached the device and wait for the UI thread, each already stamped with its event
     time. Thread-safe and independent of the model's lock: the kernel stamps an input event when the
     device's driver takes it (evdev's `input_event` time), and InputReader reads it, whatever the
-    app's UI thread is busy with; the app handles it later, at that time (MessageQueue by `when`).
-    `claim_worker` says whether the caller is to start the thread that hands the arrivals over."""
+    app's UI thread is busy with; the app handles it later, at that time (MessageQueue by `when`)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._arrivals: list[_Arrival] = []
-        self._worker = False
 
     def put(self, events: list[tuple[int, int, bool, float]]) -> threading.Event:
         """Queue stamped touches; the event returned is set once the model handled them."""
@@ -100,17 +102,33 @@ class InputInbox:
             arrivals, self._arrivals = self._arrivals, []
         return arrivals
 
-    def claim_worker(self) -> bool:
-        with self._lock:
-            if self._worker:
-                return False
-            self._worker = True
-            return True
 
-    def release_worker(self) -> bool:
-        """The worker ends unless arrivals came meanwhile (then it goes on: True)."""
-        with self._lock:
-            if self._arrivals:
-                return True
-            self._worker = False
-            return False
+class InputDispatcher:
+    """One thread for the process that hands arrived touches to their UI models, as Android's
+    InputDispatcher thread delivers input to the apps' windows. Started once, on the first touch: a
+    submit never waits for a thread to start (`Thread.start` waits until the new thread runs, which a
+    starved host can make long), so the reader of the next touch is not held up."""
+
+    def __init__(self) -> None:
+        self._work: queue.SimpleQueue[Handler] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, handler: Handler) -> None:
+        self._work.put(handler)
+        if self._thread is None:
+            with self._lock:
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._run, name="ui-input-dispatcher", daemon=True)
+                    self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            handler = self._work.get()
+            try:
+                handler()
+            except Exception:  # one screen's bug must not stop every device's touchscreen
+                log.exception("handing touches over failed")
+
+
+DISPATCHER = InputDispatcher()

@@ -26,7 +26,7 @@ from pytest_mobile_agent.virtual.ui.clock import Clock, MonotonicClock
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.gestures import LONG_PRESS_MS, Fling, Pointer, fling_distance
 from pytest_mobile_agent.virtual.ui.injection import WINDOW_ANIMATION_MS
-from pytest_mobile_agent.virtual.ui.looper import InputInbox, MessageQueue
+from pytest_mobile_agent.virtual.ui.looper import DISPATCHER, InputInbox, MessageQueue
 from pytest_mobile_agent.virtual.ui.node import Bounds, Node, Window
 from pytest_mobile_agent.virtual.ui.render import Animation, render
 from pytest_mobile_agent.virtual.ui.toasts import Toasts
@@ -720,10 +720,10 @@ class UiModel:
         busy keeps its own time and a tap stays a tap. The event returned is set once they were
         handled: on a thread of the model's own with the real clock, at once without timer threads."""
         handled = self._inbox.put(self._stamped(events))
-        if not self._ticker_enabled:
+        if self._ticker_enabled:
+            DISPATCHER.submit(self.advance)
+        else:
             self.advance()
-        elif self._inbox.claim_worker():
-            threading.Thread(target=self._hand_over_arrivals, name="ui-input", daemon=True).start()
         return handled
 
     def _stamped(self, events: Iterable[TouchEvent]) -> list[tuple[int, int, bool, float]]:
@@ -733,15 +733,6 @@ class UiModel:
     def _post_touches(self, events: Iterable[tuple[int, int, bool, float]]) -> None:
         for x, y, pressed, when in events:
             self._post(when, functools.partial(self._touch_event, x, y, pressed, when))
-
-    def _hand_over_arrivals(self) -> None:
-        while True:
-            try:
-                self.advance()
-            except Exception:  # a screen's bug must not stop the touchscreen
-                log.exception("UI input failed")
-            if not self._inbox.release_worker():
-                return
 
     def _touch_event(self, x: int, y: int, pressed: bool, t: float) -> None:
         p = self._pointer
