@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import socket
 import threading
 import time
@@ -409,3 +411,19 @@ def _hold(lock: Any, held: threading.Event, seconds: float) -> None:
     with lock:
         held.set()
         time.sleep(seconds)
+
+
+def test_a_contact_held_still_past_the_long_press_timeout_is_logged(
+        double: ControllerDouble, caplog: pytest.LogCaptureFixture) -> None:
+    """What a starved host makes of a tap sent as two messages shows in the log: a press and its lift
+    that came 0.6 s apart at the same place. A contact that moved is a drag, and says nothing."""
+    caplog.set_level(logging.INFO, logger="pytest_mobile_agent.virtual")
+    double.touch(300, 600, True)
+    time.sleep(0.6)
+    double.touch(300, 600, False)
+    double.touch(300, 600, True)
+    time.sleep(0.6)
+    double.touch(300, 900, True)
+    double.touch(300, 900, False)
+    held = [m for r in caplog.records if (m := re.match(r"contact 0 was held still for (\d+) ms", r.getMessage()))]
+    assert len(held) == 1 and int(held[0].group(1)) >= 600
