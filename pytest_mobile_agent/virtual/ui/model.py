@@ -718,7 +718,7 @@ class UiModel:
         """Touches from the touchscreen, as the kernel reports them: stamped now (or at their t_ms)
         and handed to the UI thread without waiting for it, so a lift that arrives while the app is
         busy keeps its own time and a tap stays a tap. The event returned is set once they were
-        handled: on a thread of the model's own with the real clock, at once without timer threads."""
+        handled: by the process's input dispatcher thread with the real clock, at once without timer threads."""
         handled = self._inbox.put(self._stamped(events))
         if self._ticker_enabled:
             DISPATCHER.submit(self.advance)
