@@ -421,6 +421,8 @@ class ControllerDouble:
         self.touches: list[tuple[int, int, bool, int]] = []
         #: the identifiers down on the guest's touchscreen: since when, and where they went down
         self._pressed: dict[int, tuple[float, int, int]] = {}
+        #: how long each contact lifted where it went down was held, in seconds, as the reader got them
+        self.still_holds: list[float] = []
         self._looper = threading.Lock()
         self.keys_delivered: list[Any] = []
         self.keys_dropped = 0
@@ -538,7 +540,9 @@ class ControllerDouble:
                 if pressed:
                     self._pressed.setdefault(identifier, (time.monotonic(), x, y))
                 else:
-                    _note_a_still_hold(identifier, self._pressed.pop(identifier, None), x, y)
+                    held = _still_hold(identifier, self._pressed.pop(identifier, None), x, y)
+                    if held is not None:
+                        self.still_holds.append(held)
                 if pressed or was_down:
                     done = self.feed.display.touch(x, y, pressed)
                     if done is not None:
@@ -700,16 +704,20 @@ _CLAIMED: set[Path] = set()
 _CLAIMED_LOCK = threading.Lock()
 
 
-def _note_a_still_hold(identifier: int, press: tuple[float, int, int] | None, x: int, y: int) -> None:
-    """Log a contact lifted where it went down after Android's long-press timeout: meant as a long press,
-    or a tap whose two messages came that far apart (on a starved host), which the app takes for one."""
+def _still_hold(identifier: int, press: tuple[float, int, int] | None, x: int, y: int) -> float | None:
+    """How long a contact lifted where it went down was held (None: it moved, or was never down). One held
+    past Android's long-press timeout is logged: meant as a long press, or a tap whose two messages came
+    that far apart (on a starved host), which the app takes for one."""
     if press is None:
-        return
+        return None
     pressed_at, down_x, down_y = press
+    if (x, y) != (down_x, down_y):
+        return None
     held = time.monotonic() - pressed_at
-    if held >= LONG_PRESS_S and (x, y) == (down_x, down_y):
+    if held >= LONG_PRESS_S:
         log.info("contact %d was held still for %.0f ms between its press and its lift: past the long-press "
                  "timeout", identifier, held * 1000)
+    return held
 
 
 def _wait_handled(handled: Sequence[threading.Event]) -> None:

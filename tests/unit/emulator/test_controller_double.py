@@ -427,3 +427,11 @@ def test_a_contact_held_still_past_the_long_press_timeout_is_logged(
     double.touch(300, 900, False)
     held = [m for r in caplog.records if (m := re.match(r"contact 0 was held still for (\d+) ms", r.getMessage()))]
     assert len(held) == 1 and int(held[0].group(1)) >= 600
+    assert len(double.still_holds) == 1 and double.still_holds[0] >= 0.6  # what bench_tap_hold.py reads
+
+
+def test_a_streamed_tap_is_recorded_as_a_still_hold_of_its_press(double: ControllerDouble, discovery_dir: Path) -> None:
+    with Controller.connect(resolve("emulator-5554")) as controller:
+        controller.tap(300, 600)
+        controller.touch_frames([[(300, 600, True, 0)], [(300, 700, True, 0)], [(300, 700, False, 0)]])
+    assert len(double.still_holds) == 1  # the tap; the contact that moved is a drag
