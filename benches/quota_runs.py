@@ -12,7 +12,12 @@ the busy loop and each pytest process with all its threads and children (written
 pid. Needs root and the cgroup v1 `cpu` controller; the pytest arguments default to the issue's
 run, `tests/device` and the examples on the virtual device. With `--snapshot DIR` the runs use the
 sources in DIR (a `git archive` of the commit to measure), so editing the worktree meanwhile does
-not change what is measured. docs/reliability.md ("A tap under a starved host") has the figures.
+not change what is measured. With `--bench SCRIPT` each run is that script (its arguments after
+`--`) instead of pytest, and the run's line is the script's last line:
+
+    sudo python3 benches/quota_runs.py --runs 3 --bench benches/bench_tap_hold.py -- --taps 300
+
+docs/reliability.md ("A tap under a starved host") has the figures.
 """
 
 from __future__ import annotations
@@ -90,19 +95,21 @@ def busy_loop(group: Path) -> Iterator[int]:
         spinner.wait()
 
 
-def run_once(number: int, group: Path, pytest_args: list[str], cwd: Path, log_dir: Path) -> Run:
+def run_once(number: int, group: Path, command: list[str], cwd: Path, log_dir: Path) -> Run:
     def join_group() -> None:
         (group / "cgroup.procs").write_text(str(os.getpid()))
 
     log = log_dir / f"run-{number:02d}.log"
     started = time.monotonic()
     with log.open("wb") as out:
-        done = subprocess.run([sys.executable, "-m", "pytest", *pytest_args], cwd=cwd, stdout=out,
+        done = subprocess.run([sys.executable, *command], cwd=cwd, stdout=out,
                               stderr=subprocess.STDOUT, env={**os.environ, **ENV}, preexec_fn=join_group,
                               check=False)
     seconds = time.monotonic() - started
     text = log.read_text(errors="replace").splitlines()
-    summary = next((m.group(1) for line in reversed(text) if (m := SUMMARY.match(line))), "no summary")
+    summary = next((m.group(1) for line in reversed(text) if (m := SUMMARY.match(line))), None)
+    if summary is None:  # not pytest: the script's last line
+        summary = next((line.strip() for line in reversed(text) if line.strip()), "no output")
     failures = [m.group(2) for line in text if (m := FAILED.match(line))]
     return Run(number, done.returncode, seconds, summary, failures)
 
@@ -115,14 +122,18 @@ def main() -> int:
     parser.add_argument("--no-busy-loop", action="store_true", help="the quota alone, nothing beside pytest")
     parser.add_argument("--snapshot", type=Path, default=None, help="run the sources in this directory")
     parser.add_argument("--logs", type=Path, default=Path("quota-runs"), help="each run's output goes here")
-    parser.add_argument("pytest_args", nargs="*", help="after --: pytest's arguments")
+    parser.add_argument("--bench", type=Path, default=None, help="run this script instead of pytest")
+    parser.add_argument("pytest_args", nargs="*", help="after --: pytest's (or the script's) arguments")
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     cwd = (args.snapshot or Path(__file__).resolve().parent.parent).resolve()
-    pytest_args = args.pytest_args or list(DEFAULT_PYTEST)
+    if args.bench is not None:
+        command = [str(args.bench), *args.pytest_args]
+    else:
+        command = ["-m", "pytest", *(args.pytest_args or DEFAULT_PYTEST)]
     args.logs.mkdir(parents=True, exist_ok=True)
-    print(f"{args.runs} runs of pytest {' '.join(pytest_args)} in {cwd}, quota {args.quota_us}/{args.period_us} us"
+    print(f"{args.runs} runs of {' '.join(command)} in {cwd}, quota {args.quota_us}/{args.period_us} us"
           f"{'' if args.no_busy_loop else ' with a busy loop beside it'}", flush=True)
     runs: list[Run] = []
     # a background job ignores SIGINT: SIGTERM stops the runs too, the group removed and the loop stopped
@@ -131,7 +142,7 @@ def main() -> int:
         if not args.no_busy_loop:
             stack.enter_context(busy_loop(group))
         for number in range(1, args.runs + 1):
-            run = run_once(number, group, pytest_args, cwd, args.logs)
+            run = run_once(number, group, command, cwd, args.logs)
             runs.append(run)
             verdict = "ok" if run.exit_code == 0 else f"exit {run.exit_code}: {', '.join(run.failures) or 'see log'}"
             print(f"run {number}/{args.runs}: {run.summary} ({run.seconds:.0f} s wall) {verdict}", flush=True)
