@@ -18,11 +18,14 @@ def test_every_cell_of_the_big_tab_is_in_the_replica(on_tab: Callable[[str], Mir
 
 
 def test_a_warm_query_reads_nothing_from_the_device(on_tab: Callable[[str], Mirror], session: Session) -> None:
-    """With nothing new on the event stream, queries are served from the replica. The status bar's
-    clock is news once a minute (SystemUI's event): when the minute turned during the queries, the
-    mirror rightly read it, and the queries are made once more, a minute away from the next turn."""
+    """With nothing new on the event stream, queries are served from the replica. Warm means settled:
+    the frame that shows a new screen can come after the read that already found it (stamped when the
+    emulator took it), and is news to the mirror. The status bar's clock is news once a minute
+    (SystemUI's event): when the minute turned during the queries, the mirror rightly read it, and the
+    queries are made once more, a minute away from the next turn."""
     screen = on_tab("Big")
     screen.wait_for(text="Cell 500", timeout=10)
+    assert screen.settle()
     for _ in range(2):
         minute = _status_bar_minute(screen)
         reads = session.reads
