@@ -16,15 +16,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from pytest_mobile_agent.adb import AdbServer
-from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions, Records
-from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
-from pytest_mobile_agent.session import ControllerChoice, Session, select_paths
-from pytest_mobile_agent.virtual import VirtualLab
+from controller_rig import controller_rig
+
+from pytest_mobile_agent.session import Session
 from pytest_mobile_agent.virtual.fronts.controller import ControllerDouble
 
 
@@ -59,35 +56,16 @@ def main() -> int:
     parser.add_argument("--outage", type=float, default=5.0, help="seconds the endpoint is away")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    lab = VirtualLab.start(1)
-    try:
-        serial = lab.serials[0]
-        device = AdbServer(host="127.0.0.1", port=lab.adb_port).device(serial)
-        display = lab.device(serial).display
-        out = device.shell_until("am start -W -S -n dev.mobileagent.fixture/.MainActivity --es tab Loading",
-                                 time.monotonic() + 30)
-        if out.exit_code != 0:
-            raise SystemExit(f"am start failed: {out.text()}")
-        with tempfile.TemporaryDirectory() as directory:
-            os.environ[DISCOVERY_DIR_ENV] = directory
-            double = ControllerDouble(display, serial=serial, discovery_dir=Path(directory)).start()
-            attached = Deployer(device, AgentJar.stand_in(), Records(), DeployOptions(idle_exit_ms=10_000)).attach()
-            session = Session.start_selected(attached, select_paths(serial, True, ControllerChoice.Auto()),
-                                             device=device)
-            try:
-                if not wait(lambda: session.frames_received > 0, 10.0):
-                    raise SystemExit(f"no frames: {session.warning}")
-                print(f"frames back after a {args.outage:g} s outage, load average {os.getloadavg()[0]:.2f}:")
-                for _ in range(args.runs):
-                    double, took, failed, not_live = recovery(session, double, display, serial, Path(directory),
-                                                              args.outage)
-                    print(f"  {took * 1000:7.0f} ms after the endpoint's return; {failed} failed subscriptions; "
-                          f"live during the outage: {not not_live}")
-            finally:
-                session.stop()
-                double.stop()
-    finally:
-        lab.stop()
+    with controller_rig("Loading") as rig:
+        session = rig.session
+        if not wait(lambda: session.frames_received > 0, 10.0):
+            raise SystemExit(f"no frames: {session.warning}")
+        print(f"frames back after a {args.outage:g} s outage, load average {os.getloadavg()[0]:.2f}:")
+        for _ in range(args.runs):
+            rig.double, took, failed, not_live = recovery(session, rig.double, rig.display, rig.serial,
+                                                          rig.discovery_dir, args.outage)
+            print(f"  {took * 1000:7.0f} ms after the endpoint's return; {failed} failed subscriptions; "
+                  f"live during the outage: {not not_live}")
     return 0
 
 

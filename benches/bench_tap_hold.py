@@ -22,16 +22,12 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from pytest_mobile_agent.adb import AdbServer
-from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions, Records
-from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
+from controller_rig import controller_rig
+
 from pytest_mobile_agent.mirror import Mirror
-from pytest_mobile_agent.session import ControllerChoice, Session, select_paths
-from pytest_mobile_agent.virtual import VirtualLab
+from pytest_mobile_agent.session import Session
 from pytest_mobile_agent.virtual.fronts.controller import LONG_PRESS_S, ControllerDouble
 
 
@@ -61,33 +57,12 @@ def main() -> int:
     args = parser.parse_args()
     if args.taps < 1:
         parser.error("--taps must be at least 1")
-    lab = VirtualLab.start(1)
-    try:
-        serial = lab.serials[0]
-        device = AdbServer(host="127.0.0.1", port=lab.adb_port).device(serial)
-        display = lab.device(serial).display
-        out = device.shell_until(f"am start -W -S -n dev.mobileagent.fixture/.MainActivity --es tab {args.tab}",
-                                 time.monotonic() + 30)
-        if out.exit_code != 0:
-            raise SystemExit(f"am start failed: {out.text()}")
-        with tempfile.TemporaryDirectory() as directory:
-            os.environ[DISCOVERY_DIR_ENV] = directory
-            double = ControllerDouble(display, serial=serial, discovery_dir=Path(directory)).start()
-            attached = Deployer(device, AgentJar.stand_in(), Records(), DeployOptions(idle_exit_ms=10_000)).attach()
-            session = Session.start_selected(attached, select_paths(serial, True, ControllerChoice.Auto()),
-                                             device=device)
-            try:
-                started = time.monotonic()
-                measured = holds(session, double, args.tab, args.taps)
-                print(f"tap holds through the controller on the {args.tab} tab, {session.frames_received} frames, "
-                      f"load average {os.getloadavg()[0]:.2f}, "
-                      f"{time.monotonic() - started:.0f} s:")
-                print(f"  {summary(measured)}")
-            finally:
-                session.stop()
-                double.stop()
-    finally:
-        lab.stop()
+    with controller_rig(args.tab) as rig:
+        started = time.monotonic()
+        measured = holds(rig.session, rig.double, args.tab, args.taps)
+        print(f"tap holds through the controller on the {args.tab} tab, {rig.session.frames_received} frames, "
+              f"load average {os.getloadavg()[0]:.2f}, {time.monotonic() - started:.0f} s:")
+        print(f"  {summary(measured)}")
     return 0
 
 
