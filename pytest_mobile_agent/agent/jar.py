@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 JAR_ENV = "MOBILE_AGENT_JAR"
 VERSION_FILE = Path(__file__).with_name("VERSION")
 _STAND_IN_TIME = (1980, 1, 1, 0, 0, 0)
+CACHED_BUILD = "the per-user build of the package's agent sources"
 
 
 def expected_version() -> str:
@@ -59,15 +60,19 @@ class AgentJar:
     version: str
     build: str
     path: Path | None = None
+    origin: str = field(default="", compare=False)
+    """Where the jar was chosen from, in words (`doctor` names it): named, bundled, built or a stand-in."""
 
     @classmethod
-    def from_bytes(cls, data: bytes, *, version: str | None = None, path: Path | None = None) -> AgentJar:
+    def from_bytes(cls, data: bytes, *, version: str | None = None, path: Path | None = None,
+                   origin: str = "") -> AgentJar:
         """A jar (zip with classes.dex) or a bare dex; InvalidJar for anything else."""
         check_format(data, str(path) if path else "the agent jar")
-        return cls(data=bytes(data), version=version or expected_version(), build=build_of(data), path=path)
+        return cls(data=bytes(data), version=version or expected_version(), build=build_of(data), path=path,
+                   origin=origin)
 
     @classmethod
-    def from_path(cls, path: str | os.PathLike[str], *, version: str | None = None) -> AgentJar:
+    def from_path(cls, path: str | os.PathLike[str], *, version: str | None = None, origin: str = "") -> AgentJar:
         where = Path(path)
         try:
             data = where.read_bytes()
@@ -75,7 +80,7 @@ class AgentJar:
             raise missing(where) from None
         except IsADirectoryError:
             raise InvalidJar(f"{where} is a directory, not an agent jar") from None
-        return cls.from_bytes(data, version=version, path=where)
+        return cls.from_bytes(data, version=version, path=where, origin=origin)
 
     @classmethod
     def locate(cls, announce: Callable[[str], None] | None = None) -> AgentJar:
@@ -86,7 +91,7 @@ class AgentJar:
         a bundled jar is refused."""
         named = os.environ.get(JAR_ENV)
         if named:
-            return cls.from_path(named)
+            return cls.from_path(named, origin=f"named by {JAR_ENV}")
         from pytest_mobile_agent.agent.builder import AgentSources
         from pytest_mobile_agent.agent.bundled import BundleRefused, bundled_jar
 
@@ -96,17 +101,18 @@ class AgentJar:
             bundled = bundled_jar(sources)
         except BundleRefused as refused:
             say(str(refused))
-            return cls.from_path(_cached_build(sources, say, refused))
+            return cls.from_path(_cached_build(sources, say, refused),
+                                 origin=f"{CACHED_BUILD}; the bundled jar is refused: {refused.message}")
         if bundled is not None:
-            return cls.from_path(bundled)
-        return cls.from_path(_cached_build(sources, say))
+            return cls.from_path(bundled, origin="bundled with the package, built from its agent sources")
+        return cls.from_path(_cached_build(sources, say), origin=CACHED_BUILD)
 
     @classmethod
     def stand_in(cls, version: str | None = None) -> AgentJar:
         """The package's stand-in jar for the virtual device: a small deterministic zip whose stored
         classes.dex holds `mobile-agent-android <VERSION>`, which the virtual agent reads."""
         version = version or expected_version()
-        return cls.from_bytes(stand_in_bytes(version), version=version)
+        return cls.from_bytes(stand_in_bytes(version), version=version, origin="the virtual device's stand-in")
 
     def dex(self) -> bytes:
         """The classes.dex the jar holds (a bare dex is its own)."""

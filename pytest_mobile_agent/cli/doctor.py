@@ -198,7 +198,7 @@ class Doctor:
         except errors.MobileAgentError as exc:
             raise CheckFailed(exc.message, advice=exc.advice or "Build it with agent-android/build.sh") from None
         self.state.jar = jar
-        where = "the virtual device's stand-in" if jar.path is None else str(jar.path)
+        where = jar.origin if jar.path is None else f"{jar.path} ({jar.origin})"
         return f"{where}: version {jar.version}, build {jar.build}, {len(jar.data)} bytes"
 
     def _deploy(self) -> str:

@@ -197,7 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--emulator-controller", default=os.environ.get("MOBILE_AGENT_EMULATOR_CONTROLLER", "auto"),
                        metavar="auto|off|URL", help=CONTROLLER_HELP)
     check.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
-                       help="the agent jar (default: agent-android/dist/mobile-agent-android.jar)")
+                       help="the agent jar to deploy (default: MOBILE_AGENT_JAR, else the jar a release wheel "
+                            "bundles when it matches the package's agent sources, else their build in the per-user "
+                            "cache, built with the Android SDK found)")
     check.add_argument("--agent-force", action="store_true", help="let the agent stop whatever holds UI automation")
     check.add_argument("--agent-records", default=os.environ.get("MOBILE_AGENT_RECORDS"), metavar="DIR",
                        help="the agent records test runs use, so the doctor reuses a run's agent (default: "

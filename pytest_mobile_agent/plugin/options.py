@@ -13,6 +13,7 @@ import pytest
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.targets import parse_target_name
+from pytest_mobile_agent.agent.jar import JAR_ENV
 from pytest_mobile_agent.agent.records import default_records_dir
 from pytest_mobile_agent.stack.lock import DEFAULT_LOCK_WAIT
 from pytest_mobile_agent.stack.settings import (
@@ -28,7 +29,6 @@ SERIAL_ENV = "MOBILE_AGENT_ANDROID_SERIAL"
 REQUIRE_ENV = "MOBILE_AGENT_REQUIRE_DEVICE"
 SKIP_UNUSABLE_ENV = "MOBILE_AGENT_SKIP_UNUSABLE"
 CONTROLLER_ENV = "MOBILE_AGENT_EMULATOR_CONTROLLER"
-JAR_ENV = "MOBILE_AGENT_JAR"
 RECORDS_ENV = "MOBILE_AGENT_RECORDS"
 APP_APK_ENV = "MOBILE_AGENT_APP_APK"
 TRACE_ENV = "MOBILE_AGENT_TRACE"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, DeployOptions, Records
+from pytest_mobile_agent.agent.jar import JAR_ENV
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider
 from pytest_mobile_agent.userfiles import private_dir
@@ -12,10 +13,11 @@ from pytest_mobile_agent.userfiles import private_dir
 
 def choose_jar(settings: Settings, target: AndroidTarget, announce: Callable[[str], None]) -> AgentJar:
     """`--agent-jar` / MOBILE_AGENT_JAR; the stand-in on a virtual device (ours, or one served and
-    named by its serial); else the per-user cached build of the package's agent sources, built on
-    first use with the Android SDK found (concurrent processes build once, under the builder's lock)."""
+    named by its serial); else the jar a release wheel bundles when it was built from the package's
+    agent sources; else the per-user cached build of those sources, built on first use with the
+    Android SDK found (concurrent processes build once, under the builder's lock)."""
     if settings.agent_jar is not None:
-        return AgentJar.from_path(settings.agent_jar)
+        return AgentJar.from_path(settings.agent_jar, origin=f"named by --agent-jar or {JAR_ENV}")
     if target.runs_stand_in:
         return AgentJar.stand_in()
     return AgentJar.locate(announce=announce)

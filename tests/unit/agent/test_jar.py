@@ -126,17 +126,20 @@ def test_a_named_jar_wins_over_the_bundled_one_which_wins_over_the_build(
     stage(stand_in_file(tmp_path / "dist"), AgentSources.locate())
     named = stand_in_file(tmp_path / "named", "0.0.9")
     monkeypatch.setenv(JAR_ENV, str(named))
-    assert AgentJar.locate().path == named, "1: MOBILE_AGENT_JAR (the option's environment variable)"
+    jar = AgentJar.locate()
+    assert jar.path == named and jar.origin == "named by MOBILE_AGENT_JAR", "1: the option's environment variable"
     monkeypatch.delenv(JAR_ENV)
     heard: list[str] = []
     jar = AgentJar.locate(announce=heard.append)
     assert jar.path == bundle_dir / "mobile-agent-android.jar", "2: the bundled jar of the package's sources"
     assert jar.version == expected_version() and jar.reported_version() == expected_version()
+    assert jar.origin == "bundled with the package, built from its agent sources"
     assert heard == [] and calls(d8) == [], "nothing built, nothing said"
     shutil.rmtree(bundle_dir)
     jar = AgentJar.locate(announce=heard.append)
     assert jar.path == cached_path(AgentSources.locate()), "3: the per-user cached build, built on first use"
     assert len(calls(d8)) == 1 and any("built the agent jar" in line for line in heard)
+    assert jar.origin == "the per-user build of the package's agent sources"
 
 
 def test_without_a_bundled_jar_and_without_an_sdk_the_error_is_todays(
@@ -170,6 +173,8 @@ def test_a_bundled_jar_built_from_other_sources_is_refused_and_the_jar_is_built(
     assert f"names sources {staged}" in refusal and f"have the digest {changed.digest()}" in refusal
     assert staged != changed.digest()
     assert "It is not used" in refusal and "agent-android/build.sh" in refusal and "--agent-jar" in refusal
+    assert jar.origin.startswith("the per-user build of the package's agent sources; the bundled jar is refused: ")
+    assert f"names sources {staged}" in jar.origin, "what doctor's jar row shows names why the bundle was passed over"
 
 
 def test_a_refused_bundled_jar_without_an_sdk_says_both_why(

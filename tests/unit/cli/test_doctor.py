@@ -96,6 +96,18 @@ def test_ui_automation_held_by_another_tool_fails_the_deploy_naming_it_and_the_f
 
 
 
+def test_the_jar_row_says_where_the_jar_came_from(tmp_path: Path) -> None:
+    from pytest_mobile_agent.agent import AgentJar
+
+    named = tmp_path / "mobile-agent-android.jar"
+    named.write_bytes(AgentJar.stand_in().data)
+    with doctor.target_of("virtual", controller="off") as target:
+        rows = doctor.Doctor(target, jar_path=named).run()
+    row = rows_by_check(rows)["agent jar"]
+    assert row.result == doctor.OK, row
+    assert row.detail.startswith(f"{named} (named by --agent-jar or MOBILE_AGENT_JAR): version ")
+
+
 def test_a_served_virtual_device_named_by_its_serial_needs_no_jar_or_sdk(monkeypatch: pytest.MonkeyPatch,
                                                                          tmp_path: Path) -> None:
     from pytest_mobile_agent.virtual import VirtualLab
