@@ -4,8 +4,9 @@ has a controller, else from `screenrecord` on the device.
 With a controller the frames the session already receives are encoded (PyAV, the `video` extra)
 into MP4 (H.264) or WebM (VP8) on an encoder thread. The frame source hands each frame over
 without waiting (`FrameSource.observe`): when the encoder falls behind, its queue is full and the
-frame is left out of the video and counted (`dropped`), never held back from the session's event
-stream. The frames come as the screen changes, so each is stamped with its arrival time and the
+oldest waiting frame is left out of the video and counted (`dropped`); the session's event stream
+is never held back. The video takes 30 pictures a second at most (MAX_FRAME_RATE), always the
+newest. The frames come as the screen changes, so each is stamped with its arrival time and the
 video has a variable frame rate; the last frame is repeated at the end, so the video lasts until
 the test's teardown is over.
 
@@ -43,6 +44,46 @@ log = logging.getLogger("pytest_mobile_agent.plugin.video")
 
 QUEUE_FRAMES = 8
 """Frames waiting for the encoder; past this, frames are dropped from the video and counted."""
+MAX_FRAME_RATE = 30
+"""Pictures a second the video takes at most (the emulator sends up to 60). A frame that comes sooner
+after the last one encoded waits for its slot; a newer one replaces it (counted as `merged`); a frame
+still waiting when its slot comes, or at the end, is encoded, so the video never ends on a stale picture."""
+
+
+class FramePacer:
+    """Which frames the video takes: one per `interval` at most, and always the latest. A frame that
+    comes before its slot waits, a newer one replaces it (`merged`), and a frame still waiting when
+    its slot comes is taken then, or at the end (`left`)."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self.merged = 0
+        self._next_slot = float("-inf")
+        self._waiting: Any = None
+
+    def offer(self, item: Any, now: float) -> Any:
+        """`item` when it is to be encoded now, else None (it waits for its slot)."""
+        if self._waiting is not None:
+            self.merged += 1
+        self._waiting = item
+        return self.take(now)
+
+    def take(self, now: float) -> Any:
+        """The waiting frame when its slot has come, else None."""
+        if self._waiting is None or now < self._next_slot:
+            return None
+        item, self._waiting = self._waiting, None
+        self._next_slot = now + self.interval
+        return item
+
+    def wait_for(self, now: float) -> float | None:
+        """How long the encoder may wait for the next frame: until the waiting one's slot, else for ever."""
+        return None if self._waiting is None else max(0.0, self._next_slot - now)
+
+    def left(self) -> Any:
+        """The frame still waiting at the end: the screen's last picture."""
+        item, self._waiting = self._waiting, None
+        return item
 FINISH_TIMEOUT = 15.0
 SEGMENT_SECONDS = 180
 OVERLAP = 3.0
@@ -110,6 +151,7 @@ class ControllerVideo:
         self._started_at = clock()
         self._queue: queue.Queue[tuple[Any, float] | None] = queue.Queue(QUEUE_FRAMES)
         self.dropped = 0
+        self.merged = 0
         self.encoded = 0
         self.failure: BaseException | None = None
         handle, name = tempfile.mkstemp(prefix="mobile-agent-video-", suffix=f".{video_format}")
@@ -120,10 +162,24 @@ class ControllerVideo:
         self._stop_observing = observe(self._offer)
 
     def _offer(self, frame: Any) -> None:
-        """On the frame source's thread: hand the frame over, or count it dropped; never wait."""
+        """On the frame source's thread: hand the frame over without waiting. When the encoder is behind,
+        the oldest waiting frame is left out (counted as dropped), so the video still ends on the newest."""
+        item = (frame, frame.received_at or self._clock())
         try:
-            self._queue.put_nowait((frame, frame.received_at or self._clock()))
+            self._queue.put_nowait(item)
+            return
         except queue.Full:
+            pass
+        with contextlib.suppress(queue.Empty):
+            oldest = self._queue.get_nowait()
+            if oldest is None:  # finish came first: the end stays, this frame is too late
+                self._queue.put_nowait(None)
+                self.dropped += 1
+                return
+        self.dropped += 1
+        try:
+            self._queue.put_nowait(item)
+        except queue.Full:  # finish's end took the room
             self.dropped += 1
 
     def _run(self) -> None:
@@ -137,23 +193,40 @@ class ControllerVideo:
                 self.dropped += 1
 
     def _encode_all(self, container: Any) -> None:
-        stream = None
-        last: tuple[Any, int] | None = None
-        while (item := self._queue.get()) is not None:
-            frame, arrived = item
-            if stream is None:
-                stream = _open_stream(container, CODECS[self.extension], _upright_size(frame))
-            pts = max(last[1] + 1 if last else 0, round((arrived - self._started_at) * 1000))
-            picture = self._picture(frame, stream)
-            self._encode(container, stream, picture, pts)
-            last = (picture, pts)
-        if stream is None:
+        track = _Track(container)
+        pacer = FramePacer(1 / MAX_FRAME_RATE)
+        while True:
+            try:
+                item = self._queue.get(timeout=pacer.wait_for(self._clock()))
+            except queue.Empty:  # the waiting frame's slot came first
+                due = pacer.take(self._clock())
+            else:
+                if item is None:
+                    break
+                due = pacer.offer(item, self._clock())
+            if due is not None:
+                self._add(track, *due)
+        if (last := pacer.left()) is not None:
+            self._add(track, *last)
+        self.merged = pacer.merged
+        self._close(track)
+
+    def _add(self, track: _Track, frame: Any, arrived: float) -> None:
+        if track.stream is None:
+            track.stream = _open_stream(track.container, CODECS[self.extension], _upright_size(frame))
+        pts = max(track.last[1] + 1 if track.last else 0, round((arrived - self._started_at) * 1000))
+        picture = self._picture(frame, track.stream)
+        self._encode(track.container, track.stream, picture, pts)
+        track.last = (picture, pts)
+
+    def _close(self, track: _Track) -> None:
+        if track.stream is None:
             return
         end = round((self._clock() - self._started_at) * 1000)
-        if last is not None and end > last[1]:
-            self._encode(container, stream, last[0], end)  # the last picture lasts until the end
-        for packet in stream.encode(None):
-            container.mux(packet)
+        if track.last is not None and end > track.last[1]:
+            self._encode(track.container, track.stream, track.last[0], end)  # the last picture lasts until the end
+        for packet in track.stream.encode(None):
+            track.container.mux(packet)
 
     def _picture(self, frame: Any, stream: Any) -> Any:
         from pytest_mobile_agent.session.frames import upright
@@ -187,7 +260,8 @@ class ControllerVideo:
             notes.append(f"the encoder failed: {self.failure}")
         if self.dropped:
             notes.append(f"{self.dropped} frames left out of the video: the encoder was behind")
-        facts = {"started": self.started, "frames": self.encoded, "dropped": self.dropped, "source": "controller"}
+        facts = {"started": self.started, "frames": self.encoded, "dropped": self.dropped, "merged": self.merged,
+                 "source": "controller"}
         written = path is not None and self.failure is None and not self._thread.is_alive() and self.encoded > 0
         if written and path is not None:
             _move_private(self._file, path)
@@ -196,6 +270,15 @@ class ControllerVideo:
             self._file.unlink(missing_ok=True)
         dropped_only = [n for n in notes if "left out" not in n]
         return VideoResult(written, dropped_only if written else notes, facts)
+
+
+@dataclass
+class _Track:
+    """The video's stream, opened with the first frame's size, and the last picture put into it."""
+
+    container: Any
+    stream: Any = None
+    last: tuple[Any, int] | None = None
 
 
 def _open_stream(container: Any, codec: str, size: tuple[int, int]) -> Any:

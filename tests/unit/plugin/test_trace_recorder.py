@@ -152,6 +152,14 @@ def test_a_slow_encoder_drops_video_frames_and_never_holds_the_frame_source(tmp_
         encode(*args)
 
     recording._encode = slow  # type: ignore[method-assign]
+    added: list[int] = []
+    add = recording._add
+
+    def counted(track: Any, frame: Any, arrived: float) -> None:
+        added.append(frame.seq)
+        add(track, frame, arrived)
+
+    recording._add = counted  # type: ignore[method-assign]
     started = time.perf_counter()
     for index in range(40):
         observers[0](_frame(index))
@@ -160,6 +168,9 @@ def test_a_slow_encoder_drops_video_frames_and_never_holds_the_frame_source(tmp_
     result = recording.finish(tmp_path / "video.mp4")
     assert handed < 0.5, f"handing 40 frames over took {handed:.2f} s: the frame source waited"
     assert recording.dropped >= 40 - video.QUEUE_FRAMES - 1 and result.facts["dropped"] == recording.dropped
+    assert added[-1] == 39, f"the video ends on the newest frame, not on one from before the drops: {added}"
+    assert len(added) + recording.dropped + recording.merged == 40, "every frame encoded, dropped or merged"
+    assert result.facts["merged"] == recording.merged
     assert result.written and (tmp_path / "video.mp4").stat().st_size > 0
 
 
