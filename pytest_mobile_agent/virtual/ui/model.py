@@ -24,7 +24,7 @@ from pytest_mobile_agent.virtual.ui.apps import UiApp
 from pytest_mobile_agent.virtual.ui.changes import Change, Listener, NodesChanged, WindowsChanged
 from pytest_mobile_agent.virtual.ui.clock import Clock, MonotonicClock
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
-from pytest_mobile_agent.virtual.ui.gestures import LONG_PRESS_MS, Fling, Pointer, fling_distance
+from pytest_mobile_agent.virtual.ui.gestures import LONG_PRESS_MS, Fling, Pointer
 from pytest_mobile_agent.virtual.ui.injection import WINDOW_ANIMATION_MS
 from pytest_mobile_agent.virtual.ui.looper import DISPATCHER, InputInbox, MessageQueue
 from pytest_mobile_agent.virtual.ui.node import Bounds, Node, Window
@@ -795,7 +795,7 @@ class UiModel:
             _, vy = p.tracker.velocity()
             node = self._scroll_node
             if node is not None and node.scroller is not None and abs(vy) >= MIN_FLING_PX_PER_MS:
-                self._start_fling(node, -fling_distance(vy))
+                self._start_fling(node, -vy)
             return
         if p.long_pressed or p.moved_beyond(self.geo.touch_slop) or window is None:
             return
@@ -807,9 +807,9 @@ class UiModel:
         window, node = self.hit(x, y)
         return node
 
-    def _start_fling(self, node: Node, distance: float) -> None:
+    def _start_fling(self, node: Node, velocity_px_per_ms: float) -> None:
         assert node.scroller is not None
-        fling = Fling(self.clock.now_ms(), node.scroller.offset(), distance)
+        fling = Fling.released(self.clock.now_ms(), node.scroller.offset(), velocity_px_per_ms, self.geo.density)
         self._fling, self._fling_node = fling, node
 
         def step() -> None:

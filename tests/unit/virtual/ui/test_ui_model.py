@@ -272,6 +272,24 @@ def test_a_resting_release_stops_where_the_pointer_left_it_and_a_moving_release_
     assert not ui.flinging
 
 
+def test_a_fast_fling_of_the_list_is_still_moving_where_a_600_ms_one_had_stopped(
+        ui: EmulatorUi, clock: ManualClock) -> None:
+    started(ui, clock, "List")
+    scroller = ui.app.list
+    assert scroller is not None
+    swipe(ui, clock, 540, 2000, 1200, 100)
+    assert ui.flinging
+    clock.advance(700)
+    ui.advance()
+    at_700 = scroller.offset()
+    clock.advance(100)
+    ui.advance()
+    assert ui.flinging and scroller.offset() > at_700, "still moving 0.8 s after the release"
+    clock.advance(3000)
+    ui.advance()
+    assert not ui.flinging
+
+
 def test_tap_hit_testing_lands_on_the_deepest_clickable_node(ui: EmulatorUi, clock: ManualClock) -> None:
     started(ui, clock, "Big")
     cell = by_res(ui, "cell_123")
