@@ -22,15 +22,13 @@ json's: the figures for docs/performance.md's choice of decoder.
 from __future__ import annotations
 
 import argparse
-import datetime
 import gc
 import importlib.util
-import os
 import sys
 import tracemalloc
 from typing import Any
 
-from timing import interleaved, median
+from timing import interleaved, median, stamp
 from trees import big_tab, evicted
 
 from pytest_mobile_agent.agent import protocol
@@ -107,7 +105,7 @@ def main() -> int:
     parser.add_argument("--sizes", default="100,573,2000,5000")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    print(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()[0]:.2f}, "
+    print(f"{stamp()}, "
           f"Python {sys.version.split()[0]}, {args.rounds} rounds, medians")
     print(f"{'nodes':>6} {'frame KB':>9} {'parse':>9} {'apply ev.':>10} {'apply c.':>9} {'parse+apply':>12} "
           f"{'µs/node':>8} {'decode':>9} {'whole read':>11} {'B/node parsed':>14} {'B/node replica':>15}")

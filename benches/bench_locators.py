@@ -10,11 +10,9 @@ descriptions, the rows that need an ancestor or an index). Target: at most 5 ms 
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
 import sys
 
-from timing import percentiles, timed
+from timing import percentiles, stamp, timed
 from trees import big_tab
 
 from pytest_mobile_agent.mirror import Replica
@@ -34,7 +32,7 @@ def main() -> int:
     replica.apply(parse_snapshot(big_tab(args.nodes), scale=2.625, reason=ReadReason.POLL, read_at=0.0))
     view = replica.view
     assert view is not None
-    print(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()[0]:.2f}, "
+    print(f"{stamp()}, "
           f"{view.node_count} nodes, {args.runs} runs each")
     groups: dict[str, list[float]] = {"cells": [], "other nodes": []}
     for entry in view.entries:

@@ -12,11 +12,9 @@ texts made long too; and checks the ranking (`Cell 5000` on the 573-node Big tab
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
 import sys
 
-from timing import percentiles, timed
+from timing import percentiles, stamp, timed
 from trees import big_tab
 
 from pytest_mobile_agent.mirror import Replica
@@ -35,7 +33,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--nodes", type=int, default=5000)
     args = parser.parse_args()
-    print(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()[0]:.2f}, "
+    print(f"{stamp()}, "
           f"{args.nodes} nodes, {args.runs} runs each")
     result = big_tab(args.nodes)
     long_texts = {**result, "windows": [{**w, "nodes": [{**n, "text": (n["text"] or "") + " lorem ipsum" * 400}

@@ -13,14 +13,12 @@ Targets: find(text=) at most 1.5 times the loop, every other query at most 2 tim
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
 import re
 import sys
 from collections.abc import Callable
 from typing import Any
 
-from timing import interleaved, median
+from timing import interleaved, median, stamp
 from trees import big_tab
 
 from pytest_mobile_agent.mirror import Replica
@@ -140,7 +138,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--sizes", default="573,5000")
     args = parser.parse_args()
-    print(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()[0]:.2f}, "
+    print(f"{stamp()}, "
           f"{args.rounds} rounds, medians per query")
     missed = 0
     for size in (int(s) for s in args.sizes.split(",")):

@@ -11,14 +11,12 @@ Target: each query at most 3 ms p50 at 573 nodes.
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
 import sys
 
 from bench_selectors import (
     view_of,  # the Big tab's shape at a size, as the selectors' bench reads it
 )
-from timing import percentiles, timed
+from timing import percentiles, stamp, timed
 
 from pytest_mobile_agent.mirror.selectors import Selector
 from pytest_mobile_agent.mirror.xpath import build, xml_view
@@ -38,7 +36,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--sizes", default="573,5000")
     args = parser.parse_args()
-    print(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()[0]:.2f}, "
+    print(f"{stamp()}, "
           f"{args.runs} runs each, p50 / p95 / max (ms)")
     missed = 0
     for size in (int(s) for s in args.sizes.split(",")):

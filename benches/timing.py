@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -51,3 +53,8 @@ def interleaved(candidates: dict[str, Callable[[], object]], rounds: int, number
 
 def median(values: list[float]) -> float:
     return statistics.median(values)
+
+
+def stamp() -> str:
+    """When and under what load a bench ran, for the first line of its figures."""
+    return f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()[0]:.2f}"
