@@ -13,9 +13,9 @@ on one target, as the first test of a run meets them:
 * UI automation free after the last host left: from the connection's close to the agent gone from
   the process list, which is when uiautomator2, Appium or `uiautomator dump` can take UI automation.
 
-Without `--serial` it runs on the virtual device (a VirtualLab, the stand-in jar), whose launched
+With `--serial virtual` (the default) it runs on the virtual device (a VirtualLab, the stand-in jar), whose launched
 attach takes no real UI automation; with `--serial` on that target of the local adb server, with the
-per-user cached jar (MOBILE_AGENT_JAR names another).
+jar the plugin would deploy (MOBILE_AGENT_JAR, the bundled jar, else the per-user cached build).
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
+from agent_target import agent_target
 from timing import summary, timed_once
 
-from pytest_mobile_agent.adb import AdbServer, Device
+from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.agent import (
     AgentJar,
     Attached,
@@ -93,27 +93,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--idle", type=float, default=1.0, help="the agents' idle exit in seconds (default 1)")
-    parser.add_argument("--serial", default=None, help="a target on the local adb server (default: a virtual device)")
+    parser.add_argument("--serial", default="virtual", help="a serial on the local adb server, or `virtual` (default)")
     args = parser.parse_args()
-    lab: Any = None
-    if args.serial is None:
-        from pytest_mobile_agent.virtual import VirtualLab
-
-        lab = VirtualLab.start(1)
-        device, jar = AdbServer(host="127.0.0.1", port=lab.adb_port).device(lab.serials[0]), AgentJar.stand_in()
-        where = f"virtual device {lab.serials[0]}, stand-in jar"
-    else:
-        device = AdbServer().device(args.serial)
-        jar = AgentJar.from_path(Path(os.environ["MOBILE_AGENT_JAR"])) if "MOBILE_AGENT_JAR" in os.environ \
-            else AgentJar.locate()
-        where = f"{args.serial}, jar build {jar.build}"
-    try:
-        print(f"{where}, load average {os.getloadavg()[0]:.2f}")
-        for line in measure(device, jar, args.runs, args.idle):
+    with agent_target(args.serial) as target:
+        print(f"{target.describe()}, load average {os.getloadavg()[0]:.2f}")
+        for line in measure(target.device, target.jar, args.runs, args.idle):
             print(f"  {line}")
-    finally:
-        if lab is not None:
-            lab.stop()
     return 0
 
 

@@ -22,9 +22,9 @@ import os
 import sys
 from typing import Any
 
+from agent_target import agent_target
 from timing import summary, timed_once
 
-from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions, Launched, Records, Reused
 
 IDLE_EXIT_MS = 10_000
@@ -85,22 +85,10 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--requests", type=int, default=500)
     args = parser.parse_args()
-    lab = None
-    if args.serial == "virtual":
-        from pytest_mobile_agent.virtual import VirtualLab
-
-        lab = VirtualLab.start(1)
-        server, serial, jar = AdbServer(host="127.0.0.1", port=lab.adb_port), lab.serials[0], AgentJar.stand_in()
-    else:
-        server, serial, jar = AdbServer(), args.serial, AgentJar.locate()
-    try:
-        load = os.getloadavg()[0]
-        print(f"agent on {serial} ({jar.describe()}), load average {load:.2f}")
-        for line in measure(server.device(serial), jar, args.runs, args.requests):
+    with agent_target(args.serial) as target:
+        print(f"agent on {target.describe()}, load average {os.getloadavg()[0]:.2f}")
+        for line in measure(target.device, target.jar, args.runs, args.requests):
             print("  " + line)
-    finally:
-        if lab is not None:
-            lab.stop()
     return 0
 
 

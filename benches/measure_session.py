@@ -30,9 +30,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from agent_target import agent_target
 from timing import summary, timed_once
 
-from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions, Records
 from pytest_mobile_agent.mirror import Mirror, Replica
 from pytest_mobile_agent.session import ControllerChoice, ReadReason, Session, select_paths
@@ -207,24 +207,13 @@ def target(serial: str) -> Iterator[tuple[Any, AgentJar, str, ControllerContext]
     """The device to measure on (`virtual`: one in a lab of its own, wired with the fixture app, the
     agent double and a controller double; else the serial on the local adb server), the agent jar
     to deploy, the serial, and the controller to use for the controller path."""
-    lab = None
-    if serial == "virtual":
-        from pytest_mobile_agent.virtual import VirtualLab
-
-        lab = VirtualLab.start(1)
-        controller = _virtual(lab)
-        server, serial, jar = AdbServer(host="127.0.0.1", port=lab.adb_port), lab.serials[0], AgentJar.stand_in()
-    else:
-        server, jar = AdbServer(), AgentJar.locate()
-        named = serial
-
-        def controller() -> contextlib.AbstractContextManager[ControllerChoice | None]:
-            return _emulator_controller(named)
-    try:
-        yield server.device(serial), jar, serial, controller
-    finally:
-        if lab is not None:
-            lab.stop()
+    with agent_target(serial) as agent:
+        if agent.lab is not None:
+            controller = _virtual(agent.lab)
+        else:
+            def controller() -> contextlib.AbstractContextManager[ControllerChoice | None]:
+                return _emulator_controller(serial)
+        yield agent.device, agent.jar, agent.serial, controller
 
 
 def main() -> int:
