@@ -173,9 +173,18 @@ def _register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], n
     return parser
 
 
+def _version_line() -> str:
+    from pytest_mobile_agent._version import __version__
+    from pytest_mobile_agent.agent.jar import expected_version
+
+    return f"pytest-mobile-agent {__version__}, agent {expected_version()}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pytest_mobile_agent",
                                      description="pytest-mobile-agent's command line")
+    parser.add_argument("--version", action="version", version=_version_line(),
+                        help="print the package's version and the agent version it deploys, and exit")
     subparsers = parser.add_subparsers(dest="name", metavar="COMMAND")
     targets = _register(subparsers, "targets", _targets,
                         "list the adb server's targets with their facts, and advice for the unusable ones")

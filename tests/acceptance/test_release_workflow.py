@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from pytest_mobile_agent._version import __version__
 from pytest_mobile_agent.agent.builder import AgentSources
 from pytest_mobile_agent.agent.jar import build_of
 from pytest_mobile_agent.virtual import VirtualLab
@@ -61,7 +62,8 @@ def step_environment(runner_temp: Path, bin_dirs: list[Path]) -> dict[str, str]:
     drop = ("MOBILE_AGENT_", "ANDROID_", "JAVA_HOME", "PYTEST_", "VIRTUAL_ENV", "PYTHONPATH", "TOX_")
     env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     env.update(PATH=os.pathsep.join([*map(str, bin_dirs), env.get("PATH", "")]), CI="true",
-               RUNNER_TEMP=str(runner_temp), GITHUB_ENV=str(runner_temp / "github_env"), GITHUB_REF_NAME="v0")
+               RUNNER_TEMP=str(runner_temp), GITHUB_ENV=str(runner_temp / "github_env"), GITHUB_REF_TYPE="tag",
+               GITHUB_REF_NAME=f"v{__version__}")
     return env
 
 

@@ -5,13 +5,17 @@ run in tests/acceptance/test_release_workflow.py."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_mobile_agent._version import __version__
 from pytest_mobile_agent.agent import bundled
 from pytest_mobile_agent.agent.builder import AgentSources, BuildDefinition
 from tests.support.release import REPO, WORKFLOW, build_env, load_workflow, workflow_steps
@@ -126,3 +130,27 @@ def test_the_wheel_is_built_checked_and_uploaded_from_one_directory(steps: list[
     order = ["Install the pinned build-tools and platform", "Build the agent jar", "Put the jar into the package",
              "Build the sdist and the wheel", "Check that the installed wheel uses its jar"]
     assert [names.index(n) for n in order] == sorted(names.index(n) for n in order)
+
+
+TAG_STEP = "Check that the tag names the package's version"
+
+
+@pytest.mark.parametrize(("ref_type", "ref_name", "passes"), [
+    ("tag", f"v{__version__}", True),
+    ("tag", "v9.9.9", False),
+    ("tag", __version__, False),  # the tag is v and the version
+    ("branch", "main", True),  # by hand from a branch: nothing to compare
+])
+def test_a_tag_that_is_not_the_packages_version_stops_the_release_before_any_build(
+        steps: list[dict[str, Any]], ref_type: str, ref_name: str, passes: bool) -> None:
+    names = [s.get("name") for s in steps]
+    builds = [i for i, s in enumerate(steps) if any(tool in s.get("run", "") for tool in ("sdkmanager", "build"))]
+    assert names.index(TAG_STEP) < min(builds)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+           "GITHUB_REF_TYPE": ref_type, "GITHUB_REF_NAME": ref_name}
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-e", "-c", step(steps, TAG_STEP)], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode == 0) == passes, done.stderr
+    if not passes:
+        assert f"the tag {ref_name} does not name the package's version {__version__}" in done.stderr
+        assert f"tag v{__version__}" in done.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -75,3 +76,13 @@ def test_an_unknown_command_is_refused():
         cli.main(["nonsense"])
     assert info.value.code == 2
 
+
+
+def test_version_names_the_package_and_the_agent_it_deploys(capsys):
+    from pytest_mobile_agent import __version__
+
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--version"])
+    assert info.value.code == 0
+    agent_version = (Path(__file__).parents[3] / "agent-android" / "VERSION").read_text().strip()
+    assert capsys.readouterr().out.strip() == f"pytest-mobile-agent {__version__}, agent {agent_version}"
