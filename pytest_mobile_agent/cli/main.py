@@ -63,12 +63,25 @@ def _targets(args: argparse.Namespace) -> int:
 
 
 def _agent_build(args: argparse.Namespace) -> int:
-    """Build the agent jar into the per-user cache (or find it there) and print where it is."""
-    from pytest_mobile_agent.agent.builder import cached_jar
+    """Build the agent jar into the per-user cache (or find it there) and print where it is. A release
+    wheel's bundled jar of the same sources is what the plugin deploys, so then nothing is built
+    unless --rebuild asks."""
+    from pytest_mobile_agent.agent.builder import AgentSources, cached_jar
+    from pytest_mobile_agent.agent.bundled import BundleRefused, bundled_jar
 
     def announce(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
+    try:
+        bundled = None if args.rebuild else bundled_jar(AgentSources.locate())
+    except BundleRefused as refused:
+        announce(str(refused))
+        bundled = None
+    if bundled is not None:
+        announce("this package bundles the agent jar built from its sources, which the plugin deploys: nothing to "
+                 f"build (--rebuild builds one into the per-user cache): {bundled}")
+        print(bundled)
+        return 0
     try:
         path, built = cached_jar(rebuild=args.rebuild, announce=announce)
     except errors.MobileAgentError as exc:

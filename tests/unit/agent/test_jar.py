@@ -193,3 +193,36 @@ def test_a_refused_bundled_jar_without_an_sdk_says_both_why(
     assert "no Android SDK found" in text
     assert f"the bundled jar is refused: the bundled agent jar {bundle_dir / 'mobile-agent-android.jar'} is " \
            f"version {expected_version()}, and the package's agent sources ({sources.root}) are version 9.9.9" in text
+
+
+def test_agent_build_with_a_bundled_jar_of_the_sources_builds_nothing_unless_asked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toolchain: tuple[Path, Path], bundle_dir: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The plugin deploys a release wheel's jar before any cached build, so `agent build` says so."""
+    from pytest_mobile_agent.cli.main import main
+
+    sdk, _ = toolchain
+    d8 = sdk / "build-tools" / "36.0.0" / "d8"
+    stage(stand_in_file(tmp_path / "dist"), AgentSources.locate())
+    assert main(["agent", "build"]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == str(bundle_dir / "mobile-agent-android.jar") and calls(d8) == []
+    assert "bundles the agent jar built from its sources" in err and "--rebuild" in err
+    assert main(["agent", "build", "--rebuild"]) == 0
+    assert capsys.readouterr().out.strip() == str(cached_path(AgentSources.locate())) and len(calls(d8)) == 1
+
+
+def test_agent_build_with_a_bundled_jar_of_other_sources_says_why_and_builds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toolchain: tuple[Path, Path], sources: AgentSources,
+        bundle_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_mobile_agent.cli.main import main
+
+    stage(stand_in_file(tmp_path / "dist"), sources)
+    main_java = sources.root / "src" / "dev" / "mobileagent" / "agent" / "Main.java"
+    main_java.write_text(main_java.read_text() + "\n// changed after the jar was built\n")
+    changed = AgentSources.at(sources.root)
+    monkeypatch.setattr(AgentSources, "locate", classmethod(lambda cls: changed))
+    assert main(["agent", "build"]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == str(cached_path(changed))
+    assert "was built from other sources than the package carries" in err and "built the agent jar" in err
