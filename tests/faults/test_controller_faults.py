@@ -19,6 +19,7 @@ from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.session import ControllerChoice, PathOptions, Session, select_paths
 from pytest_mobile_agent.virtual.fronts.controller import ControllerDouble
 from tests.support.lab import Bench
+from tests.support.ports import free_port
 
 
 def _wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
@@ -30,9 +31,12 @@ def _wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
 
 def _session_on_a_controller_double(vd: Bench, tmp_path: Path,
                                     monkeypatch: pytest.MonkeyPatch) -> tuple[ControllerDouble, Session]:
-    """A controller double for the virtual device, found through its discovery file, and a session on it."""
+    """A controller double for the virtual device, found through its discovery file, and a session on it.
+    Its port is a free one of its own, not the emulator's default (console port + 3000): another test
+    or process here may take that default once the double lets it go, and a test restarts the double
+    on the port it had."""
     monkeypatch.setenv(DISCOVERY_DIR_ENV, str(tmp_path))
-    double = ControllerDouble(vd.model.display, serial=vd.serial, discovery_dir=tmp_path).start()
+    double = ControllerDouble(vd.model.display, serial=vd.serial, discovery_dir=tmp_path, port=free_port()).start()
     session = Session.start_selected(vd.attach(), select_paths(vd.serial, True, ControllerChoice.Auto(),
                                                                PathOptions(connect_timeout=2.0)), device=vd.device)
     return double, session
