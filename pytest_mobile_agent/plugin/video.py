@@ -49,41 +49,6 @@ MAX_FRAME_RATE = 30
 after the last one encoded waits for its slot; a newer one replaces it (counted as `merged`); a frame
 still waiting when its slot comes, or at the end, is encoded, so the video never ends on a stale picture."""
 
-
-class FramePacer:
-    """Which frames the video takes: one per `interval` at most, and always the latest. A frame that
-    comes before its slot waits, a newer one replaces it (`merged`), and a frame still waiting when
-    its slot comes is taken then, or at the end (`left`)."""
-
-    def __init__(self, interval: float) -> None:
-        self.interval = interval
-        self.merged = 0
-        self._next_slot = float("-inf")
-        self._waiting: Any = None
-
-    def offer(self, item: Any, now: float) -> Any:
-        """`item` when it is to be encoded now, else None (it waits for its slot)."""
-        if self._waiting is not None:
-            self.merged += 1
-        self._waiting = item
-        return self.take(now)
-
-    def take(self, now: float) -> Any:
-        """The waiting frame when its slot has come, else None."""
-        if self._waiting is None or now < self._next_slot:
-            return None
-        item, self._waiting = self._waiting, None
-        self._next_slot = now + self.interval
-        return item
-
-    def wait_for(self, now: float) -> float | None:
-        """How long the encoder may wait for the next frame: until the waiting one's slot, else for ever."""
-        return None if self._waiting is None else max(0.0, self._next_slot - now)
-
-    def left(self) -> Any:
-        """The frame still waiting at the end: the screen's last picture."""
-        item, self._waiting = self._waiting, None
-        return item
 FINISH_TIMEOUT = 15.0
 SEGMENT_SECONDS = 180
 OVERLAP = 3.0
@@ -132,6 +97,42 @@ def _done(recording: Any) -> None:
         _ACTIVE.discard(recording)
 
 
+class FramePacer:
+    """Which frames the video takes: one per `interval` at most, and always the latest. A frame that
+    comes before its slot waits, a newer one replaces it (`merged`), and a frame still waiting when
+    its slot comes is taken then, or at the end (`left`)."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self.merged = 0
+        self._next_slot = float("-inf")
+        self._waiting: Any = None
+
+    def offer(self, item: Any, now: float) -> Any:
+        """`item` when it is to be encoded now, else None (it waits for its slot)."""
+        if self._waiting is not None:
+            self.merged += 1
+        self._waiting = item
+        return self.take(now)
+
+    def take(self, now: float) -> Any:
+        """The waiting frame when its slot has come, else None."""
+        if self._waiting is None or now < self._next_slot:
+            return None
+        item, self._waiting = self._waiting, None
+        self._next_slot = now + self.interval
+        return item
+
+    def wait_for(self, now: float) -> float | None:
+        """How long the encoder may wait for the next frame: until the waiting one's slot, else for ever."""
+        return None if self._waiting is None else max(0.0, self._next_slot - now)
+
+    def left(self) -> Any:
+        """The frame still waiting at the end: the screen's last picture."""
+        item, self._waiting = self._waiting, None
+        return item
+
+
 # --- the controller's frames -----------------------------------------------------------------------
 
 
@@ -151,7 +152,7 @@ class ControllerVideo:
         self._started_at = clock()
         self._queue: queue.Queue[tuple[Any, float] | None] = queue.Queue(QUEUE_FRAMES)
         self.dropped = 0
-        self.merged = 0
+        self._pacer = FramePacer(1 / MAX_FRAME_RATE)
         self.encoded = 0
         self.failure: BaseException | None = None
         handle, name = tempfile.mkstemp(prefix="mobile-agent-video-", suffix=f".{video_format}")
@@ -165,21 +166,22 @@ class ControllerVideo:
         """On the frame source's thread: hand the frame over without waiting. When the encoder is behind,
         the oldest waiting frame is left out (counted as dropped), so the video still ends on the newest."""
         item = (frame, frame.received_at or self._clock())
-        try:
-            self._queue.put_nowait(item)
-            return
-        except queue.Full:
-            pass
-        with contextlib.suppress(queue.Empty):
-            oldest = self._queue.get_nowait()
-            if oldest is None:  # finish came first: the end stays, this frame is too late
-                self._queue.put_nowait(None)
-                self.dropped += 1
+        for _ in range(2):
+            try:
+                self._queue.put_nowait(item)
                 return
-        self.dropped += 1
+            except queue.Full:
+                self._drop_oldest()
+        self.dropped += 1  # still no room: finish's end took it
+
+    def _drop_oldest(self) -> None:
         try:
-            self._queue.put_nowait(item)
-        except queue.Full:  # finish's end took the room
+            oldest = self._queue.get_nowait()
+        except queue.Empty:  # the encoder took it meanwhile
+            return
+        if oldest is None:  # finish's end stays the last thing queued
+            self._queue.put_nowait(None)
+        else:
             self.dropped += 1
 
     def _run(self) -> None:
@@ -193,8 +195,7 @@ class ControllerVideo:
                 self.dropped += 1
 
     def _encode_all(self, container: Any) -> None:
-        track = _Track(container)
-        pacer = FramePacer(1 / MAX_FRAME_RATE)
+        track, pacer = _Track(container), self._pacer
         while True:
             try:
                 item = self._queue.get(timeout=pacer.wait_for(self._clock()))
@@ -208,8 +209,12 @@ class ControllerVideo:
                 self._add(track, *due)
         if (last := pacer.left()) is not None:
             self._add(track, *last)
-        self.merged = pacer.merged
         self._close(track)
+
+    @property
+    def merged(self) -> int:
+        """Frames replaced by a newer one within the same slot (FramePacer)."""
+        return self._pacer.merged
 
     def _add(self, track: _Track, frame: Any, arrived: float) -> None:
         if track.stream is None:
