@@ -65,6 +65,8 @@ class Step:
     polls: list[Poll] = field(default_factory=list)
     ended_by: str | None = None
     """For a wait: `matched`, `timeout` or the error's name; for other calls `returned` or the error's."""
+    screen: str | None = None
+    """The target whose screen made the call, in a test of several targets (`Steps.for_screen`)."""
 
     @property
     def seconds(self) -> float | None:
@@ -83,16 +85,42 @@ PollHook = Callable[[], bool]
 """Called between a wait's looks; True when it changed something (the wait looks again at once)."""
 
 
-class Steps:
-    """The listeners and guards of one screen, and the steps open now (one thread: the test's)."""
+@dataclass
+class _Shared:
+    """What every screen of one test shares: its listeners, guards, poll hooks and open steps."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    listeners: list[StepListener] = field(default_factory=list)
+    guards: list[Guard] = field(default_factory=list)
+    poll_hooks: list[PollHook] = field(default_factory=list)
+    open: list[Step] = field(default_factory=list)
+    guarding: bool = False
+
+
+class Steps:
+    """The listeners and guards of one test's screens, and the steps open now (one thread: the test's)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, *, screen: str | None = None,
+                 _shared: _Shared | None = None) -> None:
         self._clock = clock
-        self._listeners: list[StepListener] = []
-        self._guards: list[Guard] = []
-        self._poll_hooks: list[PollHook] = []
-        self._open: list[Step] = []
-        self._guarding = False
+        self.screen = screen
+        self._shared = _shared if _shared is not None else _Shared()
+        self._listeners = self._shared.listeners
+        self._guards = self._shared.guards
+        self._poll_hooks = self._shared.poll_hooks
+        self._open = self._shared.open
+
+    def for_screen(self, screen: str) -> Steps:
+        """The same steps, each tagged with `screen` (a target's label): the screens of a test of several
+        targets share one record of steps, and the trace shows each step with its own screen."""
+        return Steps(self._clock, screen=screen, _shared=self._shared)
+
+    @property
+    def _guarding(self) -> bool:
+        return self._shared.guarding
+
+    @_guarding.setter
+    def _guarding(self, value: bool) -> None:
+        self._shared.guarding = value
 
     def add_listener(self, listener: StepListener) -> Callable[[], None]:
         """Notify `listener` of every step; returns the call that removes it."""
@@ -130,7 +158,7 @@ class Steps:
         """Open a step around a call: guards first when it is the test's own, then listeners."""
         if not self._open:
             self._run_guards(name)
-        step = Step(name, dict(arguments or {}), len(self._open), self._clock(), time.time())
+        step = Step(name, dict(arguments or {}), len(self._open), self._clock(), time.time(), screen=self.screen)
         self._open.append(step)
         self._notify("step_started", step)
         try:

@@ -12,52 +12,25 @@ import logging
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from pytest_mobile_agent.errors import MobileAgentError, NoMatch, WaitTimeout
-from pytest_mobile_agent.stack.app import last_crash_line
+from pytest_mobile_agent.plugin.run import ArtifactSources, TargetRecord, current_run
+from pytest_mobile_agent.session import Session
 from pytest_mobile_agent.userfiles import private_dir, write_private
 
 log = logging.getLogger("pytest_mobile_agent.plugin.artifacts")
 
 OWN_FOLDER = ".mobile-agent"
 GITIGNORE = b"# Created by pytest-mobile-agent: failed tests' artifacts, never to commit.\n*\n"
-DEVICE_TIME_COMMAND = "date +'%m-%d %H:%M:%S.000'"
 MAX_LOGCAT_LINES = 2000
 REPORT_LINES = 60  # of a text artifact in the report; the file holds all of it
 TREE = "tree.txt"
 
 
-@dataclass
-class ArtifactSources:
-    """What the fixtures of one test put in reach: filled in as they are set up."""
-
-    device: Any = None
-    session: Any = None
-    screen: Any = None
-    app: Any = None  # the app under test's handle: its crash buffer goes with the artifacts
-    logcat_since: str | None = None
-    crash_after: str | None = None  # the crash buffer's last line before this run
-    written: list[Path] = field(default_factory=list)
-    screenshot_wanted: bool = True  # --android-screenshot: off leaves it out
-    logcat_read: str | None = None  # the test's logcat, once read (the artifacts and the trace share it)
-
-    def mark_start(self, device: Any) -> None:
-        """Remember the device's clock and the crash buffer's last line, so the logcat and the
-        crashes of this run can be cut from the rest."""
-        self.device = device
-        try:
-            self.logcat_since = device.shell(DEVICE_TIME_COMMAND).text().strip() or None
-            self.crash_after = last_crash_line(device)
-        except MobileAgentError as exc:
-            log.debug("no device time or crash buffer for the cut: %s", exc)
-
-
-ARTIFACTS_KEY = pytest.StashKey[ArtifactSources]()
+__all__ = ["ArtifactSources", "artifact_dir", "collect", "collect_target", "logcat_text"]
 
 
 def artifact_dir(config: pytest.Config, nodeid: str) -> Path:
@@ -83,41 +56,58 @@ def _own_folder(path: Path) -> Path:
 
 def collect(item: pytest.Item, report: pytest.TestReport, failure: BaseException | None = None,
             screenshot: bool = True) -> None:
-    """Attach the artifacts of a failed test to its report. Every artifact is written whole; the
-    report shows each once: not the tree when the failure's message has shown it (NoMatch,
-    WaitTimeout), and the logcat's last lines."""
-    sources = item.stash.get(ARTIFACTS_KEY, None)
-    if sources is None or sources.device is None:
+    """Attach the artifacts of a failed test to its report, for each of its targets: every artifact is
+    written whole; the report shows each once: not the first target's tree when the failure's message
+    has shown it (NoMatch, WaitTimeout), and the logcat's last lines."""
+    run = current_run(item)
+    if run is None:
         return
-    sources.screenshot_wanted = screenshot
+    targets = [target for target in run.targets if target.artifacts.device is not None]
+    if not targets:
+        return
     try:
         directory = artifact_dir(item.config, item.nodeid)
     except (MobileAgentError, OSError) as exc:
         report.sections.append(("mobile-agent artifacts", f"not written: {exc}"))
         return
     attached: list[str] = []
+    for target in targets:
+        attached += collect_target(directory, target, report, failure if target.index == 0 else None, screenshot,
+                                   several=len(targets) > 1)
+    if attached:
+        report.sections.append(("mobile-agent artifacts", "\n".join(attached)))
+
+
+def collect_target(directory: Path, target: TargetRecord, report: pytest.TestReport,
+                   failure: BaseException | None = None, screenshot: bool = True, several: bool = False) -> list[str]:
+    """One target's screenshot, tree, logcat and crashes, written to `directory` (named for the target
+    when the test has several) and shown in the report; returns the paths written."""
+    sources = target.artifacts
+    sources.screenshot_wanted = screenshot
+    suffix = f" ({target.label.split(' on ', 1)[0]})" if several else ""
+    attached: list[str] = []
     for name, produce in _producers(sources):
+        stem, extension = name.rsplit(".", 1)
         try:
             produced = produce()
         except (MobileAgentError, OSError, ValueError) as exc:
-            report.sections.append((f"mobile-agent {name}", f"could not be captured: {exc}"))
+            report.sections.append((f"mobile-agent {name}{suffix}", f"could not be captured: {exc}"))
             continue
         if produced is None:
             continue
-        path = directory / name
+        path = directory / f"{target.file_stem(stem)}.{extension}"
         try:
             write_private(path, produced if isinstance(produced, bytes) else produced.encode("utf-8"))
         except (MobileAgentError, OSError) as exc:
-            report.sections.append((f"mobile-agent {name}", f"not written: {exc}"))
+            report.sections.append((f"mobile-agent {name}{suffix}", f"not written: {exc}"))
             continue
         if isinstance(produced, bytes):
             _html_image(report, produced)
         elif not (name == TREE and _shows_the_tree(failure)):
-            report.sections.append((f"mobile-agent {path.stem}", _shown(produced, path)))
+            report.sections.append((f"mobile-agent {stem}{suffix}", _shown(produced, path)))
         sources.written.append(path)
         attached.append(str(path))
-    if attached:
-        report.sections.append(("mobile-agent artifacts", "\n".join(attached)))
+    return attached
 
 
 def _shows_the_tree(failure: BaseException | None) -> bool:
@@ -135,24 +125,26 @@ def _shown(text: str, path: Path) -> str:
 
 def _producers(sources: ArtifactSources) -> list[tuple[str, Callable[[], bytes | str | None]]]:
     producers: list[tuple[str, Callable[[], bytes | str | None]]] = []
-    if sources.session is not None and sources.screenshot_wanted:
-        producers.append(("screenshot.png", lambda: _screenshot(sources.session)))
-    if sources.screen is not None:
-        producers.append((TREE, lambda: str(sources.screen.dump())))
+    session, screen, app = sources.session, sources.screen, sources.app
+    if session is not None and sources.screenshot_wanted:
+        producers.append(("screenshot.png", lambda: _screenshot(session)))
+    if screen is not None:
+        producers.append((TREE, lambda: str(screen.dump())))
     producers.append(("logcat.txt", lambda: logcat_text(sources)))
-    if sources.app is not None:
-        producers.append(("crash.txt", lambda: sources.app.crash_log(sources.crash_after) or None))
+    if app is not None:
+        producers.append(("crash.txt", lambda: app.crash_log(sources.crash_after) or None))
     return producers
 
 
-def _screenshot(session: Any) -> bytes | None:
-    shot = session.screenshot()
-    data = getattr(shot, "data", shot)
+def _screenshot(session: Session) -> bytes | None:
+    data = session.screenshot().data
     return data if isinstance(data, bytes) else None
 
 
 def logcat_text(sources: ArtifactSources) -> str:
     """The logcat lines of the test's run (its last MAX_LOGCAT_LINES), read once."""
+    if sources.device is None:
+        return ""
     if sources.logcat_read is None:
         since = f" -t {shlex.quote(sources.logcat_since)}" if sources.logcat_since else ""
         output = sources.device.shell(f"logcat -d -v threadtime{since}").text()

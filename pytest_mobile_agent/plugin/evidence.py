@@ -28,24 +28,40 @@ import base64
 import logging
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_mobile_agent import __version__
+from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.errors import MobileAgentError
-from pytest_mobile_agent.mirror.steps import Steps
-from pytest_mobile_agent.plugin import options
-from pytest_mobile_agent.plugin.artifacts import ARTIFACTS_KEY, artifact_dir
-from pytest_mobile_agent.plugin.trace import BudgetedScreenshots, LiveFrames, TraceRecorder
+from pytest_mobile_agent.mirror import Mirror
+from pytest_mobile_agent.mirror.snapshots import SnapshotSettings
+from pytest_mobile_agent.mirror.steps import Step
+from pytest_mobile_agent.plugin.artifacts import artifact_dir
+from pytest_mobile_agent.plugin.run import (
+    OFF,
+    ON,
+    ONLY_ON_FAILURE,
+    RETAIN,
+    Evidence,
+    EvidencePolicy,
+    TargetRecord,
+    TestRun,
+    current_run,
+    end_run,
+    policy_of,
+    run_of,
+)
+from pytest_mobile_agent.plugin.trace import BudgetedScreenshots, LiveFrames, ScreenSource, TraceRecorder
+from pytest_mobile_agent.session import Session
 from pytest_mobile_agent.stack import tracefile
 from pytest_mobile_agent.userfiles import write_private
 
 log = logging.getLogger("pytest_mobile_agent.plugin.evidence")
 
-OFF, ON, RETAIN, ONLY_ON_FAILURE = "off", "on", "retain-on-failure", "only-on-failure"
+__all__ = ["OFF", "ON", "ONLY_ON_FAILURE", "RETAIN", "Evidence", "EvidenceMissing", "EvidencePolicy", "policy_of"]
 SECTION = "mobile-agent evidence"
 STEPS_LOG_SECTION = "Captured log call"
 
@@ -54,79 +70,21 @@ class EvidenceMissing(pytest.PytestWarning):
     """A piece of a test's evidence could not be made or written; the test's outcome is its own."""
 
 
-@dataclass(frozen=True)
-class EvidencePolicy:
-    trace: str = RETAIN
-    video: str = OFF
-    video_format: str = "mp4"
-    screenshot: str = ONLY_ON_FAILURE
-    update_snapshots: bool = False
-
-    @classmethod
-    def from_config(cls, config: pytest.Config) -> EvidencePolicy:
-        return cls(trace=options.choice(config, "android_trace"), video=options.choice(config, "android_video"),
-                   video_format=options.choice(config, "android_video_format"),
-                   screenshot=options.choice(config, "android_screenshot"),
-                   update_snapshots=options.flag(config, "android_update_snapshots"))
-
-    def keeps(self, mode: str, failed: bool) -> bool:
-        return mode == ON or (failed and mode in (RETAIN, ONLY_ON_FAILURE))
-
-
-POLICY_KEY = pytest.StashKey[EvidencePolicy]()
-
-
-@dataclass
-class Evidence:
-    """What one test's evidence holds while it runs, and what was written or is missing."""
-
-    policy: EvidencePolicy
-    nodeid: str
-    worker: str
-    recorder: TraceRecorder | None = None
-    video: Any = None  # plugin/video.py's ControllerVideo or ScreenRecording
-    started: float = field(default_factory=time.time)
-    failed: bool = False
-    failure: str | None = None
-    body_over: bool = False
-    screen_attached: bool = False
-    written: dict[str, Path] = field(default_factory=dict)
-    missing: list[tuple[str, str]] = field(default_factory=list)
-    video_facts: dict[str, Any] | None = None
-    detach: list[Any] = field(default_factory=list)  # the calls that remove our listeners from the steps
-
-    def name(self, stem: str, extension: str) -> str:
-        """`trace.zip`; under xdist `trace-gw1.zip`, so workers never write the same file."""
-        return f"{stem}-{self.worker}.{extension}" if self.worker else f"{stem}.{extension}"
-
-
-EVIDENCE_KEY = pytest.StashKey[Evidence]()
-
-
-def policy_of(config: pytest.Config) -> EvidencePolicy:
-    if POLICY_KEY not in config.stash:
-        config.stash[POLICY_KEY] = EvidencePolicy.from_config(config)
-    return config.stash[POLICY_KEY]
-
-
 def evidence_of(item: pytest.Item) -> Evidence:
-    if EVIDENCE_KEY not in item.stash:
-        workerinput = getattr(item.config, "workerinput", None)
-        worker = str(workerinput.get("workerid", "")) if workerinput else ""
-        item.stash[EVIDENCE_KEY] = Evidence(policy_of(item.config), item.nodeid, worker)
-    return item.stash[EVIDENCE_KEY]
+    return run_of(item).evidence
 
 
-# --- while the test runs (called by the fixtures) -------------------------------------------------
+# --- while the test runs (called by the run record's hooks, plugin/opening.py) -------------------
 
 
-def attach(item: pytest.Item, steps: Steps) -> None:
+def attach(item: pytest.Item) -> None:
     """The test's steps exist: the trace (when kept in any case) and the step lines listen to them."""
-    evidence = evidence_of(item)
+    run = run_of(item)
+    evidence = run.evidence
     if evidence.recorder is not None:
         return
     evidence.recorder = TraceRecorder()
-    evidence.detach = [steps.add_listener(evidence.recorder), steps.add_listener(_FirstStep(item))]
+    evidence.detach = [run.steps.add_listener(evidence.recorder), run.steps.add_listener(_FirstStep(item))]
 
 
 class _FirstStep:
@@ -135,60 +93,63 @@ class _FirstStep:
     def __init__(self, item: pytest.Item) -> None:
         self.item = item
 
-    def step_started(self, step: Any) -> None:
-        evidence = evidence_of(self.item)
-        if evidence.video is None and evidence.policy.video != OFF and not evidence.body_over:
-            sources = self.item.stash.get(ARTIFACTS_KEY, None)
-            if sources is not None and sources.device is not None:
-                _start_video(self.item, evidence, session=None, device=sources.device)
+    def step_started(self, step: Step) -> None:
+        run = run_of(self.item)
+        first = run.first
+        evidence = run.evidence
+        if first is None or first.artifacts.device is None or evidence.policy.video == OFF or evidence.body_over:
+            return
+        if first.label not in evidence.videos:
+            _start_video(evidence, first, session=None, device=first.artifacts.device)
 
-    def step_ended(self, step: Any) -> None:
+    def step_ended(self, step: Step) -> None:
         pass
 
 
-def session_started(item: pytest.Item, session: Any, device: Any) -> None:
-    """The session is up: the trace's screens come from it, and the video starts."""
-    evidence = evidence_of(item)
-    if evidence.policy.video != OFF and evidence.video is None:
-        _start_video(item, evidence, session=session, device=device)
+def session_started(item: pytest.Item, target: TargetRecord, session: Session, device: Device) -> None:
+    """A target's session is up: its video starts."""
+    evidence = run_of(item).evidence
+    if evidence.policy.video != OFF and target.label not in evidence.videos:
+        _start_video(evidence, target, session=session, device=device)
 
 
-def screen_opened(item: pytest.Item, steps: Steps, session: Any, screen: Any, api_level: int | None) -> None:
-    """The screen is up: the trace's tree of each step is its replica, its screens the session's;
-    its snapshots' baselines are the test module's for this device profile."""
-    attach(item, steps)
-    evidence = evidence_of(item)
-    screen.snapshot_settings = snapshot_settings(item, evidence, api_level)
+def screen_opened(item: pytest.Item, target: TargetRecord, session: Session, screen: Mirror,
+                  api_level: int | None) -> None:
+    """A target's screen is up: the trace's tree of each of its steps is its replica, its screens the
+    session's; its snapshots' baselines are the test module's for this device profile."""
+    attach(item)
+    evidence = run_of(item).evidence
+    screen.snapshot_settings = snapshot_settings(item, api_level)
     recorder = evidence.recorder
-    if recorder is None or evidence.screen_attached or evidence.policy.trace == OFF:
+    if recorder is None or target.label in evidence.screens_attached or evidence.policy.trace == OFF:
         return
-    evidence.screen_attached = True
-    recorder.view = lambda: screen.current_view
+    evidence.screens_attached.add(target.label)
+    source: ScreenSource
     if session.controller is not None:
-        recorder.screen = LiveFrames(session.frames.observe)
+        source = LiveFrames(session.frames.observe)
     else:
-        recorder.screen = BudgetedScreenshots(lambda: session.screenshot("jpeg").data)
+        source = BudgetedScreenshots(lambda: session.screenshot("jpeg").data)
+    recorder.add_screen(target.label, source, lambda: screen.current_view)
 
 
-def snapshot_settings(item: pytest.Item, evidence: Evidence, api_level: int | None) -> Any:
+def snapshot_settings(item: pytest.Item, api_level: int | None) -> SnapshotSettings:
     """Baselines beside the test module, `__snapshots__/<module>/<profile>/`; a mismatch's images
     beside the test's artifacts."""
-    from pytest_mobile_agent.mirror.snapshots import SnapshotSettings
-
+    evidence = run_of(item).evidence
     module = Path(str(getattr(item, "path", Path.cwd() / "test")))
     return SnapshotSettings(directory=module.parent / "__snapshots__" / module.stem,
                             output=lambda: artifact_dir(item.config, item.nodeid),
                             update=evidence.policy.update_snapshots, api_level=api_level)
 
 
-def _start_video(item: pytest.Item, evidence: Evidence, session: Any, device: Any) -> None:
+def _start_video(evidence: Evidence, target: TargetRecord, session: Session | None, device: Device) -> None:
     from pytest_mobile_agent.plugin import video
 
     try:
-        evidence.video = video.start(evidence.policy.video_format, session=session, device=device)
+        evidence.videos[target.label] = video.start(evidence.policy.video_format, session=session, device=device)
     except (MobileAgentError, OSError) as exc:
-        evidence.missing.append(("video", str(exc)))
-        evidence.video = False  # tried: not again for this test
+        evidence.missing.append((target.file_stem("video"), str(exc)))
+        evidence.videos[target.label] = False  # tried: not again for this test
 
 
 # --- the reports (called by hooks.pytest_runtest_makereport) --------------------------------------
@@ -196,33 +157,37 @@ def _start_video(item: pytest.Item, evidence: Evidence, session: Any, device: An
 
 def setup_reported(item: pytest.Item, report: pytest.TestReport) -> None:
     """A setup that failed keeps the evidence as a failed call does."""
-    evidence = item.stash.get(EVIDENCE_KEY, None)
-    if evidence is not None and report.failed:
+    run = current_run(item)
+    if run is not None and report.failed:
+        evidence = run.evidence
         evidence.failed = True
-        evidence.failure = report.longreprtext.strip().splitlines()[-1][:500] if report.longreprtext else None
+        evidence.failure = _failure_line(report)
         if evidence.recorder is not None:
             evidence.recorder.body_ended(True)
         evidence.body_over = True
 
 
+def _failure_line(report: pytest.TestReport) -> str | None:
+    return report.longreprtext.strip().splitlines()[-1][:500] if report.longreprtext else None
+
+
 def call_reported(item: pytest.Item, report: pytest.TestReport, failure: BaseException | None) -> None:
     """The test's body is over: the last screens, the screenshot, and a failure's sections."""
-    evidence = item.stash.get(EVIDENCE_KEY, None)
+    run = current_run(item)
+    if run is None:
+        return
+    evidence = run.evidence
     failed = report.failed
-    if evidence is None:
-        if not failed or item.stash.get(ARTIFACTS_KEY, None) is None:
-            return
-        evidence = evidence_of(item)
     evidence.body_over = True
     if failed:
         evidence.failed = True
-        evidence.failure = report.longreprtext.strip().splitlines()[-1][:500] if report.longreprtext else None
+        evidence.failure = _failure_line(report)
     if evidence.recorder is not None:
         evidence.recorder.body_ended(failed)
     if evidence.policy.screenshot == ON and not failed:
-        _screenshot(item, evidence)
+        _screenshots(item, run)
     if failed:
-        _failure_sections(item, report, evidence)
+        _failure_sections(item, report, run)
         _snapshot_sections(report, failure)
 
 
@@ -245,46 +210,56 @@ def _snapshot_sections(report: pytest.TestReport, failure: BaseException | None)
     report.extras = [*getattr(report, "extras", []), *added]  # type: ignore[attr-defined]
 
 
-def _screenshot(item: pytest.Item, evidence: Evidence) -> None:
-    """A passing test's screenshot under `--android-screenshot on` (a failing one's is the artifacts')."""
-    sources = item.stash.get(ARTIFACTS_KEY, None)
-    if sources is None or sources.session is None:
-        return
-    try:
-        png = sources.session.screenshot("png").data
-        path = _write(item, evidence, "screenshot", "png", png)
-    except (MobileAgentError, OSError) as exc:
-        evidence.missing.append(("screenshot", str(exc)))
-        return
-    evidence.written["screenshot"] = path
+def _screenshots(item: pytest.Item, run: TestRun) -> None:
+    """A passing test's screenshot of each target under `--android-screenshot on` (a failing one's are
+    the artifacts')."""
+    for target in run.targets:
+        session = target.artifacts.session
+        if session is None:
+            continue
+        stem = target.file_stem("screenshot")
+        try:
+            path = _write(item, run.evidence, stem, "png", session.screenshot("png").data)
+        except (MobileAgentError, OSError) as exc:
+            run.evidence.missing.append((stem, str(exc)))
+            continue
+        run.evidence.written[stem] = path
 
 
-def _failure_sections(item: pytest.Item, report: pytest.TestReport, evidence: Evidence) -> None:
+def _failure_sections(item: pytest.Item, report: pytest.TestReport, run: TestRun) -> None:
+    evidence = run.evidence
     if item.config.option.verbose > 0 and evidence.recorder is not None and evidence.recorder.lines:
         _append_section(report, STEPS_LOG_SECTION, "\n".join(evidence.recorder.lines))
     planned = []
     if evidence.policy.keeps(evidence.policy.trace, True) and evidence.recorder is not None:
         planned.append(f"trace: {_planned(item, evidence, 'trace', 'zip')} (show-trace opens it)")
-    if evidence.video:
-        planned.append(f"video: {_planned(item, evidence, 'video', evidence.video.extension)}")
+    for target in run.targets:
+        recording = evidence.videos.get(target.label)
+        if recording:
+            stem = target.file_stem("video")
+            planned.append(f"{stem}: {_planned(item, evidence, stem, getattr(recording, 'extension', 'mp4'))}")
     if planned:
         _append_section(report, SECTION, "\n".join(planned) + "\n(written after the test's teardown)")
 
 
 def teardown_reporting(item: pytest.Item) -> None:
-    """Before the teardown report is made: stop the video, write or discard the trace, and name the
+    """Before the teardown report is made: stop the videos, write or discard the trace, and name the
     files in the test's properties (JUnit XML), pytest-html's extras and allure's attachments."""
-    evidence = item.stash.get(EVIDENCE_KEY, None)
-    if evidence is None:
+    run = current_run(item)
+    if run is None:
         return
+    evidence = run.evidence
     for detach in evidence.detach:
         detach()
+    evidence.detach = []
     failed = evidence.failed
-    _finish_video(item, evidence, failed)
-    _finish_trace(item, evidence, failed)
-    screenshot = _artifact_screenshot(item)
-    if screenshot is not None:
-        evidence.written.setdefault("screenshot", screenshot)
+    for target in run.targets:
+        _finish_video(item, evidence, target, failed)
+    _finish_trace(item, run, failed)
+    for target in run.targets:
+        screenshot = next((path for path in target.artifacts.written if path.suffix == ".png"), None)
+        if screenshot is not None:
+            evidence.written.setdefault(target.file_stem("screenshot"), screenshot)
     for what, path in evidence.written.items():
         item.user_properties.append((f"mobile_agent_{what}", str(path)))
     for what, why in evidence.missing:
@@ -295,12 +270,13 @@ def teardown_reporting(item: pytest.Item) -> None:
 
 def teardown_reported(item: pytest.Item, report: pytest.TestReport) -> None:
     """pytest-html shows a test's extras from each of its reports: the trace and video links, on the
-    teardown's (the call's report went out before they were written). The test's evidence is done:
-    a run again (a disturbed test's retry) starts its own."""
-    evidence = item.stash.get(EVIDENCE_KEY, None)
-    if evidence is None:
+    teardown's (the call's report went out before they were written). The test's run is done: a run
+    again (a disturbed test's retry) starts a record of its own."""
+    run = current_run(item)
+    if run is None:
         return
-    del item.stash[EVIDENCE_KEY]
+    end_run(item)
+    evidence = run.evidence
     if not evidence.written:
         return
     try:
@@ -308,34 +284,35 @@ def teardown_reported(item: pytest.Item, report: pytest.TestReport) -> None:
     except ImportError:
         return
     added = []
-    for what in ("trace", "video"):
-        if what in evidence.written:
-            added.append(extras.url(evidence.written[what].as_uri(), name=what))
-    if "screenshot" in evidence.written and not evidence.failed:  # a failure's is attached with the artifacts
-        data = evidence.written["screenshot"].read_bytes()
-        added.append(extras.png(base64.b64encode(data).decode("ascii"), name="screenshot"))
+    for what, path in evidence.written.items():
+        if what == "trace" or what.startswith("video"):
+            added.append(extras.url(path.as_uri(), name=what))
+        elif what.startswith("screenshot") and not evidence.failed:  # a failure's is attached with the artifacts
+            added.append(extras.png(base64.b64encode(path.read_bytes()).decode("ascii"), name=what))
     report.extras = [*getattr(report, "extras", []), *added]  # type: ignore[attr-defined]
 
 
-def _finish_video(item: pytest.Item, evidence: Evidence, failed: bool) -> None:
-    video = evidence.video
-    if not video:
+def _finish_video(item: pytest.Item, evidence: Evidence, target: TargetRecord, failed: bool) -> None:
+    recording: Any = evidence.videos.get(target.label)
+    if not recording:
         return
+    stem = target.file_stem("video")
     keep = evidence.policy.keeps(evidence.policy.video, failed)
     try:
-        path = artifact_dir(item.config, item.nodeid) / evidence.name("video", video.extension) if keep else None
-        result = video.finish(path)
+        path = artifact_dir(item.config, item.nodeid) / evidence.name(stem, recording.extension) if keep else None
+        result = recording.finish(path)
     except (MobileAgentError, OSError) as exc:
-        evidence.missing.append(("video", str(exc)))
+        evidence.missing.append((stem, str(exc)))
         return
     for note in result.notes:
-        evidence.missing.append(("video", note))
-    if keep and result.written:
-        evidence.written["video"] = path  # type: ignore[assignment]
-        evidence.video_facts = result.facts
+        evidence.missing.append((stem, note))
+    if keep and result.written and path is not None:
+        evidence.written[stem] = path
+        evidence.video_facts[target.label] = {"file": path.name, **result.facts}
 
 
-def _finish_trace(item: pytest.Item, evidence: Evidence, failed: bool) -> None:
+def _finish_trace(item: pytest.Item, run: TestRun, failed: bool) -> None:
+    evidence = run.evidence
     recorder = evidence.recorder
     if recorder is None:
         return
@@ -345,9 +322,14 @@ def _finish_trace(item: pytest.Item, evidence: Evidence, failed: bool) -> None:
     test = {"nodeid": item.nodeid, "outcome": "failed" if failed else "passed", "worker": evidence.worker or "main",
             "started": evidence.started, "ended": time.time(), "failure": evidence.failure,
             "generator": f"pytest-mobile-agent {__version__}"}
-    extra = {"logcat": _logcat(item), "status": _status(item), "missing": [], "video": None}
-    if "video" in evidence.written and evidence.video_facts is not None:
-        extra["video"] = {"file": evidence.written["video"].name, **evidence.video_facts}
+    first = run.first
+    extra: dict[str, Any] = {"logcat": _logcat(first) if first is not None else [], "status": _status(first),
+                             "missing": [], "video": None}
+    if first is not None and first.label in evidence.video_facts:
+        extra["video"] = evidence.video_facts[first.label]
+    if len(run.targets) > 1:
+        extra["targets"] = [{"label": target.label, "video": evidence.video_facts.get(target.label),
+                             "status": _status(target), "logcat": _logcat(target)} for target in run.targets]
     try:
         document, files = recorder.build(test, extra)
         document["missing"] = [{"what": what, "why": why} for what, why in evidence.missing]
@@ -359,10 +341,10 @@ def _finish_trace(item: pytest.Item, evidence: Evidence, failed: bool) -> None:
     evidence.written["trace"] = path
 
 
-def _logcat(item: pytest.Item) -> list[dict[str, Any]]:
-    """The test's logcat lines (the artifacts' cut), each with its time on the host's clock."""
-    sources = item.stash.get(ARTIFACTS_KEY, None)
-    if sources is None or sources.device is None:
+def _logcat(target: TargetRecord) -> list[dict[str, Any]]:
+    """The target's logcat lines of the test (the artifacts' cut), each with its time on the host's clock."""
+    sources = target.artifacts
+    if sources.device is None:
         return []
     from pytest_mobile_agent.plugin.artifacts import logcat_text
     from pytest_mobile_agent.plugin.logtimes import timed_lines
@@ -374,40 +356,32 @@ def _logcat(item: pytest.Item) -> list[dict[str, Any]]:
         return []
 
 
-def _status(item: pytest.Item) -> list[str]:
-    sources = item.stash.get(ARTIFACTS_KEY, None)
-    if sources is None or sources.session is None:
+def _status(target: TargetRecord | None) -> list[str]:
+    session = target.artifacts.session if target is not None else None
+    if session is None:
         return []
     try:
-        return list(sources.session.status())
+        return list(session.status())
     except (MobileAgentError, OSError) as exc:
         return [f"the status is not known: {exc}"]
 
 
-def _artifact_screenshot(item: pytest.Item) -> Path | None:
-    sources = item.stash.get(ARTIFACTS_KEY, None)
-    if sources is None:
-        return None
-    return next((path for path in sources.written if path.suffix == ".png"), None)
-
-
 def _attach_to_allure(evidence: Evidence) -> None:
-    """allure-pytest's public API, when it runs: the screenshot, the trace and the video."""
+    """allure-pytest's public API, when it runs: the screenshots, the trace and the videos."""
     try:
         import allure
     except ImportError:
         return
-    kinds = {"screenshot": allure.attachment_type.PNG, "video": allure.attachment_type.MP4,
-             "trace": allure.attachment_type.TEXT}
     for what, path in evidence.written.items():
         try:
             if what == "trace":
                 allure.attach(str(path), name="trace (python -m pytest_mobile_agent show-trace PATH)",
                               attachment_type=allure.attachment_type.TEXT)
-            elif what == "video" and path.suffix == ".webm":
-                allure.attach.file(str(path), name=what, attachment_type=allure.attachment_type.WEBM)
+            elif what.startswith("video"):
+                kind = allure.attachment_type.WEBM if path.suffix == ".webm" else allure.attachment_type.MP4
+                allure.attach.file(str(path), name=what, attachment_type=kind)
             else:
-                allure.attach.file(str(path), name=what, attachment_type=kinds[what])
+                allure.attach.file(str(path), name=what, attachment_type=allure.attachment_type.PNG)
         except Exception as exc:  # noqa: BLE001 - another plugin's failure is never the test's
             log.debug("allure did not take the %s: %s", what, exc)
 

@@ -15,8 +15,13 @@ fixture                   scope     what it is, and what its teardown does
 ``path_selection``        session   the controller path chosen once (``select_paths``); closes it
 ``controller``            session   the connected emulator controller, or None (the reason is in
                                     the session's status)
-``automation_lock``       function  the target's file lock (adb server, serial), held
-``agent``                 function  the resident agent, attached under the lock after the quiet
+``target_group``          function  the test's targets (one, or N under `@pytest.mark.devices(N)`),
+                                    their locks held (taken in one global order); each target's
+                                    parts open on first use (stack/opener.py): the quiet wait,
+                                    the agent, the session, the screen, the device control, and
+                                    close in the reverse order at teardown, before the locks go
+``automation_lock``       function  the group's locks, held; the seconds spent waiting for them
+``agent``                 function  the first target's resident agent, attached after the quiet
                                     wait; teardown closes the connection and leaves the agent
                                     running, so the next test, run or worker reuses it
 ``session``               function  the agent and the controller behind the mirror's backends;
@@ -31,10 +36,10 @@ fixture                   scope     what it is, and what its teardown does
 ``host_gate``             function  `host_gate.check(measured, bound, what)`
 ``device_control``        function  the device state (control.DeviceControl); puts back every
                                     change at teardown, under the lock
-``screens``, ``devices``  function  `@pytest.mark.devices(N)`: a screen and a device control per
-                                    target, each with its own lock (taken in one global order),
-                                    agent and session; teardown as above, per target
-``target_pool``           session   per target of those: the jar, the records, the controller
+``screens``, ``devices``  function  every target's screen and device control (`screens[0]` is
+                                    `screen`); `@pytest.mark.devices(N)` asks for N targets
+``apps``                  function  the app under test's handle on each target of the group
+``target_resources``      session   per target: the jar, the records, the controller selection
 ========================  ========  =============================================================
 
 With `--android-serial virtual` each pytest process (each xdist worker too) starts its own
@@ -55,18 +60,17 @@ import pytest
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
-from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, Records
+from pytest_mobile_agent.agent import AgentJar, Attached, Records
 from pytest_mobile_agent.errors import hide_our_frames
 from pytest_mobile_agent.mirror.steps import Steps
 from pytest_mobile_agent.plugin import evidence, progress
-from pytest_mobile_agent.plugin.artifacts import ARTIFACTS_KEY, ArtifactSources
 from pytest_mobile_agent.plugin.foreign_input import InputWatch
 from pytest_mobile_agent.plugin.gates import HostGate
+from pytest_mobile_agent.plugin.opening import RunHooks
 from pytest_mobile_agent.plugin.options import NO_SERIAL_REASON
-from pytest_mobile_agent.plugin.policy import DisturbanceWatch, ProcessEntry, QuietWait, parse_ps
-from pytest_mobile_agent.plugin.reruns import WATCH_KEY
-from pytest_mobile_agent.stack.agent import choose_jar, deploy_options, records_for
+from pytest_mobile_agent.plugin.run import TestRun, run_of
 from pytest_mobile_agent.stack.app import AppInstallation, AppUnderTest, foreground_package
+from pytest_mobile_agent.stack.opener import TargetGroup, TargetParts, TargetResources, open_group
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider
 
@@ -76,7 +80,6 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.mirror import Mirror
     from pytest_mobile_agent.mirror.watchers import Watcher
     from pytest_mobile_agent.session import Selection, Session
-    from pytest_mobile_agent.stack.group import OpenTarget, TargetPool
 
 log = logging.getLogger("pytest_mobile_agent.plugin.fixtures")
 __tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames
@@ -85,7 +88,7 @@ SETTINGS_KEY = pytest.StashKey[Settings]()
 PROVIDER_KEY = pytest.StashKey[TargetProvider]()
 INPUT_WATCHES_KEY = pytest.StashKey["InputWatches"]()
 APP_INSTALLATION_KEY = pytest.StashKey[AppInstallation]()
-PS_COMMAND = "ps -A -o PID,ARGS"
+STATUS_KEY = pytest.StashKey[dict[str, list[str]]]()
 UNUSABLE_TARGET = "the Android target is not usable"  # a device test's skip reason, before the error
 
 
@@ -168,16 +171,28 @@ def device(android_target: AndroidTarget) -> Device:
     return android_target.server.device(android_target.serial)
 
 
-# --- the agent -----------------------------------------------------------------------------------
+# --- the run's resources, and the test's targets ----------------------------------------------------
 
 
 @pytest.fixture(scope="session")
-def agent_jar(pytestconfig: pytest.Config, android_target: AndroidTarget, mobile_agent_settings: Settings) -> AgentJar:
+def target_resources(pytestconfig: pytest.Config, mobile_agent_settings: Settings) -> Iterator[TargetResources]:
+    """What the run keeps per target: its agent jar, its records, its controller selection; the
+    controllers close at the run's end."""
+    resources = TargetResources(provider_of(pytestconfig), mobile_agent_settings,
+                                lambda message: _say(pytestconfig, message))
+    try:
+        yield resources
+    finally:
+        resources.close()
+
+
+@pytest.fixture(scope="session")
+def agent_jar(android_target: AndroidTarget, target_resources: TargetResources) -> AgentJar:
     """`--agent-jar` / MOBILE_AGENT_JAR; the stand-in on a virtual device (ours, or one served and
     named by its serial); else the per-user cached build of the package's agent sources, built
     on first use with the Android SDK found (xdist workers build once, under the builder's lock)."""
     try:
-        return choose_jar(mobile_agent_settings, android_target, lambda message: _say(pytestconfig, message))
+        return target_resources.jar(android_target)
     except errors.MobileAgentError as exc:
         pytest.fail(str(exc), pytrace=False)
 
@@ -191,106 +206,22 @@ def _say(config: pytest.Config, message: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def agent_records(pytestconfig: pytest.Config, android_target: AndroidTarget) -> Records:
+def agent_records(android_target: AndroidTarget, target_resources: TargetResources) -> Records:
     """The records of the agents this host started, in `--agent-records` (default: the per-user
     cache, so every checkout and project of this user shares them), one per adb server and serial."""
     try:
-        return records_for(provider_of(pytestconfig), android_target)
+        return target_resources.records(android_target)
     except (errors.MobileAgentError, OSError) as exc:
         pytest.fail(f"the agent records directory is not usable: {exc}", pytrace=False)
 
 
-@pytest.fixture
-def automation_lock(request: pytest.FixtureRequest, android_target: AndroidTarget,
-                    mobile_agent_settings: Settings) -> Iterator[float]:
-    """Hold the target's automation lock (per adb server and serial) for the test, waiting up to
-    `--lock-wait` for it; yields the seconds spent waiting."""
-    lock = android_target.automation_lock()
-    wait = mobile_agent_settings.lock_wait
-    with lock.held(request.node.nodeid, wait, on_wait=progress.announcer(request.node)) as waited:
-        yield waited
-
-
-@pytest.fixture
-def agent(
-    request: pytest.FixtureRequest,
-    automation_lock: float,
-    device: Device,
-    agent_jar: AgentJar,
-    agent_records: Records,
-    mobile_agent_settings: Settings,
-) -> Iterator[Attached]:
-    """The resident agent, attached for this test once the device is quiet.
-
-    Launched on first use, reused (about a millisecond, no process started) by every later test,
-    run and worker that shares the records; teardown closes only the connection.
-    """
-    serial = device.serial
-
-    def own_sockets() -> set[str]:
-        record = agent_records.get(serial)
-        return {record.socket} if record is not None else set()
-
-    def processes() -> list[ProcessEntry]:
-        return parse_ps(device.shell(PS_COMMAND).text())
-
-    if not mobile_agent_settings.agent_force:
-        QuietWait(processes, own_sockets, timeout=mobile_agent_settings.quiet_wait,
-                  on_wait=progress.announcer(request.node)).wait()
-    attached = Deployer(device, agent_jar, agent_records, deploy_options(mobile_agent_settings)).attach()
-    watch = DisturbanceWatch(processes, own_sockets)
-    inputs = input_watches_of(request.config).of(device)
-    if inputs is not None:
-        mark = inputs.mark()
-        watch.foreign_input = lambda: inputs.foreign_since(mark, watch.sent_contacts())
-    request.node.stash[WATCH_KEY] = watch
-    _artifacts(request).mark_start(device)
-    try:
-        yield attached
-    finally:
-        disconnection = attached.connection.disconnection
-        if disconnection is not None and "replaced" in str(disconnection.reason):
-            watch.note(f"another host took our agent's connection ({disconnection.reason})")
-        attached.connection.close()
-
-
-STEPS_KEY = pytest.StashKey[Steps]()
-
-
-def steps_of(request: pytest.FixtureRequest) -> Steps:
-    """The test's steps (mirror/steps.py): its screen, its elements and its app handles record their
-    calls there, where the step trace and the watchers attach."""
-    node = request.node
-    if STEPS_KEY not in node.stash:
-        node.stash[STEPS_KEY] = Steps()
-    evidence.attach(node, node.stash[STEPS_KEY])  # the step trace and the step lines (plugin/evidence.py)
-    return node.stash[STEPS_KEY]
-
-
-def _artifacts(request: pytest.FixtureRequest) -> ArtifactSources:
-    node = request.node
-    if ARTIFACTS_KEY not in node.stash:
-        node.stash[ARTIFACTS_KEY] = ArtifactSources()
-    return node.stash[ARTIFACTS_KEY]
-
-
-# --- controller, session, screen -----------------------------------------------------------------
-
-
 @pytest.fixture(scope="session")
-def path_selection(android_target: AndroidTarget, mobile_agent_settings: Settings) -> Iterator[Selection]:
+def path_selection(android_target: AndroidTarget, target_resources: TargetResources) -> Selection:
     """Whether sessions use the emulator's controller (`--emulator-controller`), decided once."""
-    from pytest_mobile_agent.stack.paths import select_controller
-
     try:
-        selection = select_controller(android_target, mobile_agent_settings)
+        return target_resources.selection(android_target)
     except errors.InvalidArgument as exc:
         raise pytest.UsageError(str(exc)) from None
-    try:
-        yield selection
-    finally:
-        if selection.controller is not None:
-            selection.controller.close()
 
 
 @pytest.fixture(scope="session")
@@ -300,40 +231,84 @@ def controller(path_selection: Selection) -> Controller | None:
     return path_selection.controller
 
 
-@pytest.fixture
-def session(
-    request: pytest.FixtureRequest, agent: Attached, path_selection: Selection, device: Device
-) -> Iterator[Session]:
-    """The agent and the controller behind the mirror's backends, with the status report."""
-    from pytest_mobile_agent.stack import start_session
+def steps_of(request: pytest.FixtureRequest) -> Steps:
+    """The test's steps (mirror/steps.py): its screens, its elements and its app handles record their
+    calls there, where the step trace and the watchers attach."""
+    evidence.attach(request.node)  # the step trace and the step lines (plugin/evidence.py)
+    return run_of(request.node).steps
 
-    started = start_session(agent, path_selection, device)
-    _artifacts(request).session = started
-    evidence.session_started(request.node, started, device)  # the video starts (plugin/evidence.py)
-    watch = request.node.stash.get(WATCH_KEY, None)
-    if watch is not None:
-        watch.sent_contacts = lambda: started.inputs.controller
+
+def run_record(request: pytest.FixtureRequest) -> TestRun:
+    return run_of(request.node)
+
+
+@pytest.fixture
+def target_group(request: pytest.FixtureRequest, android_target: AndroidTarget, target_resources: TargetResources,
+                 mobile_agent_settings: Settings, agent_jar: AgentJar, agent_records: Records
+                 ) -> Iterator[TargetGroup]:
+    """The test's targets, their automation locks held for the whole test: the target `--android-serial`
+    names, or the N of `@pytest.mark.devices(N)` (the worker's own first). Each target's parts open on
+    first use (stack/opener.py) and tell the test's run record as they do; teardown closes them, the
+    last target first, then releases the locks."""
+    node = request.node
+    targets = _targets_wanted(node, android_target, target_resources, mobile_agent_settings)
+    steps = steps_of(request)
+    config = request.config
+    hooks = RunHooks(node, input_watch=lambda part: input_watches_of(config).of(part.device),
+                     api_level=lambda: _api_level(config),
+                     status=lambda key, lines: config.stash.setdefault(STATUS_KEY, {}).__setitem__(key, lines))
+    run = run_of(node)
+    with open_group(target_resources, targets, holder=node.nodeid, steps=steps, hooks=hooks,
+                    announce=progress.announcer(node)) as group:
+        for part in group:
+            run.target(part.label).artifacts.device = part.device
+        yield group
+
+
+def _targets_wanted(node: pytest.Item, android_target: AndroidTarget, resources: TargetResources,
+                    settings: Settings) -> list[AndroidTarget]:
+    """The one target, or the N targets `@pytest.mark.devices(N)` asks for; a run naming fewer skips
+    the test with the reason (fails it under --android-require-device)."""
+    if node.get_closest_marker(DEVICES_MARKER) is None:
+        return [android_target]
+    count = devices_wanted(node)
+    failure: str | None = None
     try:
-        yield started
-    finally:
-        target = provider_of(request.config).target()
-        heading = [f"target {target.label}"] if target.named_server else []
-        request.config.stash.setdefault(STATUS_KEY, {})[target.label] = [*heading, *started.status()]
-        started.detach()
-
-
-STATUS_KEY = pytest.StashKey[dict[str, list[str]]]()
+        return resources.provider.targets(count)
+    except errors.MobileAgentError as exc:
+        failure = f"@pytest.mark.devices({count}): {exc}"
+    if settings.require_device:
+        pytest.fail(f"--android-require-device: {failure}", pytrace=False)
+    pytest.skip(failure)
 
 
 @pytest.fixture
-def screen(request: pytest.FixtureRequest, session: Session, mobile_agent_settings: Settings) -> Mirror:
-    """The mirror: a replica of the device's windows with selectors, waits and actions."""
-    from pytest_mobile_agent.mirror import Mirror
+def automation_lock(target_group: TargetGroup) -> float:
+    """The automation locks of the test's targets (per adb server and serial), held for the test,
+    waiting up to `--lock-wait` for them; the seconds spent waiting."""
+    return target_group.waited
 
-    mirror = Mirror(session.backend(), steps=steps_of(request), action_timeout=mobile_agent_settings.action_timeout)
-    _artifacts(request).screen = mirror
-    evidence.screen_opened(request.node, mirror.steps, session, mirror, _api_level(request.config))
-    return mirror
+
+@pytest.fixture
+def agent(target_group: TargetGroup) -> Attached:
+    """The resident agent, attached for this test once the device is quiet.
+
+    Launched on first use, reused (about a millisecond, no process started) by every later test,
+    run and worker that shares the records; teardown closes only the connection.
+    """
+    return target_group[0].attached
+
+
+@pytest.fixture
+def session(target_group: TargetGroup) -> Session:
+    """The agent and the controller behind the mirror's backends, with the status report."""
+    return target_group[0].session
+
+
+@pytest.fixture
+def screen(target_group: TargetGroup) -> Mirror:
+    """The mirror: a replica of the device's windows with selectors, waits and actions."""
+    return target_group[0].screen
 
 
 @pytest.fixture
@@ -372,61 +347,103 @@ def app_installation(pytestconfig: pytest.Config) -> AppInstallation:
 
 
 @pytest.fixture
-def app(request: pytest.FixtureRequest, automation_lock: float, device: Device,
-        app_installation: AppInstallation) -> Iterator[AppUnderTest]:
+def app(request: pytest.FixtureRequest, target_group: TargetGroup, app_installation: AppInstallation
+        ) -> Iterator[AppUnderTest]:
     """The app under test: installed once per session (under the automation lock), then per test
     `app.start(activity=None, extras=None, clear=False)`, `stop()`, `clear()`, `grant(...)`; a
     force-stop at teardown, while the lock is still held. `@pytest.mark.app(clear=True,
     permissions=[...])` clears its data and grants those permissions before the test."""
-    if not app_installation.named:
-        pytest.fail("the app fixture needs the app under test: --app-apk=PATH (installed for the session) or "
-                    "--app-package NAME (already installed)", pytrace=False)
-    failure: str | None = None
-    try:
-        installed = app_installation.ensure(device)
-    except errors.MobileAgentError as exc:
-        failure = f"the app under test cannot be installed: {exc}"
-    if failure is not None:  # failed here, outside the except block: no chained exception in the report
-        pytest.fail(failure, pytrace=False)
-    handle = _app_handle(request, device, installed.package, installed.activity)
-    marker = request.node.get_closest_marker(APP_MARKER)
-    if marker is not None:
-        if marker.kwargs.get("clear"):
-            handle.clear()
-        handle.grant(*marker.kwargs.get("permissions", ()))
+    handle = _installed_app(request, target_group[0], app_installation)
     yield handle
     with contextlib.suppress(errors.MobileAgentError):
         handle.stop()
 
 
-def _app_handle(request: pytest.FixtureRequest, device: Device, package: str, activity: str | None) -> AppUnderTest:
-    """A handle whose starts tell the disturbance watch which app belongs in front, and whose crash
-    buffer a failing test's artifacts carry."""
+@pytest.fixture
+def apps(request: pytest.FixtureRequest, target_group: TargetGroup, app_installation: AppInstallation
+         ) -> Iterator[list[AppUnderTest]]:
+    """The app under test on each target of the group (`apps[0]` is `app`'s target), installed once per
+    session and target; each force-stopped at teardown, before the locks are released."""
+    handles = [_installed_app(request, part, app_installation) for part in target_group]
+    yield handles
+    for handle in handles:
+        with contextlib.suppress(errors.MobileAgentError):
+            handle.stop()
+
+
+def _installed_app(request: pytest.FixtureRequest, part: TargetParts, installation: AppInstallation
+                   ) -> AppUnderTest:
+    """The app under test on one target, installed (once per session and target) and made ready as
+    `@pytest.mark.app(clear=..., permissions=...)` says."""
+    if not installation.named:
+        pytest.fail("the app fixture needs the app under test: --app-apk=PATH (installed for the session) or "
+                    "--app-package NAME (already installed)", pytrace=False)
+    failure: str | None = None
+    try:
+        installed = installation.ensure(part.device)
+    except errors.MobileAgentError as exc:
+        failure = f"the app under test cannot be installed on {part.target.serial}: {exc}"
+    if failure is not None:  # failed here, outside the except block: no chained exception in the report
+        pytest.fail(failure, pytrace=False)
+    handle = _app_handle(request, part, installed.package, installed.activity)
+    marker = request.node.get_closest_marker(APP_MARKER)
+    if marker is not None:
+        if marker.kwargs.get("clear"):
+            handle.clear()
+        handle.grant(*marker.kwargs.get("permissions", ()))
+    return handle
+
+
+def _app_handle(request: pytest.FixtureRequest, part: TargetParts, package: str, activity: str | None
+                ) -> AppUnderTest:
+    """A handle whose starts tell the target's disturbance watch which app belongs in front, and whose
+    crash buffer a failing test's artifacts carry."""
+    record = run_of(request.node).target(part.label)
+    sources = record.artifacts
+    device = part.device
 
     def started(handle: AppUnderTest) -> None:
-        watch = request.node.stash.get(WATCH_KEY, None)
+        watch = record.watch
         if watch is not None:
             watch.foreground = lambda: foreground_package(device)
             watch.expected_foreground = handle.package
             watch.crash = lambda: handle.crash(sources.crash_after)
 
     handle = AppUnderTest(device, package, activity, on_started=started, steps=steps_of(request))
-    sources = _artifacts(request)
     if sources.device is None:
         sources.device = device
     sources.app = handle
     return handle
 
 
+@pytest.fixture(autouse=True)
+def _app_marker_honoured(request: pytest.FixtureRequest) -> None:
+    """`@pytest.mark.app(...)` takes effect whenever a test carries it, through the `app` fixture, also
+    when the test does not ask for it; a marker with no app under test named is a usage error."""
+    marker = request.node.get_closest_marker(APP_MARKER)
+    if marker is None or "app" in request.fixturenames:
+        return
+    if not settings_of(request.config).named:
+        return  # a device test with no target: skipped by its device marker, like every other
+    if not request.config.stash[APP_INSTALLATION_KEY].named:
+        pytest.fail(f"@pytest.mark.app({_marker_text(marker)}) needs the app under test: --app-apk=PATH or "
+                    "--app-package NAME (or remove the marker)", pytrace=False)
+    request.getfixturevalue("app")
+
+
+def _marker_text(marker: pytest.Mark) -> str:
+    return ", ".join([*map(repr, marker.args), *(f"{key}={value!r}" for key, value in marker.kwargs.items())])
+
+
 @pytest.fixture
-def compose_fixture(request: pytest.FixtureRequest, automation_lock: float, device: Device,
+def compose_fixture(request: pytest.FixtureRequest, target_group: TargetGroup,
                     mobile_agent_settings: Settings) -> Iterator[Callable[..., AppUnderTest]]:
     """`compose_fixture(tab="Big")` starts the fixture app on that tab (the `app` handle on
     `--fixture-package` / `--fixture-activity`, the tab an extra), waits until it is in front,
     and force-stops it when the test ends. It holds the automation lock, so its force-stop comes
     before the lock's release and never kills the next worker's app on a shared device."""
     settings = mobile_agent_settings
-    handle = _app_handle(request, device, settings.fixture_package, settings.fixture_activity)
+    handle = _app_handle(request, target_group[0], settings.fixture_package, settings.fixture_activity)
 
     def start(
         tab: str | None = "Login", *, extras: dict[str, str] | None = None, timeout: float = 20.0
@@ -457,24 +474,11 @@ DEVICES_MARKER = "devices"
 
 
 @pytest.fixture
-def device_control(request: pytest.FixtureRequest, agent: Attached, path_selection: Selection, device: Device,
-                   android_target: AndroidTarget, screen: Mirror) -> Iterator[DeviceControl]:
+def device_control(target_group: TargetGroup) -> DeviceControl:
     """The device under the test's control: rotation, screen, links, clipboard, notifications,
     location, battery, network, fingerprint, posture, appearance. Everything it changed is put back
     at teardown, even when the test failed, before the automation lock is released."""
-    from pytest_mobile_agent.stack.control import device_control as make_control
-
-    control = make_control(android_target, device, path_selection, agent, screen, steps_of(request))
-    try:
-        yield control
-    finally:
-        _state_status(request, android_target, control)
-        control.restore()
-
-
-def _state_status(request: pytest.FixtureRequest, target: AndroidTarget, control: DeviceControl) -> None:
-    """The status section's line saying which path each capability took on the target."""
-    request.config.stash.setdefault(STATUS_KEY, {})[f"{target.label} device state"] = control.status()
+    return target_group[0].control
 
 
 def devices_wanted(node: pytest.Item) -> int:
@@ -489,72 +493,14 @@ def devices_wanted(node: pytest.Item) -> int:
     return count
 
 
-@pytest.fixture(scope="session")
-def target_pool(pytestconfig: pytest.Config, mobile_agent_settings: Settings) -> Iterator[TargetPool]:
-    """What the run keeps per target of a multi-device test: its jar, records, controller choice."""
-    from pytest_mobile_agent.stack.group import TargetPool
-
-    pool = TargetPool(provider_of(pytestconfig), mobile_agent_settings, lambda message: _say(pytestconfig, message))
-    try:
-        yield pool
-    finally:
-        pool.close()
+@pytest.fixture
+def screens(target_group: TargetGroup) -> list[Mirror]:
+    """One screen per target of the test (`@pytest.mark.devices(N)`), in the order the targets were
+    taken; `screens[0]` is `screen`."""
+    return [part.screen for part in target_group]
 
 
 @pytest.fixture
-def device_group(request: pytest.FixtureRequest, android_target: AndroidTarget, target_pool: TargetPool,
-                 mobile_agent_settings: Settings) -> Iterator[list[OpenTarget]]:
-    """The targets `@pytest.mark.devices(N)` asks for, each with its own lock (all taken in one
-    global order), agent, session, screen and device control."""
-    from pytest_mobile_agent.stack.group import locks_held, open_targets
-
-    if "automation_lock" in request.fixturenames:
-        pytest.fail("a test takes `screens` / `devices` or the single-target fixtures (`screen`, `device_control`, "
-                    "`agent`, `app`, ...), not both: use screens[0] and devices[0] for the first target", pytrace=False)
-    count = devices_wanted(request.node)
-    failure: str | None = None
-    try:
-        targets = target_pool.provider.targets(count)
-    except errors.MobileAgentError as exc:
-        failure = f"@pytest.mark.devices({count}): {exc}"
-    if failure is not None:
-        pytest.fail(failure, pytrace=False)
-    settings = mobile_agent_settings
-    announce = progress.announcer(request.node)
-    with locks_held(targets, request.node.nodeid, settings.lock_wait, on_wait=announce), \
-            open_targets(target_pool, targets, steps=steps_of(request),
-                         before_attach=lambda target: _quiet(target, target_pool, settings, announce)) as opened:
-        try:
-            yield opened
-        finally:
-            for one in opened:
-                statuses = request.config.stash.setdefault(STATUS_KEY, {})
-                statuses[one.target.label] = [f"target {one.target.label}", *one.session.status()]
-                _state_status(request, one.target, one.control)
-
-
-def _quiet(target: AndroidTarget, pool: TargetPool, settings: Settings, announce: Callable[[str], None]) -> None:
-    """The quiet wait before attaching to one of the group's targets, as the `agent` fixture waits."""
-    if settings.agent_force:
-        return
-    device = target.device
-    records = pool.records(target)
-
-    def own_sockets() -> set[str]:
-        record = records.get(device.serial)
-        return {record.socket} if record is not None else set()
-
-    QuietWait(lambda: parse_ps(device.shell(PS_COMMAND).text()), own_sockets, timeout=settings.quiet_wait,
-              on_wait=announce).wait()
-
-
-@pytest.fixture
-def screens(device_group: list[OpenTarget]) -> list[Mirror]:
-    """One screen per target of `@pytest.mark.devices(N)`, in the order the targets were taken."""
-    return [one.screen for one in device_group]
-
-
-@pytest.fixture
-def devices(device_group: list[OpenTarget]) -> list[DeviceControl]:
+def devices(target_group: TargetGroup) -> list[DeviceControl]:
     """The matching device controls of `screens` (each with `.screen` and `.adb`)."""
-    return [one.control for one in device_group]
+    return [part.control for part in target_group]

@@ -53,7 +53,8 @@ NO_TARGET_KEY = pytest.StashKey[str | None]()
 # A test that uses any of these needs a target, marked or not.
 DEVICE_FIXTURES = frozenset(
     {"android_target", "adb_server", "device", "agent", "session", "screen", "watch", "controller", "compose_fixture",
-     "automation_lock", "agent_jar", "path_selection", "app", "device_control", "screens", "devices", "device_group"}
+     "automation_lock", "agent_jar", "path_selection", "app", "apps", "device_control", "screens", "devices",
+     "target_group"}
 )
 MARKERS = (
     "device: the test needs an Android target; skipped with the reason when none is named "
@@ -229,7 +230,8 @@ def _unusable_message(settings: Settings, item: str, exc: MobileAgentError) -> s
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if item.get_closest_marker("device") is None and _uses_our_device_fixtures(item):
+        if item.get_closest_marker("device") is None and (_uses_our_device_fixtures(item)
+                                                          or item.get_closest_marker("app") is not None):
             item.add_marker(pytest.mark.device)
     if any(item.get_closest_marker("device") is not None for item in items):
         config.stash[NO_TARGET_KEY] = _no_target_reason(config)

@@ -1,9 +1,10 @@
 """Retry-on-disturbance: a device test that another user of the device disturbed runs again.
 
 Generic rerun plugins tear session fixtures down between runs and sometimes skip teardown, so this
-is our own, scoped to disturbances: the test raised `errors.DeviceDisturbed`, or its
-`DisturbanceWatch` (set by the `agent` fixture) found evidence of another user: another agent,
-another automation client, or input the test did not send (policy.py, foreign_input.py). A failure
+is our own, scoped to disturbances: the test raised `errors.DeviceDisturbed`, or one of its
+disturbance watches (one per target, in the test's run record, plugin/run.py) found evidence of
+another user: another agent, another automation client, or input the test did not send (policy.py,
+foreign_input.py). A failure
 while nobody else was on the device fails at once: the app leaving the front after the test's own
 input, or the app's crash (its crash buffer is in the report), get a "mobile-agent own failure"
 section saying why they were no disturbance. Between
@@ -19,9 +20,9 @@ from _pytest.nodes import Node
 from _pytest.runner import call_and_report
 
 from pytest_mobile_agent.errors import DeviceDisturbed
-from pytest_mobile_agent.plugin.policy import DisturbanceWatch, Verdict
+from pytest_mobile_agent.plugin.policy import Verdict
+from pytest_mobile_agent.plugin.run import current_run, end_run
 
-WATCH_KEY = pytest.StashKey[DisturbanceWatch]()
 RUNS_KEY = pytest.StashKey[int]()
 RERUN = "rerun"
 
@@ -37,8 +38,8 @@ def verdict_of(
         return Verdict()
     if excinfo is not None and excinfo.errisinstance(DeviceDisturbed):
         return Verdict(disturbance=str(excinfo.value))
-    watch = item.stash.get(WATCH_KEY, None)
-    return watch.verdict() if watch is not None else Verdict()
+    run = current_run(item)
+    return run.verdict() if run is not None else Verdict()
 
 
 def disturbance_of(
@@ -88,8 +89,7 @@ def run_with_retries(item: pytest.Item, nextitem: pytest.Item | None, runs: int)
         if not again:
             break
         _reset_for_another_run(item)
-        if WATCH_KEY in item.stash:
-            del item.stash[WATCH_KEY]
+        end_run(item)
     item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
 
 

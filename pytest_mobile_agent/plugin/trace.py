@@ -97,7 +97,7 @@ class FrameCapture:
 
 
 class ScreenSource(Protocol):
-    def grab(self, *, forced: bool = False) -> Capture | None: ...
+    def grab(self, *, forced: bool = False, settle: bool = True) -> Capture | None: ...
 
     def close(self) -> None: ...
 
@@ -122,13 +122,17 @@ class LiveFrames:
                     capture.frame = frame
             self._unsettled = [c for c in self._unsettled if arrived <= c.at + FRAME_LAG]
 
-    def grab(self, *, forced: bool = False) -> Capture | None:
+    def grab(self, *, forced: bool = False, settle: bool = True) -> Capture | None:
+        """The frame in effect now; settled by the frames arriving within FRAME_LAG (`settle`), or the
+        last frame already here (a step's "before": a frame arriving after the step began may show
+        its effect)."""
         with self._lock:
             if self._latest is None or not self._latest.width:
                 return None
             capture = FrameCapture(self._clock(), self._latest)
             self._unsettled = [c for c in self._unsettled if self._clock() <= c.at + FRAME_LAG]
-            self._unsettled.append(capture)
+            if settle:
+                self._unsettled.append(capture)
             return capture
 
     def close(self) -> None:
@@ -149,7 +153,7 @@ class BudgetedScreenshots:
         self.taken = 0
         self.skipped = 0
 
-    def grab(self, *, forced: bool = False) -> Capture | None:
+    def grab(self, *, forced: bool = False, settle: bool = True) -> Capture | None:
         now = self._clock()
         if not forced and self._spent + self._estimate > self._share * (now - self._started):
             self.skipped += 1
@@ -173,15 +177,19 @@ class Recorded:
     teardown: bool
     before: Capture | None = None
     after: Capture | None = None
-    generation: int | None = None
-    """The replica's generation the step left, its tree kept by the recorder."""
+    generation: tuple[int, int] | None = None
+    """The screen's place and the replica's generation the step left, its tree kept by the recorder."""
     arguments: dict[str, str] = field(default_factory=dict)
     outcome: str = ""
     line: str = ""
 
 
 class TraceRecorder:
-    """The StepListener: keeps the steps, their screens and trees; `build` makes the trace's files."""
+    """The StepListener: keeps the steps, their screens and trees; `build` makes the trace's files.
+
+    `screen` and `view` are the test's first target's; a test of several targets adds each target's
+    (`add_screen`), and a step tagged with a target (mirror/steps.py, `Step.screen`) takes its
+    screens and trees from that target's."""
 
     def __init__(self, screen: ScreenSource | None = None, view: Callable[[], View | None] | None = None,
                  wall: Callable[[], float] = time.time) -> None:
@@ -193,9 +201,31 @@ class TraceRecorder:
         self._open: list[Recorded] = []
         self._awaiting_after: Recorded | None = None
         self._body_over = False
-        self._views: dict[int, View] = {}  # generation -> the replica's view, the latest MAX_LIVE_VIEWS
-        self._trees: dict[int, bytes] = {}  # generation -> its tree serialized (older views, once dropped)
+        self._views: dict[tuple[int, int], View] = {}  # (screen, generation) -> the view, the latest MAX_LIVE_VIEWS
+        self._trees: dict[tuple[int, int], bytes] = {}  # the same key -> its tree serialized (older, once dropped)
         self.screen_size: dict[str, int] | None = None
+        self._labelled: dict[str, tuple[ScreenSource | None, Callable[[], View | None] | None]] = {}
+        self._after_of: Recorded | None = None
+        self.screen_sizes: dict[str, dict[str, int]] = {}
+
+    def add_screen(self, label: str, screen: ScreenSource | None, view: Callable[[], View | None] | None) -> None:
+        """A target's screen source and replica; the first one added is also the test's default."""
+        if not self._labelled and self.screen is None and self.view is None:
+            self.screen, self.view = screen, view
+        self._labelled[label] = (screen, view)
+
+    def _sources(self, record: Recorded) -> tuple[ScreenSource | None, Callable[[], View | None] | None]:
+        label = record.step.screen
+        if label is not None and label in self._labelled:
+            return self._labelled[label]
+        return self.screen, self.view
+
+    def _place(self, record: Recorded) -> int:
+        """0 for the default screen, else the target's place among the screens added (1, 2, ...)."""
+        label = record.step.screen
+        if label is None or label not in self._labelled:
+            return 0
+        return list(self._labelled).index(label)
 
     # --- the listener ------------------------------------------------------------------------------
 
@@ -205,15 +235,26 @@ class TraceRecorder:
         self.recorded.append(record)
         self._open.append(record)
         if step.depth == 0 and not self._body_over:
-            capture = self._grab_after()
+            after = self._grab_after()
             if step.name in ACTIONS:
-                record.before = capture if capture is not None else self._grab()
+                record.before = self._before(record, after)
+
+    def _before(self, record: Recorded, after: Capture | None) -> Capture | None:
+        """The screen before an action, as it was when the call began, before any of its input: the
+        previous action's after when that is a picture of this screen taken now, else the last frame
+        already here (never one that arrives later: it may show this action's effect)."""
+        awaited = self._after_of
+        if after is not None and not isinstance(after, FrameCapture) and awaited is not None \
+                and awaited.step.screen == record.step.screen:
+            return after
+        return self._grab(record, settle=False)
 
     def step_ended(self, step: Step) -> None:
         record = self._open.pop() if self._open and self._open[-1].step is step else self._find(step)
-        view = self.view() if self.view is not None else None
+        read_view = self._sources(record)[1]
+        view = read_view() if read_view is not None else None
         if view is not None:
-            record.generation = self._keep(view)
+            record.generation = self._keep(self._place(record), view, record.step.screen)
         record.arguments = mask_typed_text(step, describe_arguments(step.arguments, view), view)
         record.outcome = describe_outcome(step, view)
         record.line = step_line(step, record.arguments, view)
@@ -234,13 +275,16 @@ class TraceRecorder:
         if failed and last is None and self.recorded:
             last = next((r for r in reversed(self.recorded) if r.step.depth == 0), None)
         if last is not None and last.after is None:
-            last.after = self._grab(forced=failed)
+            last.after = self._grab(last, forced=failed)
         self._awaiting_after = None
         self._body_over = True
 
     def close(self) -> None:
+        sources = {id(source): source for source, _ in self._labelled.values() if source is not None}
         if self.screen is not None:
-            self.screen.close()
+            sources[id(self.screen)] = self.screen
+        for source in sources.values():
+            source.close()
 
     # --- the files ---------------------------------------------------------------------------------
 
@@ -248,7 +292,7 @@ class TraceRecorder:
         """The trace's manifest and members: images and trees serialized now, each once."""
         files: dict[str, bytes] = {}
         images: dict[int, str] = {}
-        trees: dict[int, str] = {}
+        trees: dict[tuple[int, int], str] = {}
         counter = itertools.count(1)
 
         def image(capture: Capture | None) -> str | None:
@@ -262,14 +306,16 @@ class TraceRecorder:
                 images[key] = name
             return images[key]
 
-        def tree(generation: int | None) -> str | None:
-            if generation is None:
+        def tree(key: tuple[int, int] | None) -> str | None:
+            if key is None:
                 return None
-            if generation not in trees:
-                name = f"{tracefile.TREE_DIR}{generation}.json"
-                files[name] = self._tree_bytes(generation)
-                trees[generation] = name
-            return trees[generation]
+            if key not in trees:
+                place, generation = key
+                name = f"{tracefile.TREE_DIR}{generation}.json" if place == 0 else \
+                    f"{tracefile.TREE_DIR}{place}-{generation}.json"
+                files[name] = self._tree_bytes(key)
+                trees[key] = name
+            return trees[key]
 
         steps = []
         for record in self.recorded:
@@ -281,6 +327,8 @@ class TraceRecorder:
             steps.append(step_document)
         document = {"format": tracefile.FORMAT, "version": tracefile.VERSION, "test": test, "screen": self.screen_size,
                     "started": self.started, "steps": steps, **extra}
+        if len(self._labelled) > 1:
+            document["screens"] = {label: self.screen_sizes.get(label) for label in self._labelled}
         return document, files
 
     def _step_document(self, record: Recorded, before: str | None, after: str | None, tree_name: str | None
@@ -297,44 +345,50 @@ class TraceRecorder:
             "outcome": record.outcome, "error": error,
             "target": list(step.target) if step.target is not None else None,
             "polls": [[step.started_wall + (poll.at - step.started_at), poll.matched] for poll in step.polls],
-            "before": before, "after": after, "tree": tree_name,
+            "before": before, "after": after, "tree": tree_name, "screen": step.screen,
         }
 
     # --- helpers -----------------------------------------------------------------------------------
 
-    def _keep(self, view: View) -> int:
+    def _keep(self, place: int, view: View, label: str | None) -> tuple[int, int]:
         """Keep a reference to the view (serialized only if the trace is kept); past MAX_LIVE_VIEWS the
         oldest is serialized now, so a long test's memory stays bounded."""
-        if self.screen_size is None:
-            display = view.snapshot.display
-            self.screen_size = {"width": display.width, "height": display.height}
-        if view.generation not in self._views and view.generation not in self._trees:
-            self._views[view.generation] = view
+        display = view.snapshot.display
+        size = {"width": display.width, "height": display.height}
+        if self.screen_size is None or place == 0:
+            self.screen_size = self.screen_size or size
+        if label is not None:
+            self.screen_sizes.setdefault(label, size)
+        key = (place, view.generation)
+        if key not in self._views and key not in self._trees:
+            self._views[key] = view
             if len(self._views) > MAX_LIVE_VIEWS:
                 oldest = next(iter(self._views))
                 self._trees[oldest] = _json_bytes(tree_of(self._views.pop(oldest)))
-        return view.generation
+        return key
 
-    def _tree_bytes(self, generation: int) -> bytes:
-        if generation in self._trees:
-            return self._trees[generation]
-        return _json_bytes(tree_of(self._views[generation]))
+    def _tree_bytes(self, key: tuple[int, int]) -> bytes:
+        if key in self._trees:
+            return self._trees[key]
+        return _json_bytes(tree_of(self._views[key]))
 
-    def _grab(self, *, forced: bool = False) -> Capture | None:
-        if self.screen is None:
+    def _grab(self, record: Recorded, *, forced: bool = False, settle: bool = True) -> Capture | None:
+        screen = self._sources(record)[0]
+        if screen is None:
             return None
         try:
-            return self.screen.grab(forced=forced)
+            return screen.grab(forced=forced, settle=settle)
         except Exception:  # noqa: BLE001 - a screen the trace cannot take is left out, never the test's failure
             return None
 
     def _grab_after(self) -> Capture | None:
-        """The screen now, as the after of the action that awaits one (and the before of the next)."""
+        """The screen now, as the after of the action that awaits one."""
         waiting = self._awaiting_after
+        self._after_of = waiting
         if waiting is None:
             return None
         self._awaiting_after = None
-        waiting.after = self._grab()
+        waiting.after = self._grab(waiting)
         return waiting.after
 
     def _find(self, step: Step) -> Recorded:

@@ -1,4 +1,6 @@
-"""Opening and closing the whole stack in order (re-exported by `pytest_mobile_agent.stack`)."""
+"""The whole stack of one target, open for a block: what the inspector and the benches use
+(re-exported by `pytest_mobile_agent.stack`). It opens exactly what a test opens, through the one
+opener (stack/opener.py): the lock, the quiet wait, the agent, the session and the screen."""
 
 from __future__ import annotations
 
@@ -10,11 +12,12 @@ from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.agent import Attached
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.session import Selection, Session
-from pytest_mobile_agent.stack.agent import attach, choose_jar, records_for
 from pytest_mobile_agent.stack.lock import DEFAULT_LOCK_WAIT
-from pytest_mobile_agent.stack.paths import select_controller
+from pytest_mobile_agent.stack.opener import NoHooks, TargetParts, TargetResources, open_group, start_session
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider
+
+__all__ = ["DEFAULT_LOCK_WAIT", "OpenStack", "open_stack", "start_session"]
 
 
 @dataclass(frozen=True)
@@ -30,10 +33,13 @@ class OpenStack:
     screen: Mirror
 
 
-def start_session(attached: Attached, selection: Selection, device: Device) -> Session:
-    """The agent and the selected controller behind the mirror's backends."""
-    return Session.start(attached, controller=selection.controller, device=device, serial=selection.serial,
-                         warning=selection.warning)
+class _OnAttached(NoHooks):
+    def __init__(self, call: Callable[[AndroidTarget, Device], None] | None) -> None:
+        self._call = call
+
+    def agent_attached(self, part: TargetParts, attached: Attached) -> None:
+        if self._call is not None:
+            self._call(part.target, part.device)
 
 
 @contextlib.contextmanager
@@ -41,30 +47,19 @@ def open_stack(settings: Settings, *, holder: str, lock_wait: float = DEFAULT_LO
                announce: Callable[[str], None] = lambda _: None,
                on_attached: Callable[[AndroidTarget, Device], None] | None = None) -> Iterator[OpenStack]:
     """The target's stack, open until the block ends. Closing detaches the session (the agent stays
-    resident for the next user, as after a test), closes the controller and the agent's connection,
-    releases the lock (held as `holder`) and stops a virtual device started here, in that order.
+    resident for the next user, as after a test), closes the agent's connection, releases the lock
+    (held as `holder`), closes the controller and stops a virtual device started here, in that order.
     `on_attached` runs once the agent is attached and before the session starts."""
     provider = TargetProvider(settings)
+    resources = TargetResources(provider, settings, announce)
     try:
         target = provider.target()
-        device = target.device
         announce(f"target {target.serial} on the adb server at {target.server.address}")
-        with target.automation_lock().held(holder, lock_wait, on_wait=announce):
-            attached = attach(target, choose_jar(settings, target, announce), records_for(provider, target), settings)
-            try:
-                if on_attached is not None:
-                    on_attached(target, device)
-                selection = select_controller(target, settings)
-                try:
-                    session = start_session(attached, selection, device)
-                    try:
-                        yield OpenStack(target, device, attached, selection, session, Mirror(session.backend()))
-                    finally:
-                        session.detach()
-                finally:
-                    if selection.controller is not None:
-                        selection.controller.close()
-            finally:
-                attached.connection.close()
+        with open_group(resources, [target], holder=holder, lock_wait=lock_wait, hooks=_OnAttached(on_attached),
+                        announce=announce) as group:
+            part = group[0]
+            session = part.session
+            yield OpenStack(target, part.device, part.attached, part.selection, session, part.screen)
     finally:
+        resources.close()
         provider.close()

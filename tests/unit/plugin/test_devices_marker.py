@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from pytest_mobile_agent.adb import AdbServer
-from pytest_mobile_agent.stack.group import lock_order, locks_held
+from pytest_mobile_agent.stack.opener import lock_order, locks_held
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider
 from pytest_mobile_agent.virtual import VirtualLab
@@ -145,21 +145,28 @@ def test_none(screens):
     pass
 
 @pytest.mark.devices(2)
-def test_both_kinds(screen, screens):
-    pass
+def test_both_kinds(screen, screens, device_control, devices):
+    assert screen is screens[0] and device_control is devices[0], "the single-target fixtures are the first target's"
 """
 
 
-def test_more_devices_than_named_a_bad_count_and_both_kinds_of_fixtures_fail_clearly(
+def test_more_devices_than_named_skip_with_the_reason_a_bad_count_fails_and_both_kinds_of_fixtures_agree(
         pytester: pytest.Pytester, clean_env: Path) -> None:
     pytester.makepyfile(test_misuse=MISUSES)
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", "--android-serial", "virtual:2")
-    result.assert_outcomes(errors=3)
-    result.stdout.fnmatch_lines([
-        "*@pytest.mark.devices(3): the test needs 3 Android targets and --android-serial names 2*virtual:3*",
-        "*@pytest.mark.devices(N) takes a whole number N >= 1, not 0*",
-        "*use screens?0? and devices?0? for the first target*",
-    ])
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", "-rs", "--android-serial",
+                                           "virtual:2")
+    result.assert_outcomes(passed=1, skipped=1, errors=1)
+    result.stdout.fnmatch_lines(["*@pytest.mark.devices(N) takes a whole number N >= 1, not 0*"])
+    result.stdout.fnmatch_lines(
+        ["*SKIPPED*@pytest.mark.devices(3): the test needs 3 Android targets and --android-serial names 2*virtual:3*"])
+
+
+def test_more_devices_than_named_fail_under_require_device(pytester: pytest.Pytester, clean_env: Path) -> None:
+    pytester.makepyfile(test_misuse=MISUSES)
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", "--android-require-device",
+                                           "--android-serial", "virtual:2", "-k", "three")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*--android-require-device: @pytest.mark.devices(3): the test needs 3*"])
 
 
 # --- two workers, four targets -----------------------------------------------------------------------------

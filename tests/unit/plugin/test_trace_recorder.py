@@ -28,7 +28,7 @@ class Shots:
     def __init__(self) -> None:
         self.taken = 0
 
-    def grab(self, *, forced: bool = False) -> EncodedCapture:
+    def grab(self, *, forced: bool = False, settle: bool = True) -> EncodedCapture:
         self.taken += 1
         return EncodedCapture("jpg", f"shot {self.taken}".encode())
 
