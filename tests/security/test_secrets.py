@@ -21,6 +21,7 @@ from pytest_mobile_agent.agent import protocol as wire
 from pytest_mobile_agent.agent.connection import Connection
 from pytest_mobile_agent.agent.launch import MAIN_CLASS, TOKEN_ENV
 from pytest_mobile_agent.plugin import artifacts
+from pytest_mobile_agent.plugin.run import TargetRecord
 from pytest_mobile_agent.virtual.kernel.creds import ROOT
 from tests.support.lab import Bench, bench
 
@@ -143,16 +144,11 @@ def test_the_token_is_in_no_log_record_exception_status_or_report(vd: Bench, tmp
         texts += [str(failure.value), repr(failure.value), failure.getrepr(style="long").__str__()]
     # a failed test's report: the artifacts (screenshot, tree, logcat) attached to it
     monkeypatch.chdir(tmp_path)
-    sources = artifacts.ArtifactSources()
-    sources.mark_start(vd.device)
-    sources.session, sources.screen = session, screen
-    item = types.SimpleNamespace(
-        stash={artifacts.ARTIFACTS_KEY: sources},
-        config=types.SimpleNamespace(cache=None, rootpath=tmp_path),
-        nodeid="tests/security::secret",
-    )
+    target = TargetRecord(vd.serial, 0)
+    target.artifacts.mark_start(vd.device)
+    target.artifacts.session, target.artifacts.screen = session, screen
     report = types.SimpleNamespace(sections=[])
-    artifacts.collect(item, report)  # type: ignore[arg-type]
+    artifacts.collect_target(tmp_path, target, report)  # type: ignore[arg-type]
     assert any("logcat" in title for title, _ in report.sections)
     texts += [body for _, body in report.sections]
     texts += vd.model.log_lines()

@@ -128,6 +128,28 @@ def test_a_capture_settles_on_the_frame_in_effect_just_after_its_moment() -> Non
     assert capture.frame.name == "typed text shown"  # type: ignore[attr-defined]
 
 
+def test_an_actions_before_is_the_frame_already_here_when_it_began_never_one_showing_its_effect() -> None:
+    """Issue 41 item 3: the before of `type_text` showed the keyboard its own tap brought up, because the
+    before was settled by the frames arriving in the 0.1 s after the call began."""
+    now = [10.0]
+    observers: list[Any] = []
+    frames = LiveFrames(lambda observer: observers.append(observer) or (lambda: None), clock=lambda: now[0])
+    recorder = TraceRecorder(screen=frames)
+    steps = Steps(clock=lambda: now[0])
+    steps.add_listener(recorder)
+    observers[0](Frame("the empty form", 9.0))
+    with steps.step("tap", {"id": "login"}):
+        observers[0](Frame("the tapped button", 10.02))
+    now[0] = 11.0
+    observers[0](Frame("the form typed into", 10.9))
+    with steps.step("type_text", {"text": "ada", "id": "username"}):
+        observers[0](Frame("the keyboard up", 11.03))  # the action's own effect, arriving within FRAME_LAG
+    recorder.body_ended(failed=False)
+    tap, typed = recorder.recorded
+    assert tap.before is not None and tap.before.frame.name == "the empty form"  # type: ignore[attr-defined]
+    assert typed.before is not None and typed.before.frame.name == "the form typed into"  # type: ignore[attr-defined]
+
+
 def test_logcat_lines_are_put_on_the_hosts_clock() -> None:
     zone = datetime.timezone(datetime.timedelta(hours=2))
     now = datetime.datetime(2026, 12, 3, 20, 0, 5, tzinfo=zone).timestamp()
