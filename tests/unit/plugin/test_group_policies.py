@@ -84,8 +84,7 @@ def test_pair_fails(screens, devices):
 def test_a_failing_pair_leaves_each_devices_artifacts_and_a_trace_of_both_screens(
         pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_pair=FAILING_PAIR)
-    result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual:2", "--emulator-controller", "off",
-                                           timeout=300)
+    result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual:2", timeout=300)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([f"*- mobile-agent tree ({SECOND}) -*", f"*- mobile-agent logcat ({SECOND}) -*"])
     folder = artifacts(pytester, "test_pair_fails")
@@ -102,7 +101,10 @@ def test_a_failing_pair_leaves_each_devices_artifacts_and_a_trace_of_both_screen
                                                                                           "element.tap", "press_key")]
     assert {step["screen"] for step in actions} == {first, second}, actions
     on_second = [step for step in actions if step["screen"] == second]
-    assert all(step["before"] and step["tree"] for step in on_second), on_second
+    assert all(step["before"] and step["tree"] for step in on_second), on_second  # the controller's frames
+    typed = actions[0]  # alice typed on the first device; the second's field is still empty
+    assert typed["screen"] == first and typed["after"]
+    assert trace.member(on_second[0]["before"]) != trace.member(typed["after"]), "each device's own screen"
     assert any(step["tree"].startswith("trees/1-") for step in on_second), "the second device's trees are its own"
     assert {target["label"] for target in trace.document["targets"]} == {first, second}
 
