@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import base64
 import logging
+import os
 import re
 import shlex
+import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,15 +36,78 @@ TREE = "tree.txt"
 __all__ = ["ArtifactSources", "artifact_dir", "collect", "collect_target", "logcat_text"]
 
 
+RUN_ID_KEY = pytest.StashKey[str]()
+RUN_ID_INPUT = "mobile_agent_run_id"
+"""The key of the run id in an xdist worker's `workerinput`: the controller's id, so every worker of a
+run writes into the same run's folders."""
+RUN_MARK = ".mobile-agent-run"
+
+
+def run_id(config: pytest.Config) -> str:
+    """This run's id (`20261206-051702-4242`: when it started and the controller's pid), shared by its
+    xdist workers."""
+    if RUN_ID_KEY not in config.stash:
+        workerinput = getattr(config, "workerinput", None)
+        given = workerinput.get(RUN_ID_INPUT) if workerinput else None
+        config.stash[RUN_ID_KEY] = str(given) if given else f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    return config.stash[RUN_ID_KEY]
+
+
+def named_artifacts_root(config: pytest.Config) -> Path | None:
+    """`--android-artifacts DIR` (MOBILE_AGENT_ARTIFACTS, ini android_artifacts), or None."""
+    from pytest_mobile_agent.plugin.options import raw_value
+
+    named = raw_value(config, "android_artifacts")
+    return Path(str(named)).expanduser().resolve() if named else None
+
+
 def artifact_dir(config: pytest.Config, nodeid: str) -> Path:
-    """`.pytest_cache/d/mobile-agent/artifacts/<test>/`, or with the cache plugin off (`-p
-    no:cacheprovider`) `<rootdir>/.mobile-agent/artifacts/<test>/`, a folder that ignores itself."""
+    """Where a test's artifacts go: `--android-artifacts DIR` gives `DIR/<run id>/<test>/`, one folder
+    per run; else `.pytest_cache/d/mobile-agent/artifacts/<test>/`, or with the cache plugin off (`-p
+    no:cacheprovider`) `<rootdir>/.mobile-agent/artifacts/<test>/`, a folder that ignores itself, whose
+    files of an earlier run are removed when this run first writes there, so a run's files never sit
+    beside another's."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", nodeid).strip("_")[:150] or "test"
+    named = named_artifacts_root(config)
+    if named is not None:
+        return private_dir(private_dir(private_dir(named) / run_id(config)) / name)
     if getattr(config, "cache", None) is not None:
         base = Path(str(config.cache.mkdir("mobile-agent")))
     else:
         base = _own_folder(config.rootpath / OWN_FOLDER)
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", nodeid).strip("_")[:150] or "test"
-    return private_dir(private_dir(base / "artifacts") / name)  # screenshots and logs of the user's app
+    folder = private_dir(private_dir(base / "artifacts") / name)  # screenshots and logs of the user's app
+    _claim(folder, run_id(config))
+    return folder
+
+
+def _claim(folder: Path, run: str) -> None:
+    """Make the folder this run's: the files an earlier run left there are removed first."""
+    mark = folder / RUN_MARK
+    try:
+        if mark.read_text() == run:
+            return
+    except OSError:
+        pass
+    for entry in folder.iterdir():
+        if entry.is_file() or entry.is_symlink():
+            entry.unlink(missing_ok=True)
+        elif entry.is_dir():
+            shutil.rmtree(entry, ignore_errors=True)
+    write_private(mark, run.encode("ascii"))
+
+
+def report_path(config: pytest.Config, path: Path, report: str | None = None) -> str:
+    """How a report names a file it carries, so the report travels with its folder: relative to
+    `--android-artifacts` when named, else to the report's own folder (`report`: the JUnit XML's or the
+    HTML report's path), else absolute."""
+    named = named_artifacts_root(config)
+    base = named if named is not None else (Path(report).expanduser().resolve().parent if report else None)
+    if base is None:
+        return str(path)
+    try:
+        return os.path.relpath(path.resolve(), base)
+    except ValueError:  # another drive (Windows)
+        return str(path)
 
 
 def _own_folder(path: Path) -> Path:

@@ -39,7 +39,7 @@ from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.mirror.snapshots import SnapshotSettings
 from pytest_mobile_agent.mirror.steps import Step
-from pytest_mobile_agent.plugin.artifacts import artifact_dir
+from pytest_mobile_agent.plugin.artifacts import artifact_dir, report_path
 from pytest_mobile_agent.plugin.run import (
     OFF,
     ON,
@@ -260,12 +260,13 @@ def teardown_reporting(item: pytest.Item) -> None:
         screenshot = next((path for path in target.artifacts.written if path.suffix == ".png"), None)
         if screenshot is not None:
             evidence.written.setdefault(target.file_stem("screenshot"), screenshot)
+    junit = getattr(item.config.option, "xmlpath", None)
     for what, path in evidence.written.items():
-        item.user_properties.append((f"mobile_agent_{what}", str(path)))
+        item.user_properties.append((f"mobile_agent_{what}", report_path(item.config, path, junit)))
     for what, why in evidence.missing:
         item.user_properties.append(("mobile_agent_missing", f"{what}: {why}"))
         item.warn(EvidenceMissing(f"the {what} of {item.nodeid} is missing: {why}"))
-    _attach_to_allure(evidence)
+    _attach_to_allure(evidence, _snapshot_images(run))
 
 
 def teardown_reported(item: pytest.Item, report: pytest.TestReport) -> None:
@@ -284,9 +285,10 @@ def teardown_reported(item: pytest.Item, report: pytest.TestReport) -> None:
     except ImportError:
         return
     added = []
+    html = getattr(item.config.option, "htmlpath", None)
     for what, path in evidence.written.items():
         if what == "trace" or what.startswith("video"):
-            added.append(extras.url(path.as_uri(), name=what))
+            added.append(extras.url(report_path(item.config, path, html) if html else path.as_uri(), name=what))
         elif what.startswith("screenshot") and not evidence.failed:  # a failure's is attached with the artifacts
             added.append(extras.png(base64.b64encode(path.read_bytes()).decode("ascii"), name=what))
     report.extras = [*getattr(report, "extras", []), *added]  # type: ignore[attr-defined]
@@ -366,17 +368,29 @@ def _status(target: TargetRecord | None) -> list[str]:
         return [f"the status is not known: {exc}"]
 
 
-def _attach_to_allure(evidence: Evidence) -> None:
-    """allure-pytest's public API, when it runs: the screenshots, the trace and the videos."""
+def _snapshot_images(run: TestRun) -> dict[str, Path]:
+    """A failed `assert_snapshot`'s expected, actual and diff images, from the steps the trace kept."""
+    recorder = run.evidence.recorder
+    images: dict[str, Path] = {}
+    for record in recorder.recorded if recorder is not None else ():
+        found = getattr(record.step.error, "images", None)
+        if isinstance(found, dict):
+            images.update({f"snapshot {kind}": path for kind, path in found.items() if isinstance(path, Path)})
+    return images
+
+
+def _attach_to_allure(evidence: Evidence, snapshots: dict[str, Path]) -> None:
+    """allure-pytest's public API, when it runs: the screenshots, the trace zip itself (open it with
+    `python -m pytest_mobile_agent show-trace`), the videos, and a failed snapshot's images."""
     try:
         import allure
     except ImportError:
         return
-    for what, path in evidence.written.items():
+    for what, path in [*evidence.written.items(), *snapshots.items()]:
         try:
             if what == "trace":
-                allure.attach(str(path), name="trace (python -m pytest_mobile_agent show-trace PATH)",
-                              attachment_type=allure.attachment_type.TEXT)
+                allure.attach.file(str(path), name="trace (python -m pytest_mobile_agent show-trace FILE)",
+                                   extension="zip")
             elif what.startswith("video"):
                 kind = allure.attachment_type.WEBM if path.suffix == ".webm" else allure.attachment_type.MP4
                 allure.attach.file(str(path), name=what, attachment_type=kind)

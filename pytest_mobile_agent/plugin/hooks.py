@@ -342,6 +342,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """On the xdist controller, for each worker it starts: this run's id, so every worker writes into
+    the same run's folders (artifacts.run_id)."""
+    node.workerinput[artifacts.RUN_ID_INPUT] = artifacts.run_id(node.config)
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: object) -> None:
     """On the xdist controller: a finished worker's status lines join the controller's, per target;
     a target two workers drove with different outcomes shows each worker's lines, named by worker."""

@@ -35,6 +35,7 @@ TRACE_ENV = "MOBILE_AGENT_TRACE"
 VIDEO_ENV = "MOBILE_AGENT_VIDEO"
 SCREENSHOT_ENV = "MOBILE_AGENT_SCREENSHOT"
 UPDATE_SNAPSHOTS_ENV = "MOBILE_AGENT_UPDATE_SNAPSHOTS"
+ARTIFACTS_ENV = "MOBILE_AGENT_ARTIFACTS"
 RETAIN_MODES = ("off", "on", "retain-on-failure")
 SCREENSHOT_MODES = ("off", "on", "only-on-failure")
 
@@ -260,6 +261,15 @@ OPTIONS = (
         "screen.assert_snapshot writes the baselines instead of comparing with them",
         env=UPDATE_SNAPSHOTS_ENV,
         is_flag=True,
+    ),
+    Option(
+        "--android-artifacts",
+        "android_artifacts",
+        "the folder that keeps each run's artifacts, traces and videos in a folder of its own "
+        "(DIR/<run id>/<test>/), and that the reports' paths are relative to: one folder for CI to upload; "
+        "default: the pytest cache, paths relative to the JUnit XML or HTML report",
+        env=ARTIFACTS_ENV,
+        metavar="DIR",
     ),
 )
 
