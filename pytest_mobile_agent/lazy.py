@@ -35,9 +35,9 @@ class Export:
     @classmethod
     def parse(cls, name: str, spec: str) -> Export:
         """`"pkg.module"` (the attribute named `name`), `"pkg.module:attr"`, or `"pkg.module:fn()"`."""
-        module, _, attribute = spec.partition(":")
+        module, colon, attribute = spec.partition(":")
         called = attribute.endswith("()")
-        attribute = attribute.removesuffix("()") or name
+        attribute = attribute.removesuffix("()") if colon else name
         if not module or not attribute.isidentifier():
             raise ValueError(f"export {name!r}: {spec!r} is not 'package.module[:attribute[()]]'")
         return cls(module, attribute, called)
