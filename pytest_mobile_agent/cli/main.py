@@ -179,7 +179,7 @@ def _show_trace(args: argparse.Namespace) -> int:
 
 
 def _shared(parser: argparse.ArgumentParser, flag: str, *, default: str | float | None = None,
-            kind: Callable[[str], object] | None = None) -> None:
+            kind: Callable[[str], object] = str) -> None:
     """One of the options a command shares with a test run, rendered from the one table
     (stack/options.py): its help, metavar, choices and environment variable, which wins over this
     command's `default` (the table's when not given), as it does in a test run."""
