@@ -14,10 +14,10 @@ numpy, no Pillow), and `if TYPE_CHECKING:` gives IDEs and mypy the real classes.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pytest_mobile_agent._version import __version__
+from pytest_mobile_agent.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.adb.device import Device
@@ -63,50 +63,50 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.session.session import Session
     from pytest_mobile_agent.stack.app import AppUnderTest as App
 
-_EXPORTS: dict[str, tuple[str, str]] = {
+__getattr__, __dir__ = lazy_exports(globals(), {
     # the screen and what it gives
-    "Screen": ("pytest_mobile_agent.mirror.mirror", "Mirror"),
-    "Element": ("pytest_mobile_agent.mirror.element", "Element"),
-    "Locator": ("pytest_mobile_agent.mirror.unique", "Locator"),
-    "View": ("pytest_mobile_agent.mirror.replica", "View"),
-    "Window": ("pytest_mobile_agent.session.backends", "Window"),
-    "Node": ("pytest_mobile_agent.session.backends", "Node"),
-    "Ack": ("pytest_mobile_agent.session.backends", "Ack"),
-    "Screenshot": ("pytest_mobile_agent.session.backends", "Screenshot"),
-    "Toast": ("pytest_mobile_agent.session.backends", "Toast"),
-    "Watcher": ("pytest_mobile_agent.mirror.watchers", "Watcher"),
-    "Criteria": ("pytest_mobile_agent.mirror.vocabulary", "Criteria"),
-    "Direction": ("pytest_mobile_agent.mirror.vocabulary", "Direction"),
-    "TextMethod": ("pytest_mobile_agent.session.backends", "TextMethod"),
-    "ImageFormat": ("pytest_mobile_agent.session.backends", "ImageFormat"),
+    "Screen": "pytest_mobile_agent.mirror.mirror:Mirror",
+    "Element": "pytest_mobile_agent.mirror.element",
+    "Locator": "pytest_mobile_agent.mirror.unique",
+    "View": "pytest_mobile_agent.mirror.replica",
+    "Window": "pytest_mobile_agent.session.backends",
+    "Node": "pytest_mobile_agent.session.backends",
+    "Ack": "pytest_mobile_agent.session.backends",
+    "Screenshot": "pytest_mobile_agent.session.backends",
+    "Toast": "pytest_mobile_agent.session.backends",
+    "Watcher": "pytest_mobile_agent.mirror.watchers",
+    "Criteria": "pytest_mobile_agent.mirror.vocabulary",
+    "Direction": "pytest_mobile_agent.mirror.vocabulary",
+    "TextMethod": "pytest_mobile_agent.session.backends",
+    "ImageFormat": "pytest_mobile_agent.session.backends",
     # what the other fixtures give
-    "Session": ("pytest_mobile_agent.session.session", "Session"),
-    "Controller": ("pytest_mobile_agent.emulator.controller", "Controller"),
-    "Attached": ("pytest_mobile_agent.agent.deploy", "Attached"),
-    "Device": ("pytest_mobile_agent.adb.device", "Device"),
-    "AdbServer": ("pytest_mobile_agent.adb.server", "AdbServer"),
-    "App": ("pytest_mobile_agent.stack.app", "AppUnderTest"),
-    "HostGate": ("pytest_mobile_agent.plugin.gates", "HostGate"),
-    "DeviceControl": ("pytest_mobile_agent.control.device", "DeviceControl"),
-    "Orientation": ("pytest_mobile_agent.control.rotation", "Orientation"),
+    "Session": "pytest_mobile_agent.session.session",
+    "Controller": "pytest_mobile_agent.emulator.controller",
+    "Attached": "pytest_mobile_agent.agent.deploy",
+    "Device": "pytest_mobile_agent.adb.device",
+    "AdbServer": "pytest_mobile_agent.adb.server",
+    "App": "pytest_mobile_agent.stack.app:AppUnderTest",
+    "HostGate": "pytest_mobile_agent.plugin.gates",
+    "DeviceControl": "pytest_mobile_agent.control.device",
+    "Orientation": "pytest_mobile_agent.control.rotation",
     # what a test catches
-    "MobileAgentError": ("pytest_mobile_agent.errors", "MobileAgentError"),
-    "Timeout": ("pytest_mobile_agent.errors", "Timeout"),
-    "NoMatch": ("pytest_mobile_agent.errors", "NoMatch"),
-    "WaitTimeout": ("pytest_mobile_agent.errors", "WaitTimeout"),
-    "StaleElement": ("pytest_mobile_agent.errors", "StaleElement"),
-    "InvalidSelector": ("pytest_mobile_agent.errors", "InvalidSelector"),
-    "InvalidArgument": ("pytest_mobile_agent.errors", "InvalidArgument"),
-    "Disconnected": ("pytest_mobile_agent.errors", "Disconnected"),
-    "Conflict": ("pytest_mobile_agent.errors", "Conflict"),
-    "DeviceDisturbed": ("pytest_mobile_agent.errors", "DeviceDisturbed"),
-    "PackageManagerError": ("pytest_mobile_agent.errors", "PackageManagerError"),
-    "AgentError": ("pytest_mobile_agent.errors", "AgentError"),
-    "WatcherFailed": ("pytest_mobile_agent.errors", "WatcherFailed"),
-    "WatcherLoop": ("pytest_mobile_agent.errors", "WatcherLoop"),
-    "StateRefused": ("pytest_mobile_agent.errors", "StateRefused"),
-    "NotSupported": ("pytest_mobile_agent.errors", "NotSupported"),
-}
+    "MobileAgentError": "pytest_mobile_agent.errors",
+    "Timeout": "pytest_mobile_agent.errors",
+    "NoMatch": "pytest_mobile_agent.errors",
+    "WaitTimeout": "pytest_mobile_agent.errors",
+    "StaleElement": "pytest_mobile_agent.errors",
+    "InvalidSelector": "pytest_mobile_agent.errors",
+    "InvalidArgument": "pytest_mobile_agent.errors",
+    "Disconnected": "pytest_mobile_agent.errors",
+    "Conflict": "pytest_mobile_agent.errors",
+    "DeviceDisturbed": "pytest_mobile_agent.errors",
+    "PackageManagerError": "pytest_mobile_agent.errors",
+    "AgentError": "pytest_mobile_agent.errors",
+    "WatcherFailed": "pytest_mobile_agent.errors",
+    "WatcherLoop": "pytest_mobile_agent.errors",
+    "StateRefused": "pytest_mobile_agent.errors",
+    "NotSupported": "pytest_mobile_agent.errors",
+})
 
 __all__ = [
     "Ack",
@@ -151,18 +151,3 @@ __all__ = [
     "__version__",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its layer on first use (and kept); AttributeError for any
-    other, so that `from pytest_mobile_agent import errors` still finds the submodule."""
-    try:
-        module, attribute = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module), attribute)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})

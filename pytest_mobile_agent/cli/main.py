@@ -16,11 +16,10 @@ from collections.abc import Callable, Sequence
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.cli.inspector import LOCK_WAIT as INSPECTOR_LOCK_WAIT
+from pytest_mobile_agent.stack.options import TRUE_WORDS, lookup
+from pytest_mobile_agent.stack.settings import AUTO, VIRTUAL
 
 Command = Callable[[argparse.Namespace], int]
-CONTROLLER_HELP = ("auto (the emulator's discovery file), off, or http://HOST:PORT (the token in "
-                   "MOBILE_AGENT_EMULATOR_TOKEN, never on the command line), as the plugin's option "
-                   "(default: MOBILE_AGENT_EMULATOR_CONTROLLER, else auto)")
 
 
 def _failed(exc: errors.MobileAgentError) -> int:
@@ -179,6 +178,24 @@ def _show_trace(args: argparse.Namespace) -> int:
     return _serve_until_stopped(lambda: serving(Viewer(trace), port=args.port), "trace viewer", args.port)
 
 
+def _shared(parser: argparse.ArgumentParser, flag: str, *, default: str | float | None = None,
+            kind: Callable[[str], object] = str) -> None:
+    """One of the options a command shares with a test run, rendered from the one table
+    (stack/options.py): its help, metavar, choices and environment variable, which wins over this
+    command's `default` (the table's when not given), as it does in a test run."""
+    option = lookup(flag)
+    given = option.from_environment(os.environ)
+    if option.is_flag:
+        parser.add_argument(flag, dest=option.dest, action="store_true", help=option.help,
+                            default=bool(given and given.lower() in TRUE_WORDS))
+        return
+    fallback = option.default if default is None else default
+    shown = f"{fallback:g}" if isinstance(fallback, float) else fallback or option.default_text or "none"
+    note = f" (default: {option.env}, else {shown})" if option.env else f" (default {shown})"
+    parser.add_argument(flag, dest=option.dest, default=given or fallback, metavar=option.metavar,
+                        choices=option.choices, type=kind, help=option.help + note)
+
+
 def _register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], name: str, command: Command,
               help_text: str) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(name, help=help_text, description=help_text)
@@ -213,43 +230,19 @@ def build_parser() -> argparse.ArgumentParser:
     check = _register(subparsers, "doctor", _doctor,
                       "run every capability once on a target (adb, agent, tree, input, text, screenshot, "
                       "controller, idle exit, rotation): one row per check, advice for each that fails")
-    check.add_argument("--android-serial", default=os.environ.get("MOBILE_AGENT_ANDROID_SERIAL", "auto"),
-                       help="the target: a serial, auto (the only online one) or virtual (default: "
-                            "MOBILE_AGENT_ANDROID_SERIAL, else auto)")
-    check.add_argument("--emulator-controller", default=os.environ.get("MOBILE_AGENT_EMULATOR_CONTROLLER", "auto"),
-                       metavar="auto|off|URL", help=CONTROLLER_HELP)
-    check.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
-                       help="the agent jar to deploy (default: MOBILE_AGENT_JAR, else the jar a release wheel "
-                            "bundles when it matches the package's agent sources, else their build in the per-user "
-                            "cache, built with the Android SDK found)")
-    check.add_argument("--agent-force", action="store_true", help="let the agent stop whatever holds UI automation")
-    check.add_argument("--agent-records", default=os.environ.get("MOBILE_AGENT_RECORDS"), metavar="DIR",
-                       help="the agent records test runs use, so the doctor reuses a run's agent (default: "
-                            "MOBILE_AGENT_RECORDS, else the per-user cache, as the plugin's --agent-records)")
-    check.add_argument("--virtual-adb", choices=("builtin", "real"), default="builtin",
-                       help="with virtual: the built-in adb endpoint, or Debian's adb server and the adbd endpoint")
+    _shared(check, "--android-serial", default=AUTO)
+    for flag in ("--emulator-controller", "--agent-jar", "--agent-force", "--agent-records", "--virtual-adb"):
+        _shared(check, flag)
     check.add_argument("--json", action="store_true", help="machine-readable output")
     inspect = _register(subparsers, "inspect", _inspect,
                         "serve a page on 127.0.0.1 that shows the target's screen, windows and tree, the line "
                         "that finds each element, and records a test (needs the inspect extra)")
-    inspect.add_argument("--android-serial", default=os.environ.get("MOBILE_AGENT_ANDROID_SERIAL", "virtual"),
-                         help="the target: a serial, auto, or virtual (started for the inspector; the default)")
+    _shared(inspect, "--android-serial", default=VIRTUAL)
     inspect.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: a free one)")
-    inspect.add_argument("--emulator-controller", default=os.environ.get("MOBILE_AGENT_EMULATOR_CONTROLLER", "auto"),
-                         metavar="auto|off|URL",
-                         help=f"the screen and input from the emulator's controller: {CONTROLLER_HELP}")
-    inspect.add_argument("--agent-jar", default=os.environ.get("MOBILE_AGENT_JAR"),
-                         help="the agent jar (default: built on first use, or the stand-in on a virtual device)")
-    inspect.add_argument(
-        "--app-apk", default=None, help="the app under test's APK: Record can start it (installed if needed)"
-    )
-    inspect.add_argument("--app-package", default=None, help="the app under test, installed: Record can start it")
-    inspect.add_argument("--app-activity", default=None, help="its activity (default: its launcher activity)")
-    inspect.add_argument("--virtual-adb", choices=("builtin", "real"), default="builtin",
-                         help="with virtual: the built-in adb endpoint, or Debian's adb server and the adbd endpoint")
-    inspect.add_argument("--lock-wait", type=_positive_seconds, default=INSPECTOR_LOCK_WAIT, metavar="SECONDS",
-                         help="how long to wait for the device's automation lock while a test run holds it "
-                              f"(default {INSPECTOR_LOCK_WAIT:g})")
+    for flag in ("--emulator-controller", "--agent-jar", "--app-apk", "--app-package", "--app-activity",
+                 "--virtual-adb"):
+        _shared(inspect, flag)
+    _shared(inspect, "--lock-wait", default=INSPECTOR_LOCK_WAIT, kind=_positive_seconds)
     show = _register(subparsers, "show-trace", _show_trace,
                      "serve a test's step trace (the trace.zip its report names) on 127.0.0.1: the steps, the "
                      "screen before and after each with its target, the tree, the logs and the video")

@@ -10,7 +10,9 @@ app handle's use of `control.activities` loads neither the mirror nor the emulat
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pytest_mobile_agent.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.control.battery import BatteryState
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.control.paths import ConsoleAccess, Paths
     from pytest_mobile_agent.control.rotation import ORIENTATIONS, Orientation
 
-_EXPORTS = {
+__getattr__, __dir__ = lazy_exports(globals(), {
     "BatteryState": "pytest_mobile_agent.control.battery",
     "DeviceControl": "pytest_mobile_agent.control.device",
     "Coordinates": "pytest_mobile_agent.control.location",
@@ -29,20 +31,7 @@ _EXPORTS = {
     "Paths": "pytest_mobile_agent.control.paths",
     "ORIENTATIONS": "pytest_mobile_agent.control.rotation",
     "Orientation": "pytest_mobile_agent.control.rotation",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        import importlib
-
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
-
+})
 
 __all__ = ["ORIENTATIONS", "BatteryState", "ConsoleAccess", "Coordinates", "DeviceControl", "NetworkState",
            "Orientation", "Paths"]

@@ -10,7 +10,9 @@ selectors, waits and settle; the API an app's tests use most (the `screen` fixtu
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pytest_mobile_agent.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.errors import InvalidSelector, NoMatch, StaleElement, WaitTimeout
@@ -22,7 +24,9 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.mirror.selectors import Selector
     from pytest_mobile_agent.mirror.unique import Locator, unique_locator
 
-_EXPORTS = {
+# each name and the module it loads from on first use: importing a submodule of the mirror, such as
+# `mirror.steps`, loads neither the session nor the emulator client
+__getattr__, __dir__ = lazy_exports(globals(), {
     "InvalidSelector": "pytest_mobile_agent.errors",
     "NoMatch": "pytest_mobile_agent.errors",
     "StaleElement": "pytest_mobile_agent.errors",
@@ -38,22 +42,7 @@ _EXPORTS = {
     "Selector": "pytest_mobile_agent.mirror.selectors",
     "Locator": "pytest_mobile_agent.mirror.unique",
     "unique_locator": "pytest_mobile_agent.mirror.unique",
-}
-"""Each name and the module it is loaded from on first use (PEP 562): importing a submodule of the
-mirror, such as `mirror.steps`, loads neither the session nor the emulator client."""
-
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        import importlib
-
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
-
+})
 
 __all__ = [
     "KEY_CODES",

@@ -12,8 +12,9 @@ the inspector open them here. Nothing in this package imports the pytest surface
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pytest_mobile_agent.lazy import lazy_exports
 from pytest_mobile_agent.stack.settings import Settings
 
 if TYPE_CHECKING:
@@ -27,11 +28,11 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_LOCK_WAIT", "OpenStack", "Settings", "open_stack", "start_session"]
 
 
-def __getattr__(name: str) -> Any:
-    # The session, the mirror and the emulator client load when a stack opens, not when the pytest
-    # plugin imports the settings.
-    if name in {"DEFAULT_LOCK_WAIT", "OpenStack", "open_stack", "start_session"}:
-        from pytest_mobile_agent.stack import assembly
-
-        return getattr(assembly, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(globals(), {
+    # the session, the mirror and the emulator client load when a stack opens, not when the pytest
+    # plugin imports the settings
+    "DEFAULT_LOCK_WAIT": "pytest_mobile_agent.stack.assembly",
+    "OpenStack": "pytest_mobile_agent.stack.assembly",
+    "open_stack": "pytest_mobile_agent.stack.assembly",
+    "start_session": "pytest_mobile_agent.stack.assembly",
+})

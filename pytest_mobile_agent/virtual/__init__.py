@@ -7,8 +7,9 @@ the same from a shell; ``pytest --android-serial virtual`` starts one for a test
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pytest_mobile_agent.lazy import lazy_exports
 from pytest_mobile_agent.virtual.lab import VirtualLab
 
 if TYPE_CHECKING:
@@ -17,10 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["VirtualDevice", "VirtualLab"]
 
 
-def __getattr__(name: str) -> Any:
-    # The device model (and the UI model, Pillow, ...) loads on first use, not on import.
-    if name == "VirtualDevice":
-        from pytest_mobile_agent.virtual.device import VirtualDevice
-
-        return VirtualDevice
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(globals(), {
+    # the device model (and the UI model, Pillow, ...) loads on first use, not on import
+    "VirtualDevice": "pytest_mobile_agent.virtual.device",
+})

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import pytest_mobile_agent
+from pytest_mobile_agent.lazy import face_of
 from pytest_mobile_agent.mirror.selectors import Selector
 from pytest_mobile_agent.mirror.vocabulary import Criteria, DescendantCriteria, FieldCriteria
 
@@ -57,7 +58,9 @@ def test_every_public_name_resolves_and_is_listed_by_dir(name: str) -> None:
 
 def test_what_mypy_sees_is_what_is_loaded() -> None:
     seen = type_checking_imports()
-    loaded = pytest_mobile_agent._EXPORTS
+    face = face_of(pytest_mobile_agent)
+    assert face is not None
+    loaded = {name: (export.module, export.attribute) for name, export in face.exports.items()}
     assert seen == loaded
     assert sorted(loaded) == sorted(set(pytest_mobile_agent.__all__) - {"__version__"})
 
@@ -86,7 +89,7 @@ def test_importing_the_package_loads_no_layer() -> None:
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('grpc', 'numpy', 'PIL', 'rapidfuzz') or m.startswith('pytest_mobile_agent.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
-    assert out.stdout.strip() == "['pytest_mobile_agent._version']"
+    assert out.stdout.strip() == "['pytest_mobile_agent._version', 'pytest_mobile_agent.lazy']"
 
 
 def test_the_criteria_types_name_every_selector_criterion() -> None:

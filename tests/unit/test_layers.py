@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CONTRACTS = {
     "driver-layers": "the driver's layers run bottom to top",
     "double-behind-one-seam": "the driver reaches the double only through the seam that starts it",
-    "double-imports-formats": "the double imports only the shared wire formats and errors",
+    "double-imports-formats": "the double loads only the shared wire formats and errors",
+    "double-layers": "the double's rooms run bottom to top",
 }
 
 
@@ -48,6 +49,18 @@ def test_every_contract_is_kept_by_the_package() -> None:
 @pytest.mark.parametrize(("module", "planted", "broken"), [
     ("mirror/selectors.py", "import pytest_mobile_agent.virtual.lab", "double-behind-one-seam"),
     ("virtual/lab.py", "import pytest_mobile_agent.session.session", "double-imports-formats"),
+    # the allow-list refuses a driver module it does not name, client or not
+    ("virtual/kernel/streams.py", "import pytest_mobile_agent.arguments", "double-imports-formats"),
+    # a face that loads its client is loaded with the format below it (issue 38, item 2)
+    ("adb/__init__.py", "import pytest_mobile_agent.adb.server", "double-imports-formats"),
+    ("agent/__init__.py", "from pytest_mobile_agent.agent.deploy import Deployer", "double-imports-formats"),
+    ("emulator/__init__.py", "import pytest_mobile_agent.emulator.controller", "double-imports-formats"),
+    ("virtual/kernel/fs.py", "import pytest_mobile_agent.virtual.ui.model", "double-layers"),
+    ("virtual/shell/state.py", "import pytest_mobile_agent.virtual.adbd.daemon", "double-layers"),
+    ("virtual/ui/model.py", "import pytest_mobile_agent.virtual.programs.input", "double-layers"),
+    ("virtual/agent/server.py", "import pytest_mobile_agent.virtual.fronts.console", "double-layers"),
+    ("virtual/fronts/console.py", "import pytest_mobile_agent.virtual.device", "double-layers"),
+    ("virtual/device.py", "import pytest_mobile_agent.virtual.lab", "double-layers"),
     ("adb/wire.py", "import pytest_mobile_agent.session.session", "driver-layers"),
     ("session/paths.py", "import pytest_mobile_agent.stack.app", "driver-layers"),
     ("cli/doctor.py", "import pytest_mobile_agent.plugin.fixtures", "driver-layers"),
@@ -55,6 +68,9 @@ def test_every_contract_is_kept_by_the_package() -> None:
 def test_a_planted_import_breaks_the_contract_that_forbids_it(tmp_path: Path, module: str, planted: str,
                                                               broken: str) -> None:
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "tests" / "support").mkdir(parents=True)  # the project's own contract type
+    for init in ("tests/__init__.py", "tests/support/__init__.py", "tests/support/import_contracts.py"):
+        shutil.copy(ROOT / init, tmp_path / init)
     shutil.copytree(ROOT / "pytest_mobile_agent", tmp_path / "pytest_mobile_agent",
                     ignore=shutil.ignore_patterns("__pycache__", "static", "agent-android"))
     target = tmp_path / "pytest_mobile_agent" / module
