@@ -174,3 +174,28 @@ def test_readmes_testing_your_app_suite_passes_as_written(pytester: pytest.Pytes
     pytester.makepyfile(test_app=suite)
     apk = write(pytester.path / "app.apk", fixture_apk(2))
     pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}").assert_outcomes(passed=2)
+
+
+MARKED_WITHOUT_THE_FIXTURE = """
+import pytest
+
+@pytest.mark.app(clear=True, permissions=["android.permission.CAMERA"])
+def test_marked_only(screen, device):
+    assert "android.permission.CAMERA: granted=true" in device.shell("dumpsys package dev.mobileagent.fixture").text()
+"""
+
+
+def test_the_marker_takes_effect_without_the_app_fixture(pytester: pytest.Pytester) -> None:
+    """Issue 41 item 4: `@pytest.mark.app(clear=True, permissions=[...])` did nothing, with no warning,
+    unless the test asked for the `app` fixture."""
+    pytester.makepyfile(MARKED_WITHOUT_THE_FIXTURE)
+    result = pytester.runpytest_subprocess(*ISOLATED, "--app-package", "dev.mobileagent.fixture")
+    result.assert_outcomes(passed=1)
+
+
+def test_the_marker_with_no_app_named_is_a_usage_error_naming_it(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(MARKED_WITHOUT_THE_FIXTURE)
+    result = pytester.runpytest_subprocess(*ISOLATED)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*@pytest.mark.app(clear=True, permissions=[[]'android.permission.CAMERA'[]]) needs "
+                                 "the app under test: --app-apk=PATH or --app-package NAME*"])
