@@ -409,8 +409,8 @@ def test_the_fixture_app_is_stopped_while_the_automation_lock_is_still_held(pyte
                                 "--setup-show")
     result.assert_outcomes(passed=1)
     teardowns = [line.split()[-1] for line in result.outlines if line.strip().startswith("TEARDOWN")]
-    device_touching = ("compose_fixture", "screen", "session", "agent")
-    assert all(teardowns.index(name) < teardowns.index("automation_lock") for name in device_touching), teardowns
+    device_touching = ("compose_fixture", "screen")  # the group closes the screen's parts, then releases the lock
+    assert all(teardowns.index(name) < teardowns.index("target_group") for name in device_touching), teardowns
 
 
 def test_the_timeouts_for_a_slow_machine_are_options_and_ini_keys_with_the_seeds_defaults(
