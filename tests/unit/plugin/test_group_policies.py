@@ -133,3 +133,19 @@ def test_a_pair_under_video_on_has_a_video_of_each_device(pytester: pytest.Pytes
         assert (folder / name).stat().st_size > 1000, sorted(folder.iterdir())
     junit = (pytester.path / "junit.xml").read_text()
     assert "mobile_agent_video" in junit and f"mobile_agent_video-{SECOND}" in junit
+
+
+AGENT_ONLY = """
+def test_agent_only(agent, target_group):
+    assert agent.connection is not None
+    part = target_group[0]
+    assert part.opened_attached is agent
+    assert part.opened_session is None and part.opened_control is None, "no session, screen or control opened"
+"""
+
+
+def test_a_test_that_asks_only_for_the_agent_never_starts_a_session(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_pair=AGENT_ONLY)
+    result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual", timeout=300)
+    result.assert_outcomes(passed=1)
+    assert "mobile-agent status" not in result.stdout.str(), "a session's status lines come only from a session"
