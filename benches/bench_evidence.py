@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from timing import interleaved, median, summary, timed  # noqa: E402
 
-from pytest_mobile_agent.plugin.trace import BudgetedScreenshots, LiveFrames, TraceRecorder  # noqa: E402
+from pytest_mobile_agent.evidence.trace import BudgetedScreenshots, LiveFrames, TraceRecorder  # noqa: E402
 from pytest_mobile_agent.stack import Settings, open_stack  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,7 +104,7 @@ def video_cost(frames: int) -> None:
     import av
     from PIL import Image
 
-    from pytest_mobile_agent.plugin.video import MAX_FRAME_RATE, _open_stream
+    from pytest_mobile_agent.evidence.video import MAX_FRAME_RATE, _open_stream
     from pytest_mobile_agent.virtual.device import VirtualDevice
 
     device = VirtualDevice("emulator-5590")

@@ -169,7 +169,7 @@ def _serve_until_stopped(serve: Callable[[], contextlib.AbstractContextManager[s
 def _show_trace(args: argparse.Namespace) -> int:
     """Serve a step trace's page on 127.0.0.1 until interrupted (pytest_mobile_agent.cli.trace_viewer)."""
     from pytest_mobile_agent.cli.trace_viewer.server import Viewer, serving
-    from pytest_mobile_agent.stack.tracefile import InvalidTrace, read_trace
+    from pytest_mobile_agent.evidence.tracefile import InvalidTrace, read_trace
 
     try:
         trace = read_trace(args.path)

@@ -36,6 +36,8 @@ import pytest
 from pytest_mobile_agent import __version__
 from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.errors import MobileAgentError
+from pytest_mobile_agent.evidence import tracefile
+from pytest_mobile_agent.evidence.trace import BudgetedScreenshots, LiveFrames, ScreenSource, TraceRecorder
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.mirror.snapshots import SnapshotSettings
 from pytest_mobile_agent.mirror.steps import Step
@@ -54,9 +56,7 @@ from pytest_mobile_agent.plugin.run import (
     policy_of,
     run_of,
 )
-from pytest_mobile_agent.plugin.trace import BudgetedScreenshots, LiveFrames, ScreenSource, TraceRecorder
 from pytest_mobile_agent.session import Session
-from pytest_mobile_agent.stack import tracefile
 from pytest_mobile_agent.userfiles import write_private
 
 log = logging.getLogger("pytest_mobile_agent.plugin.evidence")
@@ -143,7 +143,7 @@ def snapshot_settings(item: pytest.Item, api_level: int | None) -> SnapshotSetti
 
 
 def _start_video(evidence: Evidence, target: TargetRecord, session: Session | None, device: Device) -> None:
-    from pytest_mobile_agent.plugin import video
+    from pytest_mobile_agent.evidence import video
 
     try:
         evidence.videos[target.label] = video.start(evidence.policy.video_format, session=session, device=device)
@@ -348,8 +348,8 @@ def _logcat(target: TargetRecord) -> list[dict[str, Any]]:
     sources = target.artifacts
     if sources.device is None:
         return []
+    from pytest_mobile_agent.evidence.logtimes import timed_lines
     from pytest_mobile_agent.plugin.artifacts import logcat_text
-    from pytest_mobile_agent.plugin.logtimes import timed_lines
 
     try:
         return timed_lines(logcat_text(sources), sources.device)

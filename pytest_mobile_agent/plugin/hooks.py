@@ -332,7 +332,7 @@ controller process when the worker finishes (xdist's own channel for a worker's 
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    from pytest_mobile_agent.plugin.video import abort_all
+    from pytest_mobile_agent.evidence.video import abort_all
 
     abort_all()  # an interrupted run leaves no screenrecord on a device and no encoder running
     workeroutput = getattr(session.config, "workeroutput", None)

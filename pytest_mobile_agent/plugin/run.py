@@ -25,11 +25,11 @@ import pytest
 from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.control import DeviceControl
 from pytest_mobile_agent.errors import MobileAgentError
+from pytest_mobile_agent.evidence.trace import TraceRecorder
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.mirror.steps import Steps
 from pytest_mobile_agent.plugin import options
 from pytest_mobile_agent.plugin.policy import DisturbanceWatch, Verdict
-from pytest_mobile_agent.plugin.trace import TraceRecorder
 from pytest_mobile_agent.session import Session
 from pytest_mobile_agent.stack.app import AppUnderTest, last_crash_line
 
@@ -110,7 +110,7 @@ class Evidence:
     worker: str
     recorder: TraceRecorder | None = None
     videos: dict[str, object] = field(default_factory=dict)
-    """Per target label, plugin/video.py's recording, or False when it could not start (not tried again)."""
+    """Per target label, evidence/video.py's recording, or False when it could not start (not tried again)."""
     started: float = field(default_factory=time.time)
     failed: bool = False
     failure: str | None = None

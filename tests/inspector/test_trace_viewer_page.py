@@ -28,8 +28,8 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from pytest_mobile_agent.cli.trace_viewer.server import Viewer, serving  # noqa: E402
+from pytest_mobile_agent.evidence import tracefile  # noqa: E402
 from pytest_mobile_agent.plugin.gates import HostGate  # noqa: E402
-from pytest_mobile_agent.stack import tracefile  # noqa: E402
 from tests.support.browser import (  # noqa: E402
     LAPTOP_WINDOWS,
     NEEDS_CHROMIUM,

@@ -30,7 +30,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from pytest_mobile_agent.cli import favicon
-from pytest_mobile_agent.stack.tracefile import LoadedTrace
+from pytest_mobile_agent.evidence.tracefile import LoadedTrace
 
 HOST = "127.0.0.1"
 RANGE = re.compile(r"bytes=(\d*)-(\d*)$")

@@ -14,9 +14,8 @@ import numpy  # noqa: F401 - loaded before the in-process inner runs: pytester r
 import pytest  # each, and numpy's extension cannot load twice in one process
 
 from pytest_mobile_agent.adb import AdbServer
+from pytest_mobile_agent.evidence import tracefile, video
 from pytest_mobile_agent.mirror import snapshots  # noqa: F401 - numpy's users, loaded once for the same reason
-from pytest_mobile_agent.plugin import video
-from pytest_mobile_agent.stack import tracefile
 from tests.unit.plugin.plugin_inner_runs import ISOLATED, isolate, served_lab
 
 pytest_plugins = ["pytester"]

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy  # noqa: F401 - loaded before the in-process inner runs: pytester restores sys.modules after
 import pytest
 
+from pytest_mobile_agent.evidence import tracefile
 from pytest_mobile_agent.mirror import snapshots  # noqa: F401 - numpy's users, loaded once for the same reason
-from pytest_mobile_agent.stack import tracefile
 from tests.unit.plugin.plugin_inner_runs import ISOLATED, isolate
 
 pytest_plugins = ["pytester"]

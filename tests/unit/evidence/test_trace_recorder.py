@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from pytest_mobile_agent.mirror.steps import Steps
-from pytest_mobile_agent.plugin import logtimes
-from pytest_mobile_agent.plugin.trace import (
+from pytest_mobile_agent.evidence import logtimes
+from pytest_mobile_agent.evidence.trace import (
     BudgetedScreenshots,
     EncodedCapture,
     LiveFrames,
     TraceRecorder,
 )
+from pytest_mobile_agent.mirror.steps import Steps
 
 
 class Shots:
@@ -162,7 +162,7 @@ def test_logcat_lines_are_put_on_the_hosts_clock() -> None:
 
 def test_a_slow_encoder_drops_video_frames_and_never_holds_the_frame_source(tmp_path: Path) -> None:
     pytest.importorskip("av")
-    from pytest_mobile_agent.plugin import video
+    from pytest_mobile_agent.evidence import video
 
     observers: list[Any] = []
     recording = video.ControllerVideo(lambda observer: observers.append(observer) or (lambda: None), "mp4")
@@ -198,7 +198,7 @@ def test_a_slow_encoder_drops_video_frames_and_never_holds_the_frame_source(tmp_
 
 def test_a_failed_encoder_costs_the_video_and_says_why(tmp_path: Path) -> None:
     pytest.importorskip("av")
-    from pytest_mobile_agent.plugin import video
+    from pytest_mobile_agent.evidence import video
 
     observers: list[Any] = []
     recording = video.ControllerVideo(lambda observer: observers.append(observer) or (lambda: None), "mp4")
@@ -224,7 +224,7 @@ def _frame(index: int) -> Any:
 def test_a_long_tests_older_trees_are_serialized_so_memory_stays_bounded() -> None:
     from types import SimpleNamespace
 
-    from pytest_mobile_agent.plugin import trace
+    from pytest_mobile_agent.evidence import trace
 
     display = SimpleNamespace(width=1080, height=2400)
     views = [SimpleNamespace(generation=g, snapshot=SimpleNamespace(display=display), windows=(), by_window={})

@@ -1,4 +1,4 @@
-"""The trace file (stack/tracefile.py) and `show-trace`'s refusals: a truncated, damaged, foreign or newer
+"""The trace file (evidence/tracefile.py) and `show-trace`'s refusals: a truncated, damaged, foreign or newer
 file is a clear error on the command line, never a traceback or a page."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_mobile_agent.cli.main import main
-from pytest_mobile_agent.stack import tracefile
+from pytest_mobile_agent.evidence import tracefile
 
 
 def document(**changes: Any) -> dict[str, Any]:

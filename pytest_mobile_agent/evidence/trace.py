@@ -10,7 +10,7 @@ agent screenshot, taken only while the screenshots so far stay within SCREENSHOT
 time. The "after" of an action is the screen when the test made its next call (or the test's end):
 what the action's effect looked like to the test.
 
-The format is docs/trace-format.md (stack/tracefile.py reads and writes it).
+The format is docs/trace-format.md (evidence/tracefile.py reads and writes it).
 """
 
 from __future__ import annotations
@@ -23,15 +23,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pytest_mobile_agent.mirror.replica import View
-from pytest_mobile_agent.mirror.steps import Step
-from pytest_mobile_agent.plugin.steptext import (
+from pytest_mobile_agent.evidence import tracefile
+from pytest_mobile_agent.evidence.steptext import (
     describe_arguments,
     describe_outcome,
     mask_typed_text,
     step_line,
 )
-from pytest_mobile_agent.stack import tracefile
+from pytest_mobile_agent.emulator.frame import Frame
+from pytest_mobile_agent.mirror.replica import View
+from pytest_mobile_agent.mirror.steps import Step
 
 ACTIONS = frozenset({
     "tap", "tap_at", "long_press", "swipe", "swipe_within", "scroll_until", "type_text", "press_key",
@@ -78,7 +79,7 @@ class FrameCapture:
     by then (set on the frame source's thread as frames come). Encoded on demand."""
 
     at: float
-    frame: Any
+    frame: Frame
     _encoded: EncodedCapture | None = None
 
     def key(self) -> int:
@@ -105,15 +106,15 @@ class ScreenSource(Protocol):
 class LiveFrames:
     """The frames the session receives (references, taken on the frame source's thread)."""
 
-    def __init__(self, observe: Callable[[Callable[[Any], None]], Callable[[], None]],
+    def __init__(self, observe: Callable[[Callable[[Frame], None]], Callable[[], None]],
                  clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._latest: Any = None
+        self._latest: Frame | None = None
         self._unsettled: list[FrameCapture] = []
         self._lock = threading.Lock()
         self._stop = observe(self._take)
 
-    def _take(self, frame: Any) -> None:
+    def _take(self, frame: Frame) -> None:
         arrived = frame.received_at or self._clock()
         with self._lock:
             self._latest = frame

@@ -40,7 +40,7 @@ from typing import Any
 
 from pytest_mobile_agent.errors import MobileAgentError
 
-log = logging.getLogger("pytest_mobile_agent.plugin.video")
+log = logging.getLogger("pytest_mobile_agent.evidence.video")
 
 QUEUE_FRAMES = 8
 """Frames waiting for the encoder; past this, frames are dropped from the video and counted."""

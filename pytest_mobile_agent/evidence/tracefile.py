@@ -1,7 +1,7 @@
 """The step trace's file: one zip per test, `trace.json` and the images and trees it names
 (docs/trace-format.md has the whole format, versioned).
 
-The plugin writes it (plugin/trace.py) and the viewer reads it (cli/trace_viewer); both sit above
+The plugin writes it (evidence/trace.py) and the viewer reads it (cli/trace_viewer); both sit above
 the stack, so the format is written once, here. `write_trace` writes a complete file or none: the
 zip is built under a temporary name beside the final one and renamed over it, so a worker that
 dies halfway leaves no half-written trace. `read_trace` checks everything the viewer draws before

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_mobile_agent.plugin.video import MAX_FRAME_RATE, FramePacer
+from pytest_mobile_agent.evidence.video import MAX_FRAME_RATE, FramePacer
 
 SLOT = 1 / MAX_FRAME_RATE
 
