@@ -1,4 +1,5 @@
-"""``python -m pytest_mobile_agent.virtual [--devices N] [--real-adb] [--adb-port P] [--grpc P]``: serve virtual devices.
+"""``python -m pytest_mobile_agent.virtual [--devices N] [--real-adb] [--adb-port P] [--grpc P]``: serve
+virtual devices.
 
 Starts a lab, prints the serials, the ports and the environment to use, and serves until Ctrl-C or
 SIGTERM, then stops everything it started (the real adb server by its pid).
