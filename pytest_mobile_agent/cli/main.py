@@ -218,8 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "Android Studio's place) into the per-user cache, and print its path")
     build.add_argument("--rebuild", action="store_true", help="build again even when the cache has this build")
     check = _register(subparsers, "doctor", _doctor,
-                      "run every capability once on a target (adb, agent, tree, input, text, screenshot, "
-                      "controller, idle exit, rotation): one row per check, advice for each that fails")
+                      "run every capability once on a target (adb, agent, tree, input, text, keyboard, clipboard, "
+                      "toast, screenshot, controller, idle exit, rotation, clipboard under root): one row per "
+                      "check, advice for each that fails; --report FILE for the compatibility report")
     check.add_argument("--android-serial", default=os.environ.get("MOBILE_AGENT_ANDROID_SERIAL", "auto"),
                        help="the target: a serial, auto (the only online one) or virtual (default: "
                             "MOBILE_AGENT_ANDROID_SERIAL, else auto)")
