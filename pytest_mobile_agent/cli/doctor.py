@@ -296,8 +296,9 @@ class Doctor:
         if not self._request("tap", _center(tab))["accepted"]:
             raise CheckFailed("the platform did not accept the tap")
         self._wait_for_node("res", "list")
-        self._figure(landed_ms=round((time.monotonic() - started) * 1000))
-        return f"landed: the fixture's List tab showed {(time.monotonic() - started) * 1000:.0f} ms after the tap"
+        took = (time.monotonic() - started) * 1000
+        self._figure(landed_ms=round(took))
+        return f"landed: the fixture's List tab showed {took:.0f} ms after the tap"
 
     def _keys(self) -> str:
         if not self.state.fixture:
