@@ -5,11 +5,16 @@ driver, and for each check that does not, what to do. The checks, in order: the 
 target, the agent jar (found or built), deploy with its outcome, hello, the window list with its
 metadata, a snapshot with its node count and time, a tap landing (on the Compose fixture app when it
 is installed, else on the status bar, where a tap changes nothing), keys, text by each method (these
-need the fixture app's fields), a screenshot (size, upright), the emulator controller and its frames,
-the agent's idle exit, and the rotation kept across that exit.
+need the fixture app's fields), the keyboard's text paths (which path `auto` takes for each kind of
+text, and the input method), the clipboard's round trip as the shell, a toast seen (the fixture's
+"Continue as guest"), a screenshot (size, upright), its pixels (the capture path, a checksum; a black
+image fails), the emulator controller and its frames, the agent's idle exit, the rotation kept across
+that exit, and the clipboard's round trip under root (`adb root`, on builds that allow it; adbd is
+put back as it was).
 
 A check whose prerequisite failed is skipped and says which; the exit status is 1 when any check
-failed. `--json` prints the rows as one JSON object.
+failed. `--json` prints the rows as one JSON object; `--report FILE` writes the compatibility report
+(cli/doctor_report.py): the device's build fingerprint and API, and every row with its figures.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from pytest_mobile_agent.agent import (
     Reused,
 )
 from pytest_mobile_agent.agent.launch import parse_ps
+from pytest_mobile_agent.cli import doctor_report
 from pytest_mobile_agent.session.ownership import TargetCheck
 from pytest_mobile_agent.stack.agent import choose_jar, records_for
 from pytest_mobile_agent.stack.app import start_activity
@@ -62,6 +68,17 @@ LAND_TIMEOUT = 5.0
 STATUS_BAR_SPOT = (250, 50)  # where a tap changes nothing (the seed's emulator tests tap there)
 KEYCODE_A, KEYCODE_SHIFT_LEFT = 29, 59
 TEXTS = {"direct": ("username", "héllo 👋"), "keys": ("invite_code", "Ab 12"), "clipboard": ("invite_code", "ünï 日本")}
+#: the keyboard's text paths: (kind of text, field, text, the path `auto` takes there as the agent
+#: chooses it: direct where the node offers ACTION_SET_TEXT, else keys where the virtual key map types
+#: every character, else the clipboard)
+KEYBOARD_PATHS = (("a field that takes text", "username", "Kb ü", "direct"),
+                  ("typeable text", "invite_code", "Kb 34", "keys"),
+                  ("text no key types", "invite_code", "日本", "clipboard"))
+CLIPBOARD_PROBE = "pytest-mobile-agent doctor: ✓ clip"
+GUEST_TOAST = "Continuing as guest"  # the fixture's late button shows it (virtual/ui/fixture.py)
+TOAST_TIMEOUT = 10.0  # a toast waits behind the one shown (NotificationManagerService: one at a time, 3.5 s long)
+ADBD_RESTART_TIMEOUT = 30.0
+SHELL_UID, ROOT_UID = 2000, 0
 
 OK, FAILED, SKIPPED = "ok", "failed", "skipped"
 
@@ -114,6 +131,9 @@ class _State:
     fixture: bool = False
     started_fixture: bool = False
     agent_gone: bool = False
+    facts: dict[str, Any] = field(default_factory=dict)
+    screenshot: bytes | None = None
+    capture: str | None = None
 
 
 class Doctor:
@@ -124,6 +144,9 @@ class Doctor:
         self.state = _State()
         self.rows: list[Row] = []
         self.records = target.records
+        #: per check, the figures it measured (the report's `figures`; rows and `--json` keep words only)
+        self.figures: dict[str, dict[str, Any]] = {}
+        self._checking = ""
 
     # --- running ----------------------------------------------------------------------------------
 
@@ -134,8 +157,12 @@ class Doctor:
             ("hello", self._hello, "deploy"), ("windows", self._windows, "deploy"),
             ("snapshot", self._snapshot, "deploy"), ("tap", self._tap, "deploy"), ("keys", self._keys, "deploy"),
             *((f"text ({method})", self._text_check(method), "deploy") for method in TEXTS),
-            ("screenshot", self._screenshot, "deploy"), ("controller", self._controller, "target"),
+            ("keyboard", self._keyboard, "deploy"), ("clipboard (shell)", self._clipboard_as_shell, "deploy"),
+            ("toast", self._toast, "deploy"),
+            ("screenshot", self._screenshot, "deploy"), ("screenshot pixels", self._screenshot_pixels, "screenshot"),
+            ("controller", self._controller, "target"),
             ("idle exit", self._idle_exit, "deploy"), ("rotation kept", self._rotation_kept, "idle exit"),
+            ("clipboard (root)", self._clipboard_as_root, "deploy"),
         ]
         try:
             for name, check, needs in checks:
@@ -148,6 +175,7 @@ class Doctor:
         if needs is not None and not self._passed(needs):
             return Row(name, SKIPPED, 0.0, f"needs the {needs} check, which did not pass")
         started = time.monotonic()
+        self._checking = name
         try:
             detail = check()
         except _Skip as skip:
@@ -157,6 +185,10 @@ class Doctor:
         except Exception as exc:  # noqa: BLE001 - a row says what went wrong, whatever it was
             return Row(name, FAILED, time.monotonic() - started, f"{type(exc).__name__}: {exc}")
         return Row(name, OK, time.monotonic() - started, detail)
+
+    def _figure(self, **figures: Any) -> None:
+        """Figures of the check running, for the report."""
+        self.figures.setdefault(self._checking, {}).update(figures)
 
     def _passed(self, name: str) -> bool:
         return any(row.check == name and row.result == OK for row in self.rows)
@@ -188,6 +220,9 @@ class Doctor:
             raise CheckFailed(f"{target.serial} is {target.state}", advice=target.advice)
         self.state.device = self.target.server.device(target.serial)
         self.state.emulator = bool(target.emulator)
+        self.state.facts = doctor_report.device_facts(self.state.device)
+        self._figure(api=target.api_level, emulator=self.state.emulator,
+                     fingerprint=self.state.facts.get("fingerprint"))
         kind = "emulator" if target.emulator else "device"
         return f"{target.serial}: {target.model or 'unknown model'}, API {target.api_level}, {kind}"
 
@@ -243,6 +278,7 @@ class Doctor:
         snapshot = self._request("snapshot", {"evict_event_less": True})
         took = (time.monotonic() - started) * 1000
         skipped = sum(w.get("skipped_children", 0) for w in snapshot["windows"])
+        self._figure(nodes=snapshot["node_count"], windows=len(snapshot["windows"]), read_ms=round(took))
         return (f"{snapshot['node_count']} nodes in {len(snapshot['windows'])} windows, read in {took:.0f} ms"
                 + (f", {skipped} children the platform did not give" if skipped else ""))
 
@@ -260,7 +296,9 @@ class Doctor:
         if not self._request("tap", _center(tab))["accepted"]:
             raise CheckFailed("the platform did not accept the tap")
         self._wait_for_node("res", "list")
-        return f"landed: the fixture's List tab showed {(time.monotonic() - started) * 1000:.0f} ms after the tap"
+        took = (time.monotonic() - started) * 1000
+        self._figure(landed_ms=round(took))
+        return f"landed: the fixture's List tab showed {took:.0f} ms after the tap"
 
     def _keys(self) -> str:
         if not self.state.fixture:
@@ -290,6 +328,83 @@ class Doctor:
             return f"{text!r} into {res}"
         return check
 
+    def _keyboard(self) -> str:
+        """Which path `auto` takes for each kind of text, on the fixture's fields, and that the text
+        lands; with the input method the device types through."""
+        ime = self._device().shell("settings get secure default_input_method").text().strip()
+        self._figure(ime=ime or None)
+        if not self.state.fixture:
+            raise _Skip(f"input method {ime or 'none'}; the text paths need an editable field: install "
+                        f"{FIXTURE_PACKAGE} (the Compose fixture app)")
+        paths = {}
+        for kind, res, text, expected in KEYBOARD_PATHS:
+            node = self._wait_for_node("res", res)
+            before = node["text"] or ""
+            answer = self._request("text", {"node": node["id"], "text": text, "method": "auto"})
+            used = answer.get("method")
+            paths[kind] = used
+            if not answer.get("accepted"):
+                raise CheckFailed(f"auto typed {text!r} into {res} by {used}, and the platform did not accept it")
+            wanted = text if used == "direct" else before + text
+            self._wait_for_node("res", res, _text_is(wanted))
+            if used != expected:
+                self._figure(paths=paths)
+                raise CheckFailed(f"auto took {used} for {kind} ({text!r} into {res}), where the agent's rule takes "
+                                  f"{expected}", advice="Attach the doctor's report (--report FILE) to a bug report")
+        self._figure(paths=paths)
+        return f"input method {ime or 'none'}; auto: " + ", ".join(f"{kind} by {used}" for kind, used in paths.items())
+
+    def _clipboard_as_shell(self) -> str:
+        uid = self._shell_uid()
+        said = self._clipboard_round_trip()
+        return said + (" (adbd runs as root: the agent too)" if uid == ROOT_UID else "")
+
+    def _clipboard_round_trip(self) -> str:
+        """Set a probe clip, read it back, put the user's clip back (or clear it, if there was none)."""
+        try:
+            saved: dict[str, Any] | None = self._request("clipboard_get", {})
+        except errors.MobileAgentError as exc:
+            saved = None  # a clip the shell may not read: it cannot be put back
+            unreadable = exc.message
+        started = time.monotonic()
+        self._request("clipboard_set", {"text": CLIPBOARD_PROBE})
+        got = self._request("clipboard_get", {}).get("text")
+        took = (time.monotonic() - started) * 1000
+        if saved is not None:
+            self._request("clipboard_set", {"text": saved.get("text")})
+        self._figure(round_trip_ms=round(took), read_back=got == CLIPBOARD_PROBE)
+        if got != CLIPBOARD_PROBE:
+            raise CheckFailed(f"set {CLIPBOARD_PROBE!r}, read back {got!r}",
+                              advice="The clipboard does not keep what the agent sets: attach the doctor's report "
+                                     "(--report FILE) to a bug report")
+        kept = "the user's clip put back" if saved is not None else f"the user's clip not put back ({unreadable})"
+        return f"set and read back {CLIPBOARD_PROBE!r} in {took:.0f} ms; {kept}"
+
+    def _toast(self) -> str:
+        """The fixture's late button shows a toast: the agent must hear it (docs/protocol.md, toasts)."""
+        if not self.state.fixture:
+            raise _Skip(f"needs a toast to show: install {FIXTURE_PACKAGE} (the Compose fixture app)")
+        self._request("tap", _center(self._wait_for_node("res", "tab_list")))
+        self._wait_for_node("res", "list")
+        self._request("tap", _center(self._wait_for_node("res", "tab_login")))
+        button = self._wait_for_node("res", "late_button")
+        last = self._request("toasts", {})["last"]
+        started = time.monotonic()
+        self._request("tap", _center(button))
+        heard: list[dict[str, Any]] = []
+        while time.monotonic() - started < TOAST_TIMEOUT:
+            heard += self._request("toasts", {"after": last})["toasts"]
+            last = max([last, *(t["id"] for t in heard)])
+            if any(t["text"] == GUEST_TOAST for t in heard):
+                took = (time.monotonic() - started) * 1000
+                self._figure(seen_ms=round(took), others=[t["text"] for t in heard if t["text"] != GUEST_TOAST])
+                return f"{GUEST_TOAST!r} heard {took:.0f} ms after the tap on late_button"
+            time.sleep(0.1)
+        others = "; ".join(repr(t["text"]) for t in heard) or "none"
+        raise CheckFailed(f"no toast {GUEST_TOAST!r} within {TOAST_TIMEOUT:.0f} s of the tap (toasts heard: {others})",
+                          advice="A toast waits behind the one shown (3.5 s each): attach the doctor's report "
+                                 "(--report FILE) to a bug report")
+
     # --- screenshot, controller ---------------------------------------------------------------------
 
     def _screenshot(self) -> str:
@@ -306,9 +421,25 @@ class Doctor:
             raise CheckFailed(f"the screenshot is {width}x{height}, the display {display['width']}x{display['height']} "
                               f"at rotation {display['rotation']}: not upright")
         capture = shot.get("capture", "ui_automation")  # agents before the field took it through UiAutomation
+        self.state.screenshot, self.state.capture = data, capture
+        self._figure(width=width, height=height, bytes=len(data), rotation=shot["rotation"], capture=capture)
         via = {"ui_automation": "UiAutomation", "screencap": "screencap (UiAutomation's capture failed)"}
         return (f"{width}x{height} PNG, {len(data)} bytes, rotation {shot['rotation']}, upright, "
                 f"taken by {via.get(capture, capture)}")
+
+    def _screenshot_pixels(self) -> str:
+        data, capture = self.state.screenshot, self.state.capture
+        if data is None:
+            raise _Skip("needs the screenshot check's image")
+        pixels = doctor_report.pixels_of(data)
+        self._figure(capture=capture, sha256=pixels.sha256, lit_fraction=pixels.lit_fraction, colours=pixels.colours)
+        if pixels.black:
+            raise CheckFailed(f"the screenshot taken by {capture} is black: every pixel is (0, 0, 0)",
+                              advice="A failed GPU readback gives a black image (docs/agent-android.md, Screenshots): "
+                                     "wake and unlock the device, then attach the doctor's report (--report FILE) to "
+                                     "a bug report")
+        return (f"taken by {capture}, sha256 {pixels.sha256[:16]}, {pixels.lit_fraction:.1%} of pixels not black, "
+                f"{pixels.colours} colours")
 
     def _controller(self) -> str:
         from pytest_mobile_agent.session import PathOptions, select_paths
@@ -335,6 +466,7 @@ class Doctor:
             if frame is None:
                 raise CheckFailed("the controller sent no frame within 3 s")
             took = (time.monotonic() - started) * 1000
+            self._figure(frame_ms=round(took), width=frame.width, height=frame.height)
             return f"{controller.endpoint.url}: a {frame.width}x{frame.height} frame in {took:.0f} ms"
         finally:
             controller.close()
@@ -360,6 +492,7 @@ class Doctor:
             time.sleep(0.05)
         took = (time.monotonic() - started) * 1000
         self.state.agent_gone = True
+        self._figure(exit_ms=round(took), bound_ms=bound)
         outcome = (f"pid {pid} exited {took:.0f} ms after its host left (bound {bound} ms: its idle exit of "
                    f"{IDLE_EXIT_MS} ms and {EXIT_ALLOWANCE_MS} ms for its idle check and the process listing)")
         if took > bound:
@@ -386,6 +519,70 @@ class Doctor:
                 advice="The agent's release changed the rotation lock: report it with the device's model and release",
             )
         return f"rotation {after['rotation']} before and after the agent's exit; a new agent took UI automation again"
+
+    # --- the clipboard under root -----------------------------------------------------------------
+
+    def _clipboard_as_root(self) -> str:
+        """The clipboard's round trip by an agent launched while adbd runs as root (`adb root`), on
+        builds that allow it (ro.debuggable=1: userdebug and eng builds, emulator images); adbd is put
+        back as it was, and the agent launched as root is stopped."""
+        if self._shell_uid() == ROOT_UID:
+            self._stop_agent()
+            self._launch()
+            try:
+                return "adbd already runs as root (left so): " + self._clipboard_round_trip()
+            finally:
+                self._stop_agent()
+        debuggable, build = self.state.facts.get("debuggable"), self.state.facts.get("build_type") or "user"
+        if debuggable != "1":
+            raise _Skip(f"root is not available: a {build} build (ro.debuggable={debuggable or 'unset'})")
+        self._stop_agent()
+        said = self._adbd_restart("root:", ROOT_UID)
+        try:
+            attached = self._launch()
+            uid = self._uid_of(attached.record.pid)
+            self._figure(agent_uid=uid)
+            return (f"under adb root ({said}; adbd put back as non-root after), the agent as uid {uid}: "
+                    + self._clipboard_round_trip())
+        finally:
+            self._stop_agent()
+            self._adbd_restart("unroot:", SHELL_UID)
+
+    def _adbd_restart(self, service: str, uid: int) -> str:
+        """adbd's `root:` or `unroot:` service, then wait until the device is back with shells of `uid`."""
+        with self._device().open_service(service) as stream:
+            reply = b""
+            while chunk := stream.recv(4096, timeout=REQUEST_TIMEOUT):
+                reply += chunk
+        said = reply.decode(errors="replace").strip()
+        if "restarting" not in said:
+            raise CheckFailed(f"adb {service.rstrip(':')}: adbd answered {said!r}")
+        deadline = time.monotonic() + ADBD_RESTART_TIMEOUT
+        while True:
+            with contextlib.suppress(errors.MobileAgentError, OSError):
+                if self._shell_uid() == uid:
+                    return said
+            if time.monotonic() > deadline:
+                raise CheckFailed(f"after adb {service.rstrip(':')} the device's shells do not run as uid {uid} "
+                                  f"within {ADBD_RESTART_TIMEOUT:.0f} s",
+                                  advice="Run `adb wait-for-device shell id`, and `adb unroot` if it says uid=0")
+            time.sleep(0.2)
+
+    def _uid_of(self, pid: int) -> int | None:
+        for line in self._device().shell("ps -A -o PID,UID").text().splitlines()[1:]:
+            words = line.split()
+            if len(words) == 2 and words[0] == str(pid) and words[1].isdigit():
+                return int(words[1])
+        return None
+
+    def _shell_uid(self) -> int:
+        return int(self._device().shell("id -u").text().strip())
+
+    def _stop_agent(self) -> None:
+        attached = self.state.attached
+        if attached is not None and not self.state.agent_gone:
+            attached.stop()
+            self.state.agent_gone = True
 
     # --- helpers ------------------------------------------------------------------------------
 
@@ -426,7 +623,7 @@ class Doctor:
         while True:
             snapshot = self._request("snapshot", {"idle_timeout_ms": 500, "evict_event_less": True})
             for node in (n for w in snapshot["windows"] for n in w["nodes"]):
-                if node.get(key) == value:
+                if _matches(node.get(key), key, value):
                     seen = node
                     if ready(node):
                         return node
@@ -438,6 +635,16 @@ class Doctor:
 
 class _Skip(Exception):  # noqa: N818 - a row's outcome, not an error
     """The check cannot run here; the message says why."""
+
+
+def _matches(found: Any, key: str, value: str) -> bool:
+    """A resource id matches whole or by the part after `:id/` (a Compose test tag is whole, a View's
+    id is `package:id/name`), as the mirror's `id=` matches it."""
+    return found == value or (key == "res" and isinstance(found, str) and found.endswith(f":id/{value}"))
+
+
+def _text_is(wanted: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda node: node["text"] == wanted
 
 
 def _center(node: dict[str, Any]) -> dict[str, int]:
@@ -506,6 +713,18 @@ def summary_line(rows: list[Row]) -> str:
 def as_json(target: Target, rows: list[Row]) -> str:
     return json.dumps({"serial": target.serial, "ok": not any(r.result == FAILED for r in rows),
                        "checks": [asdict(r) for r in rows]}, ensure_ascii=False)
+
+
+def report_of(doctor: Doctor) -> dict[str, Any]:
+    """The compatibility report of a doctor's run (cli/doctor_report.py)."""
+    hello = doctor.state.attached.connection.hello if doctor.state.attached is not None else None
+    agent = {"version": hello.version, "build": hello.build, "capabilities": list(hello.capabilities)} if hello else {}
+    if doctor.state.jar is not None:
+        agent["jar"] = doctor.state.jar.origin
+    return doctor_report.report(serial=doctor.target.serial, rows=doctor.rows, figures=doctor.figures,
+                                device={**dict.fromkeys(doctor_report.DEVICE_PROPERTIES), **doctor.state.facts},
+                                agent=agent,
+                                summary=summary_line(doctor.rows))
 
 
 def exit_status(rows: list[Row]) -> int:

@@ -95,7 +95,7 @@ def _doctor(args: argparse.Namespace) -> int:
     """Every capability once on the target, one row per check (pytest_mobile_agent.cli.doctor)."""
     from pathlib import Path
 
-    from pytest_mobile_agent.cli import doctor
+    from pytest_mobile_agent.cli import doctor, doctor_report
     from pytest_mobile_agent.stack.paths import controller_setting
 
     try:
@@ -103,11 +103,18 @@ def _doctor(args: argparse.Namespace) -> int:
         records = Path(args.agent_records) if args.agent_records else None
         with doctor.target_of(args.android_serial, controller=controller,
                               virtual_adb=args.virtual_adb, records_dir=records) as target:
-            rows = doctor.Doctor(target, jar_path=Path(args.agent_jar) if args.agent_jar else None,
-                                 force=args.agent_force).run()
+            examiner = doctor.Doctor(target, jar_path=Path(args.agent_jar) if args.agent_jar else None,
+                                     force=args.agent_force)
+            rows = examiner.run()
     except errors.MobileAgentError as exc:
         return _failed(exc)
     print(doctor.as_json(target, rows) if args.json else doctor.format_rows(rows))
+    if args.report:
+        try:
+            doctor_report.write_report(Path(args.report), doctor.report_of(examiner))
+        except errors.MobileAgentError as exc:
+            return _failed(exc)
+        print(f"the compatibility report: {args.report} (attach it to a bug report)", file=sys.stderr)
     return doctor.exit_status(rows)
 
 
@@ -228,12 +235,16 @@ def build_parser() -> argparse.ArgumentParser:
                       "Android Studio's place) into the per-user cache, and print its path")
     build.add_argument("--rebuild", action="store_true", help="build again even when the cache has this build")
     check = _register(subparsers, "doctor", _doctor,
-                      "run every capability once on a target (adb, agent, tree, input, text, screenshot, "
-                      "controller, idle exit, rotation): one row per check, advice for each that fails")
+                      "run every capability once on a target (adb, agent, tree, input, text, keyboard, clipboard, "
+                      "toast, screenshot, controller, idle exit, rotation, clipboard under root): one row per "
+                      "check, advice for each that fails; --report FILE for the compatibility report")
     _shared(check, "--android-serial", default=AUTO)
     for flag in ("--emulator-controller", "--agent-jar", "--agent-force", "--agent-records", "--virtual-adb"):
         _shared(check, flag)
     check.add_argument("--json", action="store_true", help="machine-readable output")
+    check.add_argument("--report", metavar="FILE", default=None,
+                       help="also write the compatibility report to FILE (JSON: the device's build fingerprint, "
+                            "API, every check's outcome and figures); attach it to bug reports")
     inspect = _register(subparsers, "inspect", _inspect,
                         "serve a page on 127.0.0.1 that shows the target's screen, windows and tree, the line "
                         "that finds each element, and records a test (needs the inspect extra)")

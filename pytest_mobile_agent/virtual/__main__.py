@@ -1,4 +1,5 @@
-"""``python -m pytest_mobile_agent.virtual [--devices N] [--real-adb]``: serve virtual devices.
+"""``python -m pytest_mobile_agent.virtual [--devices N] [--real-adb] [--adb-port P] [--grpc P]``: serve
+virtual devices.
 
 Starts a lab, prints the serials, the ports and the environment to use, and serves until Ctrl-C or
 SIGTERM, then stops everything it started (the real adb server by its pid).
@@ -29,10 +30,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="put Debian's adb server in front of the devices' adbd endpoints instead of the built-in one",
     )
     parser.add_argument("--adbd", action="store_true", help="also start each device's adbd endpoint (5555.. odd ports)")
+    parser.add_argument("--adb-port", type=int, default=0, metavar="PORT",
+                        help="the built-in adb endpoint's port, as an adb server's 5037 (default: a free one)")
+    parser.add_argument("--grpc", type=int, default=None, metavar="PORT",
+                        help="start each device's emulator controller on PORT, PORT+2, ..., with a token, its "
+                             "discovery file where an emulator started with `-grpc PORT -grpc-use-token` writes it")
     parser.add_argument("-v", "--verbose", action="store_true", help="log the fronts' traffic")
     args = parser.parse_args(argv)
     if args.devices < 1:
         parser.error("--devices must be at least 1")
+    if args.real_adb and args.adb_port:
+        parser.error("--adb-port names the built-in endpoint's port: Debian's adb server (--real-adb) takes its own")
     return args
 
 
@@ -47,6 +55,10 @@ def describe(lab: VirtualLab) -> str:
         console = lab.console_port(serial)
         if console is not None:
             lines.append(f"  {serial}: emulator console on 127.0.0.1:{console}")
+        controller = lab.controller(serial)
+        if controller is not None:
+            lines.append(f"  {serial}: emulator controller on 127.0.0.1:{controller.port} (with a token, "
+                         f"discovery file {controller.discovery_path})")
     lines += [
         "",
         "to use it:",
@@ -73,14 +85,17 @@ def main(argv: list[str] | None = None) -> int:
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        lab = VirtualLab.start(args.devices, real_adb=args.real_adb, consoles=True)
-    except errors.MobileAgentError as exc:
+        lab = VirtualLab.start(args.devices, real_adb=args.real_adb, consoles=True, adb_port=args.adb_port)
+    except (errors.MobileAgentError, OSError) as exc:  # OSError: --adb-port taken
         print(f"cannot start the virtual devices: {exc}", file=sys.stderr)
         return 1
     try:
         if args.adbd:
             for serial in lab.serials:
                 lab.start_adbd(serial)
+        if args.grpc is not None:
+            for index, serial in enumerate(lab.serials):
+                lab.start_controller(serial, args.grpc + 2 * index)
         print(describe(lab), flush=True)
         while not stop.wait(0.5):
             if lab.real is not None and lab.real.process.poll() is not None:

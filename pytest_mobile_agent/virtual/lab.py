@@ -256,7 +256,7 @@ class VirtualLab:
     """Virtual devices, their fronts, and optionally a real adb server in front of them."""
 
     def __init__(self, device_factory: DeviceFactory = default_device_factory, *,
-                 discovery_dir: Path | None = None) -> None:
+                 discovery_dir: Path | None = None, adb_port: int = 0) -> None:
         self._factory = device_factory
         self._devices: dict[str, Any] = {}
         self._adbd: dict[str, AdbdEndpoint] = {}
@@ -266,23 +266,24 @@ class VirtualLab:
         self.discovery_dir = discovery_dir
         self.home = Path(tempfile.mkdtemp(prefix="mobile-agent-lab-"))
         self.console_token_path = write_token_file(self.home)
-        self.builtin = AdbServerEndpoint()
+        self.builtin = AdbServerEndpoint(port=adb_port)
         self.real: RealAdbServer | None = None
 
     @classmethod
     def start(cls, count: int = 1, *, real_adb: bool = False, device_factory: DeviceFactory = default_device_factory,
               attach_timeout: float = 10.0, emulator_ports: range = ADBD_PORTS, consoles: bool | None = None,
-              discovery_dir: Path | None = None) -> VirtualLab:
+              discovery_dir: Path | None = None, adb_port: int = 0) -> VirtualLab:
         """``count`` devices on the built-in endpoint; with ``real_adb``, behind Debian's adb server.
 
         ``emulator_ports`` are the ports a real server takes emulators from (an empty range makes
         every device attach through ``adb connect``). ``consoles`` (default: with ``real_adb``)
         serves each emulator's console; ``discovery_dir`` is where a console-started controller
-        writes its discovery file.
+        writes its discovery file. ``adb_port`` is the built-in endpoint's port (0: a free one), as
+        an adb server listens on 5037 or ANDROID_ADB_SERVER_PORT.
         """
         if count < 1:
             raise errors.MobileAgentError(f"a lab needs at least one device, not {count}")
-        lab = cls(device_factory, discovery_dir=discovery_dir)
+        lab = cls(device_factory, discovery_dir=discovery_dir, adb_port=adb_port)
         try:
             if real_adb:
                 lab._start_real(count, attach_timeout, emulator_ports, consoles is not False)

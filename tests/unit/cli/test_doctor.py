@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.virtual import VirtualLab
 
 CHECKS = ["adb server", "target", "agent jar", "deploy", "hello", "windows", "snapshot", "tap", "keys",
-          "text (direct)", "text (keys)", "text (clipboard)", "screenshot", "controller", "idle exit", "rotation kept"]
+          "text (direct)", "text (keys)", "text (clipboard)", "keyboard", "clipboard (shell)", "toast", "screenshot",
+          "screenshot pixels", "controller", "idle exit", "rotation kept", "clipboard (root)"]
 
 
 def rows_by_check(rows: list[doctor.Row]) -> dict[str, doctor.Row]:
@@ -70,7 +71,7 @@ def test_a_missing_jar_fails_with_where_it_was_looked_for_and_skips_what_needs_t
     assert "mobile-agent-android.jar" in by["agent jar"].detail
     assert by["agent jar"].advice is not None and "build.sh" in by["agent jar"].advice
     assert by["deploy"].result == doctor.SKIPPED and "agent jar" in by["deploy"].detail
-    assert all(by[name].result == doctor.SKIPPED for name in CHECKS[4:13] + ["idle exit", "rotation kept"])
+    assert all(by[name].result == doctor.SKIPPED for name in CHECKS[4:] if name != "controller")
     assert by["adb server"].result == by["target"].result == by["controller"].result == doctor.OK
     assert doctor.exit_status(rows) == 1
     assert "advice: " in doctor.format_rows(rows)
@@ -244,3 +245,148 @@ def test_a_runs_agent_under_other_records_is_named_as_such_where_it_blocks_the_d
     assert deploy["result"] == "failed"
     assert ("these records do not name it: another host's agent, or one a run with other records left"
             in deploy["detail"])
+
+
+# --- issue 37: the first real device (the compatibility report and its checks) ----------------------
+
+
+def test_the_report_names_the_build_and_every_checks_outcome_and_figures(
+        served_lab: VirtualLab, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    device = served_lab.device("emulator-5554")
+    path = tmp_path / "report.json"
+    assert main(["doctor", "--android-serial", "emulator-5554", "--emulator-controller", "off", "--report",
+                 str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert out.rstrip().endswith(f"{len(CHECKS)} checks: {len(CHECKS)} passed")
+    assert f"the compatibility report: {path} (attach it to a bug report)" in err
+    report = json.loads(path.read_text())
+    assert (report["report"], report["format"], report["serial"], report["ok"]) == (
+        "pytest-mobile-agent doctor", 1, "emulator-5554", True)
+    assert report["device"]["fingerprint"] == device.getprop("ro.build.fingerprint") != ""
+    assert report["device"]["api"] == int(device.getprop("ro.build.version.sdk")) == 36
+    assert report["agent"]["version"] and report["agent"]["build"]
+    assert [c["check"] for c in report["checks"]] == CHECKS
+    assert report["summary"] == f"{len(CHECKS)} checks: {len(CHECKS)} passed"
+    figures = {c["check"]: c["figures"] for c in report["checks"]}
+    assert figures["snapshot"]["nodes"] > 0 and figures["screenshot"]["capture"] == "ui_automation"
+    assert len(figures["screenshot pixels"]["sha256"]) == 64 and figures["screenshot pixels"]["lit_fraction"] > 0.5
+    assert figures["keyboard"]["paths"] == {"a field that takes text": "direct", "typeable text": "keys",
+                                            "text no key types": "clipboard"}
+    _, ime, _ = device.shell("settings get secure default_input_method")
+    assert figures["keyboard"]["ime"] == ime.decode().strip() != ""
+    assert figures["clipboard (shell)"]["read_back"] is True and figures["toast"]["seen_ms"] >= 0
+    assert figures["clipboard (root)"]["agent_uid"] == 0, "the root round trip ran an agent launched under adb root"
+    assert device.getprop("service.adb.root") == "0", "adbd is put back as it was"
+
+
+def test_the_root_round_trip_is_skipped_where_adb_root_is_refused(served_lab: VirtualLab) -> None:
+    device = served_lab.device("emulator-5554")
+    device.setprop("ro.debuggable", "0")
+    device.setprop("ro.build.type", "user")
+    with doctor.target_of("emulator-5554", controller="off") as target:
+        examiner = doctor.Doctor(target)
+        rows = examiner.run()
+    row = rows_by_check(rows)["clipboard (root)"]
+    assert row.result == doctor.SKIPPED and row.detail == "root is not available: a user build (ro.debuggable=0)"
+    assert rows_by_check(rows)["clipboard (shell)"].result == doctor.OK
+    assert doctor.report_of(examiner)["device"]["build_type"] == "user"
+
+
+def test_a_clipboard_that_does_not_keep_the_clip_fails_both_round_trips(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_mobile_agent.virtual.agent.clipboard import ClipboardAccess
+
+    monkeypatch.setattr(ClipboardAccess, "get", lambda self, params, deadline: {"text": None})
+    with doctor.target_of("virtual", controller="off") as target:
+        rows = doctor.Doctor(target).run()
+    by = rows_by_check(rows)
+    for name in ("clipboard (shell)", "clipboard (root)"):
+        assert by[name].result == doctor.FAILED, by[name]
+        assert by[name].detail == f"set {doctor.CLIPBOARD_PROBE!r}, read back None"
+        advice = by[name].advice
+        assert advice is not None and "--report" in advice
+
+
+def test_a_toast_not_heard_fails_naming_the_toasts_that_were(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_mobile_agent.virtual.ui import fixture
+
+    monkeypatch.setattr(fixture, "GUEST_TOAST", "Welcome back")  # the app's late button shows another toast
+    monkeypatch.setattr(doctor, "TOAST_TIMEOUT", 1.0)
+    with doctor.target_of("virtual", controller="off") as target:
+        rows = doctor.Doctor(target).run()
+    row = rows_by_check(rows)["toast"]
+    assert row.result == doctor.FAILED
+    assert row.detail == "no toast 'Continuing as guest' within 1 s of the tap (toasts heard: 'Welcome back')"
+
+
+def test_a_text_path_auto_did_not_take_fails_the_keyboard_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_mobile_agent.virtual.agent.text import TextEntry
+
+    monkeypatch.setattr(TextEntry, "_choose", staticmethod(lambda node, text: "clipboard"))
+    with doctor.target_of("virtual", controller="off") as target:
+        rows = doctor.Doctor(target).run()
+    by = rows_by_check(rows)
+    assert by["keyboard"].result == doctor.FAILED
+    assert by["keyboard"].detail == ("auto took clipboard for a field that takes text ('Kb ü' into username), "
+                                     "where the agent's rule takes direct")
+    assert by["text (keys)"].result == by["text (direct)"].result == doctor.OK, "a method asked for is kept"
+
+
+def test_without_the_fixture_app_the_keyboard_and_toast_checks_say_what_they_need() -> None:
+    with doctor.target_of("virtual", controller="off") as target:
+        target.server.device(target.serial).shell(f"pm uninstall {doctor.FIXTURE_PACKAGE}")
+        rows = doctor.Doctor(target).run()
+    by = rows_by_check(rows)
+    assert by["keyboard"].result == by["toast"].result == doctor.SKIPPED
+    assert by["keyboard"].detail.startswith("input method com.google.android.inputmethod.latin/")
+    assert f"install {doctor.FIXTURE_PACKAGE}" in by["keyboard"].detail and doctor.FIXTURE_PACKAGE in by["toast"].detail
+    assert {by[name].result for name in ("clipboard (shell)", "clipboard (root)", "screenshot pixels")} == {doctor.OK}
+
+
+def _png(image: object) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")  # type: ignore[attr-defined]
+    return buffer.getvalue()
+
+
+def _pixels_row(image_bytes: bytes, capture: str) -> doctor.Row:
+    from types import SimpleNamespace
+
+    from pytest_mobile_agent.agent import Records
+
+    examiner = doctor.Doctor(SimpleNamespace(records=Records()))  # type: ignore[arg-type]
+    examiner.state.screenshot, examiner.state.capture = image_bytes, capture
+    return examiner._run_one("screenshot pixels", examiner._screenshot_pixels, None)
+
+
+def test_a_black_screenshot_fails_the_pixels_check_whatever_its_alpha() -> None:
+    from PIL import Image
+
+    for black in (Image.new("RGBA", (40, 80), (0, 0, 0, 0)), Image.new("RGB", (40, 80), (0, 0, 0))):
+        row = _pixels_row(_png(black), "ui_automation")
+        assert row.result == doctor.FAILED
+        assert row.detail == "the screenshot taken by ui_automation is black: every pixel is (0, 0, 0)"
+        assert row.advice is not None and "readback" in row.advice
+
+
+def test_one_lit_pixel_passes_with_its_checksum_and_capture_path() -> None:
+    import hashlib
+
+    from PIL import Image
+
+    image = Image.new("RGB", (40, 80), (0, 0, 0))
+    image.putpixel((3, 5), (0, 0, 1))
+    row = _pixels_row(_png(image), "screencap")
+    digest = hashlib.sha256(image.tobytes()).hexdigest()
+    assert row.result == doctor.OK
+    assert row.detail == f"taken by screencap, sha256 {digest[:16]}, 0.0% of pixels not black, 2 colours"
+
+
+def test_a_report_that_cannot_be_written_is_an_error_after_the_rows(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "missing-directory" / "report.json"
+    assert main(["doctor", "--android-serial", "virtual", "--emulator-controller", "off", "--report", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert "checks:" in out.splitlines()[-1]
+    assert err.startswith(f"error: --report {path}: cannot write the report: No such file or directory")

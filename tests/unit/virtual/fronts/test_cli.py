@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -114,3 +115,23 @@ def test_a_bad_device_count_is_a_usage_error() -> None:
     )
     assert result.returncode == 2
     assert "--devices must be at least 1" in result.stderr
+
+
+def test_it_serves_on_the_adb_port_named_and_starts_a_controller_with_a_token_as_grpc_asks(
+        cli: Callable[..., tuple[subprocess.Popen[str], list[str]]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the device workflow's fake emulator runs: the adb server's port, and `-grpc PORT -grpc-use-token`."""
+    from tests.support.ports import free_port
+
+    monkeypatch.setenv("MOBILE_AGENT_AVD_DISCOVERY_DIR", str(tmp_path))
+    port, grpc = free_port(), free_port()
+    process, lines = cli("--adb-port", str(port), "--grpc", str(grpc))
+    assert f"adb server: 127.0.0.1:{port} (the built-in adb endpoint)" in lines
+    (discovery,) = tmp_path.glob("pid_*.ini")
+    said_controller = (f"  emulator-5554: emulator controller on 127.0.0.1:{grpc} (with a token, discovery file "
+                       f"{discovery})")
+    assert said_controller in lines
+    said = dict(line.split("=", 1) for line in discovery.read_text().splitlines() if "=" in line)
+    assert said["grpc.port"] == str(grpc) and said["port.serial"] == "5554" and len(said["grpc.token"]) > 16
+    assert host_version(port).startswith(b"OKAY")
+    assert stop(process)[0] == 0
