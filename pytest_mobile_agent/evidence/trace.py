@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pytest_mobile_agent.emulator.frame import Frame
 from pytest_mobile_agent.evidence import tracefile
 from pytest_mobile_agent.evidence.steptext import (
     describe_arguments,
@@ -30,7 +31,6 @@ from pytest_mobile_agent.evidence.steptext import (
     mask_typed_text,
     step_line,
 )
-from pytest_mobile_agent.emulator.frame import Frame
 from pytest_mobile_agent.mirror.replica import View
 from pytest_mobile_agent.mirror.steps import Step
 
