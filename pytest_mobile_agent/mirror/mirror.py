@@ -61,6 +61,7 @@ from pytest_mobile_agent.mirror.selectors import Selector, describe_entry, neare
 from pytest_mobile_agent.mirror.steps import Steps, recorded
 from pytest_mobile_agent.mirror.toasts import TOAST_POLL, ToastLog, ToastQuery
 from pytest_mobile_agent.mirror.unique import Locator, unique_locator
+from pytest_mobile_agent.mirror.visibility import touchable_part, visible_part, where
 from pytest_mobile_agent.mirror.vocabulary import Criteria, Direction, FieldCriteria, Unpack
 from pytest_mobile_agent.mirror.watchers import Watcher, Watchers, builtin_criteria
 from pytest_mobile_agent.session.backends import (
@@ -108,6 +109,11 @@ RELOOK = 0.01
 """After a look that found an action's element moving, the next look this soon (it reads again)."""
 inf = float("inf")
 SCROLL_QUIET = 0.15
+SCROLL_MARGIN = 48
+"""Pixels an action's scroll into view moves the content past its element's far edge (the touch
+slop, 8 dp, takes some of a swipe before the content moves)."""
+SCROLL_SHARE = 0.7
+"""The largest share of its container's visible extent one swipe into view travels."""
 FRAME_QUIET = 0.1
 """Frames unchanged this long after a change: the screen went still, and is read afresh."""
 FRAME_READ_INTERVAL = 0.25
@@ -410,9 +416,8 @@ class Mirror:
             raise InvalidSelector(f"direction must be one of {sorted(DIRECTIONS)}, not {direction!r}")
         if not 0 < distance <= 1:
             raise InvalidSelector(f"distance is a share of the element's size, in (0, 1], not {distance}")
-        bounds = self._target(element, {}, timeout).entry.node.bounds
+        bounds = self._touchable(self._target(element, {}, timeout))
         left, top, right, bottom = bounds
-        self.steps.target(bounds)
         dx, dy = DIRECTIONS[direction]
         cx, cy = (left + right) / 2, (top + bottom) / 2
         hw, hh = (right - left) * distance / 2, (bottom - top) * distance / 2
@@ -816,14 +821,14 @@ class Mirror:
             return entry
 
         deadline = self._clock() + timeout
-        condition = Actionable(find, lambda entry: self._holds_still(entry, deadline))
+        condition = Actionable(find, lambda entry: self._holds_still(entry, deadline), self._scroll_toward)
         try:
             # a step of its own inside the action: the trace shows the wait's looks and what ended it
             arguments: dict[str, Any] = {**criteria} if element is None else {"element": element}
             arguments["timeout"] = timeout
             with self.steps.step("actionable", arguments):
                 entry = self._until(condition, timeout, f"waiting for {what} to be actionable", selector,
-                                    wake=lambda: self._clock() + RELOOK if condition.reason == "it is moving" else inf)
+                                    wake=lambda: self._clock() + RELOOK if condition.relook else inf)
         except WaitTimeout:
             view = self._replica.view
             assert view is not None  # a wait times out only after a look
@@ -853,13 +858,44 @@ class Mirror:
         return False
 
     def _center(self, element: Element) -> tuple[float, float]:
-        """The element's centre in points (the element is the step's target)."""
-        entry = element.entry
+        """The centre of the element's touchable part in points: inside the display, its window and
+        its scrolling containers, clear of the windows above (the element is the step's target)."""
+        left, top, right, bottom = self._touchable(element)
+        return ((left + right) / 2 / self.scale, (top + bottom) / 2 / self.scale)
+
+    def _touchable(self, element: Element) -> Bounds:
+        """The part of the element an action may touch (mirror/visibility.py); MobileAgentError
+        saying where the element is when there is none."""
+        view = self._view()
+        entry = view.entry(element.ref)
+        if entry is None:
+            raise _stale(element.ref)
         self.steps.target(entry.node.bounds)
         left, top, right, bottom = entry.node.bounds
         if right <= left or bottom <= top:
             raise MobileAgentError(f"{describe_entry(entry)} has no area on the screen to touch")
-        return ((left + right) / 2 / self.scale, (top + bottom) / 2 / self.scale)
+        part, cover = touchable_part(view, entry)
+        if part is None:
+            why = where(view, entry) if cover is None else f"it is covered by the window {cover.title or cover.type!r}"
+            raise MobileAgentError(f"{describe_entry(entry)} cannot be touched: {why}")
+        return part
+
+    def _scroll_toward(self, view: View, container: Entry, target: Entry) -> bool:
+        """One resting swipe of `container` that moves `target` toward its visible part (an action's
+        scroll into view); False when the container shows nothing or cannot scroll that way."""
+        box = visible_part(view, container)
+        if box is None:
+            return False
+        toward = _toward(box, target.node.bounds)
+        if toward is None or not _can_scroll(container, toward[0]):
+            return False
+        direction, needed = toward
+        dx, dy = DIRECTIONS[OPPOSITE[direction]]
+        extent = (box[2] - box[0]) if dx else (box[3] - box[1])
+        half = min(needed + SCROLL_MARGIN, SCROLL_SHARE * extent) / 2
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        self.swipe(cx - dx * half, cy - dy * half, cx + dx * half, cy + dy * half, 0.3, resting=True)
+        return True
 
     def _largest_scrollable(self, view: View) -> Element | None:
         best: Entry | None = None
@@ -887,6 +923,20 @@ def _can_scroll(entry: Entry, direction: Direction) -> bool:
     if direction in ("down", "right"):
         return scroll.can_forward
     return scroll.can_back
+
+
+def _toward(box: Bounds, bounds: Bounds) -> tuple[Direction, int] | None:
+    """Which way a container's content must scroll (the content's direction) to bring `bounds` into
+    its visible `box`, and how far its far edge lies past the box; None when it already overlaps."""
+    if bounds[1] >= box[3]:
+        return "down", bounds[3] - box[3]
+    if bounds[3] <= box[1]:
+        return "up", box[1] - bounds[1]
+    if bounds[0] >= box[2]:
+        return "right", bounds[2] - box[2]
+    if bounds[2] <= box[0]:
+        return "left", box[0] - bounds[0]
+    return None
 
 
 def _moved(entry: Entry, probed: Mapping[int, Bounds]) -> bool:

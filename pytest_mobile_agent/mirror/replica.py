@@ -5,6 +5,10 @@ A node's ref is kept for as long as the node stays where it was: the same window
 rows often share one), or without one the same position among its siblings, with the same class.
 The agent's own node ids change whenever it evicts a window's cache; refs do not, so an element a
 test holds survives the re-read after a tap.
+
+A node the agent calls visible whose bounds lie wholly outside its window on the display is not
+visible (`isVisibleToUser`: on the screen, inside its window's visible region; mirror/geometry.py):
+the replica holds it as `visible=False`, so queries, elements and actions agree.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import dataclass
 from itertools import count
 from typing import NamedTuple
 
+from pytest_mobile_agent.mirror.geometry import on_screen, screen_region
 from pytest_mobile_agent.session.backends import Node, Snapshot, Window
 
 MAX_REMEMBERED_REFS = 100_000
@@ -99,10 +104,12 @@ class Replica:
         entries: list[Entry] = []
         by_window: dict[int, tuple[Entry, ...]] = {}
         rebuilt = False
+        display = snapshot.display
+        same_display = previous is not None and previous.snapshot.display == display
         for window in snapshot.windows:
-            window_entries = _unchanged_entries(previous, window)
+            window_entries = _unchanged_entries(previous, window) if same_display else None
             if window_entries is None:
-                window_entries = self._window_entries(window)
+                window_entries = self._window_entries(window, screen_region(window, display))
                 rebuilt = True
             by_window[window.id] = window_entries
             entries.extend(window_entries)
@@ -115,7 +122,9 @@ class Replica:
         self.view = View(self.generation, snapshot, tuple(entries), by_ref, by_window)
         return changed
 
-    def _window_entries(self, window: Window) -> tuple[Entry, ...]:
+    def _window_entries(self, window: Window, region: tuple[int, int, int, int] | None) -> tuple[Entry, ...]:
+        """The window's entries, refs kept; a node outside `region` (the window on the display) is
+        held as not visible."""
         refs = self._refs
         ref_of: dict[int, int] = {}
         sibling: dict[int, int] = {}
@@ -139,6 +148,8 @@ class Replica:
             ref_of[node.id] = ref
             if node.children:
                 sibling.update(zip(node.children, count()))
+            if region is not None and node.visible and not on_screen(node.bounds, region):
+                node = node._replace(visible=False)
             out.append(_new_entry(Entry, (ref, node, window, None if parent_ref == -1 else parent_ref, index)))
         return tuple(out)
 
