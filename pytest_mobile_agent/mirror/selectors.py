@@ -82,6 +82,8 @@ class Selector:
     def of(cls, criteria: Mapping[str, Any]) -> Selector:
         if not criteria.keys() <= _KNOWN:
             raise InvalidSelector(_unknown(sorted(set(criteria) - _KNOWN)))
+        if None in criteria.values():
+            raise InvalidSelector(_none_given(next(name for name, value in criteria.items() if value is None)))
         return cls(**criteria)
 
     def describe(self) -> str:
@@ -154,6 +156,14 @@ def _unknown(names: list[str]) -> str:
         named.append(f"{name!r} (did you mean {close[0]!r}?)" if close else repr(name))
     kind = "criterion" if len(names) == 1 else "criteria"
     return f"unknown selector {kind} {', '.join(named)}; known: {', '.join(sorted(_KNOWN))}"
+
+
+def _none_given(name: str) -> str:
+    """A criterion given as None would silently mean "any": say what to write instead."""
+    if name == "text":
+        return ("text=None is not a criterion (it would match any text): leave text= out to match any text, "
+                "write text='' for an empty text, or xpath=\"//*[@text='']\" for an element with no text at all")
+    return f"{name}=None is not a criterion (it would match anything): leave {name}= out instead"
 
 
 def _check_type(name: str, value: object) -> None:

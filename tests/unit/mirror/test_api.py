@@ -205,6 +205,22 @@ def test_keys_go_by_code_or_name() -> None:
         key_code(True)
 
 
+def test_a_criterion_given_as_none_is_an_error_naming_what_to_write_instead() -> None:
+    """`find(text=None)` used to match every node (None meant "not given"), an element with text included."""
+    screen = Rig(login_screen()).mirror
+    with pytest.raises(InvalidSelector, match=r"text=None is not a criterion .*leave text= out .*xpath="):
+        screen.find(text=None)  # type: ignore[arg-type]
+    with pytest.raises(InvalidSelector, match="id=None is not a criterion"):
+        screen.tap(id=None, timeout=0)  # type: ignore[arg-type]
+
+
+def test_paste_copy_and_cut_are_named_and_a_misspelt_key_gets_a_did_you_mean() -> None:
+    """KEYCODE_CUT 277, KEYCODE_COPY 278, KEYCODE_PASTE 279 (KeyEvent.java, API 24+)."""
+    assert [key_code(name) for name in ("paste", "KEYCODE_COPY", "cut")] == [279, 278, 277]
+    with pytest.raises(InvalidSelector, match=r"unknown key 'bak' \(did you mean 'back'\?\)"):
+        key_code("bak")
+
+
 def test_swipes_go_out_in_points_with_their_release() -> None:
     rig = Rig(login_screen())
     rig.mirror.swipe(540, 1800, 540, 600, duration=0.4, resting=True)
