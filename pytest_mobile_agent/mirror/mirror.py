@@ -304,9 +304,28 @@ class Mirror:
     def wait_until(self, condition: Callable[[View], T | None], timeout: float | None = None,
                    what: str = "a condition") -> T:
         """Wait up to `timeout` seconds until `condition(view)` is truthy, the replica kept current
-        meanwhile (events, frames, the poll, the probes); returns what it returned (never None)."""
+        meanwhile (events, frames, the poll, the probes); returns what it returned (never None).
+        A NoMatch or StaleElement the condition raises (a `screen.find` of what is not there yet, an
+        element gone) means "not yet": the wait goes on, and its timeout names the last one."""
         timeout = self.timeout if timeout is None else check_timeout("timeout", timeout)
-        result = self._until(condition, timeout, f"waiting for {what}")
+        not_yet: list[MobileAgentError] = []
+
+        def looking(view: View) -> T | None:
+            try:
+                return condition(view)
+            except (NoMatch, StaleElement) as exc:
+                not_yet[:] = [exc]
+                return None
+
+        try:
+            result = self._until(looking, timeout, f"waiting for {what}")
+        except WaitTimeout as exc:
+            if not not_yet:
+                raise
+            last = not_yet[0]
+            candidates = exc.candidates or (last.candidates if isinstance(last, NoMatch) else [])
+            raise WaitTimeout(f"waiting for {what} (the condition's last look: {_first_line(last)})", timeout,
+                              candidates=candidates, tree=exc.tree) from None
         assert result is not None  # _until returns only a truthy result
         return result
 
@@ -909,6 +928,10 @@ class Mirror:
             if area > best_area:
                 best, best_area = entry, area
         return Element(self, best.ref) if best is not None else None
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).split("\n", 1)[0]
 
 
 def _stale(ref: int) -> StaleElement:

@@ -44,7 +44,10 @@ class Entry(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class View:
-    """One generation of the replica: what a warm snapshot returns, without a device read."""
+    """One generation of the replica: what a warm snapshot returns, without a device read.
+
+    Its queries (README, "A `View`"): `windows`, `entries`, `node_count`, `generation`, `snapshot`,
+    `entry(ref)`, `subtree(entry)`, `children(entry)`, `ancestors(entry)`."""
 
     generation: int
     snapshot: Snapshot

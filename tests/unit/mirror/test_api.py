@@ -144,6 +144,25 @@ def test_wait_gone_returns_once_nothing_matches() -> None:
     assert rig.mirror.wait_until(lambda view: view.node_count == 0, timeout=1) is True
 
 
+def test_a_no_match_or_a_stale_element_inside_a_wait_until_condition_means_not_yet() -> None:
+    """A condition written with the screen's own queries raises NoMatch while the element is not there
+    (and StaleElement for one that went): the wait goes on, as a falsy result would, until it holds."""
+    rig = Rig(login_screen(), can_probe=False)
+    rig.tree.on_read = lambda n: setattr(rig.tree, "screen", login_screen(welcome=True)) if n >= 3 else None
+    screen = rig.mirror
+    found = screen.wait_until(lambda view: screen.find(text_contains="Welcome"), timeout=5, what="the welcome")
+    assert found.text == "Welcome, ada"
+    reads = len(rig.tree.reads)
+    rig.tree.on_read = lambda n: setattr(rig.tree, "screen", login_screen(welcome=n >= reads + 3))
+    screen.refresh()
+    assert not found.exists  # gone: its text is a StaleElement now, and comes back with the node
+    assert screen.wait_until(lambda view: found.text, timeout=5) == "Welcome, ada"
+    rig.tree.on_read = None
+    with pytest.raises(WaitTimeout) as caught:
+        screen.wait_until(lambda view: screen.find(text="Welcom"), timeout=1, what="the welcome")
+    assert "waiting for the welcome (the condition's last look: no element matches text='Welcom')" in str(caught.value)
+
+
 def test_a_tap_goes_to_the_centre_in_points_and_the_next_read_takes_the_action_bound() -> None:
     rig = Rig(login_screen())
     ack = rig.mirror.find(text="Login").tap()
