@@ -53,6 +53,7 @@ from pytest_mobile_agent.errors import (
     hide_our_frames,
 )
 from pytest_mobile_agent.mirror.actionable import Actionable
+from pytest_mobile_agent.mirror.blockers import Fronts, blockers
 from pytest_mobile_agent.mirror.dump import dump_view
 from pytest_mobile_agent.mirror.element import Element
 from pytest_mobile_agent.mirror.keys import key_code
@@ -179,6 +180,7 @@ class Mirror:
         self._controller_input_at: float | None = None  # a controller gesture's end, not read since
         self.disconnection: Disconnection | None = None
         self._watchers = Watchers(self, clock)
+        self._fronts = Fronts()
         self._toasts = ToastLog(backend.toasts, since=clock())
         self.reads = 0
         self.probes = 0
@@ -325,7 +327,7 @@ class Mirror:
             last = not_yet[0]
             candidates = exc.candidates or (last.candidates if isinstance(last, NoMatch) else [])
             raise WaitTimeout(f"waiting for {what} (the condition's last look: {_first_line(last)})", timeout,
-                              candidates=candidates, tree=exc.tree) from None
+                              candidates=candidates, tree=exc.tree, context=exc.context) from None
         assert result is not None  # _until returns only a truthy result
         return result
 
@@ -603,6 +605,7 @@ class Mirror:
             self._mark(reason, windows)  # still owed
             raise
         changed = self._replica.apply(snapshot)
+        self._fronts.saw(self._replica.view)
         now = self._clock()
         self.reads += 1
         self._last_read_at = now
@@ -741,11 +744,15 @@ class Mirror:
             step.ended_by = how
 
     def _wait_timeout(self, what: str, timeout: float, view: View, selector: Selector | None) -> WaitTimeout:
+        """A wait's timeout: what it waited for, what stood in its way (the window that took the front
+        from another app's, the watchers that never matched: mirror/blockers.py), the nearest
+        candidates and the tree."""
         return WaitTimeout(
             what,
             timeout,
             candidates=nearest(selector, view) if selector is not None else [],
             tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS, fold_keys=True),
+            context=blockers(view, self._fronts.taken_from, self._watchers.all),
         )
 
     def _wait_step(self, deadline: float, wake: float = float("inf")) -> None:
