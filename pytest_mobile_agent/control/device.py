@@ -120,7 +120,7 @@ class DeviceControl:
     @recorded("device.wait_for_activity")
     def wait_for_activity(self, activity: str, timeout: float = 10.0) -> str:
         """Wait until `activity` (`pkg/.Class`, a class name) is in front; the component."""
-        return activities.wait_for_activity(self.paths.device, activity, timeout)
+        return activities.wait_for_activity(self.paths.device, activity, timeout, self.paths.between_checks)
 
     # --- clipboard and notifications --------------------------------------------------------------
 

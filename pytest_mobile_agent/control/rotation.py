@@ -53,7 +53,7 @@ class Rotation:
         elif output.strip():
             raise StateRefused(f"rotating to {orientation}: the device refused `wm user-rotation lock {turns}`: "
                                f"{output.strip()}")
-        shown = shell.settle(self.current, lambda now: now == orientation)
+        shown = shell.settle(self.current, lambda now: now == orientation, between=self.paths.between_checks)
         if shown != orientation:
             raise StateRefused(f"rotating to {orientation}: the display stays {shown}",
                                advice="An app that fixes its orientation (android:screenOrientation) keeps its "

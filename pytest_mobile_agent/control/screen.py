@@ -43,7 +43,7 @@ class Screen:
     def turn_off(self) -> None:
         self._remember()
         shell.run(self.paths.device, "input keyevent KEYCODE_SLEEP", what="turning the screen off")
-        if shell.settle(lambda: self.on, lambda on: not on):
+        if shell.settle(lambda: self.on, lambda on: not on, between=self.paths.between_checks):
             raise StateRefused("turning the screen off: `dumpsys power` still reports mWakefulness=Awake",
                                advice="A wake lock held with ACQUIRE_CAUSES_WAKEUP, or `svc power stayon`, may "
                                       "keep it on")
@@ -51,7 +51,7 @@ class Screen:
     def turn_on(self) -> None:
         self._remember()
         shell.run(self.paths.device, "input keyevent KEYCODE_WAKEUP", what="turning the screen on")
-        if not shell.settle(lambda: self.on, lambda on: on):
+        if not shell.settle(lambda: self.on, lambda on: on, between=self.paths.between_checks):
             raise StateRefused("turning the screen on: `dumpsys power` still reports the screen asleep")
 
     def unlock(self) -> None:
@@ -61,9 +61,10 @@ class Screen:
         if not self.locked:
             return
         output = shell.text(self.paths.device, "wm dismiss-keyguard")
-        if "Unknown command" in output or not shell.settle(lambda: self.locked, lambda locked: not locked, timeout=1.0):
+        if "Unknown command" in output or not shell.settle(lambda: self.locked, lambda locked: not locked,
+                                                           timeout=1.0, between=self.paths.between_checks):
             shell.run(self.paths.device, "input keyevent KEYCODE_MENU", what="unlocking")
-        if shell.settle(lambda: self.locked, lambda locked: not locked):
+        if shell.settle(lambda: self.locked, lambda locked: not locked, between=self.paths.between_checks):
             raise StateRefused("unlocking: the lock screen stays (`dumpsys window`: mKeyguardShowing=true)",
                                advice=SECURE_LOCK_ADVICE)
 

@@ -58,6 +58,22 @@ def test_a_watcher_dismisses_a_permission_prompt_that_appears_in_the_middle_of_a
         device.clear(FIXTURE)  # the camera's grant goes with the test
 
 
+def test_a_permission_prompt_at_launch_is_answered_by_the_watcher_while_start_waits_for_the_app(
+        device: Device, compose_fixture: Callable[..., App], screen: Screen) -> None:
+    """The fixture app asks for the camera as it starts (`--es prompt camera`): PermissionController's
+    prompt takes the front, and `start` waited 20 s for the app to come to the front with the
+    watcher never given a look. Now the watchers look between start's checks."""
+    device.clear(FIXTURE)
+    try:
+        allow = screen.watch_builtin("allow_permissions")[0]
+        compose_fixture(tab="Login", extras={"prompt": "camera"}, timeout=8)
+        assert allow.fired == 1
+        assert screen.wait_for(id="username", timeout=5)
+        assert "android.permission.CAMERA: granted=true" in device.shell(["dumpsys", "package", FIXTURE]).text()
+    finally:
+        device.clear(FIXTURE)  # the camera's grant goes with the test
+
+
 def test_a_watcher_fixture_and_the_anr_dialog_dismissed_by_the_builtin(
         android_target: Any, compose_fixture: Callable[..., App], screen: Screen,
         watch: Callable[..., Watcher]) -> None:
