@@ -91,6 +91,12 @@ class Paths:
         watchers take their look (mirror/watchers.py); True when one acted."""
         return self.screen.steps.between_polls() if self.screen is not None else False
 
+    def screen_changed(self) -> None:
+        """A change that alters the screen was made: the screen's replica is stale, and its next
+        query reads afresh."""
+        if self.screen is not None:
+            self.screen.invalidate()
+
     def needs_screen(self, what: str) -> Mirror:
         if self.screen is None:
             raise NotSupported(f"{what} looks at the screen, which this device control was made without")

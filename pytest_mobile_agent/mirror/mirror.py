@@ -207,6 +207,12 @@ class Mirror:
         """The replica as the latest read left it, without reading (the step trace's tree of a step)."""
         return self._replica.view
 
+    def invalidate(self) -> None:
+        """Mark the replica stale: the next query reads every window afresh, whatever the event
+        stream says (the device control does so after a change of the device's state that alters
+        the screen: dark mode, font scale, the screen off or on, unlock)."""
+        self._mark(ReadReason.POLL)
+
     def refresh(self, reason: ReadReason = ReadReason.POLL) -> View:
         """Read the device now, whatever the event stream says."""
         self._mark(reason)

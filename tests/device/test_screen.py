@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from pytest_mobile_agent import App, Device, Screen
+from pytest_mobile_agent.control import DeviceControl
+from pytest_mobile_agent.errors import WaitTimeout
 from pytest_mobile_agent.mirror.watchers import Watcher
 
 pytestmark = pytest.mark.device
@@ -116,3 +118,22 @@ def test_a_restart_with_a_force_stop_signs_the_user_out(compose_fixture: Callabl
     assert screen.wait_for(id="login_status", text="Signed in as ada", timeout=5)
     compose_fixture(tab="Login")
     assert screen.wait_for(id="login_status", timeout=5).text == "Signed out"
+
+
+def test_after_a_turn_to_landscape_the_login_button_below_the_display_is_not_visible_and_not_tapped(
+        compose_fixture: Callable[..., App], screen: Screen, device_control: DeviceControl) -> None:
+    """The Login tab's button lies at y 1101-1248 once the display is 1080 high. It read visible=True
+    and a tap on it was acked, signing nobody in; and for half a second after `rotate` the replica
+    still answered the portrait layout."""
+    compose_fixture(tab="Login")
+    screen.find(id="username").type_text("ada")
+    screen.find(id="password").type_text("correct horse")
+    device_control.rotate("landscape")
+    view = screen.snapshot()  # right after rotate: the turned screen, not the replica of before
+    assert view.snapshot.display.rotation == 1 and view.snapshot.display.height == 1080
+    button = screen.find(id="login_button")
+    assert button.bounds[1] >= 1080 and button.visible is False
+    with pytest.raises(WaitTimeout, match=r"it is outside the display: \[\d+,1101\]\[\d+,1248\] lies below the "
+                                          r"bottom edge \(y 1080\)"):
+        screen.tap(id="login_button", timeout=1)
+    assert screen.find(id="login_status").text == "Signed out"
