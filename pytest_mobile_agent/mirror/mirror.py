@@ -239,6 +239,19 @@ class Mirror:
             return False
         return True
 
+    def last_change(self, wait: float = 0.0) -> float | None:
+        """With the emulator's frames: when the screen last changed, as the frames and the replica saw
+        it, after taking in what the event stream brings within `wait` seconds (a frame drawn a moment
+        ago may still be on its way); None without frames, which alone see every pixel (a snapshot's
+        one screenshot after the frames went quiet, mirror/snapshots.py)."""
+        end = self._clock() + wait
+        self._pump(0.0)
+        while (left := end - self._clock()) > 0:
+            self._pump(left)
+        if not self.backend.frames.live:
+            return None
+        return max(self._frame_change_at, self._last_change_at)
+
     def _seen_quiet_until(self, until: float) -> bool:
         """Probing, a quiet counts once a look that began after its end was answered: a probe that went
         unanswered (a starved host) saw nothing, and the screen may have moved meanwhile."""
@@ -534,11 +547,12 @@ class Mirror:
     @recorded("assert_snapshot")
     def assert_snapshot(self, name: str, *, mask: Sequence[Element | Mapping[str, Any]] = (), threshold: float = 0.0,
                         element: Element | None = None, default_masks: bool = True) -> None:
-        """Compare the screen (or `element`'s bounds) with the baseline `name`, once two screenshots
-        in a row agree; SnapshotMismatch with expected, actual and diff images otherwise
-        (mirror/snapshots.py). The status bar and the focused field are masked unless
-        `default_masks` is False; `mask` adds elements and criteria; `threshold` is the share of
-        pixels that may differ."""
+        """Compare the screen (or `element`'s bounds) with the baseline `name` once it is still (one
+        screenshot after the frames went quiet; without frames, two in a row that agree);
+        SnapshotMismatch with expected, actual and diff images otherwise (mirror/snapshots.py). The
+        status bar is masked unless `default_masks` is False, and a focused field's blinking caret
+        is let off (its text is compared); `mask` adds elements and criteria; `threshold` is the
+        share of pixels that may differ."""
         from pytest_mobile_agent.mirror.snapshots import check_snapshot
 
         check_snapshot(self, name, mask, threshold, element, default_masks)

@@ -45,7 +45,7 @@ def visible_part(view: View, entry: Entry) -> Bounds | None:
     part: Bounds | None = entry.node.bounds
     region = screen_region(entry.window, view.snapshot.display)
     if region is not None:
-        part = clip(part, region)
+        part = clip(entry.node.bounds, region)
     for ancestor in view.ancestors(entry):
         if part is None:
             return None

@@ -5,6 +5,7 @@ virtual device on both adb fronts in CI)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from pytest_mobile_agent import App, Device, Screen
 from pytest_mobile_agent.control import DeviceControl
 from pytest_mobile_agent.errors import WaitTimeout
+from pytest_mobile_agent.mirror.snapshots import SnapshotMismatch, SnapshotSettings
 from pytest_mobile_agent.mirror.watchers import Watcher
 
 pytestmark = pytest.mark.device
@@ -137,3 +139,21 @@ def test_after_a_turn_to_landscape_the_login_button_below_the_display_is_not_vis
                                           r"bottom edge \(y 1080\)"):
         screen.tap(id="login_button", timeout=1)
     assert screen.find(id="login_status").text == "Signed out"
+
+
+def test_a_baseline_of_the_empty_form_fails_once_text_is_typed_into_the_focused_field(
+        compose_fixture: Callable[..., App], screen: Screen, tmp_path: Path) -> None:
+    """The focused field was masked whole (for its caret), so the typed "ada" was never compared and
+    the snapshot of the empty form passed."""
+    compose_fixture(tab="Login")
+    screen.tap(id="username")
+    screen.wait_for(id="username", focused=True, timeout=5)
+    screen.settle()
+    screen.snapshot_settings = SnapshotSettings(directory=tmp_path, output=lambda: tmp_path, update=True)
+    screen.assert_snapshot("form")
+    screen.snapshot_settings = SnapshotSettings(directory=tmp_path, output=lambda: tmp_path)
+    screen.assert_snapshot("form")  # the same screen matches
+    screen.type_text("ada", id="username")
+    screen.wait_for(id="username", text="ada", timeout=5)
+    with pytest.raises(SnapshotMismatch, match="pixels differ"):
+        screen.assert_snapshot("form")
