@@ -1,6 +1,6 @@
 """Rectangles on the screen: clipping, and whether a node's bounds reach into its window on the
 display (mirror/visibility.py says what a person sees of a node; the replica corrects the agent's
-`visible` with `on_screen`)."""
+`visible` with `on_screen`'s test)."""
 
 from __future__ import annotations
 
@@ -33,10 +33,8 @@ def screen_region(window: Window, display: Display) -> Bounds | None:
 
 
 def on_screen(bounds: Bounds, region: Bounds) -> bool:
-    """Whether a node's bounds reach into the region at all (a node with no area: where it sits)."""
+    """Whether a node's bounds reach into the region at all (the replica's test, written inline there)."""
     left, top, right, bottom = bounds
-    if right <= left or bottom <= top:
-        return region[0] <= left <= region[2] and region[1] <= top <= region[3]
     return right > region[0] and left < region[2] and bottom > region[1] and top < region[3]
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import count
 from typing import NamedTuple
 
-from pytest_mobile_agent.mirror.geometry import on_screen, screen_region
+from pytest_mobile_agent.mirror.geometry import screen_region
 from pytest_mobile_agent.session.backends import Node, Snapshot, Window
 
 MAX_REMEMBERED_REFS = 100_000
@@ -134,6 +134,7 @@ class Replica:
         same_id: dict[tuple[int, str, str], int] = {}  # siblings so far with a resource id and class
         out: list[Entry] = []
         wid = window.id
+        left, top, right, bottom = region if region is not None else (0, 0, 0, 0)
         for index, node in enumerate(window.nodes):
             parent = node.parent
             parent_ref = -1 if parent is None else ref_of.get(parent, -1)
@@ -151,13 +152,17 @@ class Replica:
             ref_of[node.id] = ref
             if node.children:
                 sibling.update(zip(node.children, count()))
-            if region is not None and node.visible and not on_screen(node.bounds, region):
-                node = node._replace(visible=False)
+            if region is not None:
+                b = node.bounds
+                if (b[3] <= top or b[1] >= bottom or b[2] <= left or b[0] >= right) and node.visible:
+                    node = _new_node(Node, node[:_VISIBLE] + (False,) + node[_VISIBLE + 1:])
             out.append(_new_entry(Entry, (ref, node, window, None if parent_ref == -1 else parent_ref, index)))
         return tuple(out)
 
 
 _new_entry = tuple.__new__  # Entry's own __new__, less a Python call per node
+_new_node = tuple.__new__
+_VISIBLE = Node._fields.index("visible")
 
 
 def _unchanged_entries(previous: View | None, window: Window) -> tuple[Entry, ...] | None:
