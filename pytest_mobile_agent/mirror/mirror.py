@@ -420,8 +420,13 @@ class Mirror:
 
     @recorded("tap_at")
     def tap_at(self, x: float, y: float) -> Ack:
-        """Tap at physical pixel (x, y)."""
+        """Tap at physical pixel (x, y), which must lie on the display (InvalidArgument naming its size
+        otherwise: the platform would take the tap and nothing would happen)."""
         x, y = check_number("x", x), check_number("y", y)
+        display = (self._replica.view or self._view()).snapshot.display
+        if display.width > 0 and display.height > 0 and not (0 <= x < display.width and 0 <= y < display.height):
+            raise InvalidArgument(f"tap_at({x:g}, {y:g}) is outside the display, which is {display.width}x"
+                                  f"{display.height} now (rotation {display.rotation})")
         return self._input(lambda: self.backend.input.tap(x / self.scale, y / self.scale))
 
     @recorded("long_press")

@@ -149,6 +149,9 @@ def test_an_element_below_the_display_is_not_visible_and_a_tap_on_it_fails_sayin
     message = str(caught.value)
     assert "it is outside the display: [63,1101][2337,1248] lies below the bottom edge (y 1080)" in message
     assert rig.input.calls == []
+    with pytest.raises(InvalidArgument, match=r"tap_at\(1200, 1174\) is outside the display, which is 2400x1080"):
+        rig.mirror.tap_at(1200, 1174)
+    assert rig.input.calls == []
 
 
 def _list_with_row_at(top: int) -> dict:
