@@ -157,3 +157,14 @@ def test_a_baseline_of_the_empty_form_fails_once_text_is_typed_into_the_focused_
     screen.wait_for(id="username", text="ada", timeout=5)
     with pytest.raises(SnapshotMismatch, match="pixels differ"):
         screen.assert_snapshot("form")
+
+
+def test_press_key_paste_pastes_the_clipboard_into_the_focused_field(
+        compose_fixture: Callable[..., App], screen: Screen, device_control: DeviceControl) -> None:
+    """`press_key("paste")` was an unknown key: KEYCODE_PASTE (279) is what a keyboard's paste sends."""
+    compose_fixture(tab="Login")
+    device_control.set_clipboard("ada")
+    screen.tap(id="username")
+    screen.wait_for(id="username", focused=True, timeout=5)
+    assert screen.press_key("paste").accepted
+    assert screen.wait_for(id="username", text="ada", timeout=5)
