@@ -104,6 +104,8 @@ def laid_out_for(view: View, turns: int) -> bool:
     """Whether the agent's snapshot shows the display at `turns` quarter turns with every window laid
     out inside it (a window still at the old orientation's size sticks out of the turned display)."""
     display = view.snapshot.display
+    if display.width <= 0 or display.height <= 0:
+        return True  # an agent that does not report its display: the fresh read is all there is to wait for
     if display.rotation != turns:
         return False
     return all(w.bounds[2] <= display.width and w.bounds[3] <= display.height for w in view.windows)
