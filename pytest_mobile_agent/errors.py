@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import errno
 import socket
+from collections.abc import Sequence
 from typing import Any
 
 _WOULD_BLOCK = {errno.EAGAIN, errno.EWOULDBLOCK, 35}  # 35: macOS's EAGAIN ("os error 35")
@@ -302,12 +303,15 @@ class WaitTimeout(Timeout):
     nearest candidates and the current tree."""
 
     def __init__(
-        self, operation: str, timeout_s: float, *, candidates: list[str] | None = None, tree: str = ""
+        self, operation: str, timeout_s: float, *, candidates: list[str] | None = None, tree: str = "",
+        context: Sequence[str] = (),
     ) -> None:
         super().__init__(operation, timeout_s)
         self.candidates = list(candidates or [])
         self.tree = tree
-        self.message = _with_context(self.message, self.candidates, tree)
+        self.context = list(context)
+        """Lines on what stood in the way: the window that took the front, the watchers that never matched."""
+        self.message = _with_context("\n".join([self.message, *self.context]), self.candidates, tree)
         self.args = (self.message,)
 
 

@@ -88,8 +88,9 @@ def matches(component: str, wanted: str) -> bool:
     return activity == wanted or activity.rsplit(".", 1)[-1] == wanted.lstrip(".")
 
 
-def wait_for_activity(device: Device, activity: str, timeout: float) -> str:
-    """The resumed activity once it is `activity`; errors.Timeout naming the one in front."""
+def wait_for_activity(device: Device, activity: str, timeout: float, between: shell.Between | None = None) -> str:
+    """The resumed activity once it is `activity`; errors.Timeout naming the one in front. `between`
+    runs between the checks (the screen's watchers take their look)."""
     check_text("activity", activity)
     if not activity.strip():
         raise InvalidArgument("activity must name an activity (pkg/.Class, a class name), not ''")
@@ -101,4 +102,4 @@ def wait_for_activity(device: Device, activity: str, timeout: float) -> str:
             return now
         if time.monotonic() >= deadline:
             raise Timeout(f"waiting for the activity {activity}", timeout, detail=f"in front: {now or 'nothing'}")
-        time.sleep(POLL)
+        shell.pause(between, POLL)

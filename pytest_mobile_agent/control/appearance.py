@@ -3,7 +3,8 @@
 Dark mode is UiModeManager's night mode: `cmd uimode night yes|no` (UiModeManagerService.Shell,
 Android 10+), which answers with the mode now (`Night mode: yes`). The font scale is the system
 setting `font_scale` (Settings.System.FONT_SCALE), read back with `settings get`. Both are put back
-at the end of the test (a font scale that was never set is deleted again).
+at the end of the test (a font scale that was never set is deleted again). Either change redraws the
+screen, so the screen's replica is marked stale and its next query reads afresh.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Appearance:
         said = shell.run(device, f"cmd uimode night {wanted}", what=f"turning dark mode {'on' if on else 'off'}")
         if said.strip() != f"Night mode: {wanted}":
             raise StateRefused(f"turning dark mode {'on' if on else 'off'}: the device answered {said.strip()!r}")
+        self.paths.screen_changed()  # the app redraws in the other theme: the next query reads afresh
 
     def font_scale(self) -> float:
         value = shell.text(self.paths.device, "settings get system font_scale").strip()
@@ -61,3 +63,4 @@ class Appearance:
         shell.run(device, f"settings put system font_scale {float(scale):g}", what="setting the font scale")
         if abs(self.font_scale() - scale) > 1e-6:
             raise StateRefused(f"setting the font scale to {scale:g}: the device reports {self.font_scale():g}")
+        self.paths.screen_changed()  # the text is laid out again: the next query reads afresh

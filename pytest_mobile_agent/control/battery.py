@@ -70,7 +70,8 @@ class Battery:
             self._set_emulated(wanted_level, wanted_charging)
         else:
             self._set_through_service(level, charging)
-        shown = shell.settle(self.current, lambda b: (b.level, b.charging) == (wanted_level, wanted_charging))
+        shown = shell.settle(self.current, lambda b: (b.level, b.charging) == (wanted_level, wanted_charging),
+                             between=self.paths.between_checks)
         if (shown.level, shown.charging) != (wanted_level, wanted_charging):
             raise StateRefused(f"setting the battery to {wanted_level}% "
                                f"{'charging' if wanted_charging else 'not charging'}: `dumpsys battery` reports "

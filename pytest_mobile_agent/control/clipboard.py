@@ -26,16 +26,26 @@ class Clipboard:
         text = result.get("text")
         return text if isinstance(text, str) else None
 
-    def set(self, text: str | None) -> None:
-        """Set the primary clip to `text` (None clears it), without the clipboard overlay."""
-        if text is not None:
-            if not isinstance(text, str):
-                raise InvalidArgument(f"text must be a str or None, not {type(text).__name__}")
-            check_text("text", text)
+    def set(self, text: str) -> None:
+        """Set the primary clip to `text`, without the clipboard overlay; InvalidArgument for
+        anything but a str (None too: `clear()` empties the clipboard)."""
+        if text is None:
+            raise InvalidArgument("text must be a str, not None: device_control.clear_clipboard() empties the "
+                                  "clipboard")
+        if not isinstance(text, str):
+            raise InvalidArgument(f"text must be a str, not {type(text).__name__}")
+        check_text("text", text)
+        self._change(text)
+
+    def clear(self) -> None:
+        """Empty the clipboard (the clip the test found comes back at its end)."""
+        self._change(None)
+
+    def _change(self, text: str | None) -> None:
         if not self.journal.knows("clipboard"):
             before = self.text()
             self.journal.remember("clipboard", lambda: self._set(before, "restoring the clipboard"))
-        self._set(text, "setting the clipboard")
+        self._set(text, "setting the clipboard" if text is not None else "clearing the clipboard")
         if self.text() != text:
             raise StateRefused(f"setting the clipboard: it reads {self.text()!r} after setting {text!r}")
 

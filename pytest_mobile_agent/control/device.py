@@ -120,7 +120,7 @@ class DeviceControl:
     @recorded("device.wait_for_activity")
     def wait_for_activity(self, activity: str, timeout: float = 10.0) -> str:
         """Wait until `activity` (`pkg/.Class`, a class name) is in front; the component."""
-        return activities.wait_for_activity(self.paths.device, activity, timeout)
+        return activities.wait_for_activity(self.paths.device, activity, timeout, self.paths.between_checks)
 
     # --- clipboard and notifications --------------------------------------------------------------
 
@@ -130,9 +130,15 @@ class DeviceControl:
         return self._clipboard.text()
 
     @recorded("device.set_clipboard")
-    def set_clipboard(self, text: str | None) -> None:
-        """Put `text` on the clipboard (None clears it), with no clipboard overlay."""
+    def set_clipboard(self, text: str) -> None:
+        """Put `text` on the clipboard, with no clipboard overlay (None is an InvalidArgument:
+        `clear_clipboard()` empties it)."""
         self._clipboard.set(text)
+
+    @recorded("device.clear_clipboard")
+    def clear_clipboard(self) -> None:
+        """Empty the clipboard."""
+        self._clipboard.clear()
 
     @recorded("device.open_notifications")
     def open_notifications(self) -> None:

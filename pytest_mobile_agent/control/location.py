@@ -69,7 +69,8 @@ class Location:
             self._set_gps(lat, lng, alt)
         else:
             self._set_test_provider(lat, lng)
-        now = shell.settle(self.current, lambda c: c is not None and _near(c, lat, lng))
+        now = shell.settle(self.current, lambda c: c is not None and _near(c, lat, lng),
+                           between=self.paths.between_checks)
         if now is None or not _near(now, lat, lng):
             raise StateRefused(f"setting the location to {lat},{lng}: the device reports {now or 'no location'}",
                                advice=MOCK_LOCATION_ADVICE if self.paths.controller is None else None)

@@ -71,7 +71,7 @@ class Network:
     def _switch(self, name: str, on: bool, was: bool) -> None:
         self.journal.remember(name, lambda: self._command(name, was))
         self._command(name, on)
-        now = shell.settle(self.current, lambda state: getattr(state, name) == on)
+        now = shell.settle(self.current, lambda state: getattr(state, name) == on, between=self.paths.between_checks)
         if getattr(now, name) != on:
             raise StateRefused(f"turning {_LABELS[name]} {'on' if on else 'off'}: the device still reports it "
                                f"{'on' if was else 'off'} ({_READ_BACK[name]})", advice=POLICY_ADVICE)

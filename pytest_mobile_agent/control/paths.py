@@ -86,6 +86,17 @@ class Paths:
             raise NotSupported(f"{what} goes through the agent, which this device control was made without")
         return self.agent
 
+    def between_checks(self) -> bool:
+        """Between two checks of a wait (a state read back, an activity waited for): the screen's
+        watchers take their look (mirror/watchers.py); True when one acted."""
+        return self.screen.steps.between_polls() if self.screen is not None else False
+
+    def screen_changed(self) -> None:
+        """A change that alters the screen was made: the screen's replica is stale, and its next
+        query reads afresh."""
+        if self.screen is not None:
+            self.screen.invalidate()
+
     def needs_screen(self, what: str) -> Mirror:
         if self.screen is None:
             raise NotSupported(f"{what} looks at the screen, which this device control was made without")

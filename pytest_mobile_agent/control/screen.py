@@ -7,6 +7,7 @@ is missing, KEYCODE_MENU (82), which dismisses an insecure keyguard. The state i
 `dumpsys power` (`mWakefulness=Awake|Asleep`, PowerManagerService.dumpInternal) and `dumpsys window`
 (`mKeyguardShowing=`, KeyguardController.dump; `mShowingLockscreen=` before Android 10). At the end
 of the test a screen the test turned off is turned on again and the lock screen it caused dismissed.
+Each change marks the screen's replica stale: its next query reads afresh.
 """
 
 from __future__ import annotations
@@ -43,16 +44,18 @@ class Screen:
     def turn_off(self) -> None:
         self._remember()
         shell.run(self.paths.device, "input keyevent KEYCODE_SLEEP", what="turning the screen off")
-        if shell.settle(lambda: self.on, lambda on: not on):
+        if shell.settle(lambda: self.on, lambda on: not on, between=self.paths.between_checks):
             raise StateRefused("turning the screen off: `dumpsys power` still reports mWakefulness=Awake",
                                advice="A wake lock held with ACQUIRE_CAUSES_WAKEUP, or `svc power stayon`, may "
                                       "keep it on")
+        self.paths.screen_changed()
 
     def turn_on(self) -> None:
         self._remember()
         shell.run(self.paths.device, "input keyevent KEYCODE_WAKEUP", what="turning the screen on")
-        if not shell.settle(lambda: self.on, lambda on: on):
+        if not shell.settle(lambda: self.on, lambda on: on, between=self.paths.between_checks):
             raise StateRefused("turning the screen on: `dumpsys power` still reports the screen asleep")
+        self.paths.screen_changed()
 
     def unlock(self) -> None:
         """Turn the screen on and dismiss a lock screen without PIN; StateRefused with the advice
@@ -61,11 +64,13 @@ class Screen:
         if not self.locked:
             return
         output = shell.text(self.paths.device, "wm dismiss-keyguard")
-        if "Unknown command" in output or not shell.settle(lambda: self.locked, lambda locked: not locked, timeout=1.0):
+        if "Unknown command" in output or not shell.settle(lambda: self.locked, lambda locked: not locked,
+                                                           timeout=1.0, between=self.paths.between_checks):
             shell.run(self.paths.device, "input keyevent KEYCODE_MENU", what="unlocking")
-        if shell.settle(lambda: self.locked, lambda locked: not locked):
+        if shell.settle(lambda: self.locked, lambda locked: not locked, between=self.paths.between_checks):
             raise StateRefused("unlocking: the lock screen stays (`dumpsys window`: mKeyguardShowing=true)",
                                advice=SECURE_LOCK_ADVICE)
+        self.paths.screen_changed()
 
     def _remember(self) -> None:
         if self.journal.knows("screen"):

@@ -38,17 +38,25 @@ def text(device: Device, command: str | Sequence[str]) -> str:
     return device.shell(command if isinstance(command, str) else list(command)).text()
 
 
-def settle(read: Callable[[], T], wanted: Callable[[T], bool], *, timeout: float = SETTLE_TIMEOUT) -> T:
-    """Read until `wanted(value)` holds or `timeout` passes; the last value read either way."""
+Between = Callable[[], bool]
+"""Called between a wait's checks: the screen's watchers take their look (a permission prompt in the
+way is answered); True when one acted, so the wait checks again at once."""
+
+
+def settle(read: Callable[[], T], wanted: Callable[[T], bool], *, timeout: float = SETTLE_TIMEOUT,
+           between: Between | None = None) -> T:
+    """Read until `wanted(value)` holds or `timeout` passes; the last value read either way.
+    `between` runs between the reads (the watchers' look)."""
     deadline = time.monotonic() + timeout
     while True:
         value = read()
         if wanted(value) or time.monotonic() >= deadline:
             return value
-        time.sleep(POLL)
+        pause(between)
 
 
-def wait_for(read: Callable[[], T | None], *, timeout: float, what: str, now: Callable[[], str]) -> T:
+def wait_for(read: Callable[[], T | None], *, timeout: float, what: str, now: Callable[[], str],
+             between: Between | None = None) -> T:
     """The first value `read` returns that is not None; errors.Timeout naming what was there."""
     deadline = time.monotonic() + timeout
     while True:
@@ -57,4 +65,13 @@ def wait_for(read: Callable[[], T | None], *, timeout: float, what: str, now: Ca
             return value
         if time.monotonic() >= deadline:
             raise Timeout(what, timeout, detail=now())
-        time.sleep(POLL)
+        pause(between)
+
+
+def pause(between: Between | None, interval: float = POLL) -> None:
+    """The pause between two checks of a wait: `between` first (the watchers' look), then the rest
+    of `interval`, unless `between` acted (the next check comes at once)."""
+    started = time.monotonic()
+    if between is not None and between():
+        return
+    time.sleep(max(0.0, interval - (time.monotonic() - started)))

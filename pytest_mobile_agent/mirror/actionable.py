@@ -4,7 +4,10 @@
 their `timeout` (default `--android-action-timeout`, 5 s) until the element
 
 * exists (the first match of the criteria, or the element given, which must still be there),
-* is visible and enabled and has an area on the screen to touch,
+* is visible and enabled and has an area on the screen to touch: a part of it inside the display,
+  its window and its scrolling containers that no window above covers (mirror/visibility.py); a node
+  scrolled out of its container is scrolled into view first (SCROLLS_INTO_VIEW swipes at most), as
+  uiautomator2's and Maestro's taps do,
 * holds still: two consecutive looks show the same bounds.
 
 This is Playwright's actionability rule (playwright.dev/docs/actionability: visible, stable, enabled;
@@ -22,20 +25,41 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pytest_mobile_agent.mirror.replica import Entry, View
+from pytest_mobile_agent.mirror.visibility import scrollable_ancestor, touchable_part, visible_part, where
 from pytest_mobile_agent.session.backends import Bounds
 
+SCROLLS_INTO_VIEW = 10
+"""Swipes an action makes at most to bring its element into view."""
 
-def not_actionable(entry: Entry) -> str | None:
+ScrollIntoView = Callable[[View, Entry, Entry], bool]
+"""`scroll(view, container, target)`: one swipe of the container toward the target; False when the
+container cannot move that way."""
+
+
+def not_actionable(view: View, entry: Entry) -> str | None:
     """Why the node cannot take an action now, or None when it can (stillness aside)."""
     node = entry.node
+    left, top, right, bottom = node.bounds
+    if right <= left or bottom <= top:
+        return "it has no area on the screen to touch"
+    if visible_part(view, entry) is None:
+        return where(view, entry)
     if not node.visible:
         return "it is not visible"
     if not node.enabled:
         return "it is disabled"
-    left, top, right, bottom = node.bounds
-    if right <= left or bottom <= top:
-        return "it has no area on the screen to touch"
+    part, cover = touchable_part(view, entry)
+    if part is None:
+        name = cover.title or cover.package or cover.type if cover is not None else "another window"
+        return f"it is covered by the window {name!r}"
     return None
+
+
+def _out_of_view(view: View, entry: Entry) -> Entry | None:
+    """The scrolling container to scroll when the node has no visible part but lies in one."""
+    if visible_part(view, entry) is not None:
+        return None
+    return scrollable_ancestor(view, entry)
 
 
 @dataclass
@@ -43,21 +67,28 @@ class Actionable:
     """The condition an action's wait checks on each look: the entry once it is actionable.
 
     `find(view)` is the element looked for (None while there is none); `still(entry)` takes the
-    second look and says whether the bounds held. `reason` says why the latest look did not do."""
+    second look and says whether the bounds held; `scroll` brings an element scrolled out of its
+    container into view. `reason` says why the latest look did not do; `relook` that the next look
+    is due at once (the element moves, or was just scrolled)."""
 
     find: Callable[[View], Entry | None]
     still: Callable[[Entry], bool]
+    scroll: ScrollIntoView | None = None
     reason: str = "no element matches"
+    scrolls: int = 0
+    relook: bool = False
     _seen: tuple[int, Bounds] | None = field(default=None, init=False)
 
     def __call__(self, view: View) -> Entry | None:
+        self.relook = False
         entry = self.find(view)
         if entry is None:
             self.reason, self._seen = "no element matches", None
             return None
-        why = not_actionable(entry)
+        why = not_actionable(view, entry)
         if why is not None:
             self.reason, self._seen = why, None
+            self._scroll_into_view(view, entry)
             return None
         seen = (entry.ref, entry.node.bounds)
         if seen == self._seen:
@@ -65,5 +96,14 @@ class Actionable:
         self._seen = seen
         if self.still(entry):
             return entry
-        self.reason = "it is moving"
+        self.reason, self.relook = "it is moving", True
         return None
+
+    def _scroll_into_view(self, view: View, entry: Entry) -> None:
+        container = _out_of_view(view, entry)
+        if container is None or self.scroll is None or self.scrolls >= SCROLLS_INTO_VIEW:
+            return
+        if self.scroll(view, container, entry):
+            self.scrolls += 1
+            self.relook = True
+            self.reason += f" (scrolled toward it {self.scrolls} times)"

@@ -1,6 +1,9 @@
-"""Android key codes by name, for `press_key("back")`."""
+"""Android key codes by name, for `press_key("back")` (frameworks/base, core/java/android/view/
+KeyEvent.java: KEYCODE_*)."""
 
 from __future__ import annotations
+
+import difflib
 
 from pytest_mobile_agent.errors import InvalidSelector
 
@@ -33,6 +36,9 @@ KEY_CODES: dict[str, int] = {
     "move_home": 122,
     "move_end": 123,
     "app_switch": 187,
+    "cut": 277,
+    "copy": 278,
+    "paste": 279,
 }
 
 
@@ -48,4 +54,7 @@ def key_code(key: int | str) -> int:
     name = name.removeprefix("keycode_")
     if name in KEY_CODES:
         return KEY_CODES[name]
-    raise InvalidSelector(f"unknown key {key!r}; known names: {', '.join(sorted(KEY_CODES))}, or pass a key code")
+    close = difflib.get_close_matches(name, KEY_CODES, n=1)
+    guess = f" (did you mean {close[0]!r}?)" if close else ""
+    raise InvalidSelector(f"unknown key {key!r}{guess}; known names: {', '.join(sorted(KEY_CODES))}, "
+                          "or pass a key code")

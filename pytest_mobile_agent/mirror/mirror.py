@@ -53,6 +53,7 @@ from pytest_mobile_agent.errors import (
     hide_our_frames,
 )
 from pytest_mobile_agent.mirror.actionable import Actionable
+from pytest_mobile_agent.mirror.blockers import Fronts, blockers
 from pytest_mobile_agent.mirror.dump import dump_view
 from pytest_mobile_agent.mirror.element import Element
 from pytest_mobile_agent.mirror.keys import key_code
@@ -61,6 +62,7 @@ from pytest_mobile_agent.mirror.selectors import Selector, describe_entry, neare
 from pytest_mobile_agent.mirror.steps import Steps, recorded
 from pytest_mobile_agent.mirror.toasts import TOAST_POLL, ToastLog, ToastQuery
 from pytest_mobile_agent.mirror.unique import Locator, unique_locator
+from pytest_mobile_agent.mirror.visibility import touchable_part, visible_part, where
 from pytest_mobile_agent.mirror.vocabulary import Criteria, Direction, FieldCriteria, Unpack
 from pytest_mobile_agent.mirror.watchers import Watcher, Watchers, builtin_criteria
 from pytest_mobile_agent.session.backends import (
@@ -108,6 +110,11 @@ RELOOK = 0.01
 """After a look that found an action's element moving, the next look this soon (it reads again)."""
 inf = float("inf")
 SCROLL_QUIET = 0.15
+SCROLL_MARGIN = 48
+"""Pixels an action's scroll into view moves the content past its element's far edge (the touch
+slop, 8 dp, takes some of a swipe before the content moves)."""
+SCROLL_SHARE = 0.7
+"""The largest share of its container's visible extent one swipe into view travels."""
 FRAME_QUIET = 0.1
 """Frames unchanged this long after a change: the screen went still, and is read afresh."""
 FRAME_READ_INTERVAL = 0.25
@@ -173,6 +180,7 @@ class Mirror:
         self._controller_input_at: float | None = None  # a controller gesture's end, not read since
         self.disconnection: Disconnection | None = None
         self._watchers = Watchers(self, clock)
+        self._fronts = Fronts()
         self._toasts = ToastLog(backend.toasts, since=clock())
         self.reads = 0
         self.probes = 0
@@ -199,6 +207,12 @@ class Mirror:
         """The replica as the latest read left it, without reading (the step trace's tree of a step)."""
         return self._replica.view
 
+    def invalidate(self) -> None:
+        """Mark the replica stale: the next query reads every window afresh, whatever the event
+        stream says (the device control does so after a change of the device's state that alters
+        the screen: dark mode, font scale, the screen off or on, unlock)."""
+        self._mark(ReadReason.POLL)
+
     def refresh(self, reason: ReadReason = ReadReason.POLL) -> View:
         """Read the device now, whatever the event stream says."""
         self._mark(reason)
@@ -224,6 +238,19 @@ class Mirror:
         except WaitTimeout:
             return False
         return True
+
+    def last_change(self, wait: float = 0.0) -> float | None:
+        """With the emulator's frames: when the screen last changed, as the frames and the replica saw
+        it, after taking in what the event stream brings within `wait` seconds (a frame drawn a moment
+        ago may still be on its way); None without frames, which alone see every pixel (a snapshot's
+        one screenshot after the frames went quiet, mirror/snapshots.py)."""
+        end = self._clock() + wait
+        self._pump(0.0)
+        while (left := end - self._clock()) > 0:
+            self._pump(left)
+        if not self.backend.frames.live:
+            return None
+        return max(self._frame_change_at, self._last_change_at)
 
     def _seen_quiet_until(self, until: float) -> bool:
         """Probing, a quiet counts once a look that began after its end was answered: a probe that went
@@ -298,9 +325,28 @@ class Mirror:
     def wait_until(self, condition: Callable[[View], T | None], timeout: float | None = None,
                    what: str = "a condition") -> T:
         """Wait up to `timeout` seconds until `condition(view)` is truthy, the replica kept current
-        meanwhile (events, frames, the poll, the probes); returns what it returned (never None)."""
+        meanwhile (events, frames, the poll, the probes); returns what it returned (never None).
+        A NoMatch or StaleElement the condition raises (a `screen.find` of what is not there yet, an
+        element gone) means "not yet": the wait goes on, and its timeout names the last one."""
         timeout = self.timeout if timeout is None else check_timeout("timeout", timeout)
-        result = self._until(condition, timeout, f"waiting for {what}")
+        not_yet: list[MobileAgentError] = []
+
+        def looking(view: View) -> T | None:
+            try:
+                return condition(view)
+            except (NoMatch, StaleElement) as exc:
+                not_yet[:] = [exc]
+                return None
+
+        try:
+            result = self._until(looking, timeout, f"waiting for {what}")
+        except WaitTimeout as exc:
+            if not not_yet:
+                raise
+            last = not_yet[0]
+            candidates = exc.candidates or (last.candidates if isinstance(last, NoMatch) else [])
+            raise WaitTimeout(f"waiting for {what} (the condition's last look: {_first_line(last)})", timeout,
+                              candidates=candidates, tree=exc.tree, context=exc.context) from None
         assert result is not None  # _until returns only a truthy result
         return result
 
@@ -374,8 +420,13 @@ class Mirror:
 
     @recorded("tap_at")
     def tap_at(self, x: float, y: float) -> Ack:
-        """Tap at physical pixel (x, y)."""
+        """Tap at physical pixel (x, y), which must lie on the display (InvalidArgument naming its size
+        otherwise: the platform would take the tap and nothing would happen)."""
         x, y = check_number("x", x), check_number("y", y)
+        display = (self._replica.view or self._view()).snapshot.display
+        if display.width > 0 and display.height > 0 and not (0 <= x < display.width and 0 <= y < display.height):
+            raise InvalidArgument(f"tap_at({x:g}, {y:g}) is outside the display, which is {display.width}x"
+                                  f"{display.height} now (rotation {display.rotation})")
         return self._input(lambda: self.backend.input.tap(x / self.scale, y / self.scale))
 
     @recorded("long_press")
@@ -410,9 +461,8 @@ class Mirror:
             raise InvalidSelector(f"direction must be one of {sorted(DIRECTIONS)}, not {direction!r}")
         if not 0 < distance <= 1:
             raise InvalidSelector(f"distance is a share of the element's size, in (0, 1], not {distance}")
-        bounds = self._target(element, {}, timeout).entry.node.bounds
+        bounds = self._touchable(self._target(element, {}, timeout))
         left, top, right, bottom = bounds
-        self.steps.target(bounds)
         dx, dy = DIRECTIONS[direction]
         cx, cy = (left + right) / 2, (top + bottom) / 2
         hw, hh = (right - left) * distance / 2, (bottom - top) * distance / 2
@@ -502,11 +552,12 @@ class Mirror:
     @recorded("assert_snapshot")
     def assert_snapshot(self, name: str, *, mask: Sequence[Element | Mapping[str, Any]] = (), threshold: float = 0.0,
                         element: Element | None = None, default_masks: bool = True) -> None:
-        """Compare the screen (or `element`'s bounds) with the baseline `name`, once two screenshots
-        in a row agree; SnapshotMismatch with expected, actual and diff images otherwise
-        (mirror/snapshots.py). The status bar and the focused field are masked unless
-        `default_masks` is False; `mask` adds elements and criteria; `threshold` is the share of
-        pixels that may differ."""
+        """Compare the screen (or `element`'s bounds) with the baseline `name` once it is still (one
+        screenshot after the frames went quiet; without frames, two in a row that agree);
+        SnapshotMismatch with expected, actual and diff images otherwise (mirror/snapshots.py). The
+        status bar is masked unless `default_masks` is False, and a focused field's blinking caret
+        is let off (its text is compared); `mask` adds elements and criteria; `threshold` is the
+        share of pixels that may differ."""
         from pytest_mobile_agent.mirror.snapshots import check_snapshot
 
         check_snapshot(self, name, mask, threshold, element, default_masks)
@@ -579,6 +630,7 @@ class Mirror:
             self._mark(reason, windows)  # still owed
             raise
         changed = self._replica.apply(snapshot)
+        self._fronts.saw(self._replica.view)
         now = self._clock()
         self.reads += 1
         self._last_read_at = now
@@ -717,11 +769,15 @@ class Mirror:
             step.ended_by = how
 
     def _wait_timeout(self, what: str, timeout: float, view: View, selector: Selector | None) -> WaitTimeout:
+        """A wait's timeout: what it waited for, what stood in its way (the window that took the front
+        from another app's, the watchers that never matched: mirror/blockers.py), the nearest
+        candidates and the tree."""
         return WaitTimeout(
             what,
             timeout,
             candidates=nearest(selector, view) if selector is not None else [],
             tree=dump_view(view, max_lines=DUMP_LINES_IN_ERRORS, fold_keys=True),
+            context=blockers(view, self._fronts.taken_from, self._watchers.all),
         )
 
     def _wait_step(self, deadline: float, wake: float = float("inf")) -> None:
@@ -816,14 +872,14 @@ class Mirror:
             return entry
 
         deadline = self._clock() + timeout
-        condition = Actionable(find, lambda entry: self._holds_still(entry, deadline))
+        condition = Actionable(find, lambda entry: self._holds_still(entry, deadline), self._scroll_toward)
         try:
             # a step of its own inside the action: the trace shows the wait's looks and what ended it
             arguments: dict[str, Any] = {**criteria} if element is None else {"element": element}
             arguments["timeout"] = timeout
             with self.steps.step("actionable", arguments):
                 entry = self._until(condition, timeout, f"waiting for {what} to be actionable", selector,
-                                    wake=lambda: self._clock() + RELOOK if condition.reason == "it is moving" else inf)
+                                    wake=lambda: self._clock() + RELOOK if condition.relook else inf)
         except WaitTimeout:
             view = self._replica.view
             assert view is not None  # a wait times out only after a look
@@ -853,13 +909,44 @@ class Mirror:
         return False
 
     def _center(self, element: Element) -> tuple[float, float]:
-        """The element's centre in points (the element is the step's target)."""
-        entry = element.entry
+        """The centre of the element's touchable part in points: inside the display, its window and
+        its scrolling containers, clear of the windows above (the element is the step's target)."""
+        left, top, right, bottom = self._touchable(element)
+        return ((left + right) / 2 / self.scale, (top + bottom) / 2 / self.scale)
+
+    def _touchable(self, element: Element) -> Bounds:
+        """The part of the element an action may touch (mirror/visibility.py); MobileAgentError
+        saying where the element is when there is none."""
+        view = self._view()
+        entry = view.entry(element.ref)
+        if entry is None:
+            raise _stale(element.ref)
         self.steps.target(entry.node.bounds)
         left, top, right, bottom = entry.node.bounds
         if right <= left or bottom <= top:
             raise MobileAgentError(f"{describe_entry(entry)} has no area on the screen to touch")
-        return ((left + right) / 2 / self.scale, (top + bottom) / 2 / self.scale)
+        part, cover = touchable_part(view, entry)
+        if part is None:
+            why = where(view, entry) if cover is None else f"it is covered by the window {cover.title or cover.type!r}"
+            raise MobileAgentError(f"{describe_entry(entry)} cannot be touched: {why}")
+        return part
+
+    def _scroll_toward(self, view: View, container: Entry, target: Entry) -> bool:
+        """One resting swipe of `container` that moves `target` toward its visible part (an action's
+        scroll into view); False when the container shows nothing or cannot scroll that way."""
+        box = visible_part(view, container)
+        if box is None:
+            return False
+        toward = _toward(box, target.node.bounds)
+        if toward is None or not _can_scroll(container, toward[0]):
+            return False
+        direction, needed = toward
+        dx, dy = DIRECTIONS[OPPOSITE[direction]]
+        extent = (box[2] - box[0]) if dx else (box[3] - box[1])
+        half = min(needed + SCROLL_MARGIN, SCROLL_SHARE * extent) / 2
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        self.swipe(cx - dx * half, cy - dy * half, cx + dx * half, cy + dy * half, 0.3, resting=True)
+        return True
 
     def _largest_scrollable(self, view: View) -> Element | None:
         best: Entry | None = None
@@ -875,6 +962,10 @@ class Mirror:
         return Element(self, best.ref) if best is not None else None
 
 
+def _first_line(error: BaseException) -> str:
+    return str(error).split("\n", 1)[0]
+
+
 def _stale(ref: int) -> StaleElement:
     return StaleElement(f"element @{ref} is no longer on the screen",
                         advice="find it again (screen.find / screen.wait_for)")
@@ -887,6 +978,20 @@ def _can_scroll(entry: Entry, direction: Direction) -> bool:
     if direction in ("down", "right"):
         return scroll.can_forward
     return scroll.can_back
+
+
+def _toward(box: Bounds, bounds: Bounds) -> tuple[Direction, int] | None:
+    """Which way a container's content must scroll (the content's direction) to bring `bounds` into
+    its visible `box`, and how far its far edge lies past the box; None when it already overlaps."""
+    if bounds[1] >= box[3]:
+        return "down", bounds[3] - box[3]
+    if bounds[3] <= box[1]:
+        return "up", box[1] - bounds[1]
+    if bounds[0] >= box[2]:
+        return "right", bounds[2] - box[2]
+    if bounds[2] <= box[0]:
+        return "left", box[0] - bounds[0]
+    return None
 
 
 def _moved(entry: Entry, probed: Mapping[int, Bounds]) -> bool:

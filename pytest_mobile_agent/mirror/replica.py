@@ -5,6 +5,10 @@ A node's ref is kept for as long as the node stays where it was: the same window
 rows often share one), or without one the same position among its siblings, with the same class.
 The agent's own node ids change whenever it evicts a window's cache; refs do not, so an element a
 test holds survives the re-read after a tap.
+
+A node the agent calls visible whose bounds lie wholly outside its window on the display is not
+visible (`isVisibleToUser`: on the screen, inside its window's visible region; mirror/geometry.py):
+the replica holds it as `visible=False`, so queries, elements and actions agree.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import dataclass
 from itertools import count
 from typing import NamedTuple
 
+from pytest_mobile_agent.mirror.geometry import screen_region
 from pytest_mobile_agent.session.backends import Node, Snapshot, Window
 
 MAX_REMEMBERED_REFS = 100_000
@@ -39,7 +44,10 @@ class Entry(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class View:
-    """One generation of the replica: what a warm snapshot returns, without a device read."""
+    """One generation of the replica: what a warm snapshot returns, without a device read.
+
+    Its queries (README, "A `View`"): `windows`, `entries`, `node_count`, `generation`, `snapshot`,
+    `entry(ref)`, `subtree(entry)`, `children(entry)`, `ancestors(entry)`."""
 
     generation: int
     snapshot: Snapshot
@@ -99,10 +107,12 @@ class Replica:
         entries: list[Entry] = []
         by_window: dict[int, tuple[Entry, ...]] = {}
         rebuilt = False
+        display = snapshot.display
+        same_display = previous is not None and previous.snapshot.display == display
         for window in snapshot.windows:
-            window_entries = _unchanged_entries(previous, window)
+            window_entries = _unchanged_entries(previous, window) if same_display else None
             if window_entries is None:
-                window_entries = self._window_entries(window)
+                window_entries = self._window_entries(window, screen_region(window, display))
                 rebuilt = True
             by_window[window.id] = window_entries
             entries.extend(window_entries)
@@ -115,13 +125,16 @@ class Replica:
         self.view = View(self.generation, snapshot, tuple(entries), by_ref, by_window)
         return changed
 
-    def _window_entries(self, window: Window) -> tuple[Entry, ...]:
+    def _window_entries(self, window: Window, region: tuple[int, int, int, int] | None) -> tuple[Entry, ...]:
+        """The window's entries, refs kept; a node outside `region` (the window on the display) is
+        held as not visible."""
         refs = self._refs
         ref_of: dict[int, int] = {}
         sibling: dict[int, int] = {}
         same_id: dict[tuple[int, str, str], int] = {}  # siblings so far with a resource id and class
         out: list[Entry] = []
         wid = window.id
+        left, top, right, bottom = region if region is not None else (0, 0, 0, 0)
         for index, node in enumerate(window.nodes):
             parent = node.parent
             parent_ref = -1 if parent is None else ref_of.get(parent, -1)
@@ -139,11 +152,17 @@ class Replica:
             ref_of[node.id] = ref
             if node.children:
                 sibling.update(zip(node.children, count()))
+            if region is not None:
+                b = node.bounds
+                if (b[3] <= top or b[1] >= bottom or b[2] <= left or b[0] >= right) and node.visible:
+                    node = _new_node(Node, node[:_VISIBLE] + (False,) + node[_VISIBLE + 1:])
             out.append(_new_entry(Entry, (ref, node, window, None if parent_ref == -1 else parent_ref, index)))
         return tuple(out)
 
 
 _new_entry = tuple.__new__  # Entry's own __new__, less a Python call per node
+_new_node = tuple.__new__
+_VISIBLE = Node._fields.index("visible")
 
 
 def _unchanged_entries(previous: View | None, window: Window) -> tuple[Entry, ...] | None:

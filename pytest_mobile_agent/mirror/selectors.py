@@ -82,6 +82,8 @@ class Selector:
     def of(cls, criteria: Mapping[str, Any]) -> Selector:
         if not criteria.keys() <= _KNOWN:
             raise InvalidSelector(_unknown(sorted(set(criteria) - _KNOWN)))
+        if None in criteria.values():
+            raise InvalidSelector(_none_given(next(name for name, value in criteria.items() if value is None)))
         return cls(**criteria)
 
     def describe(self) -> str:
@@ -154,6 +156,14 @@ def _unknown(names: list[str]) -> str:
         named.append(f"{name!r} (did you mean {close[0]!r}?)" if close else repr(name))
     kind = "criterion" if len(names) == 1 else "criteria"
     return f"unknown selector {kind} {', '.join(named)}; known: {', '.join(sorted(_KNOWN))}"
+
+
+def _none_given(name: str) -> str:
+    """A criterion given as None would silently mean "any": say what to write instead."""
+    if name == "text":
+        return ("text=None is not a criterion (it would match any text): leave text= out to match any text, "
+                "write text='' for an empty text, or xpath=\"//*[@text='']\" for an element with no text at all")
+    return f"{name}=None is not a criterion (it would match anything): leave {name}= out instead"
 
 
 def _check_type(name: str, value: object) -> None:
@@ -272,6 +282,9 @@ LIKENESS_CHARS = 200
 """Characters of each side a likeness looks at: a long text costs what its start costs, so that a
 failed wait's message is built within 50 ms of its timeout at 5,000 nodes whatever the selector
 (benches/bench_nearest.py, tests/faults/test_long_selectors.py)."""
+PLAIN_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+"""Typographic quotes as plain ones for the likeness: a watcher on "Don't allow" is close to the
+device's "Don’t allow" (Android's strings use ’ and “ ”)."""
 CONTAINED = 0.8
 """The likeness of a node whose text holds the wanted text whole, at least."""
 
@@ -280,13 +293,13 @@ def nearest(selector: Selector, view: View | None, limit: int = 5) -> list[str]:
     """The nodes most like what the selector asks for, best first (tree order among equals), each
     with its likeness.
 
-    Text criteria are scored against every node's text, description, resource id and hint with
-    rapidfuzz's ratio (the normalized InDel similarity, what difflib's ratio approximates), at least
-    CONTAINED when the node's text holds the wanted one; states and classes alone by the share of
-    the criteria a node meets."""
+    Text criteria are scored against every node's text, description, resource id and hint (typographic
+    quotes read as plain ones) with rapidfuzz's ratio (the normalized InDel similarity, what difflib's
+    ratio approximates), at least CONTAINED when the node's text holds the wanted one; states and
+    classes alone by the share of the criteria a node meets."""
     if view is None:
         return []
-    wanted = [w[:LIKENESS_CHARS].lower() for w in (
+    wanted = [w[:LIKENESS_CHARS].lower().translate(PLAIN_QUOTES) for w in (
         selector.text, selector.text_contains, _pattern(selector.text_matches), selector.desc,
         selector.desc_contains, selector.id, *literals(selector.xpath or "")) if isinstance(w, str) and w]
     entries = view.entries
@@ -305,7 +318,7 @@ def _text_likeness(wanted: list[str], entries: Sequence[Entry]) -> list[float]:
         best = 0.0
         for have in (node.text, node.desc, node.res, node.hint):
             if isinstance(have, str) and have:
-                have = have[:LIKENESS_CHARS].lower()
+                have = have[:LIKENESS_CHARS].lower().translate(PLAIN_QUOTES)
                 for w in wanted:
                     likeness = ratio(w, have) / 100
                     if likeness < CONTAINED and w in have:

@@ -33,7 +33,8 @@ class Anchor(Protocol):
 
 class _NodeCriteria(TypedDict, total=False):
     """Every criterion but `text` and `within` (README, "The `screen` reference"); every
-    criterion given must hold."""
+    criterion given must hold. None is no criterion's value: `find(text=None)` would match any text,
+    so it is a type error here and `InvalidSelector` at run time (leave the criterion out)."""
 
     text_contains: str
     text_matches: str | re.Pattern[str]
@@ -67,7 +68,7 @@ class DescendantCriteria(_NodeCriteria, total=False):
     """The criteria of a query inside an element (`element.find(...)`): every one but `within`."""
 
     text: str
-    """The exact text."""
+    """The exact text (`''` an empty one; never None: leave `text` out for any text)."""
 
 
 class Criteria(DescendantCriteria, total=False):

@@ -24,10 +24,13 @@ from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.apk import Apk, qualify, read_apk
 from pytest_mobile_agent.control import activities
 from pytest_mobile_agent.control.journal import Journal
+from pytest_mobile_agent.control.shell import pause
 from pytest_mobile_agent.errors import hide_our_frames
 from pytest_mobile_agent.mirror.steps import Steps, recorded
 
 START_TIMEOUT = 20.0
+FRONT_POLL = 0.05
+"""Between two reads of the window in front (the watchers look first)."""
 CRASH_COMMAND = "logcat -b crash -d"
 CRASH_HEADER = "--------- beginning of "  # logcat's line before a buffer's first entry
 
@@ -215,6 +218,8 @@ class AppUnderTest:
         return self
 
     def wait_in_front(self, deadline: float, am_printed: str = "") -> None:
+        """Until the app's window is in front; between the checks the screen's watchers take their
+        look (a permission prompt at launch is answered: `screen.watch_builtin("allow_permissions")`)."""
         while True:
             current = foreground_package(self.device)
             if current == self.package:
@@ -224,7 +229,7 @@ class AppUnderTest:
                     f"waiting for {self.package} to come to the front (in front: {current or 'nothing'})",
                     detail=f"am start printed: {am_printed}" if am_printed else "",
                 )
-            time.sleep(0.05)
+            pause(self.steps.between_polls, FRONT_POLL)
 
     @recorded("app.open_url")
     def open_url(self, url: str, timeout: float = START_TIMEOUT) -> str:
@@ -244,7 +249,7 @@ class AppUnderTest:
         while foreground_package(self.device) == self.package:
             if time.monotonic() >= deadline:
                 raise errors.Timeout(f"waiting for {self.package} to leave the front", timeout)
-            time.sleep(0.05)
+            pause(self.steps.between_polls, FRONT_POLL)
 
     @recorded("app.to_foreground")
     def to_foreground(self, timeout: float = START_TIMEOUT) -> None:
@@ -257,7 +262,7 @@ class AppUnderTest:
     def wait_for_activity(self, activity: str, timeout: float = START_TIMEOUT) -> str:
         """Wait until the app's `activity` (`.Class`, a class name, or `pkg/.Class`) is resumed."""
         wanted = activity if "/" in activity or not activity.startswith(".") else self.component(activity)
-        return activities.wait_for_activity(self.device, wanted, timeout)
+        return activities.wait_for_activity(self.device, wanted, timeout, self.steps.between_polls)
 
     @recorded("app.stop")
     def stop(self) -> None:

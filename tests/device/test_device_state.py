@@ -157,10 +157,19 @@ def test_the_clipboard_is_set_and_read_through_the_agent_without_an_overlay_and_
     device_control.set_clipboard("héllo 👋")
     assert device_control.clipboard == "héllo 👋"
     assert not screen.exists(id="com.android.systemui:id/clipboard_ui"), "no clipboard overlay"
-    device_control.set_clipboard(None)
+    device_control.clear_clipboard()
     assert device_control.clipboard is None
     device_control.restore()
     assert device_control.clipboard == before
+
+
+def test_set_clipboard_of_none_is_an_invalid_argument_naming_clear_clipboard(device_control: DeviceControl) -> None:
+    """None used to be taken (and clear the clipboard): a test that passed a variable left unset
+    emptied the clipboard and passed."""
+    device_control.set_clipboard("kept")
+    with pytest.raises(errors.InvalidArgument, match=r"not None: device_control.clear_clipboard\(\)"):
+        device_control.set_clipboard(None)  # type: ignore[arg-type]
+    assert device_control.clipboard == "kept"
 
 
 def test_a_notification_is_found_in_the_shade_as_the_screen_sees_it_and_the_shade_closes_after(

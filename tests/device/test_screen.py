@@ -5,11 +5,15 @@ virtual device on both adb fronts in CI)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_mobile_agent import App, Device, Screen
+from pytest_mobile_agent.control import DeviceControl
+from pytest_mobile_agent.errors import WaitTimeout
+from pytest_mobile_agent.mirror.snapshots import SnapshotMismatch, SnapshotSettings
 from pytest_mobile_agent.mirror.watchers import Watcher
 
 pytestmark = pytest.mark.device
@@ -58,6 +62,22 @@ def test_a_watcher_dismisses_a_permission_prompt_that_appears_in_the_middle_of_a
         device.clear(FIXTURE)  # the camera's grant goes with the test
 
 
+def test_a_permission_prompt_at_launch_is_answered_by_the_watcher_while_start_waits_for_the_app(
+        device: Device, compose_fixture: Callable[..., App], screen: Screen) -> None:
+    """The fixture app asks for the camera as it starts (`--es prompt camera`): PermissionController's
+    prompt takes the front, and `start` waited 20 s for the app to come to the front with the
+    watcher never given a look. Now the watchers look between start's checks."""
+    device.clear(FIXTURE)
+    try:
+        allow = screen.watch_builtin("allow_permissions")[0]
+        compose_fixture(tab="Login", extras={"prompt": "camera"}, timeout=8)
+        assert allow.fired == 1
+        assert screen.wait_for(id="username", timeout=5)
+        assert "android.permission.CAMERA: granted=true" in device.shell(["dumpsys", "package", FIXTURE]).text()
+    finally:
+        device.clear(FIXTURE)  # the camera's grant goes with the test
+
+
 def test_a_watcher_fixture_and_the_anr_dialog_dismissed_by_the_builtin(
         android_target: Any, compose_fixture: Callable[..., App], screen: Screen,
         watch: Callable[..., Watcher]) -> None:
@@ -100,3 +120,51 @@ def test_a_restart_with_a_force_stop_signs_the_user_out(compose_fixture: Callabl
     assert screen.wait_for(id="login_status", text="Signed in as ada", timeout=5)
     compose_fixture(tab="Login")
     assert screen.wait_for(id="login_status", timeout=5).text == "Signed out"
+
+
+def test_after_a_turn_to_landscape_the_login_button_below_the_display_is_not_visible_and_not_tapped(
+        compose_fixture: Callable[..., App], screen: Screen, device_control: DeviceControl) -> None:
+    """The Login tab's button lies at y 1101-1248 once the display is 1080 high. It read visible=True
+    and a tap on it was acked, signing nobody in; and for half a second after `rotate` the replica
+    still answered the portrait layout."""
+    compose_fixture(tab="Login")
+    screen.find(id="username").type_text("ada")
+    screen.find(id="password").type_text("correct horse")
+    device_control.rotate("landscape")
+    view = screen.snapshot()  # right after rotate: the turned screen, not the replica of before
+    assert view.snapshot.display.rotation == 1 and view.snapshot.display.height == 1080
+    button = screen.find(id="login_button")
+    assert button.bounds[1] >= 1080 and button.visible is False
+    with pytest.raises(WaitTimeout, match=r"it is outside the display: \[\d+,1101\]\[\d+,1248\] lies below the "
+                                          r"bottom edge \(y 1080\)"):
+        screen.tap(id="login_button", timeout=1)
+    assert screen.find(id="login_status").text == "Signed out"
+
+
+def test_a_baseline_of_the_empty_form_fails_once_text_is_typed_into_the_focused_field(
+        compose_fixture: Callable[..., App], screen: Screen, tmp_path: Path) -> None:
+    """The focused field was masked whole (for its caret), so the typed "ada" was never compared and
+    the snapshot of the empty form passed."""
+    compose_fixture(tab="Login")
+    screen.tap(id="username")
+    screen.wait_for(id="username", focused=True, timeout=5)
+    screen.settle()
+    screen.snapshot_settings = SnapshotSettings(directory=tmp_path, output=lambda: tmp_path, update=True)
+    screen.assert_snapshot("form")
+    screen.snapshot_settings = SnapshotSettings(directory=tmp_path, output=lambda: tmp_path)
+    screen.assert_snapshot("form")  # the same screen matches
+    screen.type_text("ada", id="username")
+    screen.wait_for(id="username", text="ada", timeout=5)
+    with pytest.raises(SnapshotMismatch, match="pixels differ"):
+        screen.assert_snapshot("form")
+
+
+def test_press_key_paste_pastes_the_clipboard_into_the_focused_field(
+        compose_fixture: Callable[..., App], screen: Screen, device_control: DeviceControl) -> None:
+    """`press_key("paste")` was an unknown key: KEYCODE_PASTE (279) is what a keyboard's paste sends."""
+    compose_fixture(tab="Login")
+    device_control.set_clipboard("ada")
+    screen.tap(id="username")
+    screen.wait_for(id="username", focused=True, timeout=5)
+    assert screen.press_key("paste").accepted
+    assert screen.wait_for(id="username", text="ada", timeout=5)

@@ -19,6 +19,7 @@ def test_a_value_of_the_wrong_type(screen: Screen) -> None:
     screen.wait_for(timeout="5", text="Login")  # E: arg-type
     screen.find(clickable="False")  # E: arg-type: Argument "clickable"
     screen.find(id=5)  # E: arg-type: Argument "id"
+    screen.find(text=None)  # E: arg-type: Argument "text"
     screen.swipe(0, 0, 100, "100")  # E: arg-type
 
 

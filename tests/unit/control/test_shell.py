@@ -66,3 +66,26 @@ def test_settle_reads_until_the_value_is_wanted_or_the_time_is_up() -> None:
     values = iter([1, 2, 3, 4])
     assert shell.settle(lambda: next(values), lambda v: v == 3, timeout=5) == 3
     assert shell.settle(lambda: 7, lambda v: v == 3, timeout=0.05) == 7
+
+
+def test_a_read_back_gives_the_screens_watchers_their_look_between_its_reads() -> None:
+    """A state read back (and an activity waited for) used to sleep between its reads, so a watcher
+    could not answer the dialog that kept the state from showing; the watchers look between reads."""
+    from types import SimpleNamespace
+
+    from pytest_mobile_agent.control.paths import Paths
+    from pytest_mobile_agent.mirror.steps import Steps
+
+    steps = Steps()
+    readings = iter(["prompt", "prompt", "shown"])
+    looks: list[str] = []
+
+    def watcher_look() -> bool:
+        looks.append("look")
+        return True  # it acted: the next read comes at once
+
+    steps.add_poll_hook(watcher_look)
+    paths = Paths(cast(Device, Answers()), emulator=False, screen=cast(Any, SimpleNamespace(steps=steps)))
+    shown = shell.settle(lambda: next(readings), lambda value: value == "shown", between=paths.between_checks)
+    assert shown == "shown" and looks == ["look", "look"]
+    assert Paths(cast(Device, Answers()), emulator=False).between_checks() is False  # no screen: nothing to look

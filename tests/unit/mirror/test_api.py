@@ -144,6 +144,25 @@ def test_wait_gone_returns_once_nothing_matches() -> None:
     assert rig.mirror.wait_until(lambda view: view.node_count == 0, timeout=1) is True
 
 
+def test_a_no_match_or_a_stale_element_inside_a_wait_until_condition_means_not_yet() -> None:
+    """A condition written with the screen's own queries raises NoMatch while the element is not there
+    (and StaleElement for one that went): the wait goes on, as a falsy result would, until it holds."""
+    rig = Rig(login_screen(), can_probe=False)
+    rig.tree.on_read = lambda n: setattr(rig.tree, "screen", login_screen(welcome=True)) if n >= 3 else None
+    screen = rig.mirror
+    found = screen.wait_until(lambda view: screen.find(text_contains="Welcome"), timeout=5, what="the welcome")
+    assert found.text == "Welcome, ada"
+    reads = len(rig.tree.reads)
+    rig.tree.on_read = lambda n: setattr(rig.tree, "screen", login_screen(welcome=n >= reads + 3))
+    screen.refresh()
+    assert not found.exists  # gone: its text is a StaleElement now, and comes back with the node
+    assert screen.wait_until(lambda view: found.text, timeout=5) == "Welcome, ada"
+    rig.tree.on_read = None
+    with pytest.raises(WaitTimeout) as caught:
+        screen.wait_until(lambda view: screen.find(text="Welcom"), timeout=1, what="the welcome")
+    assert "waiting for the welcome (the condition's last look: no element matches text='Welcom')" in str(caught.value)
+
+
 def test_a_tap_goes_to_the_centre_in_points_and_the_next_read_takes_the_action_bound() -> None:
     rig = Rig(login_screen())
     ack = rig.mirror.find(text="Login").tap()
@@ -203,6 +222,22 @@ def test_keys_go_by_code_or_name() -> None:
         key_code("hyperspace")
     with pytest.raises(TypeError):
         key_code(True)
+
+
+def test_a_criterion_given_as_none_is_an_error_naming_what_to_write_instead() -> None:
+    """`find(text=None)` used to match every node (None meant "not given"), an element with text included."""
+    screen = Rig(login_screen()).mirror
+    with pytest.raises(InvalidSelector, match=r"text=None is not a criterion .*leave text= out .*xpath="):
+        screen.find(text=None)  # type: ignore[arg-type]
+    with pytest.raises(InvalidSelector, match="id=None is not a criterion"):
+        screen.tap(id=None, timeout=0)  # type: ignore[arg-type]
+
+
+def test_paste_copy_and_cut_are_named_and_a_misspelt_key_gets_a_did_you_mean() -> None:
+    """KEYCODE_CUT 277, KEYCODE_COPY 278, KEYCODE_PASTE 279 (KeyEvent.java, API 24+)."""
+    assert [key_code(name) for name in ("paste", "KEYCODE_COPY", "cut")] == [279, 278, 277]
+    with pytest.raises(InvalidSelector, match=r"unknown key 'bak' \(did you mean 'back'\?\)"):
+        key_code("bak")
 
 
 def test_swipes_go_out_in_points_with_their_release() -> None:

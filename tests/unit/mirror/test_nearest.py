@@ -96,3 +96,17 @@ def test_no_match_carries_the_ranked_candidates() -> None:
     with pytest.raises(NoMatch) as failed:
         Rig(big_tab(573)).mirror.find(text="Cell 5000")
     assert '"Cell 500"' in failed.value.candidates[0] and '"Cell 50"' in failed.value.candidates[1]
+
+
+def test_typographic_quotes_are_as_close_as_plain_ones() -> None:
+    """The device's strings use ’ (PermissionController's "Don’t allow"); a selector written with '
+    must find it first, ahead of texts that merely share words."""
+    nodes = [node(1, None, 0), node(2, 1, 1, text="Allow", cls="android.widget.Button", bounds=(0, 0, 100, 10)),
+             node(3, 1, 1, text="Don’t allow", cls="android.widget.Button", bounds=(0, 10, 100, 20)),
+             node(4, 1, 1, text="“Quoted”", cls="android.widget.TextView", bounds=(0, 20, 100, 30))]
+    view = view_of({"windows": [window(12, tree(*nodes))], "node_count": 4, "truncated": False,
+                    "idle": {"waited_ms": 0, "idle": True}, "seq": 0,
+                    "display": {"width": 1080, "height": 2400, "density": 420, "rotation": 0}})
+    found = nearest(Selector(text="Don't allow"), view)
+    assert texts(found)[0] == "Don’t allow" and found[0].endswith("(likeness 1.00)")
+    assert nearest(Selector(text='"Quoted"'), view)[0].endswith("(likeness 1.00)")

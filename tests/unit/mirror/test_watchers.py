@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_mobile_agent.errors import InvalidArgument, InvalidSelector, WatcherFailed, WatcherLoop
+from pytest_mobile_agent.errors import InvalidArgument, InvalidSelector, WaitTimeout, WatcherFailed, WatcherLoop
 from pytest_mobile_agent.mirror.steps import Step
 from pytest_mobile_agent.session.backends import ProtocolEvent
 from tests.support.mirror_fakes import Rig, login_screen, node, tree, window
@@ -181,3 +181,24 @@ def test_the_builtins_deny_a_prompt_and_close_a_crash_dialog() -> None:
     rig2.input.on_input = lambda call: (setattr(rig2.tree, "screen", login_screen()), rig2.events.put(changed(rig2)))
     assert rig2.mirror.find(text="Login").window.id == 12
     assert rig2.input.calls[0][0] == "tap" and round(rig2.input.calls[0][2] * rig2.backend.scale) == 1370
+
+
+def test_a_timeout_behind_a_system_dialog_names_the_window_in_front_and_the_watchers_that_never_matched() -> None:
+    """The prompt took the front and the app's window left the tree: "no element matches" alone sent
+    the reader looking for a wrong selector. A watcher written with ' sits beside the device's ’."""
+    rig = Rig(login_screen())
+    screen = rig.mirror
+    screen.watch(name="deny", text="Don't allow").tap()
+    screen.snapshot()
+    prompt = window(40, tree(node(50, None, 0, cls="android.widget.FrameLayout", bounds=(0, 800, 1080, 1600)),
+                             node(51, 50, 1, text="Don’t allow", cls="android.widget.Button",
+                                  bounds=(60, 1400, 1020, 1500), clickable=True)),
+                    title="Permission", package="com.google.android.permissioncontroller")
+    rig.tree.screen = {**login_screen(), "windows": [prompt]}
+    rig.events.put(changed(rig))
+    with pytest.raises(WaitTimeout) as caught:
+        screen.wait_for(text="Sign in", timeout=1)
+    message = str(caught.value)
+    assert ("the window 'Permission' (com.google.android.permissioncontroller) took the front from "
+            "'Compose fixture' (dev.mobileagent.fixture), whose window is no longer on the screen") in message
+    assert "watcher 'deny' never matched; nearest: @" in message and '"Don’t allow"' in message
