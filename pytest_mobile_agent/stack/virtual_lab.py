@@ -1,6 +1,13 @@
-"""The one seam through which the driver starts the double: a lab of virtual devices and, with
-`--emulator-controller auto`, an emulator controller double per device whose discovery file is
-where the emulator client looks (MOBILE_AGENT_AVD_DISCOVERY_DIR, restored when the lab stops)."""
+"""The one seam through which the driver starts the double: a lab of virtual devices, each with
+its emulator console (as every running emulator serves one), and, with `--emulator-controller
+auto`, an emulator controller double per device whose discovery file is where the emulator client
+looks (MOBILE_AGENT_AVD_DISCOVERY_DIR, restored when the lab stops).
+
+The console's auth token is the lab's own (`<lab.home>/.emulator_console_auth_token`, 0600 in a
+0700 folder), as an emulator's is the user's `~/.emulator_console_auth_token`: `stack/control.py`
+hands its path to the device control, so `set_network_speed` and `set_network_delay` work on
+`--android-serial virtual` as on an emulator. The console listens on a free loopback port, not
+the serial's 5554: that port may be an emulator's or another lab's on this host."""
 
 from __future__ import annotations
 
@@ -48,6 +55,12 @@ def virtual_device_facts() -> tuple[str, int]:
 
 def start_lab(count: int, *, real_adb: bool, controllers: bool) -> StartedLab:
     started = StartedLab(VirtualLab.start(count, real_adb=real_adb))
+    try:
+        for serial in started.lab.serials:
+            started.lab.serve_console(serial)
+    except BaseException:
+        started.stop()
+        raise
     if controllers:
         _start_controllers(started)
     return started

@@ -2,7 +2,7 @@
 
 `--android-serial virtual` runs them on the virtual device through the built-in adb endpoint,
 `--virtual-adb real` through Debian's adb server. Each capability with two paths runs on both: the
-emulator's (the controller, the double on a virtual device; the console a test serves) and the
+emulator's (the controller, the double on a virtual device; its console, which a virtual lab serves) and the
 device's (the shell), the latter made by giving the control no controller and no console, as on a
 phone. Every test ends by restoring the control and reading the state back as it was.
 
@@ -13,6 +13,7 @@ PIN lock) are skipped with the reason.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.agent import Attached
 from pytest_mobile_agent.control import DeviceControl, Paths
+from pytest_mobile_agent.emulator.console import Console
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.plugin.fixtures import AndroidTarget, steps_of
 from pytest_mobile_agent.session import Selection
@@ -44,8 +46,6 @@ def either_path(request: pytest.FixtureRequest, android_target: AndroidTarget, d
     if request.param == "emulator":
         if path_selection.controller is None:
             pytest.skip("the target has no emulator controller here (a device, or --emulator-controller off)")
-        if android_target.lab is not None:
-            android_target.lab.serve_console(android_target.serial)
         paths = Paths(device, emulator=True, controller=path_selection.controller,
                       console=console_access(android_target, path_selection), agent=agent.connection, screen=screen)
     else:
@@ -291,6 +291,45 @@ def test_network_speed_and_delay_go_through_the_console_and_come_back(either_pat
         assert console.network_status() == before
     finally:
         console.close()
+
+
+def test_the_network_speed_is_set_on_the_virtual_device_as_on_an_emulator(device_control: DeviceControl,
+                                                                           android_target: AndroidTarget) -> None:
+    """Issue 41 item 11: `--android-serial virtual` served no console, so the plain `device_control`
+    refused `set_network_speed` with NotSupported while README's table says emulators take it."""
+    if android_target.lab is None:
+        pytest.skip("needs a virtual device (--android-serial virtual): a real one's console needs the user's token")
+    link = _lab_device(android_target).state.link
+    assert (link.upload_bps, link.download_bps) == (0, 0), "full speed (no limit) when the lab starts"
+    device_control.set_network_speed("edge")
+    assert (link.upload_bps, link.download_bps) == (473600, 473600)
+    with device_control.paths.open_console("reading the network") as console:
+        now = console.network_status()
+    assert (now.upload_bps, now.download_bps) == (473600, 473600)
+    device_control.restore()
+    assert (link.upload_bps, link.download_bps) == (0, 0)
+
+
+def test_a_virtual_labs_console_token_is_private_to_the_lab(android_target: AndroidTarget) -> None:
+    """The console asks for a token, as an emulator's does, and keeps it where only this user reads
+    it: the lab's own folder (0700), never the user's ~/.emulator_console_auth_token."""
+    if android_target.lab is None:
+        pytest.skip("needs a virtual device (--android-serial virtual)")
+    lab = android_target.lab
+    token = lab.console_token_path
+    assert token.parent == lab.home and token.name == ".emulator_console_auth_token"
+    assert token.read_text().strip(), "an empty token file turns the console's auth off"
+    assert token.stat().st_mode & 0o777 == 0o600 and lab.home.stat().st_mode & 0o777 == 0o700
+    port = lab.console_port(android_target.serial)
+    assert port is not None
+    with pytest.raises(errors.ControllerError, match="authentication token does not match"):
+        Console.connect(port, token_path=_wrong_token(lab.home))
+
+
+def _wrong_token(directory: Path) -> Path:
+    path = directory / "wrong-token"
+    path.write_text("not-the-token")
+    return path
 
 
 # --- the emulator's sensors -------------------------------------------------------------------------------
