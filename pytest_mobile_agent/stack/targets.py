@@ -227,13 +227,17 @@ def did_you_mean(name: str, listed: Iterable[str]) -> str | None:
 
 
 def with_suggestion(exc: errors.MobileAgentError, name: str, server: AdbServer) -> errors.MobileAgentError:
-    """The error of a target that cannot be used, its advice led by a "did you mean" when the name is
-    close to a real one (the server's listing is read again; an unreachable server lists nothing)."""
+    """The error of a target that cannot be used, led by a "did you mean" when the name is close to
+    a real one (the server's listing is read again; an unreachable server lists nothing, and
+    `virtual` and `auto` are always candidates): a misspelled `virtaul` says what was meant before
+    why the name it gave failed (an adb server that cannot be reached, a serial it does not list).
+    The error keeps its type; its message and advice follow the suggestion."""
     try:
         listed = [target.serial for target in server.devices()]
     except errors.MobileAgentError:
         listed = []
     close = did_you_mean(name, listed)
     if close is not None:
-        exc.advice = f"Did you mean `--android-serial {close}`?" + (f" {exc.advice}" if exc.advice else "")
+        exc.message = f"did you mean `--android-serial {close}`? {exc.message}"
+        exc.args = (exc.message,)
     return exc

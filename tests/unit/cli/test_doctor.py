@@ -196,10 +196,10 @@ def test_a_misspelled_serial_gets_the_plugins_advice_and_a_did_you_mean(
         served_lab: VirtualLab, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor", "--android-serial", "emulatr-5554"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err[0] == (f"error: --android-serial emulatr-5554: the Android target is not usable: emulatr-5554 is not on "
-                      f"the adb server at 127.0.0.1:{served_lab.adb_port} (it lists emulator-5554 (device))")
-    assert err[1] == ("advice: Did you mean `--android-serial emulator-5554`? Check the serial with "
-                      "`python -m pytest_mobile_agent targets` or `adb devices -l`")
+    assert err[0] == (f"error: --android-serial emulatr-5554: the Android target is not usable: did you mean "
+                      f"`--android-serial emulator-5554`? emulatr-5554 is not on the adb server at "
+                      f"127.0.0.1:{served_lab.adb_port} (it lists emulator-5554 (device))")
+    assert err[1] == ("advice: Check the serial with `python -m pytest_mobile_agent targets` or `adb devices -l`")
 
 
 def test_an_idle_exit_past_its_bound_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:

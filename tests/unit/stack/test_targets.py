@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.agent.records import Record
 from pytest_mobile_agent.stack.agent import records_for
@@ -32,6 +33,22 @@ def test_a_name_close_to_a_real_one_is_suggested(name: str, listed: list[str], m
                                               ("x", [])])
 def test_a_name_close_to_none_or_equal_to_one_gets_no_suggestion(name: str, listed: list[str]) -> None:
     assert did_you_mean(name, listed) is None
+
+
+def test_a_misspelled_virtual_on_an_unreachable_server_says_what_was_meant_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 41 item 15: `--android-serial virtaul` opened with "cannot reach the adb server"."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(port))
+    monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
+    provider = TargetProvider(Settings.for_target("virtaul"))
+    with pytest.raises(errors.AdbError) as raised:
+        provider.target()
+    text = str(raised.value)
+    assert text.startswith("did you mean `--android-serial virtual`? "), text
+    assert "cannot reach the adb server" in text and text.count("did you mean") == 1
 
 
 def test_a_virtual_labs_lock_files_go_when_the_lab_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
