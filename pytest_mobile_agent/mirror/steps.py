@@ -25,9 +25,12 @@ import contextlib
 import functools
 import inspect
 import logging
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ParamSpec, Protocol, TypeVar
 
 from pytest_mobile_agent.errors import hide_our_frames
@@ -48,6 +51,47 @@ class Poll:
     matched: bool
 
 
+@dataclass(frozen=True)
+class Source:
+    """Where the test made a call: the file and line of the innermost frame outside this package
+    (the test's own line, or its helper's), as a traceback names it."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+_PACKAGE_DIR = str(Path(__file__).parent.parent) + os.sep
+_PASSED_THROUGH = {contextlib.__file__, functools.__file__}
+
+
+def _pytests_folders() -> tuple[str, ...]:
+    """pytest's and pluggy's folders, when loaded: a call a fixture makes from pytest's frames (the
+    app's stop at teardown) has no test line."""
+    folders = []
+    for module in ("_pytest", "pluggy"):
+        loaded = sys.modules.get(module)
+        if loaded is not None and getattr(loaded, "__file__", None):
+            folders.append(str(Path(str(loaded.__file__)).parent) + os.sep)
+    return tuple(folders)
+
+
+def caller_source() -> Source | None:
+    """The innermost frame outside this package and the standard library's plumbing of a call
+    (contextlib, functools): the line of the test (or of its helper) that made the call; None for a
+    call pytest made itself (a fixture's teardown)."""
+    pytests = _pytests_folders()
+    frame: Any = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith(_PACKAGE_DIR) or name in _PASSED_THROUGH or name.startswith("<")):
+            return None if pytests and name.startswith(pytests) else Source(name, frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
 @dataclass
 class Step:
     """One call: `name` as the test wrote it (`tap`, `element.tap`, `app.start`, ...)."""
@@ -65,6 +109,8 @@ class Step:
     polls: list[Poll] = field(default_factory=list)
     ended_by: str | None = None
     """For a wait: `matched`, `timeout` or the error's name; for other calls `returned` or the error's."""
+    source: Source | None = None
+    """The test's line that made the call (nested calls: the same line as the call they ran in)."""
 
     @property
     def seconds(self) -> float | None:
@@ -130,7 +176,8 @@ class Steps:
         """Open a step around a call: guards first when it is the test's own, then listeners."""
         if not self._open:
             self._run_guards(name)
-        step = Step(name, dict(arguments or {}), len(self._open), self._clock(), time.time())
+        step = Step(name, dict(arguments or {}), len(self._open), self._clock(), time.time(),
+                    source=self._open[-1].source if self._open else caller_source())
         self._open.append(step)
         self._notify("step_started", step)
         try:
