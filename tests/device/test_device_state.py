@@ -119,6 +119,19 @@ def test_open_url_names_the_activity_and_the_browser_it_started_is_stopped_after
     assert not device_control.adb.shell("pidof com.android.chrome").text().strip()
 
 
+@pytest.mark.parametrize(("url", "tab"), [("fixture://tab/List", "screen_list"),
+                                          ("https://fixture.example/tab/Big", "screen_big")])
+def test_the_fixture_apps_deep_links_open_its_tab(device_control: DeviceControl, screen: Mirror,
+                                                  android_target: AndroidTarget, url: str, tab: str) -> None:
+    """Issue 41 item 12: its custom scheme and its verified https App Link, both routed to the tab."""
+    _lab_device(android_target)
+    component = device_control.open_url(url)
+    assert component == "dev.mobileagent.fixture/dev.mobileagent.fixture.MainActivity"
+    assert screen.wait_for(id=tab, timeout=5).visible
+    device_control.restore()
+    assert not device_control.adb.shell("pidof dev.mobileagent.fixture").text().strip(), "started cold, so stopped"
+
+
 @pytest.mark.parametrize("url", ["example.com", "", "https://exa mple.com"])
 def test_a_url_without_a_scheme_names_the_argument(device_control: DeviceControl, url: str) -> None:
     with pytest.raises(errors.InvalidArgument, match="url must be an absolute URL"):

@@ -135,3 +135,35 @@ def test_a_view_intent_opens_the_browser_or_fails_as_am_does(vdev: VirtualDevice
     _, _, err = run(vdev, "am start -a android.intent.action.VIEW -d https://example.com -p dev.mobileagent.fixture")
     assert "flg=0x10000000 pkg=dev.mobileagent.fixture }" in err
     assert run(vdev, "pm list packages -3")[1] == "package:dev.mobileagent.fixture\n", "the browser is the image's"
+
+
+@pytest.mark.parametrize(("url", "tab"), [("fixture://tab/List", "List"), ("https://fixture.example/tab/Big", "Big"),
+                                          ("fixture://tab/big", "Big")])
+def test_the_fixture_apps_deep_links_open_its_tab_as_its_intent_filters_declare(vdev: VirtualDevice, url: str,
+                                                                                 tab: str) -> None:
+    """Issue 41 item 12: the fixture app handled no deep link; `fixture://tab/List` was unresolved
+    and its https App Link opened the browser."""
+    status, out, err = run(vdev, f"am start -W -a android.intent.action.VIEW -d '{url}'")
+    assert status == 0, err
+    assert "Activity: dev.mobileagent.fixture/.MainActivity\n" in out
+    assert vdev.ui.app.tab == tab
+    assert not any(w.package == "com.android.chrome" for w in vdev.ui.windows())
+
+
+def test_a_deep_link_reaches_the_running_app_and_what_it_does_not_declare_goes_elsewhere(vdev: VirtualDevice) -> None:
+    run(vdev, "am start -W -n dev.mobileagent.fixture/.MainActivity")
+    assert vdev.ui.app.tab == "Login"
+    assert "LaunchState: HOT" in run(vdev, "am start -W -a android.intent.action.VIEW -d fixture://tab/List")[1]
+    assert vdev.ui.app.tab == "List"
+    out = run(vdev, "am start -W -a android.intent.action.VIEW -d https://fixture.example/about")[1]
+    assert "Activity: com.android.chrome/com.google.android.apps.chrome.Main" in out, "outside the filter's /tab/"
+    assert "unable to resolve" in run(vdev, "am start -a android.intent.action.VIEW -d fixture://other/List")[2]
+
+
+def test_an_unverified_app_link_opens_in_the_browser_unless_the_package_is_named(vdev: VirtualDevice) -> None:
+    """Android 12+: an https filter whose host is not verified is not offered for a web link."""
+    vdev.framework.packages.packages["dev.mobileagent.fixture"].verified_hosts.clear()
+    url = "https://fixture.example/tab/List"
+    assert "com.android.chrome/" in run(vdev, f"am start -W -a android.intent.action.VIEW -d {url}")[1]
+    named = run(vdev, f"am start -W -a android.intent.action.VIEW -d {url} -p dev.mobileagent.fixture")[1]
+    assert "Activity: dev.mobileagent.fixture/.MainActivity" in named and vdev.ui.app.tab == "List"
