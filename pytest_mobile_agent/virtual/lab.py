@@ -14,6 +14,12 @@ starts the device's controller double (virtual/fronts/controller.py), whose disc
 ``emulator.discovery`` looks (``discovery_dir``, else its first candidate), and ``kill`` powers
 the device off.
 
+Everything a lab keeps on disk is in its own folder, ``lab.home`` (``mobile-agent-lab-*`` in the temp
+directory, 0700): the console's token, and the folders the driver asks for (``folder(name)``: the
+controllers' discovery files, the agents' records). ``stop`` removes it; an ``owner`` file names the
+process (its pid and start time), so the folder of a lab whose process was killed before its stop is
+removed by the next lab started with the same temp directory (``reap_abandoned_labs``).
+
 ``VirtualLab.start(count, real_adb=True)`` runs Google's own server instead: Debian's ``adb`` as a
 child process (``adb -P PORT nodaemon server`` on a free port, stopped by its pid), with every
 device's adbd endpoint attached to it. A real server takes emulators from the odd ports 5555..5585
@@ -52,6 +58,8 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 ADB_BINARY = "/usr/bin/adb"
 PR_SET_PDEATHSIG = 1
 FIRST_CONSOLE_PORT = 5554
+LAB_PREFIX = "mobile-agent-lab-"
+OWNER_FILE = "owner"
 DeviceFactory = Callable[[str, int], Any]  # (serial, index) -> a device model
 
 
@@ -249,6 +257,56 @@ class RealAdbServer:
         self._release.set()  # the keeper thread ends
 
 
+# --- the lab's folder -------------------------------------------------------------------------------
+
+
+def make_lab_home(directory: Path | None = None) -> Path:
+    """The lab's own folder in the temp directory (0700): the console's token, and what the driver
+    keeps for the lab's lifetime (`folder`). Its `owner` file names this process, so that the
+    folder of a lab whose process was killed (no `stop`) is removed by the next lab started here."""
+    where = Path(directory or tempfile.gettempdir())
+    reap_abandoned_labs(where)
+    home = Path(tempfile.mkdtemp(prefix=LAB_PREFIX, dir=where))
+    (home / OWNER_FILE).write_text(_process_identity(os.getpid()) + "\n")
+    return home
+
+
+def reap_abandoned_labs(directory: Path) -> list[Path]:
+    """Remove the lab folders in `directory` whose owning process is gone (killed before its lab
+    stopped); the folders removed. A folder another user owns, or one without a readable owner
+    (being made now), is left alone."""
+    removed = []
+    for home in directory.glob(f"{LAB_PREFIX}*"):
+        try:
+            if home.stat().st_uid != os.getuid():
+                continue
+            owner = (home / OWNER_FILE).read_text().strip()
+        except OSError:
+            continue
+        pid_text = owner.split(" ", 1)[0]
+        if not is_decimal(pid_text) or _process_identity(int(pid_text)) == owner:
+            continue
+        shutil.rmtree(home, ignore_errors=True)
+        removed.append(home)
+    return removed
+
+
+def _process_identity(pid: int) -> str:
+    """`PID START`: the pid and, on Linux, its start time in clock ticks since boot (the 22nd field
+    of /proc/PID/stat), so a reused pid is not taken for the owner; "" when no such process runs."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return ""
+    except PermissionError:
+        pass  # it runs, as another user
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return str(pid)
+    return f"{pid} {stat.rsplit(')', 1)[1].split()[19]}"
+
+
 # --- the lab ---------------------------------------------------------------------------------------
 
 
@@ -264,7 +322,7 @@ class VirtualLab:
         self._controllers: dict[str, Any] = {}
         self._lock = threading.Lock()
         self.discovery_dir = discovery_dir
-        self.home = Path(tempfile.mkdtemp(prefix="mobile-agent-lab-"))
+        self.home = make_lab_home()
         self.console_token_path = write_token_file(self.home)
         self.builtin = AdbServerEndpoint()
         self.real: RealAdbServer | None = None
@@ -361,6 +419,13 @@ class VirtualLab:
         if console is None:
             console = self._serve_console(serial, bind_loopback(0))
         return console.port
+
+    def folder(self, name: str) -> Path:
+        """A folder of the lab's own (0700, in its home), made on first use and removed with the
+        lab: the driver's records of the lab's agents, the controllers' discovery files."""
+        path = self.home / name
+        path.mkdir(mode=0o700, exist_ok=True)
+        return path
 
     def console_port(self, serial: str) -> int | None:
         console = self._consoles.get(serial)
@@ -474,9 +539,17 @@ class VirtualLab:
                     os.environ[key] = value
 
     def stop(self) -> None:
-        """Stop the real server (by pid), the consoles, controllers, endpoints and devices."""
+        """Stop the real server (by pid), the consoles, controllers, endpoints and devices, and
+        remove the lab's folder whatever failed on the way."""
+        try:
+            self._stop_parts()
+        finally:
+            shutil.rmtree(self.home, ignore_errors=True)
+
+    def _stop_parts(self) -> None:
         for console in list(self._consoles.values()):
-            console.stop()
+            with contextlib.suppress(Exception):
+                console.stop()
         self._consoles.clear()
         for controller in list(self._controllers.values()):
             with contextlib.suppress(Exception):
@@ -493,7 +566,6 @@ class VirtualLab:
             if callable(stop):
                 with contextlib.suppress(Exception):
                     stop()
-        shutil.rmtree(self.home, ignore_errors=True)
 
     def __enter__(self) -> VirtualLab:
         return self
