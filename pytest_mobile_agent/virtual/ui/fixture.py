@@ -124,6 +124,7 @@ class ListScroller:
             if node is None:
                 node = self._item(index, bounds)
             node.bounds = bounds
+            node.layout_bounds = (left, y, right, y + h) if bounds[1:4:2] != (y, y + h) else None
             shown[index] = node
         self._items = shown
         self.container.children = []

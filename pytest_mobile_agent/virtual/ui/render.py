@@ -103,9 +103,29 @@ def _draw_window(model: Screen, w: Window) -> Image.Image:
     if w.modal:
         draw.rectangle((0, 0, right - left - 1, bottom - top - 1), outline=(180, 180, 190), width=3)
     for node in w.nodes():
-        if node.visible:
+        if not node.visible:
+            continue
+        if node.layout_bounds is not None and node.layout_bounds != node.bounds:
+            _draw_clipped(image, node, left, top, w is model.nav_bar)
+        else:
             _draw_node(draw, node, left, top, w is model.nav_bar)
     return image
+
+
+def _draw_clipped(image: Image.Image, node: Node, ox: int, oy: int, dark: bool) -> None:
+    """A node its parent shows only in part (a list row half scrolled out): drawn at its laid-out
+    size and clipped to its visible bounds, as View.draw runs under the parent's clip rectangle
+    (frameworks/base core/java/android/view/View.java, ViewGroup.drawChild; Compose's
+    LazyColumn clips to its bounds the same way), never squeezed into the visible part."""
+    lx, ly, lr, lb = node.layout_bounds or node.bounds
+    if lr <= lx or lb <= ly:
+        return
+    whole = Image.new("RGB", (lr - lx, lb - ly), BACKGROUND)
+    _draw_node(ImageDraw.Draw(whole), node, lx, ly, dark, (lx, ly, lr, lb))
+    vx, vy, vr, vb = node.bounds
+    if vr <= vx or vb <= vy:
+        return
+    image.paste(whole.crop((vx - lx, vy - ly, vr - lx, vb - ly)), (vx - ox, vy - oy))
 
 
 def _status_bar(model: Screen, w: Window) -> Image.Image:
@@ -120,8 +140,9 @@ def _status_bar(model: Screen, w: Window) -> Image.Image:
     return image
 
 
-def _draw_node(draw: ImageDraw.ImageDraw, node: Node, ox: int, oy: int, dark: bool) -> None:
-    x0, t, r, b = node.bounds
+def _draw_node(draw: ImageDraw.ImageDraw, node: Node, ox: int, oy: int, dark: bool,
+               bounds: tuple[int, int, int, int] | None = None) -> None:
+    x0, t, r, b = bounds or node.bounds
     box = (x0 - ox, t - oy, r - ox - 1, b - oy - 1)
     if box[2] <= box[0] or box[3] <= box[1]:
         return
