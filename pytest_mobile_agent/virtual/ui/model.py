@@ -115,7 +115,8 @@ class UiModel:
         self._prompt_answer: Callable[[str, str], None] | None = None
         self._prompt_permission = ""
         self._clock_text = system.clock_text(self.clock.wall())
-        self.status_bar = system.status_bar(self.geo, self.clock.wall())
+        self.status_icons = system.DEFAULT_STATUS_ICONS
+        self.status_bar = system.status_bar(self.geo, self.clock.wall(), self.status_icons)
         self.nav_bar = system.nav_bar(self.geo, lambda code: self._key(code, 0))
         self.keyboard = system.keyboard(self.geo, self._keyboard_press)
         self.launcher = system.launcher(self.geo, self._launch_from_home)
@@ -233,7 +234,7 @@ class UiModel:
             for w in (self.status_bar, self.nav_bar, self.launcher):
                 self._remove(w)
             self.geo = geometry
-            self.status_bar = system.status_bar(geometry, self.clock.wall())
+            self.status_bar = system.status_bar(geometry, self.clock.wall(), self.status_icons)
             self.nav_bar = system.nav_bar(geometry, lambda code: self._key(code, 0))
             self.keyboard = system.keyboard(geometry, self._keyboard_press)
             self.launcher = system.launcher(geometry, self._launch_from_home)
@@ -344,6 +345,15 @@ class UiModel:
             if window in self._windows:
                 self._notify(NodesChanged(window.id, tuple(n.uid for n in nodes), kinds,
                                           window.sends_change_events))
+
+    def set_status_icons(self, icons: tuple[system.StatusIcon, ...]) -> None:
+        """SystemUI's status bar icons changed (the radios: ui/shade.py follows the device state)."""
+        with self.lock:
+            if icons == self.status_icons:
+                return
+            self.status_icons = icons
+            system.lay_out_status_icons(self.geo, self.status_bar, icons)
+            self.nodes_changed(self.status_bar, [self.status_bar.root], ("structure",))
 
     def redrawn(self, window: Window) -> None:
         """The window's pixels changed and none of its nodes did (an animation frame): the display

@@ -134,10 +134,29 @@ def _status_bar(model: Screen, w: Window) -> Image.Image:
     draw = ImageDraw.Draw(image)
     clock = time.strftime("%H:%M:%S", time.gmtime(model.clock.wall()))
     draw.text((42, (bottom - top) // 2), clock, fill=BAR_TEXT, font=font(40), anchor="lm")
-    x = right - 250
-    for i in range(3):
-        draw.rectangle((x + i * 70 + 15, 24, x + i * 70 + 55, bottom - 24), fill=BAR_TEXT)
+    for node in w.root.children[2:]:  # the system icons, each in its own shape
+        slot = (node.res or "").rsplit("/", 1)[-1]
+        _status_icon(draw, slot, (node.bounds[0] - left + 15, 24, node.bounds[2] - left - 15, bottom - top - 24))
     return image
+
+
+def _status_icon(draw: ImageDraw.ImageDraw, slot: str, box: tuple[int, int, int, int]) -> None:
+    """SystemUI's icon shapes, simplified: Wi-Fi's fan, the mobile signal's triangle, the battery's
+    body and cap, airplane mode's plane (a fuselage, wings and tail)."""
+    x0, y0, x1, y1 = box
+    mid = (x0 + x1) // 2
+    if slot == "wifi_signal":
+        draw.pieslice((x0 - 6, y0, x1 + 6, y1 + (y1 - y0)), 225, 315, fill=BAR_TEXT)
+    elif slot == "mobile_signal":
+        draw.polygon([(x0, y1), (x1, y1), (x1, y0)], fill=BAR_TEXT)
+    elif slot == "battery":
+        draw.rectangle((x0 + 8, y0 + 4, x1 - 8, y1), fill=BAR_TEXT)
+        draw.rectangle((mid - 5, y0, mid + 5, y0 + 4), fill=BAR_TEXT)
+    elif slot == "airplane":
+        third = (y1 - y0) // 3
+        draw.rectangle((mid - 3, y0, mid + 3, y1), fill=BAR_TEXT)
+        draw.polygon([(x0, y0 + 2 * third), (mid, y0 + third), (x1, y0 + 2 * third)], fill=BAR_TEXT)
+        draw.line((mid - 9, y1, mid + 9, y1), fill=BAR_TEXT, width=4)
 
 
 def _draw_node(draw: ImageDraw.ImageDraw, node: Node, ox: int, oy: int, dark: bool,

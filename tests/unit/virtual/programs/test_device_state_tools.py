@@ -167,3 +167,31 @@ def test_an_unverified_app_link_opens_in_the_browser_unless_the_package_is_named
     assert "com.android.chrome/" in run(vdev, f"am start -W -a android.intent.action.VIEW -d {url}")[1]
     named = run(vdev, f"am start -W -a android.intent.action.VIEW -d {url} -p dev.mobileagent.fixture")[1]
     assert "Activity: dev.mobileagent.fixture/.MainActivity" in named and vdev.ui.app.tab == "List"
+
+
+def _status_icons(vdev: VirtualDevice) -> list[str]:
+    return [(node.res or "").rsplit("/", 1)[-1] for node in vdev.ui.status_bar.root.children[2:]]
+
+
+def _status_pixels(vdev: VirtualDevice) -> bytes:
+    left, top, right, bottom = vdev.ui.status_bar.bounds
+    return vdev.ui.render().crop((right - 400, top, right, bottom)).tobytes()  # the icons, not the clock
+
+
+def test_the_status_bar_icons_follow_airplane_mode_and_wifi_as_systemui_draws_them(vdev: VirtualDevice) -> None:
+    """Issue 41 item 13: the icons showed Wi-Fi and the mobile signal in airplane mode and with Wi-Fi off."""
+    assert _status_icons(vdev) == ["wifi_signal", "mobile_signal", "battery"]
+    normal = _status_pixels(vdev)
+    run(vdev, "cmd connectivity airplane-mode enable")
+    assert _status_icons(vdev) == ["airplane", "battery"], "the radios off, the plane shown"
+    airplane = next(n for n in vdev.ui.status_bar.root.children if (n.res or "").endswith("/airplane"))
+    assert airplane.desc == "Airplane mode."
+    assert _status_pixels(vdev) != normal
+    run(vdev, "svc wifi enable")
+    assert _status_icons(vdev) == ["airplane", "wifi_signal", "battery"], "Wi-Fi may be on in airplane mode"
+    run(vdev, "cmd connectivity airplane-mode disable")
+    run(vdev, "settings put global wifi_on 0")
+    assert _status_icons(vdev) == ["mobile_signal", "battery"]
+    run(vdev, "svc wifi enable")
+    assert _status_icons(vdev) == ["wifi_signal", "mobile_signal", "battery"]
+    assert _status_pixels(vdev) == normal
