@@ -176,6 +176,17 @@ def test_the_clipboard_is_set_and_read_through_the_agent_without_an_overlay_and_
     assert device_control.clipboard == before
 
 
+def test_a_long_press_on_a_field_offers_paste_and_paste_pastes_the_clipboard(
+        device_control: DeviceControl, screen: Mirror, compose_fixture: Any) -> None:
+    """Issue 41 item 13: on the virtual device a long press on a field showed no Paste menu."""
+    compose_fixture(tab="Login")
+    device_control.set_clipboard("ada")
+    screen.long_press(id="username")
+    screen.tap(text="Paste", timeout=5)
+    assert screen.wait_for(id="username", text="ada", timeout=5).text == "ada"
+    assert not screen.exists(text="Paste")
+
+
 def test_a_notification_is_found_in_the_shade_as_the_screen_sees_it_and_the_shade_closes_after(
         device_control: DeviceControl, screen: Mirror) -> None:
     device_control.adb.shell(["cmd", "notification", "post", "-t", "Sign-in code", "mobile-agent-it",
