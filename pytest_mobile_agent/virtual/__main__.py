@@ -1,7 +1,13 @@
-"""``python -m pytest_mobile_agent.virtual [--devices N] [--real-adb]``: serve virtual devices.
+"""``python -m pytest_mobile_agent.virtual [--devices N] [--real-adb] [--no-controller]``: serve
+virtual devices.
 
 Starts a lab, prints the serials, the ports and the environment to use, and serves until Ctrl-C or
-SIGTERM, then stops everything it started (the real adb server by its pid).
+SIGTERM, then stops everything it started (the real adb server by its pid). Each emulator serial
+gets its console and, as an emulator started with `-grpc-use-token`, its controller, whose
+discovery file goes where `--emulator-controller auto` looks (MOBILE_AGENT_AVD_DISCOVERY_DIR, else
+the emulator's own place), so the fast path and the doctor's controller check work on it; each
+device runs an AVD of its own name (`lab.lab_avd_name`), so two served labs' `emulator-5554` are
+told apart.
 """
 
 from __future__ import annotations
@@ -29,6 +35,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="put Debian's adb server in front of the devices' adbd endpoints instead of the built-in one",
     )
     parser.add_argument("--adbd", action="store_true", help="also start each device's adbd endpoint (5555.. odd ports)")
+    parser.add_argument(
+        "--no-controller",
+        action="store_true",
+        help="serve no emulator controller (by default each emulator-N gets one, its discovery file where "
+        "`--emulator-controller auto` looks, as an emulator started with -grpc-use-token)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log the fronts' traffic")
     args = parser.parse_args(argv)
     if args.devices < 1:
@@ -47,6 +59,10 @@ def describe(lab: VirtualLab) -> str:
         console = lab.console_port(serial)
         if console is not None:
             lines.append(f"  {serial}: emulator console on 127.0.0.1:{console}")
+        controller = lab.controller(serial)
+        if controller is not None:
+            lines.append(f"  {serial}: emulator controller on 127.0.0.1:{controller.port} (AVD {controller.avd.name}, "
+                         f"discovery file {controller.discovery_path})")
     lines += [
         "",
         "to use it:",
@@ -81,6 +97,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.adbd:
             for serial in lab.serials:
                 lab.start_adbd(serial)
+        if not args.no_controller:
+            for serial in lab.serials:
+                if serial.startswith("emulator-"):
+                    lab.start_controller(serial)
         print(describe(lab), flush=True)
         while not stop.wait(0.5):
             if lab.real is not None and lab.real.process.poll() is not None:

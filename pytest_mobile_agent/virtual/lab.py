@@ -34,6 +34,7 @@ import atexit
 import contextlib
 import logging
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -58,15 +59,24 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 ADB_BINARY = "/usr/bin/adb"
 PR_SET_PDEATHSIG = 1
 FIRST_CONSOLE_PORT = 5554
+BASE_AVD_NAME = "Pixel_7_API_36"
+AVD_NAME_PROPERTY = "ro.boot.qemu.avd_name"
 LAB_PREFIX = "mobile-agent-lab-"
 OWNER_FILE = "owner"
 DeviceFactory = Callable[[str, int], Any]  # (serial, index) -> a device model
 
 
-def default_device_factory(serial: str, index: int) -> Any:
+def default_device_factory(serial: str, index: int, avd_name: str | None = None) -> Any:
     from pytest_mobile_agent.virtual.device import VirtualDevice
 
-    return VirtualDevice(serial, index=index)
+    return VirtualDevice(serial, index=index, properties={AVD_NAME_PROPERTY: avd_name} if avd_name else None)
+
+
+def lab_avd_name(lab_id: str, index: int) -> str:
+    """The AVD a lab's device runs: its own name, as each AVD running on a host has one (the AVD
+    Manager refuses a second AVD of a name), so that no other virtual device's controller or
+    console, with the same serial on another adb server, passes for this one's."""
+    return f"{BASE_AVD_NAME}_{lab_id}_{index + 1}"
 
 
 def emulator_serial(index: int) -> str:
@@ -315,7 +325,11 @@ class VirtualLab:
 
     def __init__(self, device_factory: DeviceFactory = default_device_factory, *,
                  discovery_dir: Path | None = None) -> None:
-        self._factory = device_factory
+        #: this lab among the labs of this host: its devices' AVD names (`lab_avd_name`)
+        self.lab_id = f"lab{secrets.token_hex(3)}"
+        self._factory: DeviceFactory = (
+            (lambda serial, index: default_device_factory(serial, index, lab_avd_name(self.lab_id, index)))
+            if device_factory is default_device_factory else device_factory)
         self._devices: dict[str, Any] = {}
         self._adbd: dict[str, AdbdEndpoint] = {}
         self._consoles: dict[str, EmulatorConsole] = {}
@@ -396,7 +410,7 @@ class VirtualLab:
 
     def _serve_console(self, serial: str, listener: socket.socket | None = None) -> EmulatorConsole:
         device = self.device(serial)
-        avd = getattr(device, "properties", {}).get("ro.boot.qemu.avd_name", "Pixel_7_API_36")
+        avd = getattr(device, "properties", {}).get(AVD_NAME_PROPERTY, BASE_AVD_NAME)
         console = EmulatorConsole(avd_name=avd, token_path=self.console_token_path, listener=listener,
                                   port=int(serial.rsplit("-", 1)[1]) if listener is None else 0,
                                   on_grpc=lambda port: self.start_controller(serial, port),

@@ -244,3 +244,39 @@ def test_a_runs_agent_under_other_records_is_named_as_such_where_it_blocks_the_d
     assert deploy["result"] == "failed"
     assert ("these records do not name it: another host's agent, or one a run with other records left"
             in deploy["detail"])
+
+
+# --- issue 41 item 13: a served virtual device's controller ----------------------------------------
+
+
+def test_on_a_served_virtual_device_the_doctor_finds_its_controller_and_exits_0(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m pytest_mobile_agent.virtual` served no controller: the doctor's controller row
+    failed and the doctor exited 1 on the recipe README gives."""
+    for name in ("ANDROID_HOME", "ANDROID_SDK_ROOT", "MOBILE_AGENT_JAR", "MOBILE_AGENT_RECORDS", "ADB_SERVER_SOCKET",
+                 "MOBILE_AGENT_ANDROID_SERIAL", "MOBILE_AGENT_EMULATOR_CONTROLLER"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in (("HOME", tmp_path / "home"), ("XDG_CACHE_HOME", tmp_path / "cache"),
+                        ("MOBILE_AGENT_LOCK_DIR", tmp_path / "locks"),
+                        ("MOBILE_AGENT_AVD_DISCOVERY_DIR", tmp_path / "avd")):
+        monkeypatch.setenv(name, str(value))
+    served = subprocess.Popen([sys.executable, "-m", "pytest_mobile_agent.virtual"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert served.stdout is not None
+        printed = []
+        for line in served.stdout:
+            printed.append(line)
+            if line.startswith("serving until interrupted"):
+                break
+        port = next(line.split("=", 1)[1].strip() for line in printed if "export ANDROID_ADB_SERVER_PORT=" in line)
+        assert any("emulator controller on 127.0.0.1:" in line for line in printed), printed
+        monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", port)
+        code = main(["doctor", "--android-serial", "emulator-5554", "--json"])
+        report = capsys.readouterr().out
+    finally:
+        served.terminate()
+        served.wait(20)
+    by = {c["check"]: c for c in json.loads(report)["checks"]}
+    assert by["controller"]["result"] == "ok", by["controller"]
+    assert code == 0, by
