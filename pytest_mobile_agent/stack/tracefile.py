@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mobile_agent.errors import MobileAgentError
+from pytest_mobile_agent.mirror.steps import Source
 
 FORMAT = "pytest-mobile-agent-trace"
 VERSION = 1
@@ -55,6 +56,18 @@ class LoadedTrace:
             raise InvalidTrace(f"{self.path}: the trace has no member {name!r}")
         with zipfile.ZipFile(self.path) as archive:
             return archive.read(name)
+
+
+def source_entry(source: Source | None, root: Path | None = None) -> dict[str, Any] | None:
+    """A step's `source` as the format writes it (`{"file", "line"}`, the file relative to `root`,
+    the rootdir, when it is under it), from the step's `mirror.steps.Source`; None without one."""
+    if source is None:
+        return None
+    file = Path(source.file)
+    if root is not None:
+        with contextlib.suppress(ValueError):
+            file = file.resolve().relative_to(root.resolve())
+    return {"file": file.as_posix(), "line": source.line}
 
 
 def traces_in(folder: Path) -> list[Path]:

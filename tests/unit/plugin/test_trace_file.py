@@ -174,3 +174,13 @@ def test_a_steps_source_line_reads_back_and_a_malformed_one_is_refused(tmp_path:
     bad["steps"][0]["source"] = "tests/test_app.py:12"
     with pytest.raises(tracefile.InvalidTrace, match=r"steps\[0\].source is not null or \{file, line\}"):
         tracefile.read_trace(written(tmp_path, bad))
+
+
+def test_a_steps_source_is_written_relative_to_the_rootdir(tmp_path: Path) -> None:
+    from pytest_mobile_agent.mirror.steps import Source
+
+    test_file = tmp_path / "tests" / "test_app.py"
+    assert tracefile.source_entry(Source(str(test_file), 12), tmp_path) == {"file": "tests/test_app.py", "line": 12}
+    outside = Path("/elsewhere/helpers.py")
+    assert tracefile.source_entry(Source(str(outside), 3), tmp_path) == {"file": "/elsewhere/helpers.py", "line": 3}
+    assert tracefile.source_entry(None, tmp_path) is None
