@@ -67,14 +67,21 @@ _PACKAGE_DIR = str(Path(__file__).parent.parent) + os.sep
 _PASSED_THROUGH = {contextlib.__file__, functools.__file__}
 
 
+_PYTESTS_FOLDERS: list[tuple[str, ...]] = []  # found once both are loaded
+
+
 def _pytests_folders() -> tuple[str, ...]:
     """pytest's and pluggy's folders, when loaded: a call a fixture makes from pytest's frames (the
     app's stop at teardown) has no test line."""
+    if _PYTESTS_FOLDERS:
+        return _PYTESTS_FOLDERS[0]
     folders = []
     for module in ("_pytest", "pluggy"):
         loaded = sys.modules.get(module)
         if loaded is not None and getattr(loaded, "__file__", None):
             folders.append(str(Path(str(loaded.__file__)).parent) + os.sep)
+    if len(folders) == 2:
+        _PYTESTS_FOLDERS.append(tuple(folders))
     return tuple(folders)
 
 
