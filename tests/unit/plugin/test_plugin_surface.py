@@ -128,7 +128,8 @@ def test_a_target_that_is_not_listed_skips_its_tests_with_the_advice_under_the_o
     pytester.makepyfile("def test_x(device):\n    pass\n")
     result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5570", "--android-skip-unusable", "-rs")
     result.assert_outcomes(skipped=1)
-    result.stdout.fnmatch_lines(["*not usable: emulator-5570 is not on the adb server*"])
+    result.stdout.fnmatch_lines(["*not usable: did you mean `--android-serial emulator-5554`? emulator-5570 is not on "
+                                 "the adb server*"])
 
 
 def test_bad_option_values_are_usage_errors(pytester: pytest.Pytester) -> None:
