@@ -20,6 +20,7 @@ import struct
 import zipfile
 import zlib
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from pytest_mobile_agent import axml
 from pytest_mobile_agent.errors import InvalidApk
@@ -27,6 +28,10 @@ from pytest_mobile_agent.errors import InvalidApk
 MANIFEST = "AndroidManifest.xml"
 MAIN_ACTION = "android.intent.action.MAIN"
 LAUNCHER_CATEGORY = "android.intent.category.LAUNCHER"
+VIEW_ACTION = "android.intent.action.VIEW"
+DEFAULT_CATEGORY = "android.intent.category.DEFAULT"
+BROWSABLE_CATEGORY = "android.intent.category.BROWSABLE"
+WEB_SCHEMES = ("http", "https")
 SIG_BLOCK_MAGIC = b"APK Sig Block 42"
 V2_BLOCK_ID = 0x7109871A
 _PACKAGE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$")
@@ -35,10 +40,45 @@ _ZIP_TIME = (2008, 1, 1, 0, 0, 0)
 
 
 @dataclass(frozen=True)
+class LinkFilter:
+    """An activity's `<intent-filter>` for links: action VIEW, categories DEFAULT and BROWSABLE,
+    and its `<data>` schemes, hosts and path prefixes (`android:autoVerify` on the filter asks the
+    platform to verify its https hosts: an App Link). As IntentFilter.matchData reads them: the
+    scheme must be one of `schemes`; with hosts, the URL's host must be one (a `*.` host matches
+    its subdomains); with path prefixes, the URL's path must start with one."""
+
+    schemes: tuple[str, ...]
+    hosts: tuple[str, ...] = ()
+    path_prefixes: tuple[str, ...] = ()
+    auto_verify: bool = False
+
+    def matches(self, url: str) -> bool:
+        parts = urlsplit(url)
+        if parts.scheme not in self.schemes:
+            return False
+        host = (parts.hostname or "").lower()
+        if self.hosts and not any(_host_matches(wanted.lower(), host) for wanted in self.hosts):
+            return False
+        return not self.path_prefixes or any(parts.path.startswith(prefix) for prefix in self.path_prefixes)
+
+    @property
+    def web(self) -> bool:
+        """Whether it takes http or https links (the ones the platform routes by App Link verification)."""
+        return any(scheme in WEB_SCHEMES for scheme in self.schemes)
+
+
+def _host_matches(wanted: str, host: str) -> bool:
+    if wanted.startswith("*."):
+        return host == wanted[2:] or host.endswith(wanted[1:])
+    return host == wanted
+
+
+@dataclass(frozen=True)
 class Activity:
     name: str  # fully qualified
     exported: bool | None = None
     launcher: bool = False
+    links: tuple[LinkFilter, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -143,8 +183,28 @@ def _activities(package: str, application: axml.Element) -> list[Activity]:
             for f in element.find_all("intent-filter")
         )
         exported = element.android("exported")
-        found.append(Activity(qualify(package, name), exported if isinstance(exported, bool) else None, launcher))
+        links = tuple(_link_filter(f) for f in element.find_all("intent-filter") if _takes_links(f))
+        found.append(Activity(qualify(package, name), exported if isinstance(exported, bool) else None, launcher,
+                              tuple(link for link in links if link.schemes)))
     return found
+
+
+def _takes_links(intent_filter: axml.Element) -> bool:
+    """VIEW with DEFAULT: what an implicit `startActivity` of a URL can resolve to (the platform
+    adds CATEGORY_DEFAULT to every implicit activity intent)."""
+    return VIEW_ACTION in _names(intent_filter, "action") and DEFAULT_CATEGORY in _names(intent_filter, "category")
+
+
+def _link_filter(intent_filter: axml.Element) -> LinkFilter:
+    data = intent_filter.find_all("data")
+
+    def values(attribute: str) -> tuple[str, ...]:
+        found = [d.android(attribute) for d in data]
+        return tuple(dict.fromkeys(value for value in found if isinstance(value, str)))
+
+    verify = intent_filter.android("autoVerify")
+    return LinkFilter(values("scheme"), values("host"), values("pathPrefix"),
+                      verify is True or verify == "true")
 
 
 def _names(intent_filter: axml.Element, tag: str) -> set[str]:
@@ -184,9 +244,21 @@ def manifest_element(manifest: Manifest) -> axml.Element:
                 axml.Element("action", {"android:name": MAIN_ACTION}),
                 axml.Element("category", {"android:name": LAUNCHER_CATEGORY}),
             ]))
+        for link in activity.links:
+            element.children.append(_link_element(link))
         application.children.append(element)
     root.children.append(application)
     return root
+
+
+def _link_element(link: LinkFilter) -> axml.Element:
+    children = [axml.Element("action", {"android:name": VIEW_ACTION}),
+                axml.Element("category", {"android:name": DEFAULT_CATEGORY}),
+                axml.Element("category", {"android:name": BROWSABLE_CATEGORY})]
+    children += [axml.Element("data", {"android:scheme": scheme}) for scheme in link.schemes]
+    children += [axml.Element("data", {"android:host": host}) for host in link.hosts]
+    children += [axml.Element("data", {"android:pathPrefix": prefix}) for prefix in link.path_prefixes]
+    return axml.Element("intent-filter", {"android:autoVerify": True} if link.auto_verify else {}, children)
 
 
 def build_apk(manifest: Manifest, *, signed: bool = True, files: dict[str, bytes] | None = None) -> bytes:

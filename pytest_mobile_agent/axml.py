@@ -42,6 +42,8 @@ ANDROID_ATTRS = {
     0x01010001: "label", 0x01010002: "icon", 0x01010003: "name", 0x01010010: "exported",
     0x0101020C: "minSdkVersion", 0x0101021B: "versionCode", 0x0101021C: "versionName",
     0x01010202: "targetActivity", 0x01010270: "targetSdkVersion",
+    # an intent filter's <data> (android.R.attr.scheme, host, pathPrefix) and its autoVerify (API 23)
+    0x01010027: "scheme", 0x01010028: "host", 0x0101002B: "pathPrefix", 0x010104EE: "autoVerify",
 }
 _IDS_BY_NAME = {name: rid for rid, name in ANDROID_ATTRS.items()}
 

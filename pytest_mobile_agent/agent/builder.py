@@ -7,7 +7,10 @@ Android's own tools find one, and a per-user cache keyed by the agent's version 
 * `find_sdk()`: `ANDROID_HOME`, `ANDROID_SDK_ROOT`, then the place Android Studio installs to on
   this OS (`~/Android/Sdk`, `~/Library/Android/sdk`, `%LOCALAPPDATA%\\Android\\Sdk`); in it the
   newest build-tools' `d8` and the newest platform's `android.jar`, refused below build.env's
-  MIN_PLATFORM. `find_jdk()`: `JAVA_HOME`'s javac, else the one on PATH.
+  MIN_PLATFORM. `find_jdk()`: `JAVA_HOME`'s javac, else the one on PATH, else the JDK Android
+  Studio ships (its `jbr` folder: `/opt/android-studio/jbr`, `~/android-studio/jbr`, macOS's
+  `/Applications/Android Studio.app/Contents/jbr/Contents/Home`, `%ProgramFiles%\\Android\\Android
+  Studio\\jbr`).
 * `build_jar()`: javac as Java 8 against android.jar, the classes zipped, d8 into the jar.
 * `cached_jar()`: `<user cache>/agent/<version>-<digest>/mobile-agent-android.jar`, built under a
   file lock when missing, so concurrent xdist workers build once and every later run reuses it.
@@ -270,10 +273,32 @@ class Jdk:
     found_by: str
 
 
-def find_jdk(environ: Mapping[str, str] | None = None, platform: str | None = None) -> Jdk:
-    """`$JAVA_HOME/bin/javac`, else the javac on PATH."""
+def jdk_candidates(environ: Mapping[str, str], platform: str, home: Path) -> list[tuple[str, Path | None]]:
+    """Where Android Studio keeps the JDK it ships (its `jbr` folder, the JetBrains Runtime that its
+    Gradle builds use when JAVA_HOME is not set) on this OS, as its installers put it. None where a
+    variable the place depends on is not set."""
+    if platform == "darwin":
+        bundle = Path("Android Studio.app") / "Contents" / "jbr" / "Contents" / "Home"
+        return [("/Applications/Android Studio.app", Path("/Applications") / bundle),
+                ("~/Applications/Android Studio.app", home / "Applications" / bundle)]
+    if platform.startswith("win"):
+        program_files, local = environ.get("ProgramFiles"), environ.get("LOCALAPPDATA")
+        return [("%ProgramFiles%\\Android\\Android Studio\\jbr",
+                 Path(program_files) / "Android" / "Android Studio" / "jbr" if program_files else None),
+                ("%LOCALAPPDATA%\\Programs\\Android Studio\\jbr",
+                 Path(local) / "Programs" / "Android Studio" / "jbr" if local else None)]
+    return [("/opt/android-studio/jbr", Path("/opt/android-studio/jbr")),
+            ("~/android-studio/jbr", home / "android-studio" / "jbr"),
+            ("/snap/android-studio/current/jbr", Path("/snap/android-studio/current/jbr"))]
+
+
+def find_jdk(environ: Mapping[str, str] | None = None, platform: str | None = None, home: Path | None = None) -> Jdk:
+    """`$JAVA_HOME/bin/javac`, else the javac on PATH, else the JDK Android Studio ships (its
+    `jbr`, `jdk_candidates`): a machine with Android Studio and nothing else builds the agent."""
     env = os.environ if environ is None else environ
-    exe = "javac.exe" if (sys.platform if platform is None else platform).startswith("win") else "javac"
+    platform = sys.platform if platform is None else platform
+    home = Path.home() if home is None else home
+    exe = "javac.exe" if platform.startswith("win") else "javac"
     java_home = env.get("JAVA_HOME")
     if java_home:
         javac = Path(java_home) / "bin" / exe
@@ -282,11 +307,17 @@ def find_jdk(environ: Mapping[str, str] | None = None, platform: str | None = No
     on_path = shutil.which(exe, path=env.get("PATH"))
     if on_path:
         return Jdk(Path(on_path), Path(on_path).resolve().parents[1], "PATH")
-    where = f"JAVA_HOME={java_home} has no bin/{exe}, and " if java_home else "JAVA_HOME is not set and "
+    looked = []
+    for name, jbr in jdk_candidates(env, platform, home):
+        if jbr is not None and (jbr / "bin" / exe).is_file():
+            return Jdk(jbr / "bin" / exe, jbr, f"Android Studio's JDK ({name})")
+        looked.append(name if jbr is None or name == str(jbr) else f"{name} ({jbr})")
+    where = f"JAVA_HOME={java_home} has no bin/{exe}, " if java_home else "JAVA_HOME is not set, "
     raise AgentBuildError(
-        f"cannot build the agent jar: no JDK found ({where}there is no {exe} on PATH)",
-        advice="Install a JDK 17 or newer (Debian: apt-get install openjdk-17-jdk-headless) and set JAVA_HOME, "
-        "or name a built jar with --agent-jar=PATH / MOBILE_AGENT_JAR",
+        f"cannot build the agent jar: no JDK found ({where}there is no {exe} on PATH, and no Android Studio JDK at "
+        f"{', '.join(looked)})",
+        advice="Install a JDK 17 or newer (Debian: apt-get install openjdk-17-jdk-headless) and set JAVA_HOME "
+        "(Android Studio's own is its jbr folder), or name a built jar with --agent-jar=PATH / MOBILE_AGENT_JAR",
     )
 
 

@@ -176,10 +176,10 @@ def _serve_until_stopped(serve: Callable[[], contextlib.AbstractContextManager[s
 def _show_trace(args: argparse.Namespace) -> int:
     """Serve a step trace's page on 127.0.0.1 until interrupted (pytest_mobile_agent.cli.trace_viewer)."""
     from pytest_mobile_agent.cli.trace_viewer.server import Viewer, serving
-    from pytest_mobile_agent.evidence.tracefile import InvalidTrace, read_trace
+    from pytest_mobile_agent.evidence.tracefile import InvalidTrace, locate_trace, read_trace
 
     try:
-        trace = read_trace(args.path)
+        trace = read_trace(locate_trace(args.path))
     except InvalidTrace as exc:
         return _failed(exc)
     return _serve_until_stopped(lambda: serving(Viewer(trace), port=args.port), "trace viewer", args.port)
@@ -257,7 +257,8 @@ def build_parser() -> argparse.ArgumentParser:
     show = _register(subparsers, "show-trace", _show_trace,
                      "serve a test's step trace (the trace.zip its report names) on 127.0.0.1: the steps, the "
                      "screen before and after each with its target, the tree, the logs and the video")
-    show.add_argument("path", metavar="PATH", help="the trace.zip a failed test's report names")
+    show.add_argument("path", metavar="PATH", help="the trace.zip a failed test's report names, or a folder: "
+                                                   "the one trace in it is opened, several are named")
     show.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: a free one)")
     return parser
 

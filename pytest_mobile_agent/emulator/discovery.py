@@ -247,7 +247,12 @@ def scan(dirs: Iterable[Path] | None = None, *, live_only: bool = True) -> list[
 
 def find(console_port: int, dirs: Iterable[Path] | None = None) -> DiscoveryFile | None:
     """The newest live discovery file whose `port.serial` is `console_port`, or None."""
-    for found in scan(dirs):
-        if found.console_port == console_port:
-            return found
-    return None
+    matching = find_all(console_port, dirs)
+    return matching[0] if matching else None
+
+
+def find_all(console_port: int, dirs: Iterable[Path] | None = None) -> list[DiscoveryFile]:
+    """Every live discovery file whose `port.serial` is `console_port`, newest first: on one host
+    an emulator's console port is its own, but a served virtual device, or an emulator of another
+    adb server's, may claim the same one."""
+    return [found for found in scan(dirs) if found.console_port == console_port]

@@ -128,6 +128,30 @@ def resolve(serial: str, dirs: Iterable[Path] | None = None) -> Endpoint:
     return _endpoint_of(serial, console, found)
 
 
+def resolve_candidates(serial: str, dirs: Iterable[Path] | None = None) -> list[Endpoint]:
+    """The endpoints of every live discovery file that claims `serial`'s console port, newest
+    first, for a caller that confirms which is the target's (session/ownership.py). A file that
+    yields no usable endpoint is left out when another does; errors.Unavailable as `resolve` when
+    none does."""
+    console = console_port(serial)
+    if console is None:
+        raise Unavailable(serial, f"{serial!r} is not an emulator serial (emulator-<console port>)")
+    searched = list(discovery.candidate_dirs() if dirs is None else dirs)
+    found = discovery.find_all(console, searched)
+    if len(found) <= 1:
+        return [resolve(serial, searched)]
+    endpoints: list[Endpoint] = []
+    first_error: Unavailable | None = None
+    for candidate in found:
+        try:
+            endpoints.append(_endpoint_of(serial, console, candidate))
+        except Unavailable as exc:
+            first_error = first_error or exc
+    if not endpoints and first_error is not None:
+        raise first_error
+    return endpoints
+
+
 def _endpoint_of(serial: str, console: int, found: discovery.DiscoveryFile) -> Endpoint:
     port = found.grpc_port
     if port is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_mobile_agent.errors import MobileAgentError
+from pytest_mobile_agent.mirror.steps import Source
 
 FORMAT = "pytest-mobile-agent-trace"
 VERSION = 1
@@ -29,6 +31,8 @@ TREE_DIR = "trees/"
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 MAX_MEMBERS = 20_000
 OUTCOMES = ("passed", "failed", "skipped")
+TRACE_NAME = re.compile(r"trace(-gw\d+)?\.zip")  # trace.zip, or trace-gwN.zip under xdist
+MAX_LISTED = 20
 
 
 class InvalidTrace(MobileAgentError):
@@ -52,6 +56,45 @@ class LoadedTrace:
             raise InvalidTrace(f"{self.path}: the trace has no member {name!r}")
         with zipfile.ZipFile(self.path) as archive:
             return archive.read(name)
+
+
+def source_entry(source: Source | None, root: Path | None = None) -> dict[str, Any] | None:
+    """A step's `source` as the format writes it (`{"file", "line"}`, the file relative to `root`,
+    the rootdir, when it is under it), from the step's `mirror.steps.Source`; None without one."""
+    if source is None:
+        return None
+    file = Path(source.file)
+    if root is not None:
+        with contextlib.suppress(ValueError):
+            file = file.resolve().relative_to(root.resolve())
+    return {"file": file.as_posix(), "line": source.line}
+
+
+def traces_in(folder: Path) -> list[Path]:
+    """The traces under `folder` (a test's artifacts folder, or the run's): every `trace.zip` and
+    `trace-gwN.zip` at any depth, the newest first. A partial one being written is not a trace."""
+    found = [path for path in folder.rglob("trace*.zip")
+             if path.is_file() and TRACE_NAME.fullmatch(path.name)]
+    return sorted(found, key=lambda path: (-path.stat().st_mtime, str(path)))
+
+
+def locate_trace(path: str | os.PathLike[str]) -> Path:
+    """The one trace `path` names: the file itself, or the only trace in a folder; InvalidTrace
+    naming them (the newest first) when the folder holds several, or saying it holds none."""
+    where = Path(path)
+    if not where.is_dir():
+        return where
+    found = traces_in(where)
+    if not found:
+        raise InvalidTrace(f"{where} holds no trace (no trace.zip or trace-gwN.zip in it or below it)",
+                           advice="a failed test's report names its trace.zip; --android-trace on keeps every "
+                                  "test's")
+    if len(found) > 1:
+        shown = "\n".join(f"  {trace}" for trace in found[:MAX_LISTED])
+        more = f"\n  ... and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
+        raise InvalidTrace(f"{where} holds {len(found)} traces, the newest first:\n{shown}{more}",
+                           advice="pass the one to open")
+    return found[0]
 
 
 def write_trace(path: Path, document: Mapping[str, Any], files: Mapping[str, bytes]) -> None:
@@ -139,6 +182,10 @@ def _check_step(step: Any, index: int, members: frozenset[str], where: str) -> N
     target = step.get("target")
     _require(target is None or (isinstance(target, list) and len(target) == 4 and all(map(_is_int, target))),
              where, f"{field}.target", "null or [left, top, right, bottom]")
+    source = step.get("source")
+    _require(source is None or (isinstance(source, dict) and isinstance(source.get("file"), str)
+                                and _is_int(source.get("line"))),
+             where, f"{field}.source", "null or {file, line}")
     for key in ("before", "after", "tree"):
         name = step.get(key)
         if name is None:

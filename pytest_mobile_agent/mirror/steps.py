@@ -25,9 +25,12 @@ import contextlib
 import functools
 import inspect
 import logging
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ParamSpec, Protocol, TypeVar
 
 from pytest_mobile_agent.errors import hide_our_frames
@@ -46,6 +49,54 @@ class Poll:
 
     at: float
     matched: bool
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the test made a call: the file and line of the innermost frame outside this package
+    (the test's own line, or its helper's), as a traceback names it."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+_PACKAGE_DIR = str(Path(__file__).parent.parent) + os.sep
+_PASSED_THROUGH = {contextlib.__file__, functools.__file__}
+
+
+_PYTESTS_FOLDERS: list[tuple[str, ...]] = []  # found once both are loaded
+
+
+def _pytests_folders() -> tuple[str, ...]:
+    """pytest's and pluggy's folders, when loaded: a call a fixture makes from pytest's frames (the
+    app's stop at teardown) has no test line."""
+    if _PYTESTS_FOLDERS:
+        return _PYTESTS_FOLDERS[0]
+    folders = []
+    for module in ("_pytest", "pluggy"):
+        loaded = sys.modules.get(module)
+        if loaded is not None and getattr(loaded, "__file__", None):
+            folders.append(str(Path(str(loaded.__file__)).parent) + os.sep)
+    if len(folders) == 2:
+        _PYTESTS_FOLDERS.append(tuple(folders))
+    return tuple(folders)
+
+
+def caller_source() -> Source | None:
+    """The innermost frame outside this package and the standard library's plumbing of a call
+    (contextlib, functools): the line of the test (or of its helper) that made the call; None for a
+    call pytest made itself (a fixture's teardown)."""
+    pytests = _pytests_folders()
+    frame: Any = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith(_PACKAGE_DIR) or name in _PASSED_THROUGH or name.startswith("<")):
+            return None if pytests and name.startswith(pytests) else Source(name, frame.f_lineno)
+        frame = frame.f_back
+    return None
 
 
 @dataclass
@@ -67,6 +118,8 @@ class Step:
     """For a wait: `matched`, `timeout` or the error's name; for other calls `returned` or the error's."""
     screen: str | None = None
     """The target whose screen made the call, in a test of several targets (`Steps.for_screen`)."""
+    source: Source | None = None
+    """The test's line that made the call (nested calls: the same line as the call they ran in)."""
 
     @property
     def seconds(self) -> float | None:
@@ -158,7 +211,8 @@ class Steps:
         """Open a step around a call: guards first when it is the test's own, then listeners."""
         if not self._open:
             self._run_guards(name)
-        step = Step(name, dict(arguments or {}), len(self._open), self._clock(), time.time(), screen=self.screen)
+        step = Step(name, dict(arguments or {}), len(self._open), self._clock(), time.time(), screen=self.screen,
+                    source=self._open[-1].source if self._open else caller_source())
         self._open.append(step)
         self._notify("step_started", step)
         try:

@@ -20,7 +20,9 @@ fast path is used:
   frameworks/base WindowManagerShellCommand).
 
 Any difference, or a fact that cannot be read, leaves the controller unused; the status's warning
-line says why.
+line says why. When several live discovery files claim the target's console port (two served
+virtual devices' `emulator-5554`, each on its own adb server), the one whose AVD is the device's is
+used, and when more than one names that AVD none is (`TargetCheck.choose`: it fails closed).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_mobile_agent.agent.deploy import DeviceLike
@@ -156,6 +159,26 @@ class TargetCheck:
             return (f"{where} names AVD {names[0]!r}, and {self.serial} runs AVD {identity.avd_name!r} "
                     f"({identity.avd_property}): another emulator on the same console port")
         return None
+
+    def choose(self, endpoints: Sequence[Endpoint]) -> tuple[Endpoint | None, str | None]:
+        """The one endpoint of those claiming the target's console port whose AVD is the
+        device's, or why none is used. Two that name the device's AVD cannot be told apart: the
+        check fails closed rather than send the taps to the wrong screen."""
+        if len(endpoints) == 1:
+            reason = self.avd_reason(endpoints[0])
+            return (None, reason) if reason else (endpoints[0], None)
+        reasons = [self.avd_reason(endpoint) for endpoint in endpoints]
+        own = [endpoint for endpoint, reason in zip(endpoints, reasons, strict=True) if reason is None]
+        if len(own) == 1:
+            return own[0], None
+        port = endpoints[0].console_port
+        files = ", ".join(str(e.discovery_file or e.url) for e in (own or endpoints))
+        if not own:
+            return None, (f"{len(endpoints)} discovery files claim console port {port} ({files}), and none names "
+                          f"{self.serial}'s AVD: {reasons[0]}")
+        return None, (f"{len(own)} discovery files claim console port {port} for AVD {self.identity().avd_name!r} "
+                      f"({files}), so which is {self.serial}'s emulator cannot be told; name its controller with "
+                      "--emulator-controller http://HOST:PORT")
 
     def display_reason(self, endpoint: Endpoint, hardware: Hardware) -> str | None:
         """Why the connected controller's display is not the device's, None when it is."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pytest_mobile_agent.emulator import Controller, Endpoint, resolve
-from pytest_mobile_agent.emulator.endpoint import console_port
+from pytest_mobile_agent.emulator.endpoint import console_port, resolve_candidates
 from pytest_mobile_agent.errors import MobileAgentError, Unavailable
 from pytest_mobile_agent.session.ownership import TargetCheck, foreign_warning
 
@@ -63,6 +63,9 @@ class PathOptions:
     connect_timeout: float = 2.0
     resolve: Callable[[str], Endpoint] = resolve
     connect: Callable[[Endpoint, float], Controller] = Controller.connect
+    candidates: Callable[[str], list[Endpoint]] | None = None
+    """With `Auto()` and a `target`: every endpoint claiming the console port (default: each live
+    discovery file's, `emulator.endpoint.resolve_candidates`), of which the target's is chosen."""
     target: TargetCheck | None = None
     """With `Auto()`, how to confirm that the controller found is the target's (session/ownership.py):
     without one, the controller is used on its console port alone."""
@@ -91,9 +94,15 @@ def select_paths(
     if check is not None and (reason := check.remote_reason()):
         return _not_used(serial, emulator, choice, reason)
     try:
-        endpoint = choice.endpoint if choice.kind == "endpoint" and choice.endpoint else options.resolve(serial)
-        if check is not None and (reason := check.avd_reason(endpoint)):
-            return _not_used(serial, emulator, choice, reason)
+        if choice.kind == "endpoint" and choice.endpoint:
+            endpoint = choice.endpoint
+        elif check is None:
+            endpoint = options.resolve(serial)
+        else:
+            chosen, reason = check.choose(_candidates(options, serial))
+            if chosen is None:
+                return _not_used(serial, emulator, choice, reason or "no discovery file is the target's")
+            endpoint = chosen
         controller = options.connect(endpoint, options.connect_timeout)
     except Unavailable as exc:
         log.warning("%s", exc.warning())
@@ -106,6 +115,16 @@ def select_paths(
         controller.close()
         return _not_used(serial, emulator, choice, reason)
     return Selection(serial, emulator, choice, controller=controller)
+
+
+def _candidates(options: PathOptions, serial: str) -> list[Endpoint]:
+    """Every endpoint claiming the serial's console port (`options.candidates`, by default all the
+    live discovery files' when `options.resolve` is the default one), for the target check."""
+    if options.candidates is not None:
+        return options.candidates(serial)
+    if options.resolve is resolve:
+        return resolve_candidates(serial)
+    return [options.resolve(serial)]
 
 
 def _not_used(serial: str, emulator: bool, choice: ControllerChoice, reason: str) -> Selection:

@@ -1,8 +1,8 @@
 """The device control of one target (control/): its shell, its emulator's controller and console,
 its agent and its screen, put together as `control.Paths`.
 
-The console is the emulator's on this host: a served virtual device's lab says where its console
-is (it serves one only when asked, `VirtualLab.serve_console`), a real emulator's is the number in
+The console is the emulator's on this host: a virtual device's lab says where its console is and
+holds its token (`stack/virtual_lab.start_lab` serves one for each device), a real emulator's is the number in
 its serial (`emulator-5554`: 5554; adb's own console.cpp reads it so), with the user's
 `~/.emulator_console_auth_token`. A target on another host's adb server has none here.
 """

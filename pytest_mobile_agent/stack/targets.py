@@ -15,7 +15,6 @@ the same way over its N devices, although each worker's lab is its own.
 from __future__ import annotations
 
 import difflib
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,7 +86,6 @@ class TargetProvider:
     _target: AndroidTarget | None = None
     _group: dict[str, AndroidTarget] = field(default_factory=dict, repr=False)
     _lab: StartedLab | None = None
-    _lab_records: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
 
     @property
     def lab(self) -> VirtualLab | None:
@@ -95,12 +93,10 @@ class TargetProvider:
 
     def records_dir(self) -> Path:
         """Where the agent records live: `--agent-records` for real targets; for a virtual lab a
-        directory of its own, as its agents end with it."""
+        folder of the lab's own (`VirtualLab.folder`), as its agents end with it."""
         if self._lab is None:
             return self.settings.records_dir
-        if self._lab_records is None:
-            self._lab_records = tempfile.TemporaryDirectory(prefix="mobile-agent-records-")
-        return Path(self._lab_records.name)
+        return self._lab.lab.folder("records")
 
     def target(self) -> AndroidTarget:
         if self._target is None:
@@ -169,15 +165,16 @@ class TargetProvider:
         return AndroidTarget(serial, server, lab, listed_target(server, serial))
 
     def close(self) -> None:
+        """Stop a lab started here; its folder (its records, its controllers' discovery files,
+        its console's token) goes with it, whatever failed before."""
         self._group.clear()
-        if self._lab is not None:
-            self._remove_lab_locks(self._lab.lab)
-            self._lab.stop()
-            self._lab = None
-        if self._lab_records is not None:
-            self._lab_records.cleanup()
-            self._lab_records = None
+        lab, self._lab = self._lab, None
         self._target = None
+        if lab is not None:
+            try:
+                self._remove_lab_locks(lab.lab)
+            finally:
+                lab.stop()
 
     @staticmethod
     def _remove_lab_locks(lab: VirtualLab) -> None:
@@ -227,13 +224,17 @@ def did_you_mean(name: str, listed: Iterable[str]) -> str | None:
 
 
 def with_suggestion(exc: errors.MobileAgentError, name: str, server: AdbServer) -> errors.MobileAgentError:
-    """The error of a target that cannot be used, its advice led by a "did you mean" when the name is
-    close to a real one (the server's listing is read again; an unreachable server lists nothing)."""
+    """The error of a target that cannot be used, led by a "did you mean" when the name is close to
+    a real one (the server's listing is read again; an unreachable server lists nothing, and
+    `virtual` and `auto` are always candidates): a misspelled `virtaul` says what was meant before
+    why the name it gave failed (an adb server that cannot be reached, a serial it does not list).
+    The error keeps its type; its message and advice follow the suggestion."""
     try:
         listed = [target.serial for target in server.devices()]
     except errors.MobileAgentError:
         listed = []
     close = did_you_mean(name, listed)
     if close is not None:
-        exc.advice = f"Did you mean `--android-serial {close}`?" + (f" {exc.advice}" if exc.advice else "")
+        exc.message = f"did you mean `--android-serial {close}`? {exc.message}"
+        exc.args = (exc.message,)
     return exc

@@ -1,8 +1,13 @@
-"""``python -m pytest_mobile_agent.virtual [--devices N] [--real-adb] [--adb-port P] [--grpc P]``: serve
-virtual devices.
+"""Serve virtual devices: ``python -m pytest_mobile_agent.virtual [--devices N] [--real-adb]
+[--adb-port P] [--grpc P] [--no-controller]``.
 
 Starts a lab, prints the serials, the ports and the environment to use, and serves until Ctrl-C or
-SIGTERM, then stops everything it started (the real adb server by its pid).
+SIGTERM, then stops everything it started (the real adb server by its pid). Each emulator serial
+gets its console and, as an emulator started with `-grpc-use-token`, its controller, whose
+discovery file goes where `--emulator-controller auto` looks (MOBILE_AGENT_AVD_DISCOVERY_DIR, else
+the emulator's own place), so the fast path and the doctor's controller check work on it; each
+device runs an AVD of its own name (`lab.lab_avd_name`), so two served labs' `emulator-5554` are
+told apart.
 """
 
 from __future__ import annotations
@@ -35,6 +40,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--grpc", type=int, default=None, metavar="PORT",
                         help="start each device's emulator controller on PORT, PORT+2, ..., with a token, its "
                              "discovery file where an emulator started with `-grpc PORT -grpc-use-token` writes it")
+    parser.add_argument(
+        "--no-controller",
+        action="store_true",
+        help="serve no emulator controller (by default each emulator-N gets one, its discovery file where "
+        "`--emulator-controller auto` looks, as an emulator started with -grpc-use-token)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log the fronts' traffic")
     args = parser.parse_args(argv)
     if args.devices < 1:
@@ -58,7 +69,7 @@ def describe(lab: VirtualLab) -> str:
         controller = lab.controller(serial)
         if controller is not None:
             lines.append(f"  {serial}: emulator controller on 127.0.0.1:{controller.port} (with a token, "
-                         f"discovery file {controller.discovery_path})")
+                         f"AVD {controller.avd.name}, discovery file {controller.discovery_path})")
     lines += [
         "",
         "to use it:",
@@ -96,6 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.grpc is not None:
             for index, serial in enumerate(lab.serials):
                 lab.start_controller(serial, args.grpc + 2 * index)
+        elif not args.no_controller:
+            for serial in lab.serials:
+                if serial.startswith("emulator-"):
+                    lab.start_controller(serial)
         print(describe(lab), flush=True)
         while not stop.wait(0.5):
             if lab.real is not None and lab.real.process.poll() is not None:

@@ -14,6 +14,12 @@ starts the device's controller double (virtual/fronts/controller.py), whose disc
 ``emulator.discovery`` looks (``discovery_dir``, else its first candidate), and ``kill`` powers
 the device off.
 
+Everything a lab keeps on disk is in its own folder, ``lab.home`` (``mobile-agent-lab-*`` in the temp
+directory, 0700): the console's token, and the folders the driver asks for (``folder(name)``: the
+controllers' discovery files, the agents' records). ``stop`` removes it; an ``owner`` file names the
+process (its pid and start time), so the folder of a lab whose process was killed before its stop is
+removed by the next lab started with the same temp directory (``reap_abandoned_labs``).
+
 ``VirtualLab.start(count, real_adb=True)`` runs Google's own server instead: Debian's ``adb`` as a
 child process (``adb -P PORT nodaemon server`` on a free port, stopped by its pid), with every
 device's adbd endpoint attached to it. A real server takes emulators from the odd ports 5555..5585
@@ -28,6 +34,7 @@ import atexit
 import contextlib
 import logging
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -52,13 +59,24 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 ADB_BINARY = "/usr/bin/adb"
 PR_SET_PDEATHSIG = 1
 FIRST_CONSOLE_PORT = 5554
+BASE_AVD_NAME = "Pixel_7_API_36"
+AVD_NAME_PROPERTY = "ro.boot.qemu.avd_name"
+LAB_PREFIX = "mobile-agent-lab-"
+OWNER_FILE = "owner"
 DeviceFactory = Callable[[str, int], Any]  # (serial, index) -> a device model
 
 
-def default_device_factory(serial: str, index: int) -> Any:
+def default_device_factory(serial: str, index: int, avd_name: str | None = None) -> Any:
     from pytest_mobile_agent.virtual.device import VirtualDevice
 
-    return VirtualDevice(serial, index=index)
+    return VirtualDevice(serial, index=index, properties={AVD_NAME_PROPERTY: avd_name} if avd_name else None)
+
+
+def lab_avd_name(lab_id: str, index: int) -> str:
+    """The AVD a lab's device runs: its own name, as each AVD running on a host has one (the AVD
+    Manager refuses a second AVD of a name), so that no other virtual device's controller or
+    console, with the same serial on another adb server, passes for this one's."""
+    return f"{BASE_AVD_NAME}_{lab_id}_{index + 1}"
 
 
 def emulator_serial(index: int) -> str:
@@ -249,6 +267,56 @@ class RealAdbServer:
         self._release.set()  # the keeper thread ends
 
 
+# --- the lab's folder -------------------------------------------------------------------------------
+
+
+def make_lab_home(directory: Path | None = None) -> Path:
+    """The lab's own folder in the temp directory (0700): the console's token, and what the driver
+    keeps for the lab's lifetime (`folder`). Its `owner` file names this process, so that the
+    folder of a lab whose process was killed (no `stop`) is removed by the next lab started here."""
+    where = Path(directory or tempfile.gettempdir())
+    reap_abandoned_labs(where)
+    home = Path(tempfile.mkdtemp(prefix=LAB_PREFIX, dir=where))
+    (home / OWNER_FILE).write_text(_process_identity(os.getpid()) + "\n")
+    return home
+
+
+def reap_abandoned_labs(directory: Path) -> list[Path]:
+    """Remove the lab folders in `directory` whose owning process is gone (killed before its lab
+    stopped); the folders removed. A folder another user owns, or one without a readable owner
+    (being made now), is left alone."""
+    removed = []
+    for home in directory.glob(f"{LAB_PREFIX}*"):
+        try:
+            if home.stat().st_uid != os.getuid():
+                continue
+            owner = (home / OWNER_FILE).read_text().strip()
+        except OSError:
+            continue
+        pid_text = owner.split(" ", 1)[0]
+        if not is_decimal(pid_text) or _process_identity(int(pid_text)) == owner:
+            continue
+        shutil.rmtree(home, ignore_errors=True)
+        removed.append(home)
+    return removed
+
+
+def _process_identity(pid: int) -> str:
+    """`PID START`: the pid and, on Linux, its start time in clock ticks since boot (the 22nd field
+    of /proc/PID/stat), so a reused pid is not taken for the owner; "" when no such process runs."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return ""
+    except PermissionError:
+        pass  # it runs, as another user
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return str(pid)
+    return f"{pid} {stat.rsplit(')', 1)[1].split()[19]}"
+
+
 # --- the lab ---------------------------------------------------------------------------------------
 
 
@@ -257,14 +325,18 @@ class VirtualLab:
 
     def __init__(self, device_factory: DeviceFactory = default_device_factory, *,
                  discovery_dir: Path | None = None, adb_port: int = 0) -> None:
-        self._factory = device_factory
+        #: this lab among the labs of this host: its devices' AVD names (`lab_avd_name`)
+        self.lab_id = f"lab{secrets.token_hex(3)}"
+        self._factory: DeviceFactory = (
+            (lambda serial, index: default_device_factory(serial, index, lab_avd_name(self.lab_id, index)))
+            if device_factory is default_device_factory else device_factory)
         self._devices: dict[str, Any] = {}
         self._adbd: dict[str, AdbdEndpoint] = {}
         self._consoles: dict[str, EmulatorConsole] = {}
         self._controllers: dict[str, Any] = {}
         self._lock = threading.Lock()
         self.discovery_dir = discovery_dir
-        self.home = Path(tempfile.mkdtemp(prefix="mobile-agent-lab-"))
+        self.home = make_lab_home()
         self.console_token_path = write_token_file(self.home)
         self.builtin = AdbServerEndpoint(port=adb_port)
         self.real: RealAdbServer | None = None
@@ -339,7 +411,7 @@ class VirtualLab:
 
     def _serve_console(self, serial: str, listener: socket.socket | None = None) -> EmulatorConsole:
         device = self.device(serial)
-        avd = getattr(device, "properties", {}).get("ro.boot.qemu.avd_name", "Pixel_7_API_36")
+        avd = getattr(device, "properties", {}).get(AVD_NAME_PROPERTY, BASE_AVD_NAME)
         console = EmulatorConsole(avd_name=avd, token_path=self.console_token_path, listener=listener,
                                   port=int(serial.rsplit("-", 1)[1]) if listener is None else 0,
                                   on_grpc=lambda port: self.start_controller(serial, port),
@@ -362,6 +434,13 @@ class VirtualLab:
         if console is None:
             console = self._serve_console(serial, bind_loopback(0))
         return console.port
+
+    def folder(self, name: str) -> Path:
+        """A folder of the lab's own (0700, in its home), made on first use and removed with the
+        lab: the driver's records of the lab's agents, the controllers' discovery files."""
+        path = self.home / name
+        path.mkdir(mode=0o700, exist_ok=True)
+        return path
 
     def console_port(self, serial: str) -> int | None:
         console = self._consoles.get(serial)
@@ -475,9 +554,17 @@ class VirtualLab:
                     os.environ[key] = value
 
     def stop(self) -> None:
-        """Stop the real server (by pid), the consoles, controllers, endpoints and devices."""
+        """Stop the real server (by pid), the consoles, controllers, endpoints and devices, and
+        remove the lab's folder whatever failed on the way."""
+        try:
+            self._stop_parts()
+        finally:
+            shutil.rmtree(self.home, ignore_errors=True)
+
+    def _stop_parts(self) -> None:
         for console in list(self._consoles.values()):
-            console.stop()
+            with contextlib.suppress(Exception):
+                console.stop()
         self._consoles.clear()
         for controller in list(self._controllers.values()):
             with contextlib.suppress(Exception):
@@ -494,7 +581,6 @@ class VirtualLab:
             if callable(stop):
                 with contextlib.suppress(Exception):
                     stop()
-        shutil.rmtree(self.home, ignore_errors=True)
 
     def __enter__(self) -> VirtualLab:
         return self

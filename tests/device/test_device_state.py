@@ -2,7 +2,7 @@
 
 `--android-serial virtual` runs them on the virtual device through the built-in adb endpoint,
 `--virtual-adb real` through Debian's adb server. Each capability with two paths runs on both: the
-emulator's (the controller, the double on a virtual device; the console a test serves) and the
+emulator's (the controller, the double on a virtual device; its console, which a virtual lab serves) and the
 device's (the shell), the latter made by giving the control no controller and no console, as on a
 phone. Every test ends by restoring the control and reading the state back as it was.
 
@@ -13,6 +13,7 @@ PIN lock) are skipped with the reason.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.agent import Attached
 from pytest_mobile_agent.control import DeviceControl, Paths
+from pytest_mobile_agent.emulator.console import Console
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.plugin.fixtures import AndroidTarget, steps_of
 from pytest_mobile_agent.session import Selection
@@ -44,8 +46,6 @@ def either_path(request: pytest.FixtureRequest, android_target: AndroidTarget, d
     if request.param == "emulator":
         if path_selection.controller is None:
             pytest.skip("the target has no emulator controller here (a device, or --emulator-controller off)")
-        if android_target.lab is not None:
-            android_target.lab.serve_console(android_target.serial)
         paths = Paths(device, emulator=True, controller=path_selection.controller,
                       console=console_access(android_target, path_selection), agent=agent.connection, screen=screen)
     else:
@@ -119,6 +119,19 @@ def test_open_url_names_the_activity_and_the_browser_it_started_is_stopped_after
     assert not device_control.adb.shell("pidof com.android.chrome").text().strip()
 
 
+@pytest.mark.parametrize(("url", "tab"), [("fixture://tab/List", "screen_list"),
+                                          ("https://fixture.example/tab/Big", "screen_big")])
+def test_the_fixture_apps_deep_links_open_its_tab(device_control: DeviceControl, screen: Mirror,
+                                                  android_target: AndroidTarget, url: str, tab: str) -> None:
+    """Issue 41 item 12: its custom scheme and its verified https App Link, both routed to the tab."""
+    _lab_device(android_target)
+    component = device_control.open_url(url)
+    assert component == "dev.mobileagent.fixture/dev.mobileagent.fixture.MainActivity"
+    assert screen.wait_for(id=tab, timeout=5).visible
+    device_control.restore()
+    assert not device_control.adb.shell("pidof dev.mobileagent.fixture").text().strip(), "started cold, so stopped"
+
+
 @pytest.mark.parametrize("url", ["example.com", "", "https://exa mple.com"])
 def test_a_url_without_a_scheme_names_the_argument(device_control: DeviceControl, url: str) -> None:
     with pytest.raises(errors.InvalidArgument, match="url must be an absolute URL"):
@@ -170,6 +183,17 @@ def test_set_clipboard_of_none_is_an_invalid_argument_naming_clear_clipboard(dev
     with pytest.raises(errors.InvalidArgument, match=r"not None: device_control.clear_clipboard\(\)"):
         device_control.set_clipboard(None)  # type: ignore[arg-type]
     assert device_control.clipboard == "kept"
+
+
+def test_a_long_press_on_a_field_offers_paste_and_paste_pastes_the_clipboard(
+        device_control: DeviceControl, screen: Mirror, compose_fixture: Any) -> None:
+    """Issue 41 item 13: on the virtual device a long press on a field showed no Paste menu."""
+    compose_fixture(tab="Login")
+    device_control.set_clipboard("ada")
+    screen.long_press(id="username")
+    screen.tap(text="Paste", timeout=5)
+    assert screen.wait_for(id="username", text="ada", timeout=5).text == "ada"
+    assert not screen.exists(text="Paste")
 
 
 def test_a_notification_is_found_in_the_shade_as_the_screen_sees_it_and_the_shade_closes_after(
@@ -300,6 +324,45 @@ def test_network_speed_and_delay_go_through_the_console_and_come_back(either_pat
         assert console.network_status() == before
     finally:
         console.close()
+
+
+def test_the_network_speed_is_set_on_the_virtual_device_as_on_an_emulator(device_control: DeviceControl,
+                                                                           android_target: AndroidTarget) -> None:
+    """Issue 41 item 11: `--android-serial virtual` served no console, so the plain `device_control`
+    refused `set_network_speed` with NotSupported while README's table says emulators take it."""
+    if android_target.lab is None:
+        pytest.skip("needs a virtual device (--android-serial virtual): a real one's console needs the user's token")
+    link = _lab_device(android_target).state.link
+    assert (link.upload_bps, link.download_bps) == (0, 0), "full speed (no limit) when the lab starts"
+    device_control.set_network_speed("edge")
+    assert (link.upload_bps, link.download_bps) == (473600, 473600)
+    with device_control.paths.open_console("reading the network") as console:
+        now = console.network_status()
+    assert (now.upload_bps, now.download_bps) == (473600, 473600)
+    device_control.restore()
+    assert (link.upload_bps, link.download_bps) == (0, 0)
+
+
+def test_a_virtual_labs_console_token_is_private_to_the_lab(android_target: AndroidTarget) -> None:
+    """The console asks for a token, as an emulator's does, and keeps it where only this user reads
+    it: the lab's own folder (0700), never the user's ~/.emulator_console_auth_token."""
+    if android_target.lab is None:
+        pytest.skip("needs a virtual device (--android-serial virtual)")
+    lab = android_target.lab
+    token = lab.console_token_path
+    assert token.parent == lab.home and token.name == ".emulator_console_auth_token"
+    assert token.read_text().strip(), "an empty token file turns the console's auth off"
+    assert token.stat().st_mode & 0o777 == 0o600 and lab.home.stat().st_mode & 0o777 == 0o700
+    port = lab.console_port(android_target.serial)
+    assert port is not None
+    with pytest.raises(errors.ControllerError, match="authentication token does not match"):
+        Console.connect(port, token_path=_wrong_token(lab.home))
+
+
+def _wrong_token(directory: Path) -> Path:
+    path = directory / "wrong-token"
+    path.write_text("not-the-token")
+    return path
 
 
 # --- the emulator's sensors -------------------------------------------------------------------------------

@@ -245,7 +245,7 @@ def _run_one(command: Command, sandbox: Sandbox, extra: dict[str, str], earlier:
         _check_options(command, sandbox)
     elif command.server:
         server, printed = sandbox.serve(command, extra)
-        extra.update(_what_it_serves(command, printed))
+        extra.update(_what_it_serves(command, printed, sandbox.directory))
     else:
         done = sandbox.run(command, extra)
         printed = f"{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
@@ -253,14 +253,14 @@ def _run_one(command: Command, sandbox: Sandbox, extra: dict[str, str], earlier:
         earlier.append(f"--- before it, README.md:{command.line}: `{command.text}` printed:\n{printed}")
 
 
-def _what_it_serves(command: Command, printed: str) -> dict[str, str]:
+def _what_it_serves(command: Command, printed: str, directory: Path) -> dict[str, str]:
     """A served adb server's port as PORT for the block's later lines, which see no emulator controller
     (the sandbox's double is another device's, of the same AVD name); a served page answers."""
     found: dict[str, str] = {}
     port = re.search(r"adb server: 127\.0\.0\.1:(\d+)", printed)
     if port:
         found["PORT"] = port[1]
-        found[DISCOVERY_ENV] = tempfile.mkdtemp(prefix="readme-no-emulators-")
+        found[DISCOVERY_ENV] = tempfile.mkdtemp(prefix="readme-no-emulators-", dir=directory)  # the test's own
     url = re.search(r"https?://127\.0\.0\.1:\d+/\S*", printed)
     if url:
         with urllib.request.urlopen(url[0], timeout=30) as page:  # noqa: S310 - our own loopback server

@@ -210,6 +210,42 @@ def test_a_fifty_step_trace_draws_within_a_second(browser: Any, tmp_path: Path) 
     HostGate.timing().check(took, 1000, "a 50-step trace drawn in the viewer")
 
 
+def test_a_plain_assert_failure_opens_on_the_tests_last_call_and_shows_the_failure_and_the_source_lines(
+    browser: Any, tmp_path: Path, shots: Path
+) -> None:
+    """Issue 41 item 15: a failed `assert` (no step raised) opened on step 1, the failure appeared
+    nowhere in the page, and the steps named no line of the test."""
+    document, files = fifty_steps()
+    document["test"].update(outcome="failed", failure="t.py:61: AssertionError: assert 'Welcome' in 'Wrong password'")
+    for step in document["steps"]:
+        step["source"] = {"file": "/home/ada/app/tests/t.py", "line": 10 + step["index"]}
+    teardown = dict(document["steps"][-1], index=50, name="app.stop", teardown=True, source=None, arguments={})
+    document["steps"].append(teardown)
+    path = tmp_path / "trace.zip"
+    tracefile.write_trace(path, document, files)
+    context = open_trace(browser, path)
+    try:
+        assert selected_text(browser).startswith("tap id=button_49"), "the test's last call, not its first"
+        assert browser.find_element(By.ID, "failure").text == document["test"]["failure"]
+        call = browser.find_element(By.ID, "call").text
+        assert "source /home/ada/app/tests/t.py:59" in call and "AssertionError: assert 'Welcome'" in call
+        assert browser.find_element(By.CSS_SELECTOR, "#steps li.selected .source").text == "t.py:59"
+        browser.save_screenshot(str(shots / "assert-failure.png"))
+    finally:
+        context.__exit__(None, None, None)
+
+
+def test_a_passed_test_shows_no_failure_and_opens_on_its_first_step(browser: Any, tmp_path: Path) -> None:
+    path = tmp_path / "trace.zip"
+    tracefile.write_trace(path, *fifty_steps())
+    context = open_trace(browser, path)
+    try:
+        assert selected_text(browser).startswith("tap id=button_0")
+        assert not browser.find_element(By.ID, "failure-pane").is_displayed()
+    finally:
+        context.__exit__(None, None, None)
+
+
 @pytest.mark.parametrize("window", LAPTOP_WINDOWS)
 def test_at_a_laptops_size_the_shared_styles_keep_the_viewers_buttons_in_view(
     tmp_path: Path, shots: Path, window: str

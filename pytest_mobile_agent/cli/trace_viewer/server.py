@@ -6,7 +6,7 @@
                                      answered, so the page can seek)
     GET /favicon.ico                 the page's icon, the one request without the token (cli/favicon.py)
 
-The trace is read and checked whole before the server starts (stack/tracefile.read_trace), so a
+The trace is read and checked whole before the server starts (evidence/tracefile.read_trace), so a
 truncated or foreign file is an error on the command line, never a half-drawn page. Every request
 but the icon's carries the token printed with the URL, compared in constant time; no CDN, no request
 leaves the host.

@@ -11,7 +11,8 @@ TelephonyManager.setDataEnabled). A device policy's user restriction leaves the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from pytest_mobile_agent.virtual.android.policy import (
     NO_AIRPLANE_MODE,
@@ -30,6 +31,8 @@ class Radios:
     policy: DevicePolicy
     settings: dict[str, str]  # the global namespace
     wifi_before_airplane: bool = True
+    #: called after a radio changed (SystemUI's status bar icons follow them)
+    listeners: list[Callable[[], None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.settings.setdefault(AIRPLANE_MODE_ON, "0")
@@ -57,14 +60,22 @@ class Radios:
         else:
             self.settings[WIFI_ON] = "1" if self.wifi_before_airplane else "0"
         self.settings[AIRPLANE_MODE_ON] = "1" if on else "0"
+        self.changed()
 
     def set_wifi(self, on: bool) -> None:
         if not self.policy.forbids(NO_CHANGE_WIFI_STATE):
             self.settings[WIFI_ON] = "1" if on else "0"
+            self.changed()
 
     def set_data(self, on: bool) -> None:
         if not self.policy.forbids(NO_CONFIG_MOBILE_NETWORKS):
             self.settings[MOBILE_DATA] = "1" if on else "0"
+            self.changed()
+
+    def changed(self) -> None:
+        """Tell the listeners (also after `settings put global airplane_mode_on|wifi_on|mobile_data`)."""
+        for listener in list(self.listeners):
+            listener()
 
     @property
     def data_connected(self) -> bool:

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from pytest_mobile_agent import apk as apk_format
 from pytest_mobile_agent.errors import InvalidApk
 from pytest_mobile_agent.virtual.android.activity import ActivityManager, App
+from pytest_mobile_agent.virtual.android.intents import LinkHandler
 from pytest_mobile_agent.virtual.android.logcat import Logcat
 from pytest_mobile_agent.virtual.kernel.creds import ROOT
 from pytest_mobile_agent.virtual.kernel.fs import FileSystem
@@ -90,6 +91,14 @@ class Package:
     granted: set[str] = field(default_factory=set)
     #: permission -> its flags (USER_SET, USER_FIXED, ONE_TIME)
     flags: dict[str, set[str]] = field(default_factory=dict)
+    #: the App Link hosts the platform verified for the package (`pm get-app-links`: `verified`)
+    verified_hosts: set[str] = field(default_factory=set)
+
+    @property
+    def app_link_hosts(self) -> set[str]:
+        """The https hosts of its `android:autoVerify` filters: what domain verification checks."""
+        return {host.lower() for activity in self.manifest.activities for link in activity.links
+                if link.auto_verify and link.web for host in link.hosts}
 
     @property
     def name(self) -> str:
@@ -195,6 +204,8 @@ class PackageManager:
             granted |= {p for p in manifest.permissions if p in RUNTIME_PERMISSIONS}
         package = Package(manifest, code_path, sha256, len(data), existing.first_install if existing else now, now,
                           uid, granted & set(manifest.permissions), dict(existing.flags) if existing else {})
+        if existing is not None:  # an update keeps the verification of the hosts it still declares
+            package.verified_hosts = existing.verified_hosts & package.app_link_hosts
         self.packages[manifest.package] = package
         if existing is None:
             self._prepare_data(package)
@@ -233,6 +244,19 @@ class PackageManager:
             fs.unlink(package.apk_path, ROOT)
             fs.rmdir(package.code_path, ROOT)
             fs.rmdir(package.code_path.rsplit("/", 1)[0], ROOT)
+
+    # --- links ------------------------------------------------------------------------------------------
+
+    def verify_app_links(self, name: str) -> set[str]:
+        """Mark the package's App Link hosts verified, as DomainVerificationService records a
+        verifier's success (or `pm set-app-links --package PKG STATE_APPROVED all`); the hosts."""
+        package = self.packages[name]
+        package.verified_hosts = set(package.app_link_hosts)
+        return package.verified_hosts
+
+    def link_handlers(self) -> list[LinkHandler]:
+        """The installed packages as VIEW resolution sees them (android/intents.py)."""
+        return [LinkHandler(p.manifest, frozenset(p.verified_hosts)) for p in self.packages.values()]
 
     # --- the rest of pm ---------------------------------------------------------------------------------
 

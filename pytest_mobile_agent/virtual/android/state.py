@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pytest_mobile_agent.virtual.android.battery import Battery
-from pytest_mobile_agent.virtual.android.connectivity import Radios
+from pytest_mobile_agent.virtual.android.connectivity import AIRPLANE_MODE_ON, MOBILE_DATA, WIFI_ON, Radios
 from pytest_mobile_agent.virtual.android.display import Display
 from pytest_mobile_agent.virtual.android.hardware import NetworkLink, Sensors
 from pytest_mobile_agent.virtual.android.location import Location
@@ -44,6 +44,8 @@ class DeviceState:
     def settings_changed(self, namespace: str, key: str) -> None:
         if namespace == "system":
             self.rotation.settings_changed(key)
+        elif namespace == "global" and key in (AIRPLANE_MODE_ON, WIFI_ON, MOBILE_DATA):
+            self.radios.changed()
 
     def before_settings_read(self) -> None:
         self.rotation.sync_settings()

@@ -2,7 +2,8 @@
 [-a ACTION] [-d URI] [-p PKG] [-n] PKG/ACT [--es K V] [--ei K N] [--ez K B]` prints `Stopping: PKG`
 with -S, then `Starting: Intent { cmp=PKG/.ACT (has extras) }`, with -W the `Status/LaunchState/
 Activity/TotalTime/WaitTime/Complete` block; an intent without a component is resolved
-(android/intents.py: VIEW of an http or https URL opens the browser), and one nothing handles
+(android/intents.py: VIEW of a URL opens the app whose intent filter takes it, an https App Link
+the verified app's, any other http or https URL the browser), and one nothing handles
 fails with "Error: Activity not started, unable to resolve Intent { ... }"; `am force-stop PKG`;
 `am crash PKG|PID` (the app
 dies of a shell-induced crash, its FATAL EXCEPTION in the crash buffer); `am get-current-user`."""
@@ -68,7 +69,7 @@ def _am_start(framework: Framework, proc: pm.Process, args: list[str]) -> int:
         proc.stdout.write(f"Stopping: {component.split('/', 1)[0]}\n")
     proc.stdout.write(f"Starting: Intent {{ {description} }}\n")
     if not component and intent.action == ACTION_VIEW and intent.data:
-        component = resolve_view(intent.data, intent.package) or ""
+        component = resolve_view(intent.data, intent.package, framework.packages.link_handlers()) or ""
     if not component:  # ActivityManagerShellCommand.runStartActivity: PackageManager resolved nothing
         unresolved = intent.describe(resolving=True)
         proc.stderr.write(f"Error: Activity not started, unable to resolve Intent {{ {unresolved} }}\n")

@@ -24,7 +24,7 @@ from pytest_mobile_agent.virtual.android.permissions import GrantPermissions
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 from pytest_mobile_agent.virtual.ui import system
 from pytest_mobile_agent.virtual.ui.emulator import EmulatorUi
-from pytest_mobile_agent.virtual.ui.fixture import FIXTURE_MANIFEST, MAIN_ACTIVITY, PACKAGE
+from pytest_mobile_agent.virtual.ui.fixture import FIXTURE_MANIFEST, MAIN_ACTIVITY, PACKAGE, tab_of_link
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.model import KEY_MAP, UiModel
 from pytest_mobile_agent.virtual.ui.node import Node
@@ -40,13 +40,23 @@ class FixtureAppEntry:
 
     def __init__(self, model: EmulatorUi) -> None:
         self.model = model
+        self._link_tab: str | None = None
 
     def has_activity(self, activity: str) -> bool:
         return activity in (PACKAGE + MAIN_ACTIVITY, MAIN_ACTIVITY)
 
+    def open_data(self, url: str) -> None:
+        """The intent's data (a deep link, `fixture://tab/List`): the tab it names, for the start
+        that follows (fixture.tab_of_link)."""
+        self._link_tab = tab_of_link(url)
+
     def start(self, activity: str, extras: dict[str, str]) -> None:
         """Start the activity and return once its first screen is composed, as the activity
-        manager reports a launch complete when the first frame is drawn (`am start -W`)."""
+        manager reports a launch complete when the first frame is drawn (`am start -W`). A deep
+        link's tab wins over none named in the extras."""
+        link_tab, self._link_tab = self._link_tab, None
+        if link_tab is not None and "tab" not in extras:
+            extras = {**extras, "tab": link_tab}
         self.model.start_app(extras)
         self.model.wait_composed(COMPOSED_TIMEOUT_S)
 
@@ -149,6 +159,7 @@ def _install_fixture(ui: EmulatorUi, packages: PackageManager) -> None:
     packages.provide_ui(FixtureAppEntry(ui))
     packages.show_others_with(lambda manifest: PlainApp(ui, manifest))
     packages.install(build_apk(FIXTURE_MANIFEST))
+    packages.verify_app_links(PACKAGE)  # its https App Link, verified as the image's verifier left it
     ui.permissions = GrantPermissions(packages, PACKAGE)
 
 

@@ -36,8 +36,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
-from pytest_mobile_agent.apk import Activity, Manifest
+from pytest_mobile_agent.apk import Activity, LinkFilter, Manifest
 from pytest_mobile_agent.virtual.ui import spinner
 from pytest_mobile_agent.virtual.ui.node import Node, ScrollInfo, Window
 from pytest_mobile_agent.virtual.ui.system import LAYER_ALERT, LAYER_APP
@@ -65,9 +66,18 @@ WRONG_PASSWORD = "Wrong password"
 
 #: the manifest of the fixture app's APK as the emulator image has it installed (versionCode 1);
 #: tests build newer ones with dataclasses.replace and `apk.build_apk`
+#: the app's deep links, routed to a tab (`tab_of_link`): its own scheme, and an https App Link
+#: (`android:autoVerify`, verified on the image) for a host of its own
+LINK_SCHEME = "fixture"
+LINK_HOST = "fixture.example"
+LINK_PATH = "/tab/"
+FIXTURE_LINKS = (
+    LinkFilter(schemes=(LINK_SCHEME,), hosts=("tab",)),
+    LinkFilter(schemes=("https",), hosts=(LINK_HOST,), path_prefixes=(LINK_PATH,), auto_verify=True),
+)
 FIXTURE_MANIFEST = Manifest(
     package=PACKAGE, version_code=1, version_name="1.0", min_sdk=24, target_sdk=36, label="Compose fixture",
-    activities=(Activity(PACKAGE + MAIN_ACTIVITY, exported=True, launcher=True),),
+    activities=(Activity(PACKAGE + MAIN_ACTIVITY, exported=True, launcher=True, links=FIXTURE_LINKS),),
     permissions=tuple(f"android.permission.{name}" for name in (
         "CAMERA", "RECORD_AUDIO", "ACCESS_FINE_LOCATION", "ACCESS_COARSE_LOCATION", "ACCESS_BACKGROUND_LOCATION",
         "POST_NOTIFICATIONS", "INTERNET")),
@@ -114,6 +124,7 @@ class ListScroller:
             if node is None:
                 node = self._item(index, bounds)
             node.bounds = bounds
+            node.layout_bounds = (left, y, right, y + h) if bounds[1:4:2] != (y, y + h) else None
             shown[index] = node
         self._items = shown
         self.container.children = []
@@ -416,6 +427,20 @@ class FixtureApp:
 
     def permission_answered(self, permission: str, verdict: str) -> None:
         self.permission_results[permission] = verdict
+
+
+def tab_of_link(url: str) -> str | None:
+    """The tab a deep link names, as the app's MainActivity reads its intent's data:
+    `fixture://tab/List` and `https://fixture.example/tab/List` open List (a tab's name in any
+    case); a link the app declares but naming no tab it has opens it where it starts (None)."""
+    parts = urlsplit(url)
+    if parts.scheme == LINK_SCHEME and parts.hostname == "tab":
+        name = parts.path.strip("/")
+    elif parts.scheme == "https" and parts.hostname == LINK_HOST and parts.path.startswith(LINK_PATH):
+        name = parts.path[len(LINK_PATH):].strip("/")
+    else:
+        return None
+    return next((tab for tab in TABS if tab.lower() == name.lower()), None)
 
 
 def _milliseconds(value: str | None) -> float | None:

@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual.ui import accessibility, system
+from pytest_mobile_agent.virtual.ui import accessibility, system, text_toolbar
 from pytest_mobile_agent.virtual.ui import clipboard as clips
 from pytest_mobile_agent.virtual.ui.apps import UiApp
 from pytest_mobile_agent.virtual.ui.changes import Change, Listener, NodesChanged, WindowsChanged
@@ -75,6 +75,8 @@ class UiModel:
         #: an emulator (ro.boot.qemu): SystemUI honours the suppress extra from any source
         self.emulator = True
         self._clipboard_overlay: Window | None = None
+        #: the floating text toolbar a long press on a field showed (ui/text_toolbar.py), and its field
+        self._text_toolbar: tuple[Window, Node] | None = None
         self.log: Callable[[str, str], None] = lambda tag, msg: None
         #: set by the device: starting the app from the launcher goes through the activity manager
         self.on_launch: Callable[[str], None] | None = None
@@ -115,7 +117,8 @@ class UiModel:
         self._prompt_answer: Callable[[str, str], None] | None = None
         self._prompt_permission = ""
         self._clock_text = system.clock_text(self.clock.wall())
-        self.status_bar = system.status_bar(self.geo, self.clock.wall())
+        self.status_icons = system.DEFAULT_STATUS_ICONS
+        self.status_bar = system.status_bar(self.geo, self.clock.wall(), self.status_icons)
         self.nav_bar = system.nav_bar(self.geo, lambda code: self._key(code, 0))
         self.keyboard = system.keyboard(self.geo, self._keyboard_press)
         self.launcher = system.launcher(self.geo, self._launch_from_home)
@@ -233,7 +236,7 @@ class UiModel:
             for w in (self.status_bar, self.nav_bar, self.launcher):
                 self._remove(w)
             self.geo = geometry
-            self.status_bar = system.status_bar(geometry, self.clock.wall())
+            self.status_bar = system.status_bar(geometry, self.clock.wall(), self.status_icons)
             self.nav_bar = system.nav_bar(geometry, lambda code: self._key(code, 0))
             self.keyboard = system.keyboard(geometry, self._keyboard_press)
             self.launcher = system.launcher(geometry, self._launch_from_home)
@@ -345,6 +348,15 @@ class UiModel:
                 self._notify(NodesChanged(window.id, tuple(n.uid for n in nodes), kinds,
                                           window.sends_change_events))
 
+    def set_status_icons(self, icons: tuple[system.StatusIcon, ...]) -> None:
+        """SystemUI's status bar icons changed (the radios: ui/shade.py follows the device state)."""
+        with self.lock:
+            if icons == self.status_icons:
+                return
+            self.status_icons = icons
+            system.lay_out_status_icons(self.geo, self.status_bar, icons)
+            self.nodes_changed(self.status_bar, [self.status_bar.root], ("structure",))
+
     def redrawn(self, window: Window) -> None:
         """The window's pixels changed and none of its nodes did (an animation frame): the display
         shows a new frame; the tree, its caches and the accessibility events stay as they are."""
@@ -454,6 +466,8 @@ class UiModel:
 
     def clear_focus_in(self, window: Window) -> None:
         with self.lock:
+            if self._text_toolbar is not None and self._window_of(self._text_toolbar[1]) is window:
+                self.dismiss_text_toolbar()
             if self._focused_window is window:
                 self._unfocus()
 
@@ -611,6 +625,36 @@ class UiModel:
             if overlay is not None:
                 self.remove_window(overlay)
 
+    # --- the floating text toolbar (ui/text_toolbar.py) ------------------------------------------
+
+    @property
+    def text_toolbar(self) -> Window | None:
+        return self._text_toolbar[0] if self._text_toolbar is not None else None
+
+    def _long_press_text(self, field: Node) -> None:
+        """Editor.performLongClick: the field takes the focus (the keyboard comes up), the caret
+        goes where it was pressed (the end here), and with text on the clipboard the toolbar offers
+        Paste."""
+        self.dismiss_text_toolbar()
+        self.focus(field)
+        if not self.clipboard:
+            return
+        window = text_toolbar.toolbar_window(self.geo, field, lambda: self._toolbar_paste(field))
+        self._text_toolbar = (window, field)
+        self.add_window(window)
+
+    def _toolbar_paste(self, field: Node) -> None:
+        """The toolbar's Paste: the app's own paste (TextView.onTextContextMenuItem(android.R.id.paste)),
+        then the action mode ends."""
+        self.dismiss_text_toolbar()
+        self._paste_into(field)
+
+    def dismiss_text_toolbar(self) -> None:
+        with self.lock:
+            shown, self._text_toolbar = self._text_toolbar, None
+            if shown is not None:
+                self.remove_window(shown[0])
+
     def _window_of(self, node: Node) -> Window | None:
         return next((w for w in self._windows if any(n is node for n in w.nodes())), None)
 
@@ -749,6 +793,8 @@ class UiModel:
         overlay = self._clipboard_overlay
         if overlay is not None and not overlay.contains(x, y):
             self.dismiss_clipboard_overlay()  # a touch outside it (FLAG_WATCH_OUTSIDE_TOUCH) closes it
+        if self._text_toolbar is not None and not self._text_toolbar[0].contains(x, y):
+            self.dismiss_text_toolbar()  # the action mode ends on a touch elsewhere
         p = Pointer(x, y, t, x, y)
         p.tracker.add(t, x, y)
         self._pointer = p
@@ -763,7 +809,9 @@ class UiModel:
             if p is not None and self._pointer is p and not p.dragging and not p.moved_beyond(self.geo.touch_slop):
                 p.long_pressed = True
                 target = self._target_at(p.down_x, p.down_y)
-                if target is not None and target.long_clickable and target.on_long_click is not None:
+                if target is not None and target.editable and target.enabled:
+                    self._long_press_text(target)
+                elif target is not None and target.long_clickable and target.on_long_click is not None:
                     target.on_long_click()
 
         p.long_press_check = self.schedule(LONG_PRESS_MS - (self.clock.now_ms() - t), long_press)

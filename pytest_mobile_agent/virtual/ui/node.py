@@ -111,6 +111,10 @@ class Node:
     #: how many more times the platform's getChild returns null for this node (-1: every time), as
     #: it does for a provider's or a WebView's node it cannot fetch, or a binder call that timed out
     null_reads: int = 0
+    #: where the node is laid out when its parent shows only part of it (a list row half scrolled
+    #: out): `bounds` is the visible part, as AccessibilityNodeInfo.getBoundsInScreen gives it, and
+    #: the node is drawn at this size, clipped to `bounds` (View.draw under its parent's clip)
+    layout_bounds: Bounds | None = None
 
     def fetch(self) -> bool:
         """One getChild call for this node: False when the platform gives null."""

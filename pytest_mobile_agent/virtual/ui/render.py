@@ -103,9 +103,29 @@ def _draw_window(model: Screen, w: Window) -> Image.Image:
     if w.modal:
         draw.rectangle((0, 0, right - left - 1, bottom - top - 1), outline=(180, 180, 190), width=3)
     for node in w.nodes():
-        if node.visible:
+        if not node.visible:
+            continue
+        if node.layout_bounds is not None and node.layout_bounds != node.bounds:
+            _draw_clipped(image, node, left, top, w is model.nav_bar)
+        else:
             _draw_node(draw, node, left, top, w is model.nav_bar)
     return image
+
+
+def _draw_clipped(image: Image.Image, node: Node, ox: int, oy: int, dark: bool) -> None:
+    """A node its parent shows only in part (a list row half scrolled out): drawn at its laid-out
+    size and clipped to its visible bounds, as View.draw runs under the parent's clip rectangle
+    (frameworks/base core/java/android/view/View.java, ViewGroup.drawChild; Compose's
+    LazyColumn clips to its bounds the same way), never squeezed into the visible part."""
+    lx, ly, lr, lb = node.layout_bounds or node.bounds
+    if lr <= lx or lb <= ly:
+        return
+    whole = Image.new("RGB", (lr - lx, lb - ly), BACKGROUND)
+    _draw_node(ImageDraw.Draw(whole), node, lx, ly, dark, (lx, ly, lr, lb))
+    vx, vy, vr, vb = node.bounds
+    if vr <= vx or vb <= vy:
+        return
+    image.paste(whole.crop((vx - lx, vy - ly, vr - lx, vb - ly)), (vx - ox, vy - oy))
 
 
 def _status_bar(model: Screen, w: Window) -> Image.Image:
@@ -114,14 +134,34 @@ def _status_bar(model: Screen, w: Window) -> Image.Image:
     draw = ImageDraw.Draw(image)
     clock = time.strftime("%H:%M:%S", time.gmtime(model.clock.wall()))
     draw.text((42, (bottom - top) // 2), clock, fill=BAR_TEXT, font=font(40), anchor="lm")
-    x = right - 250
-    for i in range(3):
-        draw.rectangle((x + i * 70 + 15, 24, x + i * 70 + 55, bottom - 24), fill=BAR_TEXT)
+    for node in w.root.children[2:]:  # the system icons, each in its own shape
+        slot = (node.res or "").rsplit("/", 1)[-1]
+        _status_icon(draw, slot, (node.bounds[0] - left + 15, 24, node.bounds[2] - left - 15, bottom - top - 24))
     return image
 
 
-def _draw_node(draw: ImageDraw.ImageDraw, node: Node, ox: int, oy: int, dark: bool) -> None:
-    x0, t, r, b = node.bounds
+def _status_icon(draw: ImageDraw.ImageDraw, slot: str, box: tuple[int, int, int, int]) -> None:
+    """SystemUI's icon shapes, simplified: Wi-Fi's fan, the mobile signal's triangle, the battery's
+    body and cap, airplane mode's plane (a fuselage, wings and tail)."""
+    x0, y0, x1, y1 = box
+    mid = (x0 + x1) // 2
+    if slot == "wifi_signal":
+        draw.pieslice((x0 - 6, y0, x1 + 6, y1 + (y1 - y0)), 225, 315, fill=BAR_TEXT)
+    elif slot == "mobile_signal":
+        draw.polygon([(x0, y1), (x1, y1), (x1, y0)], fill=BAR_TEXT)
+    elif slot == "battery":
+        draw.rectangle((x0 + 8, y0 + 4, x1 - 8, y1), fill=BAR_TEXT)
+        draw.rectangle((mid - 5, y0, mid + 5, y0 + 4), fill=BAR_TEXT)
+    elif slot == "airplane":
+        third = (y1 - y0) // 3
+        draw.rectangle((mid - 3, y0, mid + 3, y1), fill=BAR_TEXT)
+        draw.polygon([(x0, y0 + 2 * third), (mid, y0 + third), (x1, y0 + 2 * third)], fill=BAR_TEXT)
+        draw.line((mid - 9, y1, mid + 9, y1), fill=BAR_TEXT, width=4)
+
+
+def _draw_node(draw: ImageDraw.ImageDraw, node: Node, ox: int, oy: int, dark: bool,
+               bounds: tuple[int, int, int, int] | None = None) -> None:
+    x0, t, r, b = bounds or node.bounds
     box = (x0 - ox, t - oy, r - ox - 1, b - oy - 1)
     if box[2] <= box[0] or box[3] <= box[1]:
         return

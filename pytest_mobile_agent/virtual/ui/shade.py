@@ -1,8 +1,9 @@
 """What SystemUI draws of the device state (android/state.py): the notification shade while it is
 expanded, with a row per notification as the platform's notification template lays it out
-(`android:id/app_name_text`, `android:id/title`, `android:id/text`), and the lock screen while the
-keyguard shows. Both are SystemUI's NotificationShade window (its title in the window list), above
-the app and under the status bar; the lock screen takes every touch.
+(`android:id/app_name_text`, `android:id/title`, `android:id/text`), the lock screen while the
+keyguard shows, and the status bar's icons for the radios (airplane mode, Wi-Fi: ui/system.py).
+The shade and the lock screen are SystemUI's NotificationShade window (its title in the window
+list), above the app and under the status bar; the lock screen takes every touch.
 
 `attach_state(ui, state, activity)` draws them as the state changes, and gives the activity manager
 the image's browser (ui/browser.py), which handles http and https URLs.
@@ -17,6 +18,7 @@ from pytest_mobile_agent.virtual.ui.browser import BrowserApp
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.model import UiModel
 from pytest_mobile_agent.virtual.ui.node import Node, Window
+from pytest_mobile_agent.virtual.ui.system import status_icons
 
 SYSTEMUI = "com.android.systemui"
 LAYER_SHADE = 5
@@ -84,6 +86,11 @@ class StateUi:
                 self.keyguard = keyguard_window(self.ui.geo)
                 self.ui.add_window(self.keyguard)
 
+    def radios_changed(self) -> None:
+        """The status bar's icons as SystemUI draws the radios (ui/system.status_icons)."""
+        radios = self.state.radios
+        self.ui.set_status_icons(status_icons(airplane=radios.airplane, wifi=radios.wifi))
+
     def _drop(self, name: str) -> None:
         window = getattr(self, name)
         setattr(self, name, None)
@@ -95,5 +102,7 @@ def attach_state(ui: UiModel, state: DeviceState, activity: ActivityManager) -> 
     drawn = StateUi(ui, state)
     state.notifications.listeners.append(drawn.notifications_changed)
     state.power.listeners.append(drawn.keyguard_changed)
+    state.radios.listeners.append(drawn.radios_changed)
+    drawn.radios_changed()
     activity.install_system_app(BrowserApp(ui))
     return drawn

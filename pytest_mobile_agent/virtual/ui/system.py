@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
@@ -56,7 +57,39 @@ def clock_text(wall: float) -> str:
     return time.strftime("%H:%M", time.gmtime(wall))
 
 
-def status_bar(geo: Geometry, wall: float) -> Window:
+@dataclass(frozen=True)
+class StatusIcon:
+    """One of SystemUI's status bar icons: its slot (the node's id) and what TalkBack reads."""
+
+    slot: str
+    desc: str
+
+
+ICON_WIDTH = 70
+AIRPLANE_ICON = StatusIcon("airplane", "Airplane mode.")
+WIFI_ICON = StatusIcon("wifi_signal", "Wifi signal full.")
+MOBILE_ICON = StatusIcon("mobile_signal", "Phone signal full.")
+BATTERY_ICON = StatusIcon("battery", "Battery 100 percent.")
+
+
+def status_icons(*, airplane: bool = False, wifi: bool = True) -> tuple[StatusIcon, ...]:
+    """The system icons SystemUI shows for the radios, left to right in its order
+    (config_statusBarIcons: airplane, wifi, mobile, battery): the airplane icon only in airplane
+    mode (StatusBarSignalPolicy, its "airplane" slot), the Wi-Fi icon only while Wi-Fi is on (it may
+    be on in airplane mode), and no mobile signal in airplane mode, when the cellular radio is off
+    (the mobile icons' interactor hides them); the battery always."""
+    shown = [AIRPLANE_ICON] if airplane else []
+    if wifi:
+        shown.append(WIFI_ICON)
+    if not airplane:
+        shown.append(MOBILE_ICON)
+    return (*shown, BATTERY_ICON)
+
+
+DEFAULT_STATUS_ICONS = status_icons()
+
+
+def status_bar(geo: Geometry, wall: float, icons: tuple[StatusIcon, ...] = DEFAULT_STATUS_ICONS) -> Window:
     w = Window(type="system", title="StatusBar", package=SYSTEMUI, layer=LAYER_STATUS_BAR,
                bounds=geo.status_bar, sends_change_events=True)
     root = w.root
@@ -66,13 +99,22 @@ def status_bar(geo: Geometry, wall: float) -> Window:
                   res=f"{SYSTEMUI}:id/clock"))
     root.add(Node("android.widget.LinearLayout", (210, 0, 500, h), desc="Notifications",
                   res=f"{SYSTEMUI}:id/notification_icon_area"))
-    x = geo.width - 250
-    for name, desc in (("wifi_signal", "Wifi signal full."), ("mobile_signal", "Phone signal full."),
-                       ("battery", "Battery 100 percent.")):
-        root.add(Node("android.widget.ImageView", (x, 0, x + 70, h), desc=desc,
-                      res=f"{SYSTEMUI}:id/{name}"))
-        x += 70
+    lay_out_status_icons(geo, w, icons)
     return w
+
+
+def lay_out_status_icons(geo: Geometry, status: Window, icons: tuple[StatusIcon, ...]) -> list[Node]:
+    """The status bar's system icons (after its clock and notification area), right-aligned; the
+    nodes."""
+    root = status.root
+    root.children = root.children[:2]
+    h = geo.status_bar[3]
+    x = geo.width - 40 - ICON_WIDTH * len(icons)
+    for icon in icons:
+        root.add(Node("android.widget.ImageView", (x, 0, x + ICON_WIDTH, h), desc=icon.desc,
+                      res=f"{SYSTEMUI}:id/{icon.slot}"))
+        x += ICON_WIDTH
+    return root.children[2:]
 
 
 def nav_bar(geo: Geometry, on_key: Callable[[int], object]) -> Window:

@@ -110,7 +110,37 @@ def test_the_jdk_is_java_home_then_path(tmp_path: Path) -> None:
     found = find_jdk({"PATH": str(other / "bin")}, "linux")
     assert (found.javac, found.found_by) == (other / "bin" / "javac", "PATH")
     with pytest.raises(AgentBuildError, match="no JDK found"):
-        find_jdk({"PATH": str(tmp_path / "nothing")}, "linux")
+        find_jdk({"PATH": str(tmp_path / "nothing")}, "linux", home=tmp_path)
+
+
+@pytest.mark.parametrize(("platform", "place"), [
+    ("linux", "android-studio/jbr"),
+    ("darwin", "Applications/Android Studio.app/Contents/jbr/Contents/Home"),
+    ("win32", "Program Files/Android/Android Studio/jbr"),
+])
+def test_the_jdk_android_studio_ships_is_found_when_nothing_else_is(tmp_path: Path, platform: str,
+                                                                      place: str) -> None:
+    """Issue 41 item 18: a machine with Android Studio and no other JDK could not build the agent."""
+    def jdk_at(root: Path) -> Path:
+        make_jdk(root)
+        if platform == "win32":
+            (root / "bin" / "javac").rename(root / "bin" / "javac.exe")
+        return root
+
+    jbr = jdk_at(tmp_path / place)
+    environ = {"PATH": str(tmp_path / "nothing"), "ProgramFiles": str(tmp_path / "Program Files")}
+    found = find_jdk(environ, platform, home=tmp_path)
+    assert found.home == jbr and found.javac.parent == jbr / "bin"
+    assert found.found_by.startswith("Android Studio's JDK")
+    other = jdk_at(tmp_path / "other")
+    assert find_jdk({**environ, "JAVA_HOME": str(other)}, platform, home=tmp_path).home == other, "JAVA_HOME first"
+
+
+def test_without_any_jdk_the_error_names_android_studios_places_too(tmp_path: Path) -> None:
+    with pytest.raises(AgentBuildError) as raised:
+        find_jdk({"PATH": str(tmp_path / "nothing")}, "linux", home=tmp_path)
+    assert "/opt/android-studio/jbr" in str(raised.value)
+    assert f"~/android-studio/jbr ({tmp_path / 'android-studio' / 'jbr'})" in str(raised.value)
 
 
 # --- the build definition and the cache key --------------------------------------------------------

@@ -14,6 +14,7 @@ import pytest
 from pytest_mobile_agent import axml
 from pytest_mobile_agent.apk import (
     Activity,
+    LinkFilter,
     Manifest,
     build_apk,
     manifest_element,
@@ -128,3 +129,29 @@ def test_a_manifest_round_trips_through_the_writer() -> None:
     )
     assert read_apk(build_apk(manifest)).manifest == manifest
     assert isinstance(read_apk(build_apk(manifest)).manifest, Manifest)
+
+
+def test_an_activitys_link_filters_are_written_and_read_back_as_pyaxmlparser_reads_them(tmp_path: Path) -> None:
+    """Issue 41 item 12: the fixture app declares its deep links as a real app does, in its manifest."""
+    manifest = read_apk(fixture_apk()).manifest
+    links = manifest.activities[0].links
+    assert [(link.schemes, link.hosts, link.path_prefixes, link.auto_verify) for link in links] == [
+        (("fixture",), ("tab",), (), False), (("https",), ("fixture.example",), ("/tab/",), True)]
+    path = tmp_path / "fixture.apk"
+    path.write_bytes(build_apk(manifest))
+    xml = pyaxmlparser.APK(str(path)).get_android_manifest_xml()
+    android = "{http://schemas.android.com/apk/res/android}"
+    filters = [f for f in xml.iter("intent-filter") if any(
+        a.get(f"{android}name") == "android.intent.action.VIEW" for a in f.iter("action"))]
+    assert [[d.get(f"{android}scheme") or d.get(f"{android}host") or d.get(f"{android}pathPrefix")
+             for d in f.iter("data")] for f in filters] == [["fixture", "tab"], ["https", "fixture.example", "/tab/"]]
+    assert [f.get(f"{android}autoVerify") for f in filters] == [None, "true"]
+
+
+def test_a_link_filter_matches_its_scheme_host_and_path_prefix_only() -> None:
+    link = LinkFilter(("https",), ("fixture.example", "*.fixture.dev"), ("/tab/",), auto_verify=True)
+    assert link.matches("https://fixture.example/tab/List") and link.matches("https://FIXTURE.example/tab/x")
+    assert link.matches("https://a.fixture.dev/tab/List") and link.matches("https://fixture.dev/tab/")
+    assert not link.matches("http://fixture.example/tab/List"), "the scheme is not one it declares"
+    assert not link.matches("https://fixture.example/about") and not link.matches("https://other.example/tab/List")
+    assert LinkFilter(("fixture",)).matches("fixture://anything/at/all"), "no host: any host"

@@ -197,10 +197,10 @@ def test_a_misspelled_serial_gets_the_plugins_advice_and_a_did_you_mean(
         served_lab: VirtualLab, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor", "--android-serial", "emulatr-5554"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err[0] == (f"error: --android-serial emulatr-5554: the Android target is not usable: emulatr-5554 is not on "
-                      f"the adb server at 127.0.0.1:{served_lab.adb_port} (it lists emulator-5554 (device))")
-    assert err[1] == ("advice: Did you mean `--android-serial emulator-5554`? Check the serial with "
-                      "`python -m pytest_mobile_agent targets` or `adb devices -l`")
+    assert err[0] == (f"error: --android-serial emulatr-5554: the Android target is not usable: did you mean "
+                      f"`--android-serial emulator-5554`? emulatr-5554 is not on the adb server at "
+                      f"127.0.0.1:{served_lab.adb_port} (it lists emulator-5554 (device))")
+    assert err[1] == ("advice: Check the serial with `python -m pytest_mobile_agent targets` or `adb devices -l`")
 
 
 def test_an_idle_exit_past_its_bound_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -390,3 +390,39 @@ def test_a_report_that_cannot_be_written_is_an_error_after_the_rows(
     out, err = capsys.readouterr()
     assert "checks:" in out.splitlines()[-1]
     assert err.startswith(f"error: --report {path}: cannot write the report: No such file or directory")
+
+
+# --- issue 41 item 13: a served virtual device's controller ----------------------------------------
+
+
+def test_on_a_served_virtual_device_the_doctor_finds_its_controller_and_exits_0(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m pytest_mobile_agent.virtual` served no controller: the doctor's controller row
+    failed and the doctor exited 1 on the recipe README gives."""
+    for name in ("ANDROID_HOME", "ANDROID_SDK_ROOT", "MOBILE_AGENT_JAR", "MOBILE_AGENT_RECORDS", "ADB_SERVER_SOCKET",
+                 "MOBILE_AGENT_ANDROID_SERIAL", "MOBILE_AGENT_EMULATOR_CONTROLLER"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in (("HOME", tmp_path / "home"), ("XDG_CACHE_HOME", tmp_path / "cache"),
+                        ("MOBILE_AGENT_LOCK_DIR", tmp_path / "locks"),
+                        ("MOBILE_AGENT_AVD_DISCOVERY_DIR", tmp_path / "avd")):
+        monkeypatch.setenv(name, str(value))
+    served = subprocess.Popen([sys.executable, "-m", "pytest_mobile_agent.virtual"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert served.stdout is not None
+        printed = []
+        for line in served.stdout:
+            printed.append(line)
+            if line.startswith("serving until interrupted"):
+                break
+        port = next(line.split("=", 1)[1].strip() for line in printed if "export ANDROID_ADB_SERVER_PORT=" in line)
+        assert any("emulator controller on 127.0.0.1:" in line for line in printed), printed
+        monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", port)
+        code = main(["doctor", "--android-serial", "emulator-5554", "--json"])
+        report = capsys.readouterr().out
+    finally:
+        served.terminate()
+        served.wait(20)
+    by = {c["check"]: c for c in json.loads(report)["checks"]}
+    assert by["controller"]["result"] == "ok", by["controller"]
+    assert code == 0, by

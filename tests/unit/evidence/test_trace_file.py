@@ -116,3 +116,71 @@ def test_show_trace_of_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixt
         f"error: {tmp_path / 'none.zip'}: no such file",
         "advice: pass the trace.zip a failed test's report names",
     ]
+
+
+# --- show-trace DIR (issue 41 item 15: a folder was "no such file") ---------------------------------
+
+
+def test_show_trace_of_a_folder_opens_its_one_trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    test_folder = tmp_path / "artifacts" / "test_app.py-test_sign_in"
+    test_folder.mkdir(parents=True)
+    written(test_folder, document())
+    served: list[bytes] = []
+
+    def serve_once(serve: Any, name: str, port: int) -> int:
+        import urllib.request
+
+        with serve() as url, urllib.request.urlopen(url, timeout=10) as page:
+            served.append(page.read())
+        return 0
+
+    monkeypatch.setattr("pytest_mobile_agent.cli.main._serve_until_stopped", serve_once)
+    assert main(["show-trace", str(tmp_path / "artifacts")]) == 0, capsys.readouterr().err
+    assert served and b"t.py::t" in served[0]
+
+
+def test_show_trace_of_a_folder_of_several_names_them_newest_first(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    older, newer = tmp_path / "a", tmp_path / "b"
+    older.mkdir()
+    newer.mkdir()
+    first = written(older, document())
+    second = newer / "trace-gw1.zip"
+    tracefile.write_trace(second, document(), {"images/1.jpg": b"\xff\xd8jpeg"})
+    import os
+
+    os.utime(first, (1_000_000, 1_000_000))
+    (newer / ".trace.zip.77.partial").write_bytes(b"half")
+    assert main(["show-trace", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {tmp_path} holds 2 traces, the newest first:", f"  {second}", f"  {first}",
+        "advice: pass the one to open",
+    ]
+
+
+def test_show_trace_of_a_folder_without_a_trace_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "video.mp4").write_bytes(b"")
+    assert main(["show-trace", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {tmp_path} holds no trace (no trace.zip or trace-gwN.zip")
+
+
+def test_a_steps_source_line_reads_back_and_a_malformed_one_is_refused(tmp_path: Path) -> None:
+    """Issue 41 item 15: a step names the test's file and line that made the call (format 1, an addition)."""
+    good = document()
+    good["steps"][0]["source"] = {"file": "tests/test_app.py", "line": 12}
+    assert tracefile.read_trace(written(tmp_path, good)).steps[0]["source"] == {"file": "tests/test_app.py", "line": 12}
+    bad = document()
+    bad["steps"][0]["source"] = "tests/test_app.py:12"
+    with pytest.raises(tracefile.InvalidTrace, match=r"steps\[0\].source is not null or \{file, line\}"):
+        tracefile.read_trace(written(tmp_path, bad))
+
+
+def test_a_steps_source_is_written_relative_to_the_rootdir(tmp_path: Path) -> None:
+    from pytest_mobile_agent.mirror.steps import Source
+
+    test_file = tmp_path / "tests" / "test_app.py"
+    assert tracefile.source_entry(Source(str(test_file), 12), tmp_path) == {"file": "tests/test_app.py", "line": 12}
+    outside = Path("/elsewhere/helpers.py")
+    assert tracefile.source_entry(Source(str(outside), 3), tmp_path) == {"file": "/elsewhere/helpers.py", "line": 3}
+    assert tracefile.source_entry(None, tmp_path) is None

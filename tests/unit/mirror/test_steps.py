@@ -5,12 +5,14 @@ before the test's own calls only, outside any step."""
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import pytest
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.mirror import steps as steps_module
 from pytest_mobile_agent.mirror.mirror import Mirror
-from pytest_mobile_agent.mirror.steps import Step, Steps
+from pytest_mobile_agent.mirror.steps import Source, Step, Steps
 from pytest_mobile_agent.session.backends import Ack
 from pytest_mobile_agent.stack.app import AppUnderTest
 from tests.support.mirror_fakes import Rig, login_screen
@@ -60,6 +62,30 @@ def test_an_elements_tap_is_a_step_around_the_screens() -> None:
     button.tap()
     assert recorder.names() == [("actionable", 2), ("tap", 1), ("element.tap", 0)]
     assert recorder.ended[-1].target == (60, 700, 1020, 840)
+
+
+def test_each_step_records_the_tests_file_and_line_and_nested_steps_their_callers() -> None:
+    """Issue 41 item 15: steps carried no source line, so the trace could not say where the test was."""
+    rig = Rig(login_screen())
+    button = rig.mirror.find(desc="Sign in")
+    recorder = recorded(rig)
+    line = inspect.currentframe().f_lineno + 1  # type: ignore[union-attr]
+    button.tap()
+    assert [step.source for step in recorder.ended] == [Source(__file__, line)] * 3
+    assert str(recorder.ended[-1].source) == f"{__file__}:{line}"
+
+
+def test_a_call_that_a_fixture_makes_from_pytests_frames_has_no_source_line() -> None:
+    """The app's stop at teardown: the plugin's code called by pytest's, no line of the test."""
+    steps = Steps()
+    finished: list[Step] = []
+    in_the_plugin = str(Path(steps_module.__file__).parent.parent / "plugin" / "fixtures.py")
+    in_pytest = str(Path(pytest.__file__).parent.parent / "_pytest" / "runner.py")
+    namespace = {"steps": steps, "finished": finished}
+    exec(compile("def stop():\n    with steps.step('app.stop') as step:\n        finished.append(step)\n",
+                 in_the_plugin, "exec"), namespace)
+    exec(compile("stop()", in_pytest, "exec"), namespace)
+    assert finished[0].source is None
 
 
 def test_a_wait_records_its_polls_and_what_ended_it() -> None:

@@ -128,7 +128,8 @@ def test_a_target_that_is_not_listed_skips_its_tests_with_the_advice_under_the_o
     pytester.makepyfile("def test_x(device):\n    pass\n")
     result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5570", "--android-skip-unusable", "-rs")
     result.assert_outcomes(skipped=1)
-    result.stdout.fnmatch_lines(["*not usable: emulator-5570 is not on the adb server*"])
+    result.stdout.fnmatch_lines(["*not usable: did you mean `--android-serial emulator-5554`? emulator-5570 is not on "
+                                 "the adb server*"])
 
 
 def test_bad_option_values_are_usage_errors(pytester: pytest.Pytester) -> None:
@@ -362,19 +363,22 @@ def test_the_virtual_devices_own_controller_is_confirmed_and_used(pytester: pyte
 
 @pytest.mark.parametrize(("avd", "size", "why"), [
     ("Pixel_9_API_35", (1080, 2400),
-     "the discovery file */pid_*.ini names AVD 'Pixel_9_API_35', and emulator-5554 runs AVD 'Pixel_7_API_36' "
+     "the discovery file */pid_*.ini names AVD 'Pixel_9_API_35', and emulator-5554 runs AVD 'Pixel_7_API_36_lab*_1' "
      "(ro.boot.qemu.avd_name): another emulator on the same console port"),
-    ("Pixel_7_API_36", (1280, 2856),
+    (None, (1280, 2856),
      "the controller at http://127.0.0.1:* has a 1280x2856 display, and emulator-5554's physical size is "
      "1080x2400 (wm size): another emulator"),
 ], ids=["another-avd", "another-display"])
 def test_a_local_emulators_controller_on_the_same_console_port_is_not_used_for_a_served_device(
         pytester: pytest.Pytester, shared_lab: VirtualLab, monkeypatch: pytest.MonkeyPatch,
-        avd: str, size: tuple[int, int], why: str) -> None:
+        avd: str | None, size: tuple[int, int], why: str) -> None:
     """Issue 16 item 2: `auto` matched discovery files by console port alone, so the served
-    emulator-5554 took a local emulator-5554's controller and its swipes went to that screen."""
+    emulator-5554 took a local emulator-5554's controller and its swipes went to that screen.
+    (None: an emulator of the served device's own AVD name, with another display.)"""
     from pytest_mobile_agent.virtual.device import VirtualDevice
     from pytest_mobile_agent.virtual.fronts.controller import AvdConfig, ControllerDouble
+
+    avd = avd or shared_lab.device("emulator-5554").properties["ro.boot.qemu.avd_name"]
 
     stranger = VirtualDevice("emulator-5554", properties={"ro.boot.qemu.avd_name": avd})
     stranger.display.physical_width, stranger.display.physical_height = size

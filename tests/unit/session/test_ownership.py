@@ -183,3 +183,75 @@ def test_an_address_this_hosts_names_resolve_to_is_on_this_host(monkeypatch: pyt
     monkeypatch.setattr(socket, "getaddrinfo", resolve)
     assert adb_server_on_this_host("10.20.30.40")
     assert not adb_server_on_this_host("10.20.30.41")
+
+
+# --- several discovery files for one console port (issue 41 item 13) ---------------------------------
+
+
+def other_avd(port: int, avd: str, pid: int) -> Endpoint:
+    return Endpoint(host="127.0.0.1", port=port, console_port=5554, serial="emulator-5554",
+                    discovery_file=Path(f"/run/user/1000/avd/running/pid_{pid}.ini"), avd_id=avd)
+
+
+def select_among(candidates: list[Endpoint], device: ScriptedDevice) -> tuple[Any, list[Endpoint]]:
+    connected: list[Endpoint] = []
+
+    def connect(endpoint: Endpoint, timeout: float) -> FakeController:
+        connected.append(endpoint)
+        return FakeController()
+
+    options = PathOptions(candidates=lambda serial: candidates, connect=connect, target=check(device))
+    return select_paths("emulator-5554", True, ControllerChoice.Auto(), options), connected
+
+
+def test_of_two_files_on_the_console_port_the_one_of_the_devices_avd_is_used() -> None:
+    ours, theirs = other_avd(8601, "Pixel_7_API_36_lab1_1", 11), other_avd(8602, "Pixel_7_API_36_lab2_1", 12)
+    selection, connected = select_among([theirs, ours], ScriptedDevice("Pixel_7_API_36_lab1_1\n\nPhysical size: "
+                                                                      "1080x2400\n"))
+    assert selection.controller is not None and connected == [ours]
+
+
+def test_two_files_naming_the_devices_avd_fail_closed() -> None:
+    """Every virtual device reported the same AVD, so a second lab's controller for emulator-5554
+    passed the check and the taps landed on its display: when two cannot be told apart, neither is used."""
+    first, second = other_avd(8601, "Pixel_7_API_36", 11), other_avd(8602, "Pixel_7_API_36", 12)
+    selection, connected = select_among([first, second], ScriptedDevice())
+    assert selection.controller is None and connected == []
+    assert ("2 discovery files claim console port 5554 for AVD 'Pixel_7_API_36' (/run/user/1000/avd/running/"
+            "pid_11.ini, /run/user/1000/avd/running/pid_12.ini), so which is emulator-5554's emulator cannot be "
+            "told") in (selection.warning or "")
+
+
+def test_two_files_neither_of_the_devices_avd_say_so() -> None:
+    selection, connected = select_among([other_avd(8601, "A", 11), other_avd(8602, "B", 12)], ScriptedDevice())
+    assert selection.controller is None and connected == []
+    assert "2 discovery files claim console port 5554 (" in (selection.warning or "")
+    assert "and none names emulator-5554's AVD" in (selection.warning or "")
+
+
+def test_two_served_labs_emulator_5554_each_drive_their_own_controller(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both labs advertise a controller for emulator-5554 in one discovery directory; each device
+    runs an AVD of its own name, so each target finds its own lab's controller."""
+    from pytest_mobile_agent.adb import AdbServer
+    from pytest_mobile_agent.virtual import VirtualLab
+
+    monkeypatch.setenv("MOBILE_AGENT_AVD_DISCOVERY_DIR", str(tmp_path))
+    first, second = VirtualLab.start(1), VirtualLab.start(1)
+    try:
+        assert first.device("emulator-5554").properties["ro.boot.qemu.avd_name"] != \
+            second.device("emulator-5554").properties["ro.boot.qemu.avd_name"]
+        ports = {lab: lab.start_controller("emulator-5554") for lab in (second, first)}  # the first's is newer
+        for lab in (first, second):
+            server = AdbServer(host="127.0.0.1", port=lab.adb_port)
+            target = TargetCheck("emulator-5554", "127.0.0.1", server.address, server.device("emulator-5554"))
+            selection = select_paths("emulator-5554", True, ControllerChoice.Auto(),
+                                     PathOptions(connect_timeout=5.0, target=target))
+            assert selection.controller is not None, selection.warning
+            try:
+                assert selection.controller.endpoint.port == ports[lab]
+            finally:
+                selection.controller.close()
+    finally:
+        second.stop()
+        first.stop()

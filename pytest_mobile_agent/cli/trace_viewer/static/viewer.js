@@ -37,12 +37,46 @@ function drawTimeline() {
     took.className = "took";
     took.textContent = seconds(step);
     item.append(took, call);
+    if (step.source && step.depth === 0) {
+      const source = document.createElement("span");
+      source.className = "source";
+      source.textContent = sourceText(step.source, true);
+      source.title = sourceText(step.source, false);
+      item.append(source);
+    }
     item.dataset.index = step.index;
     if (step.error) { item.classList.add("failed"); }
     if (step.teardown) { item.classList.add("teardown"); }
     item.addEventListener("click", () => select(step.index, true));
     list.append(item);
   }
+}
+
+function sourceText(source, short) {
+  // the test's file and line that made the call; the file's own name alone in the timeline
+  const file = short ? source.file.split(/[\\/]/).pop() : source.file;
+  return `${file}:${source.line}`;
+}
+
+function openingStep() {
+  // the failed step: the test's own call that raised; for a failure outside any call (a plain
+  // `assert`), the test's last call before it; a test that passed opens on its first step
+  const steps = TRACE.steps;
+  const failed = steps.findIndex((s) => s.error && s.depth === 0 && !s.teardown);
+  if (failed >= 0) { return failed; }
+  if (TRACE.test.outcome === "failed") {
+    for (let i = steps.length - 1; i >= 0; i -= 1) {
+      if (steps[i].depth === 0 && !steps[i].teardown) { return i; }
+    }
+  }
+  return 0;
+}
+
+function drawFailure() {
+  const test = TRACE.test;
+  const shown = test.outcome === "failed" && Boolean(test.failure);
+  $("failure-pane").hidden = !shown;
+  $("failure").textContent = shown ? test.failure : "";
 }
 
 function screenOf(step) {
@@ -84,6 +118,7 @@ function drawCall(step) {
   const table = $("call");
   table.replaceChildren();
   row(table, "call", step.name);
+  if (step.source) { row(table, "source", sourceText(step.source, false)); }
   for (const [key, value] of Object.entries(step.arguments || {})) { row(table, key, value); }
   row(table, "outcome", step.outcome);
   row(table, "ended by", step.ended_by || "");
@@ -93,6 +128,9 @@ function drawCall(step) {
     row(table, "looks", `${step.polls.length} (${step.polls.filter((p) => p[1]).length} matched)`);
   }
   if (step.error) { row(table, step.error.type, step.error.message); }
+  if (!step.error && TRACE.test.failure && current === openingStep() && TRACE.test.outcome === "failed") {
+    row(table, "the test failed after it", TRACE.test.failure);
+  }
   for (const [kind, name] of Object.entries(step.snapshot || {})) {
     const tr = document.createElement("tr");
     const th = document.createElement("th");
@@ -207,6 +245,7 @@ function start() {
   $("status").textContent = `${TRACE.steps.length} steps`;
   $("session-status").textContent = (TRACE.status || []).join("\n") || "(none)";
   $("missing").textContent = (TRACE.missing || []).map((m) => `${m.what}: ${m.why}`).join("\n") || "nothing";
+  drawFailure();
   drawTimeline();
   setUpVideo();
   $("show-before").addEventListener("click", () => { which = "before"; select(current, false); });
@@ -215,8 +254,7 @@ function start() {
     if (event.key === "ArrowDown") { select(current + 1, true); event.preventDefault(); }
     if (event.key === "ArrowUp") { select(current - 1, true); event.preventDefault(); }
   });
-  const failed = TRACE.steps.findIndex((s) => s.error && s.depth === 0);
-  select(failed >= 0 ? failed : 0, true);
+  select(openingStep(), true);
   document.body.dataset.ready = "true";
 }
 

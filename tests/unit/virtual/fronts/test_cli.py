@@ -128,9 +128,9 @@ def test_it_serves_on_the_adb_port_named_and_starts_a_controller_with_a_token_as
     process, lines = cli("--adb-port", str(port), "--grpc", str(grpc))
     assert f"adb server: 127.0.0.1:{port} (the built-in adb endpoint)" in lines
     (discovery,) = tmp_path.glob("pid_*.ini")
-    said_controller = (f"  emulator-5554: emulator controller on 127.0.0.1:{grpc} (with a token, discovery file "
-                       f"{discovery})")
-    assert said_controller in lines
+    said_controller = re.compile(rf"  emulator-5554: emulator controller on 127\.0\.0\.1:{grpc} \(with a token, "
+                                 rf"AVD \S+, discovery file {re.escape(str(discovery))}\)")
+    assert any(said_controller.fullmatch(line) for line in lines), lines
     said = dict(line.split("=", 1) for line in discovery.read_text().splitlines() if "=" in line)
     assert said["grpc.port"] == str(grpc) and said["port.serial"] == "5554" and len(said["grpc.token"]) > 16
     assert host_version(port).startswith(b"OKAY")

@@ -164,7 +164,9 @@ def test_adb_emu_avd_name_and_grpc_work_and_the_controller_is_found_as_an_emulat
     serial = lab.serials[0]
     assert lab.console_port(serial) == int(serial.split("-")[1]) == lab.adbd_port(serial) - 1
     name = adb_emu(lab, "avd", "name")
-    assert (name.returncode, name.stdout) == (0, b"Pixel_7_API_36\r\nOK\r\n")  # adb prints what follows the 2nd OK
+    avd = lab.device(serial).properties["ro.boot.qemu.avd_name"]  # the lab's own (lab_avd_name)
+    assert avd == f"Pixel_7_API_36_{lab.lab_id}_1"
+    assert (name.returncode, name.stdout) == (0, f"{avd}\r\nOK\r\n".encode())  # adb prints what follows the 2nd OK
     started = adb_emu(lab, "grpc", "0")
     controller = lab.controller(serial)
     assert controller is not None

@@ -135,3 +135,63 @@ def test_a_view_intent_opens_the_browser_or_fails_as_am_does(vdev: VirtualDevice
     _, _, err = run(vdev, "am start -a android.intent.action.VIEW -d https://example.com -p dev.mobileagent.fixture")
     assert "flg=0x10000000 pkg=dev.mobileagent.fixture }" in err
     assert run(vdev, "pm list packages -3")[1] == "package:dev.mobileagent.fixture\n", "the browser is the image's"
+
+
+@pytest.mark.parametrize(("url", "tab"), [("fixture://tab/List", "List"), ("https://fixture.example/tab/Big", "Big"),
+                                          ("fixture://tab/big", "Big")])
+def test_the_fixture_apps_deep_links_open_its_tab_as_its_intent_filters_declare(vdev: VirtualDevice, url: str,
+                                                                                 tab: str) -> None:
+    """Issue 41 item 12: the fixture app handled no deep link; `fixture://tab/List` was unresolved
+    and its https App Link opened the browser."""
+    status, out, err = run(vdev, f"am start -W -a android.intent.action.VIEW -d '{url}'")
+    assert status == 0, err
+    assert "Activity: dev.mobileagent.fixture/.MainActivity\n" in out
+    assert vdev.ui.app.tab == tab
+    assert not any(w.package == "com.android.chrome" for w in vdev.ui.windows())
+
+
+def test_a_deep_link_reaches_the_running_app_and_what_it_does_not_declare_goes_elsewhere(vdev: VirtualDevice) -> None:
+    run(vdev, "am start -W -n dev.mobileagent.fixture/.MainActivity")
+    assert vdev.ui.app.tab == "Login"
+    assert "LaunchState: HOT" in run(vdev, "am start -W -a android.intent.action.VIEW -d fixture://tab/List")[1]
+    assert vdev.ui.app.tab == "List"
+    out = run(vdev, "am start -W -a android.intent.action.VIEW -d https://fixture.example/about")[1]
+    assert "Activity: com.android.chrome/com.google.android.apps.chrome.Main" in out, "outside the filter's /tab/"
+    assert "unable to resolve" in run(vdev, "am start -a android.intent.action.VIEW -d fixture://other/List")[2]
+
+
+def test_an_unverified_app_link_opens_in_the_browser_unless_the_package_is_named(vdev: VirtualDevice) -> None:
+    """Android 12+: an https filter whose host is not verified is not offered for a web link."""
+    vdev.framework.packages.packages["dev.mobileagent.fixture"].verified_hosts.clear()
+    url = "https://fixture.example/tab/List"
+    assert "com.android.chrome/" in run(vdev, f"am start -W -a android.intent.action.VIEW -d {url}")[1]
+    named = run(vdev, f"am start -W -a android.intent.action.VIEW -d {url} -p dev.mobileagent.fixture")[1]
+    assert "Activity: dev.mobileagent.fixture/.MainActivity" in named and vdev.ui.app.tab == "List"
+
+
+def _status_icons(vdev: VirtualDevice) -> list[str]:
+    return [(node.res or "").rsplit("/", 1)[-1] for node in vdev.ui.status_bar.root.children[2:]]
+
+
+def _status_pixels(vdev: VirtualDevice) -> bytes:
+    left, top, right, bottom = vdev.ui.status_bar.bounds
+    return vdev.ui.render().crop((right - 400, top, right, bottom)).tobytes()  # the icons, not the clock
+
+
+def test_the_status_bar_icons_follow_airplane_mode_and_wifi_as_systemui_draws_them(vdev: VirtualDevice) -> None:
+    """Issue 41 item 13: the icons showed Wi-Fi and the mobile signal in airplane mode and with Wi-Fi off."""
+    assert _status_icons(vdev) == ["wifi_signal", "mobile_signal", "battery"]
+    normal = _status_pixels(vdev)
+    run(vdev, "cmd connectivity airplane-mode enable")
+    assert _status_icons(vdev) == ["airplane", "battery"], "the radios off, the plane shown"
+    airplane = next(n for n in vdev.ui.status_bar.root.children if (n.res or "").endswith("/airplane"))
+    assert airplane.desc == "Airplane mode."
+    assert _status_pixels(vdev) != normal
+    run(vdev, "svc wifi enable")
+    assert _status_icons(vdev) == ["airplane", "wifi_signal", "battery"], "Wi-Fi may be on in airplane mode"
+    run(vdev, "cmd connectivity airplane-mode disable")
+    run(vdev, "settings put global wifi_on 0")
+    assert _status_icons(vdev) == ["mobile_signal", "battery"]
+    run(vdev, "svc wifi enable")
+    assert _status_icons(vdev) == ["wifi_signal", "mobile_signal", "battery"]
+    assert _status_pixels(vdev) == normal

@@ -4,7 +4,7 @@ the font's missing-glyph box (Pillow's built-in Aileron font has no U+2022)."""
 from __future__ import annotations
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops
 
 from pytest_mobile_agent.virtual.ui import EmulatorUi
 from tests.support.ui_nodes import by_res, composed_on
@@ -45,3 +45,22 @@ def test_a_password_field_draws_each_character_as_a_filled_round_dot(ui: Emulato
         width, height = x1 - x0 + 1, y1 - y0 + 1
         assert abs(width - height) <= 2, f"a dot is round, not a {width}x{height} box"
         assert gray.getpixel(((x0 + x1) // 2, (y0 + y1) // 2)) < INK, "a dot is filled, not an outline"
+
+
+def test_a_half_visible_list_row_is_clipped_at_its_full_size_not_drawn_in_a_smaller_font() -> None:
+    """Issue 41 item 13: a row half scrolled out of the List was drawn in a tiny font squeezed into
+    its visible half; Android draws it whole under the list's clip."""
+    ui = composed_on("List")
+    scroller = ui.app.list
+    assert scroller is not None
+    row = by_res(ui, "item_2")
+    left, top, right, bottom = row.bounds
+    height = bottom - top
+    whole = ui.render().crop((left, top + height // 2, right, bottom))  # Item 2's lower half, all in view
+    scroller.scroll_to(scroller.offset() + height * 1.5)  # Item 2 now half above the list's top
+    half = by_res(ui, "item_2")
+    assert half.bounds[3] - half.bounds[1] == height - height // 2, "the tree has the visible part only"
+    clipped = ui.render().crop(half.bounds)
+    assert clipped.size == whole.size
+    assert ImageChops.difference(clipped, whole).getbbox() is None, "the same pixels as the row's lower half"
+    assert glyphs(clipped), "the text's lower half shows"
