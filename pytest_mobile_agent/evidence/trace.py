@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from pytest_mobile_agent.emulator.frame import Frame
@@ -207,6 +208,8 @@ class TraceRecorder:
         self.screen_size: dict[str, int] | None = None
         self._labelled: dict[str, tuple[ScreenSource | None, Callable[[], View | None] | None]] = {}
         self._after_of: Recorded | None = None
+        self.root: Path | None = None
+        """The rootdir the steps' source files are written relative to."""
         self.screen_sizes: dict[str, dict[str, int]] = {}
 
     def add_screen(self, label: str, screen: ScreenSource | None, view: Callable[[], View | None] | None) -> None:
@@ -347,6 +350,7 @@ class TraceRecorder:
             "target": list(step.target) if step.target is not None else None,
             "polls": [[step.started_wall + (poll.at - step.started_at), poll.matched] for poll in step.polls],
             "before": before, "after": after, "tree": tree_name, "screen": step.screen,
+            "source": tracefile.source_entry(step.source, self.root),
         }
 
     # --- helpers -----------------------------------------------------------------------------------

@@ -84,6 +84,7 @@ def attach(item: pytest.Item) -> None:
     if evidence.recorder is not None:
         return
     evidence.recorder = TraceRecorder()
+    evidence.recorder.root = item.config.rootpath
     evidence.detach = [run.steps.add_listener(evidence.recorder), run.steps.add_listener(_FirstStep(item))]
 
 
@@ -168,6 +169,13 @@ def setup_reported(item: pytest.Item, report: pytest.TestReport) -> None:
 
 
 def _failure_line(report: pytest.TestReport) -> str | None:
+    """What failed, as the trace's viewer shows it: the failure's own message (a plain `assert`'s
+    comparison, an error's text) at the test's line, else the report's last line."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    if crash is not None and isinstance(message, str) and message.strip():
+        where = f"{Path(str(crash.path)).name}:{crash.lineno}: " if getattr(crash, "path", None) else ""
+        return (where + message.strip())[:2000]
     return report.longreprtext.strip().splitlines()[-1][:500] if report.longreprtext else None
 
 
