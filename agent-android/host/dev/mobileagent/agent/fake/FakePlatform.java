@@ -674,9 +674,13 @@ public final class FakePlatform implements Platform {
      * returns when clipboardAccessAllowed(OP_WRITE_CLIPBOARD) refuses (the app op set to ignore).
      */
     public volatile boolean clipSetsIgnored;
+    /** Run as the agent sets a clip (a test's look at what else can happen meanwhile). */
+    public volatile Runnable onClipSet;
 
     @Override
     public void setClipboardText(String text, boolean unseen) {
+        Runnable hook = onClipSet;
+        if (hook != null) hook.run();
         if (clipSetsIgnored) return;
         synchronized (this) {
             clipboardWrites++;
