@@ -71,6 +71,14 @@ def launch_command(jar: str, socket: str, idle_exit_ms: int, *, force: bool = Fa
     `read -r t` takes the token from stdin, so it is on no command line (the environment of
     app_process holds it); the subshell's background job is reparented to init; HUP and PIPE are
     ignored in case an adbd signals the whole group; stdin is /dev/null.
+
+    Under `adb root` the shell is uid 0, and an agent running as root has its clipboard reads clear
+    the clipboard (ClipboardService.addActiveOwnerLocked: uid 0 does not own com.android.shell;
+    issue 37). So where the shell is root and `su` is there (userdebug and eng builds, the only ones
+    where `adb root` works, have AOSP's system/extras/su, which execs in the same process, keeps the
+    environment but PATH, and may be run by root and the shell), app_process runs as `su 2000`; the
+    agent lets root peers (adbd) reach its token check. Without su it runs as root and answers
+    `clipboard_unavailable` for clipboard reads.
     """
     args = ["serve", "--socket", socket, "--idle-exit-ms", str(int(idle_exit_ms))]
     if force:
@@ -78,9 +86,13 @@ def launch_command(jar: str, socket: str, idle_exit_ms: int, *, force: bool = Fa
     args.extend(extra_args)
     argv = " ".join(shlex.quote(arg) for arg in args)
     return (
-        f"read -r t && (trap '' HUP PIPE; {TOKEN_ENV}=\"$t\" CLASSPATH={shlex.quote(jar)} "
-        f"exec app_process / {MAIN_CLASS} {argv} </dev/null &)"
+        f"read -r t && (trap '' HUP PIPE; {AS_SHELL_UNDER_ROOT} {TOKEN_ENV}=\"$t\" CLASSPATH={shlex.quote(jar)} "
+        f"exec $u app_process / {MAIN_CLASS} {argv} </dev/null &)"
     )
+
+
+#: sets $u to `su 2000` where the shell is root and su is there (launch_command)
+AS_SHELL_UNDER_ROOT = 'u=; if [ "$(id -u)" = 0 ] && command -v su >/dev/null; then u="su 2000"; fi;'
 
 
 # --- launch lines ------------------------------------------------------------------------------

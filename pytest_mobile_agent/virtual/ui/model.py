@@ -70,6 +70,16 @@ class UiModel:
         self._ticker_cond = threading.Condition(self.lock)
         self.geo = geometry or Geometry()
         self.clip: clips.Clip | None = None
+        #: ClipboardService's primaryClipUid and mNotifiedUids, by package: who set the clip, and
+        #: who was shown the access toast for it
+        self._clip_owner: str | None = None
+        self._clip_notified: set[str] = set()
+        #: KeyguardManager.isDeviceLocked (set by the device: a secure keyguard showing)
+        self.device_locked: Callable[[], bool] = lambda: False
+        #: Settings.Secure.clipboard_show_access_notifications (set by the device; on by default)
+        self.clipboard_access_notifications: Callable[[], bool] = lambda: True
+        #: the apps' labels by package, for the access toast (set by the device)
+        self.app_labels: dict[str, str] = {}
         #: the toasts apps show: accessibility events only, never a window (ui/toasts.py)
         self.toasts = Toasts(self.clock)
         #: an emulator (ro.boot.qemu): SystemUI honours the suppress extra from any source
@@ -538,8 +548,10 @@ class UiModel:
 
     def _paste_into(self, node: Node) -> bool:
         """What the app does to paste: the primary clip's text inserted at the cursor (the end)."""
-        text = self.clipboard
-        if not node.editable or text is None:
+        if not node.editable:
+            return False
+        text = self.app_clip(node.package or self.foreground() or "android")
+        if text is None:
             return False
         located = self._window_of(node)
         if located is None:
@@ -570,6 +582,7 @@ class UiModel:
         with self.lock:
             clips.check_data_owner(clip, source)
             self.clip = clip
+            self._clip_owner, self._clip_notified = source, set()
             if not clips.suppresses_overlay(clip, source, self.emulator):
                 self._show_clipboard_overlay(clip)
 
@@ -577,17 +590,48 @@ class UiModel:
         """clearPrimaryClip: SystemUI has no clip to show."""
         with self.lock:
             self.clip = None
+            self._clip_owner, self._clip_notified = None, set()
 
-    def shell_clip(self) -> clips.Clip | None:
-        """getPrimaryClip as the shell: None when the clipboard is empty or the read is refused."""
+    def shell_clip(self, uid: int = clips.SHELL_UID) -> clips.Clip | None:
+        """getPrimaryClip as the shell (or as root naming the shell's package): None when the
+        clipboard is empty or the read is refused (ClipboardService.getPrimaryClip, Android 13 to
+        16): nothing while the device is locked (isDeviceLocked); for root, addActiveOwnerLocked
+        throws (uid 0 does not own com.android.shell) and the clipboard is cleared; else the clip,
+        with the access toast for a reader that is not the clip's owner."""
         with self.lock:
+            if self.device_locked():
+                return None
+            if uid == clips.ROOT_UID:
+                self.clear_clip()
+                return None
             clip = self.clip
-            return clip if clip is not None and clip.shell_readable else None
+            if clip is None or not clip.shell_readable:
+                return None
+            self._access_toast(clips.SHELL_PACKAGE)
+            return clip
+
+    def app_clip(self, package: str) -> str | None:
+        """getPrimaryClip as the app `package` (to paste): the clip's text, with the access toast."""
+        with self.lock:
+            if self.device_locked() or self.clip is None:
+                return None
+            self._access_toast(package)
+            return self.clip.text
+
+    def _access_toast(self, reader: str) -> None:
+        """ClipboardService.showAccessNotificationLocked: "<label> pasted from your clipboard", a
+        Toast of system_server's own context (package `android`), for a reader that is not the
+        clip's owner, once per clip and reader, unless the setting is off."""
+        if not self.clipboard_access_notifications() or reader == self._clip_owner or reader in self._clip_notified:
+            return
+        self._clip_notified.add(reader)
+        label = clips.SHELL_LABEL if reader == clips.SHELL_PACKAGE else self.app_labels.get(reader, reader)
+        self.toasts.show(clips.SYSTEM_PACKAGE, label + clips.PASTED_FROM_CLIPBOARD)
 
     def has_clip(self) -> bool:
-        """hasPrimaryClip: a clip is there, readable or not."""
+        """hasPrimaryClip: a clip is there, readable or not; false while the device is locked."""
         with self.lock:
-            return self.clip is not None
+            return self.clip is not None and not self.device_locked()
 
     @property
     def clipboard_overlay(self) -> Window | None:

@@ -95,7 +95,7 @@ public class ClipboardReadRefusalTest {
         assertEquals("Shell pasted from your clipboard", toasts.getJSONObject(0).getString("text"));
         assertEquals("android", toasts.getJSONObject(0).getString("package"));
         assertTrue(toasts.getJSONObject(0).getBoolean("by_agent"));
-        assertEquals("Fixture pasted from your clipboard", toasts.getJSONObject(1).getString("text"));
+        assertEquals("Compose fixture pasted from your clipboard", toasts.getJSONObject(1).getString("text"));
         assertTrue(toasts.getJSONObject(1).getBoolean("by_agent"));
         assertEquals("Invalid email", toasts.getJSONObject(2).getString("text"));
         assertFalse(toasts.getJSONObject(2).getBoolean("by_agent"));

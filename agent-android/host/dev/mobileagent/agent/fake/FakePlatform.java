@@ -647,7 +647,7 @@ public final class FakePlatform implements Platform {
 
     /** The app reads the clip to paste it (its own uid, its label). */
     String appReadsClip() {
-        String[] r = read(APP_UID, "Fixture");
+        String[] r = read(APP_UID, "Compose fixture");
         return r == null ? null : r[0];
     }
 
