@@ -461,6 +461,8 @@ class UiModel:
             if node.editable and self.keyboard not in self._windows:
                 self._shift = False
                 self.add_window(self.keyboard)
+            if node.focus_taken_by is not None and node.focus_taken_by is not node:
+                self.focus(node.focus_taken_by)
 
     def clear_focus_in(self, window: Window) -> None:
         with self.lock:
@@ -517,6 +519,8 @@ class UiModel:
                 return False
             node.text = (node.text or "") + text
             self.nodes_changed(self._focused_window, [node], ("text",))
+            if node.advances_to is not None:
+                self.focus(node.advances_to)
             return True
 
     def delete_char(self) -> bool:

@@ -14,7 +14,6 @@ from pytest_mobile_agent.virtual.android.activity import ActivityManager
 from pytest_mobile_agent.virtual.android.notifications import Notification
 from pytest_mobile_agent.virtual.android.state import DeviceState
 from pytest_mobile_agent.virtual.ui.browser import BrowserApp
-from pytest_mobile_agent.virtual.ui.fixture import FIXTURE_MANIFEST
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.model import UiModel
 from pytest_mobile_agent.virtual.ui.node import Node, Window
@@ -99,7 +98,6 @@ def attach_state(ui: UiModel, state: DeviceState, activity: ActivityManager) -> 
     ui.device_locked = lambda: state.power.keyguard_showing and state.power.secure_lock
     ui.clipboard_access_notifications = lambda: state.settings["secure"].get(
         "clipboard_show_access_notifications", "1") != "0"
-    ui.app_labels[FIXTURE_MANIFEST.package] = FIXTURE_MANIFEST.label
     state.notifications.listeners.append(drawn.notifications_changed)
     state.power.listeners.append(drawn.keyguard_changed)
     activity.install_system_app(BrowserApp(ui))
