@@ -56,6 +56,7 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
 from pytest_mobile_agent.agent import AgentJar, Attached, Deployer, Records
+from pytest_mobile_agent.control.clipboard import hide_access_toasts
 from pytest_mobile_agent.errors import hide_our_frames
 from pytest_mobile_agent.mirror.steps import Steps
 from pytest_mobile_agent.plugin import evidence, progress
@@ -200,6 +201,20 @@ def agent_records(pytestconfig: pytest.Config, android_target: AndroidTarget) ->
         pytest.fail(f"the agent records directory is not usable: {exc}", pytrace=False)
 
 
+@pytest.fixture(scope="session")
+def clipboard_access_toasts(device: Device, mobile_agent_settings: Settings) -> Iterator[bool]:
+    """With `--android-hide-clipboard-toasts`, ClipboardService's access toasts are off for the
+    session and the setting is put back at its end (control/clipboard.py); yields whether they show."""
+    if not mobile_agent_settings.hide_clipboard_toasts:
+        yield True
+        return
+    restore = hide_access_toasts(device)
+    try:
+        yield False
+    finally:
+        restore()
+
+
 @pytest.fixture
 def automation_lock(request: pytest.FixtureRequest, android_target: AndroidTarget,
                     mobile_agent_settings: Settings) -> Iterator[float]:
@@ -219,6 +234,7 @@ def agent(
     agent_jar: AgentJar,
     agent_records: Records,
     mobile_agent_settings: Settings,
+    clipboard_access_toasts: bool,
 ) -> Iterator[Attached]:
     """The resident agent, attached for this test once the device is quiet.
 

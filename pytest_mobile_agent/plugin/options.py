@@ -255,6 +255,13 @@ OPTIONS = (
         choices=SCREENSHOT_MODES,
     ),
     Option(
+        "--android-hide-clipboard-toasts",
+        "android_hide_clipboard_toasts",
+        "turn the secure setting clipboard_show_access_notifications off for the session (no \"... pasted "
+        "from your clipboard\" toast after a paste or a clipboard read) and put it back at the end",
+        is_flag=True,
+    ),
+    Option(
         "--android-update-snapshots",
         "android_update_snapshots",
         "screen.assert_snapshot writes the baselines instead of comparing with them",
@@ -345,6 +352,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
         lock_wait=_seconds(config, "lock_wait"),
         action_timeout=_number(raw_value(config, "android_action_timeout"), "--android-action-timeout", float,
                                minimum=0),
+        hide_clipboard_toasts=bool(raw_value(config, "android_hide_clipboard_toasts")),
     )
 
 
