@@ -166,12 +166,12 @@ class TextEntry:
 
     def _focus(self, node: Node) -> None:
         """Gives the node input focus unless the live focus is on it (never the snapshot's flag)."""
-        if self.ui.focused is not node:
+        if self.ui.focused_now() is not node:
             self.ui.focus(node)  # keys and pastes go where the focus is, at its cursor
         self._require_focus(node)
 
     def _require_focus(self, node: Node) -> None:
-        live = self.ui.focused
+        live = self.ui.focused_now()
         if live is node:
             return
         if live is None:

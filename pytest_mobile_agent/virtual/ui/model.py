@@ -80,6 +80,9 @@ class UiModel:
         self.clipboard_access_notifications: Callable[[], bool] = lambda: True
         #: the apps' labels by package, for the access toast (set by the device)
         self.app_labels: dict[str, str] = {}
+        #: the shell's clip sets are dropped without a word: ClipboardService.checkAndSetPrimaryClip
+        #: returns when clipboardAccessAllowed(OP_WRITE_CLIPBOARD) refuses (the app op set to ignore)
+        self.shell_clip_writes_ignored = False
         #: the toasts apps show: accessibility events only, never a window (ui/toasts.py)
         self.toasts = Toasts(self.clock)
         #: an emulator (ro.boot.qemu): SystemUI honours the suppress extra from any source
@@ -447,6 +450,13 @@ class UiModel:
     def focused(self) -> Node | None:
         return self._focused
 
+    def focused_now(self) -> Node | None:
+        """The input focus as UiAutomation.findFocus(FOCUS_INPUT) finds it: asked of the app, which
+        handles the input queued before the question first (as the Java fake platform's AppThread)."""
+        with self.lock:
+            self.advance()
+            return self._focused
+
     def focus(self, node: Node) -> None:
         """Focus a field: the keyboard window comes up for an editable one."""
         with self.lock:
@@ -584,6 +594,8 @@ class UiModel:
         """IClipboard.setPrimaryClip from `source`: ClipRefused when ClipboardService refuses it;
         else SystemUI shows its overlay unless the clip suppresses it."""
         with self.lock:
+            if source == clips.SHELL_PACKAGE and self.shell_clip_writes_ignored:
+                return
             clips.check_data_owner(clip, source)
             self.clip = clip
             self._clip_owner, self._clip_notified = source, set()
