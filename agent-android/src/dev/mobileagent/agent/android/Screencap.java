@@ -15,8 +15,9 @@ import java.util.concurrent.TimeoutException;
  * The display as a PNG from the platform's screencap tool (frameworks/base cmds/screencap,
  * {@code screencap -p}: PNG on standard output), which the shell user may run: the agent's
  * fallback when UiAutomation's screenshot cannot be read back. {@code -d ID} names display 0's
- * physical id (Android 10+; without it screencap takes "the first display found", on a foldable or
- * a device with another display not always the default one), as Appium's UiAutomator2 server does.
+ * physical id (Android 10+, "the physical display ID to capture"; without it screencap takes its
+ * default, which the review reports as the first display found: on a foldable or a device with
+ * another display not always the default one), as Appium's UiAutomator2 server does.
  * Its output is read on a thread of its own under the time bound, so a screencap that hangs is
  * destroyed at the bound rather than holding the worker.
  */
