@@ -286,7 +286,8 @@ def test_the_agent_refers_to_no_framework_member_the_manifest_does_not_list(
 
 
 @needs_jdk
-def test_the_agent_calls_no_runtime_member_newer_than_the_jars_min_api(compiled: Path, manifest: dict[str, Any]) -> None:
+def test_the_agent_calls_no_runtime_member_newer_than_the_jars_min_api(compiled: Path,
+                                                                      manifest: dict[str, Any]) -> None:
     """Issue 37, cosmetic: the check goes beyond android.*: Screencap's Process.waitFor(long, TimeUnit)
     (API 26) passed it while the jar claims API 24."""
     refs = runtime_references(_javap("-v", "-p", files=sorted((compiled / "dev").rglob("*.class"))))
