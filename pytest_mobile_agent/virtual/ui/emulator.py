@@ -26,7 +26,8 @@ class EmulatorUi(UiModel):
         self.settings = SettingsApp(self)
         self.register_app(self.app)
         self.register_app(self.settings)
-        self.app_labels[FIXTURE_MANIFEST.package] = FIXTURE_MANIFEST.label or FIXTURE_MANIFEST.package  # the access toast
+        # the access toast names the app by its label
+        self.app_labels[FIXTURE_MANIFEST.package] = FIXTURE_MANIFEST.label or FIXTURE_MANIFEST.package
 
     def start_app(self, extras: Mapping[str, str] | None = None, *, stop_first: bool = False) -> None:
         with self.lock:
