@@ -380,3 +380,41 @@ def test_an_agent_another_host_started_is_a_conflict_until_forced(deployments: D
     assert isinstance(forced.outcome, Launched)
     assert any(other_host.record.socket in name for name in forced.outcome.took_over), forced.outcome
     assert _wait_gone(deployments.device, other_host.record.pid)
+
+
+def _adbd(device: Device, service: str) -> str:
+    """What adbd says to `adb root` (`root:`) or `adb unroot` (`unroot:`); then the device is back."""
+    with device.open_service(service) as stream:
+        said = b""
+        while chunk := stream.recv(4096, timeout=10.0):
+            said += chunk
+    until(lambda: _shell_answers(device), timeout=30.0, what=f"the device back after {service}")
+    return said.decode(errors="replace")
+
+
+def _shell_answers(device: Device) -> bool:
+    with contextlib.suppress(errors.MobileAgentError, OSError):
+        return device.shell("true").exit_code == 0
+    return False
+
+
+def test_under_adb_root_the_agent_runs_as_the_shell_and_its_clipboard_round_trip_holds(
+        deployments: Deployments) -> None:
+    """Issue 37, item 1: an agent running as root would clear the clipboard on every read
+    (ClipboardService.addActiveOwnerLocked), so under `adb root` the launch runs it as `su 2000`, and
+    adbd's root connection reaches its token check."""
+    device = deployments.device
+    said = _adbd(device, "root:")
+    try:
+        if "cannot run as root" in said:
+            pytest.skip(f"`adb root` on this build: {said.strip()} (only userdebug and eng builds allow it)")
+        assert device.shell("id -u").stdout.strip() == b"0"
+        attached = deployments.attach(deployments.deployer(records=Records(), force=True))
+        assert _status(device, attached.record.pid)["Uid"].split()[0] == "2000"
+        conn = attached.connection
+        conn.request("clipboard_set", {"text": "set under adb root"}, timeout=5.0)
+        assert conn.request("clipboard_get", {}, timeout=5.0) == {"text": "set under adb root"}
+        conn.request("clipboard_set", {"text": None}, timeout=5.0)
+    finally:
+        if "cannot run as root" not in said:
+            _adbd(device, "unroot:")
