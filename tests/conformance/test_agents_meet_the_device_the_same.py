@@ -10,7 +10,9 @@ scenario on fresh agents, every answer compared field by field.
 - stale focus: a form that moves the focus on as the target gets it: `accepted: false` with the
   reason, nothing typed elsewhere;
 - a black read-back: UiAutomation's bitmap all zero, the screenshot taken with screencap and saying why;
-- a locked device: clipboard_get refused, a paste neither saves nor restores.
+- a locked device: clipboard_get refused, a paste neither saves nor restores;
+- a busy app: the paste key's wait bounded at 2 s, `accepted: false` with the reason, the pasted
+  clip left for the pending paste, which inserts it once the app is free.
 """
 
 from __future__ import annotations
@@ -58,6 +60,12 @@ class JavaSide:
     def focus_taken(self, role: str, by: str) -> None:
         self.agent.control(f"focus-taken-by {self.roles[role]} {self.roles[by]}")
 
+    def refuses_paste_action(self, role: str) -> None:
+        self.agent.control(f"refuses-paste-action {self.roles[role]}")
+
+    def app_busy(self, busy: bool) -> None:
+        self.agent.control(f"app-busy {'on' if busy else 'off'}")
+
 
 class DoubleSide:
     def __init__(self, ui: EmulatorUi, core: AgentCore, host: Host) -> None:
@@ -82,6 +90,12 @@ class DoubleSide:
 
     def focus_taken(self, role: str, by: str) -> None:
         self._node(role).focus_taken_by = self._node(by)
+
+    def refuses_paste_action(self, role: str) -> None:
+        self._node(role).refuses_paste_action = True
+
+    def app_busy(self, busy: bool) -> None:
+        self.ui.set_app_busy(busy)
 
     def _node(self, role: str) -> Any:
         res = self.roles[role]
@@ -234,3 +248,25 @@ def test_a_locked_device_refuses_clipboard_reads_and_a_paste_skips_its_restore_o
     answers = both(java, double, locked_device)
     assert answers[0]["error"]["code"] == "clipboard_unavailable"
     assert answers[2] == {"result": {"text": "日本"}}, "the paste's clip stays: nothing saved, nothing restored"
+
+
+def busy_app(side: JavaSide | DoubleSide) -> list[dict[str, Any]]:
+    side.app_clip(USERS_CLIP)
+    side.refuses_paste_action("$keys")
+    roles = ids(side)
+    side.app_busy(True)
+    answers = [side.call("text", {"node": roles["$keys"], "text": "日本", "method": "clipboard"})]
+    answers.append(side.call("clipboard_get", {}))
+    side.app_busy(False)
+    after = side.call("snapshot", {"evict_event_less": True, "idle_timeout_ms": 500})["result"]
+    texts = {node["res"]: node["text"] for window in after["windows"] for node in window["nodes"]}
+    return [named(a, roles) for a in answers] + [{"$keys": texts[side.roles["$keys"]]}]
+
+
+@needs_java
+def test_a_paste_key_the_busy_app_holds_is_bounded_on_both(java: JavaSide, double: DoubleSide) -> None:
+    answers = both(java, double, busy_app)
+    assert answers[0]["result"]["accepted"] is False
+    assert "did not finish the paste key within 2000 ms" in answers[0]["result"]["reason"]
+    assert answers[1] == {"result": {"text": "日本"}}, "the pasted clip stays for the pending paste"
+    assert answers[2] == {"$keys": "日本"}

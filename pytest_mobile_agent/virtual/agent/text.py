@@ -36,6 +36,7 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 METHODS = ("auto", "direct", "keys", "clipboard")
 PASTE_ARRIVAL_MS = 1_000  # TextEntry.PASTE_ARRIVAL_MS: how long a paste may take to show in the field
 PASTE_POLL_MS = 16  # TextEntry.PASTE_POLL_MS
+PASTE_KEY_WAIT_MS = 2_000  # TextEntry.PASTE_KEY_WAIT_MS: how long a paste key may hold the input lock
 
 
 class Unreadable:
@@ -70,14 +71,14 @@ class TextEntry:
             if used == "clipboard" and self.toasts is not None:
                 self.toasts.expect_system_toasts(2 if read_refusal(self.ui, self.agent_uid) is None else 1)
             try:
-                accepted = self._enter(node, text, used, method)
+                accepted = self._enter(node, text, used, method, deadline)
             except Refused as refused:
                 return {"accepted": False, "method": used, "reason": str(refused)}
             finally:
                 self.injector.own_input()
         return {"accepted": accepted, "method": used}
 
-    def _enter(self, node: Node, text: str, used: str, asked: str) -> bool:
+    def _enter(self, node: Node, text: str, used: str, asked: str, deadline: float) -> bool:
         if used == "direct":
             if not node.accepts_set_text:
                 raise RequestError("invalid_params", f"node {node.uid} does not accept text set directly")
@@ -85,7 +86,7 @@ class TextEntry:
         if used == "keys":
             return self._type(node, text)
         if used == "clipboard":
-            return self._paste(node, text)
+            return self._paste(node, text, deadline)
         raise RequestError("invalid_params", f"method must be one of auto, direct, keys, clipboard, not {asked}")
 
     @staticmethod
@@ -106,24 +107,32 @@ class TextEntry:
             accepted &= self.injector.key(*KEY_MAP[ch])  # every key goes out, refused or not
         return accepted
 
-    def _paste(self, node: Node, text: str) -> bool:
+    def _paste(self, node: Node, text: str, deadline: float) -> bool:
         """The text and the restored clip both carry SystemUI's suppress extra (no clipboard
         overlay on Android 13+); a clip the shell may not put back never masks the paste."""
         refusal = read_refusal(self.ui, self.agent_uid)
         saved = self._save_clip() if refusal is None else UNREADABLE
+        restore = True
         try:
             self.ui.set_clip(Clip(text).unseen(), source=SHELL_PACKAGE)
             self._focus(node)
             before = self._live_text(node)
             if not self.ui.paste(node):
                 self._require_focus(node)
-                if not self.injector.key_and_wait(KEYCODE_PASTE, 0):
+                wait_ms = max(0, round(min(PASTE_KEY_WAIT_MS, (deadline - time.monotonic()) * 1000)))
+                finished = self.injector.key_and_wait(KEYCODE_PASTE, 0, wait_ms)
+                if finished is None:
+                    restore = False  # the pending paste reads the clip: the user's would be pasted
+                    raise Refused(f"the app did not finish the paste key within {wait_ms} ms: the pasted text "
+                                  "stays on the clipboard")
+                if not finished:
                     return False
             if text == "" or self._arrived(node, before, text):
                 return True
             raise Refused("the field's text did not come to hold the pasted text")
         finally:
-            self._restore(saved)
+            if restore:
+                self._restore(saved)
 
     def _arrived(self, node: Node, before: str | None, text: str) -> bool:
         """Whether the field's text came to hold the pasted text within PASTE_ARRIVAL_MS (a

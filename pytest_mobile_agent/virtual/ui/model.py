@@ -83,6 +83,9 @@ class UiModel:
         #: the shell's clip sets are dropped without a word: ClipboardService.checkAndSetPrimaryClip
         #: returns when clipboardAccessAllowed(OP_WRITE_CLIPBOARD) refuses (the app op set to ignore)
         self.shell_clip_writes_ignored = False
+        #: the app's UI thread is busy: keys are held until it is free (set_app_busy)
+        self._app_busy = False
+        self._held_keys: list[Callable[[], None]] = []
         #: the toasts apps show: accessibility events only, never a window (ui/toasts.py)
         self.toasts = Toasts(self.clock)
         #: an emulator (ro.boot.qemu): SystemUI honours the suppress extra from any source
@@ -680,12 +683,39 @@ class UiModel:
         """One key press (down and up) injected waiting for the app to finish it
         (INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH, the `input` tool's way: InputShellCommand's
         injectKeyEvent): queued behind the input before it and handled before this returns.
-        True: the platform accepted it."""
+        True: the platform accepted it. While the app is busy (`set_app_busy`) the key is held for it
+        and this answers False at once (the caller's wait ran out: `key_finished` tells)."""
         with self.lock:
             verdicts: list[bool] = []
-            self._post(self.clock.now_ms(), lambda: verdicts.append(self._key(code, meta)))
+            self._post_key(lambda: verdicts.append(self._key(code, meta)))
             self.advance()
             return all(verdicts) and bool(verdicts)
+
+    def key_finished(self, code: int, meta: int = 0) -> bool | None:
+        """`key`, telling a key the busy app has not handled yet (None: still queued for it, as
+        InputManagerService's WAIT_FOR_FINISH would go on waiting up to INJECTION_TIMEOUT_MILLIS)."""
+        with self.lock:
+            if self._app_busy:
+                self._post_key(lambda: self._key(code, meta))
+                return None
+            return self.key(code, meta)
+
+    def set_app_busy(self, busy: bool) -> None:
+        """The app's UI thread is busy (a long frame, a stall): keys wait for it, and are handled,
+        in order, once it is free (the Java fake platform's appBusy and appIdle)."""
+        with self.lock:
+            self._app_busy = busy
+            if not busy:
+                held, self._held_keys = self._held_keys, []
+                for fn in held:
+                    self._post(self.clock.now_ms(), fn)
+                self.advance()
+
+    def _post_key(self, fn: Callable[[], None]) -> None:
+        if self._app_busy:
+            self._held_keys.append(fn)
+        else:
+            self._post(self.clock.now_ms(), fn)
 
     def inject_key(self, code: int, meta: int = 0) -> bool:
         """One key press (down and up) handed to the input dispatcher without waiting
@@ -696,7 +726,7 @@ class UiModel:
             self._key(code, meta)
 
         with self.lock:
-            self._post(self.clock.now_ms(), handle)
+            self._post_key(handle)
             return True
 
     def _key(self, code: int, meta: int) -> bool:

@@ -6,6 +6,7 @@ silent all-zero read-back."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -151,3 +152,24 @@ def test_an_all_zero_read_back_is_taken_with_screencap_and_says_so(core: AgentCo
     core.platform.hardware_read_back_black = True
     shot = host.result("screenshot", {"format": "png"})
     assert shot["capture"] == "screencap" and "all zero" in shot["fallback"]
+
+
+# --- H6: a bounded paste key ---------------------------------------------------------------------
+
+
+def test_a_paste_key_the_busy_app_does_not_finish_is_bounded_and_leaves_the_pasted_clip(ui: EmulatorUi,
+                                                                                       host: Host) -> None:
+    """InputManagerService would wait 30 s for the busy app; the agent waits 2 s, leaves the pasted
+    clip for the pending paste (restoring would have it insert the user's clip), and says why."""
+    invite = field(ui, "invite_code")
+    invite.refuses_paste_action = True
+    node = node_id(host, ui, "invite_code")
+    ui.set_app_busy(True)
+    started = time.monotonic()
+    result = host.result("text", {"node": node, "text": "日本", "method": "clipboard"})
+    took = time.monotonic() - started
+    assert result["accepted"] is False and "did not finish the paste key within 2000 ms" in result["reason"]
+    assert took < 10.0, "bounded, not InputManagerService's 30 s"
+    assert ui.clipboard == "日本", "the pasted clip is left for the pending paste"
+    ui.set_app_busy(False)
+    assert invite.text == "日本", "the pending paste inserts the pasted text, not the user's clip"

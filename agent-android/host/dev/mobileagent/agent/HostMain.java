@@ -32,7 +32,8 @@ import org.json.JSONArray;
  * {@code toast PACKAGE TEXT} (the app shows a toast: its accessibility event), {@code agent-uid UID}
  * (the uid the platform's clipboard sees the agent read as), {@code locked on|off} (the device's
  * keyguard), {@code clip TEXT} (an app's clip), {@code readback-black} (UiAutomation's read-back
- * comes back all zero), {@code focus-taken-by RES OTHER} (focus given to RES moves on to OTHER);
+ * comes back all zero), {@code focus-taken-by RES OTHER} (focus given to RES moves on to OTHER),
+ * {@code app-busy on|off} (the app's UI thread holds its keys), {@code refuses-paste-action RES};
  * each is acknowledged with {@code MOBILE_AGENT_LOG control LINE} once applied.
  */
 public final class HostMain {
@@ -136,6 +137,11 @@ public final class HostMain {
                         platform.setClipboardForTest(line.trim().split("\\s+", 2)[1]);
                     } else if ("readback-black".equals(w[0])) {
                         platform.hardwareReadBackBlack = true;
+                    } else if ("app-busy".equals(w[0]) && w.length > 1) {
+                        if ("on".equals(w[1])) platform.appBusy();
+                        else platform.appIdle();
+                    } else if ("refuses-paste-action".equals(w[0]) && w.length > 1) {
+                        Fixtures.byRes(platform.window(Fixtures.COMPOSE).rootNode(), w[1]).refusesPasteAction(false);
                     } else if ("focus-taken-by".equals(w[0]) && w.length > 2) {
                         FakeWindow app = platform.window(Fixtures.COMPOSE);
                         Fixtures.byRes(app.rootNode(), w[1]).focusTakenBy(Fixtures.byRes(app.rootNode(), w[2]));
