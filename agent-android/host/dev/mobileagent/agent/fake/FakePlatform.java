@@ -739,9 +739,11 @@ public final class FakePlatform implements Platform {
             if (hardwareReadBackFails) {
                 throw new IllegalStateException("unable to copy the HARDWARE bitmap: no GPU context in this process");
             }
-            Screenshots.requireNotAllZero(hardwareReadBackBlack
-                ? new int[Screenshots.SAMPLES_PER_SIDE * Screenshots.SAMPLES_PER_SIDE] : renderedSamples());
-            return render(format, Screenshots.UI_AUTOMATION);
+            BufferedImage img = renderImage();
+            // the read-back's copy: a failed one is a bitmap of zeros
+            if (hardwareReadBackBlack) img = new BufferedImage(img.getWidth(), img.getHeight(), BufferedImage.TYPE_INT_ARGB);
+            Screenshots.requireNotAllZero(samples(img));
+            return encode(img, format, Screenshots.UI_AUTOMATION);
         }, () -> render(format, Screenshots.SCREENCAP));
     }
 
@@ -753,14 +755,19 @@ public final class FakePlatform implements Platform {
      */
     public volatile boolean hardwareReadBackBlack;
 
-    /** The screen's pixels at the agent's sample points: opaque (the rendered screen has no zero pixel). */
-    private int[] renderedSamples() {
-        int[] out = new int[Screenshots.SAMPLES_PER_SIDE * Screenshots.SAMPLES_PER_SIDE];
-        java.util.Arrays.fill(out, 0xFFFFFFFF);
+    /** The image's ARGB pixels at the agent's sample points (AndroidPlatform.notAllZero's). */
+    private static int[] samples(BufferedImage img) {
+        int[][] points = Screenshots.samplePoints(img.getWidth(), img.getHeight());
+        int[] out = new int[points.length];
+        for (int i = 0; i < points.length; i++) out[i] = img.getRGB(points[i][0], points[i][1]);
         return out;
     }
 
     private Screenshot render(String format, String capture) throws PlatformException {
+        return encode(renderImage(), format, capture);
+    }
+
+    private BufferedImage renderImage() {
         DisplayInfo d;
         List<FakeWindow> ws;
         synchronized (this) {
@@ -777,6 +784,14 @@ public final class FakePlatform implements Platform {
             g.fillRect(b[0], b[1], b[2] - b[0], b[3] - b[1]);
         }
         g.dispose();
+        return img;
+    }
+
+    private Screenshot encode(BufferedImage img, String format, String capture) throws PlatformException {
+        DisplayInfo d;
+        synchronized (this) {
+            d = display;
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try {
             ImageIO.write(img, "jpeg".equals(format) ? "jpg" : "png", out);
