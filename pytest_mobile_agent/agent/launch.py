@@ -76,7 +76,8 @@ def launch_command(jar: str, socket: str, idle_exit_ms: int, *, force: bool = Fa
     the clipboard (ClipboardService.addActiveOwnerLocked: uid 0 does not own com.android.shell;
     issue 37). So where the shell is root and `su` is there (userdebug and eng builds, the only ones
     where `adb root` works, have AOSP's system/extras/su, which execs in the same process, keeps the
-    environment but PATH, and may be run by root and the shell), app_process runs as `su 2000`; the
+    environment but PATH, and may be run by root and the shell), app_process runs as `su 2000,2000,3009`
+    (the shell user, with adbd's readproc group); the
     agent lets root peers (adbd) reach its token check. Without su it runs as root and answers
     `clipboard_unavailable` for clipboard reads.
     """
@@ -91,8 +92,13 @@ def launch_command(jar: str, socket: str, idle_exit_ms: int, *, force: bool = Fa
     )
 
 
-#: sets $u to `su 2000` where the shell is root and su is there (launch_command)
-AS_SHELL_UNDER_ROOT = 'u=; if [ "$(id -u)" = 0 ] && command -v su >/dev/null; then u="su 2000"; fi;'
+#: the shell user for su: uid and gid 2000 (AID_SHELL) and the supplementary group readproc (AID_READPROC,
+#: 3009), which adbd gives its shell too (packages/modules/adb, daemon/main.cpp, drop_privileges): /proc
+#: is mounted hidepid=2,gid=readproc, and the agent reads other uids' /proc/<pid>/cmdline to name an
+#: automation holder (android/Holders). su takes `uid,gid,groups...` (system/extras/su/su.cpp)
+SHELL_IDS = "2000,2000,3009"
+#: sets $u to `su SHELL_IDS` where the shell is root and su is there (launch_command)
+AS_SHELL_UNDER_ROOT = f'u=; if [ "$(id -u)" = 0 ] && command -v su >/dev/null; then u="su {SHELL_IDS}"; fi;'
 
 
 # --- launch lines ------------------------------------------------------------------------------

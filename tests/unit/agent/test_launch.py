@@ -38,7 +38,7 @@ def test_the_launch_command_keeps_the_token_off_the_command_line_and_detaches() 
     command = launch_command(JAR, SOCKET, 10_000)
     assert command == (
         "read -r t && (trap '' HUP PIPE; u=; if [ \"$(id -u)\" = 0 ] && command -v su >/dev/null; "
-        "then u=\"su 2000\"; fi; MOBILE_AGENT_TOKEN=\"$t\" CLASSPATH=" + JAR +
+        "then u=\"su 2000,2000,3009\"; fi; MOBILE_AGENT_TOKEN=\"$t\" CLASSPATH=" + JAR +
         " exec $u app_process / dev.mobileagent.agent.Main serve --socket " + SOCKET +
         " --idle-exit-ms 10000 </dev/null &)"
     )
