@@ -696,9 +696,12 @@ class UiModel:
         InputManagerService's WAIT_FOR_FINISH would go on waiting up to INJECTION_TIMEOUT_MILLIS)."""
         with self.lock:
             if self._app_busy:
-                self._post_key(lambda: self._key(code, meta))
+                self._post_key(functools.partial(self._handle_key, code, meta))
                 return None
             return self.key(code, meta)
+
+    def _handle_key(self, code: int, meta: int) -> None:
+        self._key(code, meta)
 
     def set_app_busy(self, busy: bool) -> None:
         """The app's UI thread is busy (a long frame, a stall): keys wait for it, and are handled,
