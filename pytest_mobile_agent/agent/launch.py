@@ -71,6 +71,15 @@ def launch_command(jar: str, socket: str, idle_exit_ms: int, *, force: bool = Fa
     `read -r t` takes the token from stdin, so it is on no command line (the environment of
     app_process holds it); the subshell's background job is reparented to init; HUP and PIPE are
     ignored in case an adbd signals the whole group; stdin is /dev/null.
+
+    Under `adb root` the shell is uid 0, and an agent running as root has its clipboard reads clear
+    the clipboard (ClipboardService.addActiveOwnerLocked: uid 0 does not own com.android.shell;
+    issue 37). So where the shell is root and `su` is there (userdebug and eng builds, the only ones
+    where `adb root` works, have AOSP's system/extras/su, which execs in the same process, keeps the
+    environment but PATH, and may be run by root and the shell), app_process runs as `su 2000,2000,3009`
+    (the shell user, with adbd's readproc group); the
+    agent lets root peers (adbd) reach its token check. Without su it runs as root and answers
+    `clipboard_unavailable` for clipboard reads.
     """
     args = ["serve", "--socket", socket, "--idle-exit-ms", str(int(idle_exit_ms))]
     if force:
@@ -78,9 +87,18 @@ def launch_command(jar: str, socket: str, idle_exit_ms: int, *, force: bool = Fa
     args.extend(extra_args)
     argv = " ".join(shlex.quote(arg) for arg in args)
     return (
-        f"read -r t && (trap '' HUP PIPE; {TOKEN_ENV}=\"$t\" CLASSPATH={shlex.quote(jar)} "
-        f"exec app_process / {MAIN_CLASS} {argv} </dev/null &)"
+        f"read -r t && (trap '' HUP PIPE; {AS_SHELL_UNDER_ROOT} {TOKEN_ENV}=\"$t\" CLASSPATH={shlex.quote(jar)} "
+        f"exec $u app_process / {MAIN_CLASS} {argv} </dev/null &)"
     )
+
+
+#: the shell user for su: uid and gid 2000 (AID_SHELL) and the supplementary group readproc (AID_READPROC,
+#: 3009), which adbd gives its shell too (packages/modules/adb, daemon/main.cpp, drop_privileges): /proc
+#: is mounted hidepid=2,gid=readproc, and the agent reads other uids' /proc/<pid>/cmdline to name an
+#: automation holder (android/Holders). su takes `uid,gid,groups...` (system/extras/su/su.cpp)
+SHELL_IDS = "2000,2000,3009"
+#: sets $u to `su SHELL_IDS` where the shell is root and su is there (launch_command)
+AS_SHELL_UNDER_ROOT = f'u=; if [ "$(id -u)" = 0 ] && command -v su >/dev/null; then u="su {SHELL_IDS}"; fi;'
 
 
 # --- launch lines ------------------------------------------------------------------------------

@@ -7,12 +7,37 @@ put back at the end of the test (an empty clipboard cleared again).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.arguments import check_text
+from pytest_mobile_agent.control import shell
 from pytest_mobile_agent.control.journal import Journal
 from pytest_mobile_agent.control.paths import Paths
 from pytest_mobile_agent.errors import AgentError, InvalidArgument, NotSupported, StateRefused
 
 REQUEST_TIMEOUT = 5.0
+
+ACCESS_NOTIFICATIONS = "clipboard_show_access_notifications"
+"""Settings.Secure.CLIPBOARD_SHOW_ACCESS_NOTIFICATIONS: ClipboardService.showAccessNotificationLocked
+reads it (default on, from DeviceConfig) before it shows "<app> pasted from your clipboard"
+(services/core/java/com/android/server/clipboard/ClipboardService.java, Android 12 to 16)."""
+
+
+def hide_access_toasts(device: Device) -> Callable[[], None]:
+    """Turn ClipboardService's access toasts off (the secure setting to 0) and return what puts the
+    setting back as it was (deleted again when it was never set). Every paste shows one for the app
+    that reads the pasted clip, and the agent's own reads one for the shell; NotificationManagerService
+    shows one toast at a time, so an app's toast right after a paste waits behind it."""
+    before = shell.text(device, f"settings get secure {ACCESS_NOTIFICATIONS}").strip()
+    undo = f"settings delete secure {ACCESS_NOTIFICATIONS}" if before in ("", "null") else \
+        f"settings put secure {ACCESS_NOTIFICATIONS} {before}"
+    shell.run(device, f"settings put secure {ACCESS_NOTIFICATIONS} 0", what="turning the clipboard's access toasts off")
+
+    def restore() -> None:
+        shell.run(device, undo, what="restoring the clipboard's access toasts")
+
+    return restore
 
 
 class Clipboard:

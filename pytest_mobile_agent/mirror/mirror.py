@@ -355,21 +355,30 @@ class Mirror:
     @property
     def toasts(self) -> list[Toast]:
         """The toasts shown since this screen was made, oldest first (each a `Toast(id, text, package,
-        class_name, shown_at)`), read from the agent's buffer now (mirror/toasts.py)."""
+        class_name, shown_at, by_agent)`), read from the agent's buffer now (mirror/toasts.py); the
+        toasts the agent caused (ClipboardService's "... pasted from your clipboard") left out."""
         return self._toasts.fetch()
+
+    @property
+    def all_toasts(self) -> list[Toast]:
+        """`toasts` with the ones the agent caused (`by_agent`) too."""
+        return self._toasts.fetch(include_agent=True)
 
     @recorded("wait_for_toast")
     def wait_for_toast(self, text: str | None = None, *, text_contains: str | None = None,
-                       package: str | None = None, timeout: float | None = None) -> Toast:
+                       package: str | None = None, timeout: float | None = None,
+                       include_agent: bool = False) -> Toast:
         """The first toast shown since the screen was made that matches and that no earlier
         wait_for_toast returned, waiting up to `timeout` (default the screen's) for it; WaitTimeout
-        naming the toasts seen."""
+        naming the toasts seen. The toasts the agent caused count only with `include_agent`."""
+        if not isinstance(include_agent, bool):
+            raise InvalidArgument(f"wait_for_toast: include_agent= takes a bool, not {include_agent!r}")
         query = ToastQuery(text, text_contains, package)
         timeout = self.timeout if timeout is None else check_timeout("timeout", timeout)
         deadline = self._clock() + timeout
         while True:
             self._toasts.fetch(max(0.0, deadline - self._clock()) + READ_GRACE)
-            found = self._toasts.take(query)
+            found = self._toasts.take(query, include_agent=include_agent)
             self.steps.poll(found is not None)
             if found is not None:
                 self._ended_by("matched")

@@ -5,6 +5,10 @@ buffers the accessibility event each one sends (docs/protocol.md, `toasts`). A s
 toasts shown since it was made (the agent outlives tests: earlier tests' toasts are not this one's),
 asks the agent for those after the last it saw, and hands each to at most one `wait_for_toast`, so
 two waits for the same text want two toasts.
+
+The toasts the agent caused (`Toast.by_agent`: ClipboardService's access toast, "Shell pasted from
+your clipboard" for the agent's own clipboard reads, "<app> pasted from your clipboard" for the app's
+read of a pasted clip) are left out unless asked for: a test waits for its app's toasts.
 """
 
 from __future__ import annotations
@@ -53,28 +57,30 @@ class ToastLog:
         self._seen: list[Toast] = []
         self._taken: set[int] = set()
 
-    @property
-    def seen(self) -> list[Toast]:
-        return list(self._seen)
+    def seen(self, *, include_agent: bool = False) -> list[Toast]:
+        return [t for t in self._seen if include_agent or not t.by_agent]
 
-    def fetch(self, timeout: float | None = None) -> list[Toast]:
-        """Ask the agent for the toasts after the last seen; every toast of this screen so far."""
+    def fetch(self, timeout: float | None = None, *, include_agent: bool = False) -> list[Toast]:
+        """Ask the agent for the toasts after the last seen; every toast of this screen so far
+        (the agent's own only with `include_agent`)."""
         if self._backend is None:
             raise MobileAgentError("this screen's backend reads no toasts (no agent behind it)")
         batch = self._backend.since(self._last, timeout)
         self._last = max(self._last, batch.last)
         self._seen.extend(t for t in batch.toasts if t.shown_at >= self._since)
-        return self.seen
+        return self.seen(include_agent=include_agent)
 
-    def take(self, query: ToastQuery) -> Toast | None:
-        """The first toast seen that matches and no wait took yet, now taken."""
-        for toast in self._seen:
+    def take(self, query: ToastQuery, *, include_agent: bool = False) -> Toast | None:
+        """The first toast seen that matches and no wait took yet, now taken (an agent's toast
+        only with `include_agent`)."""
+        for toast in self.seen(include_agent=include_agent):
             if toast.id not in self._taken and query.matches(toast):
                 self._taken.add(toast.id)
                 return toast
         return None
 
     def candidates(self) -> list[str]:
-        """The toasts seen, for a failed wait's message."""
-        return [f"toast {t.text!r} from {t.package or 'an unnamed package'}" for t in self._seen]
+        """The toasts seen, for a failed wait's message (the agent's own named as such)."""
+        return [f"toast {t.text!r} from {t.package or 'an unnamed package'}"
+                + (" (caused by the agent's clipboard use, left out)" if t.by_agent else "") for t in self._seen]
 

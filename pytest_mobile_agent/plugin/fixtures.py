@@ -61,6 +61,7 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
 from pytest_mobile_agent.agent import AgentJar, Attached, Records
+from pytest_mobile_agent.control.clipboard import hide_access_toasts
 from pytest_mobile_agent.errors import hide_our_frames
 from pytest_mobile_agent.mirror.steps import Steps
 from pytest_mobile_agent.plugin import evidence, progress
@@ -216,6 +217,20 @@ def agent_records(android_target: AndroidTarget, target_resources: TargetResourc
 
 
 @pytest.fixture(scope="session")
+def clipboard_access_toasts(device: Device, mobile_agent_settings: Settings) -> Iterator[bool]:
+    """With `--android-hide-clipboard-toasts`, ClipboardService's access toasts are off for the
+    session and the setting is put back at its end (control/clipboard.py); yields whether they show."""
+    if not mobile_agent_settings.hide_clipboard_toasts:
+        yield True
+        return
+    restore = hide_access_toasts(device)
+    try:
+        yield False
+    finally:
+        restore()
+
+
+@pytest.fixture(scope="session")
 def path_selection(android_target: AndroidTarget, target_resources: TargetResources) -> Selection:
     """Whether sessions use the emulator's controller (`--emulator-controller`), decided once."""
     try:
@@ -244,8 +259,8 @@ def run_record(request: pytest.FixtureRequest) -> TestRun:
 
 @pytest.fixture
 def target_group(request: pytest.FixtureRequest, android_target: AndroidTarget, target_resources: TargetResources,
-                 mobile_agent_settings: Settings, agent_jar: AgentJar, agent_records: Records
-                 ) -> Iterator[TargetGroup]:
+                 mobile_agent_settings: Settings, agent_jar: AgentJar, agent_records: Records,
+                 clipboard_access_toasts: bool) -> Iterator[TargetGroup]:
     """The test's targets, their automation locks held for the whole test: the target `--android-serial`
     names, or the N of `@pytest.mark.devices(N)` (the worker's own first). Each target's parts open on
     first use (stack/opener.py) and tell the test's run record as they do; teardown closes them, the

@@ -128,6 +128,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
         lock_wait=_seconds(config, "lock_wait"),
         action_timeout=_number(raw_value(config, "android_action_timeout"), "--android-action-timeout", float,
                                minimum=0),
+        hide_clipboard_toasts=bool(raw_value(config, "android_hide_clipboard_toasts")),
     )
 
 

@@ -324,13 +324,16 @@ class FrameBackend(Protocol):
 @dataclass(frozen=True, slots=True)
 class Toast:
     """A toast the agent saw: its text, the app's package (None when the event named none), its
-    class (`android.widget.Toast`), and when it was shown on the host's clock (time.monotonic())."""
+    class (`android.widget.Toast`), when it was shown on the host's clock (time.monotonic()), and
+    whether the agent caused it (`by_agent`: ClipboardService's "... pasted from your clipboard"
+    for the agent's own clipboard reads and the app's read of a pasted clip; docs/protocol.md)."""
 
     id: int
     text: str
     package: str | None
     class_name: str
     shown_at: float
+    by_agent: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,8 @@
 The agent buffers the text of every toast UiAutomation tells it of (a TYPE_NOTIFICATION_STATE_CHANGED
 event whose class is a Toast), numbered from 1 for its lifetime, with the event's time; this asks for
 those after the last one seen and dates each on the host's clock: the time the answer arrived less
-the age the agent gave.
+the age the agent gave. `by_agent` (agents before it omit it: false) marks the toasts the agent
+caused, which `screen.toasts` and `wait_for_toast` leave out by default.
 """
 
 from __future__ import annotations
@@ -52,10 +53,12 @@ def parse_toasts(result: dict[str, Any], *, received_at: float) -> ToastBatch:
     for item in items:
         if not (isinstance(item, dict) and _is_int(item.get("id")) and isinstance(item.get("text"), str)
                 and isinstance(item.get("class"), str) and _is_int(item.get("age_ms")) and item["age_ms"] >= 0
-                and (item.get("package") is None or isinstance(item["package"], str))):
-            raise ProtocolError(f"a toast needs id, text, package (or null), class and age_ms, got {item!r}")
+                and (item.get("package") is None or isinstance(item["package"], str))
+                and isinstance(item.get("by_agent", False), bool)):
+            raise ProtocolError(f"a toast needs id, text, package (or null), class, age_ms and a boolean by_agent "
+                                f"(or none), got {item!r}")
         toasts.append(Toast(id=item["id"], text=item["text"], package=item.get("package"), class_name=item["class"],
-                            shown_at=received_at - item["age_ms"] / 1000.0))
+                            shown_at=received_at - item["age_ms"] / 1000.0, by_agent=item.get("by_agent", False)))
     return ToastBatch(tuple(toasts), last)
 
 

@@ -255,6 +255,12 @@ OPTIONS = (
         choices=SCREENSHOT_MODES,
     ),
     Option(
+        "--android-hide-clipboard-toasts",
+        "turn the secure setting clipboard_show_access_notifications off for the session (no \"... pasted "
+        "from your clipboard\" toast after a paste or a clipboard read) and put it back at the end",
+        is_flag=True,
+    ),
+    Option(
         "--android-update-snapshots",
         "screen.assert_snapshot writes the baselines instead of comparing with them",
         env=UPDATE_SNAPSHOTS_ENV,

@@ -48,6 +48,7 @@ class Settings:
     lock_wait: float = 900.0  # seconds to wait for another holder of the target's automation lock
     skip_unusable: bool = False  # a named target that cannot be used skips the device tests, not fails the run
     action_timeout: float = 5.0  # seconds an action waits by default for its element (mirror/actionable.py)
+    hide_clipboard_toasts: bool = False  # clipboard_show_access_notifications off for the session, then back
 
     @classmethod
     def for_target(cls, serial: str, **overrides: Any) -> Settings:

@@ -124,13 +124,25 @@ def test_a_refused_token_is_unauthorized_and_the_agent_keeps_serving(java_agent:
 
 
 @needs_java
-def test_a_root_peer_is_refused_and_the_agent_keeps_serving(java_agent: JavaAgent) -> None:
+def test_an_app_peer_is_refused_and_the_agent_keeps_serving(java_agent: JavaAgent) -> None:
     with java_agent.connect() as host:
-        java_agent.control("peer-uid 0")
+        java_agent.control("peer-uid 10123")
         with pytest.raises(errors.ProtocolError, match="peer_not_allowed"):
             java_agent.connect()
-        assert "MOBILE_AGENT_LOG refused peer uid 0" in java_agent.control("peer-uid 2000")
+        assert "MOBILE_AGENT_LOG refused peer uid 10123" in java_agent.control("peer-uid 2000")
         assert host.request("snapshot", {}, timeout=5.0)["windows"]
+
+
+@needs_java
+def test_a_root_peer_reaches_the_token_check_of_an_agent_running_as_the_shell(java_agent: JavaAgent) -> None:
+    """Under `adb root` the host launches the agent with `su 2000` (issue 37, item 1): adbd's
+    connection is root's, and the token is the check."""
+    java_agent.control("peer-uid 0")
+    with pytest.raises(errors.Unauthorized):
+        java_agent.connect(token="f" * 32)
+    with java_agent.connect() as root:
+        assert root.request("snapshot", {}, timeout=5.0)["windows"]
+    java_agent.control("peer-uid 2000")
 
 
 @needs_java

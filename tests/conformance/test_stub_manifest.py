@@ -136,6 +136,17 @@ def framework_references(javap_verbose: str) -> set[tuple[str, str, str]]:
     return refs
 
 
+def runtime_references(javap_verbose: str) -> set[str]:
+    """`owner.member descriptor` of every Methodref, InterfaceMethodref and Fieldref to java.*, as the
+    manifest's runtime section names them (`java.lang.Process.waitFor(JLjava/util/concurrent/TimeUnit;)Z`)."""
+    refs = set()
+    for match in re.finditer(
+        r"= (?:Methodref|InterfaceMethodref|Fieldref)\s+\S+\s+// (java/[\w/$]+)\.([\w<>\"]+):(\S+)", javap_verbose
+    ):
+        refs.add(f"{match.group(1).replace('/', '.')}.{match.group(2).strip(chr(34))}{match.group(3)}")
+    return refs
+
+
 # --- the checks -----------------------------------------------------------------------------------
 
 
@@ -186,6 +197,34 @@ def unlisted_references(refs: set[tuple[str, str, str]], manifest: dict[str, Any
         if not found:
             out.append(f"{owner}.{name}{descriptor}")
     return out
+
+
+def runtime_level(reference: str, runtime: dict[str, Any]) -> int:
+    """The API level of a java.* member: its own entry, else its class's, else its package's, else 1."""
+    if reference in runtime["members"]:
+        return int(runtime["members"][reference])
+    owner = reference.split("(", 1)[0].split(":", 1)[0].rsplit(".", 1)[0]
+    if owner in runtime["classes"]:
+        return int(runtime["classes"][owner])
+    package = owner
+    while "." in package:
+        package = package.rsplit(".", 1)[0]
+        if package in runtime["packages"]:
+            return int(runtime["packages"][package])
+    return 1
+
+
+def above_min_api(refs: set[str], runtime: dict[str, Any], min_api: int) -> list[str]:
+    """The java.* references the runtime of the jar's lowest release lacks (desugared ones aside)."""
+    desugared = tuple(runtime["desugared"])
+    return sorted(f"{ref} (API {runtime_level(ref, runtime)})" for ref in refs
+                  if not ref.startswith(desugared) and runtime_level(ref, runtime) > min_api)
+
+
+def min_api() -> int:
+    found = re.search(r'^MIN_API="(\d+)"', (AGENT_DIR / "build.env").read_text(encoding="utf-8"), re.MULTILINE)
+    assert found, "build.env names MIN_API"
+    return int(found.group(1))
 
 
 def reflective_names(sources: list[str]) -> set[str]:
@@ -244,6 +283,28 @@ def test_the_agent_refers_to_no_framework_member_the_manifest_does_not_list(
     refs = framework_references(_javap("-v", "-p", files=sorted((compiled / "dev").rglob("*.class"))))
     assert ("android.app.UiAutomation", "getWindows", "()Ljava/util/List;") in refs
     assert unlisted_references(refs, manifest) == []
+
+
+@needs_jdk
+def test_the_agent_calls_no_runtime_member_newer_than_the_jars_min_api(compiled: Path,
+                                                                      manifest: dict[str, Any]) -> None:
+    """Issue 37, cosmetic: the check goes beyond android.*: Screencap's Process.waitFor(long, TimeUnit)
+    (API 26) passed it while the jar claims API 24."""
+    refs = runtime_references(_javap("-v", "-p", files=sorted((compiled / "dev").rglob("*.class"))))
+    assert "java.lang.Process.waitFor()I" in refs
+    assert above_min_api(refs, manifest["runtime"], min_api()) == []
+
+
+def test_a_runtime_member_newer_than_the_min_api_is_reported(manifest: dict[str, Any]) -> None:
+    runtime = manifest["runtime"]
+    refs = {"java.lang.Process.waitFor(JLjava/util/concurrent/TimeUnit;)Z", "java.lang.Process.waitFor()I",
+            "java.util.function.UnaryOperator.apply(Ljava/lang/Object;)Ljava/lang/Object;",
+            "java.time.Instant.now()Ljava/time/Instant;",
+            "java.lang.invoke.LambdaMetafactory.metafactory(Ljava/lang/invoke/MethodHandles$Lookup;)V"}
+    assert above_min_api(refs, runtime, 24) == [
+        "java.lang.Process.waitFor(JLjava/util/concurrent/TimeUnit;)Z (API 26)",
+        "java.time.Instant.now()Ljava/time/Instant; (API 26)"]
+    assert above_min_api(refs, runtime, 26) == []
 
 
 def test_every_class_and_member_the_wrappers_reflect_on_is_in_the_hidden_section(manifest: dict[str, Any]) -> None:

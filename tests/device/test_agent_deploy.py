@@ -287,7 +287,7 @@ def test_the_agent_outlives_its_launch_stream_and_a_closed_stdout(deployments: D
     assert status["PPid"] == "1"  # reparented to init: the launch shell has exited
     assert int(status["SigIgn"], 16) & SIGHUP_AND_SIGPIPE == SIGHUP_AND_SIGPIPE
     _alive(attached)
-    refused = _connect_as_root(deployments, android_target, attached.record.socket)
+    refused = _connect_as_an_app(deployments, android_target, attached.record.socket)
     if refused is not None:
         assert refused == [{"type": "refused", "code": "peer_not_allowed", "message": "peer not allowed"}]
     time.sleep(0.2)  # the agent has written its diagnostic to the closed stdout by now
@@ -297,21 +297,24 @@ def test_the_agent_outlives_its_launch_stream_and_a_closed_stdout(deployments: D
     assert again.outcome == Reused()
 
 
-def _connect_as_root(deployments: Deployments, android_target: Any, socket: str) -> list[dict] | None:
-    """The frames a root peer gets; None (printed) where no root connection can be made."""
+def _connect_as_an_app(deployments: Deployments, android_target: Any, socket: str) -> list[dict] | None:
+    """The frames a peer of another uid (an app's, 10123) gets: refused, and the diagnostic goes to
+    the closed stdout; None (printed) where no such connection can be made. (Root peers reach the
+    token check: under `adb root` adbd's connection is root's, issue 37.)"""
     if android_target.virtual:
-        # the virtual device's seam for a connection from a uid 0 process (as under `su 0`)
-        stream = android_target.lab.device(android_target.serial).open_service(f"localabstract:{socket}", peer_uid=0)
+        # the virtual device's seam for a connection from another uid's process (as under `su 10123`)
+        stream = android_target.lab.device(android_target.serial).open_service(f"localabstract:{socket}",
+                                                                               peer_uid=10123)
         try:
             stream.send(encode({"type": "auth", "token": deployments.records.get(deployments.device.serial).token}))
             return _frames_until_end(lambda: stream.recv(2.0))
         finally:
             stream.close()
-    if deployments.device.shell("su 0 id -u").stdout.strip() != b"0":
-        print("no `su 0` on this device: the root-peer part is skipped")
+    if deployments.device.shell("su 10123 id -u").stdout.strip() != b"10123":
+        print("no `su` on this device: the app-peer part is skipped")
         return None
-    out = deployments.device.shell(f"su 0 toybox nc -U @{socket} </dev/null")
-    print(f"root peer through su 0: status {out.exit_code}")
+    out = deployments.device.shell(f"su 10123 toybox nc -U @{socket} </dev/null")
+    print(f"app peer through su 10123: status {out.exit_code}")
     return None
 
 
@@ -377,3 +380,41 @@ def test_an_agent_another_host_started_is_a_conflict_until_forced(deployments: D
     assert isinstance(forced.outcome, Launched)
     assert any(other_host.record.socket in name for name in forced.outcome.took_over), forced.outcome
     assert _wait_gone(deployments.device, other_host.record.pid)
+
+
+def _adbd(device: Device, service: str) -> str:
+    """What adbd says to `adb root` (`root:`) or `adb unroot` (`unroot:`); then the device is back."""
+    with device.open_service(service) as stream:
+        said = b""
+        while chunk := stream.recv(4096, timeout=10.0):
+            said += chunk
+    until(lambda: _shell_answers(device), timeout=30.0, what=f"the device back after {service}")
+    return said.decode(errors="replace")
+
+
+def _shell_answers(device: Device) -> bool:
+    with contextlib.suppress(errors.MobileAgentError, OSError):
+        return device.shell("true").exit_code == 0
+    return False
+
+
+def test_under_adb_root_the_agent_runs_as_the_shell_and_its_clipboard_round_trip_holds(
+        deployments: Deployments) -> None:
+    """Issue 37, item 1: an agent running as root would clear the clipboard on every read
+    (ClipboardService.addActiveOwnerLocked), so under `adb root` the launch runs it as `su 2000`, and
+    adbd's root connection reaches its token check."""
+    device = deployments.device
+    said = _adbd(device, "root:")
+    try:
+        if "cannot run as root" in said:
+            pytest.skip(f"`adb root` on this build: {said.strip()} (only userdebug and eng builds allow it)")
+        assert device.shell("id -u").stdout.strip() == b"0"
+        attached = deployments.attach(deployments.deployer(records=Records(), force=True))
+        assert _status(device, attached.record.pid)["Uid"].split()[0] == "2000"
+        conn = attached.connection
+        conn.request("clipboard_set", {"text": "set under adb root"}, timeout=5.0)
+        assert conn.request("clipboard_get", {}, timeout=5.0) == {"text": "set under adb root"}
+        conn.request("clipboard_set", {"text": None}, timeout=5.0)
+    finally:
+        if "cannot run as root" not in said:
+            _adbd(device, "unroot:")

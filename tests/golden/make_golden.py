@@ -69,9 +69,9 @@ MESSAGES: dict[str, dict[str, Any]] = {
         "display": {"width": 1080, "height": 2400, "density": 420, "rotation": 0}}},
     "response-toasts": {"type": "response", "id": 10, "result": {
         "toasts": [{"id": 1, "text": "Continuing as guest", "package": "dev.mobileagent.fixture",
-                    "class": "android.widget.Toast", "age_ms": 290},
+                    "class": "android.widget.Toast", "age_ms": 290, "by_agent": False},
                    {"id": 2, "text": "Saved", "package": "dev.mobileagent.fixture", "class": "android.widget.Toast",
-                    "age_ms": 40}],
+                    "age_ms": 40, "by_agent": False}],
         "last": 2}},
     "response-error": {"type": "response", "id": 1, "error": {"code": "busy", "message": "a read is in progress",
                                                               "retryable": True}},

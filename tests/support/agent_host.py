@@ -116,11 +116,12 @@ class Host:
         self.stream.close()
 
 
-def make_core(ui: UiModel | None = None) -> tuple[AgentCore, list[str]]:
-    """A core on its own UI model; the diagnostics it prints are collected in the list."""
+def make_core(ui: UiModel | None = None, uid: int = 2000) -> tuple[AgentCore, list[str]]:
+    """A core on its own UI model, running as `uid` (0: started by root); the diagnostics it prints
+    are collected in the list."""
     lines: list[str] = []
     model = ui or EmulatorUi()
-    identity = Identity("0.1.0", "7fec0cb05341", 2973, SOCKET, TOKEN)
+    identity = Identity("0.1.0", "7fec0cb05341", 2973, SOCKET, TOKEN, uid=uid)
     core = AgentCore(identity, Platform(model, lambda: dict(DISPLAY), diagnostic=lines.append))
     return core, lines
 

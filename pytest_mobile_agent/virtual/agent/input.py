@@ -81,11 +81,16 @@ class Injector:
                     + injection.after_ms(self.call, UP, self.ui.now_ms(), self.ui.animations_end_ms()))
         return accepted
 
-    def key_and_wait(self, code: int, meta: int) -> bool:
+    def key_and_wait(self, code: int, meta: int, wait_ms: float) -> bool | None:
         """One key press injected waiting for the app to finish it (INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH,
         the Java agent's Platform.injectKeyAndWait): handled, with the keys queued before it, when
-        this returns."""
-        return self.ui.key(code, meta)
+        this returns True or False; None when the busy app had not finished it within `wait_ms`
+        (the bound the Java agent's helper thread puts on InputManagerService's 30 s wait): the key
+        stays queued for the app."""
+        finished = self.ui.key_finished(code, meta)
+        if finished is None:
+            self._block(wait_ms)
+        return finished
 
     def _block(self, ms: float) -> None:
         if ms > 0:

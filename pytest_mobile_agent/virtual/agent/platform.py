@@ -137,6 +137,9 @@ class Platform:
     #: reading UiAutomation's HARDWARE screenshot bitmap back fails here (API 33/34 in a shell
     #: process): screenshots come from screencap (docs/agent-android.md, "Screenshots")
     hardware_read_back_fails: bool = False
+    #: reading it back fails silently: HWUI's Bitmap::getSkBitmap ignores the failed GPU copy, so
+    #: the bitmap is all zero (libs/hwui/hwui/Bitmap.cpp); the agent samples it and takes screencap
+    hardware_read_back_black: bool = False
 
 
 def sleep_until(when: float) -> None:

@@ -38,6 +38,7 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 
 AGENT_NAME = "mobile-agent-android"
 PROTOCOLS = (1,)
+ROOT_UID = 0
 CAPABILITIES = ("events", "bounds", "window_metadata", "text_clipboard")
 SHELL_UID = 2000
 VERSION_PATTERN = re.compile(rb"mobile-agent-android ([0-9A-Za-z][0-9A-Za-z.+-]*)")
@@ -76,9 +77,10 @@ class Identity:
     pid: int
     socket: str
     token: str = field(repr=False)
-    #: the uid the agent runs as, which a peer must have: 2000 when the shell started it, 0 under
-    #: `adb root` (adbd and its shell run as root: packages/modules/adb, daemon/main.cpp,
-    #: should_drop_privileges); a root peer reaching an agent running as shell is refused
+    #: the uid the agent runs as, which a peer must have unless it is root: 2000 when the shell
+    #: started it (under `adb root` the host starts it with `su 2000`), 0 when root started it.
+    #: Root peers always reach the token check: under `adb root` adbd runs as root
+    #: (packages/modules/adb, daemon/main.cpp, should_drop_privileges)
     uid: int = SHELL_UID
 
     def hello(self) -> dict[str, Any]:
@@ -191,7 +193,9 @@ class AgentCore:
         self.gestures = Gestures(injector)
         self.text_entry = TextEntry(injector)
         self.toasts = ToastBuffer(self.ui.toasts, self.ui.now_ms)
-        self.clipboard = ClipboardAccess(self.ui)
+        self.text_entry.agent_uid = identity.uid
+        self.text_entry.toasts = self.toasts
+        self.clipboard = ClipboardAccess(injector, self.toasts, identity.uid)
         self._on_stop: list[Callable[[], None]] = [self.toasts.close]
         self.workers = Workers(f"agent-req:{identity.pid}")
         self.ui.add_listener(self._on_change)
@@ -274,7 +278,7 @@ class AgentCore:
             self._wake.set()
 
     def _handshake(self, conn: Connection) -> None:
-        if conn.peer_uid != self.identity.uid:
+        if conn.peer_uid not in (self.identity.uid, ROOT_UID):
             conn.send({"type": "refused", "code": "peer_not_allowed", "message": "peer not allowed"})
             self.platform.diagnostic(f"refused peer uid {conn.peer_uid}")
             raise _Close(None)

@@ -9,6 +9,12 @@ clipboard method is accepted only when the field's text changed, by ACTION_PASTE
 refuses that, by KEYCODE_PASTE injected waiting for the app to finish it (TextView.doKeyDown pastes
 on the DOWN, reading the clip on the app's UI thread), so the user's clip goes back only after the
 app read the pasted one; a clip the shell cannot read is left alone, never cleared.
+
+Focus is decided live (issue 37, item 3): before every key DOWN and before KEYCODE_PASTE the
+device's input focus must be the target node, else the text answers `accepted: false` with the
+`reason` and nothing more is injected. A paste is accepted only when the field came to hold the
+pasted text (a password field, read masked: grew by its length). Where the clipboard may not be read
+(root, a locked device: clipboard.read_refusal) the paste neither saves nor restores.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import logging
 import time
 from typing import Any
 
+from pytest_mobile_agent.virtual.agent.clipboard import read_refusal
 from pytest_mobile_agent.virtual.agent.input import Injector
 from pytest_mobile_agent.virtual.agent.params import RequestError, int_param
 from pytest_mobile_agent.virtual.ui import KEY_MAP
@@ -29,6 +36,7 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 METHODS = ("auto", "direct", "keys", "clipboard")
 PASTE_ARRIVAL_MS = 1_000  # TextEntry.PASTE_ARRIVAL_MS: how long a paste may take to show in the field
 PASTE_POLL_MS = 16  # TextEntry.PASTE_POLL_MS
+PASTE_KEY_WAIT_MS = 2_000  # TextEntry.PASTE_KEY_WAIT_MS: how long a paste key may hold the input lock
 
 
 class Unreadable:
@@ -39,11 +47,17 @@ UNREADABLE = Unreadable()
 SavedClip = Clip | Unreadable | None
 
 
+class Refused(Exception):  # noqa: N818 - an outcome, not a failure
+    """The text stops here: `accepted: false` with this reason."""
+
+
 class TextEntry:
     def __init__(self, injector: Injector) -> None:
         self.injector = injector
         self.ui = injector.ui
         self.gate = injector.gate
+        self.agent_uid = 2000
+        self.toasts: Any = None
 
     def text(self, params: dict[str, Any], deadline: float) -> dict[str, Any]:
         """Params read in the Java agent's order (node, text, method), so a request with several
@@ -54,13 +68,17 @@ class TextEntry:
         with self.injector.injecting():
             node = self._target(node_id)
             used = self._choose(node, text) if method == "auto" else method
+            if used == "clipboard" and self.toasts is not None:
+                self.toasts.expect_system_toasts(2 if read_refusal(self.ui, self.agent_uid) is None else 1)
             try:
-                accepted = self._enter(node, text, used, method)
+                accepted = self._enter(node, text, used, method, deadline)
+            except Refused as refused:
+                return {"accepted": False, "method": used, "reason": str(refused)}
             finally:
                 self.injector.own_input()
         return {"accepted": accepted, "method": used}
 
-    def _enter(self, node: Node, text: str, used: str, asked: str) -> bool:
+    def _enter(self, node: Node, text: str, used: str, asked: str, deadline: float) -> bool:
         if used == "direct":
             if not node.accepts_set_text:
                 raise RequestError("invalid_params", f"node {node.uid} does not accept text set directly")
@@ -68,7 +86,7 @@ class TextEntry:
         if used == "keys":
             return self._type(node, text)
         if used == "clipboard":
-            return self._paste(node, text)
+            return self._paste(node, text, deadline)
         raise RequestError("invalid_params", f"method must be one of auto, direct, keys, clipboard, not {asked}")
 
     @staticmethod
@@ -85,29 +103,45 @@ class TextEntry:
         self._focus(node)
         accepted = True
         for ch in text:
+            self._require_focus(node)
             accepted &= self.injector.key(*KEY_MAP[ch])  # every key goes out, refused or not
         return accepted
 
-    def _paste(self, node: Node, text: str) -> bool:
+    def _paste(self, node: Node, text: str, deadline: float) -> bool:
         """The text and the restored clip both carry SystemUI's suppress extra (no clipboard
         overlay on Android 13+); a clip the shell may not put back never masks the paste."""
-        saved = self._save_clip()
+        refusal = read_refusal(self.ui, self.agent_uid)
+        saved = self._save_clip() if refusal is None else UNREADABLE
+        restore = True
         try:
             self.ui.set_clip(Clip(text).unseen(), source=SHELL_PACKAGE)
             self._focus(node)
             before = self._live_text(node)
-            handed = self.ui.paste(node) or self.injector.key_and_wait(KEYCODE_PASTE, 0)
-            return handed and (text == "" or self._arrived(node, before))
+            if not self.ui.paste(node):
+                self._require_focus(node)
+                wait_ms = max(0, round(min(PASTE_KEY_WAIT_MS, (deadline - time.monotonic()) * 1000)))
+                finished = self.injector.key_and_wait(KEYCODE_PASTE, 0, wait_ms)
+                if finished is None:
+                    restore = False  # the pending paste reads the clip: the user's would be pasted
+                    raise Refused(f"the app did not finish the paste key within {wait_ms} ms: the pasted text "
+                                  "stays on the clipboard")
+                if not finished:
+                    return False
+            if text == "" or self._arrived(node, before, text):
+                return True
+            raise Refused("the field's text did not come to hold the pasted text")
         finally:
-            self._restore(saved)
+            if restore:
+                self._restore(saved)
 
-    def _arrived(self, node: Node, before: str | None) -> bool:
-        """Whether the field's text changed within PASTE_ARRIVAL_MS (a toolkit that renders from
-        state shows the pasted text a frame after it handled the paste)."""
+    def _arrived(self, node: Node, before: str | None, text: str) -> bool:
+        """Whether the field's text came to hold the pasted text within PASTE_ARRIVAL_MS (a
+        toolkit that renders from state shows it a frame after it handled the paste); any change
+        is not enough, a clip set that silently failed pastes the user's old clip."""
         end = time.monotonic() + PASTE_ARRIVAL_MS / 1000.0
         while True:
             now = self._live_text(node)
-            if now is not None and now != before:
+            if now is not None and _holds(now, before, text, node.password):
                 return True
             if time.monotonic() >= end:
                 return False
@@ -140,8 +174,19 @@ class TextEntry:
             log.warning("the previous clip could not be put back: %s", exc)
 
     def _focus(self, node: Node) -> None:
-        if not node.focused:
+        """Gives the node input focus unless the live focus is on it (never the snapshot's flag)."""
+        if self.ui.focused_now() is not node:
             self.ui.focus(node)  # keys and pastes go where the focus is, at its cursor
+        self._require_focus(node)
+
+    def _require_focus(self, node: Node) -> None:
+        live = self.ui.focused_now()
+        if live is node:
+            return
+        if live is None:
+            raise Refused(f"input focus left node {node.uid} (no field has it now): nothing more was typed")
+        other = f" ({live.res})" if live.res else ""
+        raise Refused(f"input focus moved from node {node.uid} to another field{other}: nothing more was typed")
 
     def _target(self, node_id: int | None) -> Node:
         if node_id is None:
@@ -156,6 +201,14 @@ class TextEntry:
         if not node.editable:
             raise RequestError("invalid_params", f"node {node.uid} is not editable")
         return node
+
+
+def _holds(now: str, before: str | None, text: str, masked: bool) -> bool:
+    """TextEntry.holds: the text is in the field now (a masked field: it grew by its length)."""
+    had = 0 if before is None else len(before)
+    if masked:
+        return len(now) >= had + len(text) and now != before
+    return text in now and now != before
 
 
 def _string(params: dict[str, Any], key: str, default: str | None) -> str:

@@ -17,6 +17,13 @@ from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.node import Node, Window
 
 SHELL_PACKAGE = "com.android.shell"
+SHELL_UID = 2000
+ROOT_UID = 0
+#: the shell's label and the access toast's words (R.string.pasted_from_clipboard, "%1$s pasted from
+#: your clipboard"); the toast is system_server's own, package `android`
+SHELL_LABEL = "Shell"
+PASTED_FROM_CLIPBOARD = " pasted from your clipboard"
+SYSTEM_PACKAGE = "android"
 EXTRA_SUPPRESS_OVERLAY = "com.android.systemui.SUPPRESS_CLIPBOARD_OVERLAY"
 SYSTEMUI = "com.android.systemui"
 #: how long the overlay stays without a touch (ClipboardOverlayController's default timeout)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from pytest_mobile_agent.virtual.ui.changes import Change
 from pytest_mobile_agent.virtual.ui.clock import Clock
-from pytest_mobile_agent.virtual.ui.fixture import FixtureApp
+from pytest_mobile_agent.virtual.ui.fixture import FIXTURE_MANIFEST, FixtureApp
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.model import UiModel
 from pytest_mobile_agent.virtual.ui.settings import SettingsApp
@@ -26,6 +26,8 @@ class EmulatorUi(UiModel):
         self.settings = SettingsApp(self)
         self.register_app(self.app)
         self.register_app(self.settings)
+        # the access toast names the app by its label
+        self.app_labels[FIXTURE_MANIFEST.package] = FIXTURE_MANIFEST.label or FIXTURE_MANIFEST.package
 
     def start_app(self, extras: Mapping[str, str] | None = None, *, stop_first: bool = False) -> None:
         with self.lock:

@@ -70,6 +70,22 @@ class UiModel:
         self._ticker_cond = threading.Condition(self.lock)
         self.geo = geometry or Geometry()
         self.clip: clips.Clip | None = None
+        #: ClipboardService's primaryClipUid and mNotifiedUids, by package: who set the clip, and
+        #: who was shown the access toast for it
+        self._clip_owner: str | None = None
+        self._clip_notified: set[str] = set()
+        #: KeyguardManager.isDeviceLocked (set by the device: a secure keyguard showing)
+        self.device_locked: Callable[[], bool] = lambda: False
+        #: Settings.Secure.clipboard_show_access_notifications (set by the device; on by default)
+        self.clipboard_access_notifications: Callable[[], bool] = lambda: True
+        #: the apps' labels by package, for the access toast (set by the device)
+        self.app_labels: dict[str, str] = {}
+        #: the shell's clip sets are dropped without a word: ClipboardService.checkAndSetPrimaryClip
+        #: returns when clipboardAccessAllowed(OP_WRITE_CLIPBOARD) refuses (the app op set to ignore)
+        self.shell_clip_writes_ignored = False
+        #: the app's UI thread is busy: keys are held until it is free (set_app_busy)
+        self._app_busy = False
+        self._held_keys: list[Callable[[], None]] = []
         #: the toasts apps show: accessibility events only, never a window (ui/toasts.py)
         self.toasts = Toasts(self.clock)
         #: an emulator (ro.boot.qemu): SystemUI honours the suppress extra from any source
@@ -449,6 +465,13 @@ class UiModel:
     def focused(self) -> Node | None:
         return self._focused
 
+    def focused_now(self) -> Node | None:
+        """The input focus as UiAutomation.findFocus(FOCUS_INPUT) finds it: asked of the app, which
+        handles the input queued before the question first (as the Java fake platform's AppThread)."""
+        with self.lock:
+            self.advance()
+            return self._focused
+
     def focus(self, node: Node) -> None:
         """Focus a field: the keyboard window comes up for an editable one."""
         with self.lock:
@@ -463,6 +486,8 @@ class UiModel:
             if node.editable and self.keyboard not in self._windows:
                 self._shift = False
                 self.add_window(self.keyboard)
+            if node.focus_taken_by is not None and node.focus_taken_by is not node:
+                self.focus(node.focus_taken_by)
 
     def clear_focus_in(self, window: Window) -> None:
         with self.lock:
@@ -521,6 +546,8 @@ class UiModel:
                 return False
             node.text = (node.text or "") + text
             self.nodes_changed(self._focused_window, [node], ("text",))
+            if node.advances_to is not None:
+                self.focus(node.advances_to)
             return True
 
     def delete_char(self) -> bool:
@@ -552,8 +579,10 @@ class UiModel:
 
     def _paste_into(self, node: Node) -> bool:
         """What the app does to paste: the primary clip's text inserted at the cursor (the end)."""
-        text = self.clipboard
-        if not node.editable or text is None:
+        if not node.editable:
+            return False
+        text = self.app_clip(node.package or self.foreground() or "android")
+        if text is None:
             return False
         located = self._window_of(node)
         if located is None:
@@ -582,8 +611,11 @@ class UiModel:
         """IClipboard.setPrimaryClip from `source`: ClipRefused when ClipboardService refuses it;
         else SystemUI shows its overlay unless the clip suppresses it."""
         with self.lock:
+            if source == clips.SHELL_PACKAGE and self.shell_clip_writes_ignored:
+                return
             clips.check_data_owner(clip, source)
             self.clip = clip
+            self._clip_owner, self._clip_notified = source, set()
             if not clips.suppresses_overlay(clip, source, self.emulator):
                 self._show_clipboard_overlay(clip)
 
@@ -591,17 +623,48 @@ class UiModel:
         """clearPrimaryClip: SystemUI has no clip to show."""
         with self.lock:
             self.clip = None
+            self._clip_owner, self._clip_notified = None, set()
 
-    def shell_clip(self) -> clips.Clip | None:
-        """getPrimaryClip as the shell: None when the clipboard is empty or the read is refused."""
+    def shell_clip(self, uid: int = clips.SHELL_UID) -> clips.Clip | None:
+        """getPrimaryClip as the shell (or as root naming the shell's package): None when the
+        clipboard is empty or the read is refused (ClipboardService.getPrimaryClip, Android 13 to
+        16): nothing while the device is locked (isDeviceLocked); for root, addActiveOwnerLocked
+        throws (uid 0 does not own com.android.shell) and the clipboard is cleared; else the clip,
+        with the access toast for a reader that is not the clip's owner."""
         with self.lock:
+            if self.device_locked():
+                return None
+            if uid == clips.ROOT_UID:
+                self.clear_clip()
+                return None
             clip = self.clip
-            return clip if clip is not None and clip.shell_readable else None
+            if clip is None or not clip.shell_readable:
+                return None
+            self._access_toast(clips.SHELL_PACKAGE)
+            return clip
+
+    def app_clip(self, package: str) -> str | None:
+        """getPrimaryClip as the app `package` (to paste): the clip's text, with the access toast."""
+        with self.lock:
+            if self.device_locked() or self.clip is None:
+                return None
+            self._access_toast(package)
+            return self.clip.text
+
+    def _access_toast(self, reader: str) -> None:
+        """ClipboardService.showAccessNotificationLocked: "<label> pasted from your clipboard", a
+        Toast of system_server's own context (package `android`), for a reader that is not the
+        clip's owner, once per clip and reader, unless the setting is off."""
+        if not self.clipboard_access_notifications() or reader == self._clip_owner or reader in self._clip_notified:
+            return
+        self._clip_notified.add(reader)
+        label = clips.SHELL_LABEL if reader == clips.SHELL_PACKAGE else self.app_labels.get(reader, reader)
+        self.toasts.show(clips.SYSTEM_PACKAGE, label + clips.PASTED_FROM_CLIPBOARD)
 
     def has_clip(self) -> bool:
-        """hasPrimaryClip: a clip is there, readable or not."""
+        """hasPrimaryClip: a clip is there, readable or not; false while the device is locked."""
         with self.lock:
-            return self.clip is not None
+            return self.clip is not None and not self.device_locked()
 
     @property
     def clipboard_overlay(self) -> Window | None:
@@ -664,12 +727,42 @@ class UiModel:
         """One key press (down and up) injected waiting for the app to finish it
         (INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH, the `input` tool's way: InputShellCommand's
         injectKeyEvent): queued behind the input before it and handled before this returns.
-        True: the platform accepted it."""
+        True: the platform accepted it. While the app is busy (`set_app_busy`) the key is held for it
+        and this answers False at once (the caller's wait ran out: `key_finished` tells)."""
         with self.lock:
             verdicts: list[bool] = []
-            self._post(self.clock.now_ms(), lambda: verdicts.append(self._key(code, meta)))
+            self._post_key(lambda: verdicts.append(self._key(code, meta)))
             self.advance()
             return all(verdicts) and bool(verdicts)
+
+    def key_finished(self, code: int, meta: int = 0) -> bool | None:
+        """`key`, telling a key the busy app has not handled yet (None: still queued for it, as
+        InputManagerService's WAIT_FOR_FINISH would go on waiting up to INJECTION_TIMEOUT_MILLIS)."""
+        with self.lock:
+            if self._app_busy:
+                self._post_key(functools.partial(self._handle_key, code, meta))
+                return None
+            return self.key(code, meta)
+
+    def _handle_key(self, code: int, meta: int) -> None:
+        self._key(code, meta)
+
+    def set_app_busy(self, busy: bool) -> None:
+        """The app's UI thread is busy (a long frame, a stall): keys wait for it, and are handled,
+        in order, once it is free (the Java fake platform's appBusy and appIdle)."""
+        with self.lock:
+            self._app_busy = busy
+            if not busy:
+                held, self._held_keys = self._held_keys, []
+                for fn in held:
+                    self._post(self.clock.now_ms(), fn)
+                self.advance()
+
+    def _post_key(self, fn: Callable[[], None]) -> None:
+        if self._app_busy:
+            self._held_keys.append(fn)
+        else:
+            self._post(self.clock.now_ms(), fn)
 
     def inject_key(self, code: int, meta: int = 0) -> bool:
         """One key press (down and up) handed to the input dispatcher without waiting
@@ -680,7 +773,7 @@ class UiModel:
             self._key(code, meta)
 
         with self.lock:
-            self._post(self.clock.now_ms(), handle)
+            self._post_key(handle)
             return True
 
     def _key(self, code: int, meta: int) -> bool:

@@ -104,6 +104,11 @@ class Node:
     refuses_paste_action: bool = False
     #: KEYCODE_PASTE does nothing here (a custom view without TextView.doKeyDown's paste)
     ignores_paste_key: bool = False
+    #: the field that takes input focus right after this one gets it (a form's delayed
+    #: requestFocus on another field: View.requestFocus posted by the app), or None
+    focus_taken_by: Node | None = field(default=None, repr=False)
+    #: the field focus moves to once a character is typed here (an auto-advancing OTP box), or None
+    advances_to: Node | None = field(default=None, repr=False)
     on_click: Callable[[], object] | None = None
     on_long_click: Callable[[], object] | None = None
     #: for a scrollable container: what a drag or a fling moves

@@ -100,6 +100,11 @@ class StateUi:
 
 def attach_state(ui: UiModel, state: DeviceState, activity: ActivityManager) -> StateUi:
     drawn = StateUi(ui, state)
+    # ClipboardService's isDeviceLocked (KeyguardManager.isDeviceLocked: a secure keyguard showing)
+    # and its Settings.Secure.clipboard_show_access_notifications
+    ui.device_locked = lambda: state.power.keyguard_showing and state.power.secure_lock
+    ui.clipboard_access_notifications = lambda: state.settings["secure"].get(
+        "clipboard_show_access_notifications", "1") != "0"
     state.notifications.listeners.append(drawn.notifications_changed)
     state.power.listeners.append(drawn.keyguard_changed)
     state.radios.listeners.append(drawn.radios_changed)

@@ -37,8 +37,9 @@ def test_the_launch_command_keeps_the_token_off_the_command_line_and_detaches() 
     token = new_token()
     command = launch_command(JAR, SOCKET, 10_000)
     assert command == (
-        "read -r t && (trap '' HUP PIPE; MOBILE_AGENT_TOKEN=\"$t\" CLASSPATH=" + JAR +
-        " exec app_process / dev.mobileagent.agent.Main serve --socket " + SOCKET +
+        "read -r t && (trap '' HUP PIPE; u=; if [ \"$(id -u)\" = 0 ] && command -v su >/dev/null; "
+        "then u=\"su 2000,2000,3009\"; fi; MOBILE_AGENT_TOKEN=\"$t\" CLASSPATH=" + JAR +
+        " exec $u app_process / dev.mobileagent.agent.Main serve --socket " + SOCKET +
         " --idle-exit-ms 10000 </dev/null &)"
     )
     assert token not in command
@@ -51,7 +52,7 @@ def test_force_and_extra_arguments_are_passed_quoted() -> None:
     assert "--idle-exit-ms 500 --force --log " in command
     assert shlex.quote(hostile[1]) in command
     assert "CLASSPATH=" + shlex.quote("/data/local/tmp/it's.jar") in command
-    inner = command[command.index("exec ") + 5: command.index(" </dev/null")]
+    inner = command[command.index("exec $u ") + 8: command.index(" </dev/null")]
     assert shlex.split(inner) == ["app_process", "/", MAIN_CLASS, "serve", "--socket", SOCKET,
                                   "--idle-exit-ms", "500", "--force", *hostile]
 

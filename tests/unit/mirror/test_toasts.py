@@ -28,9 +28,13 @@ class AgentBuffer:
         self.kept: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
 
-    def show(self, text: str, package: str = "dev.mobileagent.fixture", at: float | None = None) -> None:
-        self.kept.append({"id": len(self.kept) + 1, "text": text, "package": package, "class": "android.widget.Toast",
-                          "at": self.clock.now if at is None else at})
+    def show(self, text: str, package: str = "dev.mobileagent.fixture", at: float | None = None,
+             by_agent: bool | None = None) -> None:
+        kept = {"id": len(self.kept) + 1, "text": text, "package": package, "class": "android.widget.Toast",
+                "at": self.clock.now if at is None else at}
+        if by_agent is not None:
+            kept["by_agent"] = by_agent
+        self.kept.append(kept)
 
     def request(self, method: str, params: dict[str, Any] | None = None, timeout: float = 5.0) -> dict[str, Any]:
         assert method == "toasts"
@@ -107,3 +111,26 @@ def test_an_agent_without_the_toasts_method_is_a_clear_error() -> None:
 def test_a_malformed_toasts_result_is_a_protocol_error(result: dict[str, Any]) -> None:
     with pytest.raises(ProtocolError):
         parse_toasts(result, received_at=0.0)
+
+
+def test_the_toasts_the_agent_caused_are_left_out_of_toasts_and_waits_unless_asked_for() -> None:
+    """Issue 37, item 2: ClipboardService's access toast for the agent's own clipboard reads
+    ("Shell pasted from your clipboard", by_agent) is not the app's toast."""
+    rig, buffer = rig_with_toasts()
+    buffer.show("Shell pasted from your clipboard", package="android", by_agent=True)
+    buffer.show("Invalid email", by_agent=False)
+    assert [t.text for t in rig.mirror.toasts] == ["Invalid email"]
+    assert [(t.text, t.by_agent) for t in rig.mirror.all_toasts] == [
+        ("Shell pasted from your clipboard", True), ("Invalid email", False)]
+    with pytest.raises(WaitTimeout) as caught:
+        rig.mirror.wait_for_toast(text_contains="pasted from", timeout=0.3)
+    assert "caused by the agent's clipboard use, left out" in str(caught.value)
+    found = rig.mirror.wait_for_toast(text_contains="pasted from", timeout=0.3, include_agent=True)
+    assert found.by_agent and found.package == "android"
+    assert rig.mirror.wait_for_toast("Invalid email", timeout=0.3).by_agent is False
+
+
+def test_a_by_agent_that_is_no_boolean_is_a_protocol_error() -> None:
+    with pytest.raises(ProtocolError, match="by_agent"):
+        parse_toasts({"toasts": [{"id": 1, "text": "x", "package": None, "class": "android.widget.Toast",
+                                  "age_ms": 0, "by_agent": "yes"}], "last": 1}, received_at=0.0)

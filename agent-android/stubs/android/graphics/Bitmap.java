@@ -15,6 +15,7 @@ public final class Bitmap {
     public Config getConfig() { throw new RuntimeException("Stub!"); }
     public int getWidth() { throw new RuntimeException("Stub!"); }
     public int getHeight() { throw new RuntimeException("Stub!"); }
+    public int getPixel(int x, int y) { throw new RuntimeException("Stub!"); }
     public boolean compress(CompressFormat format, int quality, OutputStream stream) { throw new RuntimeException("Stub!"); }
     public void recycle() { throw new RuntimeException("Stub!"); }
 }

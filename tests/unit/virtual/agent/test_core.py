@@ -62,14 +62,28 @@ def test_a_wrong_token_learns_nothing_but_unauthorized(core: AgentCore, kernel: 
     assert not core.stopped
 
 
-def test_a_root_peer_is_refused_and_logged_and_the_agent_keeps_serving(kernel: Kernel) -> None:
+def test_a_peer_of_another_app_is_refused_and_logged_and_the_agent_keeps_serving(kernel: Kernel) -> None:
     core, lines = make_core()
     try:
-        root = Host(core, kernel, peer_uid=0)
-        assert root.recv() == {"type": "refused", "code": "peer_not_allowed", "message": "peer not allowed"}
-        assert root.recv() is None
-        assert lines == ["refused peer uid 0"]
+        app = Host(core, kernel, peer_uid=10123)
+        assert app.recv() == {"type": "refused", "code": "peer_not_allowed", "message": "peer not allowed"}
+        assert app.recv() is None
+        assert lines == ["refused peer uid 10123"]
         assert Host(core, kernel).handshake()["type"] == "hello"
+    finally:
+        core.stop()
+
+
+def test_a_root_peer_reaches_the_token_check_while_the_agent_runs_as_the_shell(kernel: Kernel) -> None:
+    """Under `adb root` adbd's connection is root's, and the host starts the agent with `su 2000`
+    (issue 37, item 1): the token is the check."""
+    core, lines = make_core()
+    try:
+        wrong = Host(core, kernel, peer_uid=0)
+        wrong.send({"type": "auth", "token": "0" * 32})
+        assert wrong.recv() == {"type": "refused", "code": "unauthorized", "message": "unauthorized"}
+        assert Host(core, kernel, peer_uid=0).handshake()["type"] == "hello"
+        assert lines == []
     finally:
         core.stop()
 

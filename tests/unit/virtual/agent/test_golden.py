@@ -39,7 +39,7 @@ def test_the_refusals_and_the_replacement_notice_are_the_golden_frames() -> None
         wrong = Host(core, Kernel())
         wrong.send({"type": "auth", "token": "f" * 32})
         assert raw_frame(wrong) == (GOLDEN / "refused.frame").read_bytes()
-        root = Host(core, Kernel(), peer_uid=0)
+        root = Host(core, Kernel(), peer_uid=10123)
         assert raw_frame(root) == (GOLDEN / "refused-peer.frame").read_bytes()
         first = Host(core, Kernel())
         first.handshake()

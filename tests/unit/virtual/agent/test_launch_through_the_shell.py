@@ -109,3 +109,44 @@ def test_a_landscape_screenshot_has_landscape_dimensions_and_the_display_orienta
         host.close()
     finally:
         core.stop()
+
+
+def test_under_adb_root_the_launch_runs_the_agent_as_the_shell_and_its_clipboard_reads_keep_the_clip(
+        vdev: VirtualDevice) -> None:
+    """Issue 37, item 1: a root agent's clipboard read clears the clipboard (ClipboardService's
+    addActiveOwnerLocked), so under `adb root` the launch line runs app_process as `su 2000`; adbd's
+    connection, root's, reaches the token check."""
+    vdev.fs.add_file(JAR, b"dex\n\x00mobile-agent-android 0.1.0\x00...", mode=0o444, uid=2000, gid=2000)
+    vdev.adbd.uid = 0
+    try:
+        stream = vdev.open_service("shell,v2,raw:" + launch_command(JAR, SOCKET, 10_000))
+        stream.send(adb_wire.encode_shell_packet(adb_wire.SHELL_STDIN, (TOKEN + "\n").encode()))
+        line = read_stdout_line(stream)
+    finally:
+        vdev.adbd.uid = 2000
+    assert line.startswith("MOBILE_AGENT_READY "), line
+    proc = vdev.processes.get(json.loads(line.split(" ", 1)[1])["pid"])
+    assert proc is not None and proc.uid == 2000
+    stream.close()
+    vdev.ui.clipboard = "the user's clip"
+    conn = vdev.open_service(f"localabstract:{SOCKET}", peer_uid=0)
+    decoder = wire.FrameDecoder()
+    inbox: list[dict] = []
+
+    def recv(kind: str) -> dict:
+        deadline = time.monotonic() + 5
+        while True:
+            while inbox:
+                message = inbox.pop(0)
+                if message["type"] == kind:
+                    return message
+            inbox.extend(decoder.feed(conn.recv(max(0.01, deadline - time.monotonic()))))
+
+    conn.send(wire.encode({"type": "auth", "token": TOKEN}))
+    assert recv("hello")["pid"] == proc.pid
+    conn.send(wire.encode({"type": "welcome", "protocol": 1, "host": "test"}))
+    conn.send(wire.encode({"type": "request", "id": 1, "method": "clipboard_get", "deadline_ms": 5000, "params": {}}))
+    assert recv("response")["result"] == {"text": "the user's clip"}
+    assert vdev.ui.clipboard == "the user's clip"
+    conn.send(wire.encode({"type": "request", "id": 2, "method": "shutdown", "deadline_ms": 5000, "params": {}}))
+    assert recv("response")["result"] == {}

@@ -166,15 +166,15 @@ def test_another_agent_is_a_conflict_until_forced(vdev: VirtualDevice) -> None:
     assert "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000008" not in vdev.sockets.abstract_names()
 
 
-def test_a_root_peer_is_refused_and_logged_and_a_closed_stdout_leaves_it_serving(vdev: VirtualDevice) -> None:
+def test_an_app_peer_is_refused_and_logged_and_a_closed_stdout_leaves_it_serving(vdev: VirtualDevice) -> None:
     socket = "mobile-agent-0.1.0-p1-aaaaaaaaaaaa-000000000011"
     launched = launch(vdev, socket)
     launched.payload("MOBILE_AGENT_READY")
-    assert frames(connect(vdev, socket, peer_uid=0)) == [
+    assert frames(connect(vdev, socket, peer_uid=10123)) == [
         {"type": "refused", "code": "peer_not_allowed", "message": "peer not allowed"}]
-    assert launched.line() == "MOBILE_AGENT_LOG refused peer uid 0"
+    assert launched.line() == "MOBILE_AGENT_LOG refused peer uid 10123"
     launched.out.release()  # the launch stream is gone: later writes meet EPIPE
-    assert frames(connect(vdev, socket, peer_uid=0))[0]["code"] == "peer_not_allowed"
+    assert frames(connect(vdev, socket, peer_uid=10123))[0]["code"] == "peer_not_allowed"
     stream = connect(vdev, socket)
     stream.send(wire.encode({"type": "auth", "token": TOKEN}))
     decoder = wire.FrameDecoder()

@@ -97,7 +97,8 @@ def test_a_paste_that_never_arrives_is_not_accepted(ui: EmulatorUi, host: Host) 
     node = field(ui, "invite_code")
     node.refuses_paste_action = node.ignores_paste_key = True
     started = time.monotonic()
-    assert text(host, invite, "日本", "clipboard")["result"] == {"accepted": False, "method": "clipboard"}
+    assert text(host, invite, "日本", "clipboard")["result"] == {
+        "accepted": False, "method": "clipboard", "reason": "the field's text did not come to hold the pasted text"}
     assert 0.9 < time.monotonic() - started < 3.0
     assert node.text == ""
 

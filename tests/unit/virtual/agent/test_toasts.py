@@ -28,8 +28,10 @@ def test_a_toast_is_kept_with_its_text_package_class_and_age_and_asked_for_after
     ui.toasts.show(PACKAGE, "Saved")
     clock.advance(40)
     assert host.result("toasts", {"after": 0}) == {"toasts": [
-        {"id": 1, "text": "Continuing as guest", "package": PACKAGE, "class": "android.widget.Toast", "age_ms": 290},
-        {"id": 2, "text": "Saved", "package": PACKAGE, "class": "android.widget.Toast", "age_ms": 40}], "last": 2}
+        {"id": 1, "text": "Continuing as guest", "package": PACKAGE, "class": "android.widget.Toast", "age_ms": 290,
+         "by_agent": False},
+        {"id": 2, "text": "Saved", "package": PACKAGE, "class": "android.widget.Toast", "age_ms": 40,
+         "by_agent": False}], "last": 2}
     assert [t["text"] for t in host.result("toasts", {"after": 1})["toasts"]] == ["Saved"]
 
 

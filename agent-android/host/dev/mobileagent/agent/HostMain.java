@@ -29,7 +29,11 @@ import org.json.JSONArray;
  * (0 plays `adb root`). Standard input takes control lines for the
  * fake UI: {@code tick} (the status bar's clock changes: an event), {@code gap} (the next event
  * skips a seq, as if one was lost), {@code peer-uid UID}, {@code force-stop PACKAGE}, {@code launch},
- * {@code toast PACKAGE TEXT} (the app shows a toast: its accessibility event);
+ * {@code toast PACKAGE TEXT} (the app shows a toast: its accessibility event), {@code agent-uid UID}
+ * (the uid the platform's clipboard sees the agent read as), {@code locked on|off} (the device's
+ * keyguard), {@code clip TEXT} (an app's clip), {@code readback-black} (UiAutomation's read-back
+ * comes back all zero), {@code focus-taken-by RES OTHER} (focus given to RES moves on to OTHER),
+ * {@code app-busy on|off} (the app's UI thread holds its keys), {@code refuses-paste-action RES};
  * each is acknowledged with {@code MOBILE_AGENT_LOG control LINE} once applied.
  */
 public final class HostMain {
@@ -87,6 +91,7 @@ public final class HostMain {
         }
         transport.setPeerUid(uid);
         FakePlatform platform = Fixtures.fixedUi();
+        platform.agentUid = agentUid;
         platform.runAppThread();
         LaunchOutput withPort = new PortOutput(out, transport.port());
         Server server = AgentRuntime.serve(platform, transport, config, withPort, Exiter.SYSTEM, new JSONArray());
@@ -124,6 +129,22 @@ public final class HostMain {
                         platform.addAndAnnounce(Fixtures.composeApp());
                     } else if ("toast".equals(w[0]) && w.length > 2) {
                         platform.showToast(w[1], line.trim().split("\\s+", 3)[2]);
+                    } else if ("agent-uid".equals(w[0]) && w.length > 1) {
+                        platform.agentUid = Integer.parseInt(w[1]);
+                    } else if ("locked".equals(w[0]) && w.length > 1) {
+                        platform.setDeviceLocked("on".equals(w[1]));
+                    } else if ("clip".equals(w[0]) && w.length > 1) {
+                        platform.setClipboardForTest(line.trim().split("\\s+", 2)[1]);
+                    } else if ("readback-black".equals(w[0])) {
+                        platform.hardwareReadBackBlack = true;
+                    } else if ("app-busy".equals(w[0]) && w.length > 1) {
+                        if ("on".equals(w[1])) platform.appBusy();
+                        else platform.appIdle();
+                    } else if ("refuses-paste-action".equals(w[0]) && w.length > 1) {
+                        Fixtures.byRes(platform.window(Fixtures.COMPOSE).rootNode(), w[1]).refusesPasteAction(false);
+                    } else if ("focus-taken-by".equals(w[0]) && w.length > 2) {
+                        FakeWindow app = platform.window(Fixtures.COMPOSE);
+                        Fixtures.byRes(app.rootNode(), w[1]).focusTakenBy(Fixtures.byRes(app.rootNode(), w[2]));
                     }
                     out.log("control " + line.trim());
                 }

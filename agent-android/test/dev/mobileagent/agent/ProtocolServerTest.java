@@ -76,15 +76,26 @@ public class ProtocolServerTest {
     }
 
     @Test
-    public void aRootPeerIsRefusedAndLoggedWhileTheAgentKeepsServing() throws Exception {
-        Client host = h.host();
+    public void aRootPeerReachesTheTokenCheckWhileTheAgentRunsAsTheShell() throws Exception {
+        // `adb root` with the agent launched as the shell (su 2000): adbd's connection is root's
         h.transport.setPeerUid(0);
-        Client root = h.connect();
-        JSONObject r = root.read(3000);
-        assertEquals("refused", r.getString("type"));
+        Client wrong = h.connect();
+        wrong.send(obj("{\"type\":\"auth\",\"token\":\"" + "0".repeat(32) + "\"}"));
+        assertEquals("the token is still the check", "unauthorized", wrong.read(3000).getString("code"));
+        Client root = h.host();
+        assertTrue("root with the token is served", root.request("snapshot", "{}").has("result"));
+        h.transport.setPeerUid(2000);
+    }
+
+    @Test
+    public void aPeerOfAnotherAppIsRefusedAndLogged() throws Exception {
+        Client host = h.host();
+        h.transport.setPeerUid(10_123);
+        Client app = h.connect();
+        JSONObject r = app.read(3000);
         assertEquals("peer_not_allowed", r.getString("code"));
-        assertTrue(root.closedWithin(2000));
-        assertTrue(h.stdout(), h.stdout().contains("MOBILE_AGENT_LOG refused peer uid 0\n"));
+        assertTrue(app.closedWithin(2000));
+        assertTrue(h.stdout(), h.stdout().contains("MOBILE_AGENT_LOG refused peer uid 10123\n"));
         assertTrue("the host keeps being served", host.request("snapshot", "{}").has("result"));
         h.transport.setPeerUid(2000);
     }

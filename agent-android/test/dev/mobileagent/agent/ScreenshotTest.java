@@ -102,4 +102,26 @@ public class ScreenshotTest {
         p.disconnect(); // what the agent's old release did
         assertEquals("disconnect() puts the connect-time rotation back", 0, p.display().rotation);
     }
+
+    /**
+     * H4: a read-back that fails silently gives a bitmap of zeros (HWUI's Bitmap::getSkBitmap
+     * ignores the copy's result); the agent samples it, takes screencap once, and says why.
+     */
+    @Test
+    public void anAllZeroReadBackIsTakenWithScreencapAndSaysSo() throws Exception {
+        FakePlatform p = Fixtures.fixedUi();
+        p.hardwareReadBackBlack = true;
+        JSONObject r = call(new Agent(p, clock), clock, "screenshot", "{\"format\":\"png\"}");
+        assertEquals("screencap", r.getString("capture"));
+        assertTrue(r.toString(), r.getString("fallback").contains("all zero"));
+        BufferedImage img = decode(r);
+        assertTrue("the image is the screen, not black", (img.getRGB(540, 1200) & 0xffffff) != 0);
+    }
+
+    @Test
+    public void aReadBackThatWorksSaysNoFallback() throws Exception {
+        JSONObject r = call(new Agent(Fixtures.fixedUi(), clock), clock, "screenshot", "{\"format\":\"png\"}");
+        assertEquals("ui_automation", r.getString("capture"));
+        assertTrue(r.toString(), !r.has("fallback"));
+    }
 }

@@ -14,6 +14,7 @@ import dev.mobileagent.agent.fake.FakeNode;
 import dev.mobileagent.agent.fake.FakePlatform;
 import dev.mobileagent.agent.fake.FakeWindow;
 import dev.mobileagent.agent.fake.Fixtures;
+import dev.mobileagent.agent.input.TextEntry;
 import org.json.JSONObject;
 import org.junit.Test;
 
@@ -160,14 +161,49 @@ public class TextTest {
         assertEquals("the user's clip", p.clipboardText());
     }
 
+    /**
+     * H6: a busy app would hold the waiting injection (and the input lock) for InputManagerService's
+     * 30 s; the wait is bounded at 2 s, the pasted clip stays (restoring it would have the pending
+     * paste insert the user's clip), and the paste is not accepted.
+     */
     @Test
-    public void aPasteKeyTheBusyAppDoesNotFinishInTheInjectionTimeoutIsNotAccepted() throws Exception {
+    public void aPasteKeyTheBusyAppDoesNotFinishIsBoundedAndLeavesThePastedClip() throws Exception {
         FakePlatform p = pinRefusingThePasteAction(false).withClock(clock);
         p.appBusy();
         long start = clock.nowMs();
-        assertFalse(pasteIntoPin(p).getBoolean("accepted"));
+        JSONObject r = pasteIntoPin(p);
         long took = clock.nowMs() - start;
-        assertTrue("InputManagerService's injection timeout", took >= FakePlatform.INJECTION_TIMEOUT_MS);
+        assertFalse(r.getBoolean("accepted"));
+        assertTrue(r.toString(), r.getString("reason").contains("did not finish the paste key"));
+        assertEquals("bounded at 2 s, not the 30 s injection timeout",
+            java.util.Arrays.asList(TextEntry.PASTE_KEY_WAIT_MS), p.keyWaits);
+        assertTrue(took + " ms", took < FakePlatform.INJECTION_TIMEOUT_MS);
+        assertEquals("the pasted clip is left for the pending paste", "日本", p.clipboardText());
+        p.appIdle();
+        assertEquals("the pending paste inserts the pasted text, not the user's clip", "日本",
+            field(p.window(Fixtures.COMPOSE), "pin").currentText());
+    }
+
+    /** H1: any change of the text is not arrival: a clip set that silently failed pastes the user's old clip. */
+    @Test
+    public void aPasteOfTheUsersOldClipIsNotAccepted() throws Exception {
+        FakePlatform p = Fixtures.fixedUi();
+        p.setClipboardForTest("the user's clip");
+        p.clipSetsIgnored = true;
+        JSONObject r = pasteIntoPin(p);
+        assertEquals("the user's clip", field(p.window(Fixtures.COMPOSE), "pin").currentText());
+        assertFalse("the field changed, but not to the pasted text", r.getBoolean("accepted"));
+    }
+
+    /** H1: a password field reads masked; there the text growing by the pasted length is arrival. */
+    @Test
+    public void aPasteIntoAPasswordFieldIsJudgedByItsLength() throws Exception {
+        FakePlatform p = Fixtures.fixedUi();
+        field(p.window(Fixtures.COMPOSE), "pin").password();
+        p.setClipboardForTest("the user's clip");
+        JSONObject r = pasteIntoPin(p);
+        assertTrue(r.toString(), r.getBoolean("accepted"));
+        assertEquals("日本", field(p.window(Fixtures.COMPOSE), "pin").currentText());
     }
 
     @Test

@@ -17,6 +17,13 @@ public final class FakeNode implements PNode {
     /** A field that does nothing with KEYCODE_PASTE (a custom view without TextView's key handling). */
     boolean ignoresPasteKey;
     Runnable onClick;
+    /**
+     * The field that takes input focus right after this one gets it (a form's delayed requestFocus
+     * on its first field), or null.
+     */
+    FakeNode focusTakenBy;
+    /** The field input focus moves to once a character is typed here (an auto-advancing OTP box), or null. */
+    FakeNode advancesTo;
     public int setTextCalls;
     public int pasteCalls;
     /** For a scrollable list: how far its content moved, in pixels. */
@@ -52,6 +59,15 @@ public final class FakeNode implements PNode {
         acceptsSetText = direct;
         return this;
     }
+
+    /** Focus given to this field moves on to {@code other} at once (a delayed requestFocus there). */
+    public FakeNode focusTakenBy(FakeNode other) { focusTakenBy = other; return this; }
+
+    /** A character typed here moves input focus to {@code next} (an OTP box). */
+    public FakeNode advancesTo(FakeNode next) { advancesTo = next; return this; }
+
+    /** A password field: its text reads masked, one bullet per character, as TextView's transformation shows it. */
+    public FakeNode password() { a.password = true; return this; }
 
     /** ACTION_PASTE is refused; {@code keyToo}: KEYCODE_PASTE does nothing either. */
     public FakeNode refusesPasteAction(boolean keyToo) {
@@ -152,8 +168,15 @@ public final class FakeNode implements PNode {
     public String liveText() {
         letAppHandleQueuedInput();
         synchronized (FakeNode.class) {
-            return alive ? a.text : null;
+            if (!alive || a.text == null) return null;
+            return a.password ? masked(a.text) : a.text;
         }
+    }
+
+    static String masked(String text) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < text.length(); i++) b.append('\u2022');
+        return b.toString();
     }
 
     @Override
@@ -178,7 +201,7 @@ public final class FakeNode implements PNode {
     /** What the app does to paste: the primary clip inserted at the cursor (the text's end). */
     boolean pasteClip() {
         pasteCalls++;
-        String clip = window.platform.clipboardText();
+        String clip = window.platform.appReadsClip();
         window.platform.changeText(this, (a.text == null ? "" : a.text) + (clip == null ? "" : clip));
         return true;
     }

@@ -212,6 +212,7 @@ public final class FakePlatform implements Platform {
         clip = text;
         clipHasUris = withUris;
         clipReadable = true;
+        clipSetBy(APP_UID);
     }
 
     /**
@@ -284,6 +285,7 @@ public final class FakePlatform implements Platform {
         }
         if (kb != null) addAndAnnounce(kb);
         if (node.window != null) contentChanged(node.window, node, "state");
+        if (node.focusTakenBy != null && node.focusTakenBy != node) focus(node.focusTakenBy);
     }
 
     void hideKeyboard() {
@@ -460,11 +462,13 @@ public final class FakePlatform implements Platform {
     }
 
     /**
-     * INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH: returns once the app has handled the key, or false
-     * after the injection timeout when its UI thread is busy.
+     * INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH: HANDLED once the app has handled the key; when its UI
+     * thread is busy, InputManagerService would wait INJECTION_TIMEOUT_MS and then answer timed out
+     * (REFUSED), but the caller's bound {@code waitMs} ends the wait first (PENDING): the key stays
+     * queued for the app, which handles it once free.
      */
     @Override
-    public boolean injectKeyAndWait(int action, int code, int meta, long downTimeMs, long eventTimeMs)
+    public KeyWait injectKeyAndWait(int action, int code, int meta, long downTimeMs, long eventTimeMs, long waitMs)
             throws PlatformException {
         if (!keyTargeted()) {
             // InputManagerService.injectInputEventToTarget on TARGET_MISMATCH, which a waiting mode reports
@@ -472,14 +476,18 @@ public final class FakePlatform implements Platform {
                 + "by uid " + injectionTargetUid + ".");
         }
         injectKey(action, code, meta, downTimeMs, eventTimeMs);
-        if (app.handleQueued()) return true;
+        if (app.handleQueued()) return KeyWait.HANDLED;
         try {
-            currentClock().sleepMs(INJECTION_TIMEOUT_MS);
+            currentClock().sleepMs(Math.min(waitMs, INJECTION_TIMEOUT_MS));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return false;
+        keyWaits.add(Math.min(waitMs, INJECTION_TIMEOUT_MS));
+        return waitMs < INJECTION_TIMEOUT_MS ? KeyWait.PENDING : KeyWait.REFUSED;
     }
+
+    /** How long each waiting injection that the app did not finish held its caller. */
+    public final List<Long> keyWaits = Collections.synchronizedList(new ArrayList<Long>());
 
     private synchronized boolean keyTargeted() {
         FakeWindow focused = null;
@@ -506,6 +514,7 @@ public final class FakePlatform implements Platform {
         } else if (target != null && target.a.editable) {
             char c = FakeKeyMap.charFor(code, meta);
             if (c != 0) changeText(target, (target.a.text == null ? "" : target.a.text) + c);
+            if (c != 0 && target.advancesTo != null) focus(target.advancesTo);
         }
     }
 
@@ -571,27 +580,114 @@ public final class FakePlatform implements Platform {
         }
     }
 
-    @Override
-    public synchronized Object saveClipboard() {
-        if (clip != null && !clipReadable) return Platform.UNREADABLE_CLIP;
-        return clip == null ? null : new SavedClip(clip, clipHasUris);
+    // --- the clipboard, as ClipboardService serves it ---------------------------------------------
+
+    /** The shell's uid (Process.SHELL_UID). */
+    public static final int SHELL_UID = 2000;
+    /** The uid the agent runs as: the shell's, or 0 when it was started as root. */
+    public volatile int agentUid = SHELL_UID;
+    /** Settings.Secure.clipboard_show_access_notifications (on unless set to 0). */
+    public volatile boolean showAccessNotifications = true;
+    /** ClipboardService's primaryClipUid: who set the clip (-1: nobody). */
+    private int clipOwnerUid = -1;
+    /** ClipboardService's mNotifiedUids: who was shown the access toast for this clip. */
+    private final HashSet<Integer> notifiedUids = new HashSet<>();
+    private boolean deviceLocked;
+    /** The label of the access toast ClipboardService shows for a read (R.string.pasted_from_clipboard). */
+    static final String PASTED_FROM_CLIPBOARD = " pasted from your clipboard";
+
+    /** The keyguard is up and the device locked (KeyguardManager.isDeviceLocked), or unlocked. */
+    public synchronized void setDeviceLocked(boolean locked) {
+        deviceLocked = locked;
     }
 
     @Override
-    public synchronized String readClipboardText() throws PlatformException {
-        if (clip != null && !clipReadable) {
+    public synchronized String clipboardReadRefusal() {
+        return dev.mobileagent.agent.platform.ClipboardRefusal.of(agentUid, deviceLocked);
+    }
+
+    /** A clip changes hands (setPrimaryClipInternalNoClassifyLocked): its owner, nobody notified yet. */
+    private void clipSetBy(int uid) {
+        clipOwnerUid = clip == null ? -1 : uid;
+        notifiedUids.clear();
+    }
+
+    /**
+     * ClipboardService.getPrimaryClip for {@code uid} (labelled {@code label}): null while the device
+     * is locked; for root naming com.android.shell, addActiveOwnerLocked throws and the clipboard is
+     * cleared; else the clip, with showAccessNotificationLocked's toast (package android) for a
+     * reader that is not the clip's owner, once per clip, unless the setting is off. Returns
+     * {text} (null text: empty) or null for nothing handed out.
+     */
+    private String[] read(int uid, String label) {
+        String toast = null;
+        String[] out;
+        synchronized (this) {
+            if (deviceLocked) return null;
+            if (uid == 0) {
+                clip = null;
+                clipHasUris = false;
+                clipSetBy(0);
+                return null;
+            }
+            if (clip != null && !clipReadable) return null;
+            if (clip != null && showAccessNotifications && uid != clipOwnerUid && notifiedUids.add(uid)) {
+                toast = label + PASTED_FROM_CLIPBOARD;
+            }
+            out = new String[] {clip};
+        }
+        if (toast != null) emit(PlatformEvent.toast(toast, "android", "android.widget.Toast", clock.nowMs()));
+        return out;
+    }
+
+    /** hasPrimaryClip: false while the device is locked. */
+    private synchronized boolean has() {
+        return !deviceLocked && clip != null;
+    }
+
+    /** The app reads the clip to paste it (its own uid, its label). */
+    String appReadsClip() {
+        String[] r = read(APP_UID, "Compose fixture");
+        return r == null ? null : r[0];
+    }
+
+    @Override
+    public Object saveClipboard() {
+        String[] r = read(agentUid, "Shell");
+        if (r == null || r[0] == null) return has() ? Platform.UNREADABLE_CLIP : null;
+        synchronized (this) {
+            return new SavedClip(r[0], clipHasUris);
+        }
+    }
+
+    @Override
+    public String readClipboardText() throws PlatformException {
+        String[] r = read(agentUid, "Shell");
+        if ((r == null || r[0] == null) && has()) {
             throw new PlatformException("internal", "the clipboard holds a clip the shell may not read");
         }
-        return clip;
+        return r == null ? null : r[0];
     }
+
+    /**
+     * The shell's clip sets are dropped without a word: ClipboardService.checkAndSetPrimaryClip
+     * returns when clipboardAccessAllowed(OP_WRITE_CLIPBOARD) refuses (the app op set to ignore).
+     */
+    public volatile boolean clipSetsIgnored;
+    /** Run as the agent sets a clip (a test's look at what else can happen meanwhile). */
+    public volatile Runnable onClipSet;
 
     @Override
     public void setClipboardText(String text, boolean unseen) {
+        Runnable hook = onClipSet;
+        if (hook != null) hook.run();
+        if (clipSetsIgnored) return;
         synchronized (this) {
             clipboardWrites++;
             clip = text;
             clipHasUris = false;
             clipReadable = true;
+            clipSetBy(agentUid);
         }
         if (!unseen) showClipboardOverlay();
     }
@@ -611,6 +707,7 @@ public final class FakePlatform implements Platform {
             }
             clip = s == null ? null : s.text;
             clipHasUris = false;
+            clipSetBy(agentUid);
         }
         if (s != null && !unseen) showClipboardOverlay();
     }
@@ -642,14 +739,35 @@ public final class FakePlatform implements Platform {
             if (hardwareReadBackFails) {
                 throw new IllegalStateException("unable to copy the HARDWARE bitmap: no GPU context in this process");
             }
-            return render(format, Screenshots.UI_AUTOMATION);
+            BufferedImage img = renderImage();
+            // the read-back's copy: a failed one is a bitmap of zeros
+            if (hardwareReadBackBlack) img = new BufferedImage(img.getWidth(), img.getHeight(), BufferedImage.TYPE_INT_ARGB);
+            Screenshots.requireNotAllZero(samples(img));
+            return encode(img, format, Screenshots.UI_AUTOMATION);
         }, () -> render(format, Screenshots.SCREENCAP));
     }
 
     /** Reading UiAutomation's HARDWARE bitmap back fails (the agent then takes screencap's). */
     public volatile boolean hardwareReadBackFails;
+    /**
+     * Reading it back fails silently: HWUI's Bitmap::getSkBitmap ignores the failed GPU copy, and
+     * the copy is a bitmap of zeros (libs/hwui/hwui/Bitmap.cpp).
+     */
+    public volatile boolean hardwareReadBackBlack;
+
+    /** The image's ARGB pixels at the agent's sample points (AndroidPlatform.notAllZero's). */
+    private static int[] samples(BufferedImage img) {
+        int[][] points = Screenshots.samplePoints(img.getWidth(), img.getHeight());
+        int[] out = new int[points.length];
+        for (int i = 0; i < points.length; i++) out[i] = img.getRGB(points[i][0], points[i][1]);
+        return out;
+    }
 
     private Screenshot render(String format, String capture) throws PlatformException {
+        return encode(renderImage(), format, capture);
+    }
+
+    private BufferedImage renderImage() {
         DisplayInfo d;
         List<FakeWindow> ws;
         synchronized (this) {
@@ -666,6 +784,14 @@ public final class FakePlatform implements Platform {
             g.fillRect(b[0], b[1], b[2] - b[0], b[3] - b[1]);
         }
         g.dispose();
+        return img;
+    }
+
+    private Screenshot encode(BufferedImage img, String format, String capture) throws PlatformException {
+        DisplayInfo d;
+        synchronized (this) {
+            d = display;
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try {
             ImageIO.write(img, "jpeg".equals(format) ? "jpg" : "png", out);

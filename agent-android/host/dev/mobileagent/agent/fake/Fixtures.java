@@ -222,6 +222,16 @@ public final class Fixtures {
     }
 
     /** HostMain's fixed UI: the status bar over the Compose fixture on its Login tab. */
+    /** The node of {@code root}'s tree whose resource name is {@code res}, or null. */
+    public static FakeNode byRes(FakeNode root, String res) {
+        if (res.equals(root.a.res)) return root;
+        for (FakeNode c : root.children()) {
+            FakeNode f = byRes(c, res);
+            if (f != null) return f;
+        }
+        return null;
+    }
+
     public static FakePlatform fixedUi() {
         return new FakePlatform().add(statusBar()).add(composeApp());
     }

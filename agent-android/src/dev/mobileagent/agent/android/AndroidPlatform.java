@@ -16,6 +16,7 @@ import android.view.MotionEvent;
 import android.view.accessibility.AccessibilityEvent;
 import android.view.accessibility.AccessibilityNodeInfo;
 import android.view.accessibility.AccessibilityWindowInfo;
+import dev.mobileagent.agent.platform.ClipboardRefusal;
 import dev.mobileagent.agent.platform.DisplayInfo;
 import dev.mobileagent.agent.platform.KeyStroke;
 import dev.mobileagent.agent.platform.PNode;
@@ -29,6 +30,7 @@ import dev.mobileagent.agent.wrappers.AccessibilityCaches;
 import dev.mobileagent.agent.wrappers.Clipboards;
 import dev.mobileagent.agent.wrappers.Displays;
 import dev.mobileagent.agent.wrappers.InputInjection;
+import dev.mobileagent.agent.wrappers.Keyguard;
 import dev.mobileagent.agent.wrappers.MissingApi;
 import dev.mobileagent.agent.wrappers.NodeIds;
 import dev.mobileagent.agent.wrappers.Tasks;
@@ -38,6 +40,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The platform over UiAutomation, obtained as the shell user and connected once. Its callbacks run
@@ -216,11 +222,34 @@ public final class AndroidPlatform implements Platform {
         return inject(keyEvent(action, code, meta, downTimeMs, eventTimeMs), false);
     }
 
+    /**
+     * The waiting injection runs on a thread of its own, so that a busy app, which
+     * InputManagerService would wait for up to INJECTION_TIMEOUT_MILLIS (30 s), holds the caller
+     * (and the agent's input lock) no longer than {@code waitMs}.
+     */
     @Override
-    public boolean injectKeyAndWait(int action, int code, int meta, long downTimeMs, long eventTimeMs)
+    public KeyWait injectKeyAndWait(int action, int code, int meta, long downTimeMs, long eventTimeMs, long waitMs)
             throws PlatformException {
         check();
-        return inject(keyEvent(action, code, meta, downTimeMs, eventTimeMs), true);
+        final KeyEvent ev = keyEvent(action, code, meta, downTimeMs, eventTimeMs);
+        FutureTask<Boolean> task = new FutureTask<>(() -> inject(ev, true));
+        Thread t = new Thread(task, "mobile-agent-key-wait");
+        t.setDaemon(true);
+        t.start();
+        try {
+            return task.get(waitMs, TimeUnit.MILLISECONDS) ? KeyWait.HANDLED : KeyWait.REFUSED;
+        } catch (TimeoutException e) {
+            return KeyWait.PENDING;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return KeyWait.PENDING;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof PlatformException) throw (PlatformException) cause;
+            if (cause instanceof RuntimeException) throw (RuntimeException) cause;
+            if (cause instanceof Error) throw (Error) cause;
+            throw new PlatformException("internal", "the key injection failed: " + cause);
+        }
     }
 
     private KeyEvent keyEvent(int action, int code, int meta, long downTimeMs, long eventTimeMs) {
@@ -252,6 +281,25 @@ public final class AndroidPlatform implements Platform {
         check();
         AccessibilityNodeInfo n = ua.findFocus(AccessibilityNodeInfo.FOCUS_INPUT);
         return n == null ? null : new AndroidNode(n);
+    }
+
+    /** Root, or a locked device (platform.ClipboardRefusal: what ClipboardService does then). */
+    @Override
+    public String clipboardReadRefusal() {
+        int uid = android.os.Process.myUid();
+        return ClipboardRefusal.of(uid, uid != ClipboardRefusal.ROOT_UID && deviceLocked());
+    }
+
+    private Keyguard keyguard;
+
+    /** Whether the device is locked; unknown (the trust service missing) counts as unlocked. */
+    private synchronized boolean deviceLocked() {
+        try {
+            if (keyguard == null) keyguard = Keyguard.connect();
+            return keyguard.deviceLocked();
+        } catch (MissingApi | RuntimeException e) {
+            return false;
+        }
     }
 
     private synchronized Clipboards clipboards() throws PlatformException {
@@ -335,7 +383,7 @@ public final class AndroidPlatform implements Platform {
         check();
         final DisplayInfo d = display();
         return Screenshots.take(
-            () -> encode(softwareCopy(uiAutomationBitmap()), d, format, quality, Screenshots.UI_AUTOMATION),
+            () -> encode(notAllZero(softwareCopy(uiAutomationBitmap())), d, format, quality, Screenshots.UI_AUTOMATION),
             () -> encode(screencapBitmap(), d, format, quality, Screenshots.SCREENCAP));
     }
 
@@ -359,8 +407,22 @@ public final class AndroidPlatform implements Platform {
         return copy;
     }
 
+    /** The bitmap, unless its sampled pixels are all zero (Screenshots.requireNotAllZero); recycled then. */
+    static Bitmap notAllZero(Bitmap b) throws PlatformException {
+        int[][] points = Screenshots.samplePoints(b.getWidth(), b.getHeight());
+        int[] samples = new int[points.length];
+        for (int i = 0; i < points.length; i++) samples[i] = b.getPixel(points[i][0], points[i][1]);
+        try {
+            Screenshots.requireNotAllZero(samples);
+        } catch (PlatformException e) {
+            b.recycle();
+            throw e;
+        }
+        return b;
+    }
+
     private static Bitmap screencapBitmap() throws PlatformException {
-        byte[] png = Screencap.png(Screencap.COMMAND);
+        byte[] png = Screencap.png(Screencap.TIMEOUT_MS, Screencap.command(Displays.physicalId()));
         Bitmap b = BitmapFactory.decodeByteArray(png, 0, png.length);
         if (b == null) throw new PlatformException("screenshot_failed", "screencap's output is not an image");
         return b;

@@ -213,7 +213,7 @@ public final class Agent implements Platform.EventSink {
                 case "key":
                     return key(p);
                 default:
-                    return text(p);
+                    return text(p, deadline);
             }
         }
     }
@@ -274,7 +274,7 @@ public final class Agent implements Platform.EventSink {
         }
     }
 
-    JSONObject text(Params p) throws AgentError, PlatformException, InterruptedException {
+    JSONObject text(Params p, Deadline deadline) throws AgentError, PlatformException, InterruptedException {
         Long nodeId = p.nullableInteger("node");
         String text = p.string("text", null);
         String method = p.string("method", "auto");
@@ -291,9 +291,14 @@ public final class Agent implements Platform.EventSink {
             id = r.id;
         }
         idle.noteActivity();
+        long budget = deadline == null ? Long.MAX_VALUE : Math.max(0, deadline.remainingMs());
+        boolean pastes = "clipboard".equals("auto".equals(method) ? textEntry.choose(node, text) : method);
+        if (pastes) toasts.expectSystemToasts(platform.clipboardReadRefusal() == null ? 2 : 1, clock.nowMs());
         try {
-            Object[] done = textEntry.enter(node, id, text, method);
-            return put(put(new JSONObject(), "accepted", done[0]), "method", done[1]);
+            TextEntry.Outcome done = textEntry.enter(node, id, text, method, budget);
+            JSONObject result = put(put(new JSONObject(), "accepted", done.accepted), "method", done.method);
+            if (done.reason != null) put(result, "reason", done.reason);
+            return result;
         } finally {
             acted();
         }
@@ -301,9 +306,20 @@ public final class Agent implements Platform.EventSink {
 
     // --- clipboard ------------------------------------------------------------------------------
 
-    /** The primary clip's text, null for an empty clipboard. */
-    JSONObject clipboardGet() throws PlatformException {
-        String text = platform.readClipboardText();
+    /**
+     * The primary clip's text, null for an empty clipboard. Under the input lock, so that it never
+     * reads a paste's own clip; refused (clipboard_unavailable) where a read would give nothing or
+     * clear the clipboard (Platform.clipboardReadRefusal: root, a locked device). A read of a clip
+     * another app set has ClipboardService show its access toast: the agent expects it.
+     */
+    JSONObject clipboardGet() throws AgentError, PlatformException {
+        String text;
+        synchronized (inputLock) {
+            String refusal = platform.clipboardReadRefusal();
+            if (refusal != null) throw new AgentError("clipboard_unavailable", refusal, false);
+            toasts.expectSystemToasts(1, clock.nowMs());
+            text = platform.readClipboardText();
+        }
         return put(new JSONObject(), "text", text == null ? JSONObject.NULL : text);
     }
 
@@ -338,6 +354,7 @@ public final class Agent implements Platform.EventSink {
         put(o, "rotation", s.rotation);
         put(o, "data", Base64Codec.encode(s.data));
         if (s.capture != null) put(o, "capture", s.capture);
+        if (s.fallback != null) put(o, "fallback", s.fallback);
         return o;
     }
 

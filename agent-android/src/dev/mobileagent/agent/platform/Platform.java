@@ -33,18 +33,32 @@ public interface Platform {
     boolean injectKey(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException;
 
     /**
-     * Injects one key event and returns once the focused app has finished handling it
-     * (INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH); false when refused or not finished within the
-     * platform's injection timeout.
+     * Injects one key event (INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH) and waits at most
+     * {@code waitMs} for the focused app to finish handling it: HANDLED, REFUSED (the dispatcher
+     * refused it or timed it out), or PENDING when the wait ran out first. InputManagerService waits
+     * up to INJECTION_TIMEOUT_MILLIS (30 s) for a busy app, so the platform bounds the wait itself
+     * (the injecting call goes on on a thread of its own); a PENDING key is still queued for the app.
      */
-    boolean injectKeyAndWait(int action, int code, int meta, long downTimeMs, long eventTimeMs)
+    KeyWait injectKeyAndWait(int action, int code, int meta, long downTimeMs, long eventTimeMs, long waitMs)
         throws PlatformException;
+
+    /** How a key injected waiting for the app came out. */
+    enum KeyWait { HANDLED, REFUSED, PENDING }
 
     /** The key events that type {@code text} with the virtual key map, or null when it cannot type all of it. */
     List<KeyStroke> keyStrokesFor(String text);
 
     /** The node that has input focus, or null. */
     PNode focusedInput() throws PlatformException;
+
+    /**
+     * Why reading the primary clip now would give nothing or destroy it, or null when it may be
+     * read: the agent runs as root (ClipboardService.getPrimaryClip's addActiveOwnerLocked finds
+     * that uid 0 does not own com.android.shell, throws, and clears the clipboard, Android 13 to 16),
+     * or the device is locked (getPrimaryClip and hasPrimaryClip answer nothing while
+     * isDeviceLocked). A paste then skips its save and restore; clipboard_get answers an error.
+     */
+    String clipboardReadRefusal();
 
     /** What saveClipboard returns for a clip the platform has but the shell may not read. */
     Object UNREADABLE_CLIP = new Object() {

@@ -63,7 +63,7 @@ final class Connection {
 
     private boolean peerAllowed() throws IOException {
         int uid = peer.uid();
-        if (uid == server.config.allowedUid) return true;
+        if (uid == server.config.allowedUid || uid == ServerConfig.ROOT_UID) return true;
         server.output.log("refused peer uid " + uid);
         sendQuietly(Messages.refused("peer_not_allowed", "peer not allowed"));
         close();

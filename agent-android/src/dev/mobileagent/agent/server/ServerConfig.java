@@ -18,10 +18,15 @@ public final class ServerConfig {
     public String socket;
     public String token;
     /**
-     * The uid a peer must have: the agent's own (2000 when the shell started it; 0 under `adb root`,
-     * where adbd and its shell run as root). A root peer reaching an agent running as shell is refused.
+     * The uid a peer must have besides root: the agent's own (2000 when the shell started it). Root
+     * (uid 0) is always let through to the token check: under `adb root` adbd runs as root, and the
+     * host launches the agent as the shell (`su 2000`), since a root agent's clipboard reads clear
+     * the clipboard (Platform.clipboardReadRefusal). Anyone with root could read the token anyway.
      */
     public int allowedUid = 2000;
+
+    /** The uid of root, whose peers reach the token check too. */
+    public static final int ROOT_UID = 0;
     public long idleExitMs = 60_000;
     /**
      * A connection has this long to send auth, and then welcome; during the handshake a send to it

@@ -67,8 +67,9 @@ public final class Clipboards {
      * (services/core/java/com/android/server/clipboard/ClipboardService.java) answers getPrimaryClip
      * null when clipboardAccessAllowed refuses with the READ_CLIPBOARD app op noted, or when it
      * cannot grant the clip's URIs, while hasPrimaryClip checks the op without noting it; a vendor's
-     * service may throw SecurityException instead. (While the device is locked both say nothing, so
-     * such a clip still counts as empty.)
+     * service may throw SecurityException instead. While the device is locked both say nothing, so
+     * the agent never saves then (Platform.clipboardReadRefusal: the keyguard is asked first, as
+     * ClipboardService does), nor as root, whose read clears the clipboard.
      */
     public Object save() throws MissingApi {
         ClipData clip;
