@@ -17,6 +17,7 @@ malformed is an `errors.InvalidApk`, never another exception.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pytest_mobile_agent.errors import InvalidApk
@@ -188,8 +189,8 @@ def _element(
     offset: int,
     header_size: int,
     size: int,
-    string,
-    resource_ids: list[int],  # type: ignore[no-untyped-def]
+    string: Callable[[int], str],
+    resource_ids: list[int],
     prefixes: dict[str, str],
 ) -> Element:
     ext = offset + header_size

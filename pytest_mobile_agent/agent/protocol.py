@@ -459,15 +459,19 @@ class HostSession:
         self._last_received = now
         self._send({"type": "auth", "token": self.token}, now)
 
+    @property
+    def closed(self) -> bool:
+        return self.state is State.CLOSED
+
     def receive(self, data: bytes, now: float) -> None:
-        if self.state is State.CLOSED:
+        if self.closed:
             return
         self._last_received = now
         try:
             for message in self._decoder.feed(data):
                 validate(message)
                 self._handle(message, now)
-                if self.state is State.CLOSED:
+                if self.closed:  # a message can close the session (a refusal, a goodbye)
                     return
         except ProtocolError as exc:
             self.failure = exc

@@ -626,7 +626,8 @@ class Doctor:
                 if _matches(node.get(key), key, value):
                     seen = node
                     if ready(node):
-                        return node
+                        found_node: dict[str, Any] = node
+                        return found_node
             if time.monotonic() > deadline:
                 found = f"it shows {seen}" if seen else "no such node"
                 raise CheckFailed(f"no node with {key}={value!r} as expected within {LAND_TIMEOUT:.0f} s ({found})")

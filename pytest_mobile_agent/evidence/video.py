@@ -69,7 +69,7 @@ class VideoResult:
     facts: dict[str, Any] = field(default_factory=dict)
 
 
-def start(video_format: str, *, session: Any, device: Any) -> ControllerVideo | ScreenRecording:
+def start(video_format: str, *, session: Any, device: Any) -> Recording:
     """The test's recording, started now: the controller's frames when the session has a controller."""
     if session is not None and session.controller is not None:
         recording: ControllerVideo | ScreenRecording = ControllerVideo(session.frames.observe, video_format)
@@ -417,3 +417,7 @@ def _move_private(source: Path, target: Path) -> None:
     shutil.move(str(source), str(temporary))
     os.chmod(temporary, 0o600)
     os.replace(temporary, target)
+
+
+Recording = ControllerVideo | ScreenRecording
+"""A target's video while it records: `finish(path)` ends it and writes it (or drops it with None)."""

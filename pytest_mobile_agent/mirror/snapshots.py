@@ -154,7 +154,7 @@ class Carets:
             region = out[y0:y1, x0:x1]
             if region.any() and _caret_only(region.any(axis=0), self.width):
                 region[...] = False
-        return out
+        return np.asarray(out)
 
 
 def _caret_only(columns: np.ndarray, widest: int) -> bool:
@@ -174,7 +174,7 @@ def masked(image: np.ndarray, masks: Sequence[Bounds], origin: tuple[int, int] =
         x1, y1 = min(width, right - origin[0]), min(height, bottom - origin[1])
         if x0 < x1 and y0 < y1:
             out[y0:y1, x0:x1] = MASK_GREY
-    return out
+    return np.asarray(out)
 
 
 def compare(expected: np.ndarray, actual: np.ndarray, tolerance: int = COLOUR_TOLERANCE,

@@ -29,7 +29,6 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -303,8 +302,8 @@ def teardown_reported(item: pytest.Item, report: pytest.TestReport) -> None:
 
 
 def _finish_video(item: pytest.Item, evidence: Evidence, target: TargetRecord, failed: bool) -> None:
-    recording: Any = evidence.videos.get(target.label)
-    if not recording:
+    recording = evidence.videos.get(target.label)
+    if not recording or recording is True:
         return
     stem = target.file_stem("video")
     keep = evidence.policy.keeps(evidence.policy.video, failed)
@@ -333,7 +332,7 @@ def _finish_trace(item: pytest.Item, run: TestRun, failed: bool) -> None:
             "started": evidence.started, "ended": time.time(), "failure": evidence.failure,
             "generator": f"pytest-mobile-agent {__version__}"}
     first = run.first
-    extra: dict[str, Any] = {"logcat": _logcat(first) if first is not None else [], "status": _status(first),
+    extra: dict[str, object] = {"logcat": _logcat(first) if first is not None else [], "status": _status(first),
                              "missing": [], "video": None}
     if first is not None and first.label in evidence.video_facts:
         extra["video"] = evidence.video_facts[first.label]
@@ -351,7 +350,7 @@ def _finish_trace(item: pytest.Item, run: TestRun, failed: bool) -> None:
     evidence.written["trace"] = path
 
 
-def _logcat(target: TargetRecord) -> list[dict[str, Any]]:
+def _logcat(target: TargetRecord) -> list[dict[str, object]]:
     """The target's logcat lines of the test (the artifacts' cut), each with its time on the host's clock."""
     sources = target.artifacts
     if sources.device is None:

@@ -29,7 +29,8 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+
+from pytest_mobile_agent.adb import Device, ShellStream
 
 log = logging.getLogger("pytest_mobile_agent.plugin.foreign_input")
 
@@ -73,7 +74,7 @@ class EvdevCounter:
 class InputWatch:
     """`getevent -l` on the target for the session; see the module's doc."""
 
-    def __init__(self, stream: Any) -> None:
+    def __init__(self, stream: ShellStream) -> None:
         self._stream = stream
         self._counter = EvdevCounter()
         self._lock = threading.Lock()
@@ -83,12 +84,12 @@ class InputWatch:
         self._thread.start()
 
     @classmethod
-    def start(cls, device: Any) -> InputWatch | None:
+    def start(cls, device: Device) -> InputWatch | None:
         """The watch, or None where getevent cannot run or opens no input device."""
         try:
             stream = device.shell_stream_with(GETEVENT, pty=True)
         except Exception as exc:  # noqa: BLE001 - no watch is no evidence, never a failure
-            log.info("no input watch on %s: %s", getattr(device, "serial", "?"), exc)
+            log.info("no input watch on %s: %s", device.serial, exc)
             return None
         watch = cls(stream)
         if not watch._ready.wait(READY_TIMEOUT) or not watch._counter.devices:

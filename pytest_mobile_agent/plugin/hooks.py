@@ -10,7 +10,7 @@ import importlib
 import os
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -341,15 +341,24 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         workeroutput[STATUS_OUTPUT] = dict(statuses)
 
 
+class XdistNode(Protocol):
+    """What these hooks read of xdist's WorkerController (xdist ships no types for it)."""
+
+    config: pytest.Config
+    workerinput: dict[str, object]
+    workeroutput: dict[str, object] | None
+    gateway: Any  # execnet's Gateway: its `id` names the worker (execnet ships no types either)
+
+
 @pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node: Any) -> None:
+def pytest_configure_node(node: XdistNode) -> None:
     """On the xdist controller, for each worker it starts: this run's id, so every worker writes into
     the same run's folders (artifacts.run_id)."""
     node.workerinput[artifacts.RUN_ID_INPUT] = artifacts.run_id(node.config)
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_testnodedown(node: Any, error: object) -> None:
+def pytest_testnodedown(node: XdistNode, error: object) -> None:
     """On the xdist controller: a finished worker's status lines join the controller's, per target;
     a target two workers drove with different outcomes shows each worker's lines, named by worker."""
     statuses = node.config.stash.setdefault(STATUS_KEY, {})

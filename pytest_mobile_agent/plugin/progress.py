@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import warnings
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
@@ -39,7 +38,7 @@ def write(config: pytest.Config, line: str) -> None:
         _write_on_a_line_of_its_own(reporter, line)
 
 
-def _write_on_a_line_of_its_own(reporter: Any, line: str) -> None:
+def _write_on_a_line_of_its_own(reporter: pytest.TerminalReporter, line: str) -> None:
     """`write_line` ends only the line of a test file's name; xdist's progress dots leave the line
     open, and a line written then would start after the dot."""
     reporter.ensure_newline()

@@ -26,6 +26,7 @@ from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.control import DeviceControl
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.evidence.trace import TraceRecorder
+from pytest_mobile_agent.evidence.video import Recording
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.mirror.steps import Steps
 from pytest_mobile_agent.plugin import options
@@ -109,7 +110,7 @@ class Evidence:
     nodeid: str
     worker: str
     recorder: TraceRecorder | None = None
-    videos: dict[str, object] = field(default_factory=dict)
+    videos: dict[str, Recording | bool] = field(default_factory=dict)
     """Per target label, evidence/video.py's recording, or False when it could not start (not tried again)."""
     started: float = field(default_factory=time.time)
     failed: bool = False

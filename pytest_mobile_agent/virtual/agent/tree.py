@@ -141,7 +141,7 @@ class Tree:
         torn = False
         for _ in range(READ_ATTEMPTS):
             try:
-                read = window.read(self._yield_model)
+                read: TreeRead = window.read(self._yield_model)
             except TornDown:
                 torn = True
                 if self.ui.window(window.id) is None:

@@ -117,7 +117,7 @@ class Display:
 
     def render(self) -> PILImage.Image:
         if self.content is not None:
-            image = self.content.render(self.width, self.height)
+            image: PILImage.Image = self.content.render(self.width, self.height)
             return image.convert("RGB") if image.mode != "RGB" else image
         return self._idle_screen()
 

@@ -185,7 +185,7 @@ def recv_device(stream: Any, timeout: float) -> bytes | None:
         if errors.is_timeout(exc):
             return None
         raise
-    return data
+    return bytes(data)
 
 
 class _Stream:

@@ -237,7 +237,7 @@ def _encode(image: Any, fmt: int) -> bytes:
 # --- authentication --------------------------------------------------------------------------------
 
 
-class _BearerAuth(grpc.ServerInterceptor):
+class _BearerAuth(grpc.ServerInterceptor):  # type: ignore[type-arg]  # grpc-stubs' generic; grpcio's is not
     """The emulator's StaticTokenAuth: the whole header value must be `Bearer <token>`."""
 
     def __init__(self, expected: str | None) -> None:
