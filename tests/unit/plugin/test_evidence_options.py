@@ -71,9 +71,9 @@ def test_by_default_a_failing_tests_trace_is_kept_and_a_passing_ones_discarded(p
     tap = next(step for step in trace.steps if step["name"] == "tap" and step["depth"] == 0)
     assert tap["target"] is not None and tap["before"] and tap["after"] and tap["tree"]
     assert trace.document["test"]["outcome"] == "failed" and trace.document["status"]
-    assert properties(pytester, "test_fails")["mobile_agent_trace"] == str(
+    assert pytester.path / properties(pytester, "test_fails")["mobile_agent_trace"] == (
         artifacts(pytester, "test_fails") / "trace.zip"
-    )
+    ), "relative to the JUnit XML's folder"
     result.stdout.fnmatch_lines(["*mobile-agent evidence*", "trace: *trace.zip (show-trace opens it)"])
 
 
@@ -114,7 +114,7 @@ def test_screenshot_on_for_a_passing_test_and_off_for_a_failing_one(pytester: py
     run(pytester, "--android-screenshot", "on", "-k", "passes").assert_outcomes(passed=1)
     shot = artifacts(pytester, "test_passes") / "screenshot.png"
     assert shot.read_bytes().startswith(b"\x89PNG")
-    assert properties(pytester, "test_passes")["mobile_agent_screenshot"] == str(shot)
+    assert pytester.path / properties(pytester, "test_passes")["mobile_agent_screenshot"] == shot
     run(pytester, "--android-screenshot", "off", "-k", "fails").assert_outcomes(failed=1)
     assert not (artifacts(pytester, "test_fails") / "screenshot.png").exists()
 
@@ -146,7 +146,7 @@ def test_video_from_the_controller_is_kept_for_a_failing_test(pytester: pytest.P
     assert not (artifacts(pytester, "test_passes") / "video.mp4").exists()
     trace = tracefile.read_trace(artifacts(pytester, "test_fails") / "trace.zip")
     assert trace.document["video"]["segments"][0]["file"] == "video.mp4"
-    assert properties(pytester, "test_fails")["mobile_agent_video"] == str(path)
+    assert pytester.path / properties(pytester, "test_fails")["mobile_agent_video"] == path
 
 
 def test_video_as_webm(pytester: pytest.Pytester) -> None:
