@@ -30,7 +30,9 @@ class Cache:
 
 
 def config(root: Path) -> object:
-    return SimpleNamespace(cache=Cache(root))
+    """What artifact_dir reads of pytest's config: the cache, the options (none given), the stash."""
+    return SimpleNamespace(cache=Cache(root), getoption=lambda name, default=None: default,
+                           getini=lambda name: "", stash=pytest.Stash())
 
 
 def test_an_artifact_dir_is_made_0700_and_a_wide_one_of_ours_narrowed(tmp_path: Path) -> None:
