@@ -171,6 +171,6 @@ def _changed(previous: View, by_ref: dict[int, Entry], snapshot: Snapshot, rebui
     return False
 
 
-_visible = operator.itemgetter(*(Node._fields.index(name) for name in (
-    "bounds", "text", "desc", "focused", "checked", "selected", "enabled", "visible", "scroll")))
+_visible = operator.attrgetter("bounds", "text", "desc", "focused", "checked", "selected", "enabled", "visible",
+                               "scroll")
 """What a test can see of a node: a change here is a change of the replica."""

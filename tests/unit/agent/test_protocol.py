@@ -392,3 +392,31 @@ def test_an_event_names_its_windows_by_their_integers_only() -> None:
     assert (one.window, one.windows) == (12, ())
     assert (many.window, many.windows) == (None, (12, 31))
     assert ProtocolEvent(3, "window_changed", {"window": "12"}, 0.5).window is None
+
+
+def test_once_established_a_result_is_kept_as_its_bytes_until_asked_for() -> None:
+    """Issue 40 item 1: after the handshake a response's result is not decoded into dicts by the
+    reader; the caller takes the exact bytes (a typed decoder) or the dict, as it chooses."""
+    session = _established(0.0)
+    request = session.request("snapshot", {}, 5000, 0.1)
+    payload = b'{"type":"response","id":%d,"result":{"windows":[],"seq":7 ,"x":[1,{"y":null}]}}' % request
+    session.receive(struct.pack(">I", len(payload)) + payload, 0.2)
+    (response,) = session.take_events()
+    assert isinstance(response, Response)
+    assert response.result_bytes() == b'{"windows":[],"seq":7 ,"x":[1,{"y":null}]}'
+    assert response.result == {"windows": [], "seq": 7, "x": [1, {"y": None}]}
+
+
+@pytest.mark.parametrize("payload, words", [
+    (b'{"type":"response","id":1,"result":[1]}', "result` is not a JSON object"),
+    (b'{"type":"response","id":1,"result":{"a":NaN}}', "not JSON"),
+    (b'{"type":"response","id":1,"result":{"a":1},"error":{"code":"x","message":"y","retryable":false}}',
+     "exactly one of"),
+    (b'{"type":"response","id":"1","result":{}}', "`id` is not a JSON integer"),
+])
+def test_once_established_a_bad_response_still_breaks_the_protocol_in_its_words(payload: bytes, words: str) -> None:
+    session = _established(0.0)
+    session.request("tap", {"x": 1, "y": 1}, 5000, 0.1)
+    session.receive(struct.pack(">I", len(payload)) + payload, 0.2)
+    (event,) = [e for e in session.take_events() if isinstance(e, Disconnection)]
+    assert session.state is State.CLOSED and words in str(session.failure)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -237,12 +238,12 @@ def test_the_parse_keeps_every_field_the_agent_sent(raw: dict[str, Any]) -> None
     snapshot = parsed(raw)
     for window, sent in zip(snapshot.windows, raw["windows"], strict=True):
         for n, fields in zip(window.nodes, sent["nodes"], strict=True):
-            for name in Node._fields:
+            for name in Node.__struct_fields__:
                 value = fields[KEYS.get(name, name)]
                 if name in ("bounds", "children"):
                     value = tuple(value)
                 assert getattr(n, name) == value, name
-            assert hash(n) == hash(Node(**n._asdict()))  # a value: hashable, equal to itself rebuilt
+            assert hash(n) == hash(Node(**msgspec.structs.asdict(n)))  # a value: hashable, equal to itself rebuilt
 
 
 # --- the dump in an error message ------------------------------------------------------------------
