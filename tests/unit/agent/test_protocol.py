@@ -22,6 +22,7 @@ from pytest_mobile_agent.agent.protocol import (
     State,
     decode,
     encode,
+    encode_plain,
     validate,
 )
 from pytest_mobile_agent.errors import ProtocolError, Unauthorized, VersionMismatch
@@ -420,3 +421,37 @@ def test_once_established_a_bad_response_still_breaks_the_protocol_in_its_words(
     session.receive(struct.pack(">I", len(payload)) + payload, 0.2)
     (event,) = [e for e in session.take_events() if isinstance(e, Disconnection)]
     assert session.state is State.CLOSED and words in str(session.failure)
+
+
+json_plain = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8).filter(lambda t: not any("\ud800" <= c <= "\udfff" for c in t)),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=16,
+)
+
+
+@given(json_plain)
+def test_a_plain_message_encodes_to_the_frame_encode_writes_but_for_a_floats_exponent(value: object) -> None:
+    """The agent double sends its frames through `encode_plain` (issue 40: the 5,000-node read):
+    the same length-prefixed compact UTF-8 JSON, decoding to the same message."""
+    message = {"type": "response", "id": 1, "result": {"value": value}}
+    fast, slow = encode_plain(message), encode(message)
+    assert decode(fast) == decode(slow) == message
+    if not any(isinstance(v, float) for v in _leaves(value)):
+        assert fast == slow
+
+
+def _leaves(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def test_a_message_that_cannot_be_plain_json_is_refused_by_the_plain_encoder_in_its_words() -> None:
+    with pytest.raises(ProtocolError, match="cannot encode a response message"):
+        encode_plain({"type": "response", "id": 1, "result": {"text": "lone \ud800"}})
+    with pytest.raises(ProtocolError, match="a message needs a string `type`"):
+        encode_plain({"id": 1})
