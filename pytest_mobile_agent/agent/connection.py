@@ -36,6 +36,7 @@ from pytest_mobile_agent.agent.protocol import (
     Hello,
     HostEvent,
     HostSession,
+    JsonBytes,
     OutOfSync,
     ProtocolEvent,
     Response,
@@ -252,7 +253,7 @@ class Connection:
         assert result is not None
         return result
 
-    def request_raw(self, method: str, params: Mapping[str, Any] | None = None, timeout: float = 5.0) -> bytes:
+    def request_raw(self, method: str, params: Mapping[str, Any] | None = None, timeout: float = 5.0) -> JsonBytes:
         """As `request`, but the result is the JSON object's bytes as the agent sent them, for a
         typed decoder (a snapshot's nodes, session/tree.py): no dict is made of them."""
         result = self._exchange(method, params, timeout).result_bytes()

@@ -48,6 +48,8 @@ double (JSONTokener.readLiteral: Long.parseLong, else Double.valueOf), so both a
 number that is not an integer: out of range."""
 
 Message = dict[str, Any]
+JsonBytes = bytes | msgspec.Raw
+"""A JSON text's UTF-8 bytes: a `bytes`, or msgspec's `Raw` view of the frame they arrived in."""
 
 # --- the frame codec -----------------------------------------------------------------------------
 
@@ -153,16 +155,17 @@ class RawResult:
 
     __slots__ = ("data",)
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: JsonBytes) -> None:
         self.data = data
+        """The object's bytes: a `bytes`, or msgspec's `Raw` view of the frame they arrived in."""
 
     @property
     def is_object(self) -> bool:
-        return self.data[:1] == b"{"
+        return memoryview(self.data)[:1] == b"{"
 
     def as_dict(self) -> Any:
         try:
-            return _loads(self.data.decode("utf-8"), unique_keys=False)
+            return _loads(bytes(self.data).decode("utf-8"), unique_keys=False)
         except (ValueError, RecursionError) as exc:  # msgspec read it as JSON: not expected
             raise ProtocolError(f"a response whose result is not JSON ({str(exc)[:80]})") from None
 
@@ -183,7 +186,7 @@ class _Envelope(msgspec.Struct):
 _ENVELOPE = msgspec.json.Decoder(_Envelope)
 
 
-def decode_response_lazily(payload: bytes) -> Message:
+def decode_response_lazily(payload: bytes | memoryview) -> Message:
     """A frame's message as `decode_payload(payload, unique_keys=False)` gives it, but a response's
     `result` is a `RawResult`: the bytes of a 5,000-node snapshot (2.4 MB) become no dicts here,
     and the tree source decodes them into typed nodes (session/tree.py). msgspec reads the
@@ -192,10 +195,10 @@ def decode_response_lazily(payload: bytes) -> Message:
     try:
         envelope = _ENVELOPE.decode(payload)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        return decode_payload(payload, unique_keys=False)
+        return decode_payload(bytes(payload), unique_keys=False)
     if envelope.type != "response" or not envelope.result:
-        return decode_payload(payload, unique_keys=False)
-    message: Message = {"type": "response", "id": envelope.id, "result": RawResult(bytes(envelope.result))}
+        return decode_payload(bytes(payload), unique_keys=False)
+    message: Message = {"type": "response", "id": envelope.id, "result": RawResult(envelope.result)}
     if envelope.error is not msgspec.UNSET:
         message["error"] = envelope.error
     return message
@@ -235,6 +238,7 @@ class FrameDecoder:
         messages: list[Message] = []
         offset = 0
         buffer = self._buffer
+        lazy = self.lazy_results and not self.unique_keys
         try:
             while len(buffer) - offset >= _HEADER.size:
                 (length,) = _HEADER.unpack_from(buffer, offset)
@@ -245,18 +249,21 @@ class FrameDecoder:
                 end = offset + _HEADER.size + length
                 if end > len(buffer):
                     break
-                payload = bytes(buffer[offset + _HEADER.size : end])
-                messages.append(
-                    decode_response_lazily(payload) if self.lazy_results and not self.unique_keys
-                    else decode_payload(payload, unique_keys=self.unique_keys)
-                )
+                if lazy:  # read in place: a result's Raw is a view of this buffer, no copy of 2 MB
+                    messages.append(decode_response_lazily(memoryview(buffer)[offset + _HEADER.size : end]))
+                else:
+                    payload = bytes(buffer[offset + _HEADER.size : end])
+                    messages.append(decode_payload(payload, unique_keys=self.unique_keys))
                 offset = end
         except ProtocolError as exc:
             self._failed = exc
-            self._buffer.clear()
+            self._buffer = bytearray()
             raise
         if offset:
-            del buffer[:offset]
+            if lazy:  # the views decoded above keep this buffer, never changed again: the rest moves
+                self._buffer = bytearray(buffer[offset:]) if offset < len(buffer) else bytearray()
+            else:
+                del buffer[:offset]
         return messages
 
     @property
@@ -433,7 +440,7 @@ class Response:
             result = self._result = result.as_dict()
         return result
 
-    def result_bytes(self) -> bytes | None:
+    def result_bytes(self) -> JsonBytes | None:
         """The result as JSON bytes: as they arrived where they were kept, else encoded again."""
         result = self._result
         if isinstance(result, RawResult):

@@ -126,9 +126,10 @@ class Replica:
             else:
                 shape = shapes[wid] = shape_of(window.nodes)
                 old = previous.by_window.get(wid) if previous is not None else None
-                if shape is not None and old is not None and previous is not None and previous.shapes.get(wid) == shape:
+                before = previous.shapes.get(wid) if previous is not None else None
+                if shape is not None and old is not None and before is not None and shape.keys_like(before):
                     window_entries = _entries_in_place(window, old)
-                    changed = changed or _looks_changed(old, window.nodes)
+                    changed = changed or shape.seen != before.seen
                 else:
                     window_entries = self._window_entries(window)
                     changed = changed or _window_changed(previous, window_entries)
@@ -174,19 +175,23 @@ class Replica:
 
 
 _ref = operator.attrgetter("ref")
-_entry_node = operator.attrgetter("node")
 _parent_ref = operator.attrgetter("parent")
 
 
 class Shape(NamedTuple):
     """What a window's node keys are made of, node by node in its pre-order list, with the agent's
-    ids left out: two windows of one id with equal shapes give every node at one place the same key
-    (`Replica._window_entries`), so the same ref."""
+    ids left out: two windows of one id whose shapes have like keys give every node at one place
+    the same key (`Replica._window_entries`), so the same ref. And what a test sees of each node,
+    a list per field (`_VISIBLE`), to tell whether anything changed at any place."""
 
     parents: list[int]
     """The index of each node's parent in the list; -1 for a root (or a parent not serialized)."""
     classes: list[str]
     res: list[str | None]
+    seen: tuple[list[object], ...]
+
+    def keys_like(self, other: Shape) -> bool:
+        return self.parents == other.parents and self.classes == other.classes and self.res == other.res
 
 
 _id = operator.attrgetter("id")
@@ -209,19 +214,13 @@ def shape_of(nodes: Sequence[Node]) -> Shape | None:
     by_parent = sorted(range(len(nodes)), key=parents.__getitem__)  # stable: pre-order within a parent
     if listed != by_parent[parents.count(-1):]:
         return None
-    return Shape(parents, list(map(_class, nodes)), list(map(_res, nodes)))
+    seen = tuple(list(map(get, nodes)) for get in _VISIBLE_FIELDS)
+    return Shape(parents, list(map(_class, nodes)), list(map(_res, nodes)), seen)
 
 
 def _entries_in_place(window: Window, old: tuple[Entry, ...]) -> tuple[Entry, ...]:
     """The window's entries, each node taking the ref of the old entry at its place (equal shapes)."""
     return tuple(map(Entry, map(_ref, old), window.nodes, repeat(window), map(_parent_ref, old), count()))
-
-
-def _looks_changed(old: Sequence[Entry], nodes: Sequence[Node]) -> bool:
-    """Whether any node at its place shows a test anything its old entry's node did not (`_visible`),
-    compared a field at a time over the whole window (lists compared in C, no tuple per node)."""
-    before = list(map(_entry_node, old))
-    return any(list(map(get, before)) != list(map(get, nodes)) for get in _VISIBLE_FIELDS)
 
 
 def _unchanged_entries(previous: View | None, window: Window) -> tuple[Entry, ...] | None:

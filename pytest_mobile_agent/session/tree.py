@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 import msgspec
 
+from pytest_mobile_agent.agent.protocol import JsonBytes
 from pytest_mobile_agent.errors import ProtocolError
 from pytest_mobile_agent.session.backends import (
     Bounds,
@@ -58,7 +59,7 @@ class Requester(Protocol):
 
     def request(self, method: str, params: Mapping[str, Any], timeout: float) -> dict[str, Any]: ...
 
-    def request_raw(self, method: str, params: Mapping[str, Any], timeout: float) -> bytes:
+    def request_raw(self, method: str, params: Mapping[str, Any], timeout: float) -> JsonBytes:
         """The result as the JSON object's bytes (a snapshot's, decoded by `decode_snapshot`)."""
         ...
 
@@ -256,7 +257,7 @@ _SNAPSHOT_DECODER = msgspec.json.Decoder(_WireSnapshot)
 _MALFORMED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
 
-def decode_snapshot(data: bytes, *, scale: float, reason: ReadReason, read_at: float) -> Snapshot:
+def decode_snapshot(data: JsonBytes, *, scale: float, reason: ReadReason, read_at: float) -> Snapshot:
     """The agent's snapshot result, the JSON object's bytes as the frame carried them, as values;
     a malformed one is a ProtocolError naming the key and where it is (`$.windows[0].nodes[3]`)."""
     try:

@@ -118,6 +118,24 @@ def _whole(message: dict) -> dict:
     return {**message, "result": result.as_dict()} if isinstance(result, wire.RawResult) else message
 
 
+@given(frame_streams, st.lists(st.integers(0, 600), max_size=8))
+def test_the_established_frame_decoder_in_any_chunking_gives_what_the_whole_decoder_gives(data, cuts):
+    """Issue 40 item 1: once established, frames are read in place (a result a view of the buffer
+    they arrived in, the rest of the buffer moved on): the same messages, the same failure."""
+    lazy, whole = wire.FrameDecoder(unique_keys=False, lazy_results=True), wire.FrameDecoder(unique_keys=False)
+    got_lazy: list[dict] = []
+    got_whole: list[dict] = []
+    with only_our_errors() as caught_lazy:
+        for chunk in chunked(data, cuts):
+            got_lazy.extend(lazy.feed(chunk))
+    with only_our_errors() as caught_whole:
+        got_whole.extend(whole.feed(data))
+    assert [str(e) for e in caught_lazy] == [str(e) for e in caught_whole]
+    assert len(got_lazy) == len(got_whole)
+    for a, b in zip(got_lazy, got_whole, strict=True):
+        assert _whole(a) == {k: v for k, v in b.items() if a["type"] != "response" or k in a}
+
+
 @lighter(2)
 @given(raw_payloads)
 def test_the_established_decoder_reads_any_payload_as_the_whole_decoder_does(payload):

@@ -404,7 +404,7 @@ def test_once_established_a_result_is_kept_as_its_bytes_until_asked_for() -> Non
     session.receive(struct.pack(">I", len(payload)) + payload, 0.2)
     (response,) = session.take_events()
     assert isinstance(response, Response)
-    assert response.result_bytes() == b'{"windows":[],"seq":7 ,"x":[1,{"y":null}]}'
+    assert bytes(response.result_bytes() or b"") == b'{"windows":[],"seq":7 ,"x":[1,{"y":null}]}'
     assert response.result == {"windows": [], "seq": 7, "x": [1, {"y": None}]}
 
 
