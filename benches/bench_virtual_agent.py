@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for tests.support
 
-from timing import timed, timed_once  # noqa: E402
+from timing import stamp, timed, timed_once  # noqa: E402
 
 from pytest_mobile_agent.agent import protocol as wire  # noqa: E402
 from pytest_mobile_agent.virtual.kernel.streams import Kernel  # noqa: E402
@@ -107,8 +107,7 @@ def full_read(runs: int, nodes: int) -> None:
             assert time.monotonic() < deadline, f"the Big tab shows {count} nodes, not its {cells} cells yet"
             time.sleep(0.2)
         raw = conn.request_raw("snapshot", {"idle_timeout_ms": 0}, 10.0)
-        print(f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, load average {__import__('os').getloadavg()[0]:.2f}; "
-              f"a full read of {count} nodes ({len(raw) // 1024} KB), {runs} runs each, through a lab's adb endpoint")
+        print(f"{stamp()}; a full read of {count} nodes ({len(raw) // 1024} KB), {runs} runs each, through a lab's adb endpoint")
         samples = {"read, warm": [], "read, evicted": [], "json.loads": []}
         for _ in range(runs):  # in turns: a change of the host's load falls on all alike
             samples["read, warm"].append(timed_once(lambda: tree.read(ReadReason.EVENT))[0])
