@@ -140,18 +140,22 @@ _window_trees: dict[str, _WindowTree] = {}
 def build(view: View) -> XmlView:
     """The XML of `view`: each window's elements parsed from its text by libxml2 (twice as fast as
     making them one by one from Python), or taken from the document that holds them when that text
-    was parsed before; and each element's entry, by document order."""
-    root = etree.Element("hierarchy", rotation=str(view.snapshot.display.rotation))
+    was parsed before; and each element's entry, by document order.
+
+    The document of the view that holds the largest window taken is reused, its changed windows
+    replaced in place: the elements of an unchanged window (the Big tab's 563) do not move."""
     entries: dict[etree._Element, Entry] = {}
     elements: dict[int, etree._Element] = {}
     taken: list[_WindowTree] = []
     for window in view.windows:
         window_entries = view.by_window.get(window.id, ())
         tree = _window_tree(_window_text(window_entries), taken)
-        root.extend(tree.tops)  # moved from the document that held them
         entries.update(zip(tree.elements, window_entries, strict=True))
         elements.update(zip(map(_ref, window_entries), tree.elements, strict=True))
         taken.append(tree)
+    tops = [top for tree in taken for top in tree.tops]
+    root = _root_with(tops, taken)
+    root.set("rotation", str(view.snapshot.display.rotation))
     built = XmlView(view, root, entries, elements)
     for tree in taken:
         if tree.holder is not None and tree.holder is not built:
@@ -160,21 +164,40 @@ def build(view: View) -> XmlView:
     return built
 
 
+def _root_with(tops: list[etree._Element], taken: list[_WindowTree]) -> etree._Element:
+    """A `hierarchy` whose children are `tops`, in order: the root that holds the largest of the
+    windows already (its other children replaced one for one where they differ), else a new one."""
+    held = [tree for tree in taken if tree.holder is not None]
+    if held:
+        root = max(held, key=lambda tree: len(tree.elements)).tops[0].getparent()
+        if root is not None and root.tag == "hierarchy":
+            children = list(root)
+            if len(children) == len(tops) and all(
+                    child is top or top.getparent() is not root for child, top in zip(children, tops, strict=True)):
+                for child, top in zip(children, tops, strict=True):
+                    if child is not top:
+                        root.replace(child, top)
+            else:
+                root[:] = tops
+            return root
+    root = etree.Element("hierarchy")
+    root.extend(tops)  # moved from the document that parsed them
+    return root
+
+
 _ref = operator.attrgetter("ref")
 
 
 def _window_tree(text: str, taken: list[_WindowTree]) -> _WindowTree:
     """The parsed elements of a window's text: those parsed before unless this view took them
     already (two windows of one text), else parsed now and kept."""
-    tree = _window_trees.get(text)
+    tree = _recall(_window_trees, text)
     if tree is not None and all(tree is not other for other in taken):
         return tree
     wrapper = etree.fromstring(f"<w>{text}</w>")
     tree = _WindowTree(list(wrapper), list(wrapper.iter())[1:])
     if text not in _window_trees:
-        if len(_window_trees) >= CACHED_WINDOWS:
-            del _window_trees[next(iter(_window_trees))]  # the oldest
-        _window_trees[text] = tree
+        _remember(_window_trees, text, tree)
     return tree
 
 
@@ -186,12 +209,12 @@ def _window_text(window_entries: tuple[Entry, ...]) -> str:
     """One window's elements, from the text written for these very entries, or for entries of the
     same content (the window read again under new ids), when there is one."""
     key = id(window_entries)
-    cached = _window_texts.get(key)
+    cached = _recall(_window_texts, key)
     if cached is not None and cached[0] is window_entries:
         return cached[1]
     nodes = list(map(_entry_node, window_entries))
     content = (tuple(map(_written, nodes)), tuple(map(_depth, nodes)), tuple(map(_parent, window_entries)))
-    text = _texts_by_content.get(content)
+    text = _recall(_texts_by_content, content)
     if text is None:
         parts: list[str] = []
         _window_xml(window_entries, parts)
@@ -202,9 +225,19 @@ def _window_text(window_entries: tuple[Entry, ...]) -> str:
 
 
 def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
+    """Keep `value`, the least recently used one going when the cache is full: a window that stays
+    (the app's) is not pushed out by one that changes every second (the status bar's clock)."""
     if len(cache) >= CACHED_WINDOWS:
-        del cache[next(iter(cache))]  # the oldest
+        del cache[next(iter(cache))]
     cache[key] = value
+
+
+def _recall(cache: dict[Any, Any], key: Any) -> Any:
+    """The kept value, made the most recently used (None when there is none)."""
+    value = cache.pop(key, None)
+    if value is not None:
+        cache[key] = value
+    return value
 
 
 _texts_by_content: dict[tuple[object, ...], str] = {}
