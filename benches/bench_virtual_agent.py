@@ -107,7 +107,8 @@ def full_read(runs: int, nodes: int) -> None:
             assert time.monotonic() < deadline, f"the Big tab shows {count} nodes, not its {cells} cells yet"
             time.sleep(0.2)
         raw = bytes(conn.request_raw("snapshot", {"idle_timeout_ms": 0}, 10.0))
-        print(f"{stamp()}; a full read of {count} nodes ({len(raw) // 1024} KB), {runs} runs each, through a lab's adb endpoint")
+        print(f"{stamp()}; a full read of {count} nodes ({len(raw) // 1024} KB), {runs} runs each, "
+              "through a lab's adb endpoint")
         samples = {"read, warm": [], "read, evicted": [], "json.loads": []}
         for _ in range(runs):  # in turns: a change of the host's load falls on all alike
             samples["read, warm"].append(timed_once(lambda: tree.read(ReadReason.EVENT))[0])
