@@ -94,10 +94,13 @@ class Selector:
     def of(cls, criteria: Mapping[str, Any]) -> Selector:
         """The selector of these criteria, checked when first built and kept: the same criteria
         again (the same names, values and types of values) return it without a check."""
+        within = criteria.get("within")
+        if within is not None and type(within) is not int:  # an element: kept, it would keep its mirror alive
+            return cls._checked(criteria)
         try:
             key = (tuple(criteria.items()), tuple(map(type, criteria.values())))
             cached = _built.get(key)
-        except TypeError:  # a value that cannot be a key (an unhashable element for within=)
+        except TypeError:  # a value that cannot be a key
             return cls._checked(criteria)
         if cached is None:
             cached = cls._checked(criteria)

@@ -65,3 +65,16 @@ def test_a_str_whose_repr_is_code_is_matched_as_its_value_and_runs_nothing() -> 
     found = Selector.of({"text": value, "class_name": _Hostile("TextView")}).select(view)
     assert [e.node.text for e in found] == ["Login"]
     assert not hasattr(builtins, "_selector_ran_code")
+
+
+def test_a_selector_within_an_element_is_not_kept_so_the_element_and_its_mirror_are_not_held() -> None:
+    class Anchor:  # an element: hashable, carrying a ref
+        ref = 3
+
+        def __hash__(self) -> int:
+            return 3
+
+    anchor = Anchor()
+    first = Selector.of({"text": "Login", "within": anchor})
+    assert Selector.of({"text": "Login", "within": anchor}) is not first
+    assert all(anchor not in (value for _, value in key[0]) for key in selectors._built)
