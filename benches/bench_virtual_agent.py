@@ -14,6 +14,15 @@ Measures, p50/p95/max over --runs each:
     python3 benches/bench_virtual_agent.py --runs 50 --lab   # through a lab's adb endpoint and the
                                                              # host's Deployer and Connection
     python3 benches/bench_virtual_agent.py --runs 50 --exit  # shutdown to the process gone
+    python3 benches/bench_virtual_agent.py --runs 30 --read 5000   # a full read of a Big tab grown to
+                                                                   # about 5,000 nodes, as the mirror reads
+- read (with --read N): the Big tab grown to about N nodes (its cells, ten a row), read as the
+  mirror reads it through a lab (the agent's `snapshot` over the adb endpoint's stream, the host's
+  Connection, `AgentTree.read`: the frame decoded straight into typed nodes), from the agent's
+  cache (EVENT) and with the Compose window evicted (POLL: the agent reads the window again),
+  beside `json.loads` alone of the same response's bytes (the host's floor), and the agent's side
+  of a warm read alone (its handler, and the frame's encoding: `encode_plain`, what the double
+  sends with, beside the stdlib's `encode`), in process.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for tests.support
 
-from timing import timed  # noqa: E402
+from timing import stamp, timed, timed_once  # noqa: E402
 
 from pytest_mobile_agent.agent import protocol as wire  # noqa: E402
 from pytest_mobile_agent.virtual.kernel.streams import Kernel  # noqa: E402
@@ -63,6 +72,74 @@ def through_the_lab(runs: int) -> None:
         attached.stop()
     finally:
         lab.stop()
+
+
+def grown_big_tab(nodes: int) -> int:
+    """Grow the fixture's Big tab to about `nodes` nodes (ten cells a row; 23 nodes besides the
+    grid's); the count of cells."""
+    from pytest_mobile_agent.virtual.ui import fixture
+
+    rows = (nodes - 23) // 11
+    fixture.BIG_CELLS = rows * fixture.BIG_COLUMNS
+    return fixture.BIG_CELLS
+
+
+def full_read(runs: int, nodes: int) -> None:
+    """A full read of about `nodes` nodes as the mirror reads it, through a lab."""
+    import json
+
+    from pytest_mobile_agent.adb import AdbServer
+    from pytest_mobile_agent.agent import AgentJar, Deployer, DeployOptions
+    from pytest_mobile_agent.session.backends import ReadReason
+    from pytest_mobile_agent.session.tree import AgentTree
+    from pytest_mobile_agent.virtual.lab import VirtualLab
+
+    cells = grown_big_tab(nodes)
+    lab = VirtualLab.start(count=1)
+    try:
+        device = AdbServer(port=lab.adb_port).device(lab.serials[0])
+        device.shell("am start -W -S -n dev.mobileagent.fixture/.MainActivity --es tab Big")
+        attached = Deployer(device, AgentJar.stand_in(), options=DeployOptions(idle_exit_ms=30_000)).attach()
+        conn = attached.connection
+        tree = AgentTree(conn, lambda: 2.625, capabilities=conn.hello.capabilities)
+        deadline = time.monotonic() + 10
+        while (count := tree.read(ReadReason.POLL).node_count) < cells:
+            assert time.monotonic() < deadline, f"the Big tab shows {count} nodes, not its {cells} cells yet"
+            time.sleep(0.2)
+        raw = bytes(conn.request_raw("snapshot", {"idle_timeout_ms": 0}, 10.0))
+        print(f"{stamp()}; a full read of {count} nodes ({len(raw) // 1024} KB), {runs} runs each, "
+              "through a lab's adb endpoint")
+        samples = {"read, warm": [], "read, evicted": [], "json.loads": []}
+        for _ in range(runs):  # in turns: a change of the host's load falls on all alike
+            samples["read, warm"].append(timed_once(lambda: tree.read(ReadReason.EVENT))[0])
+            samples["read, evicted"].append(timed_once(lambda: tree.read(ReadReason.POLL))[0])
+            samples["json.loads"].append(timed_once(lambda: json.loads(raw))[0])
+        for name, values in samples.items():
+            report(name, values)
+        attached.stop()
+    finally:
+        lab.stop()
+
+
+def agent_side_of_a_read(runs: int, nodes: int) -> None:
+    """The agent double's side of a warm read of about `nodes` nodes: its handler and the frame's encoding."""
+    cells = grown_big_tab(nodes)
+    ui = UiModel()
+    ui.start_app({"tab": "Big"})
+    time.sleep((LAUNCH_MS + COMPOSE_MS["Big"] + 50) / 1000)
+    core, _ = make_core(ui)
+    host = Host(core, Kernel())
+    host.handshake()
+    assert host.result("snapshot")["node_count"] >= cells
+    def handler() -> dict[str, Any]:
+        return core._snapshot({}, time.monotonic() + 5)
+    result = handler()
+    report("handler", timed(handler, runs))
+    message = {"type": "response", "id": 1, "result": result}
+    report("encode_plain", timed(lambda: wire.encode_plain(message), runs))  # what the double sends with
+    report("encode", timed(lambda: wire.encode(message), runs))  # the stdlib's json.dumps
+    host.close()
+    core.stop()
 
 
 def _frame(stream: Any, decoder: wire.FrameDecoder, kind: str) -> dict[str, Any]:
@@ -132,8 +209,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--lab", action="store_true")
     parser.add_argument("--exit", action="store_true")
+    parser.add_argument("--read", type=int, metavar="NODES", help="a full read of a Big tab grown to NODES")
     options = parser.parse_args()
     runs = options.runs
+    if options.read:
+        full_read(runs, options.read)
+        agent_side_of_a_read(runs, options.read)
+        return
     if options.exit:
         exit_latency(runs)
         return

@@ -36,6 +36,7 @@ from pytest_mobile_agent.agent.protocol import (
     Hello,
     HostEvent,
     HostSession,
+    JsonBytes,
     OutOfSync,
     ProtocolEvent,
     Response,
@@ -248,6 +249,18 @@ class Connection:
 
         Raises AgentError (the agent's code and message), Timeout, or Disconnected.
         """
+        result = self._exchange(method, params, timeout).result
+        assert result is not None
+        return result
+
+    def request_raw(self, method: str, params: Mapping[str, Any] | None = None, timeout: float = 5.0) -> JsonBytes:
+        """As `request`, but the result is the JSON object's bytes as the agent sent them, for a
+        typed decoder (a snapshot's nodes, session/tree.py): no dict is made of them."""
+        result = self._exchange(method, params, timeout).result_bytes()
+        assert result is not None
+        return result
+
+    def _exchange(self, method: str, params: Mapping[str, Any] | None, timeout: float) -> Response:
         timeout = check_timeout("timeout", timeout)
         waiter = _Waiter()
         with self._lock:
@@ -266,8 +279,7 @@ class Connection:
         if value.error is not None:
             error = value.error
             raise AgentError(error["code"], error["message"], retryable=bool(error["retryable"]), method=method)
-        assert value.result is not None
-        return value.result
+        return value
 
     def set_sink(self, sink: EventSink | None) -> None:
         """Events go to `sink` from now on, in order, on the reader thread. Events that arrived

@@ -11,10 +11,13 @@
     Selector(within=element)                    descendants of an element
     Selector(xpath="//android.widget.Button[@text='Login']")   XPath over uiautomator's dump (mirror/xpath.py)
 
-Every given criterion must hold. The criteria are compiled once (per distinct set of criteria, kept
-in a cache) into one function that tests them all in a single loop over the nodes, as a hand-written
-loop would; `first` stops at the first match. benches/bench_selectors.py measures both against such a
-loop.
+Every given criterion must hold. The criteria are checked once, where the selector is built, and
+`Selector.of` keeps the selector it built per distinct set of criteria (their names, values and the
+values' types), so a query asked again (a wait's every look, a test's loop) is a dictionary look-up,
+not the checks again. Each selector's node criteria are compiled once into one function that tests
+them all in a single loop over the nodes, as a hand-written loop would (each field read once, the
+node bound without a tuple per entry); `first` stops at the first match. benches/bench_selectors.py
+measures both against such a loop.
 """
 
 from __future__ import annotations
@@ -77,9 +80,37 @@ class Selector:
                 raise InvalidSelector(f"text_matches is not a valid regular expression: {exc}") from None
         if self.xpath is not None:
             compile_xpath(self.xpath)
+        # the compiled matcher, looked up once: the queries take it from here (not a field: eq,
+        # hash and repr are the criteria's)
+        matcher = _compiled(self.terms())
+        object.__setattr__(self, "_matcher", matcher)
+        if self.xpath is None and self.within is None and self.window is None:
+            # a query over the whole view (most are): the compiled loops over `view.entries` stand
+            # in for the two methods below, one call from the caller to the loop
+            object.__setattr__(self, "select", matcher.select_view)
+            object.__setattr__(self, "first", matcher.first_view)
 
     @classmethod
     def of(cls, criteria: Mapping[str, Any]) -> Selector:
+        """The selector of these criteria, checked when first built and kept: the same criteria
+        again (the same names, values and types of values) return it without a check."""
+        within = criteria.get("within")
+        if within is not None and type(within) is not int:  # an element: kept, it would keep its mirror alive
+            return cls._checked(criteria)
+        try:
+            key = (tuple(criteria.items()), tuple(map(type, criteria.values())))
+            cached = _built.get(key)
+        except TypeError:  # a value that cannot be a key
+            return cls._checked(criteria)
+        if cached is None:
+            cached = cls._checked(criteria)
+            if len(_built) >= BUILT_SELECTORS:
+                _built.clear()
+            _built[key] = cached
+        return cached
+
+    @classmethod
+    def _checked(cls, criteria: Mapping[str, Any]) -> Selector:
         if not criteria.keys() <= _KNOWN:
             raise InvalidSelector(_unknown(sorted(set(criteria) - _KNOWN)))
         if None in criteria.values():
@@ -116,7 +147,8 @@ class Selector:
         return [_compiled((term,)).test for term in self.terms()]
 
     def matcher(self) -> Matcher:
-        return _compiled(self.terms())
+        matcher: Matcher = self.__dict__["_matcher"]
+        return matcher
 
     def select(self, view: View) -> list[Entry]:
         """The matching entries, top-most window first, each window in pre-order."""
@@ -146,6 +178,9 @@ class Selector:
 
 _CRITERIA = tuple(f.name for f in fields(Selector))
 _KNOWN = frozenset(_CRITERIA)
+BUILT_SELECTORS = 512
+"""Selectors `Selector.of` keeps, by their criteria (emptied whole past it)."""
+_built: dict[tuple[tuple[tuple[str, Any], ...], tuple[type, ...]], Selector] = {}
 
 
 def _unknown(names: list[str]) -> str:
@@ -201,29 +236,34 @@ _TERMS = ("text", "text_contains", "text_matches", "id", "desc", "desc_contains"
           *_FLAGS)
 
 
-def _term(name: str, value: Any, k: int) -> tuple[str, dict[str, Any]]:
-    """One criterion as a Python expression over the node `n`, and the constants it names (`c{k}`,
-    `s{k}`): values are never written into the source."""
-    c, s = f"c{k}", f"s{k}"
+def _term(name: str, value: Any, k: int, n: str = "n") -> tuple[str, dict[str, Any]]:
+    """One criterion as a Python expression over the node `n` (or the expression given), and the
+    objects it names (`c{k}`). A text value is written as a str literal, `str.__repr__` of it (the
+    base class's, whatever a subclass says), which compiles back to the very value, so the loop
+    reads its constants as a hand-written one does; a pattern's search is a name."""
     if name == "text":
-        return f"n.text == {c}", {c: value}
+        return f"{n}.text == {_literal(value)}", {}
     if name == "text_contains":
-        return f"(n.text is not None and {c} in n.text)", {c: value}
+        return f"{n}.text is not None and {_literal(value)} in {n}.text", {}
     if name == "text_matches":
-        return f"(n.text is not None and {c}(n.text) is not None)", {c: re.compile(value).search}
+        return f"{n}.text is not None and c{k}({n}.text) is not None", {f"c{k}": re.compile(value).search}
     if name == "id":
         suffix = value if ":id/" in value else f":id/{value}"
-        return f"(n.res is not None and (n.res == {c} or n.res.endswith({s})))", {c: value, s: suffix}
+        return f"{n}.res is not None and ({n}.res == {_literal(value)} or {n}.res.endswith({_literal(suffix)}))", {}
     if name == "desc":
-        return f"n.desc == {c}", {c: value}
+        return f"{n}.desc == {_literal(value)}", {}
     if name == "desc_contains":
-        return f"(n.desc is not None and {c} in n.desc)", {c: value}
+        return f"{n}.desc is not None and {_literal(value)} in {n}.desc", {}
     if name == "class_name":
-        return f"(n.class_name == {c} or n.class_name.endswith({s}))", {c: value, s: "." + value}
+        return f"({n}.class_name == {_literal(value)} or {n}.class_name.endswith({_literal('.' + value)}))", {}
     if name == "package":
-        return f"n.package == {c}", {c: value}
+        return f"{n}.package == {_literal(value)}", {}
     assert name in _FLAGS, name
-    return (f"n.{name}" if value else f"not n.{name}"), {}
+    return (f"{n}.{name}" if value else f"not {n}.{name}"), {}
+
+
+def _literal(value: str) -> str:
+    return str.__repr__(value)
 
 
 _SOURCE = """
@@ -231,7 +271,7 @@ def test(n):
     return {expr}
 
 def select(entries):
-    return [e for e in entries for n in (e.node,) if {expr}]
+    return [e for e in entries {select_loop}]
 
 def first(entries):
     for e in entries:
@@ -239,7 +279,21 @@ def first(entries):
         if {expr}:
             return e
     return None
+
+def select_view(view):
+    return [e for e in view.entries {select_loop}]
+
+def first_view(view):
+    for e in view.entries:
+        n = e.node
+        if {expr}:
+            return e
+    return None
 """
+
+
+_ONE_READ = frozenset({"text", "desc", "package", *_FLAGS})
+"""The criteria whose test reads the node's field once."""
 
 
 @dataclass(frozen=True)
@@ -250,6 +304,9 @@ class Matcher:
     test: Check
     select: Callable[[Iterable[Entry]], list[Entry]]
     first: Callable[[Iterable[Entry]], Entry | None]
+    select_view: Callable[[View], list[Entry]]
+    """`select` over a whole view's entries."""
+    first_view: Callable[[View], Entry | None]
 
 
 def _compile(terms: tuple[tuple[str, Any], ...]) -> Matcher:
@@ -259,9 +316,15 @@ def _compile(terms: tuple[tuple[str, Any], ...]) -> Matcher:
         expr, constants = _term(name, value, k)
         parts.append(expr)
         namespace.update(constants)
-    source = _SOURCE.format(expr=" and ".join(parts) if parts else "True")
+    expr = " and ".join(f"({part})" for part in parts) if parts else "True"
+    if len(terms) == 1 and terms[0][0] in _ONE_READ:  # the field read once: no name for the node
+        select_loop = "if " + _term(*terms[0], 0, n="e.node")[0]
+    else:  # the node named as a hand-written loop names it (a walrus would make it a cell: 4x slower)
+        select_loop = f"for n in (e.node,) if {expr}"
+    source = _SOURCE.format(expr=expr, select_loop=select_loop)
     exec(compile(source, "<selector>", "exec"), namespace)  # noqa: S102 - our own source; values are names
-    return Matcher(namespace["test"], namespace["select"], namespace["first"])
+    return Matcher(namespace["test"], namespace["select"], namespace["first"], namespace["select_view"],
+                   namespace["first_view"])
 
 
 _compiled = functools.lru_cache(maxsize=512)(_compile)

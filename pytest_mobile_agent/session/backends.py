@@ -15,7 +15,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
+
+import msgspec
 
 # the agent's own event classes, re-exported (the `as` form): one class per concept across the layers
 from pytest_mobile_agent.agent.protocol import Disconnection as Disconnection
@@ -54,23 +56,27 @@ class ReadReason(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Scroll:
-    """The scroll semantics of a scrollable container; `items`, `first`, `last` may be unknown."""
+    """The scroll semantics of a scrollable container; `items`, `first`, `last` may be unknown (a
+    key the agent left out is False or unknown)."""
 
-    horizontal: bool
-    vertical: bool
-    can_back: bool
-    can_forward: bool
+    horizontal: bool = False
+    vertical: bool = False
+    can_back: bool = False
+    can_forward: bool = False
     items: int | None = None
     first: int | None = None
     last: int | None = None
 
 
-class Node(NamedTuple):
+class Node(msgspec.Struct, frozen=True, gc=False, rename={"class_name": "class"}):
     """One accessibility node as the agent serialized it (depth-first pre-order in its window).
 
-    A named tuple rather than a frozen dataclass: a snapshot makes one per node, and a tuple is
-    built in one step where a frozen dataclass sets its 24 fields one by one (0.6 against 2.7 µs
-    a node, benches/bench_large_trees.py)."""
+    A msgspec struct, so that a snapshot's frame decodes straight into its nodes with no dict per
+    node between the bytes and the replica (session/tree.py), each key checked against its type on
+    the way; the field names are the wire's (docs/protocol.md `NODE`) but for `class_name`. Frozen
+    (hashable, a value) and untracked by the cyclic collector (`gc=False`: a node holds only
+    scalars, tuples of them and a `Scroll`, never a cycle), which otherwise traverses every node of
+    a 5,000-node read on its passes (benches/bench_large_trees.py)."""
 
     id: int
     parent: int | None
@@ -94,8 +100,9 @@ class Node(NamedTuple):
     scrollable: bool
     visible: bool
     password: bool
-    scroll: Scroll | None
     children: tuple[int, ...]
+    scroll: Scroll | None = None
+    """A scrollable container's semantics (the wire's `scroll`, null or left out otherwise)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import msgspec
+
+from pytest_mobile_agent.agent.protocol import JsonBytes
 from pytest_mobile_agent.errors import ProtocolError
 from pytest_mobile_agent.session.backends import (
     Bounds,
@@ -35,7 +38,6 @@ from pytest_mobile_agent.session.backends import (
     Node,
     ProbedBounds,
     ReadReason,
-    Scroll,
     Snapshot,
     Window,
     WindowMetadata,
@@ -56,6 +58,10 @@ class Requester(Protocol):
     """What the tree source needs of `agent.Connection`."""
 
     def request(self, method: str, params: Mapping[str, Any], timeout: float) -> dict[str, Any]: ...
+
+    def request_raw(self, method: str, params: Mapping[str, Any], timeout: float) -> JsonBytes:
+        """The result as the JSON object's bytes (a snapshot's, decoded by `decode_snapshot`)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -126,8 +132,8 @@ class AgentTree:
     def read(self, reason: ReadReason, windows: Sequence[int] = (), timeout: float | None = None) -> Snapshot:
         params = self._params(reason, windows)
         started = self._clock()
-        result = self._connection.request("snapshot", params, _capped(self._options.read_timeout, timeout))
-        snapshot = parse_snapshot(result, scale=self._scale(), reason=reason, read_at=self._clock())
+        result = self._connection.request_raw("snapshot", params, _capped(self._options.read_timeout, timeout))
+        snapshot = decode_snapshot(result, scale=self._scale(), reason=reason, read_at=self._clock())
         self._remember(snapshot, reason, params, started)
         return snapshot
 
@@ -197,85 +203,121 @@ def _capped(own: float, given: float | None) -> float:
     return own if given is None else max(0.001, min(own, given))
 
 
-# --- parsing -------------------------------------------------------------------------------------
+# --- decoding ------------------------------------------------------------------------------------
+#
+# A snapshot's result decodes straight into typed records: msgspec reads the frame's bytes into
+# `Node`s (session/backends.py) inside the wire's window and snapshot records below, checking each
+# key's type on the way, with no dict per node between the bytes and the replica. The windows' and
+# the snapshot's records then become the seam's `Window` and `Snapshot` (three windows a read, a
+# few objects each). Keys the agent leaves out take the defaults of docs/protocol.md; keys a newer
+# agent adds are ignored.
+
+
+class _WireIdle(msgspec.Struct):
+    waited_ms: int = 0
+    idle: bool = True
+
+
+class _WireDisplay(msgspec.Struct):
+    width: int = 0
+    height: int = 0
+    density: int = 0
+    rotation: int = 0
+
+
+class _WireWindow(msgspec.Struct, gc=False):
+    """A WINDOW as docs/protocol.md gives it: its metadata flat beside its nodes."""
+
+    id: int
+    nodes: tuple[Node, ...]
+    bounds: Bounds
+    type: str = "application"
+    title: str | None = None
+    package: str | None = None
+    layer: int = 0
+    focused: bool = False
+    active: bool = False
+    # an agent without window metadata says nothing: trust its events as before task 3.6
+    sends_change_events: bool = True
+    owner: str | None = None
+    modal: bool = False
+    node_count: int | None = None
+
+
+class _WireSnapshot(msgspec.Struct, gc=False):
+    windows: tuple[_WireWindow, ...]
+    node_count: int | None = None
+    truncated: bool = False
+    idle: _WireIdle | None = None
+    seq: int = 0
+    display: _WireDisplay | None = None
+
+
+_SNAPSHOT_DECODER = msgspec.json.Decoder(_WireSnapshot)
+_MALFORMED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+
+
+def decode_snapshot(data: JsonBytes, *, scale: float, reason: ReadReason, read_at: float) -> Snapshot:
+    """The agent's snapshot result, the JSON object's bytes as the frame carried them, as values;
+    a malformed one is a ProtocolError naming the key and where it is (`$.windows[0].nodes[3]`)."""
+    try:
+        wire = _SNAPSHOT_DECODER.decode(data)
+    except _MALFORMED as exc:
+        raise ProtocolError(f"malformed snapshot from the agent: {_why(exc)}") from None
+    return _snapshot(wire, scale, reason, read_at)
 
 
 def parse_snapshot(result: Mapping[str, Any], *, scale: float, reason: ReadReason, read_at: float) -> Snapshot:
-    """The agent's snapshot result as values; a malformed one is a ProtocolError naming the key."""
+    """The agent's snapshot result, already decoded into dicts (a scripted agent's, a test's), as
+    values: the same records and the same checks as `decode_snapshot`."""
     try:
-        windows = tuple(_window(w) for w in _list(result, "windows"))
-        idle = result.get("idle") or {}
-        display = result.get("display") or {}
-        return Snapshot(
-            windows=windows,
-            node_count=int(result.get("node_count", sum(len(w.nodes) for w in windows))),
-            truncated=bool(result.get("truncated", False)),
-            idle=IdleReport(waited_ms=int(idle.get("waited_ms", 0)), idle=bool(idle.get("idle", True))),
-            seq=int(result.get("seq", 0)),
-            display=Display(
-                width=int(display.get("width", 0)),
-                height=int(display.get("height", 0)),
-                density=int(display.get("density", 0)),
-                rotation=int(display.get("rotation", 0)),
-            ),
-            scale=scale,
-            backend="agent",
-            reason=reason,
-            read_at=read_at,
-        )
-    except ProtocolError:
-        raise
-    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
-        raise ProtocolError(f"malformed snapshot from the agent: {type(exc).__name__} {exc}") from None
+        wire = msgspec.convert(result, _WireSnapshot)
+    except _MALFORMED as exc:
+        raise ProtocolError(f"malformed snapshot from the agent: {_why(exc)}") from None
+    return _snapshot(wire, scale, reason, read_at)
 
 
-def _window(w: Mapping[str, Any]) -> Window:
-    nodes = tuple(map(_node, w["nodes"]))
-    return Window(
-        id=w["id"],
-        type=w.get("type", "application"),
-        title=w.get("title"),
-        package=w.get("package"),
-        layer=w.get("layer", 0),
-        focused=bool(w.get("focused", False)),
-        active=bool(w.get("active", False)),
-        bounds=_bounds(w.get("bounds")),
-        metadata=WindowMetadata(
-            # an agent without window metadata says nothing: trust its events as before task 3.6
-            sends_change_events=bool(w.get("sends_change_events", True)),
-            owner=w.get("owner"),
-            modal=bool(w.get("modal", False)),
-        ),
-        node_count=int(w.get("node_count", len(nodes))),
-        nodes=nodes,
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc)[:300]
+
+
+def _snapshot(wire: _WireSnapshot, scale: float, reason: ReadReason, read_at: float) -> Snapshot:
+    windows = tuple(map(_window, wire.windows))
+    idle, display = wire.idle or _NO_IDLE, wire.display or _NO_DISPLAY
+    return Snapshot(
+        windows=windows,
+        node_count=sum(len(w.nodes) for w in windows) if wire.node_count is None else wire.node_count,
+        truncated=wire.truncated,
+        idle=IdleReport(waited_ms=idle.waited_ms, idle=idle.idle),
+        seq=wire.seq,
+        display=Display(width=display.width, height=display.height, density=display.density,
+                        rotation=display.rotation),
+        scale=scale,
+        backend="agent",
+        reason=reason,
+        read_at=read_at,
     )
 
 
-def _node(n: Mapping[str, Any]) -> Node:
-    scroll = n.get("scroll")
-    b = n["bounds"]
-    return _make_node((
-        n["id"], n["parent"], n["depth"], n["class"], n["text"], n["desc"], n["res"], n["hint"], n["package"],
-        (b[0], b[1], b[2], b[3]),
-        n["clickable"], n["long_clickable"], n["focusable"], n["focused"], n["editable"], n["checkable"],
-        n["checked"], n["enabled"], n["selected"], n["scrollable"], n["visible"], n["password"],
-        _scroll(scroll) if scroll else None,
-        tuple(n["children"]),
-    ))
+_NO_IDLE = _WireIdle()
+_NO_DISPLAY = _WireDisplay()
 
 
-_make_node = Node._make
-
-
-def _scroll(s: Mapping[str, Any]) -> Scroll:
-    return Scroll(
-        horizontal=bool(s.get("horizontal", False)),
-        vertical=bool(s.get("vertical", False)),
-        can_back=bool(s.get("can_back", False)),
-        can_forward=bool(s.get("can_forward", False)),
-        items=s.get("items"),
-        first=s.get("first"),
-        last=s.get("last"),
+def _window(w: _WireWindow) -> Window:
+    return Window(
+        id=w.id,
+        type=w.type,
+        title=w.title,
+        package=w.package,
+        layer=w.layer,
+        focused=w.focused,
+        active=w.active,
+        bounds=w.bounds,
+        metadata=WindowMetadata(sends_change_events=w.sends_change_events, owner=w.owner, modal=w.modal),
+        node_count=len(w.nodes) if w.node_count is None else w.node_count,
+        nodes=w.nodes,
     )
 
 

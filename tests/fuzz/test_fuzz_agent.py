@@ -22,7 +22,7 @@ from pytest_mobile_agent.agent.connection import Connection
 from pytest_mobile_agent.agent.protocol import Disconnection, Established, HostSession, State
 from pytest_mobile_agent.errors import MobileAgentError, ProtocolError
 from pytest_mobile_agent.plugin import policy
-from pytest_mobile_agent.session.tree import ReadReason, parse_snapshot, scale_from_wm_density
+from pytest_mobile_agent.session.tree import ReadReason, decode_snapshot, parse_snapshot, scale_from_wm_density
 from tests.fuzz.bounds import chunked, ends_within, lighter, only_our_errors, peer_sent
 
 TOKEN = "0123456789abcdef0123456789abcdef"
@@ -110,6 +110,52 @@ def test_any_payload_is_a_message_or_a_protocol_error(payload):
         wire.validate(message)
         assert isinstance(message["type"], str)
     assert all(isinstance(e, ProtocolError) for e in caught)
+
+
+def _whole(message: dict) -> dict:
+    """A lazily decoded message with its result decoded, as the caller who asks for it sees it."""
+    result = message.get("result")
+    return {**message, "result": result.as_dict()} if isinstance(result, wire.RawResult) else message
+
+
+@given(frame_streams, st.lists(st.integers(0, 600), max_size=8))
+def test_the_established_frame_decoder_in_any_chunking_gives_what_the_whole_decoder_gives(data, cuts):
+    """Issue 40 item 1: once established, frames are read in place (a result a view of the buffer
+    they arrived in, the rest of the buffer moved on): the same messages, the same failure."""
+    lazy, whole = wire.FrameDecoder(unique_keys=False, lazy_results=True), wire.FrameDecoder(unique_keys=False)
+    got_lazy: list[dict] = []
+    got_whole: list[dict] = []
+    with only_our_errors() as caught_lazy:
+        for chunk in chunked(data, cuts):
+            got_lazy.extend(lazy.feed(chunk))
+    with only_our_errors() as caught_whole:
+        got_whole.extend(whole.feed(data))
+    assert [str(e) for e in caught_lazy] == [str(e) for e in caught_whole]
+    assert len(got_lazy) == len(got_whole)
+    for a, b in zip(got_lazy, got_whole, strict=True):
+        assert _whole(a) == {k: v for k, v in b.items() if a["type"] != "response" or k in a}
+
+
+@lighter(2)
+@given(raw_payloads)
+def test_the_established_decoder_reads_any_payload_as_the_whole_decoder_does(payload):
+    """Issue 40 item 1: after the handshake a response's result stays bytes (RawResult); whatever
+    the payload, the message, once its result is asked for, is the one `decode_payload` gives, and
+    a payload it refuses is refused in the same words."""
+    with only_our_errors() as caught_whole:
+        whole = wire.decode_payload(payload, unique_keys=False)
+    with only_our_errors() as caught_lazy:
+        lazy = wire.decode_response_lazily(payload)
+    assert all(isinstance(e, ProtocolError) for e in caught_whole + caught_lazy)
+    assert [str(e) for e in caught_lazy] == [str(e) for e in caught_whole]
+    if not caught_whole:
+        with only_our_errors() as caught:
+            wire.validate(whole)
+        with only_our_errors() as caught_again:
+            wire.validate(lazy)
+        assert [str(e) for e in caught_again] == [str(e) for e in caught]
+        if not caught:
+            assert _whole(lazy) == {k: v for k, v in whole.items() if lazy["type"] != "response" or k in lazy}
 
 
 @lighter(2)
@@ -268,6 +314,16 @@ def test_any_snapshot_result_is_a_snapshot_or_a_protocol_error(result):
     with only_our_errors() as caught:
         parse_snapshot(result, scale=2.625, reason=ReadReason.POLL, read_at=0.0)
     assert all(isinstance(e, ProtocolError) for e in caught)
+
+
+@given(st.one_of(snapshot_results.map(lambda r: json.dumps(r).encode()), st.binary(max_size=80),
+                 st.sampled_from([b'{"windows":[]}   ', b'{"windows":' + b"[" * 5000,
+                                  b'{"windows":[],"seq":1e400}'])))
+def test_any_snapshot_bytes_are_a_snapshot_or_a_protocol_error(data):
+    """The read's typed decoder (session/tree.py decode_snapshot) fed anything."""
+    with only_our_errors() as caught:
+        decode_snapshot(data, scale=2.625, reason=ReadReason.POLL, read_at=0.0)
+    assert all(isinstance(e, ProtocolError) and "malformed snapshot" in str(e) for e in caught)
 
 
 @given(st.one_of(st.text(max_size=80), st.builds(lambda k, v: f"{k}: {v}", st.sampled_from(

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_mobile_agent.agent.deploy import Launched, Reused
-from pytest_mobile_agent.agent.protocol import Hello
+from pytest_mobile_agent.agent.protocol import Hello, encode_json
 from pytest_mobile_agent.emulator import Endpoint, Frame
 from pytest_mobile_agent.errors import Closed
 
@@ -127,6 +127,10 @@ class FakeConnection:
         if callable(reply):
             return reply(params)
         return reply
+
+    def request_raw(self, method: str, params: Any = None, timeout: float = 5.0) -> bytes:
+        """The scripted reply as the JSON bytes a frame would carry (a snapshot's typed decode)."""
+        return encode_json(self.request(method, params, timeout))
 
     def sent(self, method: str) -> list[dict[str, Any]]:
         return [params for m, params, _ in self.requests if m == method]

@@ -22,6 +22,7 @@ from pytest_mobile_agent.agent.protocol import (
     State,
     decode,
     encode,
+    encode_plain,
     validate,
 )
 from pytest_mobile_agent.errors import ProtocolError, Unauthorized, VersionMismatch
@@ -392,3 +393,65 @@ def test_an_event_names_its_windows_by_their_integers_only() -> None:
     assert (one.window, one.windows) == (12, ())
     assert (many.window, many.windows) == (None, (12, 31))
     assert ProtocolEvent(3, "window_changed", {"window": "12"}, 0.5).window is None
+
+
+def test_once_established_a_result_is_kept_as_its_bytes_until_asked_for() -> None:
+    """Issue 40 item 1: after the handshake a response's result is not decoded into dicts by the
+    reader; the caller takes the exact bytes (a typed decoder) or the dict, as it chooses."""
+    session = _established(0.0)
+    request = session.request("snapshot", {}, 5000, 0.1)
+    payload = b'{"type":"response","id":%d,"result":{"windows":[],"seq":7 ,"x":[1,{"y":null}]}}' % request
+    session.receive(struct.pack(">I", len(payload)) + payload, 0.2)
+    (response,) = session.take_events()
+    assert isinstance(response, Response)
+    assert bytes(response.result_bytes() or b"") == b'{"windows":[],"seq":7 ,"x":[1,{"y":null}]}'
+    assert response.result == {"windows": [], "seq": 7, "x": [1, {"y": None}]}
+
+
+@pytest.mark.parametrize("payload, words", [
+    (b'{"type":"response","id":1,"result":[1]}', "result` is not a JSON object"),
+    (b'{"type":"response","id":1,"result":{"a":NaN}}', "not JSON"),
+    (b'{"type":"response","id":1,"result":{"a":1},"error":{"code":"x","message":"y","retryable":false}}',
+     "exactly one of"),
+    (b'{"type":"response","id":"1","result":{}}', "`id` is not a JSON integer"),
+])
+def test_once_established_a_bad_response_still_breaks_the_protocol_in_its_words(payload: bytes, words: str) -> None:
+    session = _established(0.0)
+    session.request("tap", {"x": 1, "y": 1}, 5000, 0.1)
+    session.receive(struct.pack(">I", len(payload)) + payload, 0.2)
+    (event,) = [e for e in session.take_events() if isinstance(e, Disconnection)]
+    assert session.state is State.CLOSED and words in str(session.failure)
+
+
+json_plain = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8).filter(lambda t: not any("\ud800" <= c <= "\udfff" for c in t)),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=16,
+)
+
+
+@given(json_plain)
+def test_a_plain_message_encodes_to_the_frame_encode_writes_but_for_a_floats_exponent(value: object) -> None:
+    """The agent double sends its frames through `encode_plain` (issue 40: the 5,000-node read):
+    the same length-prefixed compact UTF-8 JSON, decoding to the same message."""
+    message = {"type": "response", "id": 1, "result": {"value": value}}
+    fast, slow = encode_plain(message), encode(message)
+    assert decode(fast) == decode(slow) == message
+    if not any(isinstance(v, float) for v in _leaves(value)):
+        assert fast == slow
+
+
+def _leaves(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def test_a_message_that_cannot_be_plain_json_is_refused_by_the_plain_encoder_in_its_words() -> None:
+    with pytest.raises(ProtocolError, match="cannot encode a response message"):
+        encode_plain({"type": "response", "id": 1, "result": {"text": "lone \ud800"}})
+    with pytest.raises(ProtocolError, match="a message needs a string `type`"):
+        encode_plain({"id": 1})

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -24,6 +25,7 @@ from pytest_mobile_agent.mirror.replica import Replica, View
 from pytest_mobile_agent.mirror.selectors import Selector
 from pytest_mobile_agent.session.backends import Node, ReadReason, Snapshot
 from pytest_mobile_agent.session.tree import parse_snapshot
+from tests.support import session_fakes as fakes
 from tests.support.mirror_fakes import login_screen
 from tests.unit.mirror.trees import CLASSES, DESCS, FLAGS, PACKAGES, RES, TEXTS, snapshots
 
@@ -188,7 +190,19 @@ def edited(raw: dict[str, Any], which: int, text: str) -> dict[str, Any]:
     return out
 
 
-@given(st.lists(st.tuples(st.sampled_from(["same", "evicted", "edited", "other", "dropped"]),
+def skipped(raw: dict[str, Any], which: int) -> dict[str, Any]:
+    """A read that left a child out (a cap, a child gone mid-read): a node lists a child id that no
+    serialized node has, so its siblings' indices are not their places (the replica keys such a
+    window node by node; issue 40's reuse of refs by place must not apply)."""
+    out = copy.deepcopy(raw)
+    nodes = list(chain.from_iterable(w["nodes"] for w in out["windows"]))
+    parents = [n for n in nodes if n["children"]] or nodes
+    parent = parents[which % len(parents)]
+    parent["children"].insert(which % len(parent["children"]) if parent["children"] else 0, 900_000 + which)
+    return out
+
+
+@given(st.lists(st.tuples(st.sampled_from(["same", "evicted", "edited", "other", "dropped", "skipped"]),
                           st.integers(0, 1000), snapshots(max_nodes=12)), min_size=1, max_size=5), snapshots())
 def test_applying_keeps_the_replica_a_full_rebuild_gives(steps: list[tuple[str, int, dict[str, Any]]],
                                                          first: dict[str, Any]) -> None:
@@ -204,6 +218,8 @@ def test_applying_keeps_the_replica_a_full_rebuild_gives(steps: list[tuple[str, 
             raw = other
         elif kind == "dropped" and len(raw["windows"]) > 1:
             raw = {**raw, "windows": raw["windows"][1:]}
+        elif kind == "skipped":
+            raw = skipped(raw, number)
         snapshot = parsed(raw)
         changed = replica.apply(snapshot)
         expected, expected_changed = reference.apply(snapshot)
@@ -237,12 +253,12 @@ def test_the_parse_keeps_every_field_the_agent_sent(raw: dict[str, Any]) -> None
     snapshot = parsed(raw)
     for window, sent in zip(snapshot.windows, raw["windows"], strict=True):
         for n, fields in zip(window.nodes, sent["nodes"], strict=True):
-            for name in Node._fields:
+            for name in Node.__struct_fields__:
                 value = fields[KEYS.get(name, name)]
                 if name in ("bounds", "children"):
                     value = tuple(value)
                 assert getattr(n, name) == value, name
-            assert hash(n) == hash(Node(**n._asdict()))  # a value: hashable, equal to itself rebuilt
+            assert hash(n) == hash(Node(**msgspec.structs.asdict(n)))  # a value: hashable, equal to itself rebuilt
 
 
 # --- the dump in an error message ------------------------------------------------------------------
@@ -259,3 +275,19 @@ def test_a_dump_cut_at_its_line_limit_is_the_whole_dump_cut_there(raw: dict[str,
         else [*whole[:limit], f"... {len(whole) - limit} more lines (screen.dump() shows them all)"]
     )
     assert dump_view(replica.view, max_lines=limit) == "\n".join(cut)
+
+
+def test_a_read_that_left_a_child_out_is_keyed_node_by_node_not_by_place() -> None:
+    """Issue 40: a window of the same shape takes its refs by place, but a read whose parent lists
+    a child it did not serialize has sibling indices no place stands for: the refs are those a full
+    rebuild gives, through the eviction that follows too."""
+    nodes = [fakes.node(1, children=(2, 3, 4)), fakes.node(2, 1, 1, text="a"), fakes.node(3, 1, 1, text="b"),
+             fakes.node(4, 1, 1, text="c")]
+    raw = fakes.snapshot(fakes.window(12, nodes))
+    replica, reference = Replica(), ReferenceReplica({})
+    for step in (raw, skipped(raw, 0), evicted(skipped(raw, 0), 100), evicted(raw, 200)):
+        snapshot_ = parsed(step)
+        changed = replica.apply(snapshot_)
+        expected, expected_changed = reference.apply(snapshot_)
+        assert replica.view is not None
+        assert as_rows(replica.view) == expected and changed is expected_changed

@@ -3,12 +3,16 @@ action, one XML view per replica generation, and an invalid expression named by 
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from lxml import etree
 
 from pytest_mobile_agent.errors import InvalidSelector, NoMatch, WaitTimeout
-from pytest_mobile_agent.mirror.xpath import tag_of, xml_view
-from pytest_mobile_agent.session.backends import ProtocolEvent
+from pytest_mobile_agent.mirror.replica import Replica, View
+from pytest_mobile_agent.mirror.xpath import compile_xpath, tag_of, xml_view
+from pytest_mobile_agent.session.backends import ProtocolEvent, ReadReason
+from pytest_mobile_agent.session.tree import parse_snapshot
 from tests.support.mirror_fakes import Rig, login_screen, node, tree, window
 
 
@@ -140,3 +144,56 @@ def test_text_that_xml_cannot_hold_is_written_as_a_question_mark_and_class_names
 def test_any_expression_that_cannot_select_is_invalid_selector_and_nothing_else(expression: str) -> None:
     with pytest.raises(InvalidSelector, match="xpath="):
         Rig(login_screen()).mirror.find_all(xpath=expression)
+
+
+def _applied(replica: Replica, screen: dict) -> View:
+    replica.apply(parse_snapshot(screen, scale=2.625, reason=ReadReason.POLL, read_at=0.0))
+    assert replica.view is not None
+    return replica.view
+
+
+def _renamed(screen: dict, shift: int) -> dict:
+    """The same screen read again after an eviction: every node id new."""
+    out = copy.deepcopy(screen)
+    for w in out["windows"]:
+        for n in w["nodes"]:
+            n["id"] += shift
+            n["parent"] = None if n["parent"] is None else n["parent"] + shift
+            n["children"] = [c + shift for c in n["children"]]
+    return out
+
+
+def test_a_window_unchanged_since_the_last_generation_is_not_written_or_parsed_again() -> None:
+    """Issue 40 item 3: after a change to one window, the next view takes the elements parsed for
+    the others (the same elements, moved), and stands each for the new generation's entry."""
+    screen = keyboard_screen()
+    replica = Replica()
+    first = xml_view(_applied(replica, screen))
+    login_before = first.elements[first.view.entries[0].ref]  # the keyboard's root, then the app's nodes
+    app = [e for e in first.view.entries if e.window.id == 12]
+    app_elements = [first.elements[e.ref] for e in app]
+    changed = copy.deepcopy(screen)
+    changed["windows"][0]["nodes"][1]["text"] = "Go"  # the keyboard's key, the app's window as it was
+    second = xml_view(_applied(replica, changed))
+    assert [second.elements[e.ref] for e in second.view.entries if e.window.id == 12] == app_elements
+    assert all(a is b for a, b in zip(app_elements, (second.elements[e.ref] for e in app), strict=True))
+    assert second.elements[second.view.entries[0].ref] is not login_before  # the keyboard's, parsed anew
+    assert [e.node.text for e in second.select(compile_xpath("//*[@text='Go']"), "")] == ["Go"]
+    # the app's window read again under new ids: the same elements, standing for the new nodes
+    third = xml_view(_applied(replica, _renamed(changed, 1000)))
+    found = third.select(compile_xpath("//android.widget.EditText[@hint='User name']"), "")
+    assert [e.node.id for e in found] == [next(n["id"] for n in changed["windows"][1]["nodes"]
+                                               if n.get("hint") == "User name") + 1000]
+    assert third.elements[found[0].ref] in app_elements
+
+
+def test_an_older_view_queried_after_a_newer_one_took_its_elements_is_built_again_and_answers_right() -> None:
+    screen = keyboard_screen()
+    replica = Replica()
+    old = _applied(replica, screen)
+    xml_view(old)
+    new = _applied(replica, _renamed(screen, 1000))
+    xml_view(new)  # takes the elements the old view's document held
+    for view, shift in ((old, 0), (new, 1000), (old, 0)):
+        found = xml_view(view).select(compile_xpath("//*[@text='Login']"), "")
+        assert [e.node.id for e in found] == [101 + shift, 2 + shift] and all(e in view.entries for e in found)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import json
+import re
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -13,6 +16,7 @@ from pytest_mobile_agent.session.backends import ReadReason
 from pytest_mobile_agent.session.tree import (
     AgentTree,
     TreeOptions,
+    decode_snapshot,
     parse_snapshot,
     scale_from_wm_density,
 )
@@ -24,6 +28,7 @@ from tests.support.session_fakes import (
     tabs_window,
     window,
 )
+from tests.unit.mirror import trees as mirror_trees
 
 
 def tree_on(conn: FakeConnection, **kw: object) -> AgentTree:
@@ -134,3 +139,37 @@ def test_the_snapshot_keeps_the_node_count_apart_from_the_nodes_serialized() -> 
     snap = tree_on(conn).read(ReadReason.ATTACH)
     assert snap.node_count == 5000 and snap.truncated
     assert sum(len(w.nodes) for w in snap.windows) == 5
+
+
+@given(mirror_trees.snapshots())
+def test_a_snapshot_decoded_from_its_bytes_is_the_one_parsed_from_its_dict(raw: dict[str, Any]) -> None:
+    """Issue 40 item 1: the read's typed decode (bytes straight into nodes) and the parse of the
+    same result's dicts give equal snapshots, every node's every field."""
+    data = json.dumps(raw).encode()
+    typed = decode_snapshot(data, scale=2.625, reason=ReadReason.POLL, read_at=1.0)
+    assert typed == parse_snapshot(raw, scale=2.625, reason=ReadReason.POLL, read_at=1.0)
+    assert [n.id for w in typed.windows for n in w.nodes] == [n["id"] for w in raw["windows"] for n in w["nodes"]]
+
+
+@pytest.mark.parametrize("key, value, where", [
+    ("depth", "3", "$.windows[0].nodes[1].depth"),
+    ("bounds", [0, 0, 10], "$.windows[0].nodes[1].bounds"),
+    ("clickable", 1, "$.windows[0].nodes[1].clickable"),
+    ("children", None, "$.windows[0].nodes[1].children"),
+])
+def test_a_malformed_node_names_its_key_and_where_it_is(key: str, value: object, where: str) -> None:
+    nodes = [node(1, children=[2]), node(2, parent=1, depth=1)]
+    nodes[1][key] = value
+    data = json.dumps(snapshot(window(1, nodes))).encode()
+    with pytest.raises(ProtocolError, match=re.escape(where)) as caught:
+        decode_snapshot(data, scale=1.0, reason=ReadReason.POLL, read_at=0.0)
+    assert str(caught.value).startswith("malformed snapshot from the agent: ")
+
+
+def test_a_read_asks_for_the_results_bytes_and_keeps_what_a_newer_agent_adds_out() -> None:
+    conn = FakeConnection()
+    shown = snapshot(window(1, [node(1)]))
+    shown["windows"][0]["nodes"][0]["future_key"] = {"anything": [1, 2]}
+    conn.always("snapshot", shown)
+    snap = tree_on(conn).read(ReadReason.POLL)
+    assert [n.id for n in snap.windows[0].nodes] == [1]
