@@ -61,7 +61,7 @@ if TYPE_CHECKING:
         Window,
     )
     from pytest_mobile_agent.session.session import Session
-    from pytest_mobile_agent.stack.app import AppUnderTest as App
+    from pytest_mobile_agent.control.app_under_test import AppUnderTest as App
 
 __getattr__, __dir__ = lazy_exports(globals(), {
     # the screen and what it gives
@@ -85,7 +85,7 @@ __getattr__, __dir__ = lazy_exports(globals(), {
     "Attached": "pytest_mobile_agent.agent.deploy",
     "Device": "pytest_mobile_agent.adb.device",
     "AdbServer": "pytest_mobile_agent.adb.server",
-    "App": "pytest_mobile_agent.stack.app:AppUnderTest",
+    "App": "pytest_mobile_agent.control.app_under_test:AppUnderTest",
     "HostGate": "pytest_mobile_agent.plugin.gates",
     "DeviceControl": "pytest_mobile_agent.control.device",
     "Orientation": "pytest_mobile_agent.control.rotation",

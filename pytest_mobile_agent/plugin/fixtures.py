@@ -70,7 +70,7 @@ from pytest_mobile_agent.plugin.gates import HostGate
 from pytest_mobile_agent.plugin.opening import RunHooks
 from pytest_mobile_agent.plugin.options import NO_SERIAL_REASON
 from pytest_mobile_agent.plugin.run import TestRun, run_of
-from pytest_mobile_agent.stack.app import AppInstallation, AppUnderTest, foreground_package
+from pytest_mobile_agent.control.app_under_test import AppInstallation, AppUnderTest, foreground_package
 from pytest_mobile_agent.stack.opener import TargetGroup, TargetParts, TargetResources, open_group
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider

@@ -31,7 +31,7 @@ from pytest_mobile_agent.mirror.steps import Steps
 from pytest_mobile_agent.plugin import options
 from pytest_mobile_agent.plugin.policy import DisturbanceWatch, Verdict
 from pytest_mobile_agent.session import Session
-from pytest_mobile_agent.stack.app import AppUnderTest, last_crash_line
+from pytest_mobile_agent.control.app_under_test import AppUnderTest, last_crash_line
 
 log = logging.getLogger("pytest_mobile_agent.plugin.run")
 

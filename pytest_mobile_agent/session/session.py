@@ -26,7 +26,7 @@ from pytest_mobile_agent.session.backends import (
 from pytest_mobile_agent.session.events import EventStream
 from pytest_mobile_agent.session.frames import FrameSource
 from pytest_mobile_agent.session.input import InputCounts, InputRouter
-from pytest_mobile_agent.session.paths import Selection, StatusFacts, status_lines
+from pytest_mobile_agent.session.path_selection import Selection, StatusFacts, status_lines
 from pytest_mobile_agent.session.toasts import AgentToasts
 from pytest_mobile_agent.session.tree import (
     AgentTree,

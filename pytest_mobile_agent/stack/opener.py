@@ -29,8 +29,8 @@ from pytest_mobile_agent.mirror.steps import Steps
 from pytest_mobile_agent.session import Selection, Session
 from pytest_mobile_agent.stack.agent import attach, choose_jar, records_for
 from pytest_mobile_agent.stack.control import device_control
-from pytest_mobile_agent.stack.lock import AutomationLock
-from pytest_mobile_agent.stack.paths import select_controller
+from pytest_mobile_agent.automation_lock import AutomationLock
+from pytest_mobile_agent.stack.controller_setting import select_controller
 from pytest_mobile_agent.stack.quiet import PS_COMMAND, DeviceProcess, QuietWait
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider

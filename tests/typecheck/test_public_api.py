@@ -70,7 +70,7 @@ def test_the_names_are_the_layers_classes() -> None:
     from pytest_mobile_agent.emulator.controller import Controller as EmulatorController
     from pytest_mobile_agent.errors import NoMatch
     from pytest_mobile_agent.mirror.mirror import Mirror
-    from pytest_mobile_agent.stack.app import AppUnderTest
+    from pytest_mobile_agent.control.app_under_test import AppUnderTest
 
     assert (Screen, App, Controller) == (Mirror, AppUnderTest, EmulatorController)
     assert pytest_mobile_agent.NoMatch is NoMatch

@@ -45,7 +45,7 @@ from pytest_mobile_agent.cli.inspector.target import Inspected
 from pytest_mobile_agent.mirror.keys import key_code
 from pytest_mobile_agent.mirror.replica import Entry, View
 from pytest_mobile_agent.mirror.unique import Locator, unique_locator
-from pytest_mobile_agent.stack.app import AppUnderTest
+from pytest_mobile_agent.control.app_under_test import AppUnderTest
 
 log = logging.getLogger("pytest_mobile_agent.cli.inspector")
 
