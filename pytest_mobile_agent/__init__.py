@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.adb.device import Device
     from pytest_mobile_agent.adb.server import AdbServer
     from pytest_mobile_agent.agent.deploy import Attached
+    from pytest_mobile_agent.control.app_under_test import AppUnderTest as App
     from pytest_mobile_agent.control.device import DeviceControl
     from pytest_mobile_agent.control.rotation import Orientation
     from pytest_mobile_agent.emulator.controller import Controller
@@ -61,7 +62,6 @@ if TYPE_CHECKING:
         Window,
     )
     from pytest_mobile_agent.session.session import Session
-    from pytest_mobile_agent.control.app_under_test import AppUnderTest as App
 
 __getattr__, __dir__ = lazy_exports(globals(), {
     # the screen and what it gives

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.control.battery import BatteryState
     from pytest_mobile_agent.control.device import DeviceControl
     from pytest_mobile_agent.control.location import Coordinates
-    from pytest_mobile_agent.control.network import NetworkState
     from pytest_mobile_agent.control.means import ConsoleAccess, Paths
+    from pytest_mobile_agent.control.network import NetworkState
     from pytest_mobile_agent.control.rotation import ORIENTATIONS, Orientation
 
 __getattr__, __dir__ = lazy_exports(globals(), {

@@ -17,9 +17,9 @@ from pytest_mobile_agent.control.clipboard import Clipboard
 from pytest_mobile_agent.control.hardware import Sensors
 from pytest_mobile_agent.control.journal import Journal
 from pytest_mobile_agent.control.location import Coordinates, Location
+from pytest_mobile_agent.control.means import Paths
 from pytest_mobile_agent.control.network import Network, NetworkState
 from pytest_mobile_agent.control.notifications import Shade
-from pytest_mobile_agent.control.means import Paths
 from pytest_mobile_agent.control.rotation import Orientation, Rotation
 from pytest_mobile_agent.control.screen import Screen
 from pytest_mobile_agent.emulator.hardware_state import PostureName

@@ -67,10 +67,10 @@ def test_what_mypy_sees_is_what_is_loaded() -> None:
 
 def test_the_names_are_the_layers_classes() -> None:
     from pytest_mobile_agent import App, Controller, Screen
+    from pytest_mobile_agent.control.app_under_test import AppUnderTest
     from pytest_mobile_agent.emulator.controller import Controller as EmulatorController
     from pytest_mobile_agent.errors import NoMatch
     from pytest_mobile_agent.mirror.mirror import Mirror
-    from pytest_mobile_agent.control.app_under_test import AppUnderTest
 
     assert (Screen, App, Controller) == (Mirror, AppUnderTest, EmulatorController)
     assert pytest_mobile_agent.NoMatch is NoMatch
