@@ -76,6 +76,19 @@ def test_the_names_are_the_layers_classes() -> None:
     assert pytest_mobile_agent.NoMatch is NoMatch
 
 
+def test_host_gate_left_the_face_and_still_imports_with_a_deprecation_warning() -> None:
+    """The suite's own gate is not a user's name (issue 38, item 5); the `host_gate` fixture stays,
+    its type importable from the plugin, and the old import warns where it is written."""
+    from pytest_mobile_agent.plugin.gates import HostGate
+
+    assert "HostGate" not in pytest_mobile_agent.__all__
+    assert "HostGate" not in dir(pytest_mobile_agent)
+    with pytest.warns(DeprecationWarning, match="pytest_mobile_agent.plugin.gates.HostGate") as warned:
+        from pytest_mobile_agent import HostGate as old  # type: ignore[attr-defined]
+    assert old is HostGate
+    assert {Path(w.filename).name for w in warned} == {Path(__file__).name}
+
+
 def test_an_unknown_name_is_an_attribute_error_and_submodules_still_import() -> None:
     with pytest.raises(AttributeError, match="has no attribute 'Mirror'"):
         pytest_mobile_agent.Mirror  # noqa: B018 - the attribute access is the test
