@@ -20,9 +20,9 @@ from timing import summary, timed, timed_once
 
 from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.agent.launch import parse_ps
+from pytest_mobile_agent.control.app_under_test import AppUnderTest, foreground_package, last_crash_line
 from pytest_mobile_agent.plugin.foreign_input import InputWatch
 from pytest_mobile_agent.plugin.policy import DisturbanceWatch
-from pytest_mobile_agent.stack.app import AppUnderTest, foreground_package, last_crash_line
 from pytest_mobile_agent.virtual import VirtualLab
 
 

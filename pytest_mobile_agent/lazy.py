@@ -13,12 +13,20 @@ the adb client (docs/architecture.md, "The layer rules").
         "PROTO_SOURCE": "pytest_mobile_agent.emulator.proto_source:proto_source()",  # a call's result
     })
 
+A name that has left a face stays importable for a while, with a DeprecationWarning saying where it
+went, through `deprecated`: it is not in `dir()` or `__all__`, and it warns on every use.
+
+    __getattr__, __dir__ = lazy_exports(globals(), {...}, deprecated={
+        "HostGate": Deprecated("pytest_mobile_agent.plugin.gates", "annotate the fixture with ..."),
+    })
+
 A module of its own at the bottom, importing nothing of the package, so any face can use it.
 """
 
 from __future__ import annotations
 
 import importlib
+import warnings
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from types import ModuleType
@@ -51,17 +59,36 @@ class Export:
         return value
 
 
+@dataclass(frozen=True)
+class Deprecated:
+    """A name that has left a package's face: where it lives now ("module[:attribute[()]]", as an
+    export), and what to do instead, for the warning."""
+
+    spec: str
+    advice: str
+
+
 class LazyFace:
     """A package's lazy names: `attribute` is its `__getattr__`, `names` its `__dir__`."""
 
-    def __init__(self, namespace: MutableMapping[str, object], exports: Mapping[str, str]) -> None:
+    def __init__(self, namespace: MutableMapping[str, object], exports: Mapping[str, str],
+                 deprecated: Mapping[str, Deprecated] | None = None) -> None:
         self.package = str(namespace["__name__"])
         self.namespace = namespace
         self.exports: dict[str, Export] = {name: Export.parse(name, spec) for name, spec in exports.items()}
+        self.deprecated: dict[str, tuple[Export, str]] = {
+            name: (Export.parse(name, old.spec), old.advice) for name, old in (deprecated or {}).items()}
+        overlap = set(self.exports) & set(self.deprecated)
+        if overlap:
+            raise ValueError(f"{self.package}: {sorted(overlap)} both exported and deprecated")
 
     def attribute(self, name: str) -> object:
-        """The public `name`, imported from its module on first use and kept in the package; an
-        AttributeError for any other name, so `from package import submodule` still imports it."""
+        """The public `name`, imported from its module on first use and kept in the package; a
+        deprecated name, loaded with a DeprecationWarning each time (never kept, so every use
+        warns); an AttributeError for any other name, so `from package import submodule` still
+        imports it."""
+        if name in self.deprecated:
+            return self.deprecated_attribute(name)
         export = self.exports.get(name)
         if export is None:
             raise AttributeError(f"module {self.package!r} has no attribute {name!r}")
@@ -69,14 +96,23 @@ class LazyFace:
         self.namespace[name] = value
         return value
 
+    def deprecated_attribute(self, name: str) -> object:
+        export, advice = self.deprecated[name]
+        # stacklevel 3: past this method and attribute(), to the import or attribute use in user code
+        warnings.warn(f"{self.package}.{name} is deprecated and leaves the package's face: {advice}",
+                      DeprecationWarning, stacklevel=3)
+        return export.load()
+
     def names(self) -> list[str]:
         return sorted({*self.namespace, *self.exports})
 
 
-def lazy_exports(namespace: MutableMapping[str, object],
-                 exports: Mapping[str, str]) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
-    """A package's `__getattr__` and `__dir__` for `exports` (name -> where it lives; see above)."""
-    face = LazyFace(namespace, exports)
+def lazy_exports(namespace: MutableMapping[str, object], exports: Mapping[str, str],
+                 deprecated: Mapping[str, Deprecated] | None = None,
+                 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
+    """A package's `__getattr__` and `__dir__` for `exports` (name -> where it lives) and the
+    `deprecated` names still importable with a warning (see above)."""
+    face = LazyFace(namespace, exports, deprecated)
     return face.attribute, face.names
 
 

@@ -43,9 +43,9 @@ from pytest_mobile_agent.agent import (
 )
 from pytest_mobile_agent.agent.launch import parse_ps
 from pytest_mobile_agent.cli import doctor_report
+from pytest_mobile_agent.control.app_under_test import start_activity
 from pytest_mobile_agent.session.ownership import TargetCheck
 from pytest_mobile_agent.stack.agent import choose_jar, records_for
-from pytest_mobile_agent.stack.app import start_activity
 from pytest_mobile_agent.stack.settings import (
     DEFAULT_FIXTURE_ACTIVITY,
     DEFAULT_FIXTURE_PACKAGE,
@@ -443,7 +443,7 @@ class Doctor:
 
     def _controller(self) -> str:
         from pytest_mobile_agent.session import PathOptions, select_paths
-        from pytest_mobile_agent.stack.paths import controller_choice
+        from pytest_mobile_agent.stack.controller_setting import controller_choice
 
         if not self.state.emulator:
             return "a device: taps and frames go through the agent"

@@ -96,7 +96,7 @@ def _doctor(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from pytest_mobile_agent.cli import doctor, doctor_report
-    from pytest_mobile_agent.stack.paths import controller_setting
+    from pytest_mobile_agent.stack.controller_setting import controller_setting
 
     try:
         controller = controller_setting(args.emulator_controller)  # a token in a URL is refused before anything
@@ -122,7 +122,7 @@ def _inspect(args: argparse.Namespace) -> int:
     """Serve the inspector's page on 127.0.0.1 until interrupted (pytest_mobile_agent.cli.inspector)."""
     from pathlib import Path
 
-    from pytest_mobile_agent.stack.paths import controller_setting
+    from pytest_mobile_agent.stack.controller_setting import controller_setting
 
     try:
         controller = controller_setting(args.emulator_controller)  # a token in a URL is refused before anything

@@ -13,7 +13,7 @@ import math
 
 from pytest_mobile_agent.control import shell
 from pytest_mobile_agent.control.journal import Journal
-from pytest_mobile_agent.control.paths import Paths
+from pytest_mobile_agent.control.means import Paths
 from pytest_mobile_agent.errors import InvalidArgument, StateRefused
 
 FONT_SCALE_RANGE = (0.5, 2.0)  # Android 14's largest is 2.0; 0.85 is the smallest Settings offers

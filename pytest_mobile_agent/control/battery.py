@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from pytest_mobile_agent.control import shell
 from pytest_mobile_agent.control.journal import Journal
-from pytest_mobile_agent.control.paths import Paths
+from pytest_mobile_agent.control.means import Paths
 from pytest_mobile_agent.emulator.hardware_state import BatteryStatus
 from pytest_mobile_agent.errors import InvalidArgument, StateRefused
 

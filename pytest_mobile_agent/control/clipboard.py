@@ -13,7 +13,7 @@ from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.arguments import check_text
 from pytest_mobile_agent.control import shell
 from pytest_mobile_agent.control.journal import Journal
-from pytest_mobile_agent.control.paths import Paths
+from pytest_mobile_agent.control.means import Paths
 from pytest_mobile_agent.errors import AgentError, InvalidArgument, NotSupported, StateRefused
 
 REQUEST_TIMEOUT = 5.0

@@ -4,7 +4,7 @@
 Every call is a step of the test's steps (mirror/steps.py), so the trace shows it; every change is
 journalled, and `restore()` (the fixture's teardown, while the automation lock is still held) puts
 it all back, the last change first, even when the test failed. Which path each capability takes on
-this target is `status()` (control/paths.py).
+this target is `status()` (control/means.py).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pytest_mobile_agent.control.clipboard import Clipboard
 from pytest_mobile_agent.control.hardware import Sensors
 from pytest_mobile_agent.control.journal import Journal
 from pytest_mobile_agent.control.location import Coordinates, Location
+from pytest_mobile_agent.control.means import Paths
 from pytest_mobile_agent.control.network import Network, NetworkState
 from pytest_mobile_agent.control.notifications import Shade
-from pytest_mobile_agent.control.paths import Paths
 from pytest_mobile_agent.control.rotation import Orientation, Rotation
 from pytest_mobile_agent.control.screen import Screen
 from pytest_mobile_agent.emulator.hardware_state import PostureName

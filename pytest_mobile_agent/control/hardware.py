@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import get_args
 
 from pytest_mobile_agent.control.journal import Journal
-from pytest_mobile_agent.control.paths import Paths
+from pytest_mobile_agent.control.means import Paths
 from pytest_mobile_agent.emulator.hardware_state import PostureName
 from pytest_mobile_agent.errors import InvalidArgument, StateRefused
 

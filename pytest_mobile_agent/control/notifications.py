@@ -11,7 +11,7 @@ from __future__ import annotations
 from pytest_mobile_agent.arguments import check_text, check_timeout
 from pytest_mobile_agent.control import shell
 from pytest_mobile_agent.control.journal import Journal
-from pytest_mobile_agent.control.paths import Paths
+from pytest_mobile_agent.control.means import Paths
 from pytest_mobile_agent.errors import InvalidArgument
 from pytest_mobile_agent.mirror.element import Element
 

@@ -19,7 +19,7 @@ from typing import Literal, get_args
 
 from pytest_mobile_agent.control import shell
 from pytest_mobile_agent.control.journal import Journal
-from pytest_mobile_agent.control.paths import Paths
+from pytest_mobile_agent.control.means import Paths
 from pytest_mobile_agent.errors import InvalidArgument, StateRefused, WaitTimeout
 from pytest_mobile_agent.mirror.replica import View
 

@@ -16,7 +16,7 @@ import re
 
 from pytest_mobile_agent.control import shell
 from pytest_mobile_agent.control.journal import Journal
-from pytest_mobile_agent.control.paths import Paths
+from pytest_mobile_agent.control.means import Paths
 from pytest_mobile_agent.errors import StateRefused
 
 _WAKEFULNESS = re.compile(r"mWakefulness=(\w+)")

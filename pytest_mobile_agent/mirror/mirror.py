@@ -436,7 +436,7 @@ class Mirror:
         if display.width > 0 and display.height > 0 and not (0 <= x < display.width and 0 <= y < display.height):
             raise InvalidArgument(f"tap_at({x:g}, {y:g}) is outside the display, which is {display.width}x"
                                   f"{display.height} now (rotation {display.rotation})")
-        return self._input(lambda: self.backend.input.tap(x / self.scale, y / self.scale))
+        return self._input(lambda: self.backend.input.tap(x, y))
 
     @recorded("long_press")
     def long_press(self, element: Element | None = None, hold: float = 0.6, *, timeout: float | None = None,
@@ -455,9 +455,8 @@ class Mirror:
         rests at the end before lifting, so the content stops where the finger left it."""
         x1, y1, x2, y2 = (check_number(n, v) for n, v in (("x1", x1), ("y1", y1), ("x2", x2), ("y2", y2)))
         duration = check_timeout("duration", duration)
-        s = self.scale
         release = Release.RESTING if resting else Release.MOVING
-        return self._input(lambda: self.backend.input.swipe(x1 / s, y1 / s, x2 / s, y2 / s, duration, release))
+        return self._input(lambda: self.backend.input.swipe(x1, y1, x2, y2, duration, release))
 
     @recorded("swipe_within")
     def swipe_within(
@@ -918,10 +917,11 @@ class Mirror:
         return False
 
     def _center(self, element: Element) -> tuple[float, float]:
-        """The centre of the element's touchable part in points: inside the display, its window and
-        its scrolling containers, clear of the windows above (the element is the step's target)."""
+        """The centre of the element's touchable part in physical pixels, as the input seam takes
+        them: inside the display, its window and its scrolling containers, clear of the windows
+        above (the element is the step's target)."""
         left, top, right, bottom = self._touchable(element)
-        return ((left + right) / 2 / self.scale, (top + bottom) / 2 / self.scale)
+        return ((left + right) / 2, (top + bottom) / 2)
 
     def _touchable(self, element: Element) -> Bounds:
         """The part of the element an action may touch (mirror/visibility.py); MobileAgentError

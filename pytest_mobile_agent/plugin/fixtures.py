@@ -61,6 +61,7 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device
 from pytest_mobile_agent.agent import AgentJar, Attached, Records
+from pytest_mobile_agent.control.app_under_test import AppInstallation, AppUnderTest, foreground_package
 from pytest_mobile_agent.control.clipboard import hide_access_toasts
 from pytest_mobile_agent.errors import hide_our_frames
 from pytest_mobile_agent.mirror.steps import Steps
@@ -70,7 +71,6 @@ from pytest_mobile_agent.plugin.gates import HostGate
 from pytest_mobile_agent.plugin.opening import RunHooks
 from pytest_mobile_agent.plugin.options import NO_SERIAL_REASON
 from pytest_mobile_agent.plugin.run import TestRun, run_of
-from pytest_mobile_agent.stack.app import AppInstallation, AppUnderTest, foreground_package
 from pytest_mobile_agent.stack.opener import TargetGroup, TargetParts, TargetResources, open_group
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider

@@ -153,7 +153,7 @@ def _check_serials(serials: tuple[str, ...]) -> None:
 def _controller(value: str) -> str:
     """auto, off or an endpoint URL, checked now: a URL carrying a token is refused (the usage error
     redacts it), so neither the settings nor any message built from them ever hold one."""
-    from pytest_mobile_agent.stack.paths import controller_setting
+    from pytest_mobile_agent.stack.controller_setting import controller_setting
 
     try:
         return controller_setting(value)

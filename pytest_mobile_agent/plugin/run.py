@@ -24,6 +24,7 @@ import pytest
 
 from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.control import DeviceControl
+from pytest_mobile_agent.control.app_under_test import AppUnderTest, last_crash_line
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.evidence.trace import TraceRecorder
 from pytest_mobile_agent.evidence.video import Recording
@@ -32,7 +33,6 @@ from pytest_mobile_agent.mirror.steps import Steps
 from pytest_mobile_agent.plugin import options
 from pytest_mobile_agent.plugin.policy import DisturbanceWatch, Verdict
 from pytest_mobile_agent.session import Session
-from pytest_mobile_agent.stack.app import AppUnderTest, last_crash_line
 
 log = logging.getLogger("pytest_mobile_agent.plugin.run")
 

@@ -26,7 +26,7 @@ from pytest_mobile_agent.session.backends import (
     Window,
     WindowMetadata,
 )
-from pytest_mobile_agent.session.paths import (
+from pytest_mobile_agent.session.path_selection import (
     ControllerChoice,
     PathOptions,
     Selection,

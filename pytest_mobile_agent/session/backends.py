@@ -2,8 +2,8 @@
 
 The mirror reads the device only through these classes, so anything that implements them (the
 session on a real agent, a scripted double in a test) can carry a mirror. Coordinates given to
-`InputBackend` are points (pixels divided by `Snapshot.scale`); everything a snapshot carries is as
-the agent sent it, in physical pixels.
+`InputBackend` are physical pixels, as everything a snapshot carries is (as the agent sent it): the
+seam speaks pixels end to end, and `Snapshot.scale` (pixels per point) is for reading sizes in dp.
 
 The event stream carries the agent's own event classes (`ProtocolEvent`, `OutOfSync`, `Resynced`,
 `Disconnection`, from agent/protocol.py, re-exported here) and the session's `FrameEvent` and

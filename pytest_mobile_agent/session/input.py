@@ -86,13 +86,13 @@ class _NotLanded(Exception):
 
 
 class InputRouter:
-    """The InputBackend: coordinates in points, sent out in pixels."""
+    """The InputBackend: coordinates in physical pixels, as the snapshot gives them, sent out
+    rounded to whole pixels (the agent's and the controller's unit)."""
 
     def __init__(
         self,
         connection: Requester,
         tree: AgentTree,
-        scale: Callable[[], float],
         controller: TouchController | None = None,
         *,
         on_controller_failure: Callable[[BaseException], None] | None = None,
@@ -101,7 +101,6 @@ class InputRouter:
     ) -> None:
         self._connection = connection
         self._tree = tree
-        self._scale = scale
         self._controller = controller
         self._on_failure = on_controller_failure
         self._clock = clock
@@ -275,8 +274,10 @@ class InputRouter:
 
     # --- helpers ---------------------------------------------------------------------------------
 
-    def _px(self, points: float) -> int:
-        return round(points * self._scale())
+    @staticmethod
+    def _px(pixels: float) -> int:
+        """A coordinate as the wire takes it: a whole pixel."""
+        return round(pixels)
 
     def _focused_node(self) -> int | None:
         latest = self._tree.latest

@@ -26,7 +26,7 @@ from pytest_mobile_agent.session.backends import (
 from pytest_mobile_agent.session.events import EventStream
 from pytest_mobile_agent.session.frames import FrameSource
 from pytest_mobile_agent.session.input import InputCounts, InputRouter
-from pytest_mobile_agent.session.paths import Selection, StatusFacts, status_lines
+from pytest_mobile_agent.session.path_selection import Selection, StatusFacts, status_lines
 from pytest_mobile_agent.session.toasts import AgentToasts
 from pytest_mobile_agent.session.tree import (
     AgentTree,
@@ -76,7 +76,7 @@ class Session:
         self.tree = AgentTree(
             self.connection, self._get_scale, capabilities=capabilities, options=tree_options, clock=clock, sleep=sleep
         )
-        self.input = InputRouter(self.connection, self.tree, self._get_scale, controller, clock=clock, sleep=sleep)
+        self.input = InputRouter(self.connection, self.tree, controller, clock=clock, sleep=sleep)
         self.frames = FrameSource(self.connection, controller, put=self.events.put, clock=clock)
         self.events.observe(self._observe)
         self.connection.set_sink(self.events.sink)

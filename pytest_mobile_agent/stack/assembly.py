@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.agent import Attached
+from pytest_mobile_agent.automation_lock import DEFAULT_LOCK_WAIT
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.session import Selection, Session
-from pytest_mobile_agent.stack.lock import DEFAULT_LOCK_WAIT
 from pytest_mobile_agent.stack.opener import NoHooks, TargetParts, TargetResources, open_group, start_session
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider

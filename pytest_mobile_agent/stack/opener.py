@@ -23,14 +23,14 @@ from typing import Protocol, overload
 from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.agent import AgentJar, Attached, Records
 from pytest_mobile_agent.agent.launch import parse_ps
+from pytest_mobile_agent.automation_lock import AutomationLock
 from pytest_mobile_agent.control import DeviceControl
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.mirror.steps import Steps
 from pytest_mobile_agent.session import Selection, Session
 from pytest_mobile_agent.stack.agent import attach, choose_jar, records_for
 from pytest_mobile_agent.stack.control import device_control
-from pytest_mobile_agent.stack.lock import AutomationLock
-from pytest_mobile_agent.stack.paths import select_controller
+from pytest_mobile_agent.stack.controller_setting import select_controller
 from pytest_mobile_agent.stack.quiet import PS_COMMAND, DeviceProcess, QuietWait
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pytest_mobile_agent.agent.jar import JAR_ENV
-from pytest_mobile_agent.stack.lock import DEFAULT_LOCK_WAIT
+from pytest_mobile_agent.automation_lock import DEFAULT_LOCK_WAIT
 from pytest_mobile_agent.stack.settings import (
     AUTO,
     DEFAULT_FIXTURE_ACTIVITY,

@@ -24,7 +24,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, Device, Target
 from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.adb.wire import VIRTUAL_DEVICE_PROPERTY
-from pytest_mobile_agent.stack.lock import AutomationLock
+from pytest_mobile_agent.automation_lock import AutomationLock
 from pytest_mobile_agent.stack.settings import AUTO, VIRTUAL, Settings
 
 if TYPE_CHECKING:

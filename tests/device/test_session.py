@@ -283,19 +283,20 @@ def test_controller_frames_arrive_on_the_event_stream_with_status_bar_free_hashe
     assert still, "no frame arrived"
     assert len({f.hash for f in still[1:]} | {still[-1].hash}) == 1, "a still screen's hashes changed"
     assert all(f.width == 540 and f.captured_at <= f.received_at for f in still)
-    session.input.tap(*_points(session, "tab_list"))
+    session.input.tap(*_centre(session, "tab_list"))
     changed: list[b.FrameEvent] = []
     _wait(lambda: bool(changed.extend(_frames(events.drain())) or any(f.hash != still[-1].hash for f in changed)),
           5.0, "a frame with a new hash after the tap")
 
 
-def _points(session: Session, res: str) -> tuple[float, float]:
+def _centre(session: Session, res: str) -> tuple[float, float]:
+    """The node's centre in pixels, as the input seam takes it."""
     snapshot = session.tree.read(ReadReason.POLL)
     for window in snapshot.windows:
         for node in window.nodes:
             if node.res == res:
                 left, top, right, bottom = node.bounds
-                return ((left + right) / 2 / snapshot.scale, (top + bottom) / 2 / snapshot.scale)
+                return ((left + right) / 2, (top + bottom) / 2)
     raise AssertionError(f"no node {res}")
 
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from pytest_mobile_agent.agent.records import Record, Records
+from pytest_mobile_agent.automation_lock import AutomationLock
 from pytest_mobile_agent.emulator import discovery
-from pytest_mobile_agent.stack.lock import AutomationLock
 from pytest_mobile_agent.userfiles import SMALL_FILE_LIMIT, read_small_file
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")

@@ -16,7 +16,7 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import Records
 from pytest_mobile_agent.agent.launch import MAIN_CLASS
-from pytest_mobile_agent.stack.lock import AutomationLock
+from pytest_mobile_agent.automation_lock import AutomationLock
 from pytest_mobile_agent.virtual.kernel.creds import ROOT
 from tests.support.lab import CANARY, Bench
 

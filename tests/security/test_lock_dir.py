@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_mobile_agent import errors
-from pytest_mobile_agent.stack.lock import LOCK_DIR_ENV, AutomationLock
+from pytest_mobile_agent.automation_lock import LOCK_DIR_ENV, AutomationLock
 
 OTHER_UID = 4242
 

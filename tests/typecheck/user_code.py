@@ -20,7 +20,6 @@ from pytest_mobile_agent import (
     Device,
     Direction,
     Element,
-    HostGate,
     ImageFormat,
     Locator,
     MobileAgentError,
@@ -38,6 +37,7 @@ from pytest_mobile_agent import (
     WatcherFailed,
     Window,
 )
+from pytest_mobile_agent.plugin.gates import HostGate  # the host_gate fixture's type
 
 
 @pytest.fixture

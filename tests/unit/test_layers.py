@@ -62,7 +62,9 @@ def test_every_contract_is_kept_by_the_package() -> None:
     ("virtual/fronts/console.py", "import pytest_mobile_agent.virtual.device", "double-layers"),
     ("virtual/device.py", "import pytest_mobile_agent.virtual.lab", "double-layers"),
     ("adb/wire.py", "import pytest_mobile_agent.session.session", "driver-layers"),
-    ("session/paths.py", "import pytest_mobile_agent.stack.app", "driver-layers"),
+    ("session/path_selection.py", "import pytest_mobile_agent.control.app_under_test", "driver-layers"),
+    # the automation lock is below every room that takes it: it opens none of them (issue 38, item 5)
+    ("automation_lock.py", "import pytest_mobile_agent.adb.targets", "driver-layers"),
     ("cli/doctor.py", "import pytest_mobile_agent.plugin.fixtures", "driver-layers"),
 ])
 def test_a_planted_import_breaks_the_contract_that_forbids_it(tmp_path: Path, module: str, planted: str,

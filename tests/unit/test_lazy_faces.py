@@ -16,7 +16,7 @@ from types import ModuleType
 import pytest
 
 import pytest_mobile_agent
-from pytest_mobile_agent.lazy import Export, face_of, lazy_exports
+from pytest_mobile_agent.lazy import Deprecated, Export, face_of, lazy_exports
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "pytest_mobile_agent"
@@ -106,9 +106,10 @@ def test_a_submodule_still_imports_through_a_lazy_face() -> None:
     assert protocol.__name__ == "pytest_mobile_agent.agent.protocol"
 
 
-def fake_package(exports: dict[str, str]) -> ModuleType:
+def fake_package(exports: dict[str, str], deprecated: dict[str, Deprecated] | None = None) -> ModuleType:
     package = ModuleType("fake_face")
-    package.__getattr__, package.__dir__ = lazy_exports(vars(package), exports)  # type: ignore[method-assign]
+    package.__getattr__, package.__dir__ = lazy_exports(vars(package), exports,  # type: ignore[method-assign]
+                                                        deprecated)
     return package
 
 
@@ -120,6 +121,20 @@ def test_a_name_loads_on_first_use_and_is_kept() -> None:
     assert package.joined("a", "b") == str(Path("a") / "b")
     assert package.here == str(Path.cwd())
     assert dir(package)[-3:] == ["dumps", "here", "joined"]
+
+
+def test_a_deprecated_name_loads_with_a_warning_on_every_use_and_is_not_listed() -> None:
+    package = fake_package({"dumps": "json"}, {"loads": Deprecated("json", "use json.loads")})
+    for _ in range(2):  # never kept in the package, so the second use warns too
+        with pytest.warns(DeprecationWarning, match=r"fake_face\.loads is deprecated .*: use json\.loads"):
+            assert package.loads is json.loads
+    assert "loads" not in vars(package)
+    assert "loads" not in dir(package)
+
+
+def test_a_name_both_exported_and_deprecated_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"\['dumps'\] both exported and deprecated"):
+        fake_package({"dumps": "json"}, {"dumps": Deprecated("json", "")})
 
 
 def test_an_unknown_name_is_an_attribute_error_naming_the_package() -> None:

@@ -42,10 +42,10 @@ from pytest_mobile_agent.cli import favicon
 from pytest_mobile_agent.cli.inspector.page import element_at, element_details, page_state
 from pytest_mobile_agent.cli.inspector.recorder import Recording
 from pytest_mobile_agent.cli.inspector.target import Inspected
+from pytest_mobile_agent.control.app_under_test import AppUnderTest
 from pytest_mobile_agent.mirror.keys import key_code
 from pytest_mobile_agent.mirror.replica import Entry, View
 from pytest_mobile_agent.mirror.unique import Locator, unique_locator
-from pytest_mobile_agent.stack.app import AppUnderTest
 
 log = logging.getLogger("pytest_mobile_agent.cli.inspector")
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.cli.inspector import LOCK_WAIT
+from pytest_mobile_agent.control.app_under_test import AppInstallation, AppUnderTest
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.session import Session
 from pytest_mobile_agent.stack import Settings, open_stack
-from pytest_mobile_agent.stack.app import AppInstallation, AppUnderTest
 from pytest_mobile_agent.stack.targets import AndroidTarget
 
 

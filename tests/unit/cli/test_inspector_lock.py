@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.automation_lock import AutomationLock
 from pytest_mobile_agent.cli.inspector import LOCK_WAIT
 from pytest_mobile_agent.cli.inspector.target import opened
 from pytest_mobile_agent.cli.main import build_parser
 from pytest_mobile_agent.stack import Settings
-from pytest_mobile_agent.stack.lock import AutomationLock
 from pytest_mobile_agent.virtual import VirtualLab
 
 

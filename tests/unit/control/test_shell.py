@@ -73,7 +73,7 @@ def test_a_read_back_gives_the_screens_watchers_their_look_between_its_reads() -
     could not answer the dialog that kept the state from showing; the watchers look between reads."""
     from types import SimpleNamespace
 
-    from pytest_mobile_agent.control.paths import Paths
+    from pytest_mobile_agent.control.means import Paths
     from pytest_mobile_agent.mirror.steps import Steps
 
     steps = Steps()

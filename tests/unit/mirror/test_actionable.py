@@ -71,7 +71,7 @@ def test_an_element_that_moves_is_tapped_once_it_holds_still() -> None:
     rig.mirror.tap(text="Next")
     assert ReadReason.MOVED in rig.reasons
     _, x, y = rig.input.calls[-1]
-    assert round(y * rig.backend.scale) == 1200 + 70
+    assert round(y) == 1200 + 70
 
 
 def test_without_probes_the_second_look_is_a_fresh_read() -> None:
@@ -174,7 +174,7 @@ def test_a_row_scrolled_out_of_its_list_is_scrolled_into_view_and_then_tapped() 
     def scrolled(call: tuple) -> None:
         if call[0] == "swipe":
             _, _, y1, _, y2, _, _ = call
-            row_top[0] += round((y2 - y1) * rig.backend.scale)
+            row_top[0] += round(y2 - y1)
             rig.tree.screen = _list_with_row_at(row_top[0])
 
     rig.input.on_input = scrolled
@@ -184,14 +184,14 @@ def test_a_row_scrolled_out_of_its_list_is_scrolled_into_view_and_then_tapped() 
     swipe = next(call for call in rig.input.calls if call[0] == "swipe")
     assert swipe[4] < swipe[2]  # the finger went up: the content scrolled down toward the row
     _, x, y = rig.input.calls[-1]
-    assert 336 <= y * rig.backend.scale < 1200  # inside the list's visible part
+    assert 336 <= y < 1200  # inside the list's visible part
 
 
 def test_a_half_shown_row_is_tapped_in_its_shown_half() -> None:
     rig = Rig(_list_with_row_at(1100))  # rows 1100..1300, the list ends at 1200
     rig.mirror.tap(text="Item 7")
     _, _, y = rig.input.calls[-1]
-    assert round(y * rig.backend.scale) == 1150
+    assert round(y) == 1150
     assert [call[0] for call in rig.input.calls] == ["tap"]
 
 
@@ -204,6 +204,6 @@ def test_a_tap_lands_clear_of_a_window_above_that_covers_part_of_the_element() -
     rig = Rig(screen)
     rig.mirror.tap(class_name="EditText")  # [60,500][1020,640]: the keyboard covers it from y 600
     _, _, y = rig.input.calls[-1]
-    assert round(y * rig.backend.scale) == 550
+    assert round(y) == 550
     with pytest.raises(WaitTimeout, match="it is covered by the window 'keyboard'"):
         rig.mirror.tap(desc="Sign in", timeout=0.3)  # [60,700][1020,840]: wholly under the keyboard

@@ -10,7 +10,7 @@ import pytest
 from pytest_mobile_agent.errors import InvalidSelector, NoMatch, WaitTimeout
 from pytest_mobile_agent.mirror import Selector, key_code
 from pytest_mobile_agent.session.backends import ReadReason, Release
-from tests.support.mirror_fakes import SCALE, Rig, list_screen, login_screen, node, tree, window
+from tests.support.mirror_fakes import Rig, list_screen, login_screen, node, tree, window
 
 
 def keyboard_screen() -> dict:
@@ -163,19 +163,18 @@ def test_a_no_match_or_a_stale_element_inside_a_wait_until_condition_means_not_y
     assert "waiting for the welcome (the condition's last look: no element matches text='Welcom')" in str(caught.value)
 
 
-def test_a_tap_goes_to_the_centre_in_points_and_the_next_read_takes_the_action_bound() -> None:
+def test_a_tap_goes_to_the_centre_in_pixels_and_the_next_read_takes_the_action_bound() -> None:
     rig = Rig(login_screen())
     ack = rig.mirror.find(text="Login").tap()
     assert ack.accepted
-    assert rig.input.calls == [("tap", pytest.approx(180 / SCALE), pytest.approx(273 / SCALE))]
+    assert rig.input.calls == [("tap", 180, 273)]
     rig.mirror.snapshot()
     assert rig.reasons == [ReadReason.ATTACH, ReadReason.ACTION]
     rig.mirror.tap(desc="Sign in")
     rig.mirror.long_press(text="Big", hold=1.0)
     rig.mirror.tap_at(540, 1200)
-    assert rig.input.calls[1][0] == "tap" and rig.input.calls[2] == ("long_press", pytest.approx(540 / SCALE),
-                                                                      pytest.approx(273 / SCALE), 1.0)
-    assert rig.input.calls[3] == ("tap", pytest.approx(540 / SCALE), pytest.approx(1200 / SCALE))
+    assert rig.input.calls[1][0] == "tap" and rig.input.calls[2] == ("long_press", 540, 273, 1.0)
+    assert rig.input.calls[3] == ("tap", 540, 1200)
     with pytest.raises(TypeError):
         rig.mirror.tap()
 
@@ -189,7 +188,7 @@ def test_an_action_takes_the_element_by_the_keyword_readme_names() -> None:
     rig.mirror.long_press(element=login, hold=0.7)
     rig.mirror.type_text("ada", element=rig.mirror.find(text="Big"))
     assert [c[0] for c in rig.input.calls] == ["tap", "long_press", "tap", "text"]
-    assert rig.input.calls[0] == ("tap", pytest.approx(180 / SCALE), pytest.approx(273 / SCALE))
+    assert rig.input.calls[0] == ("tap", 180, 273)
     with pytest.raises(InvalidSelector, match="not both"):
         rig.mirror.tap(element=login, text="Big")
 
@@ -240,14 +239,14 @@ def test_paste_copy_and_cut_are_named_and_a_misspelt_key_gets_a_did_you_mean() -
         key_code("bak")
 
 
-def test_swipes_go_out_in_points_with_their_release() -> None:
+def test_swipes_go_out_in_pixels_with_their_release() -> None:
     rig = Rig(login_screen())
     rig.mirror.swipe(540, 1800, 540, 600, duration=0.4, resting=True)
-    assert rig.input.calls == [("swipe", pytest.approx(540 / SCALE), pytest.approx(1800 / SCALE),
-                                pytest.approx(540 / SCALE), pytest.approx(600 / SCALE), 0.4, Release.RESTING)]
+    assert rig.input.calls == [("swipe", 540, 1800,
+                                540, 600, 0.4, Release.RESTING)]
     rig.mirror.find(desc="Sign in").swipe("left", distance=0.5)
     _, x1, y1, x2, y2, _, release = rig.input.calls[1]
-    assert (x1 * SCALE, y1 * SCALE, x2 * SCALE, y2 * SCALE) == pytest.approx((780, 770, 300, 770))
+    assert (x1, y1, x2, y2) == pytest.approx((780, 770, 300, 770))
     assert release is Release.MOVING
     with pytest.raises(ValueError, match="direction"):
         rig.mirror.find(desc="Sign in").swipe("sideways")

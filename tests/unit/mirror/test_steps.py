@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.control.app_under_test import AppUnderTest
 from pytest_mobile_agent.mirror import steps as steps_module
 from pytest_mobile_agent.mirror.mirror import Mirror
 from pytest_mobile_agent.mirror.steps import Source, Step, Steps
 from pytest_mobile_agent.session.backends import Ack
-from pytest_mobile_agent.stack.app import AppUnderTest
 from tests.support.mirror_fakes import Rig, login_screen
 
 

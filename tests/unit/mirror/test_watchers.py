@@ -55,7 +55,7 @@ def dismissing(rig: Rig, answer: str = "While using the app", after: dict[str, A
         if call[0] == "tap" and rig.tree.screen["windows"][0]["id"] == 40:
             button = next(n for n in rig.tree.screen["windows"][0]["nodes"] if n["text"] == answer)
             left, top, right, bottom = button["bounds"]
-            if round(call[2] * rig.backend.scale) in range(top, bottom):
+            if round(call[2]) in range(top, bottom):
                 rig.tree.screen = after or login_screen()
                 rig.events.put(changed(rig))
 
@@ -180,7 +180,7 @@ def test_the_builtins_deny_a_prompt_and_close_a_crash_dialog() -> None:
     rig2.mirror.watch_builtin("dismiss_crash")
     rig2.input.on_input = lambda call: (setattr(rig2.tree, "screen", login_screen()), rig2.events.put(changed(rig2)))
     assert rig2.mirror.find(text="Login").window.id == 12
-    assert rig2.input.calls[0][0] == "tap" and round(rig2.input.calls[0][2] * rig2.backend.scale) == 1370
+    assert rig2.input.calls[0][0] == "tap" and round(rig2.input.calls[0][2]) == 1370
 
 
 def test_a_timeout_behind_a_system_dialog_names_the_window_in_front_and_the_watchers_that_never_matched() -> None:

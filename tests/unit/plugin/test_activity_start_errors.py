@@ -9,7 +9,7 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb.shell import ShellOutput
 from pytest_mobile_agent.cli import doctor
-from pytest_mobile_agent.stack.app import AppUnderTest
+from pytest_mobile_agent.control.app_under_test import AppUnderTest
 
 pytest_plugins = ["pytester"]
 

@@ -39,7 +39,7 @@ def test_first_starts_the_app_on_a_tab(app, screen, device):
     assert device.package_version(app.package).code == @VERSION@
 
 def test_second_finds_it_stopped_and_installed_once(app, device, android_target):
-    from pytest_mobile_agent.stack.app import foreground_package
+    from pytest_mobile_agent.control.app_under_test import foreground_package
     assert foreground_package(device) != app.package, "the first test's teardown force-stopped it"
     assert len(installs(android_target)) == @INSTALLS@, installs(android_target)
 

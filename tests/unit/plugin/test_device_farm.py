@@ -16,8 +16,8 @@ import pytest
 
 from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.adb.targets import TargetName, parse_target_name
+from pytest_mobile_agent.automation_lock import AutomationLock
 from pytest_mobile_agent.plugin.fixtures import AndroidTarget
-from pytest_mobile_agent.stack.lock import AutomationLock
 from pytest_mobile_agent.userfiles import target_key
 from pytest_mobile_agent.virtual import VirtualLab
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_mobile_agent.stack.lock import AutomationLock
+from pytest_mobile_agent.automation_lock import AutomationLock
 from pytest_mobile_agent.virtual import VirtualLab
 from tests.unit.plugin.plugin_inner_runs import ISOLATED, isolate, served_lab
 

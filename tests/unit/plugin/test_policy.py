@@ -150,7 +150,7 @@ def test_getevent_lines_count_contacts_and_key_presses_but_not_lifts_or_buttons(
 
 
 def test_the_apps_java_or_native_crash_is_found_in_the_crash_buffer_and_another_process_is_not() -> None:
-    from pytest_mobile_agent.stack.app import crash_of
+    from pytest_mobile_agent.control.app_under_test import crash_of
 
     java = ("--------- beginning of crash\n"
             "12-03 10:00:00.000  4300  4300 E AndroidRuntime: FATAL EXCEPTION: main\n"

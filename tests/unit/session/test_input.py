@@ -68,22 +68,23 @@ def router(controller: FakeController | None = None, conn: FakeConnection | None
     conn = conn or FakeConnection()
     time_ = time_ or FakeTime()
     tree = AgentTree(conn, lambda: SCALE, capabilities=conn.hello.capabilities, clock=time_.clock, sleep=time_.sleep)
-    r = InputRouter(conn, tree, lambda: SCALE, controller, clock=time_.clock, sleep=time_.sleep,
+    r = InputRouter(conn, tree, controller, clock=time_.clock, sleep=time_.sleep,
                     on_controller_failure=failures.append if failures is not None else None)
     return r, conn, time_.slept
 
 
-def test_taps_and_long_presses_go_out_in_pixels() -> None:
+def test_taps_and_long_presses_go_out_in_the_pixels_they_were_given_rounded() -> None:
+    """The seam speaks pixels end to end (issue 38, item 5): the scale (2.625 here) is not applied."""
     r, conn, _ = router()
-    r.tap(100, 200)
-    r.long_press(40, 80.5, hold=0.8)
+    r.tap(262.4, 525)
+    r.long_press(105, 210.6, hold=0.8)
     assert conn.sent("tap") == [{"x": 262, "y": 525, "hold_ms": 0}, {"x": 105, "y": 211, "hold_ms": 800}]
     assert conn.timeouts("tap") == [5.0, pytest.approx(5.8)]  # 5 s plus the gesture's duration
 
 
 def test_swipes_keep_their_duration_and_keys_their_code() -> None:
     r, conn, _ = router()
-    ack = r.swipe(100, 600, 100, 200, duration=0.3)
+    ack = r.swipe(262, 1575, 262, 525, duration=0.3)
     r.key(4)
     r.key(66, meta=1)
     assert conn.sent("swipe") == [{"x1": 262, "y1": 1575, "x2": 262, "y2": 525, "duration_ms": 300, "rest_ms": 0}]
@@ -95,7 +96,7 @@ def test_swipes_keep_their_duration_and_keys_their_code() -> None:
 def test_a_swipe_on_the_controller_is_down_moves_and_up_along_the_line() -> None:
     controller = FakeController()
     r, conn, slept = router(controller)
-    ack = r.swipe(0, 0, 0, 32 / SCALE * 4, duration=0.032)  # 0 to 128 pixels in 32 ms
+    ack = r.swipe(0, 0, 0, 128, duration=0.032)  # 0 to 128 pixels in 32 ms
     assert controller.touches == [(0, 0, True), (0, 32, True), (0, 64, True), (0, 96, True), (0, 128, True),
                                   (0, 128, False)]
     assert controller.streamed == [[[(0, 0, True)], [(0, 32, True)]]]  # down and past the slop (21 px) in one call
@@ -107,14 +108,14 @@ def test_a_swipe_on_the_controller_is_down_moves_and_up_along_the_line() -> None
 def test_a_swipe_without_duration_still_moves_once() -> None:
     controller = FakeController()
     r, _, _ = router(controller)
-    r.swipe(0, 0, 100, 0, duration=0)
+    r.swipe(0, 0, 262, 0, duration=0)
     assert controller.touches == [(0, 0, True), (262, 0, True), (262, 0, False)]
     assert swipe_path((0, 0, 10, 10), 0.0) == [(10, 10)]
 
 
 def test_a_swipe_released_resting_asks_the_agent_to_rest_60_ms() -> None:
     r, conn, _ = router()
-    r.swipe(100, 600, 100, 200, duration=0.3, release=Release.RESTING)
+    r.swipe(262, 1575, 262, 525, duration=0.3, release=Release.RESTING)
     assert conn.sent("swipe")[0]["rest_ms"] == 60
     assert conn.timeouts("swipe") == [pytest.approx(5.36)]
 
@@ -122,7 +123,7 @@ def test_a_swipe_released_resting_asks_the_agent_to_rest_60_ms() -> None:
 def test_a_swipe_released_resting_on_the_controller_rests_then_moves_a_pixel_on_and_lifts() -> None:
     controller = FakeController()
     r, _, slept = router(controller)
-    r.swipe(0, 128 / SCALE, 0, 0, duration=0.016, release=Release.RESTING)  # upwards
+    r.swipe(0, 128, 0, 0, duration=0.016, release=Release.RESTING)  # upwards
     assert controller.touches == [(0, 128, True), (0, 64, True), (0, 0, True), (0, -1, True), (0, -1, False)]
     assert slept == [0.016, 0.06]  # the rest comes after the last move, before the pixel on
     assert one_pixel_on((0, 0, 300, 0)) == (1, 0) and one_pixel_on((0, 0, 0, 0)) == (0, 1)
@@ -198,7 +199,7 @@ def test_a_tap_on_the_controller_is_one_call_carrying_the_press_and_the_lift() -
     time_ = FakeTime()
     controller = SlowController(time_, takes=lambda index, pressed: 0.7 if pressed else 0.0)  # a stalling sendTouch
     r, conn, _ = router(controller, time_=time_)
-    ack = r.tap(100, 200)
+    ack = r.tap(262, 525)
     assert ack == Ack(accepted=True, path="controller")
     assert controller.taps == [(262, 525)] and controller.calls == 0, "no sendTouch: one streamed tap"
     assert conn.sent("tap") == [] and r.counts.controller == 1 and r.counts.agent == 0
@@ -208,7 +209,7 @@ def test_a_tap_the_controller_refused_unread_goes_to_the_agent_and_one_that_may_
     controller = FakeController(fail_at_touch=0)
     failures: list[BaseException] = []
     r, conn, _ = router(controller, failures=failures)
-    assert r.tap(10, 10).path == "agent"  # UNAVAILABLE: the emulator read nothing of it
+    assert r.tap(26, 26).path == "agent"  # UNAVAILABLE: the emulator read nothing of it
     assert conn.sent("tap") == [{"x": 26, "y": 26, "hold_ms": 0}] and failures == [r.controller_failure]
     timed_out = FakeController()
 
@@ -218,7 +219,7 @@ def test_a_tap_the_controller_refused_unread_goes_to_the_agent_and_one_that_may_
     timed_out.tap = hangs  # type: ignore[method-assign]
     r, conn, _ = router(timed_out)
     with pytest.raises(ControllerError, match="timed out"):
-        r.tap(10, 10)
+        r.tap(26, 26)
     assert timed_out.touches == [(26, 26, False)], "lifted where it may have gone down"
     assert conn.sent("tap") == [], "not sent twice"
 
@@ -230,7 +231,7 @@ def test_a_resting_release_rests_after_the_last_moves_answer_however_late_the_mo
     time_ = FakeTime()
     controller = SlowController(time_, takes=lambda index, pressed: 0.02)
     r, _, slept = router(controller, time_=time_)
-    r.swipe(0, 0, 0, 600, duration=0.3, release=Release.RESTING)
+    r.swipe(0, 0, 0, 1575, duration=0.3, release=Release.RESTING)
     assert slept[-1] == pytest.approx(REST)
 
 
@@ -240,7 +241,7 @@ def test_moves_are_timed_from_the_touch_down_not_after_each_answer() -> None:
     controller = SlowController(time_, takes=lambda index, pressed: 0.003)  # every sendTouch takes 3 ms
     r, _, slept = router(controller, time_=time_)
     started = time_.now
-    ack = r.swipe(0, 0, 0, 600, duration=0.3)
+    ack = r.swipe(0, 0, 0, 1575, duration=0.3)
     assert ack.accepted and ack.moves == 38
     # 38 moves 8 ms apart from the touch-down, plus two answers: the last move's and the up's
     assert time_.now - started == pytest.approx(38 * 0.008 + 2 * 0.003)
@@ -254,7 +255,7 @@ def test_a_swipes_touch_down_and_its_moves_past_the_touch_slop_go_in_one_call() 
     time_ = FakeTime()
     controller = SlowController(time_, takes=lambda index, pressed: 0.5 if index > 0 else 0.0)
     r, _, _ = router(controller, time_=time_)
-    ack = r.swipe(0, 0, 600 / SCALE, 0, duration=0.24)  # 30 moves of 20 px: the second is past 21 px
+    ack = r.swipe(0, 0, 600, 0, duration=0.24)  # 30 moves of 20 px: the second is past 21 px
     assert ack == Ack(accepted=True, path="controller", moves=30)
     assert controller.streamed == [[[(0, 0, True)], [(20, 0, True)], [(40, 0, True)]]]
     assert controller.touches[-1] == (600, 0, False)
@@ -266,7 +267,7 @@ def test_a_failure_after_the_touch_down_still_lifts_the_pointer() -> None:
     controller = SlowController(time_, fail_at=3)  # the third move fails
     r, _, _ = router(controller, time_=time_)
     with pytest.raises(ControllerError, match="UNAVAILABLE"):
-        r.swipe(0, 0, 0, 600, duration=0.3)
+        r.swipe(0, 0, 0, 1575, duration=0.3)
     *_, last = controller.touches
     assert last == (controller.touches[-2][0], controller.touches[-2][1], False)  # lifted where it was
     assert [t for t in controller.touches if not t[2]] == [last]
@@ -290,5 +291,5 @@ def test_a_streamed_tap_the_emulator_refused_unread_goes_to_the_agent(code: str)
 
     controller.tap = refused  # type: ignore[method-assign]
     r, conn, _ = router(controller, failures=[])
-    assert r.tap(10, 10).path == "agent"
+    assert r.tap(26, 26).path == "agent"
     assert controller.touches == [] and conn.sent("tap") == [{"x": 26, "y": 26, "hold_ms": 0}]

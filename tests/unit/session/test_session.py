@@ -145,7 +145,7 @@ def _foreign_input_read(conn: FakeConnection, first: dict) -> dict:
     try:
         backend = session.backend()
         backend.tree.read(ReadReason.ATTACH)
-        backend.input.tap(100, 100)  # through the controller: press and lift in one call
+        backend.input.tap(262, 262)  # through the controller: press and lift in one call
         assert controller.taps == [(262, 262)]
         assert conn.sent("tap") == []
         backend.tree.read(ReadReason.ACTION)
@@ -299,7 +299,7 @@ def test_input_goes_to_the_agent_in_pixels_and_returns_its_verdict() -> None:
     conn.script("text", {"accepted": True, "method": "direct"})
     session, _ = start(conn)
     backend = session.backend()
-    assert backend.input.tap(100, 200) == b.Ack(accepted=False, path="agent")
+    assert backend.input.tap(262, 525) == b.Ack(accepted=False, path="agent")
     assert conn.sent("tap") == [{"x": 262, "y": 525, "hold_ms": 0}]
     ack = backend.input.text("héllo 👋", node=88)
     assert ack.accepted and ack.method == "direct"

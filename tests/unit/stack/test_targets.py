@@ -16,8 +16,8 @@ import pytest
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer
 from pytest_mobile_agent.agent.records import Record
+from pytest_mobile_agent.automation_lock import LOCK_DIR_ENV
 from pytest_mobile_agent.stack.agent import records_for
-from pytest_mobile_agent.stack.lock import LOCK_DIR_ENV
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider, did_you_mean
 from pytest_mobile_agent.virtual import VirtualLab

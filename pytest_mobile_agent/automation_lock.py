@@ -25,7 +25,7 @@ import filelock
 from pytest_mobile_agent.errors import Timeout, UnsafeDirectory
 from pytest_mobile_agent.userfiles import file_stem, private_dir, read_small_file, target_key
 
-log = logging.getLogger("pytest_mobile_agent.stack.lock")
+log = logging.getLogger("pytest_mobile_agent.automation_lock")
 
 LOCK_DIR_ENV = "MOBILE_AGENT_LOCK_DIR"
 FIRST_REPORT = 1.0  # seconds of waiting before the first progress line

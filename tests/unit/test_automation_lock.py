@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_mobile_agent.automation_lock import AutomationLock
 from pytest_mobile_agent.errors import Timeout
-from pytest_mobile_agent.stack.lock import AutomationLock
 
 
 def _hold(directory: str, serial: str, test_id: str, seconds: float, out: str) -> None:
