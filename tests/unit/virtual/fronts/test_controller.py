@@ -24,7 +24,7 @@ from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as 
 from pytest_mobile_agent.errors import Unavailable
 from pytest_mobile_agent.virtual.fronts.controller import AvdConfig, ControllerDouble, fit_size
 from tests.support.polling import wait_until
-from tests.unit.emulator.fake_display import STATUS_BAR, FakeDisplay
+from tests.unit.virtual.fronts.fake_display import STATUS_BAR, FakeDisplay
 
 
 @pytest.fixture
