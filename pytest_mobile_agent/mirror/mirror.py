@@ -56,6 +56,8 @@ from pytest_mobile_agent.mirror.actionable import Actionable
 from pytest_mobile_agent.mirror.blockers import Fronts, blockers
 from pytest_mobile_agent.mirror.dump import dump_view
 from pytest_mobile_agent.mirror.element import Element
+from pytest_mobile_agent.mirror.freshness import FRAME_QUIET as FRAME_QUIET  # re-exported: tests time by it
+from pytest_mobile_agent.mirror.freshness import STILL_WAIT, Freshness
 from pytest_mobile_agent.mirror.keys import key_code
 from pytest_mobile_agent.mirror.replica import Entry, Replica, View
 from pytest_mobile_agent.mirror.selectors import Selector, describe_entry, nearest
@@ -92,16 +94,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-_PRIORITY = {
-    ReadReason.ANIMATION: -1,
-    ReadReason.POLL: 0,
-    ReadReason.FRAME: 1,
-    ReadReason.EVENT: 2,
-    ReadReason.MOVED: 3,
-    ReadReason.ATTACH: 4,
-    ReadReason.RESYNC: 5,
-    ReadReason.ACTION: 6,
-}
 DIRECTIONS: dict[Direction, tuple[int, int]] = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 assert set(DIRECTIONS) == set(get_args(Direction))
 OPPOSITE: dict[Direction, Direction] = {"down": "up", "up": "down", "right": "left", "left": "right"}
@@ -115,19 +107,8 @@ SCROLL_MARGIN = 48
 slop, 8 dp, takes some of a swipe before the content moves)."""
 SCROLL_SHARE = 0.7
 """The largest share of its container's visible extent one swipe into view travels."""
-FRAME_QUIET = 0.1
-"""Frames unchanged this long after a change: the screen went still, and is read afresh."""
-FRAME_READ_INTERVAL = 0.25
-"""While frames keep changing, a read at most this long after the last one: 4 a second at most."""
 READ_GRACE = 0.25
 """A read or a probe during a wait takes the time left plus this much."""
-STILL_WAIT = 0.5
-"""After a controller gesture, the longest the read waits for the frames to go still: the agent's
-idle bound (idle_timeout_ms), which the read after the agent's own input may take."""
-FRESH_READS = frozenset({ReadReason.FRAME, ReadReason.POLL, ReadReason.ACTION, ReadReason.ATTACH,
-                         ReadReason.RESYNC})
-"""Reads that see every window as it is now (the others may serve event-less windows from the
-agent's cache): one that started after the latest frame change has read the burst."""
 
 
 class Mirror:
@@ -159,25 +140,10 @@ class Mirror:
         self.timeout = timeout
         self.action_timeout = check_timeout("action_timeout", action_timeout)
         self.quiet = quiet
-        self.poll_interval = poll_interval
-        self.probe_interval = probe_interval
         self.probe_limit = probe_limit
         self._clock = clock
         self._replica = Replica()
-        self._dirty: ReadReason | None = ReadReason.ATTACH
-        self._dirty_windows: set[int] = set()
-        self._last_hash: int | None = None
-        self._last_read_at = float("-inf")
-        self._poll_from = float("-inf")  # the latest read but an ANIMATION one: the poll counts from it
-        self._last_change_at = float("-inf")
-        self._last_input_at = float("-inf")
-        self._last_probe_at = float("-inf")
-        self._looked_at = float("-inf")  # when the latest answered read or probe began
-        self._probe_backoff = 0.0  # after unanswered probes, the wait before the next
-        self._frame_change_at = float("-inf")  # the latest frame change, when it was drawn
-        self._burst_since: float | None = None  # the first frame change no fresh read has seen
-        self._fresh_read_started = float("-inf")  # when the latest read that saw every window began
-        self._controller_input_at: float | None = None  # a controller gesture's end, not read since
+        self._freshness = Freshness(poll_interval, probe_interval)  # when to read again (mirror/freshness.py)
         self.disconnection: Disconnection | None = None
         self._watchers = Watchers(self, clock)
         self._fronts = Fronts()
@@ -187,6 +153,24 @@ class Mirror:
         self.events_seen = 0
 
     # --- state -----------------------------------------------------------------------------------
+
+    @property
+    def poll_interval(self) -> float:
+        """The read-again period while waiting."""
+        return self._freshness.poll_interval
+
+    @poll_interval.setter
+    def poll_interval(self, seconds: float) -> None:
+        self._freshness.poll_interval = seconds
+
+    @property
+    def probe_interval(self) -> float:
+        """The bounds probes' period without frames."""
+        return self._freshness.probe_interval
+
+    @probe_interval.setter
+    def probe_interval(self, seconds: float) -> None:
+        self._freshness.probe_interval = seconds
 
     @property
     def scale(self) -> float:
@@ -225,16 +209,11 @@ class Mirror:
         timeout = check_timeout("timeout", timeout)
         quiet = self.quiet if quiet is None else check_timeout("quiet", quiet)
 
-        def quiet_from() -> float:
-            return max(self._last_change_at, self._last_input_at) + quiet
-
         def settled(_: View) -> bool:
-            if self._dirty is not None or self._burst_since is not None:
-                return False
-            return self._clock() >= quiet_from() and self._seen_quiet_until(quiet_from())
+            return self._freshness.settled(self._clock(), quiet, self._probing())
 
         try:
-            self._until(settled, timeout, "settling", wake=quiet_from)
+            self._until(settled, timeout, "settling", wake=lambda: self._freshness.quiet_from(quiet))
         except WaitTimeout:
             return False
         return True
@@ -250,12 +229,7 @@ class Mirror:
             self._pump(left)
         if not self.backend.frames.live:
             return None
-        return max(self._frame_change_at, self._last_change_at)
-
-    def _seen_quiet_until(self, until: float) -> bool:
-        """Probing, a quiet counts once a look that began after its end was answered: a probe that went
-        unanswered (a starved host) saw nothing, and the screen may have moved meanwhile."""
-        return not self._probing() or self._looked_at >= until
+        return self._freshness.last_frame_change()
 
     def wait_disconnected(self, timeout: float = 5.0) -> Disconnection:
         """Wait until the agent connection is reported gone (a killed agent: at once)."""
@@ -609,28 +583,24 @@ class Mirror:
 
     def _view(self, deadline: float | None = None) -> View:
         self._pump(0.0)
-        if self._controller_input_at is not None:
-            self._await_still(self._controller_input_at, deadline)
-        reason = self._frame_read_due(self._clock())
+        freshness = self._freshness
+        if freshness.controller_input_at is not None:
+            self._await_still(freshness.controller_input_at, deadline)
+        reason = freshness.frame_read_due(self._clock())
         if reason is not None:
-            self._mark(reason)
-        if self._dirty is not None or self._replica.view is None:
+            freshness.mark(reason)
+        if freshness.dirty is not None or self._replica.view is None:
             self._read(deadline)
         view = self._replica.view
         assert view is not None
         return view
 
     def _mark(self, reason: ReadReason, windows: tuple[int, ...] | list[int] = ()) -> None:
-        if self._dirty is None or _PRIORITY[reason] > _PRIORITY[self._dirty]:
-            self._dirty = reason
-        self._dirty_windows.update(windows)
+        self._freshness.mark(reason, windows)
 
     def _read(self, deadline: float | None = None) -> None:
         self._check_connected()
-        reason = self._dirty or ReadReason.POLL
-        windows = sorted(self._dirty_windows)
-        self._dirty = None
-        self._dirty_windows.clear()
+        reason, windows = self._freshness.take_read()
         started = self._clock()
         try:
             snapshot = self.backend.tree.read(reason, windows, self._time_left(deadline))
@@ -639,22 +609,8 @@ class Mirror:
             raise
         changed = self._replica.apply(snapshot)
         self._fronts.saw(self._replica.view)
-        now = self._clock()
         self.reads += 1
-        self._last_read_at = now
-        self._last_probe_at = now
-        self._looked_at = max(self._looked_at, started)
-        if reason is not ReadReason.ANIMATION:
-            self._poll_from = now  # reads from the agent's cache while frames change must not starve the poll
-        if reason in FRESH_READS:
-            self._fresh_read_started = max(self._fresh_read_started, started)
-            if self._burst_since is not None and started >= self._frame_change_at:
-                self._burst_since = None
-        if changed:
-            # what a read after the frames went still finds, the frames showed: it changed then
-            self._last_change_at = (
-                max(self._last_change_at, self._frame_change_at) if reason is ReadReason.FRAME else now
-            )
+        self._freshness.read_answered(reason, started, self._clock(), changed)
 
     def _await_still(self, since: float, deadline: float | None) -> None:
         """After a controller gesture, with frames: the screen is read once the frames stayed the
@@ -664,58 +620,15 @@ class Mirror:
         bound = since + STILL_WAIT if deadline is None else min(since + STILL_WAIT, deadline)
         while self.backend.frames.live:
             now = self._clock()
-            still_at = max(self._frame_change_at, since) + FRAME_QUIET
+            still_at = self._freshness.still_at(since)
             if now >= still_at or now >= bound:
                 break
             self._pump(min(still_at, bound) - now)
-        self._controller_input_at = None
-        if not self.backend.frames.live:
-            self._mark(ReadReason.ACTION)
-        elif self._dirty is None or _PRIORITY[self._dirty] <= _PRIORITY[ReadReason.MOVED]:
-            self._dirty = ReadReason.FRAME  # fresh for every window: it covers an event's or a probe's read
+        self._freshness.gesture_read(self.backend.frames.live)
 
     def _time_left(self, deadline: float | None) -> float | None:
         """What a read or a probe may take: the wait's time left and the grace, when there is a wait."""
         return None if deadline is None else max(0.0, deadline - self._clock()) + READ_GRACE
-
-    def _frame_read_due(self, now: float) -> ReadReason | None:
-        """FRAME once the frames went still, ANIMATION while they keep changing and one is due."""
-        if self._burst_since is None:
-            return None
-        if now >= self._frame_change_at + FRAME_QUIET:
-            return ReadReason.FRAME
-        if now >= self._next_animation_read():
-            return ReadReason.ANIMATION
-        return None
-
-    def _next_frame_read(self) -> float:
-        if self._burst_since is None:
-            return float("inf")
-        return min(self._frame_change_at + FRAME_QUIET, self._next_animation_read())
-
-    def _next_animation_read(self) -> float:
-        assert self._burst_since is not None
-        return max(self._last_read_at, self._burst_since) + FRAME_READ_INTERVAL
-
-    def _frame(self, event: FrameEvent) -> None:
-        """A frame: news when it carries a change later than the last one seen (or, for a frame
-        that does not say, a hash unlike the last one, timed by its arrival), unless a fresh read
-        began after the change was drawn."""
-        if event.changed_at:
-            changed, at = event.changed_at > self._frame_change_at, event.changed_at
-        else:
-            changed, at = event.hash != self._last_hash, event.received_at
-        self._last_hash = event.hash
-        if not changed:
-            return
-        if event.changed_at and at < self._fresh_read_started:
-            # drawn before a fresh read began, arrived after it: that read already saw it
-            self._frame_change_at = max(self._frame_change_at, at)
-            return
-        self._frame_change_at = max(self._frame_change_at, at)
-        self._last_change_at = max(self._last_change_at, at)
-        if self._burst_since is None:
-            self._burst_since = at
 
     def _pump(self, timeout: float) -> bool:
         events = self.backend.events
@@ -733,7 +646,7 @@ class Mirror:
             else:
                 self._mark(ReadReason.EVENT, event.windows)
         elif isinstance(event, FrameEvent):
-            self._frame(event)
+            self._freshness.frame(event)
         elif isinstance(event, (OutOfSync, Resynced, EventsLost)):
             self._mark(ReadReason.RESYNC)
         elif isinstance(event, Disconnection):
@@ -791,19 +704,20 @@ class Mirror:
     def _wait_step(self, deadline: float, wake: float = float("inf")) -> None:
         """Wait for an event, a poll, a frame read, a probe or `wake`, whichever falls due first
         (never past `deadline`)."""
+        freshness = self._freshness
         probing = self._probing()
-        next_poll = self._poll_from + self.poll_interval
-        next_probe = self._last_probe_at + (self._probe_backoff or self.probe_interval) if probing else float("inf")
+        next_poll = freshness.next_poll()
+        next_probe = freshness.next_probe() if probing else float("inf")
         now = self._clock()
-        wake = min(deadline, next_poll, next_probe, self._next_frame_read(), wake if wake > now else deadline)
+        wake = min(deadline, next_poll, next_probe, freshness.next_frame_read(), wake if wake > now else deadline)
         self._pump(max(0.0, wake - now))
         # due whatever came meanwhile: a controller repeats unchanged frames, which must not starve the poll
         now = self._clock()
         if now >= next_poll:
             self._mark(ReadReason.POLL)
-        elif (reason := self._frame_read_due(now)) is not None:
+        elif (reason := freshness.frame_read_due(now)) is not None:
             self._mark(reason)
-        elif probing and now >= next_probe and self._dirty is None:
+        elif probing and now >= next_probe and freshness.dirty is None:
             self._probe(deadline)
 
     def _probing(self) -> bool:
@@ -813,12 +727,13 @@ class Mirror:
         """Probe a sample of the replica's nodes; read again, evicting, the windows where one moved.
         Probes that go unanswered are spaced out, twice as far each time, up to the poll interval."""
         view = self._replica.view
-        started = self._last_probe_at = self._clock()
+        started = self._clock()
+        self._freshness.probe_started(started)
         if view is None:
             return
         sample = _sample(view, self.probe_limit)
         if not sample:
-            self._looked_at = started  # no node to probe: time alone says the quiet passed, as before probes
+            self._freshness.looked(started)  # no node to probe: time alone says the quiet passed, as before probes
             return
         self._check_connected()
         try:
@@ -826,13 +741,11 @@ class Mirror:
         except Disconnected:
             raise
         except MobileAgentError as exc:  # a late or refused probe says nothing: the poll still comes
-            self._last_probe_at = self._clock()
-            self._probe_backoff = min(self.poll_interval, 2 * max(self._probe_backoff, self.probe_interval))
-            log.debug("a bounds probe failed (the next in %.1f s): %s", self._probe_backoff, exc)
+            backoff = self._freshness.probe_unanswered(self._clock())
+            log.debug("a bounds probe failed (the next in %.1f s): %s", backoff, exc)
             return
-        self._probe_backoff = 0.0
         self.probes += 1
-        self._looked_at = max(self._looked_at, started)
+        self._freshness.probe_answered(started)
         moved = sorted({e.window.id for e in sample if _moved(e, found.get(e.window.id, {}))})
         if moved:
             log.debug("probed nodes moved in windows %s", moved)
@@ -850,11 +763,8 @@ class Mirror:
     def _input(self, send: Callable[[], Ack]) -> Ack:
         self._check_connected()
         ack = send()
-        self._last_input_at = self._clock()
-        if ack.path == "controller" and self.backend.frames.live:
-            self._controller_input_at = self._last_input_at  # read when the frames went still
-        else:
-            self._mark(ReadReason.ACTION)
+        # a controller gesture with frames is read once they went still, any other input at once
+        self._freshness.input_sent(self._clock(), awaits_frames=ack.path == "controller" and self.backend.frames.live)
         if not ack.accepted:
             log.warning("the platform did not accept the input (%s path)", ack.path)
         return ack
@@ -901,7 +811,7 @@ class Mirror:
         frames that show nothing moving since the read; else a probe of its node; else no: the
         next look reads the device again and compares."""
         if self.backend.frames.live:
-            return self._burst_since is None and self._controller_input_at is None
+            return self._freshness.frames_still()
         if self.backend.tree.can_probe:
             try:
                 found = self.backend.tree.probe([entry.node.id], self._time_left(deadline))

@@ -36,7 +36,7 @@ from pytest_mobile_agent.agent import (
 from pytest_mobile_agent.agent.launch import JAR_MODE, PS_COMMAND, find_agents, parse_ps, remote_jar
 from pytest_mobile_agent.agent.protocol import FrameDecoder, encode
 from pytest_mobile_agent.plugin.gates import HostGate
-from tests.support.polling import until
+from tests.support.polling import until, wait_until
 
 pytestmark = pytest.mark.device
 
@@ -123,13 +123,9 @@ def _running(device: Device, pid: int) -> bool:
     return device.shell(f"cat /proc/{pid}/cmdline").exit_code == 0
 
 
-def _wait_gone(device: Device, pid: int, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while _running(device, pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
+def _gone(device: Device, pid: int) -> bool:
+    """Whether the process `pid` ended within 5 s."""
+    return wait_until(lambda: not _running(device, pid), 5.0, 0.05)
 
 
 def _packages(device: Device) -> list[str]:
@@ -192,7 +188,7 @@ def test_an_incompatible_agent_is_replaced_by_the_current_build(deployments: Dep
     print(f"replacing an older build took {took:.1f} ms")
     assert isinstance(new.outcome, Launched)
     assert new.outcome.replaced is not None and "another version" in new.outcome.replaced
-    assert _wait_gone(deployments.device, old.record.pid)
+    assert _gone(deployments.device, old.record.pid)
     assert new.connection.hello.version == jar.version
     assert current.state() is AgentState.RUNNING
 
@@ -209,7 +205,7 @@ def test_an_agent_of_another_build_of_the_same_version_is_replaced(deployments: 
     new = deployments.attach(current)
     assert isinstance(new.outcome, Launched)
     assert new.outcome.replaced is not None and "another build" in new.outcome.replaced
-    assert _wait_gone(deployments.device, old.record.pid)
+    assert _gone(deployments.device, old.record.pid)
     assert new.connection.hello.build == jar.build
 
 
@@ -379,7 +375,7 @@ def test_an_agent_another_host_started_is_a_conflict_until_forced(deployments: D
     forced = deployments.attach(deployments.deployer(force=True))
     assert isinstance(forced.outcome, Launched)
     assert any(other_host.record.socket in name for name in forced.outcome.took_over), forced.outcome
-    assert _wait_gone(deployments.device, other_host.record.pid)
+    assert _gone(deployments.device, other_host.record.pid)
 
 
 def _adbd(device: Device, service: str) -> str:

@@ -37,6 +37,7 @@ from pytest_mobile_agent.session import (
     select_paths,
 )
 from pytest_mobile_agent.session import backends as b
+from tests.support.polling import until
 
 pytestmark = pytest.mark.device
 
@@ -134,13 +135,6 @@ def controller_choice(
         double.stop()
 
 
-def _wait(condition: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"{what} within {timeout} s"
-        time.sleep(0.02)
-
-
 def _frames(screen_events: list[b.SessionEvent]) -> list[b.FrameEvent]:
     return [e for e in screen_events if isinstance(e, b.FrameEvent)]
 
@@ -224,7 +218,7 @@ def test_with_the_controller_taps_and_frames_use_it_and_the_status_names_the_fas
     ack = screen.swipe_within(container, "up", resting=True)
     assert ack.accepted and ack.path == "controller" and session.inputs.controller == 2
     screen.wait_until(lambda view: not any(e.node.text == "Item 1" for e in view.entries), what="the list scrolled")
-    _wait(lambda: session.frames_received > 0, 5.0, "controller frames arrive")
+    until(lambda: session.frames_received > 0, 5.0, "controller frames arrive")
     jpeg = session.frames.jpeg(width=270)
     with Image.open(io.BytesIO(jpeg)) as image:
         assert image.format == "JPEG" and image.width == 270
@@ -285,7 +279,7 @@ def test_controller_frames_arrive_on_the_event_stream_with_status_bar_free_hashe
     assert all(f.width == 540 and f.captured_at <= f.received_at for f in still)
     session.input.tap(*_centre(session, "tab_list"))
     changed: list[b.FrameEvent] = []
-    _wait(lambda: bool(changed.extend(_frames(events.drain())) or any(f.hash != still[-1].hash for f in changed)),
+    until(lambda: bool(changed.extend(_frames(events.drain())) or any(f.hash != still[-1].hash for f in changed)),
           5.0, "a frame with a new hash after the tap")
 
 

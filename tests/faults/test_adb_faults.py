@@ -27,6 +27,7 @@ from pytest_mobile_agent.virtual.fronts.adb_endpoint import AdbServerEndpoint
 from pytest_mobile_agent.virtual.kernel.creds import ROOT
 from pytest_mobile_agent.virtual.lab import adb_binary
 from tests.support.lab import Bench
+from tests.support.polling import until
 
 
 def test_the_adb_server_gone_mid_session_gives_clear_errors_and_back_the_agent_is_reused(
@@ -83,13 +84,6 @@ def _drop_transport(lab: VirtualLab, serial: str) -> None:
         conn.stop()
 
 
-def _wait(condition, timeout: float, what: str) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.005)
-
-
 def test_the_device_gone_mid_push_fails_the_push_and_leaves_no_partial_file(real_lab: VirtualLab) -> None:
     serial = real_lab.serials[0]
     model = real_lab.device(serial)
@@ -106,14 +100,15 @@ def test_the_device_gone_mid_push_fails_the_push_and_leaves_no_partial_file(real
 
     thread = threading.Thread(target=push, daemon=True)
     thread.start()
-    _wait(lambda: model.fs.exists(remote, ROOT) and model.fs.stat(remote, ROOT).size > 1 << 20, 10.0,
-          "the push is under way")
+    until(lambda: model.fs.exists(remote, ROOT) and model.fs.stat(remote, ROOT).size > 1 << 20, 10.0,
+          "the push is under way", interval=0.005)
     _drop_transport(real_lab, serial)
     thread.join(10.0)
     assert outcome and isinstance(outcome[0], errors.AdbError), outcome
     assert f"push {remote}" in str(outcome[0])
     # adbd's side of the stream ends a moment after the server's: it unlinks the partial file then
-    _wait(lambda: not model.fs.exists(remote, ROOT), 5.0, "the partial file is unlinked as adbd does")
+    until(lambda: not model.fs.exists(remote, ROOT), 5.0, "the partial file is unlinked as adbd does",
+          interval=0.005)
     with pytest.raises(errors.AdbFailure) as failure:  # what comes next is in the server's words
         device.shell("true")
     assert failure.value.reason in _gone(serial)
@@ -124,8 +119,8 @@ def test_the_device_gone_mid_shell_fails_the_read_and_ends_the_command(real_lab:
     model = real_lab.device(serial)
     device = AdbServer(port=real_lab.adb_port).device(serial)
     stream = device.shell_stream("sleep 30")
-    _wait(lambda: any(p.args_line() == "sleep 30" and not p.dead for p in model.processes.processes()), 5.0,
-          "the command runs")
+    until(lambda: any(p.args_line() == "sleep 30" and not p.dead for p in model.processes.processes()), 5.0,
+          "the command runs", interval=0.005)
     sleeper = next(p for p in model.processes.processes() if p.args_line() == "sleep 30" and not p.dead)
     _drop_transport(real_lab, serial)
     started = time.monotonic()
@@ -136,7 +131,8 @@ def test_the_device_gone_mid_shell_fails_the_read_and_ends_the_command(real_lab:
     assert time.monotonic() - started < 5.0, "the read ended with the transport, not at its deadline"
     assert "before the command's exit status" in str(failure.value)
     stream.close()
-    _wait(lambda: sleeper.dead, 5.0, "the command ends when its stream's transport goes (SIGHUP)")
+    until(lambda: sleeper.dead, 5.0, "the command ends when its stream's transport goes (SIGHUP)",
+          interval=0.005)
     with pytest.raises(errors.AdbFailure) as after:
         device.shell("true")
     assert after.value.reason in _gone(serial)

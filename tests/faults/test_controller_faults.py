@@ -9,7 +9,6 @@ the agent (a controller that failed once is not trusted with a touch again).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,14 +18,8 @@ from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.session import ControllerChoice, PathOptions, Session, select_paths
 from pytest_mobile_agent.virtual.fronts.controller import ControllerDouble
 from tests.support.lab import Bench
+from tests.support.polling import until
 from tests.support.ports import free_port
-
-
-def _wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"{what} within {timeout} s"
-        time.sleep(0.02)
 
 
 def _session_on_a_controller_double(vd: Bench, tmp_path: Path,
@@ -53,10 +46,10 @@ def test_the_controller_gone_mid_stream_moves_input_to_the_agent_and_back_frames
         screen = Mirror(session.backend(), timeout=5.0)
         assert screen.find(id="tab_list").tap().path == "controller"
         assert screen.swipe_within(screen.wait_for(id="list"), "up", resting=True).path == "controller"
-        _wait(lambda: session.frames_received > 0, 5.0, "frames arrive")
+        until(lambda: session.frames_received > 0, 5.0, "frames arrive")
 
         double.stop()  # the emulator's gRPC endpoint goes away mid-stream
-        _wait(lambda: session.frames.failures >= 1, 5.0, "the stream's failure is counted")
+        until(lambda: session.frames.failures >= 1, 5.0, "the stream's failure is counted")
         received = session.frames_received
         time.sleep(0.5)
         assert session.frames_received == received, "frames stopped"
@@ -73,7 +66,7 @@ def test_the_controller_gone_mid_stream_moves_input_to_the_agent_and_back_frames
         back.token = token  # the same endpoint serving again (the emulator console's `grpc <port>`)
         back.start()
         assert back.port == port
-        _wait(lambda: session.frames_received > received, 10.0, "frames flow again on a new subscription")
+        until(lambda: session.frames_received > received, 10.0, "frames flow again on a new subscription")
         assert screen.find(id="tab_big").tap().path == "agent"
         screen.wait_for(text="Cell 1")
         assert screen.long_press(text="Cell 1").path == "agent"  # input stays with the agent
@@ -129,10 +122,10 @@ def test_during_an_outage_the_channel_tries_again_often_and_the_mirror_is_told_f
     back: ControllerDouble | None = None
     try:
         assert session.controller is not None, session.warning
-        _wait(lambda: session.frames_received > 0 and session.frames.live, 5.0, "frames arrive")
+        until(lambda: session.frames_received > 0 and session.frames.live, 5.0, "frames arrive")
         double.stop()
         refuser = _Refuser(port)
-        _wait(lambda: not session.frames.live, 5.0, "the frames are reported gone")
+        until(lambda: not session.frames.live, 5.0, "the frames are reported gone")
         time.sleep(3.0)
         attempts = list(refuser.attempts)
         gaps = [b - a for a, b in zip(attempts, attempts[1:], strict=False)]
@@ -144,7 +137,7 @@ def test_during_an_outage_the_channel_tries_again_often_and_the_mirror_is_told_f
         back = ControllerDouble(vd.model.display, serial=vd.serial, discovery_dir=tmp_path, port=port)
         back.token = token
         back.start()
-        _wait(lambda: session.frames_received > received and session.frames.live, 5.0, "frames flow again")
+        until(lambda: session.frames_received > received and session.frames.live, 5.0, "frames flow again")
     finally:
         session.stop()
         if refuser is not None:

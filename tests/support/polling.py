@@ -16,6 +16,7 @@ def wait_until(condition: Callable[[], object], timeout: float = 3.0, interval: 
     return True
 
 
-def until(condition: Callable[[], object], timeout: float = 3.0, what: str = "the condition") -> None:
+def until(condition: Callable[[], object], timeout: float = 3.0, what: str = "the condition",
+          interval: float = 0.02) -> None:
     """Wait as `wait_until` does; an AssertionError naming `what` when the time runs out."""
-    assert wait_until(condition, timeout), f"timed out after {timeout:g} s waiting for {what}"
+    assert wait_until(condition, timeout, interval), f"timed out after {timeout:g} s waiting for {what}"

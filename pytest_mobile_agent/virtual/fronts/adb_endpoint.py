@@ -53,19 +53,18 @@ from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
 SERVER_VERSION = 41  # ADB_SERVER_VERSION of adb 1.0.41 (platform-tools 29 and later): "0029"
-HOST_FEATURES = (
-    "shell_v2",
-    "cmd",
-    "stat_v2",
-    "ls_v2",
-    "fixed_push_mkdir",
-    "apex",
-    "abb",
-    "fixed_push_symlink_timestamp",
-    "abb_exec",
-    "remount_shell",
-    "push_sync",
-)
+# The server's own features (``host:host-features``): adbd's list, in its order, less those that name
+# what only the device end here does (app tracking, the proto device tracker, devraw, app_info and the
+# sync v2 requests); one list, so the two fronts cannot drift apart.
+DEVICE_ONLY_FEATURES = frozenset({
+    "track_app",
+    "devicetracker_proto_format",
+    "devraw",
+    "app_info",
+    "sendrecv_v2",
+    "sendrecv_v2_dry_run_send",
+})
+HOST_FEATURES = tuple(feature for feature in FEATURES if feature not in DEVICE_ONLY_FEATURES)
 NO_DEVICES = "no devices/emulators found"
 MORE_THAN_ONE = "more than one device/emulator"
 UNKNOWN_HOST_SERVICE = "unknown host service"

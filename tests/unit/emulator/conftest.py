@@ -1,4 +1,4 @@
-"""Fixtures of the emulator client's unit tests: a discovery directory and discovery files."""
+"""Fixtures of the emulator client's unit tests: discovery files (in tests/conftest.py's discovery_dir)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_mobile_agent.emulator.discovery import DISCOVERY_DIR_ENV
 from tests.support.discovery_files import WriteFile
-
-
-@pytest.fixture
-def discovery_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "avd" / "running"
-    directory.mkdir(parents=True)
-    monkeypatch.setenv(DISCOVERY_DIR_ENV, str(directory))
-    return directory
 
 
 @pytest.fixture(scope="session")

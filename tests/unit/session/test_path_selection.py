@@ -16,6 +16,7 @@ from pytest_mobile_agent.session import (
     Session,
     select_paths,
 )
+from tests.support.polling import until
 from tests.support.session_fakes import (
     FakeAttached,
     FakeConnection,
@@ -161,7 +162,8 @@ def test_a_controller_failure_and_a_lost_agent_are_reported() -> None:
                          FakeAttached(connection=conn))
     try:
         session.backend().input.long_press(10, 10, 0.6)
-        _wait(lambda: session.frames.failures == 1 and len(controller.subscriptions) == 2)
+        until(lambda: session.frames.failures == 1 and len(controller.subscriptions) == 2,
+              what="the stream's failure counted and a new subscription")
         conn.emit(Disconnection("the agent closed the connection"))
         status = session.status()
         assert status[1] == (
@@ -201,12 +203,3 @@ def test_a_timeout_while_connecting_is_a_fallback_with_the_warning() -> None:
                              options(error=Timeout("getStatus on http://127.0.0.1:8556", 2.0)))
     assert selection.warning is not None and "`-grpc 8556 -grpc-use-token`" in selection.warning
     assert "getStatus on http://127.0.0.1:8556 timed out" in selection.warning
-
-
-def _wait(condition, timeout: float = 3.0) -> None:  # type: ignore[no-untyped-def]
-    import time
-
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.01)

@@ -78,6 +78,15 @@ def test_features_are_the_devices_for_the_one_device_and_by_serial(server: AdbSe
         assert not [f for f in features if f.endswith(("brotli", "lz4", "zstd")) or f == "delayed_ack"]
 
 
+def test_host_features_are_adbds_in_its_order_less_the_device_only_ones(server: AdbServerEndpoint) -> None:
+    reply = query(server, "host:host-features")
+    assert reply[:4] == b"OKAY" and int(reply[4:8], 16) == len(reply) - 8
+    assert reply[8:].decode().split(",") == [
+        "shell_v2", "cmd", "stat_v2", "ls_v2", "fixed_push_mkdir", "apex", "abb",
+        "fixed_push_symlink_timestamp", "abb_exec", "remount_shell", "push_sync",
+    ]
+
+
 def test_a_missing_serial_gets_the_servers_text(server: AdbServerEndpoint) -> None:
     message = b"device 'emulator-9999' not found"
     expected = b"FAIL" + b"%04x" % len(message) + message

@@ -1,17 +1,18 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.wrappers;
 
 import static dev.mobileagent.agent.Support.call;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import dev.mobileagent.agent.Support;
 import dev.mobileagent.agent.core.Agent;
 import dev.mobileagent.agent.fake.FakeClock;
 import dev.mobileagent.agent.fake.FakeInjection;
 import dev.mobileagent.agent.fake.FakeNode;
 import dev.mobileagent.agent.fake.FakePlatform;
 import dev.mobileagent.agent.fake.Fixtures;
-import dev.mobileagent.agent.wrappers.InputInjection;
+import dev.mobileagent.agent.input.TextTest;
 import java.util.Arrays;
 import org.json.JSONObject;
 import org.junit.Test;

@@ -1,4 +1,4 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.server;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;

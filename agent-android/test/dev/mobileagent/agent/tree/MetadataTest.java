@@ -1,4 +1,4 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.tree;
 
 import static dev.mobileagent.agent.Support.call;
 import static dev.mobileagent.agent.Support.window;

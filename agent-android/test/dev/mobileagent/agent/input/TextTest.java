@@ -1,4 +1,4 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.input;
 
 import static dev.mobileagent.agent.Support.call;
 import static dev.mobileagent.agent.Support.find;
@@ -7,6 +7,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
+import dev.mobileagent.agent.Support;
 import dev.mobileagent.agent.core.Agent;
 import dev.mobileagent.agent.core.AgentError;
 import dev.mobileagent.agent.fake.FakeClock;
@@ -14,7 +15,6 @@ import dev.mobileagent.agent.fake.FakeNode;
 import dev.mobileagent.agent.fake.FakePlatform;
 import dev.mobileagent.agent.fake.FakeWindow;
 import dev.mobileagent.agent.fake.Fixtures;
-import dev.mobileagent.agent.input.TextEntry;
 import org.json.JSONObject;
 import org.junit.Test;
 
@@ -22,11 +22,11 @@ import org.junit.Test;
 public class TextTest {
     final FakeClock clock = new FakeClock();
 
-    static FakeNode field(FakeWindow w, String res) {
+    public static FakeNode field(FakeWindow w, String res) {
         return byRes(w.rootNode(), res);
     }
 
-    static FakeNode byRes(FakeNode n, String res) {
+    public static FakeNode byRes(FakeNode n, String res) {
         if (res.equals(n.a.res)) return n;
         for (FakeNode c : n.children()) {
             FakeNode f = byRes(c, res);
@@ -128,7 +128,7 @@ public class TextTest {
     }
 
     /** The fixture's PIN field refusing ACTION_PASTE; {@code keyToo}: ignoring KEYCODE_PASTE as well. */
-    static FakePlatform pinRefusingThePasteAction(boolean keyToo) {
+    public static FakePlatform pinRefusingThePasteAction(boolean keyToo) {
         FakePlatform p = Fixtures.fixedUi();
         field(p.window(Fixtures.COMPOSE), "pin").refusesPasteAction(keyToo);
         p.setClipboardForTest("the user's clip");
@@ -136,7 +136,7 @@ public class TextTest {
     }
 
     /** "日本" pasted into the fixture's PIN field through the clipboard; the result. */
-    JSONObject pasteIntoPin(FakePlatform p) throws Exception {
+    public JSONObject pasteIntoPin(FakePlatform p) throws Exception {
         Agent agent = new Agent(p, clock);
         int pin = find(call(agent, clock, "snapshot", "{}"), "res", "pin").getInt("id");
         return call(agent, clock, "text", "{\"node\":" + pin + ",\"text\":\"日本\",\"method\":\"clipboard\"}");

@@ -1,4 +1,4 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.server;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
@@ -6,6 +6,7 @@ import static org.junit.Assert.assertTrue;
 
 import dev.mobileagent.agent.Support.Client;
 import dev.mobileagent.agent.Support.Harness;
+import dev.mobileagent.agent.Support;
 import dev.mobileagent.agent.fake.FakeNode;
 import dev.mobileagent.agent.fake.Fixtures;
 import org.json.JSONObject;

@@ -1,4 +1,4 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.tree;
 
 import static dev.mobileagent.agent.Support.call;
 import static dev.mobileagent.agent.Support.find;
@@ -11,6 +11,7 @@ import static org.junit.Assert.assertTrue;
 import dev.mobileagent.agent.Support.Client;
 import dev.mobileagent.agent.Support.Harness;
 import dev.mobileagent.agent.Support.RecordingEvents;
+import dev.mobileagent.agent.Support;
 import dev.mobileagent.agent.core.Agent;
 import dev.mobileagent.agent.fake.FakeClock;
 import dev.mobileagent.agent.fake.FakeNode;

@@ -1,4 +1,4 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.server;
 
 import static dev.mobileagent.agent.Support.TOKEN;
 import static dev.mobileagent.agent.Support.o;
@@ -10,8 +10,10 @@ import static org.junit.Assert.assertTrue;
 
 import dev.mobileagent.agent.Support.Client;
 import dev.mobileagent.agent.Support.Harness;
+import dev.mobileagent.agent.Version;
 import dev.mobileagent.agent.fake.FakeWindow;
 import dev.mobileagent.agent.fake.Fixtures;
+import dev.mobileagent.agent.protocol.FramesTest;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

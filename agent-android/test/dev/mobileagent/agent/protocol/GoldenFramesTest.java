@@ -1,15 +1,14 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.protocol;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import dev.mobileagent.agent.Support;
 import dev.mobileagent.agent.core.Agent;
 import dev.mobileagent.agent.core.AgentError;
 import dev.mobileagent.agent.core.Deadline;
 import dev.mobileagent.agent.fake.FakeClock;
 import dev.mobileagent.agent.fake.Fixtures;
-import dev.mobileagent.agent.protocol.Frames;
-import dev.mobileagent.agent.protocol.Messages;
 import dev.mobileagent.agent.server.ServerConfig;
 import java.io.File;
 import java.nio.file.Files;

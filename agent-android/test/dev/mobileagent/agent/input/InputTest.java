@@ -1,4 +1,4 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.input;
 
 import static dev.mobileagent.agent.Support.call;
 import static org.junit.Assert.assertEquals;
@@ -13,7 +13,6 @@ import dev.mobileagent.agent.fake.FakeNode;
 import dev.mobileagent.agent.fake.FakePlatform;
 import dev.mobileagent.agent.fake.FakeWindow;
 import dev.mobileagent.agent.fake.Fixtures;
-import dev.mobileagent.agent.input.Gestures;
 import java.util.List;
 import org.json.JSONObject;
 import org.junit.Test;

@@ -1,11 +1,8 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.server;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import dev.mobileagent.agent.server.AgentRuntime;
-import dev.mobileagent.agent.server.LaunchOutput;
-import dev.mobileagent.agent.server.ServerConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -1,10 +1,9 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.digest;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import dev.mobileagent.agent.digest.BuildDigest;
-import dev.mobileagent.agent.digest.Xxh3;
+import dev.mobileagent.agent.Support;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

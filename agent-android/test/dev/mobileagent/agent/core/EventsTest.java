@@ -1,4 +1,4 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.core;
 
 import static dev.mobileagent.agent.Support.call;
 import static dev.mobileagent.agent.Support.find;
@@ -8,7 +8,6 @@ import static org.junit.Assert.assertTrue;
 import dev.mobileagent.agent.Support.Client;
 import dev.mobileagent.agent.Support.Harness;
 import dev.mobileagent.agent.Support.RecordingEvents;
-import dev.mobileagent.agent.core.Agent;
 import dev.mobileagent.agent.fake.FakeClock;
 import dev.mobileagent.agent.fake.FakeNode;
 import dev.mobileagent.agent.fake.FakePlatform;

@@ -1,13 +1,10 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.core;
 
 import static dev.mobileagent.agent.Support.call;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
-import dev.mobileagent.agent.core.Agent;
-import dev.mobileagent.agent.core.Deadline;
-import dev.mobileagent.agent.core.IdleTracker;
 import dev.mobileagent.agent.fake.FakeClock;
 import dev.mobileagent.agent.fake.FakePlatform;
 import dev.mobileagent.agent.fake.FakeWindow;

@@ -1,12 +1,11 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.core;
 
 import static dev.mobileagent.agent.Support.call;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-import dev.mobileagent.agent.core.Agent;
-import dev.mobileagent.agent.core.AgentError;
+import dev.mobileagent.agent.Support;
 import dev.mobileagent.agent.fake.FakeClock;
 import dev.mobileagent.agent.fake.FakePlatform;
 import dev.mobileagent.agent.fake.Fixtures;

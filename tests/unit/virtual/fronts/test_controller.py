@@ -23,7 +23,8 @@ from pytest_mobile_agent.emulator._proto import emulator_controller_pb2 as pb
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as pb_grpc
 from pytest_mobile_agent.errors import Unavailable
 from pytest_mobile_agent.virtual.fronts.controller import AvdConfig, ControllerDouble, fit_size
-from tests.unit.emulator.fake_display import STATUS_BAR, FakeDisplay
+from tests.support.polling import wait_until
+from tests.unit.virtual.fronts.fake_display import STATUS_BAR, FakeDisplay
 
 
 @pytest.fixture
@@ -107,16 +108,7 @@ def test_two_doubles_in_one_process_advertise_two_live_pids(display: FakeDisplay
         assert holder is not None
         pid = int(holder.stem.removeprefix("pid_"))
         assert discovery.pid_alive(pid)
-    assert not discovery.pid_alive(pid) or _wait_dead(pid)
-
-
-def _wait_dead(pid: int) -> bool:
-    deadline = time.monotonic() + 3
-    while time.monotonic() < deadline:
-        if not discovery.pid_alive(pid):
-            return True
-        time.sleep(0.05)
-    return False
+    assert wait_until(lambda: not discovery.pid_alive(pid), 3, 0.05)
 
 
 def test_calls_without_or_with_a_wrong_token_are_refused_with_the_emulators_messages(double: ControllerDouble) -> None:

@@ -1,14 +1,14 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.core;
 
 import static dev.mobileagent.agent.Support.call;
 import static dev.mobileagent.agent.Support.find;
 import static org.junit.Assert.assertEquals;
 
-import dev.mobileagent.agent.core.Agent;
 import dev.mobileagent.agent.fake.FakeClock;
 import dev.mobileagent.agent.fake.FakeNode;
 import dev.mobileagent.agent.fake.FakePlatform;
 import dev.mobileagent.agent.fake.Fixtures;
+import dev.mobileagent.agent.input.TextTest;
 import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.Test;

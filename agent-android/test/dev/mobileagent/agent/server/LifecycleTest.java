@@ -1,4 +1,4 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.server;
 
 import static dev.mobileagent.agent.Support.find;
 import static dev.mobileagent.agent.Support.window;

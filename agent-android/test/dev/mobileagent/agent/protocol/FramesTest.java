@@ -1,12 +1,11 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.protocol;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-import dev.mobileagent.agent.protocol.Frames;
-import dev.mobileagent.agent.protocol.ProtocolException;
+import dev.mobileagent.agent.Support;
 import java.io.ByteArrayInputStream;
 import java.io.EOFException;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +14,7 @@ import org.junit.Test;
 
 /** The frame codec: length prefix, UTF-8 JSON object with a string type, the 16 MiB limit. */
 public class FramesTest {
-    static byte[] frame(byte[] payload) {
+    public static byte[] frame(byte[] payload) {
         byte[] f = new byte[payload.length + 4];
         int n = payload.length;
         f[0] = (byte) (n >>> 24);

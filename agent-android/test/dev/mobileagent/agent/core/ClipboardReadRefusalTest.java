@@ -1,4 +1,4 @@
-package dev.mobileagent.agent;
+package dev.mobileagent.agent.core;
 
 import static dev.mobileagent.agent.Support.call;
 import static dev.mobileagent.agent.Support.find;
@@ -7,11 +7,10 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-import dev.mobileagent.agent.core.Agent;
-import dev.mobileagent.agent.core.AgentError;
 import dev.mobileagent.agent.fake.FakeClock;
 import dev.mobileagent.agent.fake.FakePlatform;
 import dev.mobileagent.agent.fake.Fixtures;
+import dev.mobileagent.agent.input.TextTest;
 import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.Test;
