@@ -66,7 +66,8 @@ def test_under_the_opt_out_an_unreachable_target_skips_a_marked_test_as_it_skips
     assert [line.split(": ", 1)[0] for line in lines] == ["SKIPPED [1] test_suite.py:3", "SKIPPED [1] test_suite.py:7"]
     reasons = {line.split(": ", 1)[1] for line in lines}
     assert len(reasons) == 1, lines  # the same reason for both
-    assert reasons.pop().startswith("the Android target is not usable: emulator-5570 is not on the adb server")
+    assert reasons.pop().startswith("the Android target is not usable: did you mean `--android-serial emulator-5554`? "
+                                    "emulator-5570 is not on the adb server")
 
 
 def test_under_require_device_an_unreachable_target_fails_the_run_whatever_the_tests_use(
@@ -74,4 +75,5 @@ def test_under_require_device_an_unreachable_target_fails_the_run_whatever_the_t
     pytester.makepyfile(test_suite="import pytest\n\n@pytest.mark.device\ndef test_marked_only():\n    pass\n")
     result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5570", "--android-require-device")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--android-require-device: the Android target is not usable: emulator-5570*"])
+    result.stderr.fnmatch_lines(["*--android-require-device: the Android target is not usable: did you mean*? "
+                                 "emulator-5570 is not on the adb server*"])
