@@ -9,5 +9,5 @@ from tests.support.java_agent import build_classpath
 
 @pytest.fixture(scope="session")
 def classpath(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The Java agent and its host entry point, compiled once per session: their class path."""
+    """The Java agent and its host entry point, compiled once per session (xdist workers share it)."""
     return build_classpath(tmp_path_factory)
