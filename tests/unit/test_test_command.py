@@ -74,3 +74,11 @@ def test_the_test_env_seeds_pip_for_the_acceptance_tests_that_run_it() -> None:
     tox = configparser.ConfigParser(interpolation=None)
     tox.read(REPO / "tox.ini")
     assert tox["testenv:test"].getboolean("uv_seed") is True, "a uv-made env has no pip unless seeded"
+
+
+def test_the_test_env_lets_python_keep_its_bytecode_for_the_processes_the_suite_starts() -> None:
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(REPO / "tox.ini")
+    for section in ("testenv", "testenv:test"):
+        setenv = tox[section].get("setenv", "") if tox.has_section(section) else ""
+        assert "PYTHONDONTWRITEBYTECODE" not in setenv, f"[{section}] makes every inner run compile from source"
