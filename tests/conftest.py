@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.support.java_agent import build_classpath
+
+INNER_RUNS_SKIP = ("-p", "no:hypothesispytest", "-p", "no:examples")
+"""Plugins of the dev env that no inner pytest run uses: hypothesis's imports hypothesis at each run's
+summary and pytest-examples imports black, about 0.4 s of CPU a run (docs/performance.md, "The suite's
+own time"), and the suite starts some hundreds of inner runs."""
 
 
 @pytest.fixture(scope="session")
 def classpath(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The Java agent and its host entry point, compiled once per session (xdist workers share it)."""
     return build_classpath(tmp_path_factory)
+
+
+@pytest.fixture(autouse=True)
+def _inner_runs_without_unused_plugins(request: pytest.FixtureRequest) -> None:
+    """A pytester test's inner runs load no plugin they never use (pytester clears PYTEST_ADDOPTS as
+    it starts, so this is set after it)."""
+    if "pytester" not in request.fixturenames:
+        return
+    request.getfixturevalue("pytester")
+    monkeypatch = request.getfixturevalue("monkeypatch")
+    monkeypatch.setenv("PYTEST_ADDOPTS", " ".join([os.environ.get("PYTEST_ADDOPTS", ""), *INNER_RUNS_SKIP]).strip())
