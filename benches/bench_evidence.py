@@ -153,7 +153,8 @@ def video_stages(pictures: list[Any], frames: int) -> None:
         "PIL image to an rgb24 frame (from_image)": lambda i: av.VideoFrame.from_image(images[i]),
         "rgb24 to yuv420p, a new swscale context a frame (VideoFrame.reformat)":
             lambda i: av.VideoFrame.from_image(images[i]).reformat(format="yuv420p"),
-        "rgb24 to yuv420p, one swscale context kept": lambda i: kept.reformat(rgb[i], format="yuv420p"),
+        "rgb24 to yuv420p, one swscale context kept, one thread":
+            lambda i: kept.reformat(rgb[i], format="yuv420p", **converter.reformat_options),
         "the new path whole (PictureConverter: bytes in place, one context)": lambda i: converter.picture(raw[i]),
     }
     for name, stage in stages.items():

@@ -308,7 +308,7 @@ class PictureConverter:
         self._reformatter = VideoReformatter()
         # PyAV 17 gave swscale threads of its own (0: one a core); on this small a picture they cost
         # more CPU than they save, so one thread, as before 17
-        self._options = {"threads": 1} if int(av.__version__.split(".")[0]) >= 17 else {}
+        self.reformat_options: dict[str, int] = {"threads": 1} if int(av.__version__.split(".")[0]) >= 17 else {}
 
     def picture(self, frame: Any) -> Any:
         """The frame upright (clockwise by its quarter turns) as a yuv420p picture of the stream's size."""
@@ -319,7 +319,7 @@ class PictureConverter:
             pixels = numpy.ascontiguousarray(numpy.rot90(pixels, k=-(frame.rotation % 4)))
         rgb = self._av.VideoFrame.from_ndarray(pixels, format="rgb24")
         return self._reformatter.reformat(rgb, width=self.width, height=self.height, format="yuv420p",
-                                          **self._options)
+                                          **self.reformat_options)
 
 
 def _upright_size(frame: Any) -> tuple[int, int]:
