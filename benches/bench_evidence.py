@@ -22,7 +22,9 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from timing import interleaved, median, summary, timed  # noqa: E402
 
 from pytest_mobile_agent.evidence.trace import BudgetedScreenshots, LiveFrames, TraceRecorder  # noqa: E402
+from pytest_mobile_agent.evidence.video import MAX_FRAME_RATE, _open_stream  # noqa: E402
 from pytest_mobile_agent.stack import Settings, open_stack  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,46 +104,118 @@ def build_cost(runs: int) -> None:
 
 
 def video_cost(frames: int) -> None:
-    import av
+    pictures = list_pictures()
+    video_stages(pictures, frames)
+    for extension in ("mp4", "webm"):
+        per_frame = controller_video_cpu(pictures, extension, frames)
+        print(f"video {extension}: the plugin's ControllerVideo fed {frames} controller frames (540x1200 RGB888, "
+              f"every frame a change): {per_frame:.2f} ms CPU a frame (the process's, encoder threads "
+              f"included); {per_frame * MAX_FRAME_RATE / 10:.1f} % of a core at {MAX_FRAME_RATE} frames/s, the "
+              f"most the video takes; load {load()}")
+
+
+def list_pictures() -> list[Any]:
+    """The fixture app's List at 540x1200, the controller's frame width (rows of text, the kind of screen a
+    failing test shows), and the same scrolled by 100 pixels, so every frame is a change."""
     from PIL import Image
 
-    from pytest_mobile_agent.evidence.video import MAX_FRAME_RATE, _open_stream
     from pytest_mobile_agent.virtual.device import VirtualDevice
 
     device = VirtualDevice("emulator-5590")
-    try:  # the fixture app's List: rows of text, the kind of screen a failing test shows
+    try:
         status, _, err = device.shell("am start -W -S -n dev.mobileagent.fixture/.MainActivity --es tab List")
         if status != 0:
             raise SystemExit(f"am start failed: {err.decode(errors='replace')}")
         time.sleep(1)  # the tab's content drawn
-        pictures = [device.display.render().resize((540, 1200))]
+        first = device.display.render().resize((540, 1200)).convert("RGB")
     finally:
         device.close()
     shifted = Image.new("RGB", (540, 1200), (250, 250, 250))
-    shifted.paste(pictures[0].crop((0, 0, 540, 1100)), (0, 100))
-    pictures.append(shifted)
-    for extension, codec in (("mp4", "libx264"), ("webm", "libvpx")):
-        out = Path(f"/tmp/bench-evidence.{extension}")
-        with av.open(str(out), mode="w") as container:
+    shifted.paste(first.crop((0, 0, 540, 1100)), (0, 100))
+    return [first, shifted]
+
+
+def video_stages(pictures: list[Any], frames: int) -> None:
+    """Where a frame's CPU goes: each stage alone, on the same two pictures, as the controller sends them."""
+    import av
+    from av.video.reformatter import VideoReformatter
+    from PIL import Image
+
+    from pytest_mobile_agent.emulator.frame import Frame
+    from pytest_mobile_agent.evidence.video import PictureConverter
+
+    raw = [Frame(540, 1200, picture.tobytes()) for picture in pictures]
+    images = [Image.frombytes("RGB", (540, 1200), frame.data) for frame in raw]
+    rgb = [av.VideoFrame.from_image(image) for image in images]
+    kept = VideoReformatter()
+    converter = PictureConverter(av, 540, 1200)
+    stages: dict[str, Any] = {
+        "bytes to a PIL image (the old upright)": lambda i: Image.frombytes("RGB", (540, 1200), bytes(raw[i].data)),
+        "PIL image to an rgb24 frame (from_image)": lambda i: av.VideoFrame.from_image(images[i]),
+        "rgb24 to yuv420p, a new swscale context a frame (VideoFrame.reformat)":
+            lambda i: av.VideoFrame.from_image(images[i]).reformat(format="yuv420p"),
+        "rgb24 to yuv420p, one swscale context kept, one thread":
+            lambda i: kept.reformat(rgb[i], format="yuv420p", **converter.reformat_options),
+        "the new path whole (PictureConverter: bytes in place, one context)": lambda i: converter.picture(raw[i]),
+    }
+    for name, stage in stages.items():
+        cpu = []
+        for index in range(frames):
+            started = time.process_time()
+            stage(index % 2)
+            cpu.append((time.process_time() - started) * 1000)
+        print(f"  stage: {name}: {statistics.mean(cpu[5:]):.2f} ms CPU (mean)")
+    for codec in ("libx264", "libvpx"):
+        yuv = [converter.picture(frame) for frame in raw]
+        with av.open(os.devnull, mode="w", format="mp4" if codec == "libx264" else "webm") as container:
             stream = _open_stream(container, codec, (540, 1200))
             cpu = []
             for index in range(frames):
+                picture = yuv[index % 2]
+                picture.pts, picture.time_base = index * 33, Fraction(1, 1000)
                 started = time.process_time()
-                picture = av.VideoFrame.from_image(pictures[index % 2])
-                picture.pts = index * 33
-                from fractions import Fraction
-
-                picture.time_base = Fraction(1, 1000)
                 for packet in stream.encode(picture):
                     container.mux(packet)
                 cpu.append((time.process_time() - started) * 1000)
             for packet in stream.encode(None):
                 container.mux(packet)
-        per_frame = statistics.mean(cpu[5:])
-        print(f"video {codec} 540x1200, every frame a change: {per_frame:.2f} ms CPU a frame (mean, p50 "
-              f"{statistics.median(cpu):.2f}); {per_frame * MAX_FRAME_RATE / 10:.1f} % of a core at "
-              f"{MAX_FRAME_RATE} frames/s, the most the video takes; load {load()}")
-        out.unlink(missing_ok=True)
+        print(f"  stage: {codec} encoding a yuv420p picture: {statistics.mean(cpu[5:]):.2f} ms CPU (mean)")
+
+
+def controller_video_cpu(pictures: list[Any], extension: str, frames: int) -> float:
+    """The process's CPU a frame while the plugin's ControllerVideo encodes frames handed over as the session's
+    frame source hands them, each taken (one every 40 ms of a fake clock: past the 30-a-second pacer's slot)."""
+    from pytest_mobile_agent.emulator.frame import Frame
+    from pytest_mobile_agent.evidence.video import ControllerVideo
+
+    now = [0.0]
+    observers: list[Any] = []
+    recording = ControllerVideo(lambda observer: observers.append(observer) or (lambda: None), extension,
+                                clock=lambda: now[0])
+    data = [picture.tobytes() for picture in pictures]
+    encoded = threading.Semaphore(0)
+    encode = recording._encode
+
+    def counted(*args: Any) -> None:  # the bench waits for each frame without spending CPU on polling
+        encode(*args)
+        encoded.release()
+
+    recording._encode = counted  # type: ignore[method-assign]
+    warm, started = 5, 0.0
+    try:
+        for index in range(frames):
+            if index == warm:
+                started = time.process_time()
+            now[0] += 0.04
+            observers[0](Frame(540, 1200, data[index % 2], seq=index, received_at=now[0]))
+            if not encoded.acquire(timeout=10):
+                raise SystemExit(f"frame {index} was not encoded within 10 s: {recording.failure}")
+        spent = time.process_time() - started
+    finally:
+        recording.finish(None)
+    if recording.failure is not None or recording.dropped:
+        raise SystemExit(f"the encoder failed or dropped frames: {recording.failure}, {recording.dropped} dropped")
+    return spent * 1000 / (frames - warm)
 
 
 def examples_cost(rounds: int) -> None:

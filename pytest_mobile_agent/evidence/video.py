@@ -217,10 +217,11 @@ class ControllerVideo:
         return self._pacer.merged
 
     def _add(self, track: _Track, frame: Any, arrived: float) -> None:
-        if track.stream is None:
+        if track.stream is None or track.converter is None:
             track.stream = _open_stream(track.container, CODECS[self.extension], _upright_size(frame))
+            track.converter = PictureConverter(self._av, track.stream.width, track.stream.height)
         pts = max(track.last[1] + 1 if track.last else 0, round((arrived - self._started_at) * 1000))
-        picture = self._picture(frame, track.stream)
+        picture = track.converter.picture(frame)
         self._encode(track.container, track.stream, picture, pts)
         track.last = (picture, pts)
 
@@ -233,16 +234,7 @@ class ControllerVideo:
         for packet in track.stream.encode(None):
             track.container.mux(packet)
 
-    def _picture(self, frame: Any, stream: Any) -> Any:
-        from pytest_mobile_agent.session.frames import upright
-
-        image = upright(frame.width, frame.height, frame.data, frame.rotation)
-        if image.size != (stream.width, stream.height):
-            image = image.resize((stream.width, stream.height))
-        return image
-
-    def _encode(self, container: Any, stream: Any, image: Any, pts: int) -> None:
-        picture = self._av.VideoFrame.from_image(image)
+    def _encode(self, container: Any, stream: Any, picture: Any, pts: int) -> None:
         picture.pts = pts
         picture.time_base = Fraction(1, 1000)
         for packet in stream.encode(picture):
@@ -283,6 +275,7 @@ class _Track:
 
     container: Any
     stream: Any = None
+    converter: PictureConverter | None = None
     last: tuple[Any, int] | None = None
 
 
@@ -293,7 +286,40 @@ def _open_stream(container: Any, codec: str, size: tuple[int, int]) -> Any:
     stream.codec_context.time_base = Fraction(1, 1000)
     stream.options = {"preset": "ultrafast", "tune": "zerolatency"} if codec == "libx264" else {
         "deadline": "realtime", "cpu-used": "8"}
+    if codec == "libx264":
+        stream.codec_context.thread_count = 1  # x264's threads cost more CPU than they save at 540x1200
     return stream
+
+
+class PictureConverter:
+    """Turns the controller's RGB888 frames into the encoder's yuv420p pictures of the stream's size.
+
+    The cheap way (docs/performance.md, "Video"): the frame's bytes are read in place as an array (no
+    copy into an image first), turned upright only when the display is rotated, and converted by one
+    swscale context kept for the whole video; the encoder then takes the picture as it is, with no
+    conversion of its own. A frame of another size (the display turned mid-test) is scaled to the
+    stream's size by the same context."""
+
+    def __init__(self, av: Any, width: int, height: int) -> None:
+        from av.video.reformatter import VideoReformatter
+
+        self._av = av
+        self.width, self.height = width, height
+        self._reformatter = VideoReformatter()
+        # PyAV 17 gave swscale threads of its own (0: one a core); on this small a picture they cost
+        # more CPU than they save, so one thread, as before 17
+        self.reformat_options: dict[str, int] = {"threads": 1} if int(av.__version__.split(".")[0]) >= 17 else {}
+
+    def picture(self, frame: Any) -> Any:
+        """The frame upright (clockwise by its quarter turns) as a yuv420p picture of the stream's size."""
+        import numpy
+
+        pixels = numpy.frombuffer(frame.data, numpy.uint8).reshape(frame.height, frame.width, 3)
+        if frame.rotation % 4:
+            pixels = numpy.ascontiguousarray(numpy.rot90(pixels, k=-(frame.rotation % 4)))
+        rgb = self._av.VideoFrame.from_ndarray(pixels, format="rgb24")
+        return self._reformatter.reformat(rgb, width=self.width, height=self.height, format="yuv420p",
+                                          **self.reformat_options)
 
 
 def _upright_size(frame: Any) -> tuple[int, int]:

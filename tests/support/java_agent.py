@@ -101,8 +101,21 @@ def read_line(process: subprocess.Popen[bytes], deadline: float) -> str:
 
 
 def build_classpath(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """Compiles the agent and its host entry point once per session; the class path to run them."""
-    out = tmp_path_factory.mktemp("java-agent")
+    """Compiles the agent and its host entry point once per session, the xdist workers sharing the one
+    build (the first to come compiles, under a lock; the others read its class path): the class path."""
+    import filelock
+
+    basetemp = tmp_path_factory.getbasetemp()
+    # under xdist each worker's basetemp is a directory of this session's temp root
+    base = basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
+    recorded = base / "java-agent-classpath"
+    with filelock.FileLock(str(base / "java-agent-classpath.lock")):
+        if not recorded.exists():
+            recorded.write_text(_compile(base / "java-agent"))
+        return recorded.read_text()
+
+
+def _compile(out: Path) -> str:
     done = subprocess.run(["bash", str(BUILD_SH), "--host", str(out)], capture_output=True, timeout=COMPILE_DEADLINE,
                           check=False)
     assert done.returncode == 0, done.stderr.decode()

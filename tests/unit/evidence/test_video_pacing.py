@@ -1,4 +1,4 @@
-"""The controller video's pacing (plugin/video.FramePacer): 30 pictures a second at most, always the
+"""The controller video's pacing (evidence/video.FramePacer): 30 pictures a second at most, always the
 newest, and a frame that waits for its slot is taken when the slot comes or at the end."""
 
 from __future__ import annotations

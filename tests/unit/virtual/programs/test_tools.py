@@ -250,7 +250,8 @@ def test_ps_columns_follow_toybox_show_ps(vdev: VirtualDevice) -> None:
     assert status == 0
     assert out.splitlines()[0] == "  PID     VSZ    RSS WCHAN  " + "NAME".ljust(27)
     assert out.splitlines()[1].split() == ["1", "10943540", "12808", "do_epoll_wait", "init"]
-    assert run(vdev, "sleep 5 & ps -o PID,WCHAN,NAME | grep sleep | cut -c7-")[1] == "hrtimer_nanosleep sleep\n"
+    # a sleeper that ps sees before it ends; the shell's run waits for it, so 1 s rather than 5
+    assert run(vdev, "sleep 1 & ps -o PID,WCHAN,NAME | grep sleep | cut -c7-")[1] == "hrtimer_nanosleep sleep\n"
     assert run(vdev, "ps -o PID,BOGUS") == (1, "", "ps: bad -o 'PID,BOGUS'\n                ^\n")
 
 
