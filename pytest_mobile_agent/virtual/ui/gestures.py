@@ -1,4 +1,5 @@
-"""Touch gestures: the pointer's path, Android's velocity tracker, and the fling after a release.
+"""Touch gestures' physics: Android's velocity tracker and the fling after a release (what a touch
+is, a tap, a long press or a drag, is ui/touch.py).
 
 Android's velocity tracker takes a pointer that has not moved for 40 ms as stopped when its next
 event comes (the "assume stopped" horizon), so a swipe that rests before it lifts releases at zero
@@ -51,27 +52,6 @@ class VelocityTracker:
         if dt <= 0:
             return 0.0, 0.0
         return (x1 - x0) / dt, (y1 - y0) / dt
-
-
-@dataclass
-class Pointer:
-    """One touch from down to up."""
-
-    down_x: int
-    down_y: int
-    down_ms: float
-    x: int
-    y: int
-    tracker: VelocityTracker = field(default_factory=VelocityTracker)
-    dragging: bool = False
-    long_pressed: bool = False
-    #: the scroll position at the moment the drag crossed the slop, and where the pointer was then
-    drag_origin_y: int = 0
-    #: the pending long-press check's timer token, dropped when the pointer lifts
-    long_press_check: object = None
-
-    def moved_beyond(self, slop: int) -> bool:
-        return abs(self.x - self.down_x) > slop or abs(self.y - self.down_y) > slop
 
 
 def _spline_positions(samples: int) -> list[float]:

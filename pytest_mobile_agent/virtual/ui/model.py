@@ -24,12 +24,13 @@ from pytest_mobile_agent.virtual.ui.apps import UiApp
 from pytest_mobile_agent.virtual.ui.changes import Change, Listener, NodesChanged, WindowsChanged
 from pytest_mobile_agent.virtual.ui.clock import Clock, MonotonicClock
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
-from pytest_mobile_agent.virtual.ui.gestures import LONG_PRESS_MS, Fling, Pointer
+from pytest_mobile_agent.virtual.ui.gestures import Fling
 from pytest_mobile_agent.virtual.ui.injection import WINDOW_ANIMATION_MS
 from pytest_mobile_agent.virtual.ui.looper import DISPATCHER, InputInbox, MessageQueue
 from pytest_mobile_agent.virtual.ui.node import Bounds, Node, Window
 from pytest_mobile_agent.virtual.ui.render import Animation, render
 from pytest_mobile_agent.virtual.ui.toasts import Toasts
+from pytest_mobile_agent.virtual.ui.touch import FLING_FRAME_MS, Lift, TouchGesture, fling_goes_on
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -38,8 +39,6 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 
 TouchEvent = tuple[int, int, bool, float | None]
 """One touchscreen event: x, y, pressed (down or move) or not (up), its event time (model ms; None: now)."""
-
-MIN_FLING_PX_PER_MS = 0.13  # Android's minimum fling velocity: 50 dp/s
 
 # (key code, shift) -> character, as the virtual keyboard's KeyCharacterMap types them (US layout)
 _UNSHIFTED = {**{system.KEYCODE_0 + i: str(i) for i in range(10)},
@@ -120,11 +119,9 @@ class UiModel:
         self._stack_seq: dict[int, int] = {}
         self._focused: Node | None = None
         self._focused_window: Window | None = None
-        self._pointer: Pointer | None = None
+        self._pointer: TouchGesture | None = None
         self._pointer_window: Window | None = None
         self._scroll_node: Node | None = None
-        self._drag_offset0 = 0.0
-        self._drag_y0 = 0
         self._fling: Fling | None = None
         self._fling_node: Node | None = None
         self._shift = False
@@ -872,13 +869,13 @@ class UiModel:
             self._post(when, functools.partial(self._touch_event, x, y, pressed, when))
 
     def _touch_event(self, x: int, y: int, pressed: bool, t: float) -> None:
-        p = self._pointer
-        if pressed and p is None:
+        gesture = self._pointer
+        if pressed and gesture is None:
             self._down(x, y, t)
-        elif pressed and p is not None:
-            self._move(p, x, y, t)
-        elif p is not None:
-            self._up(p, x, y, t)
+        elif pressed and gesture is not None:
+            self._move(gesture, x, y, t)
+        elif gesture is not None:
+            self._up(gesture, x, y, t)
 
     def _down(self, x: int, y: int, t: float) -> None:
         if self._fling is not None:
@@ -888,59 +885,51 @@ class UiModel:
             self.dismiss_clipboard_overlay()  # a touch outside it (FLAG_WATCH_OUTSIDE_TOUCH) closes it
         if self._text_toolbar is not None and not self._text_toolbar[0].contains(x, y):
             self.dismiss_text_toolbar()  # the action mode ends on a touch elsewhere
-        p = Pointer(x, y, t, x, y)
-        p.tracker.add(t, x, y)
-        self._pointer = p
+        gesture = TouchGesture(x, y, t, self.geo.touch_slop)
+        self._pointer = gesture
         window, _ = self.hit(x, y)
         self._pointer_window = window
         self._scroll_node = _deepest(window.root, x, y, lambda n: n.scroller is not None) if window else None
 
-        pointer = weakref.ref(p)  # the pending timer must not keep a lifted pointer alive
+        pointer = weakref.ref(gesture)  # the pending timer must not keep a lifted pointer alive
 
         def long_press() -> None:
-            p = pointer()
-            if p is not None and self._pointer is p and not p.dragging and not p.moved_beyond(self.geo.touch_slop):
-                p.long_pressed = True
-                target = self._target_at(p.down_x, p.down_y)
+            gesture = pointer()
+            if gesture is not None and self._pointer is gesture and gesture.check_long_press():
+                target = self._target_at(gesture.down_x, gesture.down_y)
                 if target is not None and target.editable and target.enabled:
                     self._long_press_text(target)
                 elif target is not None and target.long_clickable and target.on_long_click is not None:
                     target.on_long_click()
 
-        p.long_press_check = self.schedule(LONG_PRESS_MS - (self.clock.now_ms() - t), long_press)
+        gesture.long_press_token = self.schedule(gesture.long_press_delay(self.clock.now_ms()), long_press)
 
-    def _move(self, p: Pointer, x: int, y: int, t: float) -> None:
-        if (x, y) == (p.x, p.y):
-            return  # evdev drops a position equal to the last one
-        p.x, p.y = x, y
-        p.tracker.add(t, x, y)
+    def _move(self, gesture: TouchGesture, x: int, y: int, t: float) -> None:
+        if not gesture.move(x, y, t):
+            return
         node = self._scroll_node
         if node is None or node.scroller is None:
             return
-        slop = self.geo.touch_slop
-        if not p.dragging and abs(y - p.down_y) > slop:
-            p.dragging = True
-            self._drag_offset0 = node.scroller.offset()
-            self._drag_y0 = p.down_y + (slop if y > p.down_y else -slop)
-        if p.dragging:
-            node.scroller.scroll_to(self._drag_offset0 + (self._drag_y0 - y))
+        offset = gesture.scroll_offset(node.scroller.offset())
+        if offset is not None:
+            node.scroller.scroll_to(offset)
 
-    def _up(self, p: Pointer, x: int, y: int, t: float) -> None:
-        self._move(p, x, y, t)
-        if p.long_press_check is not None:
-            self.unschedule(p.long_press_check)  # ACTION_UP's removeLongPressCallback (View.onTouchEvent)
-        p.tracker.add(t, x, y)
+    def _up(self, gesture: TouchGesture, x: int, y: int, t: float) -> None:
+        self._move(gesture, x, y, t)
+        if gesture.long_press_token is not None:
+            self.unschedule(gesture.long_press_token)  # ACTION_UP's removeLongPressCallback (View.onTouchEvent)
+        lift = gesture.lift(x, y, t)
         self._pointer = None
         window, self._pointer_window = self._pointer_window, None
-        if p.dragging:
-            _, vy = p.tracker.velocity()
+        if lift is Lift.DRAG_END:
+            velocity = gesture.fling_velocity()
             node = self._scroll_node
-            if node is not None and node.scroller is not None and abs(vy) >= MIN_FLING_PX_PER_MS:
-                self._start_fling(node, -vy)
+            if node is not None and node.scroller is not None and velocity is not None:
+                self._start_fling(node, velocity)
             return
-        if p.long_pressed or p.moved_beyond(self.geo.touch_slop) or window is None:
+        if lift is not Lift.CLICK or window is None:
             return
-        target = self._target_at(p.down_x, p.down_y)
+        target = self._target_at(gesture.down_x, gesture.down_y)
         if target is not None and target.on_click is not None and target.enabled:
             target.on_click()
 
@@ -958,12 +947,12 @@ class UiModel:
                 return
             now = self.clock.now_ms()
             node.scroller.scroll_to(fling.offset_at(now))
-            if now < fling.done_at() and 0 < node.scroller.offset() < node.scroller.max_offset():
-                self.schedule(16.0, step)
+            if fling_goes_on(fling, now, node.scroller.offset(), node.scroller.max_offset()):
+                self.schedule(FLING_FRAME_MS, step)
             else:
                 self._fling = None
 
-        self.schedule(16.0, step)
+        self.schedule(FLING_FRAME_MS, step)
 
     @property
     def flinging(self) -> bool:
