@@ -63,6 +63,9 @@ def test_a_drag_starts_once_the_pointer_crosses_the_slop_vertically_and_follows_
     gesture.move(500, 1100, DOWN_MS + 40)
     assert gesture.scroll_offset(70.0) == 100.0 + (1000 + SLOP) - 1100, "counted from the drag's start"
     assert not gesture.check_long_press(), "a drag is no long press"
+    gesture.move(500, 1000, DOWN_MS + 50)  # dragged back to where it went down
+    assert gesture.scroll_offset(0.0) == 100.0 + SLOP
+    assert not gesture.check_long_press(), "a drag is no long press, even back within the slop"
     up = down()
     up.move(500, 900, DOWN_MS + 10)  # up: the slop's edge is above the DOWN
     assert up.scroll_offset(0.0) == (1000 - SLOP) - 900
