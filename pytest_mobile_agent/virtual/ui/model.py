@@ -29,6 +29,7 @@ from pytest_mobile_agent.virtual.ui.injection import WINDOW_ANIMATION_MS
 from pytest_mobile_agent.virtual.ui.looper import DISPATCHER, InputInbox, MessageQueue
 from pytest_mobile_agent.virtual.ui.node import Bounds, Node, Window
 from pytest_mobile_agent.virtual.ui.render import Animation, render
+from pytest_mobile_agent.virtual.ui.status_clock import StatusClock
 from pytest_mobile_agent.virtual.ui.toasts import Toasts
 from pytest_mobile_agent.virtual.ui.touch import FLING_FRAME_MS, Lift, TouchGesture, fling_goes_on
 
@@ -129,7 +130,7 @@ class UiModel:
         self._prompt: Window | None = None
         self._prompt_answer: Callable[[str, str], None] | None = None
         self._prompt_permission = ""
-        self._clock_text = system.clock_text(self.clock.wall())
+        self._status_clock = StatusClock(self.clock.wall())
         self.status_icons = system.DEFAULT_STATUS_ICONS
         self.status_bar = system.status_bar(self.geo, self.clock.wall(), self.status_icons)
         self.nav_bar = system.nav_bar(self.geo, lambda code: self._key(code, 0))
@@ -206,8 +207,7 @@ class UiModel:
     def next_due_ms(self) -> float:
         """The model time of the next change nobody caused: a timer, or the clock's next minute."""
         with self.lock:
-            wall = self.clock.wall()
-            clock_due = self.clock.now_ms() + (60.0 - wall % 60.0) * 1000.0
+            clock_due = StatusClock.next_minute_ms(self.clock.now_ms(), self.clock.wall())
             when = self._queue.next_when()
             return clock_due if when is None else min(when, clock_due)
 
@@ -229,9 +229,8 @@ class UiModel:
             finally:
                 for arrival in arrivals:
                     arrival.handled.set()
-            text = system.clock_text(self.clock.wall())
-            if text != self._clock_text:
-                self._clock_text = text
+            text = self._status_clock.tick(self.clock.wall())
+            if text is not None:
                 clock = self.status_bar.root.children[0]
                 clock.text = text
                 self.nodes_changed(self.status_bar, [clock], ("text",))
