@@ -4,7 +4,9 @@ One lock guards everything; every public method takes it and first runs the time
 (`advance`), so the model is lazily up to date whenever anyone looks at it: composition after a tab
 switch, flings, long presses and the status bar clock all run on the model clock without a thread.
 A reader that wants notices in real time (the agent double) waits until `next_due_ms()` and calls
-`advance()`.
+`advance()`. What a touch is (a tap, a long press, a drag, a fling) and when the status bar clock
+ticks are decided on the times the model gives them, by `touch.TouchGesture` and
+`status_clock.StatusClock`; the model posts the timers, hit-tests, scrolls and clicks.
 """
 
 from __future__ import annotations
