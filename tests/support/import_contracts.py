@@ -43,7 +43,7 @@ class Step:
 
     importer: str
     module: str
-    lines: tuple[int, ...] = ()
+    lines: tuple[int | None, ...] = ()
     as_package: bool = False
 
     def describe(self) -> str:
