@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -60,22 +61,7 @@ def test_the_launch_line_starts_a_detached_agent_that_serves_the_fixture(vdev: V
     assert proc.args_line() == f"mobile-agent {SOCKET}"
     assert TOKEN not in proc.args_line() and TOKEN.encode() not in proc.cmdline_bytes()
     time.sleep(0.4)  # the Big tab composes
-    conn = vdev.open_service(f"localabstract:{SOCKET}")
-    decoder = wire.FrameDecoder()
-    inbox: list[dict] = []
-
-    def recv(kind: str) -> dict:
-        deadline = time.monotonic() + 5
-        while True:
-            while inbox:
-                message = inbox.pop(0)
-                if message["type"] == kind:
-                    return message
-            inbox.extend(decoder.feed(conn.recv(max(0.01, deadline - time.monotonic()))))
-
-    conn.send(wire.encode({"type": "auth", "token": TOKEN}))
-    assert recv("hello")["pid"] == proc.pid
-    conn.send(wire.encode({"type": "welcome", "protocol": 1, "host": "test"}))
+    conn, recv = _established(vdev, proc.pid)
     conn.send(wire.encode({"type": "request", "id": 1, "method": "snapshot", "deadline_ms": 5000, "params": {}}))
     snapshot = recv("response")["result"]
     assert snapshot["node_count"] == 573
@@ -129,7 +115,18 @@ def test_under_adb_root_the_launch_runs_the_agent_as_the_shell_and_its_clipboard
     assert proc is not None and proc.uid == 2000
     stream.close()
     vdev.ui.clipboard = "the user's clip"
-    conn = vdev.open_service(f"localabstract:{SOCKET}", peer_uid=0)
+    conn, recv = _established(vdev, proc.pid, peer_uid=0)
+    conn.send(wire.encode({"type": "request", "id": 1, "method": "clipboard_get", "deadline_ms": 5000, "params": {}}))
+    assert recv("response")["result"] == {"text": "the user's clip"}
+    assert vdev.ui.clipboard == "the user's clip"
+    conn.send(wire.encode({"type": "request", "id": 2, "method": "shutdown", "deadline_ms": 5000, "params": {}}))
+    assert recv("response")["result"] == {}
+
+
+def _established(vdev: VirtualDevice, pid: int, peer_uid: int | None = None) -> tuple[Any, Callable[[str], dict]]:
+    """A host connection to the launched agent, through its token and the handshake (its hello naming
+    `pid`), and the call that reads the next message of a kind."""
+    conn = vdev.open_service(f"localabstract:{SOCKET}", peer_uid=peer_uid)
     decoder = wire.FrameDecoder()
     inbox: list[dict] = []
 
@@ -143,10 +140,6 @@ def test_under_adb_root_the_launch_runs_the_agent_as_the_shell_and_its_clipboard
             inbox.extend(decoder.feed(conn.recv(max(0.01, deadline - time.monotonic()))))
 
     conn.send(wire.encode({"type": "auth", "token": TOKEN}))
-    assert recv("hello")["pid"] == proc.pid
+    assert recv("hello")["pid"] == pid
     conn.send(wire.encode({"type": "welcome", "protocol": 1, "host": "test"}))
-    conn.send(wire.encode({"type": "request", "id": 1, "method": "clipboard_get", "deadline_ms": 5000, "params": {}}))
-    assert recv("response")["result"] == {"text": "the user's clip"}
-    assert vdev.ui.clipboard == "the user's clip"
-    conn.send(wire.encode({"type": "request", "id": 2, "method": "shutdown", "deadline_ms": 5000, "params": {}}))
-    assert recv("response")["result"] == {}
+    return conn, recv
