@@ -25,9 +25,7 @@ from typing import Any
 import pytest
 
 from pytest_mobile_agent.agent.protocol import FrameDecoder, encode
-from pytest_mobile_agent.virtual.kernel.streams import Kernel
-from pytest_mobile_agent.virtual.ui import EmulatorUi
-from tests.support.agent_host import Host, make_core, on_tab
+from tests.support.agent_host import Host, double_on_login
 from tests.support.java_agent import JavaAgent, needs_java, start_java_agent
 
 UNKNOWN_NODE = 987_654
@@ -121,16 +119,8 @@ def java_wire(classpath: str) -> Iterator[JavaWire]:
 
 @pytest.fixture
 def double_host() -> Iterator[Host]:
-    ui = EmulatorUi()
-    on_tab(ui, "Login")
-    core, _ = make_core(ui)
-    host = Host(core, Kernel())
-    host.handshake()
-    try:
+    with double_on_login() as (_, _, host):
         yield host
-    finally:
-        host.close()
-        core.stop()
 
 
 def node_ids(snapshot: dict[str, Any], roles: dict[str, str]) -> dict[str, int]:

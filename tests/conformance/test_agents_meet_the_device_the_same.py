@@ -24,10 +24,9 @@ from typing import Any
 import pytest
 
 from pytest_mobile_agent.virtual.agent.server import AgentCore
-from pytest_mobile_agent.virtual.kernel.streams import Kernel
 from pytest_mobile_agent.virtual.ui import EmulatorUi
 from tests.conformance.test_agents_answer_the_same import JavaWire
-from tests.support.agent_host import Host, make_core, on_tab
+from tests.support.agent_host import Host, double_on_login
 from tests.support.java_agent import JavaAgent, needs_java, start_java_agent
 
 ROLES = {"java": {"$direct": "username", "$keys": "pin"}, "double": {"$direct": "username", "$keys": "invite_code"}}
@@ -117,16 +116,8 @@ def java(classpath: str) -> Iterator[JavaSide]:
 
 @pytest.fixture
 def double() -> Iterator[DoubleSide]:
-    ui = EmulatorUi()
-    on_tab(ui, "Login")
-    core, _ = make_core(ui)
-    host = Host(core, Kernel())
-    host.handshake()
-    try:
+    with double_on_login() as (ui, core, host):
         yield DoubleSide(ui, core, host)
-    finally:
-        host.close()
-        core.stop()
 
 
 def ids(side: JavaSide | DoubleSide) -> dict[str, int]:

@@ -3,7 +3,9 @@ core on its own UI model."""
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from pytest_mobile_agent import errors
@@ -131,3 +133,19 @@ def on_tab(ui: EmulatorUi, tab: str) -> None:
     ui.start_app({"tab": tab})
     time.sleep((LAUNCH_MS + COMPOSE_MS[tab] + 20) / 1000)
     ui.advance()
+
+
+@contextlib.contextmanager
+def double_on_login() -> Iterator[tuple[EmulatorUi, AgentCore, Host]]:
+    """The agent double on a UI showing the fixture's Login tab, handshaken through a `Host`; closed and
+    stopped after (the conformance suites' double side)."""
+    ui = EmulatorUi()
+    on_tab(ui, "Login")
+    core, _ = make_core(ui)
+    host = Host(core, Kernel())
+    host.handshake()
+    try:
+        yield ui, core, host
+    finally:
+        host.close()
+        core.stop()
