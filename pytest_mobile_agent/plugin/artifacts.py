@@ -150,7 +150,7 @@ def collect_target(directory: Path, target: TargetRecord, report: pytest.TestRep
     when the test has several) and shown in the report; returns the paths written."""
     sources = target.artifacts
     sources.screenshot_wanted = screenshot
-    suffix = f" ({target.label.split(' on ', 1)[0]})" if several else ""
+    suffix = f" ({target.serial})" if several else ""
     attached: list[str] = []
     for name, produce in _producers(sources):
         stem, extension = name.rsplit(".", 1)

@@ -276,7 +276,7 @@ def target_group(request: pytest.FixtureRequest, android_target: AndroidTarget, 
     with open_group(target_resources, targets, holder=node.nodeid, steps=steps, hooks=hooks,
                     announce=progress.announcer(node)) as group:
         for part in group:
-            run.target(part.label).artifacts.device = part.device
+            run.target(part.label, part.target.serial).artifacts.device = part.device
         yield group
 
 
@@ -413,7 +413,7 @@ def _app_handle(request: pytest.FixtureRequest, part: TargetParts, package: str,
                 ) -> AppUnderTest:
     """A handle whose starts tell the target's disturbance watch which app belongs in front, and whose
     crash buffer a failing test's artifacts carry."""
-    record = run_of(request.node).target(part.label)
+    record = run_of(request.node).target(part.label, part.target.serial)
     sources = record.artifacts
     device = part.device
 

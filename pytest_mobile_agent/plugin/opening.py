@@ -42,7 +42,7 @@ class RunHooks:
         return run_of(self._item)
 
     def agent_attached(self, part: TargetParts, attached: Attached) -> None:
-        record = self.run.target(part.label)
+        record = self.run.target(part.label, part.target.serial)
         watch = DisturbanceWatch(part.processes, part.own_sockets)
         inputs = self._input_watch(part)
         if inputs is not None:
@@ -52,14 +52,14 @@ class RunHooks:
         record.artifacts.mark_start(part.device)
 
     def session_started(self, part: TargetParts, session: Session) -> None:
-        record = self.run.target(part.label)
+        record = self.run.target(part.label, part.target.serial)
         record.artifacts.session = session
         if record.watch is not None:
             record.watch.sent_contacts = lambda: session.inputs.controller
         evidence.session_started(self._item, record, session, part.device)
 
     def screen_opened(self, part: TargetParts, screen: Mirror) -> None:
-        record = self.run.target(part.label)
+        record = self.run.target(part.label, part.target.serial)
         record.artifacts.screen = screen
         evidence.screen_opened(self._item, record, part.session, screen, self._api_level())
 
@@ -67,7 +67,7 @@ class RunHooks:
         pass
 
     def closing(self, part: TargetParts) -> None:
-        record = self.run.target(part.label)
+        record = self.run.target(part.label, part.target.serial)
         attached = part.opened_attached
         if attached is not None and record.watch is not None:
             disconnection = attached.connection.disconnection

@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 
 from pytest_mobile_agent.adb import Device
-from pytest_mobile_agent.control import DeviceControl
 from pytest_mobile_agent.control.app_under_test import AppUnderTest, last_crash_line
 from pytest_mobile_agent.errors import MobileAgentError
 from pytest_mobile_agent.evidence.trace import TraceRecorder
@@ -70,6 +69,7 @@ class TargetRecord:
     """One target of the test: its label, its place among the test's targets, and what it keeps."""
 
     label: str
+    serial: str
     index: int
     artifacts: ArtifactSources = field(default_factory=ArtifactSources)
     watch: DisturbanceWatch | None = None
@@ -79,8 +79,7 @@ class TargetRecord:
         target's files side by side in the test's folder."""
         if self.index == 0:
             return stem
-        serial = self.label.split(" on ", 1)[0]
-        return f"{stem}-{''.join(c if c.isalnum() or c in '.-_' else '_' for c in serial)}"
+        return f"{stem}-{''.join(c if c.isalnum() or c in '.-_' else '_' for c in self.serial)}"
 
 
 @dataclass(frozen=True)
@@ -138,12 +137,13 @@ class TestRun:
     targets: list[TargetRecord] = field(default_factory=list)
     statuses: dict[str, list[str]] = field(default_factory=dict)
 
-    def target(self, label: str) -> TargetRecord:
-        """The record of the target `label`, made on its first mention, in the order targets come."""
+    def target(self, label: str, serial: str) -> TargetRecord:
+        """The record of the target `label` (its serial on its adb server), made on its first mention, in
+        the order targets come."""
         for record in self.targets:
             if record.label == label:
                 return record
-        record = TargetRecord(label, len(self.targets))
+        record = TargetRecord(label, serial, len(self.targets))
         self.targets.append(record)
         return record
 
@@ -160,7 +160,7 @@ class TestRun:
                 continue
             verdict = record.watch.verdict()
             if verdict.disturbance:
-                prefix = f"{record.label.split(' on ', 1)[0]}: " if len(self.targets) > 1 else ""
+                prefix = f"{record.serial}: " if len(self.targets) > 1 else ""
                 return Verdict(disturbance=prefix + verdict.disturbance)
             own = own or verdict.own
         return Verdict(own=own)
@@ -195,6 +195,3 @@ def end_run(item: pytest.Item) -> None:
     if RUN_KEY in item.stash:
         del item.stash[RUN_KEY]
 
-
-def device_control_status(control: DeviceControl) -> list[str]:
-    return control.status()

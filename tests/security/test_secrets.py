@@ -144,7 +144,7 @@ def test_the_token_is_in_no_log_record_exception_status_or_report(vd: Bench, tmp
         texts += [str(failure.value), repr(failure.value), failure.getrepr(style="long").__str__()]
     # a failed test's report: the artifacts (screenshot, tree, logcat) attached to it
     monkeypatch.chdir(tmp_path)
-    target = TargetRecord(vd.serial, 0)
+    target = TargetRecord(vd.serial, vd.serial, 0)
     target.artifacts.mark_start(vd.device)
     target.artifacts.session, target.artifacts.screen = session, screen
     report = types.SimpleNamespace(sections=[])
