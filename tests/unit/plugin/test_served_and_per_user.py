@@ -74,7 +74,9 @@ def test_two_checkouts_of_one_user_reuse_one_agent(served: VirtualLab, tmp_path:
         project = tmp_path / name
         project.mkdir()
         (project / "test_app.py").write_text(OUTCOME_SUITE.format(out=str(out)))
-        done = _run(project, "--android-serial", served.serials[0], "--quiet-wait", "2",
+        # the agent lingers past the second run's start however loaded the machine (the default 10 s
+        # could pass between the two runs, and the second would launch an agent of its own)
+        done = _run(project, "--android-serial", served.serials[0], "--quiet-wait", "2", "--agent-idle-exit", "300",
                     env=dict(os.environ, MOBILE_AGENT_JAR=str(jar)))
         assert done.returncode == 0, done.stdout + done.stderr
     first, second = (json.loads(line) for line in out.read_text().splitlines())
