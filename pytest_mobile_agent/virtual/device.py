@@ -164,6 +164,10 @@ class VirtualDevice:
         """Called when adbd restarts (`adb root`): the fronts drop their transports."""
         return self.adbd_daemon.restart_listeners
 
+    def adbd_restarted(self) -> None:
+        """A front dropped its transports after `adb root`/`unroot`: the new adbd is up."""
+        self.adbd_daemon.restarted()
+
     @property
     def transport_name(self) -> str:
         return self.adbd_daemon.transport_name

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -380,8 +380,8 @@ def test_an_agent_another_host_started_is_a_conflict_until_forced(deployments: D
 
 def _adbd(device: Device, service: str) -> str:
     """What adbd says to `adb root` (`root:`) or `adb unroot` (`unroot:`); then the device is back with
-    shells of the new uid (adbd answers before it restarts: a shell that answers at once may still be
-    the old adbd's, and the restart's disconnection comes after it, as `adb wait-for-device` knows)."""
+    shells of the new uid (the old adbd exits after its answer and starts nothing more: a shell that
+    answers with the new uid is the new adbd's, on the transport the adb server attached again)."""
     with device.open_service(service) as stream:
         said = b""
         while chunk := stream.recv(4096, timeout=10.0):
@@ -389,30 +389,9 @@ def _adbd(device: Device, service: str) -> str:
     text = said.decode(errors="replace")
     if "restarting" in text:
         uid = b"0" if service == "root:" else b"2000"
-        steady = _Steady(lambda: _shell_uid(device) == uid, RESTART_STEADY)
-        until(steady, timeout=30.0, what=f"the device back after {service}, its shells uid {uid.decode()}")
+        until(lambda: _shell_uid(device) == uid, timeout=30.0,
+              what=f"the device back after {service}, its shells uid {uid.decode()}")
     return text
-
-
-RESTART_STEADY = 1.5
-"""How long the shells must answer with the new uid in a row: the restart's disconnection comes a
-moment after adbd's answer (0.25 s through Debian's adb server here), so one answer is not enough."""
-
-
-class _Steady:
-    """True once `check` held for `seconds` in a row (a failed check starts the count again)."""
-
-    def __init__(self, check: Callable[[], bool], seconds: float) -> None:
-        self._check, self._seconds = check, seconds
-        self._since: float | None = None
-
-    def __call__(self) -> bool:
-        if not self._check():
-            self._since = None
-            return False
-        now = time.monotonic()
-        self._since = now if self._since is None else self._since
-        return now - self._since >= self._seconds
 
 
 def _shell_uid(device: Device) -> bytes | None:

@@ -68,6 +68,9 @@ class ScriptedDevice:
         self.streams: list[QueueStream] = []
         self.hosts: list[Any] = []
 
+    def adbd_restarted(self) -> None:
+        """Nothing to do: this device has no `root:` service."""
+
     def open_service(self, service: str, host: Any = None) -> QueueStream:
         self.opened.append(service)
         self.hosts.append(host)

@@ -41,6 +41,8 @@ class Adbd:
         self.reverse_rules: dict[str, ReverseRule] = {}
         #: called when adbd restarts (`adb root`): the fronts drop their transports
         self.restart_listeners: list[Callable[[], None]] = []
+        self.restarting_as_root: bool | None = None
+        """Set from `root:`/`unroot:` until the restart is done (`restarted`): the uid to come."""
         self._host_connector: HostConnector | None = None
         self._pts = 0
         process.env = {"PATH": ":".join(SEARCH_PATH)}
@@ -100,9 +102,22 @@ class Adbd:
     # --- restart ---------------------------------------------------------------------------------
 
     def restart(self, *, root: bool) -> None:
-        """adbd restarting as root (or not), as init does when service.adb.root changes: the
-        fronts drop their transports (restart_listeners), later services run as the new uid."""
+        """adbd restarting as root (or not), as init does when service.adb.root changes: the old
+        adbd exits, so its transports drop, and the new one runs as the new uid. With fronts
+        (restart_listeners) the restart lasts until a front has dropped its transports and calls
+        `restarted`: until then a service is refused, as a real adbd that is exiting answers none
+        (a shell never runs as the new uid on the old transport); with none it is done at once."""
         self.system.properties["service.adb.root"] = "1" if root else "0"
-        self.process.uid = self.process.gid = 0 if root else SHELL_UID
+        self.restarting_as_root = root
+        if not self.restart_listeners:
+            self.restarted()
         for listener in list(self.restart_listeners):
             listener()
+
+    def restarted(self) -> None:
+        """The new adbd is up (the fronts dropped the old one's transports): services run as its uid."""
+        root = self.restarting_as_root
+        if root is None:
+            return
+        self.process.uid = self.process.gid = 0 if root else SHELL_UID
+        self.restarting_as_root = None

@@ -29,6 +29,9 @@ def open_service(adbd: Adbd, service: str, peer_uid: int | None = None,
     """The device side of an adbd service; errors.Closed when adbd would refuse it. The service
     runs as adbd does: the shell user, or root after `adb root`. `connector` is the way back to the
     host the front gives (kept for the reverse rules)."""
+    if adbd.restarting_as_root is not None:
+        raise errors.Closed(f"adbd is restarting (adb {'root' if adbd.restarting_as_root else 'unroot'}): "
+                            f"{service!r} is refused until the device is back (adb wait-for-device)")
     if peer_uid is None:
         peer_uid = adbd.uid
     if connector is not None:

@@ -583,6 +583,7 @@ class AdbdEndpoint:
             time.sleep(RESTART_DELAY)
             for conn in self.connections():
                 conn.stop()
+            self.device.adbd_restarted()
 
         threading.Thread(target=kick, name="virtual-adbd-restart", daemon=True).start()
 

@@ -21,6 +21,8 @@ class ServedDevice(Protocol):
     @property
     def adbd_restart_listeners(self) -> list[Callable[[], None]]: ...
 
+    def adbd_restarted(self) -> None: ...
+
     def open_service(self, service: str, peer_uid: int | None = None, *,
                      host: HostConnector | None = None) -> ByteStream:
         """The device side of the service an OPEN names; errors.Closed when the device refuses it."""

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import struct
 
+import pytest
+
+from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from tests.support.streams import read_to_end
 from tests.support.virtual_shell import run_shell as run
@@ -21,8 +24,12 @@ def test_root_restarts_adbd_as_root_on_a_userdebug_image_and_user_builds_refuse(
     restarts: list[int] = []
     vdev.adbd_restart_listeners.append(lambda: restarts.append(vdev.adbd.uid))
     assert read_to_end(vdev.open_service("root:")) == b"restarting adbd as root\n"
-    assert restarts == [0] and vdev.getprop("service.adb.root") == "1"
+    assert restarts == [2000] and vdev.getprop("service.adb.root") == "1"  # told while the old adbd exits
+    with pytest.raises(errors.Closed, match="adbd is restarting"):  # the old adbd starts nothing more
+        vdev.open_service("shell:id -u")
+    vdev.adbd_restarted()  # the front dropped its transports: the new adbd is up
     assert read_to_end(vdev.open_service("shell:id -u")) == b"0\n"  # what adbd starts now runs as root
+    vdev.adbd_restart_listeners.append(vdev.adbd_restarted)  # a front that drops its transports at once
     assert read_to_end(vdev.open_service("root:")) == b"adbd is already running as root\n"
     assert read_to_end(vdev.open_service("unroot:")) == b"restarting adbd as non root\n"
     assert read_to_end(vdev.open_service("unroot:")) == b"adbd not running as root\n"
