@@ -103,6 +103,9 @@ class Node(msgspec.Struct, frozen=True, gc=False, rename={"class_name": "class"}
     children: tuple[int, ...]
     scroll: Scroll | None = None
     """A scrollable container's semantics (the wire's `scroll`, null or left out otherwise)."""
+    ime_action: str | None = None
+    """The IME action an editor declares (`search`, `go`, `done`, `next`, `send`, `previous`,
+    `none`: EditorInfo's IME_ACTION_*), where the agent knows it; None otherwise (docs/protocol.md)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,22 +63,22 @@ def search_screen(model: UiModel, screen: Node, alive: Callable[[], bool],
         if not alive():
             return False
         end = full_bottom if keyboard is None else min(full_bottom, keyboard[1])
-        l, t, r, _ = results.bounds
-        results.bounds = (l, t, r, max(t, end))
+        x, y, w, _ = results.bounds
+        results.bounds = (x, y, w, max(y, end))
         changed([results])
         return True
 
     def search(action: str) -> None:
         """KeyboardActions(onSearch): show the results, hide the keyboard."""
         text = query.text or ""
-        l, t, r, _ = results.bounds
+        x, y, w, _ = results.bounds
         results.children = []
         if not text:
-            results.add(Node("android.widget.TextView", (l, t, r, t + RESULT_HEIGHT), text="Type something to search",
+            results.add(Node("android.widget.TextView", (x, y, w, y + RESULT_HEIGHT), text="Type something to search",
                              res="search_empty"))
         for n in range(1, RESULTS + 1) if text else ():
-            row = t + (n - 1) * RESULT_HEIGHT
-            results.add(Node("android.widget.TextView", (l, row, r, row + RESULT_HEIGHT),
+            row = y + (n - 1) * RESULT_HEIGHT
+            results.add(Node("android.widget.TextView", (x, row, w, row + RESULT_HEIGHT),
                              text=result_text(text, n), res=f"search_result_{n}", clickable=True, focusable=True))
         changed([results])
         model.hide_keyboard()
