@@ -132,7 +132,10 @@ class Actionable:
             self.relook = True
             self.reason += f" (scrolled it above the keyboard {self.scrolls} times)"
             return
-        if self.hide_keyboard is None or self.keyboard_hidden:
+        if self.keyboard_hidden:
+            self.reason += " (it stayed after the BACK that was to hide it)"
+            return
+        if self.hide_keyboard is None:
             return
         if self.hide_keyboard(view):
             self.keyboard_hidden = self.relook = True

@@ -512,6 +512,8 @@ class Mirror:
         if not isinstance(text, str):
             raise InvalidArgument(f"text must be a str, got {text!r}")
         check_unicode("text", text)  # a NUL is the agent's to accept or refuse (invalid_params)
+        if not isinstance(submit, bool):
+            raise InvalidArgument(f"type_text: submit= takes a bool, not {submit!r}")
         node_id: int | None = None
         if element is not None or criteria:
             field = self._target(element, criteria, timeout)
@@ -520,8 +522,6 @@ class Mirror:
                 field.tap()
                 self._view()
             node_id = field.node.id
-        if not isinstance(submit, bool):
-            raise InvalidArgument(f"type_text: submit= takes a bool, not {submit!r}")
         ack = self._input(lambda: self.backend.input.text(text, node=node_id, method=method))
         if submit and ack.accepted:
             self.keyboard.press_action()
