@@ -49,7 +49,7 @@ def _form(note_top: int = 2087, *, scrollable: bool = False) -> dict[str, Any]:
 def test_a_field_the_keyboard_covers_with_nothing_to_scroll_gets_back_once_and_then_the_tap() -> None:
     rig = Rig(_screen(_keyboard(), _form()))
 
-    def keyboard_hides(call: tuple) -> None:
+    def keyboard_hides(call: tuple[Any, ...]) -> None:
         if call == ("key", KEYCODE_BACK, 0):
             rig.tree.screen = _screen(_form())
 
@@ -76,7 +76,7 @@ def test_a_field_the_keyboard_covers_in_a_scrolling_column_is_scrolled_above_the
     rig = Rig(_screen(_keyboard(), _form(scrollable=True)))
     note_top = [2087]
 
-    def scrolled(call: tuple) -> None:
+    def scrolled(call: tuple[Any, ...]) -> None:
         if call[0] == "swipe":
             _, _, y1, _, y2, _, _ = call
             note_top[0] += round(y2 - y1)
