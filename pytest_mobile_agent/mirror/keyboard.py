@@ -16,12 +16,14 @@
   waits until the keyboard's window is gone. The agent has no InputMethodManager route: the
   platform hides the keyboard for the window that holds the input focus
   (InputMethodManager.hideSoftInputFromWindow needs that window's token, which only the app has).
-* `press_action()`: the IME action of the editor with the input focus. ENTER on a single-line
-  field performs its action (Compose's TextFieldKeyInput; TextView hands ENTER to its
-  OnEditorActionListener: virtual/ui/ime.py cites both), which is the route the agent has today;
-  AccessibilityAction.ACTION_IME_ENTER (API 30+) would need a request of its own in the protocol,
-  not there yet. The answer reports the action the field declares (search, go, done, next, send,
-  previous, none: the node's `ime_action` where the agent reports it, else None).
+* `press_action()`: the IME action of the editor with the input focus: AccessibilityAction.
+  ACTION_IME_ENTER through the agent (`ime_enter`, docs/protocol.md: API 30+, on a field that
+  offers it), else ENTER, which performs a single-line field's action too (Compose's
+  TextFieldKeyInput; TextView hands ENTER to its OnEditorActionListener: virtual/ui/ime.py cites
+  both). Below API 30 no agent call performs the editor action (InputConnection.performEditorAction
+  belongs to the IME's connection), so ENTER is the route there. The answer reports the action the
+  field declares (search, go, done, next, send, previous, none: the node's `ime_action` where the
+  agent reports it, else None) and the route taken.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ KEYCODE_ENTER = 66
 @dataclass(frozen=True)
 class KeyboardAction:
     """What `press_action` did: the action the field declares (None when the agent does not say,
-    or the field declares none), the route it took (`enter_key`), and the platform's verdict."""
+    or the field declares none), the route it took (`ime_enter`: ACTION_IME_ENTER through the
+    agent; `enter_key`), and the platform's verdict."""
 
     action: str | None
     via: str
@@ -65,6 +68,8 @@ class KeyboardHost(Protocol):
     def refresh(self) -> View: ...
 
     def press_key(self, key: int | str, meta: int = 0) -> Ack: ...
+
+    def ime_enter(self, node: int) -> Ack | None: ...
 
     def wait_until(self, condition: Callable[[View], T | None], timeout: float | None = None,
                    what: str = "a condition") -> T: ...
@@ -128,8 +133,10 @@ class Keyboard:
         if editor is None:
             raise NoMatch("no editable field has the input focus, so there is no IME action to press: tap the "
                           "field first, or type into it with screen.type_text(text, id=..., submit=True)")
-        ack = self._screen.press_key(KEYCODE_ENTER)
-        return KeyboardAction(editor.node.ime_action, "enter_key", ack)
+        ack = self._screen.ime_enter(editor.node.id)
+        if ack is not None:
+            return KeyboardAction(editor.node.ime_action, "ime_enter", ack)
+        return KeyboardAction(editor.node.ime_action, "enter_key", self._screen.press_key(KEYCODE_ENTER))
 
     def __repr__(self) -> str:
         bounds = self.bounds

@@ -533,6 +533,15 @@ class Mirror:
         code = key_code(key)
         return self._input(lambda: self.backend.input.key(code, meta))
 
+    def ime_enter(self, node: int) -> Ack | None:
+        """ACTION_IME_ENTER on the field with that node id through the agent; None when the agent
+        cannot (mirror/keyboard.py presses ENTER then)."""
+        self._check_connected()
+        ack = self.backend.input.ime_enter(node)
+        if ack is not None:
+            self._freshness.input_sent(self._clock(), awaits_frames=False)
+        return ack
+
     @recorded("screenshot")
     def screenshot(self, path: str | Path | None = None, format: ImageFormat = "png") -> Screenshot:
         """A screenshot from the agent, upright; written to `path` as well when one is given."""

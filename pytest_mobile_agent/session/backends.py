@@ -310,6 +310,11 @@ class InputBackend(Protocol):
 
     def text(self, text: str, node: int | None = None, method: TextMethod = "auto") -> Ack: ...
 
+    def ime_enter(self, node: int | None = None) -> Ack | None:
+        """AccessibilityAction.ACTION_IME_ENTER on the field (None: the focused one), its IME action;
+        None when the agent cannot (the field does not offer it, or the agent predates `ime_enter`)."""
+        ...
+
 
 @runtime_checkable
 class FrameBackend(Protocol):

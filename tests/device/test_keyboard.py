@@ -45,7 +45,7 @@ def test_press_action_runs_the_search_and_reports_the_declared_action(
     screen.type_text("espresso", id="search_query")
     assert not screen.exists(id="search_result_1")
     pressed = screen.keyboard.press_action()
-    assert pressed.action == "search" and pressed.via == "enter_key" and pressed.ack.accepted
+    assert pressed.action == "search" and pressed.via == "ime_enter" and pressed.ack.accepted
     assert screen.wait_for(id="search_result_1").text == "espresso result 1"
 
 

@@ -63,7 +63,15 @@ def test_a_keyboard_that_stays_after_back_is_a_wait_timeout_saying_so() -> None:
     assert rig.input.calls == [("key", KEYCODE_BACK, 0)]
 
 
-def test_press_action_presses_enter_and_reports_the_declared_action() -> None:
+def test_press_action_performs_ime_enter_through_the_agent_where_the_field_offers_it() -> None:
+    rig = Rig(_screen(keyboard=True))
+    rig.input.ime_offered = True
+    pressed = rig.mirror.keyboard.press_action()
+    assert (pressed.action, pressed.via, pressed.ack.accepted) == ("search", "ime_enter", True)
+    assert rig.input.calls == [("ime_enter", 3)]  # the focused field's node, no ENTER
+
+
+def test_press_action_presses_enter_where_ime_enter_is_not_offered() -> None:
     rig = Rig(_screen(keyboard=True))
     pressed = rig.mirror.keyboard.press_action()
     assert (pressed.action, pressed.via, pressed.ack.accepted) == ("search", "enter_key", True)
