@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         WatcherLoop,
     )
     from pytest_mobile_agent.mirror.element import Element
+    from pytest_mobile_agent.mirror.keyboard import Keyboard, KeyboardAction
     from pytest_mobile_agent.mirror.mirror import Mirror as Screen
     from pytest_mobile_agent.mirror.replica import View
     from pytest_mobile_agent.mirror.unique import Locator
@@ -74,6 +75,8 @@ __getattr__, __dir__ = lazy_exports(globals(), {
     "Screenshot": "pytest_mobile_agent.session.backends",
     "Toast": "pytest_mobile_agent.session.backends",
     "Watcher": "pytest_mobile_agent.mirror.watchers",
+    "Keyboard": "pytest_mobile_agent.mirror.keyboard",
+    "KeyboardAction": "pytest_mobile_agent.mirror.keyboard",
     "Criteria": "pytest_mobile_agent.mirror.vocabulary",
     "Direction": "pytest_mobile_agent.mirror.vocabulary",
     "TextMethod": "pytest_mobile_agent.session.backends",
@@ -129,6 +132,8 @@ __all__ = [
     "ImageFormat",
     "InvalidArgument",
     "InvalidSelector",
+    "Keyboard",
+    "KeyboardAction",
     "Locator",
     "MobileAgentError",
     "NoMatch",

@@ -8,6 +8,12 @@ their `timeout` (default `--android-action-timeout`, 5 s) until the element
   its window and its scrolling containers that no window above covers (mirror/visibility.py); a node
   scrolled out of its container is scrolled into view first (SCROLLS_INTO_VIEW swipes at most), as
   uiautomator2's and Maestro's taps do,
+* receives the touch (issue 36): the action's point lies in the element's visible part with no
+  window above its own over it, where the input dispatcher would give the touch to that window
+  (mirror/receives_touch.py). When the keyboard covers all of it, the action scrolls it above the
+  keyboard within its scrollable ancestor, else hides the keyboard (BACK, once); when a dialog or an
+  overlay covers it, the action waits (a watcher may dismiss it) and its timeout names the covering
+  window and its node. `tap_at` stays raw: it touches where it is told,
 * holds still: two consecutive looks show the same bounds.
 
 This is Playwright's actionability rule (playwright.dev/docs/actionability: visible, stable, enabled;
@@ -24,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from pytest_mobile_agent.mirror.receives_touch import Cover, area_above, covered_by
 from pytest_mobile_agent.mirror.replica import Entry, View
 from pytest_mobile_agent.mirror.visibility import scrollable_ancestor, touchable_part, visible_part, where
 from pytest_mobile_agent.session.backends import Bounds
@@ -31,9 +38,12 @@ from pytest_mobile_agent.session.backends import Bounds
 SCROLLS_INTO_VIEW = 10
 """Swipes an action makes at most to bring its element into view."""
 
-ScrollIntoView = Callable[[View, Entry, Entry], bool]
-"""`scroll(view, container, target)`: one swipe of the container toward the target; False when the
-container cannot move that way."""
+ScrollIntoView = Callable[[View, Entry, Entry, Bounds | None], bool]
+"""`scroll(view, container, target, box)`: one swipe of the container that moves the target toward
+`box` (None: the container's visible part); False when the container cannot move that way."""
+
+HideKeyboard = Callable[[View], bool]
+"""`hide(view)`: send what hides the keyboard shown in the view (BACK); False when nothing was sent."""
 
 
 def not_actionable(view: View, entry: Entry) -> str | None:
@@ -48,10 +58,10 @@ def not_actionable(view: View, entry: Entry) -> str | None:
         return "it is not visible"
     if not node.enabled:
         return "it is disabled"
-    part, cover = touchable_part(view, entry)
+    part, _ = touchable_part(view, entry)
     if part is None:
-        name = cover.title or cover.package or cover.type if cover is not None else "another window"
-        return f"it is covered by the window {name!r}"
+        cover = covered_by(view, entry)
+        return f"it is covered by {cover.describe()}" if cover is not None else "it is covered by another window"
     return None
 
 
@@ -74,8 +84,11 @@ class Actionable:
     find: Callable[[View], Entry | None]
     still: Callable[[Entry], bool]
     scroll: ScrollIntoView | None = None
+    hide_keyboard: HideKeyboard | None = None
     reason: str = "no element matches"
     scrolls: int = 0
+    keyboard_hidden: bool = False
+    """BACK was sent once for this action: never again (a second BACK would leave the screen)."""
     relook: bool = False
     _seen: tuple[int, Bounds] | None = field(default=None, init=False)
 
@@ -88,7 +101,11 @@ class Actionable:
         why = not_actionable(view, entry)
         if why is not None:
             self.reason, self._seen = why, None
-            self._scroll_into_view(view, entry)
+            cover = covered_by(view, entry)
+            if cover is not None and cover.is_keyboard:
+                self._clear_keyboard(view, entry, cover)
+            elif cover is None:
+                self._scroll_into_view(view, entry)
             return None
         seen = (entry.ref, entry.node.bounds)
         if seen == self._seen:
@@ -103,7 +120,34 @@ class Actionable:
         container = _out_of_view(view, entry)
         if container is None or self.scroll is None or self.scrolls >= SCROLLS_INTO_VIEW:
             return
-        if self.scroll(view, container, entry):
+        if self.scroll(view, container, entry, None):
             self.scrolls += 1
             self.relook = True
             self.reason += f" (scrolled toward it {self.scrolls} times)"
+
+    def _clear_keyboard(self, view: View, entry: Entry, cover: Cover) -> None:
+        """The keyboard covers the element: scroll it above the keyboard within its scrollable
+        ancestor; where that cannot be done, hide the keyboard (once)."""
+        if self._scroll_above(view, entry, cover.window.bounds):
+            self.relook = True
+            self.reason += f" (scrolled it above the keyboard {self.scrolls} times)"
+            return
+        if self.keyboard_hidden:
+            self.reason += " (it stayed after the BACK that was to hide it)"
+            return
+        if self.hide_keyboard is None:
+            return
+        if self.hide_keyboard(view):
+            self.keyboard_hidden = self.relook = True
+            self.reason += " (the keyboard was hidden: nothing scrolls it clear)"
+
+    def _scroll_above(self, view: View, entry: Entry, keyboard: Bounds) -> bool:
+        container = scrollable_ancestor(view, entry)
+        if container is None or self.scroll is None or self.scrolls >= SCROLLS_INTO_VIEW:
+            return False
+        box = visible_part(view, container)
+        above = area_above(box, keyboard) if box is not None else None
+        if above is None or not self.scroll(view, container, entry, above):
+            return False
+        self.scrolls += 1
+        return True

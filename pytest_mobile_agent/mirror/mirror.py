@@ -58,7 +58,9 @@ from pytest_mobile_agent.mirror.dump import dump_view
 from pytest_mobile_agent.mirror.element import Element
 from pytest_mobile_agent.mirror.freshness import FRAME_QUIET as FRAME_QUIET  # re-exported: tests time by it
 from pytest_mobile_agent.mirror.freshness import STILL_WAIT, Freshness
+from pytest_mobile_agent.mirror.keyboard import Keyboard, keyboard_window
 from pytest_mobile_agent.mirror.keys import key_code
+from pytest_mobile_agent.mirror.receives_touch import covered_by
 from pytest_mobile_agent.mirror.replica import Entry, Replica, View
 from pytest_mobile_agent.mirror.selectors import Selector, describe_entry, nearest
 from pytest_mobile_agent.mirror.steps import Steps, recorded
@@ -148,6 +150,8 @@ class Mirror:
         self._watchers = Watchers(self, clock)
         self._fronts = Fronts()
         self._toasts = ToastLog(backend.toasts, since=clock())
+        self.keyboard = Keyboard(self)
+        """The soft keyboard: shown, window, bounds, hide(), press_action() (mirror/keyboard.py)."""
         self.reads = 0
         self.probes = 0
         self.events_seen = 0
@@ -497,9 +501,10 @@ class Mirror:
 
     @recorded("type_text")
     def type_text(self, text: str, element: Element | None = None, method: TextMethod = "auto", *,
-                  timeout: float | None = None, **criteria: Unpack[FieldCriteria]) -> Ack:
+                  timeout: float | None = None, submit: bool = False, **criteria: Unpack[FieldCriteria]) -> Ack:
         """Set text in an element (tapped first when it is not focused), or in the focused node; a
-        field named waits up to `timeout` (as `tap`) until it is actionable.
+        field named waits up to `timeout` (as `tap`) until it is actionable. `submit` then presses
+        the field's IME action (`screen.keyboard.press_action()`: search, go, done, ...).
 
         `method` is the agent's: auto (direct where the node allows it, else key events, else the
         clipboard), direct, keys, clipboard. The acknowledgement names the method used.
@@ -507,6 +512,8 @@ class Mirror:
         if not isinstance(text, str):
             raise InvalidArgument(f"text must be a str, got {text!r}")
         check_unicode("text", text)  # a NUL is the agent's to accept or refuse (invalid_params)
+        if not isinstance(submit, bool):
+            raise InvalidArgument(f"type_text: submit= takes a bool, not {submit!r}")
         node_id: int | None = None
         if element is not None or criteria:
             field = self._target(element, criteria, timeout)
@@ -515,13 +522,25 @@ class Mirror:
                 field.tap()
                 self._view()
             node_id = field.node.id
-        return self._input(lambda: self.backend.input.text(text, node=node_id, method=method))
+        ack = self._input(lambda: self.backend.input.text(text, node=node_id, method=method))
+        if submit and ack.accepted:
+            self.keyboard.press_action()
+        return ack
 
     @recorded("press_key")
     def press_key(self, key: int | str, meta: int = 0) -> Ack:
         """Press a key: a code or a name such as "back", "home", "enter"."""
         code = key_code(key)
         return self._input(lambda: self.backend.input.key(code, meta))
+
+    def ime_enter(self, node: int) -> Ack | None:
+        """ACTION_IME_ENTER on the field with that node id through the agent; None when the agent
+        cannot (mirror/keyboard.py presses ENTER then)."""
+        self._check_connected()
+        ack = self.backend.input.ime_enter(node)
+        if ack is not None:
+            self._freshness.input_sent(self._clock(), awaits_frames=False)
+        return ack
 
     @recorded("screenshot")
     def screenshot(self, path: str | Path | None = None, format: ImageFormat = "png") -> Screenshot:
@@ -790,7 +809,8 @@ class Mirror:
             return entry
 
         deadline = self._clock() + timeout
-        condition = Actionable(find, lambda entry: self._holds_still(entry, deadline), self._scroll_toward)
+        condition = Actionable(find, lambda entry: self._holds_still(entry, deadline), self._scroll_toward,
+                               self._hide_keyboard_over)
         try:
             # a step of its own inside the action: the trace shows the wait's looks and what ended it
             arguments: dict[str, Any] = {**criteria} if element is None else {"element": element}
@@ -844,16 +864,26 @@ class Mirror:
         left, top, right, bottom = entry.node.bounds
         if right <= left or bottom <= top:
             raise MobileAgentError(f"{describe_entry(entry)} has no area on the screen to touch")
-        part, cover = touchable_part(view, entry)
+        part, _ = touchable_part(view, entry)
         if part is None:
-            why = where(view, entry) if cover is None else f"it is covered by the window {cover.title or cover.type!r}"
+            cover = covered_by(view, entry)
+            why = where(view, entry) if cover is None else f"it is covered by {cover.describe()}"
             raise MobileAgentError(f"{describe_entry(entry)} cannot be touched: {why}")
         return part
 
-    def _scroll_toward(self, view: View, container: Entry, target: Entry) -> bool:
-        """One resting swipe of `container` that moves `target` toward its visible part (an action's
-        scroll into view); False when the container shows nothing or cannot scroll that way."""
-        box = visible_part(view, container)
+    def _hide_keyboard_over(self, view: View) -> bool:
+        """BACK for an action whose element the keyboard covers and nothing scrolls clear: sent only
+        when the look shows the keyboard (mirror/keyboard.py says why)."""
+        if keyboard_window(view) is None:
+            return False
+        self._input(lambda: self.backend.input.key(key_code("back"), 0))
+        return True
+
+    def _scroll_toward(self, view: View, container: Entry, target: Entry, box: Bounds | None = None) -> bool:
+        """One resting swipe of `container` that moves `target` toward `box` (default the
+        container's visible part: an action's scroll into view); False when the container shows
+        nothing or cannot scroll that way."""
+        box = visible_part(view, container) if box is None else box
         if box is None:
             return False
         toward = _toward(box, target.node.bounds)

@@ -10,7 +10,8 @@ action all agree.
 
 An action touches the node's visible part: its bounds clipped to the display, its window and each
 scrollable ancestor (as uiautomator's UiObject2.getVisibleBounds clips to the display and the
-scrollable ancestors), less what windows above it cover (a tap there lands on them). A node with no
+scrollable ancestors), less what windows above it cover (a tap there lands on them), all of it
+under a touch-modal window above (mirror/receives_touch.py). A node with no
 visible part inside a scrollable container is scrolled into view first; otherwise the action's wait
 says where the node is.
 """
@@ -61,6 +62,8 @@ def touchable_part(view: View, entry: Entry) -> tuple[Bounds | None, Window | No
     if part is None:
         return None, None
     for window in _windows_above(view, entry.window):
+        if window.metadata.modal:
+            return None, window  # a touch-modal window takes every touch in its task (mirror/receives_touch.py)
         if not has_area(window.bounds) or clip(part, window.bounds) is None:
             continue
         rest = largest_rest(part, window.bounds)

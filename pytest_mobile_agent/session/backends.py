@@ -103,6 +103,9 @@ class Node(msgspec.Struct, frozen=True, gc=False, rename={"class_name": "class"}
     children: tuple[int, ...]
     scroll: Scroll | None = None
     """A scrollable container's semantics (the wire's `scroll`, null or left out otherwise)."""
+    ime_action: str | None = None
+    """The IME action an editor declares (`search`, `go`, `done`, `next`, `send`, `previous`,
+    `none`: EditorInfo's IME_ACTION_*), where the agent knows it; None otherwise (docs/protocol.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,6 +309,11 @@ class InputBackend(Protocol):
     def key(self, code: int, meta: int = 0) -> Ack: ...
 
     def text(self, text: str, node: int | None = None, method: TextMethod = "auto") -> Ack: ...
+
+    def ime_enter(self, node: int | None = None) -> Ack | None:
+        """AccessibilityAction.ACTION_IME_ENTER on the field (None: the focused one), its IME action;
+        None when the agent cannot (the field does not offer it, or the agent predates `ime_enter`)."""
+        ...
 
 
 @runtime_checkable

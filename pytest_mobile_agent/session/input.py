@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pytest_mobile_agent.errors import ControllerError, MobileAgentError
+from pytest_mobile_agent.errors import AgentError, ControllerError, MobileAgentError
 from pytest_mobile_agent.session.backends import Ack, Release, TextMethod
 from pytest_mobile_agent.session.tree import AgentTree, Requester
 
@@ -158,6 +158,19 @@ class InputRouter:
         params = {"node": node, "text": text, "method": method}
         result = self._agent("text", params, INPUT_TIMEOUT)
         return Ack(accepted=bool(result.get("accepted", False)), path="agent", method=result.get("method"))
+
+    def ime_enter(self, node: int | None = None) -> Ack | None:
+        """The agent's `ime_enter` (docs/protocol.md); None when the field does not offer
+        ACTION_IME_ENTER or the agent answers `unknown_method` (one before the method)."""
+        try:
+            result = self._agent("ime_enter", {"node": node}, INPUT_TIMEOUT)
+        except AgentError as exc:
+            if exc.code == "unknown_method":
+                return None
+            raise
+        if not result.get("offered", False):
+            return None
+        return Ack(accepted=bool(result.get("accepted", False)), path="agent")
 
     # --- routing ---------------------------------------------------------------------------------
 

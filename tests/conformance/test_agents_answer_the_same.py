@@ -1,4 +1,4 @@
-"""Both agents answer the same: one script of `text` and `key` requests, sent in the same order to the
+"""Both agents answer the same: one script of `text`, `key` and `ime_enter` requests, sent in the same order to the
 Java agent on the host JVM (`HostMain`: its fake platform's fixed UI, the status bar over the Compose
 fixture's Login tab) and to the agent double (its UI model on the fixture's Login tab), with every
 response compared field by field: a result whole, an error's code, retryable and message (node ids
@@ -58,6 +58,10 @@ SCRIPT: list[tuple[str, dict[str, Any]]] = [
     ("key", {}),
     ("key", {"code": "29"}),
     ("key", {"code": 1.5}),
+    ("ime_enter", {"node": "$direct"}),  # not focused: ACTION_IME_ENTER not offered
+    ("ime_enter", {"node": None}),  # the focused field, $keys: offered and performed
+    ("ime_enter", {"node": "$unknown"}),
+    ("ime_enter", {"node": "abc"}),
 ]
 
 
@@ -163,4 +167,4 @@ def test_the_java_agent_and_the_double_answer_every_text_method_and_key_the_same
         assert from_double == from_java, f"{method} {params}"
     assert double_fields == java_fields, (double_fields, java_fields)
     assert java_fields == {"$direct": "adax", "$keys": "123456日本ZedaA"}
-    assert sum("result" in answer for answer in java) == 10, "the script's accepted requests"
+    assert sum("result" in answer for answer in java) == 12, "the script's accepted requests"

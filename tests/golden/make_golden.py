@@ -46,6 +46,7 @@ MESSAGES: dict[str, dict[str, Any]] = {
     "request-resync": _request(8, "resync", {}),
     "request-shutdown": _request(9, "shutdown", {}),
     "request-toasts": _request(10, "toasts", {"after": 0}, 1000),
+    "request-ime_enter": _request(11, "ime_enter", {"node": 88}),
     "response-result": {"type": "response", "id": 3, "result": {"accepted": True}},
     "response-snapshot": {"type": "response", "id": 1, "result": {
         "windows": [{

@@ -205,6 +205,14 @@ class FakeInput:
     def text(self, text: str, node: int | None = None, method: str = "auto") -> b.Ack:
         return self._record("text", text, node, method)
 
+    ime_offered = False
+    """Whether `ime_enter` finds ACTION_IME_ENTER offered (an agent before it: never)."""
+
+    def ime_enter(self, node: int | None = None) -> b.Ack | None:
+        if not self.ime_offered:
+            return None
+        return self._record("ime_enter", node)
+
 
 class FakeFrames:
     def __init__(self, live: bool = False) -> None:

@@ -116,6 +116,18 @@ def test_actions_take_what_they_document(screen: Screen, tmp_path: Path) -> None
     assert (shot.width, shot.height) > (0, 0) and shot.format == "jpeg"
 
 
+def test_the_keyboard_reads_hides_and_submits(screen: Screen) -> None:
+    screen.type_text("espresso", id="search_query", submit=True)
+    if screen.keyboard.shown and screen.keyboard.bounds is not None:
+        top: int = screen.keyboard.bounds[1]
+        assert top > 0
+    pressed = screen.keyboard.press_action()
+    declared: str | None = pressed.action
+    assert pressed.ack.accepted and declared in (None, "search") and pressed.via in ("ime_enter", "enter_key")
+    hidden: bool = screen.keyboard.hide(timeout=2.0)
+    assert hidden in (True, False)
+
+
 def test_errors_are_caught_by_their_names(screen: Screen) -> None:
     with pytest.raises(NoMatch) as missing:
         screen.find(text="Nothing like it")

@@ -137,6 +137,14 @@ def virtual_app_shows() -> Shown:
     ui.start_app({"tab": "Loading", "spin_ms": "500"})
     settle(100)
     settle()  # Loaded
+    ui.start_app({"tab": "Search"})
+    settle()
+    _tap(ui, "search_query")
+    ui.perform_editor_action()  # the Search action on no text
+    settle()
+    ui.set_text(_by_res(ui, "search_query"), "kotlin")
+    ui.perform_editor_action()
+    settle()  # the results
     shown.texts |= {t.text for t in toasts}
     return shown
 

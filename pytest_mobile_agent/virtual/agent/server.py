@@ -24,6 +24,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.agent import protocol as wire  # the one frame codec of protocol 1
 from pytest_mobile_agent.virtual.agent.clipboard import ClipboardAccess
 from pytest_mobile_agent.virtual.agent.idle import IdleTracker
+from pytest_mobile_agent.virtual.agent.ime import ImeEnter
 from pytest_mobile_agent.virtual.agent.input import Gestures, Injector
 from pytest_mobile_agent.virtual.agent.params import RequestError
 from pytest_mobile_agent.virtual.agent.platform import Platform
@@ -194,6 +195,7 @@ class AgentCore:
         injector = Injector(self.ui, self.gate, self.idle, self.tree)
         self.gestures = Gestures(injector)
         self.text_entry = TextEntry(injector)
+        self.ime = ImeEnter(injector)
         self.toasts = ToastBuffer(self.ui.toasts, self.ui.now_ms)
         self.text_entry.agent_uid = identity.uid
         self.text_entry.toasts = self.toasts
@@ -383,7 +385,8 @@ class AgentCore:
                 "key": plain(self.gestures.key), "text": plain(self.text_entry.text),
                 "screenshot": plain(lambda p, d: screenshot(self.ui, self.platform, p)),
                 "resync": plain(self._resync), "toasts": plain(self.toasts.answer), "shutdown": self._shutdown,
-                "clipboard_get": plain(self.clipboard.get), "clipboard_set": plain(self.clipboard.set)}
+                "clipboard_get": plain(self.clipboard.get), "clipboard_set": plain(self.clipboard.set),
+                "ime_enter": plain(self.ime.ime_enter)}
 
     # --- events and liveness --------------------------------------------------------------------
 

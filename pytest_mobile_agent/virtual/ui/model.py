@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual.ui import accessibility, system, text_toolbar
+from pytest_mobile_agent.virtual.ui import accessibility, ime, system, text_toolbar
 from pytest_mobile_agent.virtual.ui import clipboard as clips
 from pytest_mobile_agent.virtual.ui.apps import UiApp
 from pytest_mobile_agent.virtual.ui.changes import Change, Listener, NodesChanged, WindowsChanged
@@ -137,6 +137,8 @@ class UiModel:
         self.status_bar = system.status_bar(self.geo, self.clock.wall(), self.status_icons)
         self.nav_bar = system.nav_bar(self.geo, lambda code: self._key(code, 0))
         self.keyboard = system.keyboard(self.geo, self._keyboard_press)
+        #: the content that pads for the keyboard, told its area as it shows and hides (ui/ime.py)
+        self.ime_insets = ime.ImeInsets()
         self.launcher = system.launcher(self.geo, self._launch_from_home)
         #: the apps registered with the model (ui/apps.py), the first the one BACK goes to when no
         #: registered app's window is in front
@@ -481,9 +483,8 @@ class UiModel:
                 node.focused = True
                 self._focused, self._focused_window = node, window
                 self.nodes_changed(window, [node], ("state",))
-            if node.editable and self.keyboard not in self._windows:
-                self._shift = False
-                self.add_window(self.keyboard)
+            if node.editable:
+                self._show_keyboard(node)
             if node.focus_taken_by is not None and node.focus_taken_by is not node:
                 self.focus(node.focus_taken_by)
 
@@ -503,12 +504,41 @@ class UiModel:
         if hide_keyboard:
             self.hide_keyboard()
 
+    def _show_keyboard(self, field: Node) -> None:
+        """The IME window comes up for the editor (InputMethodService.onStartInputView): its enter
+        key shows the action the editor declares, and its insets reach the content (ui/ime.py)."""
+        key = next(n for n in self.keyboard.nodes() if n.desc in (ime.ENTER_KEY_DESC, *ime.ACTION_KEY_DESCS.values()))
+        desc = ime.action_key_desc(field)
+        if key.desc != desc:
+            key.desc = desc
+            self.nodes_changed(self.keyboard, [key], ("content",))
+        if self.keyboard not in self._windows:
+            self._shift = False
+            self.add_window(self.keyboard)
+            self.ime_insets.dispatch(self.keyboard.bounds)
+
     def hide_keyboard(self) -> None:
         with self.lock:
             if self.keyboard in self._windows:
                 self._remove(self.keyboard)
                 self._restack()
                 self._windows_changed()
+                self.ime_insets.dispatch(None)
+
+    def perform_editor_action(self, field: Node | None = None) -> bool:
+        """The focused field's IME action performed (the keyboard's action key, ENTER on a
+        single-line field, AccessibilityAction.ACTION_IME_ENTER): the app's handler, else the
+        platform's default, DONE hiding the keyboard (ui/ime.py). False when no editor has the focus."""
+        with self.lock:
+            field = self._focused if field is None else field
+            action = ime.enter_action(field)
+            if field is None or action is None:
+                return False
+            if field.on_editor_action is not None:
+                field.on_editor_action(action)
+            elif action == "done":
+                self.hide_keyboard()
+            return True
 
     @property
     def keyboard_shown(self) -> bool:
@@ -526,7 +556,7 @@ class UiModel:
         elif label == "shift":
             self._set_shift(not self._shift)
         elif label == "enter":
-            self.hide_keyboard()
+            self.perform_editor_action()  # performEditorAction (sendDefaultEditorAction: ui/ime.py)
 
     def _set_shift(self, on: bool) -> None:
         self._shift = on
@@ -805,7 +835,7 @@ class UiModel:
                 self._paste_into(field)
             return True
         if code in (system.KEYCODE_ENTER, system.KEYCODE_TAB):
-            if code == system.KEYCODE_ENTER:
+            if code == system.KEYCODE_ENTER and not self.perform_editor_action():
                 self.hide_keyboard()
             return True
         table = _SHIFTED if meta & system.META_SHIFT_ON else _UNSHIFTED

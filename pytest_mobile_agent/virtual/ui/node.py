@@ -111,6 +111,13 @@ class Node:
     advances_to: Node | None = field(default=None, repr=False)
     on_click: Callable[[], object] | None = None
     on_long_click: Callable[[], object] | None = None
+    #: the IME action an editor declares (EditorInfo.imeOptions & IME_MASK_ACTION, by its name:
+    #: "search", "go", "done", "next", "send", "previous", "none"); None: it declares none
+    #: (IME_ACTION_UNSPECIFIED) or the node is no editor (virtual/ui/ime.py)
+    ime_action: str | None = None
+    #: the app's editor-action handler (TextView.OnEditorActionListener, Compose's KeyboardActions):
+    #: called with the action performed; None: the platform's default (virtual/ui/ime.py)
+    on_editor_action: Callable[[str], object] | None = None
     #: for a scrollable container: what a drag or a fling moves
     scroller: Scroller | None = None
     #: how many more times the platform's getChild returns null for this node (-1: every time), as
@@ -181,6 +188,7 @@ def node_dict(node: Node, parent_id: int | None, depth: int, children: list[int]
         "password": node.password,
         "scroll": node.scroll.to_dict() if node.scroll is not None else None,
         "children": children,
+        **({"ime_action": node.ime_action} if node.ime_action is not None else {}),  # optional: protocol.md NODE
     }
 
 

@@ -207,3 +207,4 @@ def test_a_tap_lands_clear_of_a_window_above_that_covers_part_of_the_element() -
     assert round(y) == 550
     with pytest.raises(WaitTimeout, match="it is covered by the window 'keyboard'"):
         rig.mirror.tap(desc="Sign in", timeout=0.3)  # [60,700][1020,840]: wholly under the keyboard
+    assert [call[0] for call in rig.input.calls] == ["tap", "key"]  # one BACK to hide it (it stayed here)

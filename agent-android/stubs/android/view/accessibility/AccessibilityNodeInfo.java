@@ -18,6 +18,7 @@ public class AccessibilityNodeInfo {
     AccessibilityNodeInfo() { throw new RuntimeException("Stub!"); }
 
     public static final class AccessibilityAction {
+        public static final AccessibilityAction ACTION_IME_ENTER = null;
         AccessibilityAction() { throw new RuntimeException("Stub!"); }
         public int getId() { throw new RuntimeException("Stub!"); }
     }

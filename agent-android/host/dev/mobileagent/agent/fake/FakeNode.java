@@ -17,6 +17,9 @@ public final class FakeNode implements PNode {
     /** A field that does nothing with KEYCODE_PASTE (a custom view without TextView's key handling). */
     boolean ignoresPasteKey;
     Runnable onClick;
+    /** The app's IME action handler (an OnEditorActionListener), run by ACTION_IME_ENTER; or null. */
+    Runnable onImeAction;
+    public int imeEnterCalls;
     /**
      * The field that takes input focus right after this one gets it (a form's delayed requestFocus
      * on its first field), or null.
@@ -203,6 +206,22 @@ public final class FakeNode implements PNode {
         pasteCalls++;
         String clip = window.platform.appReadsClip();
         window.platform.changeText(this, (a.text == null ? "" : a.text) + (clip == null ? "" : clip));
+        return true;
+    }
+
+    /** A field with an IME action: ACTION_IME_ENTER runs {@code action} while the field is focused. */
+    public FakeNode onImeAction(Runnable action) { onImeAction = action; return this; }
+
+    @Override
+    public boolean offersImeEnter() {
+        return alive && a.editable && a.focused; // TextView offers it on a focused editable field
+    }
+
+    @Override
+    public boolean imeEnter() {
+        if (!offersImeEnter()) return false;
+        imeEnterCalls++;
+        if (onImeAction != null) onImeAction.run();
         return true;
     }
 

@@ -1,6 +1,7 @@
 package dev.mobileagent.agent.android;
 
 import android.graphics.Rect;
+import android.os.Build;
 import android.os.Bundle;
 import android.view.accessibility.AccessibilityNodeInfo;
 import dev.mobileagent.agent.platform.NodeAttrs;
@@ -139,6 +140,23 @@ final class AndroidNode implements PNode {
     @Override
     public boolean paste() {
         return info.performAction(AccessibilityNodeInfo.ACTION_PASTE);
+    }
+
+    @Override
+    public boolean offersImeEnter() {
+        if (Build.VERSION.SDK_INT < 30) return false; // ACTION_IME_ENTER is API 30's
+        List<AccessibilityNodeInfo.AccessibilityAction> actions = info.getActionList();
+        if (actions == null) return false;
+        int id = AccessibilityNodeInfo.AccessibilityAction.ACTION_IME_ENTER.getId();
+        for (AccessibilityNodeInfo.AccessibilityAction a : actions) {
+            if (a.getId() == id) return true;
+        }
+        return false;
+    }
+
+    @Override
+    public boolean imeEnter() {
+        return offersImeEnter() && info.performAction(AccessibilityNodeInfo.AccessibilityAction.ACTION_IME_ENTER.getId());
     }
 
     @Override

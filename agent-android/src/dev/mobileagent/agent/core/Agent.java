@@ -75,6 +75,7 @@ public final class Agent implements Platform.EventSink {
                 case "swipe":
                 case "key":
                 case "text":
+                case "ime_enter":
                     return input(method, p, deadline);
                 case "screenshot":
                     return screenshot(p);
@@ -212,6 +213,8 @@ public final class Agent implements Platform.EventSink {
                     return swipe(p, deadline);
                 case "key":
                     return key(p);
+                case "ime_enter":
+                    return imeEnter(p);
                 default:
                     return text(p, deadline);
             }
@@ -269,6 +272,32 @@ public final class Agent implements Platform.EventSink {
             boolean ok = platform.injectKey(0, code, meta, now, now);
             ok &= platform.injectKey(1, code, meta, now, clock.nowMs());
             return put(new JSONObject(), "accepted", ok);
+        } finally {
+            acted();
+        }
+    }
+
+    /**
+     * ACTION_IME_ENTER on the node (null: the focused input): the field's IME action. A node that
+     * does not offer it (before API 30, or not a focused editor) answers offered false and nothing
+     * is done, so the host can press ENTER instead.
+     */
+    JSONObject imeEnter(Params p) throws AgentError, PlatformException {
+        Long nodeId = p.nullableInteger("node");
+        PNode node;
+        if (nodeId == null) {
+            node = platform.focusedInput();
+            if (node == null) throw AgentError.invalid("no node has input focus; name the node");
+        } else {
+            NodeRecord r = caches.node(nodeId.intValue());
+            if (r == null) throw new AgentError("not_found", "node " + nodeId + " is not known to the agent", false);
+            node = r.node;
+        }
+        idle.noteActivity();
+        try {
+            boolean offered = node.offersImeEnter();
+            boolean accepted = offered && node.imeEnter();
+            return put(put(new JSONObject(), "accepted", accepted), "offered", offered);
         } finally {
             acted();
         }

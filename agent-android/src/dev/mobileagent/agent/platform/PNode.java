@@ -29,4 +29,14 @@ public interface PNode {
 
     /** Gives the node input focus; false when refused. */
     boolean focus();
+
+    /**
+     * Whether the node offers AccessibilityAction.ACTION_IME_ENTER (API 30+): TextView adds it to a
+     * focused editable field (TextView.onInitializeAccessibilityNodeInfoInternal), Compose to a text
+     * field with an IME action.
+     */
+    boolean offersImeEnter();
+
+    /** Performs ACTION_IME_ENTER, the field's IME action (search, go, done...); false when refused. */
+    boolean imeEnter();
 }

@@ -93,6 +93,8 @@ public class CachesTest {
         @Override public boolean setText(String text) { return false; }
         @Override public boolean paste() { return false; }
         @Override public boolean focus() { return false; }
+        @Override public boolean offersImeEnter() { return false; }
+        @Override public boolean imeEnter() { return false; }
     }
 
     @Test
