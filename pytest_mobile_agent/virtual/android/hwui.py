@@ -77,7 +77,10 @@ class FrameWork:
 
 
 def frame_info(work: FrameWork) -> tuple[int, ...]:
-    """The 23 FrameInfo stamps of a frame, as RenderThread fills them in order."""
+    """The 23 FrameInfo stamps of a frame in FrameInfoIndex order (libs/hwui/FrameInfo.h), which puts
+    FrameStartTime before FrameInterval while FrameInfoNames names them the other way round: a real
+    device's framestats rows carry the start time under "FrameInterval" and the interval under
+    "FrameStartTime" (as the captured rows in tests/unit/control/perf/captured/ show), and so do these."""
     start = work.intended_vsync_ns
     ui = int(work.ui_ms * 1_000_000)
     render = int(work.render_ms * 1_000_000)
@@ -87,7 +90,7 @@ def frame_info(work: FrameWork) -> tuple[int, ...]:
     completed = swap + 400_000
     flags = 1 if work.first else 0
     return (flags, work.vsync_id, start, start, 0, start + 150_000, start + 300_000, start + 500_000,
-            start + ui // 2, start + FRAME_INTERVAL_NS, FRAME_INTERVAL_NS, start, sync_start - 50_000, sync_start,
+            start + ui // 2, start + FRAME_INTERVAL_NS, start, FRAME_INTERVAL_NS, sync_start - 50_000, sync_start,
             issue, swap, completed, 180_000, 90_000, completed + 1_000_000, completed, completed + FRAME_INTERVAL_NS,
             swap)
 
