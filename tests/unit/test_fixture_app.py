@@ -137,6 +137,13 @@ def virtual_app_shows() -> Shown:
     ui.start_app({"tab": "Loading", "spin_ms": "500"})
     settle(100)
     settle()  # Loaded
+    ui.start_app({"tab": "Feed"})
+    settle()
+    feed = _by_res(ui, "feed").scroller
+    assert feed is not None
+    while feed.offset() < feed.max_offset():  # every photo card shows once
+        feed.scroll_to(feed.offset() + 600)
+        settle(100)
     shown.texts |= {t.text for t in toasts}
     return shown
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.virtual.ui.model import UiModel
 
 SCREEN = "Feed"
-PHOTOS = 60
+PHOTOS = 60  # the real app's FEED_PHOTOS (fixture-app/.../Fixture.kt), as are the two below
 PHOTO_DRAW_MS = 4.5
 DECODE_MS = 12.0
 PHOTO_KB = 1_200  # a 600 x 500 ARGB_8888 bitmap

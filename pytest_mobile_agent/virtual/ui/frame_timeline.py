@@ -46,12 +46,6 @@ class FrameTimeline:
         self._last_vsync: dict[int, int] = {}  # window id -> its last frame's intended vsync (ns)
         model.add_listener(self._changed)
 
-    def forget(self, package: str) -> None:
-        """A new process of the app: its windows' next frames are first frames again."""
-        for window in self.model.windows():
-            if window.package == package:
-                self._last_vsync.pop(window.id, None)
-
     def _changed(self, change: Change) -> None:
         if isinstance(change, NodesChanged):
             window = self.model.window(change.window)
@@ -87,7 +81,8 @@ def attach_frames(model: UiModel, graphics: GraphicsStats, activity: ActivityMan
                   processes: ProcessTable) -> FrameTimeline:
     """Count the model's app frames into the renderer's accounting; each frame's UI and render
     thread time is the app's process's CPU time, and a process's death takes its counters along
-    (the renderer lives in the process)."""
+    (the renderer lives in the process). A new process draws in new windows, whose first frames
+    carry the WindowVisibilityChanged flag again."""
 
     def charge(package: str, ms: float) -> None:
         pid = activity.pid_of(package)
@@ -99,9 +94,7 @@ def attach_frames(model: UiModel, graphics: GraphicsStats, activity: ActivityMan
         if event == "stop":
             graphics.drop(what)
         elif event == "start":
-            package = what.split("/", 1)[0]
-            timeline.forget(package)
-            charge(package, START_CPU_MS)
+            charge(what.split("/", 1)[0], START_CPU_MS)
 
     graphics.on_frame.append(charge)
     activity.add_listener(on_activity)
