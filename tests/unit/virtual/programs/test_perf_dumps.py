@@ -61,7 +61,7 @@ def test_reset_starts_a_new_span_and_framestats_prints_each_frame(vdev: VirtualD
     _scroll(vdev, "list", steps=5)
     out = _gfxinfo(vdev, "framestats")
     stats = parse_gfxinfo(out, "dumpsys gfxinfo framestats", framestats=True)
-    assert stats.total >= 5 and len(stats.frames_ms) == stats.total  # a frame per move (and the fling's), each in the block
+    assert stats.total >= 5 and len(stats.frames_ms) == stats.total  # a frame per move (and fling step)
     header = out.split("---PROFILEDATA---")[1].strip().splitlines()[0]
     assert header.startswith("Flags,FrameTimelineVsyncId,IntendedVsync,Vsync,") and header.endswith(
         "DisplayPresentTime,CommandSubmissionCompleted,")
