@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pytest_mobile_agent import errors
-
 LAUNCH_STATES = ("COLD", "WARM", "HOT", "RELAUNCH")
 
 
@@ -49,6 +47,8 @@ class Launch:
             return None
         if self.status == "timeout":
             return "am start -W timed out before the activity reported its first frame (Status: timeout)"
+        if self.status == "none":
+            return "am start printed no timing block (no Status line: started without -W, or only a warning)"
         return f"the activity manager did not time this start (LaunchState: {self.state}, no TotalTime line)"
 
     def figures(self) -> dict[str, float]:
@@ -62,15 +62,15 @@ class Launch:
 
 
 def parse_am_start(printed: str) -> Launch:
-    """The timing block of `am start -W`'s output (errors.ProtocolError naming the output when there
-    is none: a start without -W, or a failure, prints no Status line)."""
+    """The timing block of `am start -W`'s output. Output without one (a start without -W, a device
+    that printed only a warning) is a start am did not time: status `none`, no figures."""
     fields: dict[str, str] = {}
     for line in printed.splitlines():
         key, separator, value = line.strip().partition(": ")
         if separator and key in ("Status", "LaunchState", "Activity", "TotalTime", "WaitTime"):
             fields.setdefault(key, value.strip())
     if "Status" not in fields:
-        raise errors.ProtocolError(f"am start -W printed no Status line: {printed.strip()[:400]!r}")
+        return Launch(status="none", state="UNKNOWN", activity=None, total_ms=None, wait_ms=None)
     state = fields.get("LaunchState", "UNKNOWN")
     if state not in LAUNCH_STATES:
         state = "UNKNOWN"
