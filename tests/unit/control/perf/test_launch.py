@@ -23,4 +23,5 @@ def test_a_start_with_only_a_warning_is_untimed_and_says_why() -> None:
 def test_an_unknown_launch_state_is_unknown() -> None:
     launch = parse_am_start("Status: ok\nLaunchState: UNKNOWN (0)\nWaitTime: 3\nComplete\n")
     assert launch.state == "UNKNOWN" and not launch.timed
-    assert launch.why_untimed == "the activity manager did not time this start (LaunchState: UNKNOWN, no TotalTime line)"
+    assert launch.why_untimed == ("the activity manager did not time this start "
+                                  "(LaunchState: UNKNOWN, no TotalTime line)")
