@@ -44,6 +44,7 @@ class FrameTimeline:
         self.graphics = graphics
         self._vsync_ids = itertools.count(4_000)
         self._last_vsync: dict[int, int] = {}  # window id -> its last frame's intended vsync (ns)
+        self._counted: tuple[tuple[int, int], int] = ((-1, -1), 0)  # (window id, version) -> its nodes
         model.add_listener(self._changed)
 
     def _changed(self, change: Change) -> None:
@@ -58,8 +59,15 @@ class FrameTimeline:
             if window.package and window.type == "application" and window is not self.model.launcher:
                 self._frame(window)
 
+    def _nodes_of(self, window: Window) -> int:
+        """The window's nodes, counted again only when its tree changed (Window.version)."""
+        key = (window.id, window.version)
+        if self._counted[0] != key:
+            self._counted = (key, sum(1 for _ in window.root.walk()))
+        return self._counted[1]
+
     def _frame(self, window: Window) -> None:
-        nodes = sum(1 for _ in window.root.walk())
+        nodes = self._nodes_of(window)
         now_ns = int(self.model.clock.now_ms() * 1_000_000)
         vsync = math.ceil(now_ns / FRAME_INTERVAL_NS) * FRAME_INTERVAL_NS
         last = self._last_vsync.get(window.id)
