@@ -36,7 +36,7 @@ def main() -> None:
             AppUnderTest(device, PACKAGE, ".MainActivity").start(extras={"tab": tab})
             sampler = StepPerf(perf)
 
-            def one_step() -> None:
+            def one_step(sampler: StepPerf = sampler) -> None:
                 sampler.step_ended(Step("swipe", {}, 0, 0.0, 0.0))
 
             print(f"{tab}: a step's reading (sample, parse, deltas): {summary(timed(one_step, runs))}")
