@@ -259,11 +259,13 @@ class AppUnderTest:
             pause(self.steps.between_polls, FRONT_POLL)
 
     @recorded("app.to_foreground")
-    def to_foreground(self, timeout: float = START_TIMEOUT) -> None:
-        """Bring the running app back to the front (`am start` without -S: its task comes back)."""
+    def to_foreground(self, timeout: float = START_TIMEOUT) -> Launch:
+        """Bring the running app back to the front (`am start` without -S: its task comes back);
+        the launch's metrics as `start()` gives them (a WARM or HOT start)."""
         deadline = time.monotonic() + timeout
-        start_activity(self.device, self.component(), "", deadline, stop_first=False)
+        self.last_launch = parse_am_start(start_activity(self.device, self.component(), "", deadline, stop_first=False))
         self.wait_in_front(deadline)
+        return self.last_launch
 
     @recorded("app.wait_for_activity")
     def wait_for_activity(self, activity: str, timeout: float = START_TIMEOUT) -> str:

@@ -54,6 +54,9 @@ def test_the_fixture_reads_the_counters(compose_fixture, screen, perf):
     memory = perf.memory()
     assert memory.pss_mb > 10 and "Graphics" in memory.parts
     assert perf.cpu() > 0
+    handle.to_background()
+    warm = handle.to_foreground()
+    assert warm.state == "WARM" and warm.timed and handle.last_launch is warm
 
 @pytest.mark.perf(startup_ms="fast")
 def test_a_budget_of_the_wrong_type(compose_fixture):
