@@ -52,7 +52,9 @@ class FrameTimeline:
             window = self.model.window(change.window)
             windows = [window] if window is not None else []
         elif isinstance(change, WindowsChanged):
-            windows = [w for w in self.model.windows() if w.id in change.windows and w.id not in self._last_vsync]
+            # the windows as they are now, no timer run from inside a change's notice
+            shown = self.model.stacked_windows()
+            windows = [w for w in shown if w.id in change.windows and w.id not in self._last_vsync]
         else:
             return
         for window in windows:
