@@ -122,7 +122,7 @@ class VirtualDevice:
         self.ui = EmulatorUi(geometry=display_geometry(self.display))
         attach(self.ui, self.display, self.activity, self.packages, self.logcat)
         attach_state(self.ui, self.state, self.activity)
-        attach_frames(self.ui, self.framework.graphics, self.activity, self.processes)
+        attach_frames(self.ui, self.framework.graphics, self.activity)
 
     def _install_programs(self) -> None:
         self.programs.on_register.append(lambda name: lay_out_in_system_bin(self.fs, name))

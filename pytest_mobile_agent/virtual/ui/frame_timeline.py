@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from pytest_mobile_agent.virtual.android.activity import ActivityManager
 from pytest_mobile_agent.virtual.android.hwui import FRAME_INTERVAL_NS, FrameWork, GraphicsStats
-from pytest_mobile_agent.virtual.kernel.process import ProcessTable
 from pytest_mobile_agent.virtual.ui.changes import Change, NodesChanged, WindowsChanged
 from pytest_mobile_agent.virtual.ui.node import Window
 
@@ -87,16 +86,14 @@ class FrameTimeline:
         self.graphics.report(package, FrameWork(vsync, ui_ms, render_ms, next(self._vsync_ids), first=first))
 
 
-def attach_frames(model: UiModel, graphics: GraphicsStats, activity: ActivityManager,
-                  processes: ProcessTable) -> FrameTimeline:
+def attach_frames(model: UiModel, graphics: GraphicsStats, activity: ActivityManager) -> FrameTimeline:
     """Count the model's app frames into the renderer's accounting; each frame's UI and render
     thread time is the app's process's CPU time, and a process's death takes its counters along
     (the renderer lives in the process). A new process draws in new windows, whose first frames
     carry the WindowVisibilityChanged flag again."""
 
     def charge(package: str, ms: float) -> None:
-        pid = activity.pid_of(package)
-        process = processes.get(pid) if pid is not None else None
+        process = activity.process_of(package)
         if process is not None:
             process.cpu_ms += ms
 
