@@ -41,7 +41,8 @@ def main() -> None:
             f"crash mark (logcat -b crash -d -t 1), per test: {summary(timed(lambda: last_crash_line(device), runs))}"
         )
         print(f"input mark, per test: {summary(timed(watch.mark, runs), 4)}")
-        app = AppUnderTest(device, "dev.mobileagent.fixture", ".MainActivity").start(extras={"tab": "List"})
+        app = AppUnderTest(device, "dev.mobileagent.fixture", ".MainActivity")
+        app.start(extras={"tab": "List"})
         after = last_crash_line(device)
         mark = watch.mark()
         verdict = DisturbanceWatch(lambda: parse_ps(device.shell("ps -A -o PID,ARGS").text()), lambda: set(),

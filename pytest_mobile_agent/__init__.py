@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.agent.deploy import Attached
     from pytest_mobile_agent.control.app_under_test import AppUnderTest as App
     from pytest_mobile_agent.control.device import DeviceControl
+    from pytest_mobile_agent.control.perf.gfxinfo import FrameStats
+    from pytest_mobile_agent.control.perf.launch import Launch
+    from pytest_mobile_agent.control.perf.meminfo import Memory
+    from pytest_mobile_agent.control.perf.sampler import Perf
     from pytest_mobile_agent.control.rotation import Orientation
     from pytest_mobile_agent.emulator.controller import Controller
     from pytest_mobile_agent.errors import (
@@ -90,6 +94,10 @@ __getattr__, __dir__ = lazy_exports(globals(), {
     "App": "pytest_mobile_agent.control.app_under_test:AppUnderTest",
     "DeviceControl": "pytest_mobile_agent.control.device",
     "Orientation": "pytest_mobile_agent.control.rotation",
+    "Perf": "pytest_mobile_agent.control.perf.sampler",
+    "Launch": "pytest_mobile_agent.control.perf.launch",
+    "FrameStats": "pytest_mobile_agent.control.perf.gfxinfo",
+    "Memory": "pytest_mobile_agent.control.perf.meminfo",
     # what a test catches
     "MobileAgentError": "pytest_mobile_agent.errors",
     "Timeout": "pytest_mobile_agent.errors",
@@ -129,18 +137,22 @@ __all__ = [
     "Direction",
     "Disconnected",
     "Element",
+    "FrameStats",
     "ImageFormat",
     "InvalidArgument",
     "InvalidSelector",
     "Keyboard",
     "KeyboardAction",
+    "Launch",
     "Locator",
+    "Memory",
     "MobileAgentError",
     "NoMatch",
     "Node",
     "NotSupported",
     "Orientation",
     "PackageManagerError",
+    "Perf",
     "Screen",
     "Screenshot",
     "Session",

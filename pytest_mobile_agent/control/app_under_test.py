@@ -4,7 +4,8 @@
 and skips the install when the device already has that package at the same versionCode with
 the same bytes (the SHA-256 of the installed base.apk, read on the device); with `--app-package`
 the app must already be there. `AppUnderTest` is one test's handle: `start()` (am start -W -S,
-then waiting until the app's window is in front), `stop()`, `clear()`, `grant()`, `open_url()`
+then waiting until the app's window is in front; it returns the launch's metrics as am printed them,
+control/perf/launch.py), `stop()`, `clear()`, `grant()`, `open_url()`
 (a VIEW intent for the app: control/activities.py), `to_background()` (HOME) and `to_foreground()`
 (am start without -S), `wait_for_activity()`, and the crash buffer for a failing test's artifacts.
 `compose_fixture` is the same handle on the fixture app.
@@ -24,6 +25,7 @@ from pytest_mobile_agent.adb import Device
 from pytest_mobile_agent.apk import Apk, qualify, read_apk
 from pytest_mobile_agent.control import activities
 from pytest_mobile_agent.control.journal import Journal
+from pytest_mobile_agent.control.perf.launch import Launch, parse_am_start
 from pytest_mobile_agent.control.shell import pause
 from pytest_mobile_agent.errors import hide_our_frames
 from pytest_mobile_agent.mirror.steps import Steps, recorded
@@ -185,6 +187,8 @@ class AppUnderTest:
         self.package = package
         self.activity = activity
         self.started = False
+        self.last_launch: Launch | None = None
+        """What the latest `start()` measured (am start -W's LaunchState, TotalTime, WaitTime)."""
         self._on_started = on_started
         self.steps = steps if steps is not None else Steps()
         """Where the handle's calls are recorded: the test's screen's steps, under the fixtures."""
@@ -203,19 +207,22 @@ class AppUnderTest:
 
     @recorded("app.start")
     def start(self, activity: str | None = None, extras: Mapping[str, Extra] | None = None, *, clear: bool = False,
-              timeout: float = START_TIMEOUT) -> AppUnderTest:
+              timeout: float = START_TIMEOUT) -> Launch:
         """`am start -W -S` (stopping it first, so each start is fresh), then wait until the app is
-        in front. `clear` deletes its data first."""
+        in front. `clear` deletes its data first. Returns the launch's metrics as the activity
+        manager printed them: `state` (COLD, WARM, HOT), `total_ms` (TotalTime), `wait_ms`
+        (WaitTime); a start am did not time has `timed` False and `why_untimed` says why."""
         if clear:
             self.clear()
         component = self.component(activity)
         deadline = time.monotonic() + timeout
         printed = start_activity(self.device, component, extras_arguments(extras or {}), deadline)
         self.started = True
+        self.last_launch = parse_am_start(printed)
         self.wait_in_front(deadline, printed)
         if self._on_started is not None:
             self._on_started(self)
-        return self
+        return self.last_launch
 
     def wait_in_front(self, deadline: float, am_printed: str = "") -> None:
         """Until the app's window is in front; between the checks the screen's watchers take their
@@ -252,11 +259,13 @@ class AppUnderTest:
             pause(self.steps.between_polls, FRONT_POLL)
 
     @recorded("app.to_foreground")
-    def to_foreground(self, timeout: float = START_TIMEOUT) -> None:
-        """Bring the running app back to the front (`am start` without -S: its task comes back)."""
+    def to_foreground(self, timeout: float = START_TIMEOUT) -> Launch:
+        """Bring the running app back to the front (`am start` without -S: its task comes back);
+        the launch's metrics as `start()` gives them (a WARM or HOT start)."""
         deadline = time.monotonic() + timeout
-        start_activity(self.device, self.component(), "", deadline, stop_first=False)
+        self.last_launch = parse_am_start(start_activity(self.device, self.component(), "", deadline, stop_first=False))
         self.wait_in_front(deadline)
+        return self.last_launch
 
     @recorded("app.wait_for_activity")
     def wait_for_activity(self, activity: str, timeout: float = START_TIMEOUT) -> str:

@@ -351,6 +351,7 @@ class TraceRecorder:
             "polls": [[step.started_wall + (poll.at - step.started_at), poll.matched] for poll in step.polls],
             "before": before, "after": after, "tree": tree_name, "screen": step.screen,
             "source": tracefile.source_entry(step.source, self.root),
+            **({"perf": step.measures["perf"]} if "perf" in step.measures else {}),
         }
 
     # --- helpers -----------------------------------------------------------------------------------

@@ -120,6 +120,8 @@ class Step:
     """The target whose screen made the call, in a test of several targets (`Steps.for_screen`)."""
     source: Source | None = None
     """The test's line that made the call (nested calls: the same line as the call they ran in)."""
+    measures: dict[str, Any] = field(default_factory=dict)
+    """What listeners measured of the step, by kind (`perf`: control/perf/step_sampling.py), for the trace."""
 
     @property
     def seconds(self) -> float | None:

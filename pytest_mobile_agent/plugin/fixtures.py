@@ -466,7 +466,8 @@ def compose_fixture(request: pytest.FixtureRequest, target_group: TargetGroup,
         pairs: dict[str, str] = dict(extras or {})
         if tab is not None:
             pairs["tab"] = tab
-        return handle.start(extras=pairs, timeout=timeout)
+        handle.start(extras=pairs, timeout=timeout)
+        return handle
 
     yield start
     if handle.started:

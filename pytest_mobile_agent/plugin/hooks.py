@@ -63,6 +63,8 @@ MARKERS = (
     "clear its data, grant these runtime permissions",
     "host_gate: the test asserts a wall-clock bound through the host_gate fixture, which only reports "
     "the figure when MOBILE_AGENT_HOST_GATES=off",
+    "perf(startup_ms=None, jank_percent=None, pss_mb=None): measure the app after each action and fail "
+    "the test when a step exceeds a limit (plugin/perf.py)",
     "devices(N): the test drives N targets at once through the `screens` and `devices` fixtures, each "
     "target with its own automation lock (taken in one global order), agent and session",
 )
@@ -81,7 +83,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for marker in MARKERS:
         config.addinivalue_line("markers", marker)
-    for name, module in ((FIXTURES_PLUGIN, FIXTURES_MODULE), (RERUNS_PLUGIN, "pytest_mobile_agent.plugin.reruns")):
+    for name, module in ((FIXTURES_PLUGIN, FIXTURES_MODULE), (RERUNS_PLUGIN, "pytest_mobile_agent.plugin.reruns"),
+                         ("mobile_agent_perf", "pytest_mobile_agent.plugin.perf")):
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.register(importlib.import_module(module), name)
     progress.register(config)

@@ -60,6 +60,7 @@ from pytest_mobile_agent.virtual.programs import install as install_programs
 from pytest_mobile_agent.virtual.shell.main import sh_main
 from pytest_mobile_agent.virtual.ui.attach import attach, display_geometry
 from pytest_mobile_agent.virtual.ui.emulator import EmulatorUi
+from pytest_mobile_agent.virtual.ui.frame_timeline import attach_frames
 from pytest_mobile_agent.virtual.ui.shade import attach_state
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
@@ -121,6 +122,7 @@ class VirtualDevice:
         self.ui = EmulatorUi(geometry=display_geometry(self.display))
         attach(self.ui, self.display, self.activity, self.packages, self.logcat)
         attach_state(self.ui, self.state, self.activity)
+        attach_frames(self.ui, self.framework.graphics, self.activity)
 
     def _install_programs(self) -> None:
         self.programs.on_register.append(lambda name: lay_out_in_system_bin(self.fs, name))

@@ -20,11 +20,15 @@ from pytest_mobile_agent import (
     Device,
     Direction,
     Element,
+    FrameStats,
     ImageFormat,
+    Launch,
     Locator,
+    Memory,
     MobileAgentError,
     Node,
     NoMatch,
+    Perf,
     Screen,
     Screenshot,
     Session,
@@ -170,3 +174,17 @@ def test_actions_that_wait_watchers_toasts_and_xpath(screen: Screen) -> None:
     except WatcherFailed as failed:
         raise AssertionError(failed.watcher) from failed
     assert ack.accepted and allow.fired >= 0 and toast.text in [t.text for t in shown]
+
+
+@pytest.mark.perf(startup_ms=2000, jank_percent=10, pss_mb=300)
+def test_the_app_measured(app: App, screen: Screen, perf: Perf) -> None:
+    launch: Launch = app.start(extras={"tab": "Feed"})
+    started: int | None = launch.total_ms
+    assert launch.state in ("COLD", "WARM", "HOT") and (started is None or started >= 0)
+    perf.reset()
+    screen.swipe(540, 1900, 540, 700)
+    frames: FrameStats = perf.frames()
+    slowest: int = frames.percentiles[99]
+    memory: Memory = perf.memory()
+    figures: dict[str, float] = frames.metrics()
+    assert slowest >= 0 and memory.pss_mb > 0 and perf.cpu() >= 0 and figures["gfxFrameTotalCount"] >= 0

@@ -145,6 +145,13 @@ def virtual_app_shows() -> Shown:
     ui.set_text(_by_res(ui, "search_query"), "kotlin")
     ui.perform_editor_action()
     settle()  # the results
+    ui.start_app({"tab": "Feed"})
+    settle()
+    feed = _by_res(ui, "feed").scroller
+    assert feed is not None
+    while feed.offset() < feed.max_offset():  # every photo card shows once
+        feed.scroll_to(feed.offset() + 600)
+        settle(100)
     shown.texts |= {t.text for t in toasts}
     return shown
 

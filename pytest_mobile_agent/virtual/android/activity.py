@@ -184,6 +184,12 @@ class ActivityManager:
         proc = self._running.get(package)
         return proc is not None and not proc.dead
 
+    def process_of(self, package: str) -> pm.Process | None:
+        """The app's running process (no kernel lock taken: the UI model charges its frames' CPU
+        time here while it holds its own lock)."""
+        proc = self._running.get(package)
+        return proc if proc is not None and not proc.dead else None
+
     def pid_of(self, package: str) -> int | None:
         proc = self._running.get(package)
         return proc.pid if proc is not None and not proc.dead else None

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pytest_mobile_agent.virtual.android.activity import ActivityManager
 from pytest_mobile_agent.virtual.android.automation import AutomationSlot
 from pytest_mobile_agent.virtual.android.display import Display
+from pytest_mobile_agent.virtual.android.hwui import GraphicsStats
 from pytest_mobile_agent.virtual.android.logcat import Logcat
 from pytest_mobile_agent.virtual.android.packages import PackageManager
 from pytest_mobile_agent.virtual.android.state import DeviceState
@@ -37,6 +39,8 @@ class Framework:
     booted: float
     #: what a test changes: power, rotation, battery, location, radios, night mode, notifications
     state: DeviceState
+    #: the apps' renderer counters and UI holdings (android/hwui.py): dumpsys gfxinfo and meminfo
+    graphics: GraphicsStats = field(default_factory=lambda: GraphicsStats(time.monotonic_ns))
 
 
 #: an Android tool: `tool(framework, proc) -> status`

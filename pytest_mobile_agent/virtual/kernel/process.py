@@ -206,6 +206,7 @@ class Process:
         self._at_exit: list[Callable[[], None]] = []
         self._at_death: list[Callable[[], None]] = []
         self.memory = memory_of(self.comm)  # (VSZ KiB, RSS KiB, usual WCHAN)
+        self.cpu_ms = 0.0  # CPU time used (/proc/PID/stat's utime and stime): what its work charged
         self.channel: str | None = None  # the wait channel of the blocking call under way
 
     # --- identity ----------------------------------------------------------------------------------

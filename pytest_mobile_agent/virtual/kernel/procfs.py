@@ -112,5 +112,9 @@ def proc_status(proc: Process) -> str:
 
 
 def proc_stat(proc: Process) -> str:
+    """fs/proc/array.c do_task_stat's fields; utime and stime (the 14th and 15th) in clock ticks of
+    10 ms (CLK_TCK 100), the process's CPU time split four to one between user and system."""
+    ticks = int(proc.cpu_ms // 10)
+    utime = ticks * 4 // 5
     return (f"{proc.pid} ({proc.comm}) {proc.state_letter()} {proc.ppid} {proc.pgid} {proc.sid} "
-            "0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 0 0 0\n")
+            f"0 -1 4194560 0 0 0 0 {utime} {ticks - utime} 0 0 20 0 1 0 0 0 0\n")

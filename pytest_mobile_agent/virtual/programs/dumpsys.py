@@ -27,6 +27,7 @@ from pytest_mobile_agent.virtual.android.framework import Framework
 from pytest_mobile_agent.virtual.kernel import process as pm
 from pytest_mobile_agent.virtual.programs.devicestate import dumpsys_wifi
 from pytest_mobile_agent.virtual.programs.packages import dumpsys_package
+from pytest_mobile_agent.virtual.programs.perfdumps import dumpsys_gfxinfo, dumpsys_meminfo
 from pytest_mobile_agent.virtual.programs.sensors import dumpsys_battery, dumpsys_location
 
 UNIQUE_ID = "local:4619827259835644672"  # the emulator's built-in display (SurfaceFlinger's physical id)
@@ -158,7 +159,8 @@ def power_dump(framework: Framework) -> str:
 
 SERVICE_DUMPS = {"display": display_dump, "power": power_dump}
 #: the dumps that take arguments (`dumpsys battery set level 5`)
-SERVICE_COMMANDS = {"battery": dumpsys_battery, "location": dumpsys_location, "wifi": dumpsys_wifi}
+SERVICE_COMMANDS = {"battery": dumpsys_battery, "location": dumpsys_location, "wifi": dumpsys_wifi,
+                    "gfxinfo": dumpsys_gfxinfo, "meminfo": dumpsys_meminfo}  # the last two: programs/perfdumps.py
 
 
 def _focused_activity(framework: Framework) -> str:
@@ -203,8 +205,8 @@ def dumpsys(framework: Framework, proc: pm.Process) -> int:
         )
         return 0
     if not args:
-        proc.stdout.write("Currently running services:\n  activity\n  battery\n  display\n  location\n  package\n"
-                          "  power\n  wifi\n  window\n")
+        proc.stdout.write("Currently running services:\n  activity\n  battery\n  display\n  gfxinfo\n  location\n"
+                          "  meminfo\n  package\n  power\n  wifi\n  window\n")
         return 0
     proc.stderr.write(f"Can't find service: {args[0]}\n")
     return 0

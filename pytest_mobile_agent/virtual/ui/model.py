@@ -25,6 +25,7 @@ from pytest_mobile_agent.virtual.ui import clipboard as clips
 from pytest_mobile_agent.virtual.ui.apps import UiApp
 from pytest_mobile_agent.virtual.ui.changes import Change, Listener, NodesChanged, WindowsChanged
 from pytest_mobile_agent.virtual.ui.clock import Clock, MonotonicClock
+from pytest_mobile_agent.virtual.ui.draw_costs import DrawCosts
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.gestures import Fling
 from pytest_mobile_agent.virtual.ui.injection import WINDOW_ANIMATION_MS
@@ -111,6 +112,8 @@ class UiModel:
         #: what is drawn afresh over its window's cached pixels on every render (the Loading
         #: screen's spinner): `window`, `draw(image)`
         self.animations: list[Animation] = []
+        #: what screens add to their windows' frames (ui/draw_costs.py; the frames: ui/frame_timeline.py)
+        self.draw_costs = DrawCosts()
         self._listeners: list[Listener] = []  # copied on write
         self._listeners_lock = threading.Lock()
         #: timers and injected input, handled in model-time order (ui/looper.py)

@@ -114,6 +114,31 @@ function highlight(step) {
   if (image.complete && image.naturalWidth) { place(); } else { image.onload = place; }
 }
 
+// The step's perf figures (docs/trace-format.md, `perf`): its launch, frames, memory and CPU time.
+function perfRows(perf) {
+  if (!perf) { return []; }
+  if (perf.error) { return [["perf", `not measured: ${perf.error}`]]; }
+  const rows = [];
+  const launch = perf.launch;
+  if (launch) {
+    rows.push(["launch", launch.timed ? `${launch.state}, TotalTime ${launch.startup_ms} ms, WaitTime ${launch.wait_ms} ms`
+      : `${launch.state}, not timed by am`]);
+  }
+  const frames = perf.frames;
+  if (frames) {
+    rows.push(["frames", `${frames.gfxFrameTotalCount} rendered, ${frames.jankyFrameCount} janky (${frames.gfxFrameJankPercent}%)`]);
+    rows.push(["frame time", [50, 90, 95, 99].map((p) => `p${p} ${frames[`gfxFrameTime${p}thPercentileMs`]} ms`).join(", ")]);
+  }
+  const memory = perf.memory;
+  if (memory) {
+    const delta = memory.delta_pss_mb === undefined ? "" : ` (${memory.delta_pss_mb >= 0 ? "+" : ""}${memory.delta_pss_mb} MB)`;
+    rows.push(["memory", `PSS ${memory.pss_mb} MB${delta}`]);
+  }
+  if (perf.cpu_ms !== undefined) { rows.push(["cpu", `${perf.cpu_ms} ms`]); }
+  if (perf.app) { rows.push(["app", perf.app]); }
+  return rows;
+}
+
 function drawCall(step) {
   const table = $("call");
   table.replaceChildren();
@@ -128,6 +153,7 @@ function drawCall(step) {
     row(table, "looks", `${step.polls.length} (${step.polls.filter((p) => p[1]).length} matched)`);
   }
   if (step.error) { row(table, step.error.type, step.error.message); }
+  for (const [key, value] of perfRows(step.perf)) { row(table, key, value); }
   if (!step.error && TRACE.test.failure && current === openingStep() && TRACE.test.outcome === "failed") {
     row(table, "the test failed after it", TRACE.test.failure);
   }
