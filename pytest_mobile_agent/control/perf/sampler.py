@@ -9,6 +9,7 @@ PKG reset` (JankTracker::reset: the counters and the frames kept go) and the CPU
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 
@@ -88,7 +89,7 @@ class Perf:
         command = (f"dumpsys gfxinfo {quoted}; echo {SECTION}; dumpsys meminfo {quoted}; echo {SECTION}; "
                    f"for p in $(pidof {quoted}); do echo $p; cat /proc/$p/stat; break; done")
         printed = self.device.shell(command).text()
-        parts = printed.split(SECTION + "\n")
+        parts = re.split(rf"{SECTION}\r?\n", printed)  # a shell without v2 may end its lines in \r\n
         if len(parts) != 3:
             raise errors.ProtocolError(f"the perf sample's three parts did not come back: {printed[:300]!r}")
         pid_line, _, stat = parts[2].partition("\n")

@@ -47,16 +47,18 @@ class FeedScroller:
         self.layout()
 
     def shown(self) -> bool:
-        return self.container in self.window.root.walk()
+        """The Feed is on the screen: its window is, and the column is still in its tree."""
+        return self.window in self.model.stacked_windows() and self.container in self.window.root.walk()
 
     def frame_cost(self, window: Window) -> float | None:
         """The UI thread's extra work in a frame of this window: each visible photo blurred, each
-        newly visible one decoded first. None once the screen is gone (and the cost unregisters)."""
-        if window is not self.window:
-            return None
+        newly visible one decoded first. None for another window's frame; once the screen is gone
+        (another tab, the app stopped) the cost unregisters and the photos' memory is freed."""
         if not self.shown():
             self.model.draw_costs.costs.remove(self.frame_cost)
             self.model.draw_costs.bitmaps.pop(self.package, None)
+            return None
+        if window is not self.window:
             return None
         decoded, self._new_this_frame = self._new_this_frame, 0
         return len(self._cards) * PHOTO_DRAW_MS + decoded * DECODE_MS
@@ -69,8 +71,9 @@ class FeedScroller:
         return max(0.0, PHOTOS * self.card_height - (bottom - top))
 
     def scroll_to(self, offset: float) -> None:
+        """A fling that outlives the screen (its window closed, another tab) moves nothing."""
         offset = min(self.max_offset(), max(0.0, offset))
-        if offset == self._offset:
+        if offset == self._offset or not self.shown():
             return
         self._offset = offset
         self.layout()

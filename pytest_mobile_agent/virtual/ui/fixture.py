@@ -1,7 +1,9 @@
 """The Compose fixture app `dev.mobileagent.fixture`: tabs Login, List and Big, the Loading
 screen (`--es tab Loading`, not in the tab row: a spinner that never stops, `virtual/ui/spinner.py`)
-and the Search screen (`--es tab Search`, not in the tab row either: a search field with the IME
-action "search" and a field the keyboard covers, `virtual/ui/search_screen.py`).
+the Search screen (`--es tab Search`, not in the tab row either: a search field with the IME
+action "search" and a field the keyboard covers, `virtual/ui/search_screen.py`) and the Feed
+(`--es tab Feed`, not in the tab row either: a photo feed that drops frames when scrolled,
+`virtual/ui/feed.py`).
 
 Compose sends no change events, so the app's windows (its main window and its in-app alert) say
 `sends_change_events: false`. A tab switch tears the old screen down at once (its nodes are gone,

@@ -70,3 +70,38 @@ def test_the_listener_measures_top_level_actions_and_keeps_what_broke_the_budget
     assert swipe.measures["perf"]["frames"]["gfxFrameJankPercent"] == 100.0
     assert len(sampler.violations) == 1 and sampler.violations[0].startswith("swipe (measured step 2")
     assert "jank_percent 100 exceeds the budget of 25" in sampler.violations[0]
+
+
+class PrintedShell:
+    """A device whose shell prints `printed` for any command."""
+
+    def __init__(self, printed: str) -> None:
+        self.printed = printed
+
+    def shell(self, command: str) -> object:
+        from pytest_mobile_agent.adb.shell import ShellOutput
+
+        return ShellOutput(0, self.printed.encode(), b"")
+
+
+GFX = ("** Graphics info for pid 7 [a.b] **\nTotal frames rendered: 4\nJanky frames: 1 (25.00%)\n"
+       "HISTOGRAM: 5ms=3 17ms=1\n")
+MEM = " App Summary\n                       Pss(KB)\n           TOTAL PSS:    20480\n"
+STAT = "7 (a.b) S 1 1 1 0 -1 4194560 0 0 0 0 30 12 0 0 20 0 1 0 0 0 0\n"
+
+
+def test_one_command_gives_all_three_readings_whatever_the_line_ends() -> None:
+    from pytest_mobile_agent.control.perf.sampler import SECTION, Perf
+
+    for end in ("\n", "\r\n"):
+        printed = f"{GFX}{SECTION}\n{MEM}{SECTION}\n7\n{STAT}".replace("\n", end)
+        reading = Perf(PrintedShell(printed), "a.b").sample()  # type: ignore[arg-type]
+        assert reading.pid == 7 and reading.frames is not None and reading.frames.janky == 1
+        assert reading.memory is not None and reading.memory.pss_mb == 20.0 and reading.cpu_ms == 420.0
+
+
+def test_no_process_is_no_reading() -> None:
+    from pytest_mobile_agent.control.perf.sampler import SECTION, Perf
+
+    printed = f"No process found for: a.b\n{SECTION}\nNo process found for: a.b\n{SECTION}\n"
+    assert Perf(PrintedShell(printed), "a.b").sample() == Sample(None, None, None, None)  # type: ignore[arg-type]

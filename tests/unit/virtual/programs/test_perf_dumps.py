@@ -98,3 +98,12 @@ def test_an_app_without_a_process_is_named_not_zeroed(vdev: VirtualDevice) -> No
         assert "not running" in str(exc) and PACKAGE in str(exc)
     else:
         raise AssertionError("a stopped app's frames were read")
+
+
+def test_leaving_the_feed_frees_its_photos_and_its_cost(vdev: VirtualDevice) -> None:
+    _open(vdev, "Feed")
+    _scroll(vdev, "feed")
+    assert vdev.ui.draw_costs.costs and vdev.ui.draw_costs.bitmaps[PACKAGE] > 0
+    _open(vdev, "List")  # a new process: the Feed's window is gone
+    _scroll(vdev, "list", steps=3)
+    assert vdev.ui.draw_costs.costs == [] and PACKAGE not in vdev.ui.draw_costs.bitmaps
