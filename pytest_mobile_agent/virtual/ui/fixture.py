@@ -1,5 +1,5 @@
 """The Compose fixture app `dev.mobileagent.fixture`: tabs Login, List and Big, the Loading
-screen (`--es tab Loading`, not in the tab row: a spinner that never stops, `virtual/ui/spinner.py`)
+screen (`--es tab Loading`, not in the tab row: a spinner that never stops, `virtual/ui/spinner.py`),
 the Search screen (`--es tab Search`, not in the tab row either: a search field with the IME
 action "search" and a field the keyboard covers, `virtual/ui/search_screen.py`) and the Feed
 (`--es tab Feed`, not in the tab row either: a photo feed that drops frames when scrolled,
