@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pytest_mobile_agent.apk import Activity, LinkFilter, Manifest
-from pytest_mobile_agent.virtual.ui import spinner
+from pytest_mobile_agent.virtual.ui import gesture_screen, spinner
 from pytest_mobile_agent.virtual.ui.node import Node, ScrollInfo, Window
 from pytest_mobile_agent.virtual.ui.system import LAYER_ALERT, LAYER_APP
 
@@ -49,13 +49,13 @@ if TYPE_CHECKING:
 PACKAGE = "dev.mobileagent.fixture"
 MAIN_ACTIVITY = ".MainActivity"
 TABS = ("Login", "List", "Big")
-SCREENS = (*TABS, spinner.SCREEN)
+SCREENS = (*TABS, spinner.SCREEN, gesture_screen.SCREEN)
 BIG_CELLS = 500
 BIG_COLUMNS = 10
 LIST_ITEMS = 100
 FRAME_NODES = 10
 #: model milliseconds from a tab's selection (or the app's start) to its screen being composed
-COMPOSE_MS = {"Login": 40.0, "List": 60.0, "Big": 180.0, spinner.SCREEN: 40.0}
+COMPOSE_MS = {"Login": 40.0, "List": 60.0, "Big": 180.0, spinner.SCREEN: 40.0, gesture_screen.SCREEN: 40.0}
 LAUNCH_MS = 120.0
 PASSWORD = "correct horse"  # the password the fixture accepts (examples/test_login.py signs in with it)
 #: model milliseconds from the Login screen's composition, after a tap on its tab, to its late button
@@ -290,7 +290,8 @@ class FixtureApp:
 
     def _compose(self, tab: str) -> None:
         screen = Node("android.view.View", self.model.geo.content, res=f"screen_{tab.lower()}", package=PACKAGE)
-        {"Login": self._login, "List": self._list, "Big": self._big, spinner.SCREEN: self._loading}[tab](screen)
+        {"Login": self._login, "List": self._list, "Big": self._big, spinner.SCREEN: self._loading,
+         gesture_screen.SCREEN: self._gestures}[tab](screen)
         self._compose_root.add(screen)
         self._screen = screen
         self.composed = True
@@ -391,6 +392,10 @@ class FixtureApp:
         spinner.loading_screen(self.model, self.window, screen, self.spin_ms,
                                alive=lambda: generation == self._generation and self.window is not None,
                                on_loaded=lambda nodes: self.content_changed(nodes, ("structure",)))
+
+    def _gestures(self, screen: Node) -> None:
+        """The Gestures screen (ui/gesture_screen.py): a zoomable picture and a reorderable list."""
+        gesture_screen.gestures_screen(self.model, screen, self.content_changed, PACKAGE)
 
     def _toggle(self, node: Node) -> None:
         node.selected = not node.selected
