@@ -307,6 +307,11 @@ class InputBackend(Protocol):
 
     def text(self, text: str, node: int | None = None, method: TextMethod = "auto") -> Ack: ...
 
+    def gesture(self, paths: Sequence[Sequence[tuple[float, float, float]]]) -> Ack:
+        """Several fingers, each a path of (x, y, t): physical pixels, seconds from the start
+        (session/multitouch.py)."""
+        ...
+
 
 @runtime_checkable
 class FrameBackend(Protocol):

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pytest_mobile_agent.errors import ControllerError, MobileAgentError
+from pytest_mobile_agent.session import multitouch
 from pytest_mobile_agent.session.backends import Ack, Release, TextMethod
 from pytest_mobile_agent.session.tree import AgentTree, Requester
 
@@ -98,7 +99,9 @@ class InputRouter:
         on_controller_failure: Callable[[BaseException], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        capabilities: Sequence[str] = (multitouch.MULTI_TOUCH_CAPABILITY,),
     ) -> None:
+        self._capabilities = tuple(capabilities)
         self._connection = connection
         self._tree = tree
         self._controller = controller
@@ -147,6 +150,24 @@ class InputRouter:
             lambda c: self._controller_swipe(c, line, duration, resting),
             lambda: self._agent_swipe(line, duration, resting),
         )
+
+    def gesture(self, paths: Sequence[Sequence[tuple[float, float, float]]]) -> Ack:
+        """Several fingers' paths (x, y, t seconds), through the controller when there is one, else
+        the agent (session/multitouch.py)."""
+        frames = multitouch.contact_frames(paths)
+        duration = max(p[-1][2] for p in paths) - min(p[0][2] for p in paths)
+
+        def on_controller(controller: TouchController) -> Ack:
+            sent = multitouch.ControllerGesture(controller, self._clock, self._sleep).send(frames, _not_landed)
+            return Ack(accepted=True, path="controller", moves=sent)
+
+        def on_agent() -> Ack:
+            result = multitouch.agent_gesture(self._agent, self._capabilities, paths, INPUT_TIMEOUT + duration)
+            events = result.get("events")
+            return Ack(accepted=bool(result.get("accepted", False)), path="agent",
+                       moves=events if isinstance(events, int) else None)
+
+        return self._touch(on_controller, on_agent)
 
     def key(self, code: int, meta: int = 0) -> Ack:
         result = self._agent("key", {"code": int(code), "meta": int(meta)}, INPUT_TIMEOUT)
@@ -343,6 +364,11 @@ def _streamed(controller: TouchController, send: Callable[[], None], lift_at: tu
         if isinstance(exc, MobileAgentError):
             raise
         raise ControllerError(f"emulator controller touch failed: {exc}") from exc
+
+
+def _not_landed(exc: BaseException) -> BaseException | None:
+    """A call the emulator refused before reading it landed nothing: the agent may take the input."""
+    return _NotLanded(exc) if getattr(exc, "code", None) in NOT_LANDED_CODES else None
 
 
 def _lift_after_failure(controller: TouchController, x: int, y: int) -> None:

@@ -205,6 +205,9 @@ class FakeInput:
     def text(self, text: str, node: int | None = None, method: str = "auto") -> b.Ack:
         return self._record("text", text, node, method)
 
+    def gesture(self, paths: Any) -> b.Ack:
+        return self._record("gesture", [tuple(path) for path in paths])
+
 
 class FakeFrames:
     def __init__(self, live: bool = False) -> None:
