@@ -28,7 +28,8 @@ MESSAGES: dict[str, dict[str, Any]] = {
     "refused": {"type": "refused", "code": "unauthorized", "message": "unauthorized"},
     "refused-peer": {"type": "refused", "code": "peer_not_allowed", "message": "peer not allowed"},
     "hello": {"type": "hello", "agent": "mobile-agent-android", "version": "0.1.0", "build": "7fec0cb05341",
-              "protocols": [1], "capabilities": ["events", "bounds", "window_metadata", "text_clipboard"],
+              "protocols": [1], "capabilities": ["events", "bounds", "window_metadata", "text_clipboard",
+                               "multi_touch"],
               "pid": 2973, "socket": SOCKET},
     "welcome": {"type": "welcome", "protocol": 1, "host": "pytest-mobile-agent 0.1.0"},
     "refuse": {"type": "refuse", "code": "version_mismatch", "message": "host speaks protocols [1]"},
@@ -46,6 +47,10 @@ MESSAGES: dict[str, dict[str, Any]] = {
     "request-resync": _request(8, "resync", {}),
     "request-shutdown": _request(9, "shutdown", {}),
     "request-toasts": _request(10, "toasts", {"after": 0}, 1000),
+    "request-gesture": _request(11, "gesture", {"paths": [[[420, 1100, 0], [400, 1080, 16], [300, 980, 416],
+                                                           [300, 980, 476]],
+                                                          [[660, 1340, 0], [680, 1360, 16], [780, 1460, 416],
+                                                           [780, 1460, 476]]]}, 5476),
     "response-result": {"type": "response", "id": 3, "result": {"accepted": True}},
     "response-snapshot": {"type": "response", "id": 1, "result": {
         "windows": [{

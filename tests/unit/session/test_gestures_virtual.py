@@ -58,9 +58,10 @@ def rig(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         if request.param == "controller":
             where: Path = tmp_path_factory.mktemp("avd")
             monkeypatch.setenv(DISCOVERY_DIR_ENV, str(where))
-            double = ControllerDouble(vd.model.display, serial=vd.serial, discovery_dir=where, port=free_port()).start()
-            session = Session.start_selected(vd.attach(), select_paths(vd.serial, True, ControllerChoice.Auto(),
-                                                                       PathOptions(connect_timeout=2.0)), device=vd.device)
+            double = ControllerDouble(vd.model.display, serial=vd.serial, discovery_dir=where,
+                                      port=free_port()).start()
+            paths = select_paths(vd.serial, True, ControllerChoice.Auto(), PathOptions(connect_timeout=2.0))
+            session = Session.start_selected(vd.attach(), paths, device=vd.device)
             assert session.controller is not None, session.warning
         else:
             session = Session.start(vd.attach())
