@@ -13,6 +13,7 @@ and the gesture's event times, so InputDispatcher takes the stream as it takes a
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -30,7 +31,7 @@ def paths_param(params: dict[str, Any]) -> list[Path]:
     back and the last after the first, within 60,000 ms (anything else is `invalid_params`)."""
     paths = params.get("paths")
     if not isinstance(paths, list) or not paths:
-        raise RequestError("invalid_params", "paths must be a non-empty list of finger paths")
+        raise RequestError("invalid_params", "`paths` must be a non-empty list of finger paths")
     if len(paths) > MAX_POINTERS:
         raise RequestError("invalid_params", f"at most {MAX_POINTERS} paths (fingers), not {len(paths)}")
     return [_path(i, path) for i, path in enumerate(paths)]
@@ -43,16 +44,21 @@ def _path(index: int, path: Any) -> Path:
     for point in path:
         if (not isinstance(point, list) or len(point) != 3
                 or not all(isinstance(v, int) and not isinstance(v, bool) for v in point)):
-            raise RequestError("invalid_params", f"path {index}: a point is [x, y, t_ms], integers, not {point!r}")
+            raise RequestError("invalid_params", f"path {index}: a point is [x, y, t_ms], integers")
         x, y, t = point
         if not (0 <= x <= COORDINATE_MAX and 0 <= y <= COORDINATE_MAX and 0 <= t <= GESTURE_MAX_MS):
-            raise RequestError("invalid_params", f"path {index}: point {point} is out of range")
+            raise RequestError("invalid_params", f"path {index}: point {_json(point)} is out of range")
         if points and t < points[-1][2]:
-            raise RequestError("invalid_params", f"path {index}: its times go back at {point}")
+            raise RequestError("invalid_params", f"path {index}: its times go back at {_json(point)}")
         points.append((x, y, t))
     if points[-1][2] <= points[0][2]:
         raise RequestError("invalid_params", f"path {index} lifts at its touch-down's time: give it a later last point")
     return points
+
+
+def _json(point: list[int]) -> str:
+    """A point as the Java agent's message writes it (org.json's JSONArray.toString)."""
+    return json.dumps(point, separators=(",", ":"))
 
 
 def motion_events(paths: list[Path], t0: float) -> list[MotionEvent]:
