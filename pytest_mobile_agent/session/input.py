@@ -74,6 +74,9 @@ class TouchController(Protocol):
 
 @dataclass(frozen=True)
 class InputCounts:
+    """The requests sent to the agent, and the contacts started through the controller (a gesture
+    of several fingers starts one per finger)."""
+
     agent: int
     controller: int
 
@@ -158,16 +161,14 @@ class InputRouter:
         duration = max(p[-1][2] for p in paths) - min(p[0][2] for p in paths)
 
         def on_controller(controller: TouchController) -> Ack:
-            sent = multitouch.ControllerGesture(controller, self._clock, self._sleep).send(frames, _not_landed)
-            return Ack(accepted=True, path="controller", moves=sent)
+            multitouch.ControllerGesture(controller, self._clock, self._sleep).send(frames, _not_landed)
+            return Ack(accepted=True, path="controller")
 
         def on_agent() -> Ack:
             result = multitouch.agent_gesture(self._agent, self._capabilities, paths, INPUT_TIMEOUT + duration)
-            events = result.get("events")
-            return Ack(accepted=bool(result.get("accepted", False)), path="agent",
-                       moves=events if isinstance(events, int) else None)
+            return Ack(accepted=bool(result.get("accepted", False)), path="agent")
 
-        return self._touch(on_controller, on_agent)
+        return self._touch(on_controller, on_agent, contacts=len(paths))
 
     def key(self, code: int, meta: int = 0) -> Ack:
         result = self._agent("key", {"code": int(code), "meta": int(meta)}, INPUT_TIMEOUT)
@@ -182,7 +183,10 @@ class InputRouter:
 
     # --- routing ---------------------------------------------------------------------------------
 
-    def _touch(self, on_controller: Callable[[TouchController], Ack], on_agent: Callable[[], Ack]) -> Ack:
+    def _touch(self, on_controller: Callable[[TouchController], Ack], on_agent: Callable[[], Ack],
+               contacts: int = 1) -> Ack:
+        """`contacts`: how many contacts the input starts on the touchscreen through the controller
+        (the foreign-input watch counts them: plugin/foreign_input.py)."""
         controller = self._controller if self.controller_failure is None else None
         if controller is not None:
             try:
@@ -194,7 +198,7 @@ class InputRouter:
                 raise
             else:
                 with self._lock:
-                    self._controller_inputs += 1
+                    self._controller_inputs += contacts
                 self._tree.note_foreign_input(self._clock())
                 return ack
         return on_agent()

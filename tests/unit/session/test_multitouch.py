@@ -84,10 +84,20 @@ def test_through_the_agent_a_gesture_is_one_request_in_pixels_and_milliseconds()
     conn, time_ = FakeConnection(), FakeTime()
     conn.always("gesture", {"accepted": True, "events": 6})
     ack = router(None, conn, time_).gesture(PINCH)
-    assert ack.accepted and ack.path == "agent" and ack.moves == 6
+    assert ack.accepted and ack.path == "agent"
     assert conn.sent("gesture") == [{"paths": wire_paths(PINCH)}]
     assert wire_paths(PINCH)[0][1] == [380, 980, 16]
     assert conn.timeouts("gesture") == [pytest.approx(5.26)]
+
+
+def test_each_finger_through_the_controller_counts_as_a_contact_the_session_sent() -> None:
+    """The foreign-input watch takes every contact beyond those the session sent for another user's
+    (plugin/foreign_input.py): a pinch starts two, a double tap two."""
+    time_ = FakeTime()
+    r = router(Frames(time_), FakeConnection(), time_)
+    r.gesture(PINCH)
+    r.gesture(DOUBLE_TAP)
+    assert r.counts.controller == 4
 
 
 def test_a_controller_that_refused_the_first_call_hands_the_gesture_to_the_agent() -> None:
