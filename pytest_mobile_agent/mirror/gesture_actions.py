@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_mobile_agent.arguments import check_number, check_timeout
 from pytest_mobile_agent.errors import InvalidArgument
 from pytest_mobile_agent.mirror import gesture_paths
+from pytest_mobile_agent.mirror.element import Element
 from pytest_mobile_agent.mirror.gesture_paths import Box, FingerPath
 from pytest_mobile_agent.mirror.steps import recorded
 from pytest_mobile_agent.mirror.vocabulary import Criteria, Unpack
@@ -24,7 +25,6 @@ from pytest_mobile_agent.mirror.vocabulary import Criteria, Unpack
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from pytest_mobile_agent.mirror.element import Element
     from pytest_mobile_agent.mirror.replica import View
     from pytest_mobile_agent.mirror.steps import Steps
     from pytest_mobile_agent.session.backends import Ack, Backend
@@ -124,11 +124,11 @@ class GestureActions:
         return box, self._view().snapshot.display.density or DEFAULT_DENSITY
 
     def _point(self, where: Element | tuple[float, float], timeout: float | None) -> tuple[float, float]:
-        if isinstance(where, tuple):
-            if len(where) != 2:
-                raise InvalidArgument(f"a point is (x, y), not {where!r}")
-            return check_number("x", where[0]), check_number("y", where[1])
-        return self._middle(self._touchable(self._target(where, {}, timeout)))
+        if isinstance(where, Element):
+            return self._middle(self._touchable(self._target(where, {}, timeout)))
+        if isinstance(where, (str, bytes)) or not isinstance(where, Sequence) or len(where) != 2:
+            raise InvalidArgument(f"a point is (x, y) or an element, not {where!r}")
+        return check_number("x", where[0]), check_number("y", where[1])
 
     @staticmethod
     def _middle(bounds: tuple[int, int, int, int]) -> tuple[float, float]:

@@ -78,6 +78,7 @@ def test_rotate_and_two_finger_tap_put_two_fingers_down() -> None:
     (lambda m: m.gesture([[(1, 1, 0), (1, 1, 0.1)]] * 11), "at most 10 fingers"),
     (lambda m: m.gesture([[(1, 1, 0), (1500, 1, 0.1)]]), "outside the display"),
     (lambda m: m.drag((1, 1), (1, 2, 3)), "a point is"),
+    (lambda m: m.drag("here", (1, 2)), "a point is"),
     (lambda m: m.drag((1, 1), (1, 5000)), "outside the display"),
 ])
 def test_bad_input_is_refused_before_any_input(call: object, said: str) -> None:
