@@ -395,7 +395,8 @@ class FixtureApp:
 
     def _gestures(self, screen: Node) -> None:
         """The Gestures screen (ui/gesture_screen.py): a zoomable picture and a reorderable list."""
-        gesture_screen.gestures_screen(self.model, screen, self.content_changed, PACKAGE)
+        assert self.window is not None
+        gesture_screen.gestures_screen(self.model, self.window, screen, self.content_changed, PACKAGE)
 
     def _toggle(self, node: Node) -> None:
         node.selected = not node.selected

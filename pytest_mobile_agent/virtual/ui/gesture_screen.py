@@ -20,10 +20,13 @@ The rules of the detectors are in ui/recognizers.py.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pytest_mobile_agent.virtual.ui.node import Node
+from PIL import ImageDraw
+
+from pytest_mobile_agent.virtual.ui.node import Node, Window
 from pytest_mobile_agent.virtual.ui.pointers import MotionEvent
 from pytest_mobile_agent.virtual.ui.recognizers import (
     RotationDetector,
@@ -34,19 +37,24 @@ from pytest_mobile_agent.virtual.ui.recognizers import (
 )
 
 if TYPE_CHECKING:
+    from PIL import Image
+
     from pytest_mobile_agent.virtual.ui.model import UiModel
 
 SCREEN = "Gestures"
 ROWS = 6
 DOUBLE_TAP_ZOOM = 2.0
+SKY, SUN, HILL = (150, 200, 240), (250, 200, 60), (70, 140, 80)
 
 Changed = Callable[[list[Node], tuple[str, ...]], None]
 
 
 class Picture:
-    """The zoomable picture's state and its detectors."""
+    """The zoomable picture's state and its detectors; drawn over its window's pixels at its scale
+    and rotation (ui/render.py's Animation: `window`, `draw`)."""
 
-    def __init__(self, node: Node, status: Node, thresholds: Thresholds, changed: Changed) -> None:
+    def __init__(self, window: Window, node: Node, status: Node, thresholds: Thresholds, changed: Changed) -> None:
+        self.window = window
         self.node, self.status, self.changed = node, status, changed
         self.scale, self.rotation = 1.0, 0.0
         self.counts = {"taps": 0, "double taps": 0, "long presses": 0, "two-finger taps": 0}
@@ -83,11 +91,40 @@ class Picture:
         self.status.text = ", ".join(f"{name} {n}" for name, n in self.counts.items())
         self.changed([self.status], ("text",))
 
+    def shown(self) -> bool:
+        """Whether the picture is still on the screen (a tab switch tears it down)."""
+        node: Node | None = self.node
+        while node is not None and node.parent is not None:
+            if node not in node.parent.children:
+                return False
+            node = node.parent
+        return node is self.window.root
+
+    def draw(self, image: Image.Image) -> None:
+        """A landscape (a hill under a sun) scaled and turned about the picture's centre, clipped to it."""
+        if not self.shown():
+            return
+        left, top, right, bottom = self.node.bounds
+        cx, cy = (left + right) / 2, (top + bottom) / 2
+        size = min(right - left, bottom - top) / 2 * self.scale
+        turn = math.radians(self.rotation)
+
+        def at(u: float, v: float) -> tuple[float, float]:
+            x, y = u * size, v * size
+            return (min(max(cx + x * math.cos(turn) - y * math.sin(turn), left), right - 1),
+                    min(max(cy + x * math.sin(turn) + y * math.cos(turn), top), bottom - 1))
+
+        draw = ImageDraw.Draw(image)
+        draw.polygon([at(-1, -1), at(1, -1), at(1, 1), at(-1, 1)], fill=SKY)
+        draw.polygon([at(-1, 1), at(-0.2, -0.3), at(0.6, 1)], fill=HILL)
+        draw.polygon([at(0.3 + 0.2 * math.cos(a / 6 * math.pi), -0.5 + 0.2 * math.sin(a / 6 * math.pi))
+                      for a in range(12)], fill=SUN)
+
     def _describe(self) -> None:
         desc = f"Picture, scale {self.scale:.2f}, rotation {self.rotation:.0f}"
         if desc != self.node.desc:
             self.node.desc = desc
-            self.changed([self.node], ("content",))
+            self.changed([self.node], ("content",))  # the window is drawn again with it
 
 
 class ReorderableList:
@@ -128,8 +165,9 @@ class ReorderableList:
         self.changed(list(self.rows), ("text",))
 
 
-def gestures_screen(model: UiModel, screen: Node, changed: Changed, package: str) -> tuple[Picture, ReorderableList]:
-    """Compose the screen's nodes into `screen` (the content area)."""
+def gestures_screen(model: UiModel, window: Window, screen: Node, changed: Changed,
+                    package: str) -> tuple[Picture, ReorderableList]:
+    """Compose the screen's nodes into `screen` (the content area of `window`)."""
     geo = model.geo
     thresholds = Thresholds.at(geo.density)
     left, top, right, bottom = screen.bounds
@@ -143,8 +181,11 @@ def gestures_screen(model: UiModel, screen: Node, changed: Changed, package: str
                              package=package))
     container = screen.add(Node("android.view.View", (left + margin, top + 1124, right - margin, bottom - margin),
                                 res="reorder_list", package=package))
-    picture = Picture(picture_node, status, thresholds, changed)
+    picture = Picture(window, picture_node, status, thresholds, changed)
     picture_node.on_motion = picture.on_motion
+    # the pictures of screens torn down are drawn no more
+    model.animations[:] = [a for a in model.animations if not isinstance(a, Picture) or a.shown()]
+    model.animations.append(picture)
     rows = ReorderableList(container, thresholds, changed, package)
     container.on_motion = rows.on_motion
     return picture, rows

@@ -196,3 +196,16 @@ def test_the_touchscreen_frames_make_the_same_pinch(ui: EmulatorUi, clock: Manua
     assert [e.describe().split("@")[0] for e in events[:2]] == ["DOWN", "POINTER_DOWN(1)"]
     assert [e.describe().split("@")[0] for e in events[-2:]] == ["POINTER_UP(0)", "UP"]
     assert scale_of(window) > 1.7
+
+
+def test_the_picture_is_drawn_at_its_scale_and_not_after_the_screen_is_gone(ui: EmulatorUi, clock: ManualClock) -> None:
+    window = gestures(ui, clock)
+    left, top, right, bottom = node(window, "picture").bounds
+    before = ui.render().crop((left, top, right, bottom)).tobytes()
+    x, y = center(window, "picture")
+    inject(ui, clock, [[(x, y, 0), (x, y, 50)], [(x, y, 150), (x, y, 200)]])  # a double tap zooms to 2x
+    assert ui.render().crop((left, top, right, bottom)).tobytes() != before
+    ui.start_app({"tab": "Login"})
+    clock.advance(COMPOSE_MS["Login"] + 1)
+    ui.advance()
+    assert not any(getattr(a, "shown", lambda: False)() for a in ui.animations)
