@@ -10,9 +10,11 @@ at each time, first a frame that moves the fingers that moved, then a frame that
 that end (pressure 0) and presses those that start. That is the order InputReader gives the app:
 ACTION_MOVE, then the POINTER_UPs, then the POINTER_DOWNs (TouchInputMapper::dispatchTouches), the
 order the agent injects. A frame that presses a finger goes out in one streamInputEvent call with
-the frame after it (a tap's lift, a pinch's first move), so no stall of this host turns a press
-into a long press; the other frames go out one call each, at their own time from the first. Every
-finger still down when something fails is lifted (best effort).
+the frame after it when that one follows within 100 ms (a tap's lift, a pinch's first move), so no
+stall of this host turns a press into a long press; the other frames go out one call each, at their
+own time counted from the first call's answer (the emulator has read the press by then), so a first
+call that was slow to go out does not shorten a drag's hold on the device. Every finger still down
+when something fails is lifted (best effort).
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ from pytest_mobile_agent.errors import ControllerError, MobileAgentError, NotSup
 log = logging.getLogger("pytest_mobile_agent.session")
 
 MULTI_TOUCH_CAPABILITY = "multi_touch"
+TOGETHER_S = 0.1
+"""A frame that presses a finger goes out with the next one when that comes this soon after it
+(ViewConfiguration's TAP_TIMEOUT, 100 ms): a tap's lift, a pinch's first move; a drag's first move
+after its hold goes out at its own time."""
 
 Point = tuple[float, float, float]
 Contact = tuple[int, int, bool, int]
@@ -106,12 +112,13 @@ class ControllerGesture:
         """Sends the frames; returns how many went out. A first call the emulator refused before
         reading any of it is what `not_landed` makes of its failure (the agent may take the gesture);
         any other failure may have left fingers down: they are lifted, and the failure raised."""
-        start = self.clock()
+        start: float | None = None  # when the first call was answered, less its frame's time
         i = 0
         with self._lifting():
             while i < len(frames):
-                burst = list(frames[i:i + 2]) if frames[i].starts and i + 1 < len(frames) else [frames[i]]
-                left = start + burst[0].at - self.clock()
+                together = frames[i].starts and i + 1 < len(frames) and frames[i + 1].at - frames[i].at <= TOGETHER_S
+                burst = list(frames[i:i + 2]) if together else [frames[i]]
+                left = 0.0 if start is None else start + burst[0].at - self.clock()
                 if left > 0:
                     self.sleep(left)
                 try:
@@ -125,6 +132,8 @@ class ControllerGesture:
                         raise
                     raise ControllerError(f"emulator controller touch failed during a gesture: {exc}") from exc
                 self._note(burst)
+                if start is None:
+                    start = self.clock() - burst[0].at
                 i += len(burst)
         return len(frames)
 

@@ -113,3 +113,29 @@ def test_an_agent_without_multi_touch_is_not_sent_a_gesture() -> None:
     with pytest.raises(NotSupported, match="multi_touch"):
         router(None, conn, time_).gesture(PINCH)
     assert conn.sent("gesture") == []
+
+
+class SlowFirstCall(Frames):
+    """The first call takes `delay` seconds to reach the emulator (a starved host)."""
+
+    def __init__(self, time_: FakeTime, delay: float) -> None:
+        super().__init__(time_)
+        self.delay = delay
+
+    def touch_frames(self, frames: Sequence[Sequence[tuple[int, int, bool, int]]]) -> None:
+        if not self.calls:
+            self.time.now += self.delay
+        super().touch_frames(frames)
+
+
+def test_a_drag_holds_its_whole_hold_after_the_press_landed_however_slow_the_press_went_out() -> None:
+    """Under a CPU quota a controller drag did not reorder the list once in 5 runs: its moves were
+    timed from before the press went out, so a press that reached the emulator late was held less
+    than the long-press timeout before the finger moved, and the list took no long press."""
+    time_ = FakeTime()
+    controller = SlowFirstCall(time_, delay=0.15)
+    drag = [((540, 500, 0.0), (540, 500, 0.6), (540, 530, 0.616), (540, 900, 1.1), (540, 900, 1.16))]
+    ControllerGesture(controller, time_.clock, time_.sleep).send(contact_frames(drag), lambda e: None)
+    pressed_at, first = controller.calls[0]
+    assert first == [[(540, 500, True, 0)]], "the press alone: the first move comes 616 ms later"
+    assert controller.calls[1][0] - pressed_at >= 0.616 - 1e-9
