@@ -12,8 +12,9 @@ ACTION_MOVE, then the POINTER_UPs, then the POINTER_DOWNs (TouchInputMapper::dis
 order the agent injects. A frame that presses a finger goes out in one streamInputEvent call with
 the frame after it when that one follows within 100 ms (a tap's lift, a pinch's first move), so no
 stall of this host turns a press into a long press; the other frames go out one call each, at their
-own time counted from the first call's answer (the emulator has read the press by then), so a first
-call that was slow to go out does not shorten a drag's hold on the device. Every finger still down
+own time counted from the first call's answer (the emulator has read its frames by then), so a
+first call that was slow to go out does not shorten a drag's hold on the device, and a double tap's
+second press follows the first lift by its gap plus the host's latency, not more. Every finger still down
 when something fails is lifted (best effort).
 """
 
@@ -112,7 +113,7 @@ class ControllerGesture:
         """Sends the frames; returns how many went out. A first call the emulator refused before
         reading any of it is what `not_landed` makes of its failure (the agent may take the gesture);
         any other failure may have left fingers down: they are lifted, and the failure raised."""
-        start: float | None = None  # when the first call was answered, less its frame's time
+        start: float | None = None  # when the first call was answered (its frames read), less their time
         i = 0
         with self._lifting():
             while i < len(frames):
@@ -133,7 +134,7 @@ class ControllerGesture:
                     raise ControllerError(f"emulator controller touch failed during a gesture: {exc}") from exc
                 self._note(burst)
                 if start is None:
-                    start = self.clock() - burst[0].at
+                    start = self.clock() - burst[-1].at
                 i += len(burst)
         return len(frames)
 
