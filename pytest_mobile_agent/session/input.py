@@ -71,6 +71,8 @@ class TouchController(Protocol):
 
     def touch_frames(self, frames: Sequence[Sequence[tuple[int, int, bool, int]]]) -> None: ...
 
+    def paced_frames(self, frames: Sequence[tuple[float, Sequence[tuple[int, int, bool, int]]]]) -> None: ...
+
 
 @dataclass(frozen=True)
 class InputCounts:
@@ -161,7 +163,7 @@ class InputRouter:
         duration = max(p[-1][2] for p in paths) - min(p[0][2] for p in paths)
 
         def on_controller(controller: TouchController) -> Ack:
-            multitouch.ControllerGesture(controller, self._clock, self._sleep).send(frames, _not_landed)
+            multitouch.ControllerGesture(controller).send(frames, _not_landed)
             return Ack(accepted=True, path="controller")
 
         def on_agent() -> Ack:

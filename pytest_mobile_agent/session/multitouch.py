@@ -9,20 +9,18 @@ TouchEvent per frame, each contact an identifier (lowest free first, as fingers 
 at each time, first a frame that moves the fingers that moved, then a frame that lifts the fingers
 that end (pressure 0) and presses those that start. That is the order InputReader gives the app:
 ACTION_MOVE, then the POINTER_UPs, then the POINTER_DOWNs (TouchInputMapper::dispatchTouches), the
-order the agent injects. A frame that presses a finger goes out in one streamInputEvent call with
-the frame after it when that one follows within 100 ms (a tap's lift, a pinch's first move), so no
-stall of this host turns a press into a long press; the other frames go out one call each, at their
-own time counted from the first call's answer (the emulator has read its frames by then), so a
-first call that was slow to go out does not shorten a drag's hold on the device, and a double tap's
-second press follows the first lift by its gap plus the host's latency, not more. Every finger still down
-when something fails is lifted (best effort).
+order the agent injects. All the frames of a gesture go in one streamInputEvent call, each written
+at its own time from the first (`emulator.Controller.paced_frames`): the emulator hands each
+streamed event to the guest as it reads it, so a drag's hold and a double tap's gap are the paths'
+own, with no answer of the emulator waited for between two frames (waiting for one made a starved
+host's double tap miss GestureDetector's 300 ms in 1 of 8 runs under a 25% CPU quota). A failure
+may have left fingers down: each finger the gesture presses is lifted (best effort).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -31,10 +29,6 @@ from pytest_mobile_agent.errors import ControllerError, MobileAgentError, NotSup
 log = logging.getLogger("pytest_mobile_agent.session")
 
 MULTI_TOUCH_CAPABILITY = "multi_touch"
-TOGETHER_S = 0.1
-"""A frame that presses a finger goes out with the next one when that comes this soon after it
-(ViewConfiguration's TAP_TIMEOUT, 100 ms): a tap's lift, a pinch's first move; a drag's first move
-after its hold goes out at its own time."""
 
 Point = tuple[float, float, float]
 Contact = tuple[int, int, bool, int]
@@ -42,7 +36,7 @@ Contact = tuple[int, int, bool, int]
 
 
 class FrameSender(Protocol):
-    def touch_frames(self, frames: Sequence[Sequence[Contact]]) -> None: ...
+    def paced_frames(self, frames: Sequence[tuple[float, Sequence[Contact]]]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -103,58 +97,35 @@ def agent_gesture(request: Callable[[str, Mapping[str, Any], float], dict[str, A
 
 
 class ControllerGesture:
-    """The frames of one gesture sent on their schedule (module doc)."""
+    """The frames of one gesture in one paced streamInputEvent call (module doc)."""
 
-    def __init__(self, controller: FrameSender, clock: Callable[[], float], sleep: Callable[[float], None]) -> None:
-        self.controller, self.clock, self.sleep = controller, clock, sleep
-        self.down: dict[int, tuple[int, int]] = {}
+    def __init__(self, controller: FrameSender) -> None:
+        self.controller = controller
 
     def send(self, frames: Sequence[Frame], not_landed: Callable[[BaseException], BaseException | None]) -> int:
-        """Sends the frames; returns how many went out. A first call the emulator refused before
-        reading any of it is what `not_landed` makes of its failure (the agent may take the gesture);
-        any other failure may have left fingers down: they are lifted, and the failure raised."""
-        start: float | None = None  # when the first call was answered (its frames read), less their time
-        i = 0
-        with self._lifting():
-            while i < len(frames):
-                together = frames[i].starts and i + 1 < len(frames) and frames[i + 1].at - frames[i].at <= TOGETHER_S
-                burst = list(frames[i:i + 2]) if together else [frames[i]]
-                left = 0.0 if start is None else start + burst[0].at - self.clock()
-                if left > 0:
-                    self.sleep(left)
-                try:
-                    self.controller.touch_frames([f.contacts for f in burst])
-                except Exception as exc:
-                    handed_on = not_landed(exc) if i == 0 else None
-                    if handed_on is not None:
-                        raise handed_on from exc
-                    self._note(burst)  # they may have landed: lifted on the way out
-                    if isinstance(exc, MobileAgentError):
-                        raise
-                    raise ControllerError(f"emulator controller touch failed during a gesture: {exc}") from exc
-                self._note(burst)
-                if start is None:
-                    start = self.clock() - burst[-1].at
-                i += len(burst)
+        """Sends the frames; returns how many went out. A call the emulator refused before reading
+        any of it is what `not_landed` makes of its failure (the agent may take the gesture); any
+        other failure may have left fingers down: every finger the frames press is lifted, and the
+        failure raised."""
+        try:
+            self.controller.paced_frames([(frame.at, frame.contacts) for frame in frames])
+        except Exception as exc:
+            handed_on = not_landed(exc)
+            if handed_on is not None:
+                raise handed_on from exc
+            self._lift_all(frames)
+            if isinstance(exc, MobileAgentError):
+                raise
+            raise ControllerError(f"emulator controller touch failed during a gesture: {exc}") from exc
         return len(frames)
 
-    def _note(self, burst: Sequence[Frame]) -> None:
-        for frame in burst:
-            for x, y, pressed, ident in frame.contacts:
-                if pressed:
-                    self.down[ident] = (x, y)
-                else:
-                    self.down.pop(ident, None)
-
-    @contextlib.contextmanager
-    def _lifting(self) -> Iterator[None]:
+    def _lift_all(self, frames: Sequence[Frame]) -> None:
+        """Lift every finger the frames press, where its last frame put it (best effort)."""
+        last: dict[int, tuple[int, int]] = {}
+        for frame in frames:
+            for x, y, _, ident in frame.contacts:
+                last[ident] = (x, y)
         try:
-            yield
-        except BaseException:
-            if self.down:
-                lift = [(x, y, False, ident) for ident, (x, y) in self.down.items()]
-                try:
-                    self.controller.touch_frames([lift])
-                except Exception as exc:
-                    log.warning("lifting the fingers after a failed gesture failed too: %s", exc)
-            raise
+            self.controller.paced_frames([(0.0, [(x, y, False, ident) for ident, (x, y) in last.items()])])
+        except Exception as exc:
+            log.warning("lifting the fingers after a failed gesture failed too: %s", exc)
