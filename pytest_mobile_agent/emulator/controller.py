@@ -19,7 +19,7 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -192,6 +192,27 @@ class Controller:
         TouchEvent of its contacts, delivered in order."""
         events = [pb.InputEvent(touch_event=_touch_event(frame)) for frame in frames]
         self._call(self._touch_stub.streamInputEvent, iter(events), timeout, "streamInputEvent")
+        self.touches_sent += len(frames)
+
+    def paced_frames(self, frames: Sequence[tuple[float, Sequence[Contact]]], *, timeout: float | None = None) -> None:
+        """Input frames in one streamInputEvent call, each written at its time (seconds, counted
+        from the first frame's) as the call's request stream is consumed: the emulator hands each
+        streamed event to its TouchEventSender as it reads it (EmulatorService.cpp,
+        streamInputEvent), so the gaps between frames are the frames' own and no answer is waited
+        for between them. The call's deadline is the call timeout plus the frames' span."""
+        first = frames[0][0] if frames else 0.0
+
+        def paced() -> Iterator[Any]:
+            start = time.monotonic()
+            for at, contacts in frames:
+                left = start + (at - first) - time.monotonic()
+                if left > 0:
+                    time.sleep(left)
+                yield pb.InputEvent(touch_event=_touch_event(contacts))
+
+        span = frames[-1][0] - first if frames else 0.0
+        budget = (self.call_timeout if timeout is None else timeout) + span
+        self._call(self._touch_stub.streamInputEvent, paced(), budget, "streamInputEvent")
         self.touches_sent += len(frames)
 
     # --- the emulated hardware (hardware_state.py) ----------------------------------------------

@@ -58,6 +58,7 @@ from pytest_mobile_agent.mirror.dump import dump_view
 from pytest_mobile_agent.mirror.element import Element
 from pytest_mobile_agent.mirror.freshness import FRAME_QUIET as FRAME_QUIET  # re-exported: tests time by it
 from pytest_mobile_agent.mirror.freshness import STILL_WAIT, Freshness
+from pytest_mobile_agent.mirror.gesture_actions import GestureActions
 from pytest_mobile_agent.mirror.keyboard import Keyboard, keyboard_window
 from pytest_mobile_agent.mirror.keys import key_code
 from pytest_mobile_agent.mirror.receives_touch import covered_by
@@ -113,8 +114,9 @@ READ_GRACE = 0.25
 """A read or a probe during a wait takes the time left plus this much."""
 
 
-class Mirror:
-    """The replica and the user-facing API (the `screen` fixture)."""
+class Mirror(GestureActions):
+    """The replica and the user-facing API (the `screen` fixture); its gestures of several fingers
+    are mirror/gesture_actions.py's."""
 
     def __init__(
         self,

@@ -315,6 +315,11 @@ class InputBackend(Protocol):
         None when the agent cannot (the field does not offer it, or the agent predates `ime_enter`)."""
         ...
 
+    def gesture(self, paths: Sequence[Sequence[tuple[float, float, float]]]) -> Ack:
+        """Several fingers, each a path of (x, y, t): physical pixels, seconds from the start
+        (session/multitouch.py)."""
+        ...
+
 
 @runtime_checkable
 class FrameBackend(Protocol):

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pytest_mobile_agent.errors import AgentError, ControllerError, MobileAgentError
+from pytest_mobile_agent.session import multitouch
 from pytest_mobile_agent.session.backends import Ack, Release, TextMethod
 from pytest_mobile_agent.session.tree import AgentTree, Requester
 
@@ -70,9 +71,14 @@ class TouchController(Protocol):
 
     def touch_frames(self, frames: Sequence[Sequence[tuple[int, int, bool, int]]]) -> None: ...
 
+    def paced_frames(self, frames: Sequence[tuple[float, Sequence[tuple[int, int, bool, int]]]]) -> None: ...
+
 
 @dataclass(frozen=True)
 class InputCounts:
+    """The requests sent to the agent, and the contacts started through the controller (a gesture
+    of several fingers starts one per finger)."""
+
     agent: int
     controller: int
 
@@ -98,7 +104,9 @@ class InputRouter:
         on_controller_failure: Callable[[BaseException], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        capabilities: Sequence[str] = (multitouch.MULTI_TOUCH_CAPABILITY,),
     ) -> None:
+        self._capabilities = tuple(capabilities)
         self._connection = connection
         self._tree = tree
         self._controller = controller
@@ -148,6 +156,22 @@ class InputRouter:
             lambda: self._agent_swipe(line, duration, resting),
         )
 
+    def gesture(self, paths: Sequence[Sequence[tuple[float, float, float]]]) -> Ack:
+        """Several fingers' paths (x, y, t seconds), through the controller when there is one, else
+        the agent (session/multitouch.py)."""
+        frames = multitouch.contact_frames(paths)
+        duration = max(p[-1][2] for p in paths) - min(p[0][2] for p in paths)
+
+        def on_controller(controller: TouchController) -> Ack:
+            multitouch.ControllerGesture(controller).send(frames, _not_landed)
+            return Ack(accepted=True, path="controller")
+
+        def on_agent() -> Ack:
+            result = multitouch.agent_gesture(self._agent, self._capabilities, paths, INPUT_TIMEOUT + duration)
+            return Ack(accepted=bool(result.get("accepted", False)), path="agent")
+
+        return self._touch(on_controller, on_agent, contacts=len(paths))
+
     def key(self, code: int, meta: int = 0) -> Ack:
         result = self._agent("key", {"code": int(code), "meta": int(meta)}, INPUT_TIMEOUT)
         return Ack(accepted=bool(result.get("accepted", False)), path="agent")
@@ -174,7 +198,10 @@ class InputRouter:
 
     # --- routing ---------------------------------------------------------------------------------
 
-    def _touch(self, on_controller: Callable[[TouchController], Ack], on_agent: Callable[[], Ack]) -> Ack:
+    def _touch(self, on_controller: Callable[[TouchController], Ack], on_agent: Callable[[], Ack],
+               contacts: int = 1) -> Ack:
+        """`contacts`: how many contacts the input starts on the touchscreen through the controller
+        (the foreign-input watch counts them: plugin/foreign_input.py)."""
         controller = self._controller if self.controller_failure is None else None
         if controller is not None:
             try:
@@ -186,7 +213,7 @@ class InputRouter:
                 raise
             else:
                 with self._lock:
-                    self._controller_inputs += 1
+                    self._controller_inputs += contacts
                 self._tree.note_foreign_input(self._clock())
                 return ack
         return on_agent()
@@ -356,6 +383,11 @@ def _streamed(controller: TouchController, send: Callable[[], None], lift_at: tu
         if isinstance(exc, MobileAgentError):
             raise
         raise ControllerError(f"emulator controller touch failed: {exc}") from exc
+
+
+def _not_landed(exc: BaseException) -> BaseException | None:
+    """A call the emulator refused before reading it landed nothing: the agent may take the input."""
+    return _NotLanded(exc) if getattr(exc, "code", None) in NOT_LANDED_CODES else None
 
 
 def _lift_after_failure(controller: TouchController, x: int, y: int) -> None:

@@ -76,7 +76,8 @@ class Session:
         self.tree = AgentTree(
             self.connection, self._get_scale, capabilities=capabilities, options=tree_options, clock=clock, sleep=sleep
         )
-        self.input = InputRouter(self.connection, self.tree, controller, clock=clock, sleep=sleep)
+        self.input = InputRouter(self.connection, self.tree, controller, clock=clock, sleep=sleep,
+                                 capabilities=capabilities)
         self.frames = FrameSource(self.connection, controller, put=self.events.put, clock=clock)
         self.events.observe(self._observe)
         self.connection.set_sink(self.events.sink)

@@ -213,6 +213,9 @@ class FakeInput:
             return None
         return self._record("ime_enter", node)
 
+    def gesture(self, paths: Any) -> b.Ack:
+        return self._record("gesture", [tuple(path) for path in paths])
+
 
 class FakeFrames:
     def __init__(self, live: bool = False) -> None:

@@ -14,7 +14,7 @@ from pytest_mobile_agent.agent.protocol import Hello, encode_json
 from pytest_mobile_agent.emulator import Endpoint, Frame
 from pytest_mobile_agent.errors import Closed
 
-CAPS = ("events", "bounds", "window_metadata", "text_clipboard")
+CAPS = ("events", "bounds", "window_metadata", "text_clipboard", "multi_touch")
 SOCKET = "mobile-agent-0.1.0-p1-7fec0cb05341-9f3cf6e22dae"
 
 
@@ -267,6 +267,7 @@ class FakeController:
         self.touches: list[tuple[int, int, bool]] = []
         self.taps: list[tuple[int, int]] = []
         self.streamed: list[list[list[tuple[int, int, bool]]]] = []
+        self.paced: list[list[tuple[float, list[tuple[int, int, bool, int]]]]] = []
         self.fail_at_touch = fail_at_touch
         self.streams_to_give = deque(streams or [])
         self.subscriptions: list[int] = []
@@ -292,6 +293,12 @@ class FakeController:
         self._check("streamInputEvent")
         self.streamed.append([[(x, y, pressed) for x, y, pressed, _ in frame] for frame in frames])
         self.touches += [(x, y, pressed) for frame in frames for x, y, pressed, _ in frame]
+
+    def paced_frames(self, frames: Sequence[tuple[float, Sequence[tuple[int, int, bool, int]]]]) -> None:
+        """Input frames in one paced streamInputEvent call (their times recorded in `paced`)."""
+        self._check("streamInputEvent")
+        self.paced.append([(at, list(contacts)) for at, contacts in frames])
+        self.touches += [(x, y, pressed) for _, contacts in frames for x, y, pressed, _ in contacts]
 
     def _check(self, call: str) -> None:
         if self.fail_at_touch is not None and len(self.touches) == self.fail_at_touch:

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_mobile_agent.virtual.agent import multitouch
 from pytest_mobile_agent.virtual.agent.idle import IdleTracker
 from pytest_mobile_agent.virtual.agent.params import RequestError, int_param
 from pytest_mobile_agent.virtual.agent.platform import Gate
@@ -68,6 +69,20 @@ class Injector:
             self.gate.sleep_until(start + step.at_ms / 1000.0)
             self.touch(step.x, step.y, step.action, t0 + step.at_ms)
         self.gate.sleep_until(start + steps[-1].at_ms / 1000.0)
+
+    def play_motions(self, paths: list[multitouch.Path]) -> int:
+        """Injects a gesture's MotionEvents (virtual/agent/multitouch.py) on time from now, each with
+        its event time, as `play` does: the first two queued at once, the others in real time.
+        Returns how many events went out."""
+        start, t0 = time.monotonic(), self.ui.now_ms()
+        events = multitouch.motion_events(paths, t0)
+        ahead = events[:2] if self.call is Call.INPUT_MANAGER_ASYNC else events[:1]
+        self.ui.motions(ahead)
+        for event in events[len(ahead):]:
+            self.gate.sleep_until(start + (event.event_ms - t0) / 1000.0)
+            self.ui.motions([event])
+        self.gate.sleep_until(start + (events[-1].event_ms - t0) / 1000.0)
+        return len(events)
 
     def key(self, code: int, meta: int) -> bool:
         """One key press (DOWN and UP), paying what the injecting call blocks for around it. The
@@ -138,6 +153,15 @@ class Gestures:
             self.injector.play(steps)
             self.injector.own_input()
         return {"accepted": True, "moves": sum(1 for s in steps if s.action == MOVE)}
+
+    def gesture(self, params: dict[str, Any], deadline: float) -> dict[str, Any]:
+        """Several finger paths as one stream of MotionEvents (docs/protocol.md, "gesture")."""
+        paths = multitouch.paths_param(params)
+        multitouch.fits_deadline(paths, deadline)
+        with self.injector.injecting():
+            events = self.injector.play_motions(paths)
+            self.injector.own_input()
+        return {"accepted": True, "events": events}
 
     def key(self, params: dict[str, Any], deadline: float) -> dict[str, Any]:
         code = int_param(params, "code", maximum=KEY_CODE_MAX)

@@ -40,7 +40,7 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 AGENT_NAME = "mobile-agent-android"
 PROTOCOLS = (1,)
 ROOT_UID = 0
-CAPABILITIES = ("events", "bounds", "window_metadata", "text_clipboard")
+CAPABILITIES = ("events", "bounds", "window_metadata", "text_clipboard", "multi_touch")
 SHELL_UID = 2000
 VERSION_PATTERN = re.compile(rb"mobile-agent-android ([0-9A-Za-z][0-9A-Za-z.+-]*)")
 
@@ -382,6 +382,7 @@ class AgentCore:
 
         return {"snapshot": plain(self._snapshot), "bounds": plain(lambda p, d: self.tree.bounds(p)),
                 "tap": plain(self.gestures.tap), "swipe": plain(self.gestures.swipe),
+                "gesture": plain(self.gestures.gesture),
                 "key": plain(self.gestures.key), "text": plain(self.text_entry.text),
                 "screenshot": plain(lambda p, d: screenshot(self.ui, self.platform, p)),
                 "resync": plain(self._resync), "toasts": plain(self.toasts.answer), "shutdown": self._shutdown,

@@ -61,6 +61,9 @@ class Display:
         self._last_xy: tuple[int | None, int | None] = (None, None)
         self._touch_listeners: list[Callable[[int, int, bool], None]] = []
         self._touch_lock = threading.Lock()  # one report at a time, whoever touches
+        #: the contacts other than contact 0 (`touch_contacts`): slot -> (tracking id, x, y)
+        self._other_slots: dict[int, tuple[int, int | None, int | None]] = {}
+        self._slot = 0  # the slot the last ABS_MT_SLOT selected
 
     # --- geometry -------------------------------------------------------------------------------------
 
@@ -190,6 +193,79 @@ class Display:
         handled: threading.Event = content.touchscreen(x, y, pressed, arrived_at)
         self._tell_touch_listeners(x, y, pressed)
         return handled
+
+    def touch_contacts(self, contacts: list[tuple[int, int, int, bool]]) -> threading.Event | None:
+        """One input frame of several contacts, (identifier, x, y, pressed) each as it stands at the
+        frame's end, the identifier its slot (the emulator's TouchEventSender maps up to 10 identifiers
+        onto the virtio touchscreen's slots, protocol B). Publishes the frame's evdev events, one
+        SYN_REPORT for all of them, and hands the frame to the content stamped with its arrival
+        (`touchscreen_frame(contacts, t_ms)`), which makes MotionEvents of it as InputReader does
+        (virtual/ui/pointers.FrameMapper). A content without frames gets contact 0 alone."""
+        content = self.content
+        if not hasattr(content, "touchscreen_frame"):
+            single = [c for c in contacts if c[0] == 0]
+            return self.touch(single[-1][1], single[-1][2], single[-1][3]) if single else None
+        arrived_at = content.now_ms()
+        with self._touch_lock:
+            events = self._report_frame(contacts)
+        if not events:
+            return None
+        self._publish(events)
+        handled: threading.Event = content.touchscreen_frame(contacts, arrived_at)
+        for _, x, y, pressed in contacts:
+            self._tell_touch_listeners(x, y, pressed)
+        return handled
+
+    def _report_frame(self, contacts: list[tuple[int, int, int, bool]]) -> list[EventLine]:
+        """The evdev events of one frame of several slots; a slot that changes nothing adds none."""
+        final = {slot: (x, y, pressed) for slot, x, y, pressed in contacts}
+        touching_before = self._touching or bool(self._other_slots)
+        events: list[EventLine] = []
+        for slot, (x, y, pressed) in sorted(final.items()):
+            events += self._report_slot(slot, x, y, pressed)
+        touching_after = self._touching or bool(self._other_slots)
+        if not events:
+            return []
+        dev = TOUCH_DEVICE
+        if touching_after and not touching_before:
+            events.append((dev, "EV_KEY", "BTN_TOUCH", "DOWN"))
+        elif touching_before and not touching_after:
+            events.append((dev, "EV_KEY", "BTN_TOUCH", "UP"))
+        events.append((dev, "EV_SYN", "SYN_REPORT", 0))
+        return events
+
+    def _report_slot(self, slot: int, x: int, y: int, pressed: bool) -> list[EventLine]:
+        dev = TOUCH_DEVICE
+        down = self._touching if slot == 0 else slot in self._other_slots
+        if not pressed and not down:
+            return []
+        events: list[EventLine] = []
+        if not down or self._slot != slot:
+            events.append((dev, "EV_ABS", "ABS_MT_SLOT", slot))
+            self._slot = slot
+        if not pressed:
+            events.append((dev, "EV_ABS", "ABS_MT_PRESSURE", 0))
+            events.append((dev, "EV_ABS", "ABS_MT_TRACKING_ID", 0xFFFFFFFF))
+            if slot == 0:
+                self._touching = False
+            else:
+                del self._other_slots[slot]
+            return events
+        if not down:
+            self._tracking_id = (self._tracking_id + 1) & 0xFFFF
+            events.append((dev, "EV_ABS", "ABS_MT_TRACKING_ID", self._tracking_id))
+        last_x, last_y = self._last_xy if slot == 0 else self._other_slots.get(slot, (0, None, None))[1:]
+        if x != last_x:
+            events.append((dev, "EV_ABS", "ABS_MT_POSITION_X", x))
+        if y != last_y:
+            events.append((dev, "EV_ABS", "ABS_MT_POSITION_Y", y))
+        if not down:
+            events.append((dev, "EV_ABS", "ABS_MT_PRESSURE", 0x400))
+        if slot == 0:
+            self._last_xy, self._touching = (x, y), True
+        else:
+            self._other_slots[slot] = (self._tracking_id, x, y)
+        return events
 
     def inject(self, x: int, y: int, pressed: bool) -> None:
         """A touch injected through InputManager.injectInputEvent (`adb shell input`:

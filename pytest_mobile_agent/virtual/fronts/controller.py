@@ -534,7 +534,9 @@ class ControllerDouble:
             for t in touches:
                 self.touches.append((t.x, t.y, t.pressure > 0, t.identifier))
                 final[t.identifier] = (t.x, t.y, t.pressure > 0)
+        frame_of = getattr(self.feed.display, "touch_contacts", None)  # a display with several slots
         with self._looper:  # one frame at a time, in order, as on the emulator's looper
+            frame: list[tuple[int, int, int, bool]] = []
             for identifier, (x, y, pressed) in final.items():
                 was_down = identifier in self._pressed
                 if pressed:
@@ -543,10 +545,16 @@ class ControllerDouble:
                     held = _still_hold(identifier, self._pressed.pop(identifier, None), x, y)
                     if held is not None:
                         self.still_holds.append(held)
-                if pressed or was_down:
+                if (pressed or was_down) and frame_of is not None:
+                    frame.append((identifier, x, y, pressed))
+                elif pressed or was_down:
                     done = self.feed.display.touch(x, y, pressed)
                     if done is not None:
                         handled.append(done)
+            if frame and frame_of is not None:
+                done = frame_of(frame)
+                if done is not None:
+                    handled.append(done)
         return handled
 
     def key(self, event: Any) -> None:

@@ -29,6 +29,7 @@ from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.model import KEY_MAP, UiModel
 from pytest_mobile_agent.virtual.ui.node import Node
 from pytest_mobile_agent.virtual.ui.plain import PlainApp
+from pytest_mobile_agent.virtual.ui.pointers import FrameMapper
 
 COMPOSED_TIMEOUT_S = 2.0
 
@@ -69,6 +70,7 @@ class DisplayContent:
 
     def __init__(self, model: UiModel) -> None:
         self.model = model
+        self._frames = FrameMapper()
 
     def render(self, width: int | None = None, height: int | None = None) -> Any:
         return self.model.render(width, height)
@@ -80,6 +82,11 @@ class DisplayContent:
     def touchscreen(self, x: int, y: int, pressed: bool, t_ms: float) -> threading.Event:
         """A touchscreen report at its kernel time: handed to the UI thread without waiting for it."""
         return self.model.post_touches([(x, y, pressed, t_ms)])
+
+    def touchscreen_frame(self, contacts: list[tuple[int, int, int, bool]], t_ms: float) -> threading.Event:
+        """A touchscreen frame of several contacts at its kernel time: InputReader's MotionEvents of it
+        (ui/pointers.FrameMapper) handed to the UI thread without waiting for it."""
+        return self.model.post_motions(self._frames.frame(contacts, t_ms))
 
     def now_ms(self) -> float:
         return self.model.now_ms()

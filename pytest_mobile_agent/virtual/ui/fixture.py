@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pytest_mobile_agent.apk import Activity, LinkFilter, Manifest
-from pytest_mobile_agent.virtual.ui import feed, search_screen, spinner
+from pytest_mobile_agent.virtual.ui import feed, gesture_screen, search_screen, spinner
 from pytest_mobile_agent.virtual.ui.node import Node, ScrollInfo, Window
 from pytest_mobile_agent.virtual.ui.system import LAYER_ALERT, LAYER_APP
 
@@ -53,14 +53,15 @@ if TYPE_CHECKING:
 PACKAGE = "dev.mobileagent.fixture"
 MAIN_ACTIVITY = ".MainActivity"
 TABS = ("Login", "List", "Big")
-SCREENS = (*TABS, spinner.SCREEN, search_screen.SCREEN, feed.SCREEN)  # Loading, Search, Feed: not in the tab row
+SCREENS = (*TABS, spinner.SCREEN, search_screen.SCREEN, feed.SCREEN,  # not in the tab row
+           gesture_screen.SCREEN)
 BIG_CELLS = 500
 BIG_COLUMNS = 10
 LIST_ITEMS = 100
 FRAME_NODES = 10
 #: model milliseconds from a tab's selection (or the app's start) to its screen being composed
 COMPOSE_MS = {"Login": 40.0, "List": 60.0, "Big": 180.0, spinner.SCREEN: 40.0, search_screen.SCREEN: 40.0,
-              feed.SCREEN: 90.0}
+              feed.SCREEN: 90.0, gesture_screen.SCREEN: 40.0}
 LAUNCH_MS = 120.0
 PASSWORD = "correct horse"  # the password the fixture accepts (examples/test_login.py signs in with it)
 #: model milliseconds from the Login screen's composition, after a tap on its tab, to its late button
@@ -296,7 +297,8 @@ class FixtureApp:
     def _compose(self, tab: str) -> None:
         screen = Node("android.view.View", self.model.geo.content, res=f"screen_{tab.lower()}", package=PACKAGE)
         {"Login": self._login, "List": self._list, "Big": self._big, spinner.SCREEN: self._loading,
-         search_screen.SCREEN: self._search, feed.SCREEN: self._feed}[tab](screen)
+         search_screen.SCREEN: self._search, feed.SCREEN: self._feed,
+         gesture_screen.SCREEN: self._gestures}[tab](screen)
         self._compose_root.add(screen)
         self._screen = screen
         self.composed = True
@@ -408,6 +410,11 @@ class FixtureApp:
         """The Feed screen (ui/feed.py): a photo feed that drops frames when scrolled."""
         assert self.window is not None
         feed.feed_screen(self.model, self.window, screen, PACKAGE, self.content_changed)
+
+    def _gestures(self, screen: Node) -> None:
+        """The Gestures screen (ui/gesture_screen.py): a zoomable picture and a reorderable list."""
+        assert self.window is not None
+        gesture_screen.gestures_screen(self.model, self.window, screen, self.content_changed, PACKAGE)
 
     def _toggle(self, node: Node) -> None:
         node.selected = not node.selected

@@ -24,6 +24,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from pytest_mobile_agent.virtual.ui.pointers import MotionEvent
+
 Handler = Callable[[], None]
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
@@ -77,6 +79,8 @@ class MessageQueue:
 @dataclass
 class _Arrival:
     events: list[tuple[int, int, bool, float]]
+    #: several pointers' MotionEvents (the touchscreen's multi-contact frames, ui/pointers.py)
+    motions: list[MotionEvent] = field(default_factory=list)
     handled: threading.Event = field(default_factory=threading.Event)
 
 
@@ -90,9 +94,10 @@ class InputInbox:
         self._lock = threading.Lock()
         self._arrivals: list[_Arrival] = []
 
-    def put(self, events: list[tuple[int, int, bool, float]]) -> threading.Event:
+    def put(self, events: list[tuple[int, int, bool, float]], motions: list[MotionEvent] | None = None
+            ) -> threading.Event:
         """Queue stamped touches; the event returned is set once the model handled them."""
-        arrival = _Arrival(events)
+        arrival = _Arrival(events, motions or [])
         with self._lock:
             self._arrivals.append(arrival)
         return arrival.handled

@@ -30,7 +30,15 @@ from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.gestures import Fling
 from pytest_mobile_agent.virtual.ui.injection import WINDOW_ANIMATION_MS
 from pytest_mobile_agent.virtual.ui.looper import DISPATCHER, InputInbox, MessageQueue
+from pytest_mobile_agent.virtual.ui.motion import MotionDispatch
 from pytest_mobile_agent.virtual.ui.node import Bounds, Node, Window
+from pytest_mobile_agent.virtual.ui.pointers import (
+    ACTION_DOWN,
+    ACTION_MOVE,
+    ACTION_POINTER_DOWN,
+    ACTION_UP,
+    MotionEvent,
+)
 from pytest_mobile_agent.virtual.ui.render import Animation, render
 from pytest_mobile_agent.virtual.ui.status_clock import StatusClock
 from pytest_mobile_agent.virtual.ui.toasts import Toasts
@@ -126,6 +134,8 @@ class UiModel:
         self._focused: Node | None = None
         self._focused_window: Window | None = None
         self._pointer: TouchGesture | None = None
+        #: MotionEvents (several pointers): the gesture's target and what the app saw (ui/motion.py)
+        self.motion = MotionDispatch(self._motion_target)
         self._pointer_window: Window | None = None
         self._scroll_node: Node | None = None
         self._fling: Fling | None = None
@@ -229,6 +239,7 @@ class UiModel:
             arrivals = self._inbox.take()
             for arrival in arrivals:
                 self._post_touches(arrival.events)
+                self._post_motions(arrival.motions)
             now = self.clock.now_ms()
             try:
                 while (handler := self._queue.pop_due(now)) is not None:
@@ -902,7 +913,53 @@ class UiModel:
         for x, y, pressed, when in events:
             self._post(when, functools.partial(self._touch_event, x, y, pressed, when))
 
+    def motions(self, events: Iterable[MotionEvent]) -> None:
+        """Injected MotionEvents of several pointers (the agent's `gesture`), each handled at its
+        event time in model-time order with the timers, as `touches`."""
+        with self.lock:
+            self._post_motions(events)
+            self.advance()
+
+    def post_motions(self, events: list[MotionEvent]) -> threading.Event:
+        """MotionEvents of the touchscreen's frames (ui/pointers.FrameMapper), stamped on arrival and
+        handed over without waiting for the UI thread, as `post_touches`."""
+        handled = self._inbox.put([], events)
+        if self._ticker_enabled:
+            DISPATCHER.submit(self.advance)
+        else:
+            self.advance()
+        return handled
+
+    def _post_motions(self, events: Iterable[MotionEvent]) -> None:
+        for event in events:
+            self._post(event.event_ms, functools.partial(self._motion_event, event))
+
+    def _motion_event(self, event: MotionEvent) -> None:
+        """The app gets a MotionEvent: its gesture's target gets it whole (ui/motion.py), and the
+        first pointer keeps the single-pointer rules (ui/touch.py); a second pointer makes the
+        gesture no tap and no long press."""
+        self.motion.feed(event)
+        _, x, y = event.pointers[0]
+        gesture = self._pointer
+        if event.masked == ACTION_DOWN:
+            self._down(x, y, event.event_ms)
+        elif gesture is None:
+            return
+        elif event.masked == ACTION_POINTER_DOWN:
+            if gesture.long_press_token is not None:
+                self.unschedule(gesture.long_press_token)
+            gesture.long_pressed = True  # its lift clicks nothing (Lift.NOTHING)
+        elif event.masked == ACTION_MOVE:
+            self._move(gesture, x, y, event.event_ms)
+        elif event.masked == ACTION_UP:
+            self._up(gesture, x, y, event.event_ms)
+
+    def _motion_target(self, x: int, y: int) -> Node | None:
+        window, _ = self.hit(x, y)
+        return _deepest(window.root, x, y, lambda n: n.on_motion is not None) if window is not None else None
+
     def _touch_event(self, x: int, y: int, pressed: bool, t: float) -> None:
+        self.motion.single(x, y, pressed, t)
         gesture = self._pointer
         if pressed and gesture is None:
             self._down(x, y, t)

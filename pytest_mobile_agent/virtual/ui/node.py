@@ -120,6 +120,9 @@ class Node:
     on_editor_action: Callable[[str], object] | None = None
     #: for a scrollable container: what a drag or a fling moves
     scroller: Scroller | None = None
+    #: for a node that takes whole MotionEvents (several pointers): every event of a gesture that
+    #: went down on it (ui/motion.py)
+    on_motion: Callable[[Any], object] | None = None
     #: how many more times the platform's getChild returns null for this node (-1: every time), as
     #: it does for a provider's or a WebView's node it cannot fetch, or a binder call that timed out
     null_reads: int = 0

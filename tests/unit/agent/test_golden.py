@@ -16,8 +16,8 @@ assert _spec and _spec.loader
 make_golden = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_golden)
 
-METHODS = ("snapshot", "bounds", "tap", "swipe", "key", "text", "screenshot", "resync", "shutdown", "toasts",
-           "ime_enter")
+METHODS = ("snapshot", "bounds", "tap", "swipe", "gesture", "key", "text", "screenshot", "resync", "shutdown",
+           "toasts", "ime_enter")
 FRAMES = sorted(GOLDEN.glob("*.frame"))
 
 

@@ -50,7 +50,7 @@ def test_a_right_token_gets_the_hello_with_the_agents_identity(core: AgentCore, 
     h.send({"type": "auth", "token": TOKEN})
     assert h.recv() == {"type": "hello", "agent": "mobile-agent-android", "version": "0.1.0",
                         "build": "7fec0cb05341", "protocols": [1],
-                        "capabilities": ["events", "bounds", "window_metadata", "text_clipboard"],
+                        "capabilities": ["events", "bounds", "window_metadata", "text_clipboard", "multi_touch"],
                         "pid": 2973, "socket": SOCKET}
 
 

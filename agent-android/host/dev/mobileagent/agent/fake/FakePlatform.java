@@ -66,6 +66,11 @@ public final class FakePlatform implements Platform {
     public volatile Throwable windowsThrow;
     public volatile boolean released;
     public final List<long[]> touches = Collections.synchronizedList(new ArrayList<long[]>());
+    /**
+     * Every MotionEvent of several pointers handed to the input dispatcher, in order: {action,
+     * downTime, eventTime, then id, x, y of each pointer}.
+     */
+    public final List<long[]> motions = Collections.synchronizedList(new ArrayList<long[]>());
     /** Every key event handed to the input dispatcher, in order: {action, code, meta}. */
     public final List<int[]> keys = Collections.synchronizedList(new ArrayList<int[]>());
     /**
@@ -377,6 +382,28 @@ public final class FakePlatform implements Platform {
             }
         }
         if (click != null) click.run();
+        return true;
+    }
+
+    /**
+     * A MotionEvent of several pointers: recorded as the dispatcher got it (MultiTouchTest checks
+     * the stream); the fake's windows react to single-pointer touches only.
+     */
+    @Override
+    public boolean injectMotion(int action, int[] ids, int[] xs, int[] ys, long downTimeMs, long eventTimeMs)
+            throws PlatformException {
+        checkInjection();
+        payInjection(action & 0xff);
+        long[] event = new long[3 + 3 * ids.length];
+        event[0] = action;
+        event[1] = downTimeMs;
+        event[2] = eventTimeMs;
+        for (int i = 0; i < ids.length; i++) {
+            event[3 + 3 * i] = ids[i];
+            event[4 + 3 * i] = xs[i];
+            event[5 + 3 * i] = ys[i];
+        }
+        motions.add(event);
         return true;
     }
 

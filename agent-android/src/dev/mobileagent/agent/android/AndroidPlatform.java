@@ -216,6 +216,38 @@ public final class AndroidPlatform implements Platform {
         }
     }
 
+    /**
+     * A MotionEvent of several pointers as InputManager takes it: PointerProperties with the id and
+     * TOOL_TYPE_FINGER, PointerCoords with the position and pressure 1 (MotionEvent.obtain's
+     * pointer form, API 14), from the touchscreen (InputDispatcher's validateMotionEvent checks
+     * the count, the ids and the action's index: frameworks/native InputDispatcher.cpp).
+     */
+    @Override
+    public boolean injectMotion(int action, int[] ids, int[] xs, int[] ys, long downTimeMs, long eventTimeMs)
+            throws PlatformException {
+        check();
+        int n = ids.length;
+        MotionEvent.PointerProperties[] properties = new MotionEvent.PointerProperties[n];
+        MotionEvent.PointerCoords[] coords = new MotionEvent.PointerCoords[n];
+        for (int i = 0; i < n; i++) {
+            properties[i] = new MotionEvent.PointerProperties();
+            properties[i].id = ids[i];
+            properties[i].toolType = MotionEvent.TOOL_TYPE_FINGER;
+            coords[i] = new MotionEvent.PointerCoords();
+            coords[i].x = xs[i];
+            coords[i].y = ys[i];
+            coords[i].pressure = 1f;
+            coords[i].size = 1f;
+        }
+        MotionEvent ev = MotionEvent.obtain(uptimeOffsetMs + downTimeMs, uptimeOffsetMs + eventTimeMs, action, n,
+            properties, coords, 0, 0, 1f, 1f, 0, 0, InputDevice.SOURCE_TOUCHSCREEN, 0);
+        try {
+            return inject(ev, false);
+        } finally {
+            ev.recycle();
+        }
+    }
+
     @Override
     public boolean injectKey(int action, int code, int meta, long downTimeMs, long eventTimeMs) throws PlatformException {
         check();

@@ -3,6 +3,7 @@ package dev.mobileagent.agent.core;
 import static dev.mobileagent.agent.protocol.Messages.put;
 
 import dev.mobileagent.agent.input.Gestures;
+import dev.mobileagent.agent.input.MultiTouch;
 import dev.mobileagent.agent.input.TextEntry;
 import dev.mobileagent.agent.platform.Clock;
 import dev.mobileagent.agent.platform.DisplayInfo;
@@ -73,6 +74,7 @@ public final class Agent implements Platform.EventSink {
                     return bounds(p);
                 case "tap":
                 case "swipe":
+                case "gesture":
                 case "key":
                 case "text":
                 case "ime_enter":
@@ -211,6 +213,8 @@ public final class Agent implements Platform.EventSink {
                     return tap(p, deadline);
                 case "swipe":
                     return swipe(p, deadline);
+                case "gesture":
+                    return gesture(p, deadline);
                 case "key":
                     return key(p);
                 case "ime_enter":
@@ -252,6 +256,20 @@ public final class Agent implements Platform.EventSink {
         try {
             Gestures.Outcome o = Gestures.perform(platform, clock, Gestures.swipe(x1, y1, x2, y2, duration, rest));
             return put(put(new JSONObject(), "accepted", o.accepted), "moves", o.moves);
+        } finally {
+            acted();
+        }
+    }
+
+    /** Several fingers' paths as one stream of MotionEvents (input/MultiTouch, docs/protocol.md "gesture"). */
+    JSONObject gesture(Params p, Deadline deadline) throws AgentError, PlatformException, InterruptedException {
+        List<long[][]> paths = p.paths("paths", MultiTouch.MAX_FINGERS, 60_000);
+        List<MultiTouch.Event> events = MultiTouch.events(paths);
+        fits(events.get(events.size() - 1).atMs, deadline, "the gesture");
+        idle.noteActivity();
+        try {
+            boolean accepted = MultiTouch.perform(platform, clock, events);
+            return put(put(new JSONObject(), "accepted", accepted), "events", events.size());
         } finally {
             acted();
         }

@@ -65,6 +65,56 @@ public final class Params {
         return (String) v;
     }
 
+    /**
+     * Finger paths (the `gesture` method): 1 to {@code maxPaths} lists of at least two points
+     * [x, y, t_ms], integers, x and y within an int and at least 0, t within 0..{@code maxMs} and
+     * never going back, the last after the first.
+     */
+    public List<long[][]> paths(String key, int maxPaths, long maxMs) throws AgentError {
+        Object v = p.opt(key);
+        if (!(v instanceof JSONArray) || ((JSONArray) v).length() == 0) {
+            throw AgentError.invalid("`" + key + "` must be a non-empty list of finger paths");
+        }
+        JSONArray a = (JSONArray) v;
+        if (a.length() > maxPaths) throw AgentError.invalid("at most " + maxPaths + " paths (fingers), not " + a.length());
+        List<long[][]> out = new ArrayList<>();
+        for (int i = 0; i < a.length(); i++) out.add(path(i, a.opt(i), maxMs));
+        return out;
+    }
+
+    private static long[][] path(int index, Object v, long maxMs) throws AgentError {
+        if (!(v instanceof JSONArray) || ((JSONArray) v).length() < 2) {
+            throw AgentError.invalid("path " + index + " must be a list of at least two points [x, y, t_ms]");
+        }
+        JSONArray a = (JSONArray) v;
+        long[][] points = new long[a.length()][];
+        for (int k = 0; k < a.length(); k++) {
+            Object e = a.opt(k);
+            if (!(e instanceof JSONArray) || ((JSONArray) e).length() != 3) {
+                throw AgentError.invalid("path " + index + ": a point is [x, y, t_ms], integers");
+            }
+            JSONArray pt = (JSONArray) e;
+            long[] point = new long[3];
+            for (int c = 0; c < 3; c++) {
+                Object n = pt.opt(c);
+                if (!isInt(n)) throw AgentError.invalid("path " + index + ": a point is [x, y, t_ms], integers");
+                point[c] = ((Number) n).longValue();
+            }
+            if (point[0] < 0 || point[0] > Integer.MAX_VALUE || point[1] < 0 || point[1] > Integer.MAX_VALUE
+                    || point[2] < 0 || point[2] > maxMs) {
+                throw AgentError.invalid("path " + index + ": point " + pt + " is out of range");
+            }
+            if (k > 0 && point[2] < points[k - 1][2]) {
+                throw AgentError.invalid("path " + index + ": its times go back at " + pt);
+            }
+            points[k] = point;
+        }
+        if (points[points.length - 1][2] <= points[0][2]) {
+            throw AgentError.invalid("path " + index + " lifts at its touch-down's time: give it a later last point");
+        }
+        return points;
+    }
+
     public List<Integer> ints(String key, boolean required) throws AgentError {
         List<Integer> out = new ArrayList<>();
         if (!p.has(key) || p.isNull(key)) {

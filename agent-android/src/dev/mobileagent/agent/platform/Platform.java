@@ -27,6 +27,14 @@ public interface Platform {
     boolean injectTouch(int action, int x, int y, long downTimeMs, long eventTimeMs) throws PlatformException;
 
     /**
+     * Injects one MotionEvent of several pointers (input/MultiTouch): {@code action} with the
+     * pointer index in it (ACTION_POINTER_DOWN/UP), the pointers' ids and positions ordered by id.
+     * Returns the platform's verdict.
+     */
+    boolean injectMotion(int action, int[] ids, int[] xs, int[] ys, long downTimeMs, long eventTimeMs)
+        throws PlatformException;
+
+    /**
      * Injects one key event: action 0 down, 1 up. Returns the platform's verdict, which means the
      * event was handed to the input dispatcher: the app handles it later (INJECT_INPUT_EVENT_MODE_ASYNC).
      */

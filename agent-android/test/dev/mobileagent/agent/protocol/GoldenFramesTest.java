@@ -27,7 +27,8 @@ import org.junit.Test;
  */
 public class GoldenFramesTest {
     static final String[] KINDS = {"auth", "closing", "event", "hello", "ping", "pong", "refuse", "refused",
-        "refused-peer", "request-bounds", "request-ime_enter", "request-key", "request-resync", "request-screenshot",
+        "refused-peer", "request-bounds", "request-gesture", "request-ime_enter", "request-key", "request-resync",
+        "request-screenshot",
         "request-shutdown", "request-snapshot", "request-swipe", "request-tap", "request-text", "request-toasts",
         "response-error", "response-result", "response-snapshot", "response-toasts", "welcome"};
 
@@ -155,7 +156,8 @@ public class GoldenFramesTest {
         }
         // node 88 was never read: text and ime_enter name an unknown node; everything else is carried out
         assertEquals(new TreeMap<String, String>() {{
-                for (String k : Arrays.asList("request-bounds", "request-key", "request-resync", "request-screenshot",
+                for (String k : Arrays.asList("request-bounds", "request-gesture", "request-key", "request-resync",
+                    "request-screenshot",
                     "request-snapshot", "request-swipe", "request-tap", "request-toasts")) put(k, "ok");
                 put("request-text", "not_found");
                 put("request-ime_enter", "not_found");

@@ -1,0 +1,131 @@
+"""Several fingers, to the agent or to the emulator's controller.
+
+Through the agent a gesture is one `gesture` request (docs/protocol.md): every finger's path of
+(x, y, t_ms), which the agent injects as MotionEvents with their own event times, so the gesture's
+timing on the device does not depend on this host. It needs the agent's `multi_touch` capability.
+
+Through the controller the same paths become input frames of the emulator's touchscreen, one
+TouchEvent per frame, each contact an identifier (lowest free first, as fingers take pointer ids):
+at each time, first a frame that moves the fingers that moved, then a frame that lifts the fingers
+that end (pressure 0) and presses those that start. That is the order InputReader gives the app:
+ACTION_MOVE, then the POINTER_UPs, then the POINTER_DOWNs (TouchInputMapper::dispatchTouches), the
+order the agent injects. All the frames of a gesture go in one streamInputEvent call, each written
+at its own time from the first (`emulator.Controller.paced_frames`): the emulator hands each
+streamed event to the guest as it reads it, so a drag's hold and a double tap's gap are the paths'
+own, with no answer of the emulator waited for between two frames (waiting for one made a starved
+host's double tap miss GestureDetector's 300 ms in 1 of 8 runs under a 25% CPU quota). A failure
+may have left fingers down: each finger the gesture presses is lifted (best effort).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pytest_mobile_agent.errors import ControllerError, MobileAgentError, NotSupported
+
+log = logging.getLogger("pytest_mobile_agent.session")
+
+MULTI_TOUCH_CAPABILITY = "multi_touch"
+
+Point = tuple[float, float, float]
+Contact = tuple[int, int, bool, int]
+"""x, y, pressed, identifier: one contact of a TouchEvent."""
+
+
+class FrameSender(Protocol):
+    def paced_frames(self, frames: Sequence[tuple[float, Sequence[Contact]]]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Frame:
+    at: float
+    """Seconds from the gesture's start."""
+    contacts: tuple[Contact, ...]
+
+    starts: bool = False
+    """A finger goes down in this frame."""
+
+
+def wire_paths(paths: Sequence[Sequence[Point]]) -> list[list[list[int]]]:
+    """The `gesture` request's paths: whole pixels and milliseconds."""
+    return [[[round(x), round(y), round(t * 1000)] for x, y, t in path] for path in paths]
+
+
+def contact_frames(paths: Sequence[Sequence[Point]]) -> list[Frame]:
+    """The touchscreen frames of the paths (module doc), in whole pixels."""
+    pixel_paths = [[(round(x), round(y), round(t * 1000)) for x, y, t in path] for path in paths]
+    times = sorted({t for path in pixel_paths for _, _, t in path})
+    ids: dict[int, int] = {}  # path index -> identifier
+    at: dict[int, tuple[int, int]] = {}
+    frames: list[Frame] = []
+    for t in times:
+        moves = []
+        for i in sorted(ids, key=ids.__getitem__):
+            point = next(((x, y) for x, y, pt in reversed(pixel_paths[i][1:]) if pt == t), None)
+            if point is not None and point != at[i]:
+                at[i] = point
+                moves.append((point[0], point[1], True, ids[i]))
+        if moves:
+            frames.append(Frame(t / 1000, tuple(moves)))
+        changes = []
+        for i in sorted((i for i in ids if pixel_paths[i][-1][2] == t), key=ids.__getitem__):
+            x, y = at.pop(i)
+            changes.append((x, y, False, ids.pop(i)))
+        starting = False
+        for i, path in enumerate(pixel_paths):
+            if path[0][2] == t and i not in ids and path[-1][2] > t:
+                ids[i] = next(n for n in range(len(paths) + 1) if n not in ids.values())
+                at[i] = (path[0][0], path[0][1])
+                changes.append((path[0][0], path[0][1], True, ids[i]))
+                starting = True
+        if changes:
+            frames.append(Frame(t / 1000, tuple(changes), starts=starting))
+    return frames
+
+
+def agent_gesture(request: Callable[[str, Mapping[str, Any], float], dict[str, Any]], capabilities: Sequence[str],
+                  paths: Sequence[Sequence[Point]], timeout: float) -> dict[str, Any]:
+    """One `gesture` request; Unsupported when the agent does not speak it."""
+    if MULTI_TOUCH_CAPABILITY not in capabilities:
+        raise NotSupported("the agent on the device does not inject gestures of several fingers (no `multi_touch` "
+                          "capability): let the driver deploy its own agent again (it replaces an older one), or "
+                          "attach the emulator's controller (--emulator-controller auto)")
+    return request("gesture", {"paths": wire_paths(paths)}, timeout)
+
+
+class ControllerGesture:
+    """The frames of one gesture in one paced streamInputEvent call (module doc)."""
+
+    def __init__(self, controller: FrameSender) -> None:
+        self.controller = controller
+
+    def send(self, frames: Sequence[Frame], not_landed: Callable[[BaseException], BaseException | None]) -> int:
+        """Sends the frames; returns how many went out. A call the emulator refused before reading
+        any of it is what `not_landed` makes of its failure (the agent may take the gesture); any
+        other failure may have left fingers down: every finger the frames press is lifted, and the
+        failure raised."""
+        try:
+            self.controller.paced_frames([(frame.at, frame.contacts) for frame in frames])
+        except Exception as exc:
+            handed_on = not_landed(exc)
+            if handed_on is not None:
+                raise handed_on from exc
+            self._lift_all(frames)
+            if isinstance(exc, MobileAgentError):
+                raise
+            raise ControllerError(f"emulator controller touch failed during a gesture: {exc}") from exc
+        return len(frames)
+
+    def _lift_all(self, frames: Sequence[Frame]) -> None:
+        """Lift every finger the frames press, where its last frame put it (best effort)."""
+        last: dict[int, tuple[int, int]] = {}
+        for frame in frames:
+            for x, y, _, ident in frame.contacts:
+                last[ident] = (x, y)
+        try:
+            self.controller.paced_frames([(0.0, [(x, y, False, ident) for ident, (x, y) in last.items()])])
+        except Exception as exc:
+            log.warning("lifting the fingers after a failed gesture failed too: %s", exc)
