@@ -137,6 +137,8 @@ def virtual_app_shows() -> Shown:
     ui.start_app({"tab": "Loading", "spin_ms": "500"})
     settle(100)
     settle()  # Loaded
+    ui.start_app({"tab": "Audit"})
+    settle()
     shown.texts |= {t.text for t in toasts}
     return shown
 

@@ -1,5 +1,7 @@
-"""The Compose fixture app `dev.mobileagent.fixture`: tabs Login, List and Big, and the Loading
-screen (`--es tab Loading`, not in the tab row: a spinner that never stops, `virtual/ui/spinner.py`).
+"""The Compose fixture app `dev.mobileagent.fixture`: tabs Login, List and Big, the Loading
+screen (`--es tab Loading`, not in the tab row: a spinner that never stops, `virtual/ui/spinner.py`)
+and the Audit screen (`--es tab Audit`, not in the tab row either: content with accessibility
+defects, `virtual/ui/audit_screen.py`).
 
 Compose sends no change events, so the app's windows (its main window and its in-app alert) say
 `sends_change_events: false`. A tab switch tears the old screen down at once (its nodes are gone,
@@ -39,7 +41,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pytest_mobile_agent.apk import Activity, LinkFilter, Manifest
-from pytest_mobile_agent.virtual.ui import spinner
+from pytest_mobile_agent.virtual.ui import audit_screen, spinner
 from pytest_mobile_agent.virtual.ui.node import Node, ScrollInfo, Window
 from pytest_mobile_agent.virtual.ui.system import LAYER_ALERT, LAYER_APP
 
@@ -49,13 +51,13 @@ if TYPE_CHECKING:
 PACKAGE = "dev.mobileagent.fixture"
 MAIN_ACTIVITY = ".MainActivity"
 TABS = ("Login", "List", "Big")
-SCREENS = (*TABS, spinner.SCREEN)
+SCREENS = (*TABS, spinner.SCREEN, audit_screen.SCREEN)
 BIG_CELLS = 500
 BIG_COLUMNS = 10
 LIST_ITEMS = 100
 FRAME_NODES = 10
 #: model milliseconds from a tab's selection (or the app's start) to its screen being composed
-COMPOSE_MS = {"Login": 40.0, "List": 60.0, "Big": 180.0, spinner.SCREEN: 40.0}
+COMPOSE_MS = {"Login": 40.0, "List": 60.0, "Big": 180.0, spinner.SCREEN: 40.0, audit_screen.SCREEN: 40.0}
 LAUNCH_MS = 120.0
 PASSWORD = "correct horse"  # the password the fixture accepts (examples/test_login.py signs in with it)
 #: model milliseconds from the Login screen's composition, after a tap on its tab, to its late button
@@ -290,7 +292,8 @@ class FixtureApp:
 
     def _compose(self, tab: str) -> None:
         screen = Node("android.view.View", self.model.geo.content, res=f"screen_{tab.lower()}", package=PACKAGE)
-        {"Login": self._login, "List": self._list, "Big": self._big, spinner.SCREEN: self._loading}[tab](screen)
+        {"Login": self._login, "List": self._list, "Big": self._big, spinner.SCREEN: self._loading,
+         audit_screen.SCREEN: self._audit}[tab](screen)
         self._compose_root.add(screen)
         self._screen = screen
         self.composed = True
@@ -391,6 +394,12 @@ class FixtureApp:
         spinner.loading_screen(self.model, self.window, screen, self.spin_ms,
                                alive=lambda: generation == self._generation and self.window is not None,
                                on_loaded=lambda nodes: self.content_changed(nodes, ("structure",)))
+
+    def _audit(self, screen: Node) -> None:
+        audit_screen.audit_screen(self.model.geo, screen, PACKAGE)
+        for node in screen.walk():
+            if node.editable:
+                node.on_click = (lambda f=node: self.model.focus(f))
 
     def _toggle(self, node: Node) -> None:
         node.selected = not node.selected

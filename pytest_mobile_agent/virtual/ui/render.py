@@ -23,7 +23,8 @@ BAR = (32, 33, 36)
 BAR_TEXT = (240, 240, 240)
 ACCENT = (60, 90, 200)
 TEXT = (30, 30, 30)
-HINT = (130, 130, 140)
+HINT = (73, 69, 79)  # Material 3's onSurfaceVariant, what its text fields draw a hint in
+OUTLINE = (110, 106, 116)  # an unfocused outlined field's border: 5.1:1 on the background
 CELL = (226, 232, 246)
 CELL_SELECTED = (120, 160, 240)
 KEYBOARD = (214, 218, 224)
@@ -167,19 +168,22 @@ def _draw_node(draw: ImageDraw.ImageDraw, node: Node, ox: int, oy: int, dark: bo
         return
     cls = node.cls
     h = b - t
-    if cls.endswith("Button"):
+    if node.colour is not None and cls in ("android.widget.ImageButton", "android.widget.ImageView"):
+        _glyph(draw, box, node.colour)
+    elif cls.endswith("Button"):
         draw.rounded_rectangle(box, radius=min(40, h // 2), fill=ACCENT)
         _text(draw, box, node.text or "", (255, 255, 255), h, center=True)
     elif cls.endswith("EditText"):
-        outline = ACCENT if node.focused else (150, 150, 160)
-        draw.rounded_rectangle(box, radius=12, outline=outline, width=4 if node.focused else 2)
+        if node.colour is None or node.focused:  # a field drawn in a colour of its own is borderless
+            outline = ACCENT if node.focused else OUTLINE
+            draw.rounded_rectangle(box, radius=12, outline=outline, width=4 if node.focused else 2)
         shown = node.shown_text()
         if node.password and shown:
             _dots(draw, (box[0] + 30, box[1], box[2], box[3]), len(shown), h)
         elif shown:
             _text(draw, (box[0] + 30, box[1], box[2], box[3]), shown, TEXT, h)
         else:
-            _text(draw, (box[0] + 30, box[1], box[2], box[3]), node.hint or "", HINT, h)
+            _text(draw, (box[0] + 30, box[1], box[2], box[3]), node.hint or "", node.colour or HINT, h)
     elif cls.endswith("Switch"):
         draw.rounded_rectangle(box, radius=h // 2, fill=ACCENT if node.checked else (190, 190, 196))
         knob = box[2] - h + 6 if node.checked else box[0] + 6
@@ -207,6 +211,16 @@ def _draw_node(draw: ImageDraw.ImageDraw, node: Node, ox: int, oy: int, dark: bo
             _text(draw, box, label, TEXT, h, center=True)
     elif node.text:
         _text(draw, box, node.text, TEXT, h)
+
+
+def _glyph(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], colour: tuple[int, int, int]) -> None:
+    """An icon: a ring with a bar across, in `colour`, inside the node's bounds (an icon's
+    drawable, whose pixels the accessibility audit's image contrast measures)."""
+    x0, y0, x1, y1 = box
+    inset = max(2, (x1 - x0) // 6)
+    draw.ellipse((x0 + inset, y0 + inset, x1 - inset, y1 - inset), outline=colour, width=max(3, inset // 2))
+    mid = (y0 + y1) // 2
+    draw.rectangle((x0 + 2 * inset, mid - inset // 3, x1 - 2 * inset, mid + inset // 3), fill=colour)
 
 
 def _dots(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], count: int, height: int) -> None:

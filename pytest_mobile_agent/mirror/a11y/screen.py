@@ -1,0 +1,33 @@
+"""`screen.audit_accessibility(...)`: the audit on a live screen.
+
+The replica is brought up to date, a screenshot is taken only when a chosen rule reads pixels, and
+each finding gets its `Element`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from pytest_mobile_agent.mirror.a11y.audit import audit, decode_screenshot, needs_pixels
+from pytest_mobile_agent.mirror.a11y.catalog import select_rules
+from pytest_mobile_agent.mirror.a11y.findings import Finding
+
+if TYPE_CHECKING:
+    from pytest_mobile_agent.mirror.element import Element
+    from pytest_mobile_agent.mirror.mirror import Mirror
+
+
+def audit_screen(screen: Mirror, within: Element | None, rules: Iterable[str] | str | None) -> list[Finding]:
+    chosen = select_rules(rules)
+    view = screen.snapshot()
+    scope = None
+    if within is not None:
+        entry = screen.entry(within.ref)
+        scope = (entry, *view.subtree(entry))
+    pixels = decode_screenshot(screen.screenshot_png()) if needs_pixels(chosen) else None
+    if pixels is not None and pixels.size != (view.snapshot.display.width, view.snapshot.display.height):
+        pixels = None  # a screenshot of another size than the display's bounds: no contrast measured
+    findings = audit(view, scope=scope, rules=chosen, screenshot=pixels)
+    return [dataclasses.replace(f, element=screen.element(f.ref)) for f in findings]
