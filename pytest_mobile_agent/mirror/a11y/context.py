@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from PIL import Image
+import numpy as np
 
+from pytest_mobile_agent.mirror.a11y.contrast import SwatchCache
 from pytest_mobile_agent.mirror.replica import Entry, View
 from pytest_mobile_agent.session.backends import Node
 
@@ -22,15 +23,22 @@ class AuditContext:
 
     view: View
     subjects: list[Entry]
-    screenshot: Image.Image | None
-    """The screen, upright, at the display's size (RGB); None: the contrast rules do not run."""
+    pixels: np.ndarray | None
+    """The screen, upright, at the display's size (height x width x 3 bytes); None: the contrast
+    rules do not run."""
+    swatches: SwatchCache = field(default_factory=SwatchCache)
     children: dict[int, list[Entry]] = field(default_factory=dict)
     by_id: dict[tuple[int, int], Entry] = field(default_factory=dict)
     """(window id, the agent's node id) -> entry: what `labeled_by` names."""
+    spoken: dict[int, str] = field(default_factory=dict)
+    """ref -> its speakable text, once worked out (two rules ask)."""
+    focused: dict[int, bool] = field(default_factory=dict)
+    """ref -> whether a screen reader stops on it, once worked out."""
 
     @classmethod
-    def of(cls, view: View, scope: Iterable[Entry], screenshot: Image.Image | None) -> AuditContext:
-        context = cls(view, [e for e in scope if e.node.visible], screenshot)
+    def of(cls, view: View, scope: Iterable[Entry], pixels: np.ndarray | None,
+           swatches: SwatchCache | None = None) -> AuditContext:
+        context = cls(view, [e for e in scope if e.node.visible], pixels, swatches or SwatchCache())
         for entry in view.entries:
             context.by_id[(entry.window.id, entry.node.id)] = entry
             if entry.parent is not None:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+import xxhash
 from PIL import Image
 
 Rgb = tuple[int, int, int]
@@ -24,8 +26,6 @@ LARGE_TEXT_RATIO = 3.0
 """ContrastUtils.CONTRAST_RATIO_WCAG_LARGE_TEXT, also what ImageContrastCheck asks of an image."""
 TOLERANCE = 0.01
 """TextContrastCheck.CONTRAST_TOLERANCE: how far a ratio may fall below its bar."""
-MAX_COLOURS = 1 << 16
-"""More distinct colours than this in one element (a photograph): no swatch, nothing to judge."""
 
 
 @lru_cache(maxsize=4096)
@@ -63,39 +63,61 @@ class Swatch:
         return self.background == self.foreground
 
 
-def swatch(image: Image.Image) -> Swatch | None:
-    """The swatch of `image` (an element's crop of the screenshot, RGB); None when it has no pixels
-    or more than MAX_COLOURS colours."""
-    found = image.getcolors(MAX_COLOURS)
-    if not found:
+_LINEAR = np.array([_linear(c) for c in range(256)])
+_LUM_R, _LUM_G, _LUM_B = 0.2126 * _LINEAR, 0.7152 * _LINEAR, 0.0722 * _LINEAR
+
+
+def pixels_of(image: Image.Image) -> np.ndarray:
+    """An RGB image as a height x width x 3 array of bytes (what `swatch` crops)."""
+    return np.asarray(image.convert("RGB") if image.mode != "RGB" else image)
+
+
+def swatch(crop: np.ndarray) -> Swatch | None:
+    """The swatch of `crop` (an element's part of the screenshot, height x width x 3 bytes); None
+    when it has no pixels.
+
+    ATF's histogram is keyed by the packed colour in ascending order, and its `>` keeps the first of
+    equally frequent colours: `np.unique` sorts the same way and `argmax` keeps the first."""
+    if crop.size == 0:
         return None
-    counted: list[tuple[int, Rgb]] = [(count, _rgb(colour)) for count, colour in found]
-    if len(counted) == 1:
-        only = counted[0][1]
+    packed = (crop[..., 0].astype(np.uint32) << 16) | (crop[..., 1].astype(np.uint32) << 8) | crop[..., 2]
+    colours, counts = np.unique(packed, return_counts=True)
+    if len(colours) == 1:
+        only = _unpack(int(colours[0]))
         return Swatch(only, only)
-    # ATF's histogram is keyed by the packed colour, in order: its ties go to the lowest
-    counted.sort(key=lambda pair: pair[1])
-    average = sum(luminance(colour) for _, colour in counted) / len(counted)
-    low: Rgb | None = None
-    high: Rgb | None = None
-    low_count = high_count = 0
-    for count, colour in counted:
-        if luminance(colour) < average:
-            if count > low_count:
-                low, low_count = colour, count
-        elif count > high_count:
-            high, high_count = colour, count
-    if low is None or high is None:  # cannot happen with two colours or more; kept for the types
-        return None
-    if high_count > low_count:
-        return Swatch(background=high, foreground=low)
-    return Swatch(background=low, foreground=high)
+    lum = _LUM_R[colours >> 16] + _LUM_G[(colours >> 8) & 0xFF] + _LUM_B[colours & 0xFF]
+    below = lum < lum.mean()
+    low_counts, high_counts = np.where(below, counts, 0), np.where(below, 0, counts)
+    low, high = int(np.argmax(low_counts)), int(np.argmax(high_counts))
+    low_colour, high_colour = _unpack(int(colours[low])), _unpack(int(colours[high]))
+    if high_counts[high] > low_counts[low]:
+        return Swatch(background=high_colour, foreground=low_colour)
+    return Swatch(background=low_colour, foreground=high_colour)
 
 
-def _rgb(colour: object) -> Rgb:
-    if not isinstance(colour, tuple) or len(colour) < 3:
-        raise ValueError(f"an RGB image is needed for a contrast swatch, not a pixel {colour!r}")
-    return (int(colour[0]), int(colour[1]), int(colour[2]))
+def _unpack(packed: int) -> Rgb:
+    return (packed >> 16) & 0xFF, (packed >> 8) & 0xFF, packed & 0xFF
+
+
+class SwatchCache:
+    """Swatches already measured, by the crop's bounds and the xxh3 digest of its pixels: an element
+    whose pixels did not change since the last audit is not measured again (the per-step audit of
+    `--android-a11y` on a screen of 500 texts measures only what a step changed)."""
+
+    def __init__(self, limit: int = 8192) -> None:
+        self._kept: dict[tuple[tuple[int, int, int, int], int], Swatch | None] = {}
+        self._limit = limit
+
+    def swatch(self, pixels: np.ndarray, bounds: tuple[int, int, int, int]) -> Swatch | None:
+        left, top, right, bottom = bounds
+        crop = pixels[top:bottom, left:right]
+        key = (bounds, xxhash.xxh3_64_intdigest(np.ascontiguousarray(crop).data))
+        if key in self._kept:
+            return self._kept[key]
+        if len(self._kept) >= self._limit:
+            self._kept.clear()
+        found = self._kept[key] = swatch(crop)
+        return found
 
 
 def hex_colour(colour: Rgb) -> str:

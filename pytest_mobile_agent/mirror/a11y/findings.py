@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pytest_mobile_agent.mirror.replica import Entry
+from pytest_mobile_agent.mirror.selectors import describe_entry
 from pytest_mobile_agent.session.backends import Bounds
 
 Severity = Literal["error", "warning", "info"]
@@ -28,12 +30,18 @@ class Finding:
     severity: Severity
     ref: int
     bounds: Bounds
-    where: str
     message: str
     check: str
     figures: dict[str, Any] = field(default_factory=dict, compare=False)
+    entry: Entry | None = field(default=None, compare=False, repr=False)
+    """The replica's entry the finding is on (what `where` describes)."""
     element: Any = field(default=None, compare=False, repr=False)
     """The `Element` of `ref`, when the audit ran on a screen."""
+
+    @property
+    def where(self) -> str:
+        """The element as the screen's errors name it (`@12 Button "OK" id=ok [..]`)."""
+        return describe_entry(self.entry) if self.entry is not None else f"@{self.ref}"
 
     @property
     def key(self) -> tuple[str, int]:

@@ -18,7 +18,6 @@ from pytest_mobile_agent.mirror.a11y.context import AuditContext
 from pytest_mobile_agent.mirror.a11y.findings import Finding, Severity
 from pytest_mobile_agent.mirror.a11y.speakable import should_focus, speakable_text
 from pytest_mobile_agent.mirror.replica import Entry
-from pytest_mobile_agent.mirror.selectors import describe_entry
 
 ATF = "com.google.android.apps.common.testing.accessibility.framework.checks."
 
@@ -65,7 +64,7 @@ class Rule:
 
 def _finding(rule: str, check: str, severity: Severity, entry: Entry, message: str, **figures: object) -> Finding:
     return Finding(rule=rule, severity=severity, ref=entry.ref, bounds=entry.node.bounds,
-                   where=describe_entry(entry), message=message, check=ATF + check, figures=dict(figures))
+                   message=message, check=ATF + check, figures=dict(figures), entry=entry)
 
 
 # --- TouchTargetSizeCheck --------------------------------------------------------------------------
@@ -254,13 +253,14 @@ def image_contrast(context: AuditContext) -> Iterator[Finding]:
 def _swatch(context: AuditContext, entry: Entry) -> contrast.Swatch | None:
     """The node's swatch, or None where ATF does not run: no screenshot, bounds empty or not wholly
     on it (RESULT_ID_VIEW_NOT_WITHIN_SCREENCAPTURE), one colour only (nothing drawn)."""
-    image = context.screenshot
-    if image is None:
+    pixels = context.pixels
+    if pixels is None:
         return None
     left, top, right, bottom = entry.node.bounds
-    if right <= left or bottom <= top or left < 0 or top < 0 or right > image.width or bottom > image.height:
+    height, width = pixels.shape[:2]
+    if right <= left or bottom <= top or left < 0 or top < 0 or right > width or bottom > height:
         return None
-    measured = contrast.swatch(image.crop((left, top, right, bottom)))
+    measured = context.swatches.swatch(pixels, entry.node.bounds)
     return None if measured is None or measured.uniform else measured
 
 

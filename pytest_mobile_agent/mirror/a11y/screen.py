@@ -27,7 +27,7 @@ def audit_screen(screen: Mirror, within: Element | None, rules: Iterable[str] | 
         entry = screen.entry(within.ref)
         scope = (entry, *view.subtree(entry))
     pixels = decode_screenshot(screen.screenshot_png()) if needs_pixels(chosen) else None
-    if pixels is not None and pixels.size != (view.snapshot.display.width, view.snapshot.display.height):
-        pixels = None  # a screenshot of another size than the display's bounds: no contrast measured
-    findings = audit(view, scope=scope, rules=chosen, screenshot=pixels)
+    if pixels is not None and pixels.shape[:2] != (view.snapshot.display.height, view.snapshot.display.width):
+        pixels = None  # a screenshot of another size than the display's: no contrast measured
+    findings = audit(view, scope=scope, rules=chosen, pixels=pixels)
     return [dataclasses.replace(f, element=screen.element(f.ref)) for f in findings]

@@ -17,6 +17,13 @@ SWITCH_CLASSES = ("android.widget.Switch", "android.widget.ToggleButton")
 
 def speakable_text(context: AuditContext, entry: Entry) -> str:
     """The words a screen reader says for `entry` (empty when it says nothing)."""
+    known = context.spoken.get(entry.ref)
+    if known is None:
+        known = context.spoken[entry.ref] = _speakable_text(context, entry)
+    return known
+
+
+def _speakable_text(context: AuditContext, entry: Entry) -> str:
     text = _subtree_text(context, entry)
     label = context.label_of(entry)
     if entry.node.important and label is not None:
@@ -57,6 +64,13 @@ def should_focus(context: AuditContext, entry: Entry) -> bool:
     """Whether a screen reader stops on `entry` (ATF's shouldFocusView): an actionable, important
     node that has no important descendant or speaks itself, or an important node with text and no
     focusable ancestor."""
+    known = context.focused.get(entry.ref)
+    if known is None:
+        known = context.focused[entry.ref] = _should_focus(context, entry)
+    return known
+
+
+def _should_focus(context: AuditContext, entry: Entry) -> bool:
     node = entry.node
     if not node.visible:
         return False
