@@ -35,7 +35,7 @@ class AgentIdentity:
     version: str = "0.1.0"
     build: str = BUILD
     protocols: tuple[int, ...] = (1,)
-    capabilities: tuple[str, ...] = ("events", "bounds", "window_metadata", "text_clipboard")
+    capabilities: tuple[str, ...] = ("events", "bounds", "window_metadata", "text_clipboard", "a11y_fields")
     pid: int = 2973
     socket: str = SOCKET
 

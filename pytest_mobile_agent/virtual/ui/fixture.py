@@ -252,8 +252,10 @@ class FixtureApp:
         width = geo.width // len(TABS)
         top, bottom = geo.tab_row[1], geo.tab_row[3]
         for i, name in enumerate(TABS):
+            # Compose's Tab gives its node the role description "Tab" (androidx.compose.ui's
+            # AndroidComposeViewAccessibilityDelegateCompat, for Role.Tab)
             tab = row.add(Node("android.widget.TextView", (i * width, top, (i + 1) * width, bottom), text=name,
-                               res=f"tab_{name.lower()}", clickable=True, focusable=True))
+                               res=f"tab_{name.lower()}", clickable=True, focusable=True, role="Tab"))
             tab.add(Node("android.widget.ImageView", (i * width + width // 2 - 36, top + 12,
                                                       i * width + width // 2 + 36, top + 60)))
             tab.on_click = (lambda n=name: self._select(n, 0.0, tapped=True))

@@ -9,7 +9,7 @@ import org.json.JSONObject;
 
 /** What the server says about itself, and its limits. */
 public final class ServerConfig {
-    public static final List<String> CAPABILITIES = Arrays.asList("events", "bounds", "window_metadata", "text_clipboard");
+    public static final List<String> CAPABILITIES = Arrays.asList("events", "bounds", "window_metadata", "text_clipboard", "a11y_fields");
 
     public String agent = "mobile-agent-android";
     public String version;
