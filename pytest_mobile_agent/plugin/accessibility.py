@@ -132,7 +132,7 @@ class StepAudits:
             pixels = None
         matched = {id(i): frozenset(e.ref for e in i.where.select(view)) for i in self.ignores if i.where}
         new = []
-        for finding in audit(view, rules=rules, pixels=pixels, swatches=self.swatches):
+        for finding in audit(view, rules=rules, pixels=pixels, swatches=self.swatches, known=self.seen):
             if finding.key in self.seen:
                 continue
             self.seen.add(finding.key)

@@ -39,12 +39,14 @@ def decode_screenshot(data: bytes) -> np.ndarray:
 
 
 def audit(view: View, *, scope: Iterable[Entry] | None = None, rules: Sequence[Rule] | None = None,
-          pixels: np.ndarray | None = None, swatches: SwatchCache | None = None) -> list[Finding]:
+          pixels: np.ndarray | None = None, swatches: SwatchCache | None = None,
+          known: frozenset[tuple[str, int]] | set[tuple[str, int]] = frozenset()) -> list[Finding]:
     """Every finding of `rules` (all for None) on `scope` (the app's windows for None), errors first,
     then by place on the screen. Without `pixels` (the screenshot, `decode_screenshot`) the contrast
-    rules find nothing; `swatches` keeps what was measured for the next audit of the same screen."""
+    rules find nothing; `swatches` keeps what was measured for the next audit of the same screen;
+    `known` names findings (rule, ref) already reported, which the rules skip."""
     chosen = list(rules) if rules is not None else select_rules(None)
-    context = AuditContext.of(view, app_entries(view) if scope is None else scope, pixels, swatches)
+    context = AuditContext.of(view, app_entries(view) if scope is None else scope, pixels, swatches, known)
     findings = [finding for rule in chosen for finding in rule.run(context)]
     order = {severity: i for i, severity in enumerate(SEVERITIES)}
     findings.sort(key=lambda f: (order[f.severity], f.bounds[1], f.bounds[0], f.rule))

@@ -34,11 +34,17 @@ class AuditContext:
     """ref -> its speakable text, once worked out (two rules ask)."""
     focused: dict[int, bool] = field(default_factory=dict)
     """ref -> whether a screen reader stops on it, once worked out."""
+    known: frozenset[tuple[str, int]] | set[tuple[str, int]] = frozenset()
+    """(rule, ref) of findings already reported: the rules skip them (the per-step audit reports only
+    new findings, and on a screen of 500 small cells it would build 500 again at every step)."""
+    memo: dict[tuple[str, int, bool, bool], object] = field(default_factory=dict)
+    """What the rules work out once per parent (siblings share it: 500 cells, 50 rows)."""
 
     @classmethod
     def of(cls, view: View, scope: Iterable[Entry], pixels: np.ndarray | None,
-           swatches: SwatchCache | None = None) -> AuditContext:
-        context = cls(view, [e for e in scope if e.node.visible], pixels, swatches or SwatchCache())
+           swatches: SwatchCache | None = None,
+           known: frozenset[tuple[str, int]] | set[tuple[str, int]] = frozenset()) -> AuditContext:
+        context = cls(view, [e for e in scope if e.node.visible], pixels, swatches or SwatchCache(), known=known)
         for entry in view.entries:
             context.by_id[(entry.window.id, entry.node.id)] = entry
             if entry.parent is not None:

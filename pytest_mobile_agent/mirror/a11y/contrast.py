@@ -48,14 +48,16 @@ def ratio(first: Rgb, second: Rgb) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Swatch:
-    """An element's background and foreground colours and their ratio (two decimals)."""
+    """An element's background and foreground colours and their ratio (two decimals, as
+    ContrastSwatch.getContrastRatios rounds it)."""
 
     background: Rgb
     foreground: Rgb
+    ratio: float
 
-    @property
-    def ratio(self) -> float:
-        return round(ratio(self.background, self.foreground) * 100.0) / 100.0
+    @classmethod
+    def of(cls, background: Rgb, foreground: Rgb) -> Swatch:
+        return cls(background, foreground, round(ratio(background, foreground) * 100.0) / 100.0)
 
     @property
     def uniform(self) -> bool:
@@ -84,15 +86,15 @@ def swatch(crop: np.ndarray) -> Swatch | None:
     colours, counts = np.unique(packed, return_counts=True)
     if len(colours) == 1:
         only = _unpack(int(colours[0]))
-        return Swatch(only, only)
+        return Swatch.of(only, only)
     lum = _LUM_R[colours >> 16] + _LUM_G[(colours >> 8) & 0xFF] + _LUM_B[colours & 0xFF]
     below = lum < lum.mean()
     low_counts, high_counts = np.where(below, counts, 0), np.where(below, 0, counts)
     low, high = int(np.argmax(low_counts)), int(np.argmax(high_counts))
     low_colour, high_colour = _unpack(int(colours[low])), _unpack(int(colours[high]))
     if high_counts[high] > low_counts[low]:
-        return Swatch(background=high_colour, foreground=low_colour)
-    return Swatch(background=low_colour, foreground=high_colour)
+        return Swatch.of(background=high_colour, foreground=low_colour)
+    return Swatch.of(background=low_colour, foreground=high_colour)
 
 
 def _unpack(packed: int) -> Rgb:

@@ -17,7 +17,7 @@ Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Finding:
     """One rule's verdict on one element.
 

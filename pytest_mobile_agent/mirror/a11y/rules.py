@@ -64,7 +64,7 @@ class Rule:
 
 def _finding(rule: str, check: str, severity: Severity, entry: Entry, message: str, **figures: object) -> Finding:
     return Finding(rule=rule, severity=severity, ref=entry.ref, bounds=entry.node.bounds,
-                   message=message, check=ATF + check, figures=dict(figures), entry=entry)
+                   message=message, check=ATF + check, figures=figures, entry=entry)
 
 
 # --- TouchTargetSizeCheck --------------------------------------------------------------------------
@@ -74,6 +74,8 @@ def touch_target_size(context: AuditContext) -> Iterator[Finding]:
     """A clickable or long-clickable node smaller than 48x48dp (32dp across a screen edge): ERROR,
     or WARNING when a clickable ancestor of the required size takes the touch."""
     width, height = context.display_size
+    per_pixel = 1 / context.scale  # dp per pixel, rounded as ATF rounds (Math.round(pixels / density))
+    known = context.known
     for entry in context.subjects:
         node = entry.node
         if not (node.clickable or node.long_clickable):
@@ -81,8 +83,8 @@ def touch_target_size(context: AuditContext) -> Iterator[Finding]:
         left, top, right, bottom = node.bounds
         need_w = TOUCH_TARGET_ON_EDGE_DP if left == 0 or right == width else TOUCH_TARGET_DP
         need_h = TOUCH_TARGET_ON_EDGE_DP if top == 0 or bottom == height else TOUCH_TARGET_DP
-        actual_w, actual_h = context.dp(right - left), context.dp(bottom - top)
-        if actual_w >= need_w and actual_h >= need_h:
+        actual_w, actual_h = int((right - left) * per_pixel + 0.5), int((bottom - top) * per_pixel + 0.5)
+        if (actual_w >= need_w and actual_h >= need_h) or ("touch_target_size", entry.ref) in known:
             continue
         if _against_scrollable_edge(context, entry):
             continue  # ATF: NOT_RUN, a node cut by its scrolling container's edge
@@ -95,7 +97,18 @@ def touch_target_size(context: AuditContext) -> Iterator[Finding]:
 
 def _clickable_ancestor(context: AuditContext, entry: Entry) -> bool:
     """ATF's hasQualifyingClickableAncestor: an ancestor that takes the same kind of touch and is
-    large enough itself."""
+    large enough itself (worked out once per parent and kind of touch)."""
+    node = entry.node
+    if entry.parent is None:
+        return False
+    key = ("clickable ancestor", entry.parent, node.clickable, node.long_clickable)
+    known = context.memo.get(key)
+    if known is None:
+        known = context.memo[key] = _has_clickable_ancestor(context, entry)
+    return bool(known)
+
+
+def _has_clickable_ancestor(context: AuditContext, entry: Entry) -> bool:
     node = entry.node
     parent = context.parent(entry)
     while parent is not None:
@@ -109,16 +122,27 @@ def _clickable_ancestor(context: AuditContext, entry: Entry) -> bool:
 
 
 def _against_scrollable_edge(context: AuditContext, entry: Entry) -> bool:
-    """ATF's isAgainstScrollableEdge: the node touches an edge of a scrolling ancestor that can
-    still scroll (part of it is out of view)."""
-    parent = context.parent(entry)
-    while parent is not None:
-        if parent.node.scrollable:
-            left, top, right, bottom = entry.node.bounds
-            pl, pt, pr, pb = parent.node.bounds
-            return top <= pt or bottom >= pb or left <= pl or right >= pr
-        parent = context.parent(parent)
-    return False
+    """ATF's isAgainstScrollableEdge: the node touches an edge of its nearest scrolling ancestor."""
+    scroller = _scrolling_ancestor(context, entry)
+    if scroller is None:
+        return False
+    left, top, right, bottom = entry.node.bounds
+    pl, pt, pr, pb = scroller
+    return top <= pt or bottom >= pb or left <= pl or right >= pr
+
+
+def _scrolling_ancestor(context: AuditContext, entry: Entry) -> tuple[int, int, int, int] | None:
+    """The bounds of the nearest scrollable ancestor (once per parent), or None."""
+    if entry.parent is None:
+        return None
+    key = ("scrolling ancestor", entry.parent, False, False)
+    if key not in context.memo:
+        parent = context.parent(entry)
+        while parent is not None and not parent.node.scrollable:
+            parent = context.parent(parent)
+        context.memo[key] = parent.node.bounds if parent is not None else None
+    found = context.memo[key]
+    return found if isinstance(found, tuple) else None
 
 
 # --- SpeakableTextPresentCheck --------------------------------------------------------------------
@@ -128,7 +152,8 @@ def speakable_text_present(context: AuditContext) -> Iterator[Finding]:
     """A node a screen reader focuses on that says nothing: ERROR."""
     for entry in context.subjects:
         node = entry.node
-        if not node.important or (node.class_name == "android.webkit.WebView" and not node.children):
+        if not node.important or (node.class_name == "android.webkit.WebView" and not node.children) \
+                or ("speakable_text_present", entry.ref) in context.known:
             continue
         if should_focus(context, entry) and not speakable_text(context, entry):
             yield _finding("speakable_text_present", "SpeakableTextPresentCheck", "error", entry,
@@ -211,7 +236,8 @@ def text_contrast(context: AuditContext) -> Iterator[Finding]:
     `not sufficient` and one below 4.5 `borderline` (both WARNING)."""
     for entry in context.subjects:
         node = entry.node
-        if node.class_name not in TEXT_VIEW_CLASSES or not (node.text or node.hint) or not node.enabled:
+        if node.class_name not in TEXT_VIEW_CLASSES or not (node.text or node.hint) or not node.enabled \
+                or ("text_contrast", entry.ref) in context.known:
             continue
         measured = _swatch(context, entry)
         if measured is None:
