@@ -8,18 +8,33 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from pytest_mobile_agent.mirror.a11y.audit import audit, decode_screenshot, needs_pixels
 from pytest_mobile_agent.mirror.a11y.catalog import select_rules
 from pytest_mobile_agent.mirror.a11y.findings import Finding
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.mirror.element import Element
-    from pytest_mobile_agent.mirror.mirror import Mirror
+from pytest_mobile_agent.mirror.replica import Entry, View
 
 
-def audit_screen(screen: Mirror, within: Element | None, rules: Iterable[str] | str | None) -> list[Finding]:
+class AuditedScreen(Protocol):
+    """What the audit needs of the screen (`Mirror` is the one; named here, not imported: the mirror
+    imports this module)."""
+
+    def snapshot(self) -> View: ...
+
+    def entry(self, ref: int) -> Entry: ...
+
+    def element(self, ref: int) -> Any: ...
+
+    def screenshot_png(self) -> bytes: ...
+
+
+class Anchored(Protocol):
+    @property
+    def ref(self) -> int: ...
+
+
+def audit_screen(screen: AuditedScreen, within: Anchored | None, rules: Iterable[str] | str | None) -> list[Finding]:
     chosen = select_rules(rules)
     view = screen.snapshot()
     scope = None
