@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from pytest_mobile_agent import App, Screen
+from pytest_mobile_agent.control import DeviceControl
 from pytest_mobile_agent.errors import InvalidArgument
 from pytest_mobile_agent.mirror.a11y.catalog import RULES
 from pytest_mobile_agent.mirror.a11y.contrast import ratio
@@ -29,6 +30,7 @@ PLANTED = {  # rule -> (severity, the resource id of the element it must name)
     "duplicate_clickable_bounds": ("error", "card"),
     "traversal_order": ("warning", "step_one"),
 }
+AT_A_LARGER_FONT = {"text_clipped": ("warning", "terms")}  # after device_control.set_font_scale(1.3)
 
 
 @pytest.fixture
@@ -39,12 +41,21 @@ def audit_screen(compose_fixture: Callable[..., App], screen: Screen) -> Screen:
 
 
 def test_each_rule_finds_the_defect_planted_for_it_and_nothing_else(audit_screen: Screen) -> None:
-    assert set(PLANTED) == set(RULES)  # every rule has its planted defect
+    assert set(PLANTED) | set(AT_A_LARGER_FONT) == set(RULES)  # every rule has its planted defect
     for rule, (severity, res) in PLANTED.items():
         found = audit_screen.audit_accessibility(rules=[rule])
         assert found, f"{rule} found nothing"
         assert [(f.severity, f.element.resource_id) for f in found][0] == (severity, res), (rule, found)
         assert all(f.element.resource_id in {r for _, r in PLANTED.values()} | {"step_two"} for f in found), found
+    assert audit_screen.audit_accessibility(rules=list(AT_A_LARGER_FONT)) == []  # at font scale 1.0 it fits
+
+
+def test_a_raised_font_scale_cuts_the_terms_off_and_nothing_else(audit_screen: Screen,
+                                                                  device_control: DeviceControl) -> None:
+    device_control.set_font_scale(1.3)
+    found = audit_screen.audit_accessibility(rules=["text_clipped"])
+    assert [(f.severity, f.element.resource_id, f.figures["edge"]) for f in found] == [("warning", "terms", "bottom")]
+    assert found[0].check == "pytest_mobile_agent.mirror.a11y.rules.text_clipped" and "cut off" in found[0].message
 
 
 def test_the_list_tab_passes_every_rule_and_login_has_only_its_two_logins(

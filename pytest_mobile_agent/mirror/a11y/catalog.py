@@ -22,6 +22,7 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Rule("image_contrast", "ImageContrastCheck", r.image_contrast, needs_pixels=True),
     Rule("duplicate_clickable_bounds", "DuplicateClickableBoundsCheck", r.duplicate_clickable_bounds),
     Rule("traversal_order", "TraversalOrderCheck", r.traversal_order),
+    Rule("text_clipped", None, r.text_clipped, needs_pixels=True),
 )}
 
 

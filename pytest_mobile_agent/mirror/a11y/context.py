@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pytest_mobile_agent.mirror.a11y.contrast import SwatchCache
+from pytest_mobile_agent.mirror.a11y.contrast import Swatch, SwatchCache
 from pytest_mobile_agent.mirror.replica import Entry, View
 from pytest_mobile_agent.session.backends import Node
 
@@ -37,6 +37,8 @@ class AuditContext:
     known: frozenset[tuple[str, int]] | set[tuple[str, int]] = frozenset()
     """(rule, ref) of findings already reported: the rules skip them (the per-step audit reports only
     new findings, and on a screen of 500 small cells it would build 500 again at every step)."""
+    measured: dict[int, Swatch | None] = field(default_factory=dict)
+    """ref -> its crop's swatch in this audit (None: not measurable)."""
     memo: dict[tuple[str, int, bool, bool], object] = field(default_factory=dict)
     """What the rules work out once per parent (siblings share it: 500 cells, 50 rows)."""
 

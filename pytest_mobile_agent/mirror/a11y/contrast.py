@@ -54,10 +54,13 @@ class Swatch:
     background: Rgb
     foreground: Rgb
     ratio: float
+    edge: str | None = None
+    """`top` or `bottom` when something drawn on the background (not a line across the crop: a
+    border, an underline) touches that edge row: text cut off there (rules.text_clipped)."""
 
     @classmethod
-    def of(cls, background: Rgb, foreground: Rgb) -> Swatch:
-        return cls(background, foreground, round(ratio(background, foreground) * 100.0) / 100.0)
+    def of(cls, background: Rgb, foreground: Rgb, edge: str | None = None) -> Swatch:
+        return cls(background, foreground, round(ratio(background, foreground) * 100.0) / 100.0, edge)
 
     @property
     def uniform(self) -> bool:
@@ -93,8 +96,26 @@ def swatch(crop: np.ndarray) -> Swatch | None:
     low, high = int(np.argmax(low_counts)), int(np.argmax(high_counts))
     low_colour, high_colour = _unpack(int(colours[low])), _unpack(int(colours[high]))
     if high_counts[high] > low_counts[low]:
-        return Swatch.of(background=high_colour, foreground=low_colour)
-    return Swatch.of(background=low_colour, foreground=high_colour)
+        return Swatch.of(background=high_colour, foreground=low_colour, edge=_inked_edge(crop, high_colour))
+    return Swatch.of(background=low_colour, foreground=high_colour, edge=_inked_edge(crop, low_colour))
+
+
+INK_DIFFERENCE = 40
+"""A pixel differing from the background by more than this in a channel is drawn on it (ink)."""
+LINE_SHARE = 0.5
+"""Ink across more than this share of an edge row is a line (a border, an underline), not glyphs."""
+
+
+def _inked_edge(crop: np.ndarray, background: Rgb) -> str | None:
+    """The edge row (top, then bottom) that glyphs touch: some ink on it, less than a line's."""
+    if crop.shape[0] < 3:
+        return None
+    for name, row in (("top", crop[0]), ("bottom", crop[-1])):
+        ink = (np.abs(row.astype(np.int16) - np.array(background, dtype=np.int16)).max(axis=1) > INK_DIFFERENCE)
+        share = float(ink.mean())
+        if 0.0 < share < LINE_SHARE:
+            return name
+    return None
 
 
 def _unpack(packed: int) -> Rgb:

@@ -36,6 +36,11 @@ TEXT_VIEW_CLASSES = frozenset({
 is left out, as ATF does without its character locations."""
 IMAGE_VIEW_CLASSES = frozenset({"android.widget.ImageView", "android.widget.ImageButton",
                                 "android.widget.QuickContactBadge"})
+OWN_TEXT_CLIPPED = "pytest_mobile_agent.mirror.a11y.rules.text_clipped"
+"""What a text_clipped finding names as its check: a rule of ours, ATF having none."""
+PLAIN_TEXT_CLASSES = frozenset({"android.widget.TextView", "android.widget.CheckedTextView"})
+"""The text nodes `text_clipped` judges: a plain text's box has nothing of its own at its edges (a
+button's or a field's shape would read as ink there)."""
 EDIT_TEXT_CLASSES = frozenset({"android.widget.EditText", "android.widget.AutoCompleteTextView",
                                "android.widget.MultiAutoCompleteTextView", "android.widget.ExtractEditText"})
 REDUNDANT_WORDS = {
@@ -53,18 +58,19 @@ class Rule:
     follows, whether it reads the screenshot, and the function that runs it."""
 
     name: str
-    check: str
+    check: str | None
+    """The ATF check's class name; None for a rule of our own (text_clipped)."""
     run: Callable[[AuditContext], Iterator[Finding]]
     needs_pixels: bool = False
 
     @property
-    def atf_class(self) -> str:
-        return ATF + self.check
+    def atf_class(self) -> str | None:
+        return None if self.check is None else ATF + self.check
 
 
 def _finding(rule: str, check: str, severity: Severity, entry: Entry, message: str, **figures: object) -> Finding:
     return Finding(rule=rule, severity=severity, ref=entry.ref, bounds=entry.node.bounds,
-                   message=message, check=ATF + check, figures=figures, entry=entry)
+                   message=message, check=check if "." in check else ATF + check, figures=figures, entry=entry)
 
 
 # --- TouchTargetSizeCheck --------------------------------------------------------------------------
@@ -286,8 +292,33 @@ def _swatch(context: AuditContext, entry: Entry) -> contrast.Swatch | None:
     height, width = pixels.shape[:2]
     if right <= left or bottom <= top or left < 0 or top < 0 or right > width or bottom > height:
         return None
+    if entry.ref in context.measured:  # text_contrast and text_clipped read the same crop
+        return context.measured[entry.ref]
     measured = context.swatches.swatch(pixels, entry.node.bounds)
-    return None if measured is None or measured.uniform else measured
+    kept = context.measured[entry.ref] = None if measured is None or measured.uniform else measured
+    return kept
+
+
+# --- clipped text (not an ATF check) --------------------------------------------------------------
+
+
+def text_clipped(context: AuditContext) -> Iterator[Finding]:
+    """Text whose glyphs reach the top or bottom edge of its element: cut off, as a text in a box of
+    fixed height is once the user raises the font scale (Settings > Display > Font size;
+    `device_control.set_font_scale(1.3)` in a test, then this audit). ATF has no such check; Android's
+    guidance (WCAG 1.4.4, "Resize text") is that text scales to 200 % without losing content. Plain
+    text elements only; measured from the screenshot as the contrast is. A warning."""
+    for entry in context.subjects:
+        node = entry.node
+        if node.class_name not in PLAIN_TEXT_CLASSES or not node.text or ("text_clipped", entry.ref) in context.known:
+            continue
+        measured = _swatch(context, entry)
+        if measured is None or measured.edge is None:
+            continue
+        yield _finding("text_clipped", OWN_TEXT_CLIPPED, "warning", entry,
+                       f"the text reaches the {measured.edge} edge of its element and is cut off; let the element "
+                       "grow with its text (no fixed height in dp, wrap_content, Modifier.heightIn(min=...)) so "
+                       "that it survives a larger font scale", edge=measured.edge)
 
 
 # --- DuplicateClickableBoundsCheck ----------------------------------------------------------------

@@ -16,7 +16,9 @@ nothing else wrong:
 * `card` and `card_open`: a clickable card and a clickable child with the same bounds
   (DuplicateClickableBoundsCheck);
 * `step_one`, `step_two`: each set to be read after the other (TraversalOrderCheck: a loop of
-  accessibilityTraversalAfter).
+  accessibilityTraversalAfter);
+* `terms`: "Terms apply" at a fixed size in a box of fixed height, which its glyphs fill at font scale
+  1.0 and overflow at 1.3 (rules.text_clipped, after `settings put system font_scale 1.3`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ if TYPE_CHECKING:
 SCREEN = "Audit"
 HINT_LOW = (180, 180, 186)
 """The promo field's hint colour: 2.0:1 on the background (250, 250, 252), below ATF's 3.0."""
+TERMS_HEIGHT = 46
+"""The terms' box in pixels: its text (TERMS_TEXT_PX, 13sp at 420 dpi) fits at font scale 1.0 and is
+cut off at 1.3."""
+TERMS_TEXT_PX = 34
 ICON = (30, 30, 30)
 ICON_FAINT = (222, 222, 228)
 """The faint icon's colour: 1.2:1 on the background."""
@@ -74,3 +80,6 @@ def audit_screen(geo: Geometry, screen: Node, package: str) -> None:
     one = add(Node("android.widget.TextView", (left, y, right, y + 84), text="Step one", res="step_one"))
     two = add(Node("android.widget.TextView", (left, y + 104, right, y + 188), text="Step two", res="step_two"))
     one.traversal_after, two.traversal_after = two, one
+    y += 228
+    add(Node("android.widget.TextView", (left, y, right, y + TERMS_HEIGHT), text="Terms apply", res="terms",
+             text_size=TERMS_TEXT_PX))

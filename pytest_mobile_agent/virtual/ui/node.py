@@ -122,6 +122,9 @@ class Node:
     #: the colour the app draws the node's icon or hint in (None: the renderer's default); pixels
     #: only, in no dict: the accessibility audit measures it from the screenshot
     colour: tuple[int, int, int] | None = None
+    #: the text's size in pixels at font scale 1 as the app sets it (None: sized to the node's box);
+    #: pixels only, as `colour`
+    text_size: int | None = None
     children: list[Node] = field(default_factory=list)
     parent: Node | None = None
     uid: int = field(default_factory=next_node_id)

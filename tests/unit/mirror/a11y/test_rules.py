@@ -150,7 +150,26 @@ def test_an_image_under_3_to_1_is_a_warning_and_a_uniform_one_is_not_judged() ->
     assert found(view, "image_contrast", pixels) == [("warning", "n2")]
 
 
-def test_every_rule_names_the_atf_check_it_follows() -> None:
+def test_every_rule_but_text_clipped_names_the_atf_check_it_follows() -> None:
     for rule in RULES.values():
+        if rule.name == "text_clipped":  # ATF has no such check: a rule of our own
+            assert rule.atf_class is None
+            continue
+        assert rule.atf_class is not None
         assert rule.atf_class.startswith("com.google.android.apps.common.testing.accessibility.framework.checks.")
         assert rule.atf_class.endswith("Check")
+
+
+def test_text_whose_glyphs_reach_an_edge_is_clipped_and_a_line_across_it_is_not() -> None:
+    cut, underlined, inside = (100, 500, 600, 546), (100, 700, 600, 746), (100, 900, 600, 946)
+    image = np.full((2400, 1080, 3), 250, dtype=np.uint8)
+    image[530:546, 120:140] = 30   # a glyph running into the bottom edge
+    image[530:540, 160:180] = 30
+    image[710:730, 120:140] = 30   # text inside, and an underline across the whole bottom row
+    image[744:746, 100:600] = 60
+    image[910:930, 120:140] = 30   # text well inside its box
+    view = view_of(root(), node(2, 1, "android.widget.TextView", cut, text="Terms"),
+                   node(3, 1, "android.widget.TextView", underlined, text="Tab"),
+                   node(4, 1, "android.widget.TextView", inside, text="Fits"),
+                   node(5, 1, "android.widget.Button", (100, 1100, 600, 1146), text="A button's own edges"))
+    assert found(view, "text_clipped", image) == [("warning", "n2")]
