@@ -168,7 +168,10 @@ def _status_icon(draw: ImageDraw.ImageDraw, slot: str, box: tuple[int, int, int,
 def _draw_node(draw: ImageDraw.ImageDraw, node: Node, ox: int, oy: int, dark: bool,
                bounds: tuple[int, int, int, int] | None = None, *, scale: float = 1.0) -> None:
     """`scale` is the font scale: text is drawn at its size times it (TextView and Compose's Text
-    size text in sp, which Configuration.fontScale multiplies), in the node's laid-out bounds."""
+    size text in sp, which TypedValue.applyDimension multiplies by Configuration.fontScale:
+    frameworks/base core/java/android/util/TypedValue.java), in the node's laid-out bounds, which
+    the double does not grow with it (a node of fixed height is what a raised scale cuts off).
+    Android 14's nonlinear scaling of large text (FontScaleConverter) is not modelled."""
     text = TextPen(scale, node.text_size)
     x0, t, r, b = bounds or node.bounds
     box = (x0 - ox, t - oy, r - ox - 1, b - oy - 1)
