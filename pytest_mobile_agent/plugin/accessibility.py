@@ -23,9 +23,10 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
 import pytest
 
-from pytest_mobile_agent.errors import InvalidArgument, InvalidSelector
+from pytest_mobile_agent.errors import InvalidArgument, InvalidSelector, MobileAgentError
 from pytest_mobile_agent.evidence.trace import ACTIONS, TraceRecorder
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.mirror.a11y.audit import audit, decode_screenshot, needs_pixels
@@ -66,8 +67,8 @@ def ignores_of(item: pytest.Item) -> list[Ignore]:
     """The marker's ignores; a bad one is a usage error naming it."""
     found: list[Ignore] = []
     for marker in item.iter_markers("a11y"):
-        for entry in marker.kwargs.get("ignore", ()) if not isinstance(marker.kwargs.get("ignore"), str) \
-                else (marker.kwargs["ignore"],):
+        ignore = marker.kwargs.get("ignore", ())
+        for entry in (ignore,) if isinstance(ignore, str) else ignore:
             found.append(_ignore(item, entry))
     return found
 
@@ -127,7 +128,7 @@ class StepAudits:
 
     def _new_findings(self, view: View) -> list[Finding]:
         rules = select_rules(None)
-        pixels = decode_screenshot(self.screen.screenshot_png()) if needs_pixels(rules) else None
+        pixels = self._pixels() if needs_pixels(rules) else None
         if pixels is not None and pixels.shape[:2] != (view.snapshot.display.height, view.snapshot.display.width):
             pixels = None
         matched = {id(i): frozenset(e.ref for e in i.where.select(view)) for i in self.ignores if i.where}
@@ -141,9 +142,19 @@ class StepAudits:
         return new
 
 
+    def _pixels(self) -> np.ndarray | None:
+        """The screenshot's pixels; None when the agent could not take one (a secure window: the
+        contrast rules then measure nothing, and the test goes on)."""
+        try:
+            return decode_screenshot(self.screen.screenshot_png())
+        except MobileAgentError as exc:
+            log.info("no screenshot for the accessibility audit, contrast not measured: %s", exc)
+            return None
+
+
 def failure_message(step: Step, errors: list[Finding]) -> str:
-    lines = [f"accessibility: {step.name} (step {step.source or 'of the test'}) brought "
-             f"{len(errors)} new error(s) (--android-a11y fail):"]
+    where = f" at {step.source}" if step.source is not None else ""
+    lines = [f"accessibility: {step.name}{where} brought {len(errors)} new error(s) (--android-a11y fail):"]
     lines += [f"  {finding.line()}" for finding in errors]
     lines.append("fix them, or accept one with @pytest.mark.a11y(ignore=[rule or {\"rule\": rule, \"id\": ...}])")
     return "\n".join(lines)
