@@ -10,8 +10,9 @@
 - first audit of a screen: the same with nothing kept (every text and image measured), the cost of
   the step that opens a screen.
 - rules without pixels: the view's rules alone.
-- screenshot: the agent's PNG and its decoding, what the audit reads the pixels from (the device's
-  and the transport's time, beside the audit's own).
+- screenshot: what the audit reads the pixels from (the device's and the transport's time, beside
+  the audit's own): the emulator controller's raw frame (plugin/accessibility.py takes it when it is
+  the display's, upright), and the agent's PNG with its decoding (without a controller).
 
     python3 benches/bench_a11y.py --steps 40
 """
@@ -26,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import numpy as np  # noqa: E402
 from timing import summary  # noqa: E402
 
 from pytest_mobile_agent.mirror.a11y.audit import audit, decode_screenshot  # noqa: E402
@@ -56,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
         kept = SwatchCache()
         known = {f.key for f in audit(screen.snapshot(), pixels=decode_screenshot(screen.screenshot_png()),
                                       swatches=kept)}
-        step_audit, first_audit, no_pixels, shots, step_cpu, first_cpu = [], [], [], [], [], []
+        step_audit, first_audit, no_pixels, shots, step_cpu, first_cpu, raw = [], [], [], [], [], [], []
+        controller = stack.session.controller
         nodes = findings = 0
         for step in range(args.steps):
             screen.tap(id=f"cell_{(step * 37) % 500 + 1}")
@@ -64,6 +67,11 @@ def main(argv: list[str] | None = None) -> int:
             pixels = decode_screenshot(screen.screenshot_png())
             view = screen.snapshot()
             shots.append(ms(started))
+            if controller is not None:
+                started = time.perf_counter()
+                frame = controller.screenshot()
+                np.frombuffer(frame.data, dtype=np.uint8).reshape(frame.height, frame.width, 3)
+                raw.append(ms(started))
             started, cpu = time.perf_counter(), time.thread_time()
             found = audit(view, pixels=pixels, swatches=kept, known=known)
             step_audit.append(ms(started))
@@ -85,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"    its CPU time                    {summary(first_cpu)}")
         print(f"  rules without pixels              {summary(no_pixels)}")
         print(f"  screenshot (agent PNG) + decode   {summary(shots)}")
+        if raw:
+            print(f"  screenshot (controller raw frame) {summary(raw)}")
     return 0
 
 

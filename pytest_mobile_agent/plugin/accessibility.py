@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
+from pytest_mobile_agent.emulator.controller import Controller
 from pytest_mobile_agent.errors import InvalidArgument, InvalidSelector, MobileAgentError
 from pytest_mobile_agent.evidence.trace import ACTIONS, TraceRecorder
 from pytest_mobile_agent.mirror import Mirror
@@ -96,6 +97,8 @@ class StepAudits:
     mode: str
     ignores: list[Ignore]
     recorder: Callable[[], TraceRecorder | None]
+    controller: Controller | None = None
+    """The emulator's controller: its raw frame is the screenshot when it is the display's, upright."""
     seen: set[tuple[str, int]] = field(default_factory=set)
     new: list[tuple[Step, Finding]] = field(default_factory=list)
     swatches: SwatchCache = field(default_factory=SwatchCache)
@@ -128,9 +131,7 @@ class StepAudits:
 
     def _new_findings(self, view: View) -> list[Finding]:
         rules = select_rules(None)
-        pixels = self._pixels() if needs_pixels(rules) else None
-        if pixels is not None and pixels.shape[:2] != (view.snapshot.display.height, view.snapshot.display.width):
-            pixels = None
+        pixels = self._pixels(view) if needs_pixels(rules) else None
         matched = {id(i): frozenset(e.ref for e in i.where.select(view)) for i in self.ignores if i.where}
         new = []
         for finding in audit(view, rules=rules, pixels=pixels, swatches=self.swatches, known=self.seen):
@@ -142,14 +143,32 @@ class StepAudits:
         return new
 
 
-    def _pixels(self) -> np.ndarray | None:
-        """The screenshot's pixels; None when the agent could not take one (a secure window: the
-        contrast rules then measure nothing, and the test goes on)."""
-        try:
-            return decode_screenshot(self.screen.screenshot_png())
-        except MobileAgentError as exc:
-            log.info("no screenshot for the accessibility audit, contrast not measured: %s", exc)
+    def _pixels(self, view: View) -> np.ndarray | None:
+        """The screen's pixels at the display's size, upright: the controller's raw frame where it is
+        that (a quarter of the agent's PNG's time on the virtual device, and the same pixels), else
+        the agent's PNG; None when neither could be had (a secure window: the contrast rules then
+        measure nothing, and the test goes on)."""
+        size = (view.snapshot.display.height, view.snapshot.display.width)
+        pixels = self._raw_frame(size)
+        if pixels is None:
+            try:
+                pixels = decode_screenshot(self.screen.screenshot_png())
+            except MobileAgentError as exc:
+                log.info("no screenshot for the accessibility audit, contrast not measured: %s", exc)
+                return None
+        return pixels if pixels.shape[:2] == size else None
+
+    def _raw_frame(self, size: tuple[int, int]) -> np.ndarray | None:
+        if self.controller is None:
             return None
+        try:
+            frame = self.controller.screenshot()
+        except MobileAgentError as exc:
+            log.info("no controller frame for the accessibility audit, the agent's screenshot instead: %s", exc)
+            return None
+        if frame.rotation != 0 or (frame.height, frame.width) != size or len(frame.data) != size[0] * size[1] * 3:
+            return None
+        return np.frombuffer(frame.data, dtype=np.uint8).reshape(size[0], size[1], 3)
 
 
 def failure_message(step: Step, errors: list[Finding]) -> str:
@@ -161,12 +180,12 @@ def failure_message(step: Step, errors: list[Finding]) -> str:
 
 
 def screen_opened(item: pytest.Item, screen: Mirror, label: str | None,
-                  recorder: Callable[[], TraceRecorder | None]) -> None:
+                  recorder: Callable[[], TraceRecorder | None], controller: Controller | None = None) -> None:
     """A target's screen is up: under `--android-a11y report|fail` its steps are audited."""
     mode = options.choice(item.config, "android_a11y")
     if mode == OFF:
         return
-    audits = StepAudits(screen, label, mode, ignores_of(item), recorder)
+    audits = StepAudits(screen, label, mode, ignores_of(item), recorder, controller)
     screen.steps.add_listener(audits)
     screen.steps.add_guard(audits.before_call)
     item.stash.setdefault(AUDITS_KEY, []).append(audits)

@@ -62,7 +62,8 @@ class RunHooks:
         record = self.run.target(part.label, part.target.serial)
         record.artifacts.screen = screen
         evidence.screen_opened(self._item, record, part.session, screen, self._api_level())
-        accessibility.screen_opened(self._item, screen, screen.steps.screen, lambda: self.run.evidence.recorder)
+        accessibility.screen_opened(self._item, screen, screen.steps.screen, lambda: self.run.evidence.recorder,
+                                    part.session.controller if part.session is not None else None)
 
     def control_opened(self, part: TargetParts, control: DeviceControl) -> None:
         pass

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from typing import cast
 
+import numpy as np
 import pytest
 
+from pytest_mobile_agent.emulator.controller import Controller
+from pytest_mobile_agent.emulator.frame import Frame
 from pytest_mobile_agent.errors import AgentError
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.mirror.replica import View
@@ -76,3 +79,34 @@ def test_a_nested_step_or_a_failed_action_is_not_audited() -> None:
     assert each.new == []
 
 
+
+
+class FakeController:
+    def __init__(self, frame: Frame) -> None:
+        self.frame, self.calls = frame, 0
+
+    def screenshot(self) -> Frame:
+        self.calls += 1
+        return self.frame
+
+
+def faint_icon_view() -> View:
+    return view_of(root(), node(2, 1, "android.widget.ImageView", (100, 500, 300, 700), desc="badge"))
+
+
+def frame(rotation: int = 0) -> Frame:
+    pixels = np.full((2400, 1080, 3), 250, dtype=np.uint8)
+    pixels[540:660, 140:260] = 222  # a faint icon: 1.2:1
+    return Frame(1080, 2400, pixels.tobytes(), rotation=rotation)
+
+
+@pytest.mark.parametrize(("rotation", "from_controller"), [(0, True), (1, False)])
+def test_the_controllers_raw_frame_is_the_screenshot_when_it_is_the_displays_upright(
+        rotation: int, from_controller: bool) -> None:
+    screen = FakeScreen(faint_icon_view(), shot_error=AgentError("screenshot_failed", "secure"))
+    controller = FakeController(frame(rotation))
+    each = StepAudits(cast(Mirror, screen), None, REPORT, [], lambda: None, cast(Controller, controller))
+    each.step_ended(step("tap"))
+    each.before_call("find")
+    assert controller.calls == 1 and screen.shots == (0 if from_controller else 1)
+    assert [f.rule for _, f in each.new] == (["image_contrast"] if from_controller else [])
