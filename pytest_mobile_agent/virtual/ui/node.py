@@ -185,7 +185,8 @@ class Node:
 
 
 def node_dict(node: Node, parent_id: int | None, depth: int, children: list[int]) -> dict[str, Any]:
-    """The NODE shape of docs/protocol.md, every key present."""
+    """The NODE shape of docs/protocol.md: every key present, and the accessibility fields that are
+    not their defaults."""
     return {
         "id": node.uid,
         "parent": parent_id,
