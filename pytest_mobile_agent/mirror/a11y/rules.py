@@ -313,8 +313,8 @@ def text_clipped(context: AuditContext) -> Iterator[Finding]:
         if node.class_name not in PLAIN_TEXT_CLASSES or not node.text or ("text_clipped", entry.ref) in context.known:
             continue
         measured = _swatch(context, entry)
-        if measured is None or measured.edge is None:
-            continue
+        if measured is None or measured.edge is None or _against_scrollable_edge(context, entry):
+            continue  # a row scrolled half out of its list is cut by the list, not by its own size
         yield _finding("text_clipped", OWN_TEXT_CLIPPED, "warning", entry,
                        f"the text reaches the {measured.edge} edge of its element and is cut off; let the element "
                        "grow with its text (no fixed height in dp, wrap_content, Modifier.heightIn(min=...)) so "

@@ -173,3 +173,14 @@ def test_text_whose_glyphs_reach_an_edge_is_clipped_and_a_line_across_it_is_not(
                    node(4, 1, "android.widget.TextView", inside, text="Fits"),
                    node(5, 1, "android.widget.Button", (100, 1100, 600, 1146), text="A button's own edges"))
     assert found(view, "text_clipped", image) == [("warning", "n2")]
+
+
+def test_text_cut_by_its_scrolling_container_is_not_clipped_text() -> None:
+    """A list row scrolled half out of view: its text crosses the list's edge, which says nothing of
+    the row's own size (ATF's isAgainstScrollableEdge; the examples suite's List met it)."""
+    row = (0, 336, 1080, 405)
+    image = np.full((2400, 1080, 3), 250, dtype=np.uint8)
+    image[336:360, 60:80] = 30  # the lower half of a glyph, cut at the list's top edge
+    view = view_of(root(), node(2, 1, bounds=(0, 336, 1080, 2200), scrollable=True),
+                   node(3, 2, "android.widget.TextView", row, text="Item 55"))
+    assert found(view, "text_clipped", image) == []
