@@ -184,6 +184,8 @@ class Recorded:
     arguments: dict[str, str] = field(default_factory=dict)
     outcome: str = ""
     line: str = ""
+    notes: dict[str, Any] = field(default_factory=dict)
+    """What others add to the step's document (`TraceRecorder.annotate`): `a11y`, its findings."""
 
 
 class TraceRecorder:
@@ -264,6 +266,13 @@ class TraceRecorder:
         record.line = step_line(step, record.arguments, view)
         if step.depth == 0 and step.name in ACTIONS and not self._body_over:
             self._awaiting_after = record
+
+    def annotate(self, step: Step, key: str, value: Any) -> None:
+        """Add `key` to `step`'s document in the trace (the per-step accessibility audit's findings)."""
+        for record in reversed(self.recorded):
+            if record.step is step:
+                record.notes[key] = value
+                return
 
     @property
     def lines(self) -> list[str]:
@@ -352,6 +361,7 @@ class TraceRecorder:
             "before": before, "after": after, "tree": tree_name, "screen": step.screen,
             "source": tracefile.source_entry(step.source, self.root),
             **({"perf": step.measures["perf"]} if "perf" in step.measures else {}),
+            **record.notes,
         }
 
     # --- helpers -----------------------------------------------------------------------------------

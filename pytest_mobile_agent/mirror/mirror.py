@@ -93,6 +93,7 @@ log = logging.getLogger("pytest_mobile_agent.mirror")
 __tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames
 
 if TYPE_CHECKING:
+    from pytest_mobile_agent.mirror.a11y.findings import Finding
     from pytest_mobile_agent.mirror.snapshots import SnapshotSettings
 
 T = TypeVar("T")
@@ -564,6 +565,16 @@ class Mirror(GestureActions):
         from pytest_mobile_agent.mirror.snapshots import check_snapshot
 
         check_snapshot(self, name, mask, threshold, element, default_masks)
+
+    @recorded("audit_accessibility")
+    def audit_accessibility(self, *, within: Element | None = None,
+                            rules: Sequence[str] | str | None = None) -> list[Finding]:
+        """The accessibility findings on the app's windows (or `within` an element's subtree): the
+        rules of Google's Accessibility Test Framework (mirror/a11y/, README "Accessibility"), all
+        of them or those named in `rules`; an unknown name is InvalidArgument with a did-you-mean."""
+        from pytest_mobile_agent.mirror.a11y.screen import audit_screen
+
+        return audit_screen(self, within, rules)
 
     def screenshot_png(self) -> bytes:
         """An agent screenshot's PNG, outside the steps (what a snapshot compares)."""

@@ -7,6 +7,8 @@
     Selector(desc="Close"), Selector(desc_contains="clo")
     Selector(class_name="TextView")             whole class name or its last part
     Selector(clickable=True, focused=True, ...)  node states
+    Selector(role="Tab"), Selector(state="On"), Selector(error="Required"), Selector(action="expand"),
+    Selector(important=False)                   the accessibility fields (docs/protocol.md, a11y_fields)
     Selector(window="input_method")             a window by id, type, title or package
     Selector(within=element)                    descendants of an element
     Selector(xpath="//android.widget.Button[@text='Login']")   XPath over uiautomator's dump (mirror/xpath.py)
@@ -59,6 +61,16 @@ class Selector:
     scrollable: bool | None = None
     editable: bool | None = None
     visible: bool | None = None
+    role: str | None = None
+    """The role a screen reader speaks (`Tab`, `slider`), exact."""
+    state: str | None = None
+    """The state description, exact."""
+    error: str | None = None
+    """The error text a field shows, exact."""
+    action: str | None = None
+    """One of the node's accessibility actions beyond its flags (`expand`, a custom action's label)."""
+    important: bool | None = None
+    """Important for accessibility (False: a node screen readers skip)."""
     window: int | str | None = None
     within: Any = None
     """An Element (anything with a `ref`) or a ref."""
@@ -231,9 +243,9 @@ def window_matches(window: Window, spec: int | str) -> bool:
 # --- compiling criteria into one loop -------------------------------------------------------------
 
 _FLAGS = ("clickable", "long_clickable", "focused", "focusable", "enabled", "checked", "selected",
-          "scrollable", "editable", "visible")
+          "scrollable", "editable", "visible", "important")
 _TERMS = ("text", "text_contains", "text_matches", "id", "desc", "desc_contains", "class_name", "package",
-          *_FLAGS)
+          "role", "state", "error", "action", *_FLAGS)
 
 
 def _term(name: str, value: Any, k: int, n: str = "n") -> tuple[str, dict[str, Any]]:
@@ -256,8 +268,10 @@ def _term(name: str, value: Any, k: int, n: str = "n") -> tuple[str, dict[str, A
         return f"{n}.desc is not None and {_literal(value)} in {n}.desc", {}
     if name == "class_name":
         return f"({n}.class_name == {_literal(value)} or {n}.class_name.endswith({_literal('.' + value)}))", {}
-    if name == "package":
-        return f"{n}.package == {_literal(value)}", {}
+    if name in ("package", "role", "state", "error"):
+        return f"{n}.{name} == {_literal(value)}", {}
+    if name == "action":
+        return f"{_literal(value)} in {n}.actions", {}
     assert name in _FLAGS, name
     return (f"{n}.{name}" if value else f"not {n}.{name}"), {}
 
@@ -292,7 +306,7 @@ def first_view(view):
 """
 
 
-_ONE_READ = frozenset({"text", "desc", "package", *_FLAGS})
+_ONE_READ = frozenset({"text", "desc", "package", "role", "state", "error", "action", *_FLAGS})
 """The criteria whose test reads the node's field once."""
 
 

@@ -57,6 +57,16 @@ class _NodeCriteria(TypedDict, total=False):
     scrollable: bool
     editable: bool
     visible: bool
+    role: str
+    """The role a screen reader speaks (`Tab`, `slider`: the node's role description), exact."""
+    state: str
+    """The state description (`On`, `40 percent`), exact."""
+    error: str
+    """The error text a field shows, exact."""
+    action: str
+    """One of the node's accessibility actions beyond its flags (`expand`, a custom action's label)."""
+    important: bool
+    """Important for accessibility (False: a node screen readers skip)."""
     window: int | str
     """A window by id, type (`application`, `input_method`, `system`), title or package."""
     xpath: str

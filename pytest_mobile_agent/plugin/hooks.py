@@ -18,7 +18,7 @@ from pytest_mobile_agent import __version__
 from pytest_mobile_agent.adb import AdbServer, Target
 from pytest_mobile_agent.adb.targets import parse_target_name
 from pytest_mobile_agent.errors import MobileAgentError
-from pytest_mobile_agent.plugin import artifacts, evidence, progress, reruns
+from pytest_mobile_agent.plugin import accessibility, artifacts, evidence, options, progress, reruns
 from pytest_mobile_agent.plugin.fixtures import (
     APP_INSTALLATION_KEY,
     INPUT_WATCHES_KEY,
@@ -67,6 +67,7 @@ MARKERS = (
     "the test when a step exceeds a limit (plugin/perf.py)",
     "devices(N): the test drives N targets at once through the `screens` and `devices` fixtures, each "
     "target with its own automation lock (taken in one global order), agent and session",
+    accessibility.MARKER,
 )
 
 
@@ -94,6 +95,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[INPUT_WATCHES_KEY] = InputWatches()
     config.stash[APP_INSTALLATION_KEY] = app_installation_of(settings)
     evidence.policy_of(config)  # the evidence options, checked at the start
+    options.choice(config, "android_a11y")  # checked at the start too
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -233,6 +235,7 @@ def _unusable_message(settings: Settings, item: str, exc: MobileAgentError) -> s
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
+        accessibility.ignores_of(item)  # a misspelt rule in @pytest.mark.a11y is a usage error at the start
         if item.get_closest_marker("device") is None and (_uses_our_device_fixtures(item)
                                                           or item.get_closest_marker("app") is not None):
             item.add_marker(pytest.mark.device)
@@ -298,6 +301,14 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return None
     reruns.run_with_retries(item, nextitem, runs)
     return True
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):  # type: ignore[no-untyped-def]
+    outcome = yield
+    failure = accessibility.body_ended(item)  # --android-a11y: the last step's screen, and the report
+    if failure is not None and outcome.excinfo is None:
+        outcome.force_exception(failure)
 
 
 @pytest.hookimpl(hookwrapper=True)

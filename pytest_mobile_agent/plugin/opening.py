@@ -16,7 +16,7 @@ import pytest
 from pytest_mobile_agent.agent import Attached
 from pytest_mobile_agent.control import DeviceControl
 from pytest_mobile_agent.mirror import Mirror
-from pytest_mobile_agent.plugin import evidence
+from pytest_mobile_agent.plugin import accessibility, evidence
 from pytest_mobile_agent.plugin.foreign_input import InputWatch
 from pytest_mobile_agent.plugin.policy import DisturbanceWatch
 from pytest_mobile_agent.plugin.run import TestRun, run_of
@@ -62,6 +62,8 @@ class RunHooks:
         record = self.run.target(part.label, part.target.serial)
         record.artifacts.screen = screen
         evidence.screen_opened(self._item, record, part.session, screen, self._api_level())
+        accessibility.screen_opened(self._item, screen, screen.steps.screen, lambda: self.run.evidence.recorder,
+                                    part.session.controller if part.session is not None else None)
 
     def control_opened(self, part: TargetParts, control: DeviceControl) -> None:
         pass

@@ -68,7 +68,18 @@ class Scroll:
     last: int | None = None
 
 
-class Node(msgspec.Struct, frozen=True, gc=False, rename={"class_name": "class"}):
+@dataclass(frozen=True, slots=True)
+class RangeInfo:
+    """A range's semantics (a slider, a progress bar): AccessibilityNodeInfo.RangeInfo's type
+    (`int`, `float` or `percent`), bounds and current value (the wire's `range`)."""
+
+    type: Literal["int", "float", "percent"]
+    min: float
+    max: float
+    current: float
+
+
+class Node(msgspec.Struct, frozen=True, gc=False, rename={"class_name": "class", "range_info": "range"}):
     """One accessibility node as the agent serialized it (depth-first pre-order in its window).
 
     A msgspec struct, so that a snapshot's frame decodes straight into its nodes with no dict per
@@ -106,6 +117,29 @@ class Node(msgspec.Struct, frozen=True, gc=False, rename={"class_name": "class"}
     ime_action: str | None = None
     """The IME action an editor declares (`search`, `go`, `done`, `next`, `send`, `previous`,
     `none`: EditorInfo's IME_ACTION_*), where the agent knows it; None otherwise (docs/protocol.md)."""
+    # the accessibility fields (docs/protocol.md, capability `a11y_fields`): optional keys an agent
+    # leaves out where they hold these defaults, and an agent before them never sends
+    role: str | None = None
+    """The role a screen reader speaks (the node's role description: Compose's Role, a View's
+    AccessibilityNodeInfo extra `AccessibilityNodeInfo.roleDescription`)."""
+    state: str | None = None
+    """The state description (AccessibilityNodeInfo.getStateDescription, API 30)."""
+    range_info: RangeInfo | None = None
+    """A slider's or a progress bar's range (the wire's `range`)."""
+    error: str | None = None
+    """The error text a field shows (AccessibilityNodeInfo.getError)."""
+    actions: tuple[str, ...] = ()
+    """The node's accessibility actions beyond those its flags say: standard ones by name
+    (`expand`, `collapse`, `dismiss`, `set_progress`, ...) and custom ones by their label."""
+    labeled_by: int | None = None
+    """The id of the node that labels this one (AccessibilityNodeInfo.getLabeledBy)."""
+    important: bool = True
+    """Whether the node is important for accessibility (isImportantForAccessibility)."""
+    traversal_before: int | None = None
+    """The id of the node a screen reader visits after this one (getTraversalBefore: this one
+    is read before it)."""
+    traversal_after: int | None = None
+    """The id of the node a screen reader visits before this one (getTraversalAfter)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,8 @@ VIDEO_ENV = "MOBILE_AGENT_VIDEO"
 SCREENSHOT_ENV = "MOBILE_AGENT_SCREENSHOT"
 UPDATE_SNAPSHOTS_ENV = "MOBILE_AGENT_UPDATE_SNAPSHOTS"
 ARTIFACTS_ENV = "MOBILE_AGENT_ARTIFACTS"
+A11Y_ENV = "MOBILE_AGENT_A11Y"
+A11Y_MODES = ("off", "report", "fail")
 RETAIN_MODES = ("off", "on", "retain-on-failure")
 SCREENSHOT_MODES = ("off", "on", "only-on-failure")
 VIRTUAL_ADB_MODES = ("builtin", "real")
@@ -253,6 +255,15 @@ OPTIONS = (
         env=SCREENSHOT_ENV,
         default="only-on-failure",
         choices=SCREENSHOT_MODES,
+    ),
+    Option(
+        "--android-a11y",
+        "audit the app's accessibility after every step that changed its screen (Google's Accessibility "
+        "Test Framework's rules): report puts the findings in the trace, the report and JUnit; fail also "
+        "fails the test at the first new finding of severity error",
+        env=A11Y_ENV,
+        default="off",
+        choices=A11Y_MODES,
     ),
     Option(
         "--android-hide-clipboard-toasts",

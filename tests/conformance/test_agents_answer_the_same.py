@@ -168,3 +168,28 @@ def test_the_java_agent_and_the_double_answer_every_text_method_and_key_the_same
     assert double_fields == java_fields, (double_fields, java_fields)
     assert java_fields == {"$direct": "adax", "$keys": "123456日本ZedaA"}
     assert sum("result" in answer for answer in java) == 12, "the script's accepted requests"
+
+
+@needs_java
+def test_both_agents_send_the_tabs_role_and_the_host_decodes_it_into_the_node(
+        java_wire: JavaWire, double_host: Host) -> None:
+    """The accessibility fields (docs/protocol.md, capability a11y_fields) from the Java agent on the host
+    JVM and from the double, through the host's typed decoder: the tabs' role "Tab", and none of the other
+    fields' keys on nodes that hold their defaults."""
+    from pytest_mobile_agent.session.backends import ReadReason
+    from pytest_mobile_agent.session.tree import parse_snapshot
+
+    def roles(snapshot: dict[str, Any]) -> dict[str, str | None]:
+        typed = parse_snapshot(snapshot, scale=2.625, reason=ReadReason.POLL, read_at=0.0)
+        return {node.res: node.role for window in typed.windows for node in window.nodes
+                if node.res and node.res.startswith("tab_")}
+
+    java = java_wire.call("snapshot", {})["result"]
+    double = double_host.call("snapshot", {})["result"]
+    assert roles(java) == roles(double) == {"tab_login": "Tab", "tab_list": "Tab", "tab_big": "Tab"}
+    optional = {"role", "state", "range", "error", "actions", "labeled_by", "important", "traversal_before",
+                "traversal_after"}
+    for snapshot in (java, double):
+        extra = {key for window in snapshot["windows"] for node in window["nodes"]
+                 if not (node["res"] or "").startswith("tab_") for key in node} & optional
+        assert extra == set(), extra

@@ -111,7 +111,7 @@ def test_the_handshake_names_the_agent_its_version_and_build(java_agent: JavaAge
         assert hello.build == java_agent.ready["build"]
         assert hello.pid == java_agent.ready["pid"] == java_agent.process.pid
         assert hello.socket == java_agent.ready["socket"]
-        assert {"events", "bounds", "window_metadata", "text_clipboard"} <= set(hello.capabilities)
+        assert {"events", "bounds", "window_metadata", "text_clipboard", "a11y_fields"} <= set(hello.capabilities)
         assert conn.protocol == 1
 
 

@@ -35,7 +35,8 @@ class AgentIdentity:
     version: str = "0.1.0"
     build: str = BUILD
     protocols: tuple[int, ...] = (1,)
-    capabilities: tuple[str, ...] = ("events", "bounds", "window_metadata", "text_clipboard", "multi_touch")
+    capabilities: tuple[str, ...] = ("events", "bounds", "window_metadata", "text_clipboard", "multi_touch",
+                                     "a11y_fields")
     pid: int = 2973
     socket: str = SOCKET
 

@@ -14,7 +14,7 @@ from pytest_mobile_agent.agent.protocol import Hello, encode_json
 from pytest_mobile_agent.emulator import Endpoint, Frame
 from pytest_mobile_agent.errors import Closed
 
-CAPS = ("events", "bounds", "window_metadata", "text_clipboard", "multi_touch")
+CAPS = ("events", "bounds", "window_metadata", "text_clipboard", "multi_touch", "a11y_fields")
 SOCKET = "mobile-agent-0.1.0-p1-7fec0cb05341-9f3cf6e22dae"
 
 

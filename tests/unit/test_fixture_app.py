@@ -152,6 +152,8 @@ def virtual_app_shows() -> Shown:
     while feed.offset() < feed.max_offset():  # every photo card shows once
         feed.scroll_to(feed.offset() + 600)
         settle(100)
+    ui.start_app({"tab": "Audit"})
+    settle()
     shown.texts |= {t.text for t in toasts}
     return shown
 

@@ -65,7 +65,8 @@ class Viewer:
         html = (
             html.replace("/*INSPECTOR_STYLE*/", (inspector / "inspector.css").read_text(encoding="utf-8"))
             .replace("/*STYLE*/", (static / "viewer.css").read_text(encoding="utf-8"))
-            .replace("/*SCRIPT*/", (static / "viewer.js").read_text(encoding="utf-8"))
+            .replace("/*SCRIPT*/", (static / "findings.js").read_text(encoding="utf-8")
+                     + (static / "viewer.js").read_text(encoding="utf-8"))
             .replace("<!--ICON-->", favicon.LINK)
             .replace("__TOKEN__", json.dumps(self.token))
             .replace("/*TRACE*/", manifest)

@@ -40,7 +40,7 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 AGENT_NAME = "mobile-agent-android"
 PROTOCOLS = (1,)
 ROOT_UID = 0
-CAPABILITIES = ("events", "bounds", "window_metadata", "text_clipboard", "multi_touch")
+CAPABILITIES = ("events", "bounds", "window_metadata", "text_clipboard", "multi_touch", "a11y_fields")
 SHELL_UID = 2000
 VERSION_PATTERN = re.compile(rb"mobile-agent-android ([0-9A-Za-z][0-9A-Za-z.+-]*)")
 

@@ -1,9 +1,11 @@
 """The Compose fixture app `dev.mobileagent.fixture`: tabs Login, List and Big, the Loading
 screen (`--es tab Loading`, not in the tab row: a spinner that never stops, `virtual/ui/spinner.py`),
 the Search screen (`--es tab Search`, not in the tab row either: a search field with the IME
-action "search" and a field the keyboard covers, `virtual/ui/search_screen.py`) and the Feed
+action "search" and a field the keyboard covers, `virtual/ui/search_screen.py`), the Feed
 (`--es tab Feed`, not in the tab row either: a photo feed that drops frames when scrolled,
-`virtual/ui/feed.py`).
+`virtual/ui/feed.py`) and the Audit screen
+(`--es tab Audit`, not in the tab row either: content with accessibility defects,
+`virtual/ui/audit_screen.py`).
 
 Compose sends no change events, so the app's windows (its main window and its in-app alert) say
 `sends_change_events: false`. A tab switch tears the old screen down at once (its nodes are gone,
@@ -43,7 +45,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pytest_mobile_agent.apk import Activity, LinkFilter, Manifest
-from pytest_mobile_agent.virtual.ui import feed, gesture_screen, search_screen, spinner
+from pytest_mobile_agent.virtual.ui import audit_screen, feed, gesture_screen, search_screen, spinner
 from pytest_mobile_agent.virtual.ui.node import Node, ScrollInfo, Window
 from pytest_mobile_agent.virtual.ui.system import LAYER_ALERT, LAYER_APP
 
@@ -54,14 +56,14 @@ PACKAGE = "dev.mobileagent.fixture"
 MAIN_ACTIVITY = ".MainActivity"
 TABS = ("Login", "List", "Big")
 SCREENS = (*TABS, spinner.SCREEN, search_screen.SCREEN, feed.SCREEN,  # not in the tab row
-           gesture_screen.SCREEN)
+           gesture_screen.SCREEN, audit_screen.SCREEN)
 BIG_CELLS = 500
 BIG_COLUMNS = 10
 LIST_ITEMS = 100
 FRAME_NODES = 10
 #: model milliseconds from a tab's selection (or the app's start) to its screen being composed
 COMPOSE_MS = {"Login": 40.0, "List": 60.0, "Big": 180.0, spinner.SCREEN: 40.0, search_screen.SCREEN: 40.0,
-              feed.SCREEN: 90.0, gesture_screen.SCREEN: 40.0}
+              feed.SCREEN: 90.0, gesture_screen.SCREEN: 40.0, audit_screen.SCREEN: 40.0}
 LAUNCH_MS = 120.0
 PASSWORD = "correct horse"  # the password the fixture accepts (examples/test_login.py signs in with it)
 #: model milliseconds from the Login screen's composition, after a tap on its tab, to its late button
@@ -256,8 +258,10 @@ class FixtureApp:
         width = geo.width // len(TABS)
         top, bottom = geo.tab_row[1], geo.tab_row[3]
         for i, name in enumerate(TABS):
+            # Compose's Tab gives its node the role description "Tab" (androidx.compose.ui's
+            # AndroidComposeViewAccessibilityDelegateCompat, for Role.Tab)
             tab = row.add(Node("android.widget.TextView", (i * width, top, (i + 1) * width, bottom), text=name,
-                               res=f"tab_{name.lower()}", clickable=True, focusable=True))
+                               res=f"tab_{name.lower()}", clickable=True, focusable=True, role="Tab"))
             tab.add(Node("android.widget.ImageView", (i * width + width // 2 - 36, top + 12,
                                                       i * width + width // 2 + 36, top + 60)))
             tab.on_click = (lambda n=name: self._select(n, 0.0, tapped=True))
@@ -298,7 +302,7 @@ class FixtureApp:
         screen = Node("android.view.View", self.model.geo.content, res=f"screen_{tab.lower()}", package=PACKAGE)
         {"Login": self._login, "List": self._list, "Big": self._big, spinner.SCREEN: self._loading,
          search_screen.SCREEN: self._search, feed.SCREEN: self._feed,
-         gesture_screen.SCREEN: self._gestures}[tab](screen)
+         gesture_screen.SCREEN: self._gestures, audit_screen.SCREEN: self._audit}[tab](screen)
         self._compose_root.add(screen)
         self._screen = screen
         self.composed = True
@@ -415,6 +419,12 @@ class FixtureApp:
         """The Gestures screen (ui/gesture_screen.py): a zoomable picture and a reorderable list."""
         assert self.window is not None
         gesture_screen.gestures_screen(self.model, self.window, screen, self.content_changed, PACKAGE)
+
+    def _audit(self, screen: Node) -> None:
+        audit_screen.audit_screen(self.model.geo, screen, PACKAGE)
+        for node in screen.walk():
+            if node.editable:
+                node.on_click = (lambda f=node: self.model.focus(f))
 
     def _toggle(self, node: Node) -> None:
         node.selected = not node.selected

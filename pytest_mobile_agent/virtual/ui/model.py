@@ -89,6 +89,9 @@ class UiModel:
         self.device_locked: Callable[[], bool] = lambda: False
         #: Settings.Secure.clipboard_show_access_notifications (set by the device; on by default)
         self.clipboard_access_notifications: Callable[[], bool] = lambda: True
+        #: Settings.System.FONT_SCALE as the device state holds it (ui/shade.attach_state): text is drawn
+        #: at its size times this (ui/render.py)
+        self.font_scale: Callable[[], float] = lambda: 1.0
         #: the apps' labels by package, for the access toast (set by the device)
         self.app_labels: dict[str, str] = {}
         #: the shell's clip sets are dropped without a word: ClipboardService.checkAndSetPrimaryClip

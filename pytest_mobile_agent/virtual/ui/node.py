@@ -61,6 +61,19 @@ class ScrollInfo:
         }
 
 
+@dataclass(frozen=True)
+class RangeInfo:
+    """A slider's or a progress bar's range (`range` in a NODE): AccessibilityNodeInfo.RangeInfo."""
+
+    type: str  # "int", "float" or "percent" (RANGE_TYPE_INT, _FLOAT, _PERCENT)
+    min: float
+    max: float
+    current: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "min": self.min, "max": self.max, "current": self.current}
+
+
 class Scroller(Protocol):
     """What a scrollable node moves: content offset in pixels along its axis."""
 
@@ -95,6 +108,23 @@ class Node:
     visible: bool = True
     password: bool = False
     scroll: ScrollInfo | None = None
+    #: the accessibility fields (docs/protocol.md NODE, capability `a11y_fields`): left out of the
+    #: node's dict while they hold these defaults, as the Java agent leaves them out
+    role: str | None = None
+    state: str | None = None
+    range_info: RangeInfo | None = None
+    error: str | None = None
+    actions: tuple[str, ...] = ()
+    labeled_by: Node | None = field(default=None, repr=False)
+    important: bool = True
+    traversal_before: Node | None = field(default=None, repr=False)
+    traversal_after: Node | None = field(default=None, repr=False)
+    #: the colour the app draws the node's icon or hint in (None: the renderer's default); pixels
+    #: only, in no dict: the accessibility audit measures it from the screenshot
+    colour: tuple[int, int, int] | None = None
+    #: the text's size in pixels at font scale 1 as the app sets it (None: sized to the node's box);
+    #: pixels only, as `colour`
+    text_size: int | None = None
     children: list[Node] = field(default_factory=list)
     parent: Node | None = None
     uid: int = field(default_factory=next_node_id)
@@ -165,7 +195,8 @@ class Node:
 
 
 def node_dict(node: Node, parent_id: int | None, depth: int, children: list[int]) -> dict[str, Any]:
-    """The NODE shape of docs/protocol.md, every key present."""
+    """The NODE shape of docs/protocol.md: every key present, and the accessibility fields that are
+    not their defaults."""
     return {
         "id": node.uid,
         "parent": parent_id,
@@ -192,7 +223,33 @@ def node_dict(node: Node, parent_id: int | None, depth: int, children: list[int]
         "scroll": node.scroll.to_dict() if node.scroll is not None else None,
         "children": children,
         **({"ime_action": node.ime_action} if node.ime_action is not None else {}),  # optional: protocol.md NODE
+        **accessibility_fields(node),
     }
+
+
+def accessibility_fields(node: Node) -> dict[str, Any]:
+    """The NODE's optional accessibility keys, only those that differ from their defaults (most
+    nodes have none, so the snapshot of the Big tab stays the size it was)."""
+    fields: dict[str, Any] = {}
+    if node.role is not None:
+        fields["role"] = node.role
+    if node.state is not None:
+        fields["state"] = node.state
+    if node.range_info is not None:
+        fields["range"] = node.range_info.to_dict()
+    if node.error is not None:
+        fields["error"] = node.error
+    if node.actions:
+        fields["actions"] = list(node.actions)
+    if node.labeled_by is not None:
+        fields["labeled_by"] = node.labeled_by.uid
+    if not node.important:
+        fields["important"] = False
+    if node.traversal_before is not None:
+        fields["traversal_before"] = node.traversal_before.uid
+    if node.traversal_after is not None:
+        fields["traversal_after"] = node.traversal_after.uid
+    return fields
 
 
 class TornDown(Exception):  # noqa: N818 - the platform's name for what happened

@@ -9,6 +9,8 @@ second as on a real device's frames (the tree's clock text shows minutes).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
@@ -23,7 +25,8 @@ BAR = (32, 33, 36)
 BAR_TEXT = (240, 240, 240)
 ACCENT = (60, 90, 200)
 TEXT = (30, 30, 30)
-HINT = (130, 130, 140)
+HINT = (73, 69, 79)  # Material 3's onSurfaceVariant, what its text fields draw a hint in
+OUTLINE = (110, 106, 116)  # an unfocused outlined field's border: 5.1:1 on the background
 CELL = (226, 232, 246)
 CELL_SELECTED = (120, 160, 240)
 KEYBOARD = (214, 218, 224)
@@ -51,6 +54,7 @@ class Screen(Protocol):
     status_bar: Window
     nav_bar: Window
     keyboard: Window
+    font_scale: Callable[[], float]
 
     def stacked_windows(self) -> list[Window]:
         """The windows top-most first, as they are (the caller holds the model's lock)."""
@@ -66,16 +70,18 @@ def render(model: Screen, width: int | None = None, height: int | None = None) -
     geo = model.geo
     image = Image.new("RGB", (geo.width, geo.height), BACKGROUND)
     windows = list(reversed(model.stacked_windows()))  # bottom-most first
+    scale = model.font_scale()
     _cache: dict[tuple[int, int, int], Image.Image] = model.render_cache
     live = set()
     for w in windows:
         if w.modal:
             image = Image.eval(image, lambda v: v * 6 // 10)
-        key = (w.id, w.version, int(model.clock.wall()) if w is model.status_bar else 0)
+        # a window drawn at another font scale is another picture (the status bar's: its clock's second)
+        key = (w.id, w.version, int(model.clock.wall()) if w is model.status_bar else round(scale * 1000) - 1000)
         live.add(key)
         layer = _cache.get(key)
         if layer is None:
-            layer = _draw_window(model, w)
+            layer = _draw_window(model, w, scale)
             _cache[key] = layer
         image.paste(layer, (w.bounds[0], w.bounds[1]))
         for animation in model.animations:
@@ -93,7 +99,7 @@ def render(model: Screen, width: int | None = None, height: int | None = None) -
     return image
 
 
-def _draw_window(model: Screen, w: Window) -> Image.Image:
+def _draw_window(model: Screen, w: Window, scale: float = 1.0) -> Image.Image:
     left, top, right, bottom = w.bounds
     if w is model.status_bar:
         return _status_bar(model, w)
@@ -106,13 +112,13 @@ def _draw_window(model: Screen, w: Window) -> Image.Image:
         if not node.visible:
             continue
         if node.layout_bounds is not None and node.layout_bounds != node.bounds:
-            _draw_clipped(image, node, left, top, w is model.nav_bar)
+            _draw_clipped(image, node, left, top, w is model.nav_bar, scale)
         else:
-            _draw_node(draw, node, left, top, w is model.nav_bar)
+            _draw_node(draw, node, left, top, w is model.nav_bar, scale=scale)
     return image
 
 
-def _draw_clipped(image: Image.Image, node: Node, ox: int, oy: int, dark: bool) -> None:
+def _draw_clipped(image: Image.Image, node: Node, ox: int, oy: int, dark: bool, scale: float = 1.0) -> None:
     """A node its parent shows only in part (a list row half scrolled out): drawn at its laid-out
     size and clipped to its visible bounds, as View.draw runs under the parent's clip rectangle
     (frameworks/base core/java/android/view/View.java, ViewGroup.drawChild; Compose's
@@ -121,7 +127,7 @@ def _draw_clipped(image: Image.Image, node: Node, ox: int, oy: int, dark: bool) 
     if lr <= lx or lb <= ly:
         return
     whole = Image.new("RGB", (lr - lx, lb - ly), BACKGROUND)
-    _draw_node(ImageDraw.Draw(whole), node, lx, ly, dark, (lx, ly, lr, lb))
+    _draw_node(ImageDraw.Draw(whole), node, lx, ly, dark, (lx, ly, lr, lb), scale=scale)
     vx, vy, vr, vb = node.bounds
     if vr <= vx or vb <= vy:
         return
@@ -160,53 +166,72 @@ def _status_icon(draw: ImageDraw.ImageDraw, slot: str, box: tuple[int, int, int,
 
 
 def _draw_node(draw: ImageDraw.ImageDraw, node: Node, ox: int, oy: int, dark: bool,
-               bounds: tuple[int, int, int, int] | None = None) -> None:
+               bounds: tuple[int, int, int, int] | None = None, *, scale: float = 1.0) -> None:
+    """`scale` is the font scale: text is drawn at its size times it (TextView and Compose's Text
+    size text in sp, which TypedValue.applyDimension multiplies by Configuration.fontScale:
+    frameworks/base core/java/android/util/TypedValue.java), in the node's laid-out bounds, which
+    the double does not grow with it (a node of fixed height is what a raised scale cuts off).
+    Android 14's nonlinear scaling of large text (FontScaleConverter) is not modelled."""
+    text = TextPen(scale, node.text_size)
     x0, t, r, b = bounds or node.bounds
     box = (x0 - ox, t - oy, r - ox - 1, b - oy - 1)
     if box[2] <= box[0] or box[3] <= box[1]:
         return
     cls = node.cls
     h = b - t
-    if cls.endswith("Button"):
+    if node.colour is not None and cls in ("android.widget.ImageButton", "android.widget.ImageView"):
+        _glyph(draw, box, node.colour)
+    elif cls.endswith("Button"):
         draw.rounded_rectangle(box, radius=min(40, h // 2), fill=ACCENT)
-        _text(draw, box, node.text or "", (255, 255, 255), h, center=True)
+        text(draw, box, node.text or "", (255, 255, 255), h, center=True)
     elif cls.endswith("EditText"):
-        outline = ACCENT if node.focused else (150, 150, 160)
-        draw.rounded_rectangle(box, radius=12, outline=outline, width=4 if node.focused else 2)
+        if node.colour is None or node.focused:  # a field drawn in a colour of its own is borderless
+            outline = ACCENT if node.focused else OUTLINE
+            draw.rounded_rectangle(box, radius=12, outline=outline, width=4 if node.focused else 2)
         shown = node.shown_text()
         if node.password and shown:
             _dots(draw, (box[0] + 30, box[1], box[2], box[3]), len(shown), h)
         elif shown:
-            _text(draw, (box[0] + 30, box[1], box[2], box[3]), shown, TEXT, h)
+            text(draw, (box[0] + 30, box[1], box[2], box[3]), shown, TEXT, h)
         else:
-            _text(draw, (box[0] + 30, box[1], box[2], box[3]), node.hint or "", HINT, h)
+            text(draw, (box[0] + 30, box[1], box[2], box[3]), node.hint or "", node.colour or HINT, h)
     elif cls.endswith("Switch"):
         draw.rounded_rectangle(box, radius=h // 2, fill=ACCENT if node.checked else (190, 190, 196))
         knob = box[2] - h + 6 if node.checked else box[0] + 6
         draw.ellipse((knob, box[1] + 6, knob + h - 12, box[3] - 6), fill=(255, 255, 255))
     elif node.res and node.res.startswith("cell_"):
         draw.rectangle(box, fill=CELL_SELECTED if node.selected else CELL, outline=(255, 255, 255))
-        _text(draw, box, node.text or "", TEXT, h, center=True)
+        text(draw, box, node.text or "", TEXT, h, center=True)
     elif node.res and node.res.startswith("tab_") and node.text:
         if node.selected:
             draw.rectangle((box[0], box[3] - 8, box[2], box[3]), fill=ACCENT)
-        _text(draw, box, node.text, ACCENT if node.selected else TEXT, h, center=True)
+        text(draw, box, node.text, ACCENT if node.selected else TEXT, h, center=True)
     elif node.res and node.res.startswith("item_"):
         draw.line((box[0], box[3], box[2], box[3]), fill=(220, 220, 225), width=2)
         if node.selected:
             draw.rectangle(box, fill=CELL)
-        _text(draw, (box[0] + 50, box[1], box[2], box[3]), node.text or "", TEXT, min(h, 147))
+        text(draw, (box[0] + 50, box[1], box[2], box[3]), node.text or "", TEXT, min(h, 147))
     elif node.clickable and (node.text or node.desc):
         label = node.text or node.desc or ""
         if dark:
-            _text(draw, box, {"Back": "<", "Home": "O", "Overview": "[]"}.get(label, label), BAR_TEXT, h,
+            text(draw, box, {"Back": "<", "Home": "O", "Overview": "[]"}.get(label, label), BAR_TEXT, h,
                   center=True)
         else:
             draw.rounded_rectangle((box[0] + 6, box[1] + 8, box[2] - 6, box[3] - 8), radius=12,
                                    fill=CELL_SELECTED if node.checked else KEY)
-            _text(draw, box, label, TEXT, h, center=True)
+            text(draw, box, label, TEXT, h, center=True)
     elif node.text:
-        _text(draw, box, node.text, TEXT, h)
+        text(draw, box, node.text, TEXT, h)
+
+
+def _glyph(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], colour: tuple[int, int, int]) -> None:
+    """An icon: a ring with a bar across, in `colour`, inside the node's bounds (an icon's
+    drawable, whose pixels the accessibility audit's image contrast measures)."""
+    x0, y0, x1, y1 = box
+    inset = max(2, (x1 - x0) // 6)
+    draw.ellipse((x0 + inset, y0 + inset, x1 - inset, y1 - inset), outline=colour, width=max(3, inset // 2))
+    mid = (y0 + y1) // 2
+    draw.rectangle((x0 + 2 * inset, mid - inset // 3, x1 - 2 * inset, mid + inset // 3), fill=colour)
 
 
 def _dots(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], count: int, height: int) -> None:
@@ -222,11 +247,24 @@ def _dots(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], count: int,
         draw.ellipse((left, top, left + diameter - 1, top + diameter - 1), fill=TEXT)
 
 
+@dataclass(frozen=True)
+class TextPen:
+    """The text a node draws: at the font scale, at its own size where the app set one
+    (`Node.text_size`), else sized to its box."""
+
+    scale: float
+    size: int | None
+
+    def __call__(self, draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str,
+                 fill: tuple[int, int, int], height: int, *, center: bool = False) -> None:
+        _text(draw, box, text, fill, height, center=center, scale=self.scale, size=self.size)
+
+
 def _text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, fill: tuple[int, int, int],
-          height: int, *, center: bool = False) -> None:
+          height: int, *, center: bool = False, scale: float = 1.0, size: int | None = None) -> None:
     if not text:
         return
-    size = max(12, min(44, int(height * 0.55)))
+    size = round((size if size is not None else max(12, min(44, int(height * 0.55)))) * scale)
     f = font(size)
     while size > 12 and draw.textlength(text, font=f) > box[2] - box[0] - 8:
         size -= 2

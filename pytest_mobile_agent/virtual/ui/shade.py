@@ -105,9 +105,20 @@ def attach_state(ui: UiModel, state: DeviceState, activity: ActivityManager) -> 
     ui.device_locked = lambda: state.power.keyguard_showing and state.power.secure_lock
     ui.clipboard_access_notifications = lambda: state.settings["secure"].get(
         "clipboard_show_access_notifications", "1") != "0"
+    ui.font_scale = lambda: font_scale(state.settings["system"].get("font_scale"))
     state.notifications.listeners.append(drawn.notifications_changed)
     state.power.listeners.append(drawn.keyguard_changed)
     state.radios.listeners.append(drawn.radios_changed)
     drawn.radios_changed()
     activity.install_system_app(BrowserApp(ui))
     return drawn
+
+
+def font_scale(value: str | None) -> float:
+    """Settings.System.FONT_SCALE as Configuration.fontScale takes it: 1.0 when unset or unreadable
+    (Settings.System.getFloat's default in ActivityManagerService's updateFontScaleIfNeeded)."""
+    try:
+        scale = float(value) if value is not None else 1.0
+    except ValueError:
+        return 1.0
+    return scale if scale > 0 else 1.0

@@ -106,7 +106,7 @@ def test_an_unknown_criterion_suggests_the_closest_known_name() -> None:
         screen.find(resource_idd="x", clikable=True, zzz=1)
     message = str(unknown.value)
     assert message.startswith("unknown selector criteria 'clikable' (did you mean 'clickable'?), 'resource_idd', "
-                              "'zzz'; known: checked, class_name, clickable, desc, ")
+                              "'zzz'; known: action, checked, class_name, clickable, desc, ")
 
 
 def test_find_shows_the_nearest_candidates_and_the_tree() -> None:

@@ -245,9 +245,9 @@ def test_a_window_read_again_from_the_agents_cache_keeps_its_entries() -> None:
 
 # --- the parse -------------------------------------------------------------------------------------
 
-KEYS = {"class_name": "class"}
-OPTIONAL = {"ime_action": None}
-"""Keys an agent may leave out, and what their absence reads as (docs/protocol.md NODE)."""
+KEYS = {"class_name": "class", "range_info": "range"}
+DEFAULTS = {f.name: f.default for f in msgspec.structs.fields(Node) if f.default is not msgspec.NODEFAULT}
+"""The optional keys (the accessibility fields, docs/protocol.md a11y_fields): left out, their default."""
 
 
 @given(snapshots())
@@ -256,8 +256,10 @@ def test_the_parse_keeps_every_field_the_agent_sent(raw: dict[str, Any]) -> None
     for window, sent in zip(snapshot.windows, raw["windows"], strict=True):
         for n, fields in zip(window.nodes, sent["nodes"], strict=True):
             for name in Node.__struct_fields__:
-                key = KEYS.get(name, name)
-                value = fields.get(key, OPTIONAL[name]) if name in OPTIONAL else fields[key]
+                if KEYS.get(name, name) not in fields:
+                    assert getattr(n, name) == DEFAULTS[name], name
+                    continue
+                value = fields[KEYS.get(name, name)]
                 if name in ("bounds", "children"):
                     value = tuple(value)
                 assert getattr(n, name) == value, name

@@ -47,6 +47,7 @@ function drawTimeline() {
     item.dataset.index = step.index;
     if (step.error) { item.classList.add("failed"); }
     if (step.teardown) { item.classList.add("teardown"); }
+    if (findingsOf(step).length) { item.classList.add("a11y"); }
     item.addEventListener("click", () => select(step.index, true));
     list.append(item);
   }
@@ -97,6 +98,7 @@ function drawScreen(step) {
   $("which").textContent = found ? `the screen ${found.shown} the call` : "";
   if (found) { $("screen").src = url("/member", { name: found.name }); }
   highlight(step);
+  drawFindings(step, found ? found.shown : null);  // findings.js
 }
 
 function highlight(step) {
@@ -154,6 +156,7 @@ function drawCall(step) {
   }
   if (step.error) { row(table, step.error.type, step.error.message); }
   for (const [key, value] of perfRows(step.perf)) { row(table, key, value); }
+  findingRows(step, table);  // findings.js
   if (!step.error && TRACE.test.failure && current === openingStep() && TRACE.test.outcome === "failed") {
     row(table, "the test failed after it", TRACE.test.failure);
   }

@@ -21,6 +21,18 @@ public class AccessibilityNodeInfo {
         public static final AccessibilityAction ACTION_IME_ENTER = null;
         AccessibilityAction() { throw new RuntimeException("Stub!"); }
         public int getId() { throw new RuntimeException("Stub!"); }
+        public CharSequence getLabel() { throw new RuntimeException("Stub!"); }
+    }
+
+    public static final class RangeInfo {
+        public static final int RANGE_TYPE_INT = 0;
+        public static final int RANGE_TYPE_FLOAT = 1;
+        public static final int RANGE_TYPE_PERCENT = 2;
+        RangeInfo() { throw new RuntimeException("Stub!"); }
+        public int getType() { throw new RuntimeException("Stub!"); }
+        public float getMin() { throw new RuntimeException("Stub!"); }
+        public float getMax() { throw new RuntimeException("Stub!"); }
+        public float getCurrent() { throw new RuntimeException("Stub!"); }
     }
 
     public static final class CollectionInfo {
@@ -64,4 +76,12 @@ public class AccessibilityNodeInfo {
     public CharSequence getContentDescription() { throw new RuntimeException("Stub!"); }
     public String getViewIdResourceName() { throw new RuntimeException("Stub!"); }
     public void recycle() { throw new RuntimeException("Stub!"); }
+    public Bundle getExtras() { throw new RuntimeException("Stub!"); }
+    public CharSequence getStateDescription() { throw new RuntimeException("Stub!"); }
+    public CharSequence getError() { throw new RuntimeException("Stub!"); }
+    public RangeInfo getRangeInfo() { throw new RuntimeException("Stub!"); }
+    public boolean isImportantForAccessibility() { throw new RuntimeException("Stub!"); }
+    public AccessibilityNodeInfo getLabeledBy() { throw new RuntimeException("Stub!"); }
+    public AccessibilityNodeInfo getTraversalBefore() { throw new RuntimeException("Stub!"); }
+    public AccessibilityNodeInfo getTraversalAfter() { throw new RuntimeException("Stub!"); }
 }

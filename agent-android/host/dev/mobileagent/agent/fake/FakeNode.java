@@ -53,6 +53,24 @@ public final class FakeNode implements PNode {
     public FakeNode provider() { a.fromProvider = true; return this; }
     public FakeNode item(int index) { a.itemIndex = index; return this; }
     public FakeNode onClick(Runnable r) { onClick = r; a.clickable = true; return this; }
+    public FakeNode role(String r) { a.role = r; return this; }
+    public FakeNode state(String s) { a.state = s; return this; }
+    public FakeNode error(String e) { a.error = e; return this; }
+    public FakeNode actions(String... names) { a.actions.addAll(java.util.Arrays.asList(names)); return this; }
+    public FakeNode unimportant() { a.important = false; return this; }
+    public FakeNode labeledBy(FakeNode label) { a.labeledBy = label; return this; }
+    public FakeNode traversalBefore(FakeNode other) { a.traversalBefore = other; return this; }
+    public FakeNode traversalAfter(FakeNode other) { a.traversalAfter = other; return this; }
+
+    /** A range (a slider, a progress bar): type int, float or percent. */
+    public FakeNode range(String type, double min, double max, double current) {
+        a.range = new NodeAttrs.RangeInfo();
+        a.range.type = type;
+        a.range.min = min;
+        a.range.max = max;
+        a.range.current = current;
+        return this;
+    }
 
     /** An editable field; {@code direct} says whether it accepts ACTION_SET_TEXT. */
     public FakeNode editable(boolean direct) {
@@ -240,6 +258,9 @@ public final class FakeNode implements PNode {
         c.editable = s.editable; c.checkable = s.checkable; c.checked = s.checked; c.enabled = s.enabled;
         c.selected = s.selected; c.scrollable = s.scrollable; c.visible = s.visible; c.password = s.password;
         c.itemIndex = s.itemIndex; c.fromProvider = s.fromProvider;
+        c.role = s.role; c.state = s.state; c.range = s.range; c.error = s.error; c.actions.addAll(s.actions);
+        c.important = s.important; c.labeledBy = s.labeledBy; c.traversalBefore = s.traversalBefore;
+        c.traversalAfter = s.traversalAfter;
         if (s.scroll != null) {
             NodeAttrs.ScrollInfo x = new NodeAttrs.ScrollInfo();
             x.horizontal = s.scroll.horizontal; x.vertical = s.scroll.vertical; x.canBack = s.scroll.canBack;

@@ -49,11 +49,13 @@ public final class Fixtures {
         final FakeWindow w = new FakeWindow(COMPOSE, "application", "Compose fixture", 1).withFocus().eventLess();
         final FakeNode page = compose("android.view.View").res("page").bounds(0, 336, 1080, 2400);
         FakeNode tabs = compose("android.view.View").res("tabs").bounds(0, 210, 1080, 336);
-        FakeNode login = compose("android.view.View").res("tab_login").bounds(0, 210, 360, 336)
+        // Compose's Tab gives its node the role description "Tab" (androidx.compose.ui's
+        // AndroidComposeViewAccessibilityDelegateCompat, Role.Tab), the a11y_fields' `role`
+        FakeNode login = compose("android.view.View").res("tab_login").bounds(0, 210, 360, 336).role("Tab")
             .onClick(() -> w.replaceChildren(page, loginPage()));
-        FakeNode list = compose("android.view.View").res("tab_list").bounds(360, 210, 720, 336)
+        FakeNode list = compose("android.view.View").res("tab_list").bounds(360, 210, 720, 336).role("Tab")
             .onClick(() -> w.replaceChildren(page, listPage()));
-        FakeNode big = compose("android.view.View").res("tab_big").bounds(720, 210, 1080, 336)
+        FakeNode big = compose("android.view.View").res("tab_big").bounds(720, 210, 1080, 336).role("Tab")
             .onClick(() -> w.replaceChildren(page, bigPage()));
         login.add(compose("android.widget.TextView").text("Login").bounds(0, 210, 360, 336));
         list.add(compose("android.widget.TextView").text("List").bounds(360, 210, 720, 336));

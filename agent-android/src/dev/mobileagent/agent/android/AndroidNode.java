@@ -50,6 +50,7 @@ final class AndroidNode implements PNode {
         if (a.scrollable) a.scroll = scroll(n);
         AccessibilityNodeInfo.CollectionItemInfo item = n.getCollectionItemInfo();
         if (item != null) a.itemIndex = Math.max(item.getRowIndex(), item.getColumnIndex());
+        AccessibilityFields.read(n, a);
         return a;
     }
 

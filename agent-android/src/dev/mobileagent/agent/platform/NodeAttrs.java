@@ -1,5 +1,8 @@
 package dev.mobileagent.agent.platform;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /** The attributes of one node as the platform read them (docs/protocol.md §5, NODE). */
 public final class NodeAttrs {
     public String className;
@@ -27,6 +30,35 @@ public final class NodeAttrs {
     public Integer itemIndex;
     /** A virtual node of an AccessibilityNodeProvider, as Compose exposes its semantics. */
     public boolean fromProvider;
+
+    // the accessibility fields (docs/protocol.md, NODE, capability a11y_fields): sent only where
+    // they differ from these defaults
+    /** The role description a screen reader speaks (the roleDescription extra), or null. */
+    public String role;
+    /** getStateDescription() (API 30), or null. */
+    public String state;
+    /** getRangeInfo(), or null. */
+    public RangeInfo range;
+    /** getError(), or null. */
+    public String error;
+    /** The actions beyond those the flags say: standard ones by name, custom ones by label. */
+    public List<String> actions = new ArrayList<>();
+    /** isImportantForAccessibility() (API 24). */
+    public boolean important = true;
+    /** The key (PNode.key) of the node getLabeledBy() names, or null. */
+    public Object labeledBy;
+    /** The key of the node getTraversalBefore() names, or null. */
+    public Object traversalBefore;
+    /** The key of the node getTraversalAfter() names, or null. */
+    public Object traversalAfter;
+
+    /** A slider's or a progress bar's range: type int, float or percent (RangeInfo.RANGE_TYPE_*). */
+    public static final class RangeInfo {
+        public String type = "float";
+        public double min;
+        public double max;
+        public double current;
+    }
 
     /** Scroll semantics; items, first and last may be null when the toolkit does not say. */
     public static final class ScrollInfo {

@@ -10,7 +10,7 @@ import org.json.JSONObject;
 /** What the server says about itself, and its limits. */
 public final class ServerConfig {
     public static final List<String> CAPABILITIES = Arrays.asList("events", "bounds", "window_metadata", "text_clipboard",
-        "multi_touch");
+        "multi_touch", "a11y_fields");
 
     public String agent = "mobile-agent-android";
     public String version;

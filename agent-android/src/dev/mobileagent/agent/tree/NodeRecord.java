@@ -11,6 +11,10 @@ public final class NodeRecord {
     public final NodeAttrs attrs;
     public final int[] children;
     public final PNode node;
+    /** The snapshot ids of the nodes attrs.labeledBy, traversalBefore and traversalAfter name (-1: none read). */
+    int labeledBy = -1;
+    int traversalBefore = -1;
+    int traversalAfter = -1;
 
     NodeRecord(int id, int parent, int depth, NodeAttrs attrs, int[] children, PNode node) {
         this.id = id;

@@ -111,7 +111,29 @@ public final class SnapshotWriter {
             if (kept.contains(c)) children.put(c);
         }
         put(o, "children", children);
+        accessibilityFields(o, r, kept);
         return o;
+    }
+
+    /** The NODE's optional accessibility keys, each only where it differs from its default. */
+    static void accessibilityFields(JSONObject o, NodeRecord r, Set<Integer> kept) {
+        NodeAttrs a = r.attrs;
+        if (a.role != null) put(o, "role", a.role);
+        if (a.state != null) put(o, "state", a.state);
+        if (a.range != null) {
+            JSONObject range = new JSONObject();
+            put(range, "type", a.range.type);
+            put(range, "min", a.range.min);
+            put(range, "max", a.range.max);
+            put(range, "current", a.range.current);
+            put(o, "range", range);
+        }
+        if (a.error != null) put(o, "error", a.error);
+        if (!a.actions.isEmpty()) put(o, "actions", new JSONArray(a.actions));
+        if (r.labeledBy >= 0 && kept.contains(r.labeledBy)) put(o, "labeled_by", r.labeledBy);
+        if (!a.important) put(o, "important", false);
+        if (r.traversalBefore >= 0 && kept.contains(r.traversalBefore)) put(o, "traversal_before", r.traversalBefore);
+        if (r.traversalAfter >= 0 && kept.contains(r.traversalAfter)) put(o, "traversal_after", r.traversalAfter);
     }
 
     static Object scroll(NodeAttrs.ScrollInfo s) {

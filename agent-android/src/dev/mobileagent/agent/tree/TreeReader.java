@@ -121,7 +121,29 @@ public final class TreeReader {
             out.add(new NodeRecord(p.id, p.parent, p.depth, attrs, childIds, p.node));
             for (int i = kids.size() - 1; i >= 0; i--) stack.push(kids.get(i));
         }
+        resolveLinks(out);
         return out;
+    }
+
+    /** The ids of the nodes that label a node or come before or after it, among the window's nodes read. */
+    static void resolveLinks(List<NodeRecord> nodes) {
+        java.util.Map<Object, Integer> ids = null;
+        for (NodeRecord r : nodes) {
+            NodeAttrs a = r.attrs;
+            if (a.labeledBy == null && a.traversalBefore == null && a.traversalAfter == null) continue;
+            if (ids == null) {
+                ids = new java.util.HashMap<>();
+                for (NodeRecord n : nodes) ids.put(n.node.key(), n.id);
+            }
+            r.labeledBy = idOf(ids, a.labeledBy);
+            r.traversalBefore = idOf(ids, a.traversalBefore);
+            r.traversalAfter = idOf(ids, a.traversalAfter);
+        }
+    }
+
+    private static int idOf(java.util.Map<Object, Integer> ids, Object key) {
+        Integer id = key == null ? null : ids.get(key);
+        return id == null ? -1 : id;
     }
 
     private static PNode child(PNode parent, int index) {

@@ -49,7 +49,7 @@ public class ProtocolServerTest {
         assertEquals(4242, hello.getLong("pid"));
         assertEquals(h.config.socket, hello.getString("socket"));
         String caps = hello.getJSONArray("capabilities").toString();
-        for (String cap : new String[] {"events", "bounds", "window_metadata", "text_clipboard"}) assertTrue(caps, caps.contains(cap));
+        for (String cap : new String[] {"events", "bounds", "window_metadata", "text_clipboard", "a11y_fields"}) assertTrue(caps, caps.contains(cap));
         c.send(obj("{\"type\":\"welcome\",\"protocol\":1,\"host\":\"junit\"}"));
         assertTrue(c.request("snapshot", "{}").has("result"));
     }
