@@ -114,6 +114,8 @@ class Bridge:
         with self._lock:
             self._closed = True
             relays = list(self._relays)
+        with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accept (closing alone leaves it listening)
         self._listener.close()
         for relay in relays:
             with contextlib.suppress(OSError):

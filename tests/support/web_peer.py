@@ -5,11 +5,13 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,8 +29,9 @@ NEEDS_PLAYWRIGHT = pytest.mark.skipif(
 
 
 @contextlib.contextmanager
-def chromium_on_loopback(url: str = "about:blank") -> Iterator[int]:
-    """A headless chromium serving DevTools on a free loopback port (yielded); killed at the end."""
+def chromium_on_loopback(url: str = "about:blank", title: str | None = None) -> Iterator[int]:
+    """A headless chromium serving DevTools on a free loopback port (yielded) once its page has `title`;
+    killed at the end."""
     assert CHROMIUM is not None
     with tempfile.TemporaryDirectory(prefix="web-peer-") as profile:
         process = subprocess.Popen(
@@ -37,7 +40,10 @@ def chromium_on_loopback(url: str = "about:blank") -> Iterator[int]:
              f"--user-data-dir={profile}", url],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            yield _active_port(Path(profile) / "DevToolsActivePort", process)
+            port = _active_port(Path(profile) / "DevToolsActivePort", process)
+            if title is not None:
+                _wait_for_title(port, title)
+            yield port
         finally:
             process.kill()
             process.wait(10)
@@ -54,6 +60,16 @@ def _active_port(path: Path, process: subprocess.Popen[bytes], timeout: float = 
                 return int(first)
         time.sleep(0.05)
     raise RuntimeError(f"chromium wrote no {path.name} within {timeout} s")
+
+
+def _wait_for_title(port: int, title: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as answer:
+            if any(page.get("title") == title for page in json.load(answer)):
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"chromium showed no page titled {title!r} within {timeout} s")
 
 
 @dataclass
