@@ -109,6 +109,11 @@ class WebContent:
         self.pages: list[AttachedPage] = []
         self.trace_files: list[Path] = []
         self._closed = False
+        self.webviews_on_screen: Callable[[], Collection[str]] = tuple
+        """The packages showing a WebView now (the opener asks the screen): one of them serving no socket
+        when a page is not found is WebViewNotDebuggable."""
+        self.front_package: Callable[[], str | None] = lambda: None
+        """The package in front (the opener asks the screen), whose pages come first."""
 
     # --- finding --------------------------------------------------------------------------------
 
@@ -116,10 +121,11 @@ class WebContent:
         """The listening DevTools sockets, with their packages (one shell command)."""
         return devtools_sockets(self.device.shell(LIST_COMMAND).text())
 
-    def targets(self, front_package: str | None = None) -> list[WebTarget]:
+    def targets(self) -> list[WebTarget]:
         """Every debuggable web target and its pages; a socket that stops answering while listed (its
         process ending) is left out."""
         found = []
+        front_package = self.front_package()
         for socket in self.sockets():
             try:
                 pages = listing.pages(self.device, socket.name)
@@ -134,22 +140,21 @@ class WebContent:
     # --- attaching ------------------------------------------------------------------------------
 
     def page(self, package: str | None = None, *, url_contains: str | None = None, title: str | None = None,
-             timeout: float | None = None, webviews_on_screen: Callable[[], Collection[str]] = tuple,
-             front_package: Callable[[], str | None] = lambda: None) -> Page:
+             timeout: float | None = None) -> Page:
         """Wait for a page matching every criterion given (the package serving it, a part of its url, its
         title) and return a Playwright Page attached to it, its calls recorded as steps. Pages in front
-        come first. `webviews_on_screen` names the packages that show a WebView now: one of them with no
-        socket at the deadline is WebViewNotDebuggable."""
+        come first. A package showing a WebView (`webviews_on_screen`) with no socket at the deadline
+        is WebViewNotDebuggable; otherwise PageNotFound lists the pages seen."""
         seconds = DEFAULT_TIMEOUT if timeout is None else timeout
         deadline = self._clock() + seconds
         seen: dict[str, str] = {}
         while True:
             sockets = [s for s in self.sockets() if package is None or s.package == package]
-            found = self._find(sockets, url_contains, title, front_package(), seen)
+            found = self._find(sockets, url_contains, title, self.front_package(), seen)
             if found is not None:
                 return self._attach_page(*found, deadline=deadline)
             if self._clock() >= deadline:
-                self._raise_not_found(package, url_contains, title, seconds, sockets, webviews_on_screen(), seen)
+                self._raise_not_found(package, url_contains, title, seconds, sockets, self.webviews_on_screen(), seen)
             time.sleep(POLL_SECONDS)
 
     def _find(self, sockets: list[DevToolsSocket], url_contains: str | None, title: str | None,

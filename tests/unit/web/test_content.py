@@ -123,8 +123,9 @@ def test_a_page_that_never_appears_lists_the_pages_seen(device: LoopbackDevice) 
 
 def test_a_webview_on_screen_without_a_socket_is_not_debuggable(device: LoopbackDevice) -> None:
     content = WebContent(device, Steps())
+    content.webviews_on_screen = lambda: ["com.example.shop"]
     with pytest.raises(WebViewNotDebuggable, match="com.example.shop shows a WebView.*setWebContentsDebuggingEnabled"):
-        content.page("com.example.shop", timeout=0.2, webviews_on_screen=lambda: ["com.example.shop"])
+        content.page("com.example.shop", timeout=0.2)
 
 
 def test_two_sockets_are_attached_side_by_side(chromium_port: int, device: LoopbackDevice) -> None:
