@@ -11,7 +11,10 @@ host is the device's view and is replaced by the bridge's), `/devtools/browser` 
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import importlib
+import threading
 from typing import TYPE_CHECKING, Any
 
 from pytest_mobile_agent.web.errors import WebExtraMissing, WebViewTooOld
@@ -32,9 +35,32 @@ def sync_api() -> Any:
 
 
 def start_playwright() -> Playwright:
-    """A Playwright driver for this thread (the test's); `stop()` ends it."""
+    """A new Playwright driver for this thread; `stop()` ends it."""
     playwright: Playwright = sync_api().sync_playwright().start()
     return playwright
+
+
+_DRIVERS: dict[int, Playwright] = {}
+
+
+def driver() -> Playwright:
+    """This thread's Playwright driver, started on first use and kept for the next attach (starting one
+    costs 0.4 to 0.7 s, most of an attach: docs/performance.md), stopped when the interpreter exits;
+    the driver ends with this process however it ends (it reads its commands from our pipe)."""
+    thread = threading.get_ident()
+    if thread not in _DRIVERS:
+        if not _DRIVERS:
+            atexit.register(stop_drivers)
+        _DRIVERS[thread] = start_playwright()
+    return _DRIVERS[thread]
+
+
+def stop_drivers() -> None:
+    """Stop the drivers this thread started (the others belong to threads that may still use them)."""
+    playwright = _DRIVERS.pop(threading.get_ident(), None)
+    if playwright is not None:
+        with contextlib.suppress(Exception):
+            playwright.stop()
 
 
 def websocket_endpoint(port: int, version: BrowserVersion) -> str:

@@ -33,7 +33,7 @@ def chromium_on_loopback(url: str = "about:blank", title: str | None = None) -> 
     """A headless chromium serving DevTools on a free loopback port (yielded) once its page has `title`;
     killed at the end."""
     assert CHROMIUM is not None
-    with tempfile.TemporaryDirectory(prefix="web-peer-") as profile:
+    with tempfile.TemporaryDirectory(prefix="web-peer-", ignore_cleanup_errors=True) as profile:
         process = subprocess.Popen(
             [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
              "--no-first-run", "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
