@@ -114,13 +114,15 @@ class Page:
                   f"{{object: {json.dumps(name)}, method: m, args}}))])));")
         self.call("Page.addScriptToEvaluateOnNewDocument", {"source": script})
 
-    def navigate(self, url: str, timeout: float = LOAD_TIMEOUT_S) -> None:
+    def navigate(self, url: str, timeout: float = LOAD_TIMEOUT_S) -> str:
+        """Load `url` and wait for its load event; the network error chromium met ("" when none),
+        in which case the page shows chromium's own error page, as a WebView or Chrome does."""
         self._loaded.clear()
         answer = self.call("Page.navigate", {"url": url})
-        if answer.get("errorText"):
-            raise errors.MobileAgentError(f"{self.label}: loading {url}: {answer['errorText']}")
-        if not self._loaded.wait(timeout):
+        error = str(answer.get("errorText") or "")
+        if not error and not self._loaded.wait(timeout):
             raise errors.Timeout(f"{self.label}: loading {url}", timeout)
+        return error
 
     # --- what the replica reads -------------------------------------------------------------------
 
