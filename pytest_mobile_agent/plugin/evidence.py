@@ -197,6 +197,7 @@ def call_reported(item: pytest.Item, report: pytest.TestReport, failure: BaseExc
     if failed:
         _failure_sections(item, report, run)
         _snapshot_sections(report, failure)
+    web_evidence.body_ended(run)
 
 
 def _snapshot_sections(report: pytest.TestReport, failure: BaseException | None) -> None:

@@ -34,6 +34,15 @@ def web_opened(item: pytest.Item, target: TargetRecord, web: WebContent) -> None
         web.trace_dir = Path(tempfile.mkdtemp(prefix=TRACE_PREFIX))
 
 
+def body_ended(run: TestRun) -> None:
+    """The test's body is over: Playwright's traces are written now, while the pages' sockets are still
+    there (the teardown of a fixture such as `compose_fixture` stops the app before the web content
+    closes)."""
+    for target in run.targets:
+        if target.artifacts.web is not None:
+            target.artifacts.web.stop_tracing()
+
+
 def finish(run: TestRun, failed: bool, directory: Callable[[], Path]) -> None:
     """After the teardown closed the web content: each Playwright trace moved into the test's
     `directory` (the step trace's) when that is kept (named in `evidence.written` and

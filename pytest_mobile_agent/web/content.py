@@ -24,10 +24,10 @@ from pytest_mobile_agent.web import listing
 from pytest_mobile_agent.web.bridge import Bridge
 from pytest_mobile_agent.web.errors import PageNotFound, WebViewNotDebuggable
 from pytest_mobile_agent.web.listing import BrowserVersion, PageInfo
-from pytest_mobile_agent.web.playwright_attach import connect, driver, first_line, sync_api
+from pytest_mobile_agent.web.playwright_attach import connect, driver, first_line
 from pytest_mobile_agent.web.seam import DeviceSockets
 from pytest_mobile_agent.web.sockets import LIST_COMMAND, DevToolsSocket, devtools_sockets
-from pytest_mobile_agent.web.traced import StepRecorder, Tracing, traced
+from pytest_mobile_agent.web.traced import StepRecorder, Tracing, is_playwright, traced
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Playwright
@@ -217,7 +217,9 @@ class WebContent:
         context = attachment.browser.contexts[0]
         try:
             context.tracing.start(screenshots=True, snapshots=True, title=attachment.socket.name)
-        except sync_api().Error as exc:
+        except Exception as exc:
+            if not is_playwright(exc, "Error"):
+                raise
             log.warning("web: Playwright's trace of %s did not start: %s", attachment.socket.name, exc)
             return
         attachment.tracing = self.trace_dir / f"playwright-{attachment.socket.name}.zip"
@@ -233,8 +235,11 @@ class WebContent:
                 raise PageNotFound(f"with target id {info.id} ({info})", 0, [str(info)])
             contexts = attachment.browser.contexts
             if contexts:
-                with contextlib.suppress(sync_api().Error):
+                try:
                     contexts[0].wait_for_event("page", timeout=POLL_SECONDS * 1000)
+                except Exception as exc:
+                    if not is_playwright(exc, "Error"):
+                        raise
             else:
                 time.sleep(POLL_SECONDS)
 
@@ -243,7 +248,7 @@ class WebContent:
     def disconnection(self, attachment: _Attachment, page: Page, exc: BaseException) -> BaseException | None:
         """A Playwright failure explained: the device closed the socket, or the page went away, is
         `Disconnected`, naming the page; anything else stays as it is."""
-        if not isinstance(exc, sync_api().Error):
+        if not is_playwright(exc, "Error"):
             return None
         lost = attachment.bridge.lost
         if not lost and not page.is_closed() and attachment.browser.is_connected():
@@ -257,9 +262,9 @@ class WebContent:
     # --- closing --------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Every attachment's trace written, its Playwright connection and its bridge closed (the
-        thread's Playwright driver stays for the next test: playwright_attach.driver); each step runs
-        even when one before it failed."""
+        """Every attachment's trace written (unless `stop_tracing` did already), its Playwright
+        connection and its bridge closed (the thread's Playwright driver stays for the next test:
+        playwright_attach.driver); each step runs even when one before it failed."""
         if self._closed:
             return
         self._closed = True
@@ -267,17 +272,25 @@ class WebContent:
             for attachment in self._attachments.values():
                 closing.callback(attachment.bridge.close)
                 closing.callback(_quietly, attachment.browser.close)
-                if attachment.tracing is not None:
-                    closing.callback(self._stop_tracing, attachment)
+            closing.callback(self.stop_tracing)
         self._attachments.clear()
 
+    def stop_tracing(self) -> None:
+        """Write each attachment's Playwright trace now (the plugin does at the end of the test's body,
+        before a fixture's teardown stops the app and its DevTools socket with it)."""
+        for attachment in self._attachments.values():
+            if attachment.tracing is not None:
+                self._stop_tracing(attachment)
+
     def _stop_tracing(self, attachment: _Attachment) -> None:
-        path = attachment.tracing
+        path, attachment.tracing = attachment.tracing, None
         if path is None or not attachment.browser.contexts:
             return
         try:
             attachment.browser.contexts[0].tracing.stop(path=str(path))
-        except sync_api().Error as exc:
+        except Exception as exc:
+            if not is_playwright(exc, "Error"):
+                raise
             log.warning("web: Playwright's trace of %s was not written: %s", attachment.socket.name, exc)
             return
         self.trace_files.append(path)

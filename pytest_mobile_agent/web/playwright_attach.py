@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_mobile_agent.web.errors import WebExtraMissing, WebViewTooOld
 from pytest_mobile_agent.web.listing import BrowserVersion
+from pytest_mobile_agent.web.traced import is_playwright
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Playwright
@@ -73,8 +74,8 @@ def connect(playwright: Playwright, port: int, version: BrowserVersion, socket_n
     naming its version and the call that failed."""
     try:
         return playwright.chromium.connect_over_cdp(websocket_endpoint(port, version), timeout=timeout * 1000)
-    except sync_api().Error as exc:
-        if lacks_a_method(str(exc)):
+    except Exception as exc:
+        if is_playwright(exc, "Error") and lacks_a_method(str(exc)):
             raise WebViewTooOld(socket_name, version.browser, first_line(str(exc))) from exc
         raise
 

@@ -111,16 +111,20 @@ def traced_class(cls: type) -> type:
     return _TRACED_CLASSES[cls]
 
 
-def _traceable() -> tuple[type, ...]:
-    from playwright.sync_api import ElementHandle, Frame, FrameLocator, Keyboard, Locator, Mouse, Page, Touchscreen
-    return Page, Locator, Frame, FrameLocator, Keyboard, Mouse, Touchscreen, ElementHandle
+TRACEABLE = frozenset({"Page", "Locator", "Frame", "FrameLocator", "Keyboard", "Mouse", "Touchscreen",
+                       "ElementHandle"})
+
+
+def is_playwright(value: object, *names: str) -> bool:
+    """Whether `value` is an instance of Playwright's sync classes of these names, known by name: the
+    driver that made it may have loaded Playwright's modules before they were loaded again (a
+    pytester run restores `sys.modules`), so its classes need not be the ones an import gives now."""
+    return any(cls.__module__.startswith("playwright.") and cls.__name__ in names for cls in type(value).__mro__)
 
 
 def traced(value: T, tracing: Tracing) -> T:
     """`value` traced when it is a Playwright object a test acts on; anything else as it is."""
-    if isinstance(value, TracedMixin) or type(value).__module__.split(".", 1)[0] != "playwright":
-        return value
-    if not isinstance(value, _traceable()):
+    if isinstance(value, TracedMixin) or not is_playwright(value, *TRACEABLE):
         return value
     impl = value._impl_obj  # type: ignore[attr-defined]
     wrapper: Any = traced_class(type(value))(impl)

@@ -1,0 +1,173 @@
+"""Issue 35 through the plugin on the virtual device: the fixture app's web sign-in driven natively,
+on the web and natively again; two WebViews; Chrome by `open_url`; the web steps in the trace with
+Playwright's own trace beside it; a failing test's web artifacts; nothing of the web left running."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_mobile_agent.evidence import tracefile
+from tests.support.chromium import needs_chromium
+from tests.support.web_peer import NEEDS_PLAYWRIGHT
+from tests.unit.plugin.plugin_inner_runs import ISOLATED, isolate
+
+pytest_plugins = ["pytester"]
+pytestmark = [needs_chromium, NEEDS_PLAYWRIGHT]
+
+SIGN_IN_FLOW = """
+def test_sign_in_on_the_web(compose_fixture, screen):
+    compose_fixture(tab="Login")
+    screen.tap(text="Sign in on the web")
+    page = screen.web("dev.mobileagent.fixture", url_contains="signin.html")
+    page.get_by_label("Your name").fill("Ada")
+    page.get_by_role("button", name="Continue").click()
+    assert screen.wait_for(id="alert_message").text == "Welcome, Ada"
+"""
+
+
+@pytest.fixture(autouse=True)
+def _isolated(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    isolate(pytester, monkeypatch)
+    monkeypatch.delenv("MOBILE_AGENT_TRACE", raising=False)
+
+
+def artifacts(pytester: pytest.Pytester, test: str) -> Path:
+    return pytester.path / ".mobile-agent" / "artifacts" / f"test_web.py_{test}"
+
+
+def no_web_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith("mobile-agent-web")]
+
+
+@pytest.mark.parametrize("front", ["builtin", "real"])
+def test_native_then_web_then_native_with_each_web_action_a_step_of_the_trace(pytester: pytest.Pytester,
+                                                                               front: str) -> None:
+    pytester.makepyfile(test_web=SIGN_IN_FLOW)
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--virtual-adb", front,
+                                "--android-trace", "on")
+    result.assert_outcomes(passed=1)
+    folder = artifacts(pytester, "test_sign_in_on_the_web")
+    trace = tracefile.read_trace(folder / "trace.zip")
+    names = [step["name"] for step in trace.steps if step["depth"] == 0]
+    assert names[names.index("tap"):names.index("wait_for") + 1] == [
+        "tap", "web", "locator.fill", "locator.click", "wait_for"]
+    [web_trace] = trace.document["web_traces"]
+    assert web_trace["file"].startswith("playwright-webview_devtools_remote_")
+    with zipfile.ZipFile(folder / web_trace["file"]) as playwright_trace:
+        assert any(name.endswith(".trace") for name in playwright_trace.namelist())
+    assert no_web_threads() == []
+
+
+TWO_WEBVIEWS_AND_CHROME = """
+import os
+
+def test_two_webviews_then_chrome(compose_fixture, screen, device_control):
+    compose_fixture(tab="Login")
+    screen.tap(text="Sign in on the web")
+    sign_in = screen.web(url_contains="signin.html")
+    terms = screen.web(title="Terms")
+    assert "accept the terms" in terms.text_content("body")
+    sign_in.get_by_label("Your name").fill("Bo")
+    targets = screen.webviews()
+    [app] = [t for t in targets if t.package == "dev.mobileagent.fixture"]
+    assert sorted(p.title for p in app.pages) == ["Terms", "Web sign-in"]
+    device_control.open_url(os.environ["HELP_URL"])
+    help_page = screen.web("com.android.chrome", title="Help")
+    assert help_page.url == os.environ["HELP_URL"]
+    assert help_page.get_by_role("heading").inner_text() == "How can we help?"
+"""
+
+
+class _HelpPage(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 - the base class's name
+        body = b"<!doctype html><title>Help</title><h1>How can we help?</h1>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+@pytest.fixture
+def help_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A help centre page on a loopback web server (the virtual Chrome's chromium runs on this host)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _HelpPage)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/help"
+    monkeypatch.setenv("HELP_URL", url)
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+def test_two_webviews_and_chrome_by_open_url_are_each_attached(pytester: pytest.Pytester, help_url: str) -> None:
+    pytester.makepyfile(test_web=TWO_WEBVIEWS_AND_CHROME)
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual")
+    result.assert_outcomes(passed=1)
+    assert no_web_threads() == []
+
+
+FAILING = """
+def test_fails_on_the_web(compose_fixture, screen):
+    compose_fixture(tab="Login")
+    screen.tap(text="Sign in on the web")
+    page = screen.web(url_contains="signin.html")
+    page.evaluate("console.warn('about to fail')")
+    page.get_by_label("Your name").fill("Cy")
+    assert page.title() == "Another title"
+"""
+
+
+def test_a_failing_tests_artifacts_add_the_pages_url_html_and_console(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_web=FAILING)
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual")
+    result.assert_outcomes(failed=1)
+    folder = artifacts(pytester, "test_fails_on_the_web")
+    summary = (folder / "web-1.txt").read_text()
+    assert "url: https://appassets.androidplatform.net/assets/signin.html" in summary
+    assert "warning: about to fail" in summary
+    assert '<input id="name"' in (folder / "web-1.html").read_text()
+    trace = tracefile.read_trace(folder / "trace.zip")  # retain-on-failure: the Playwright trace is kept
+    assert [entry["file"] for entry in trace.document["web_traces"]] == [
+        path.name for path in folder.glob("playwright-*.zip")]
+    assert no_web_threads() == []
+
+
+GONE = """
+import pytest
+from pytest_mobile_agent.errors import Disconnected
+
+def test_the_page_goes(compose_fixture, screen):
+    compose_fixture(tab="Login")
+    screen.tap(text="Sign in on the web")
+    page = screen.web(url_contains="signin.html")
+    screen.press_key("back")
+    with pytest.raises(Disconnected, match="is gone"):
+        page.get_by_label("Your name").fill("Di", timeout=20_000)
+    assert screen.wait_for(text="Sign in on the web")
+"""
+
+
+def test_a_page_gone_mid_test_is_disconnected_and_the_test_goes_on_natively(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_web=GONE)
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual")
+    result.assert_outcomes(passed=1)
+
+
+def test_the_trace_json_names_each_playwright_trace_as_a_file_beside_it(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_web=SIGN_IN_FLOW)
+    pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--android-trace", "on").assert_outcomes(passed=1)
+    folder = artifacts(pytester, "test_sign_in_on_the_web")
+    with zipfile.ZipFile(folder / "trace.zip") as archive:
+        document = json.loads(archive.read("trace.json"))
+    assert all((folder / entry["file"]).is_file() for entry in document["web_traces"])
