@@ -7,12 +7,15 @@ from __future__ import annotations
 import http.server
 import json
 import threading
+import urllib.error
+import urllib.request
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from pytest_mobile_agent.cli.trace_viewer.server import Viewer, serving
 from pytest_mobile_agent.evidence import tracefile
 from tests.support.chromium import needs_chromium
 from tests.support.web_peer import NEEDS_PLAYWRIGHT
@@ -164,10 +167,19 @@ def test_a_page_gone_mid_test_is_disconnected_and_the_test_goes_on_natively(pyte
     result.assert_outcomes(passed=1)
 
 
-def test_the_trace_json_names_each_playwright_trace_as_a_file_beside_it(pytester: pytest.Pytester) -> None:
+def test_show_trace_links_the_playwright_trace_beside_the_trace(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_web=SIGN_IN_FLOW)
     pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--android-trace", "on").assert_outcomes(passed=1)
     folder = artifacts(pytester, "test_sign_in_on_the_web")
     with zipfile.ZipFile(folder / "trace.zip") as archive:
         document = json.loads(archive.read("trace.json"))
-    assert all((folder / entry["file"]).is_file() for entry in document["web_traces"])
+    [entry] = document["web_traces"]
+    viewer = Viewer(tracefile.read_trace(folder / "trace.zip"))
+    with serving(viewer) as page_url:
+        base = page_url.split("?", 1)[0].rstrip("/")
+        assert 'id="web-traces"' in urllib.request.urlopen(page_url, timeout=10).read().decode()
+        with urllib.request.urlopen(f"{base}/web-trace?token={viewer.token}&name={entry['file']}", timeout=10) as got:
+            assert got.read() == (folder / entry["file"]).read_bytes()
+            assert entry["file"] in got.headers["Content-Disposition"]
+        with pytest.raises(urllib.error.HTTPError, match="404"):
+            urllib.request.urlopen(f"{base}/web-trace?token={viewer.token}&name=../trace.zip", timeout=10)
