@@ -296,6 +296,11 @@ class WebContent:
         self.trace_files.append(path)
 
     @property
+    def browsers(self) -> dict[str, str]:
+        """Per socket attached, the browser its `/json/version` names (`Chrome/136.0.7103.60`)."""
+        return {name: attachment.version.browser for name, attachment in self._attachments.items()}
+
+    @property
     def closed(self) -> bool:
         return self._closed
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 CHECKS = ["adb server", "target", "agent jar", "deploy", "hello", "windows", "snapshot", "tap", "keys",
           "text (direct)", "text (keys)", "text (clipboard)", "keyboard", "clipboard (shell)", "toast", "screenshot",
-          "screenshot pixels", "controller", "idle exit", "rotation kept", "clipboard (root)"]
+          "screenshot pixels", "controller", "web", "idle exit", "rotation kept", "clipboard (root)"]
 
 
 def rows_by_check(rows: list[doctor.Row]) -> dict[str, doctor.Row]:
@@ -41,6 +41,8 @@ def test_every_check_passes_on_the_virtual_device(capsys: pytest.CaptureFixture[
     assert by["tap"]["detail"].startswith("landed")
     assert "frame" in by["controller"]["detail"] and "upright" in by["screenshot"]["detail"]
     assert by["screenshot"]["detail"].endswith("taken by UiAutomation"), "the capture path is named"
+    assert by["web"]["detail"].startswith("1 debuggable target: chrome_devtools_remote (com.android.chrome, 1 page); "
+                                          "attached to about:blank (Chrome/")
     assert all(set(c) == {"check", "result", "seconds", "detail", "advice"} for c in report["checks"])
 
 
