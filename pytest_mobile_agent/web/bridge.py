@@ -77,7 +77,8 @@ class Bridge:
                 client, _ = self._listener.accept()
             except OSError:
                 return  # the listener closed
-            relay = _Relay(client)
+            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a CDP message is one small write:
+            relay = _Relay(client)  # Nagle's wait for the ACK of the last would delay every answer 40 ms
             with self._lock:
                 if self._closed:
                     client.close()

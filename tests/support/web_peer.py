@@ -134,5 +134,6 @@ class LoopbackDevice:
         if name not in self.sockets:
             raise Closed(f"localabstract:{name}: connection refused")
         sock = socket.create_connection(("127.0.0.1", self.sockets[name]), timeout=5)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as the adb client's connection has it
         self._open.setdefault(name, []).append(sock)
         return _Stream(sock)
