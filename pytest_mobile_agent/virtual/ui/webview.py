@@ -9,7 +9,8 @@ change or a call from the page wakes the refresh at once, and a page that change
 (typing into a field sends no DOM event) is read again every POLL_S while the WebView is shown; a
 change is announced as the WebView announces it (TYPE_WINDOW_CONTENT_CHANGED: the window sends
 change events). A tap on a web node is dispatched to the page at the node's centre
-(`Input.dispatchMouseEvent`), as the WebView forwards a touch to its renderer.
+(`Input.dispatchMouseEvent`), as the WebView forwards a touch to its renderer, and ACTION_SET_TEXT
+on a web field sets the page's value; both in the order they came, off the UI thread.
 
 `describe()` is what WebView reports of itself in its DevTools target's description (attached,
 visible, its place on the screen; virtual/web/devtools_socket.py). `close()` destroys the WebView:
@@ -24,6 +25,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -72,6 +74,8 @@ class WebView:
         self._wake = threading.Event()
         self._closed = threading.Event()
         self._signature: object = None
+        #: the actions on the page's nodes (taps, text), in the order they came, off the UI thread
+        self._actions = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"virtual-webview-input {res}")
 
     @property
     def scale(self) -> float:
@@ -122,12 +126,12 @@ class WebView:
 
     def _show_error(self, reason: str) -> None:
         """The WebView's own error page, as its text (net::ERR_..., or no engine at all)."""
-        self.error = reason
         with self.model.lock:
             self.node.children = []
             self.node.add(Node("android.widget.TextView", self.node.bounds, text=f"Web page not available: {reason}",
                                package=self.package))
             self.model.nodes_changed(self.window, [self.node], ("structure",))
+        self.error = reason
 
     # --- the nodes --------------------------------------------------------------------------------
 
@@ -148,7 +152,7 @@ class WebView:
             return False
         tree = page.accessibility()
         root_id = next(iter(tree), "")
-        nodes = replica_nodes(tree, root_id, self.node.bounds, self.scale, self.package, self._tap)
+        nodes = replica_nodes(tree, root_id, self.node.bounds, self.scale, self.package, self)
         signature = [(n.cls, n.bounds, n.text, n.hint, n.focused, len(n.children))
                      for node in nodes for n in node.walk()]
         if signature == self._signature or self._closed.is_set():
@@ -161,7 +165,8 @@ class WebView:
             self.model.nodes_changed(self.window, [self.node], ("structure",))
         return True
 
-    def _tap(self, ax: AxNode) -> None:
+    def tap(self, ax: AxNode) -> None:
+        """A tap on one of the page's nodes (ui/web_accessibility.WebActions)."""
         page = self.page
         if page is None or ax.box is None:
             return
@@ -176,7 +181,22 @@ class WebView:
                 log.debug("WebView %s: a tap: %s", self.node.res, exc)
             self._wake.set()
 
-        threading.Thread(target=dispatch, name=f"virtual-webview-tap {self.node.res}", daemon=True).start()
+        self._actions.submit(dispatch)
+
+    def set_text(self, ax: AxNode, text: str) -> None:
+        """ACTION_SET_TEXT on one of the page's fields (ui/web_accessibility.WebActions)."""
+        page = self.page
+        if page is None or ax.backend_id < 0:
+            return
+
+        def set_value() -> None:
+            try:
+                page.set_value(ax.backend_id, text)
+            except errors.MobileAgentError as exc:
+                log.debug("WebView %s: setting a field's text: %s", self.node.res, exc)
+            self._wake.set()
+
+        self._actions.submit(set_value)
 
     # --- what DevTools shows, and the end ----------------------------------------------------------
 
@@ -196,6 +216,7 @@ class WebView:
             return
         self._closed.set()
         self._wake.set()
+        self._actions.shutdown(wait=False)
         browser, page = self.browser, self.page
         if browser is not None and page is not None:
             threading.Thread(target=browser.close_page, args=(page,), name=f"virtual-webview-close {self.node.res}",

@@ -58,6 +58,8 @@ class AxNode:
     box: tuple[float, float, float, float] | None
     focused: bool
     editable: bool
+    #: the DOM node it stands for (`backendDOMNodeId`), -1 for none
+    backend_id: int = -1
 
 
 class Page:
@@ -144,7 +146,8 @@ class Page:
                 name=str(raw.get("name", {}).get("value", "") or ""),
                 value=str(raw.get("value", {}).get("value", "") or ""), ignored=bool(raw.get("ignored")),
                 children=tuple(raw.get("childIds", ())), box=boxes.get(raw.get("backendDOMNodeId", -1)),
-                focused=bool(properties.get("focused")), editable=properties.get("editable") is not None)
+                focused=bool(properties.get("focused")), editable=properties.get("editable") is not None,
+                backend_id=int(raw.get("backendDOMNodeId", -1)))
         return nodes
 
     def _boxes(self) -> dict[int, tuple[float, float, float, float]]:
@@ -157,6 +160,16 @@ class Page:
             for index, (x, y, w, h) in zip(layout["nodeIndex"], layout["bounds"], strict=True):
                 boxes[backend_ids[index]] = (x - dx, y - dy, x - dx + w, y - dy + h)
         return boxes
+
+    def set_value(self, backend_id: int, text: str) -> None:
+        """A text field's value set as Chromium's accessibility bridge does for ACTION_SET_TEXT
+        (BrowserAccessibilityManagerAndroid: the field focused, its value replaced, an `input`
+        event fired)."""
+        obj = self.call("DOM.resolveNode", {"backendNodeId": backend_id})["object"]
+        self.call("Runtime.callFunctionOn", {
+            "objectId": obj["objectId"], "arguments": [{"value": text}],
+            "functionDeclaration": "function (text) { this.focus(); this.value = text;"
+                                   " this.dispatchEvent(new Event('input', {bubbles: true})); }"})
 
     def close(self) -> None:
         """The page goes (its WebView destroyed, its tab closed): DevTools clients attached to it
