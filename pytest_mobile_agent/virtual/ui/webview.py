@@ -12,6 +12,11 @@ change events). A tap on a web node is dispatched to the page at the node's cent
 (`Input.dispatchMouseEvent`), as the WebView forwards a touch to its renderer, and ACTION_SET_TEXT
 on a web field sets the page's value; both in the order they came, off the UI thread.
 
+The screen shows the page's own pixels: after each change the WebView takes chromium's
+screenshot of the page (`Page.captureScreenshot`) and draws it over its node on every frame
+(`PagePixels`, one of the model's animations), so screenshots, frames and videos show the page
+as the device would.
+
 `describe()` is what WebView reports of itself in its DevTools target's description (attached,
 visible, its place on the screen; virtual/web/devtools_socket.py). `close()` destroys the WebView:
 its page goes from the process's DevTools list and a client attached to it sees it detach.
@@ -22,12 +27,15 @@ names the package to install.
 
 from __future__ import annotations
 
+import io
 import logging
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
+
+from PIL import Image
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual.ui.node import Bounds, Node, Window
@@ -57,6 +65,24 @@ class JavascriptInterface:
     on_call: Callable[[str, list[Any]], None]
 
 
+class PagePixels:
+    """The page's last screenshot, drawn over the WebView's node (a render.Animation)."""
+
+    def __init__(self, window: Window, node: Node) -> None:
+        self.window = window
+        self.node = node
+        self.image: Image.Image | None = None
+
+    def draw(self, image: Image.Image) -> None:
+        shown = self.image
+        if shown is None:
+            return
+        left, top, right, bottom = self.node.bounds
+        if shown.size != (right - left, bottom - top):
+            shown = shown.resize((right - left, bottom - top))
+        image.paste(shown, (left, top))
+
+
 class WebView:
     """One WebView (see the module's docstring)."""
 
@@ -74,6 +100,7 @@ class WebView:
         self._wake = threading.Event()
         self._closed = threading.Event()
         self._signature: object = None
+        self.pixels = PagePixels(window, self.node)
         #: the actions on the page's nodes (taps, text), in the order they came, off the UI thread
         self._actions = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"virtual-webview-input {res}")
 
@@ -117,7 +144,7 @@ class WebView:
         left, top, right, bottom = self.node.bounds
         area = PageWindow(round((right - left) / self.scale), round((bottom - top) / self.scale), self.scale)
         browser = engine.browser_of(self.package, self.kind, area)
-        page = browser.open_page(self.describe if self.kind is Kind.WEBVIEW else None)
+        page = browser.open_page(self.describe if self.kind is Kind.WEBVIEW else None, area)
         self.browser, self.page = browser, page
         if self._closed.is_set():  # destroyed while its process's chromium started
             browser.close_page(page)
@@ -139,9 +166,11 @@ class WebView:
         while not self._closed.is_set():
             try:
                 self.refresh()
-            except errors.MobileAgentError as exc:  # the page or its chromium went
+            except errors.Closed as exc:  # the page or its chromium went
                 log.debug("WebView %s: %s", self.node.res, exc)
                 return
+            except errors.MobileAgentError as exc:  # a slow answer: read it again at the next wake
+                log.debug("WebView %s: %s", self.node.res, exc)
             self._wake.wait(POLL_S)
             self._wake.clear()
 
@@ -158,11 +187,16 @@ class WebView:
         if signature == self._signature or self._closed.is_set():
             return False
         self._signature = signature
+        shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
         with self.model.lock:
             self.node.children = []
             for node in nodes:
                 self.node.add(node)
+            self.pixels.image = shot
+            if self.pixels not in self.model.animations:
+                self.model.animations.append(self.pixels)
             self.model.nodes_changed(self.window, [self.node], ("structure",))
+            self.model.redrawn(self.window)
         return True
 
     def tap(self, ax: AxNode) -> None:
@@ -217,6 +251,9 @@ class WebView:
         self._closed.set()
         self._wake.set()
         self._actions.shutdown(wait=False)
+        with self.model.lock:
+            if self.pixels in self.model.animations:
+                self.model.animations.remove(self.pixels)
         browser, page = self.browser, self.page
         if browser is not None and page is not None:
             threading.Thread(target=browser.close_page, args=(page,), name=f"virtual-webview-close {self.node.res}",

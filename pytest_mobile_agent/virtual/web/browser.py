@@ -93,10 +93,11 @@ class ProcessBrowser:
             self.stop()
             raise
 
-    def open_page(self, describe: Describe | None = None) -> Page:
+    def open_page(self, describe: Describe | None = None, window: Window | None = None) -> Page:
+        """A new page laid out in `window` (the WebView's size; the process's first one when None)."""
         if self.cdp is None or self.stopped:
             raise errors.Closed(f"{self.label}: the process's chromium is stopped")
-        page = Page.open(self.cdp, self.window, label=self.label)
+        page = Page.open(self.cdp, window or self.window, label=self.label)
         with self._lock:
             self._pages.append(ShownPage(page, describe))
         return page

@@ -171,6 +171,10 @@ class Page:
             "functionDeclaration": "function (text) { this.focus(); this.value = text;"
                                    " this.dispatchEvent(new Event('input', {bubbles: true})); }"})
 
+    def screenshot(self) -> bytes:
+        """The page's pixels as chromium paints them (PNG, at the device's pixel ratio)."""
+        return base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"})["data"])
+
     def close(self) -> None:
         """The page goes (its WebView destroyed, its tab closed): DevTools clients attached to it
         see it detach."""
