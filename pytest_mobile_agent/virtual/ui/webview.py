@@ -187,15 +187,18 @@ class WebView:
         if signature == self._signature or self._closed.is_set():
             return False
         self._signature = signature
-        shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
         with self.model.lock:
             self.node.children = []
             for node in nodes:
                 self.node.add(node)
+            self.model.nodes_changed(self.window, [self.node], ("structure",))
+        shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")  # the nodes first: they are what tests wait on
+        with self.model.lock:
+            if self._closed.is_set():  # destroyed meanwhile: nothing more to draw
+                return True
             self.pixels.image = shot
             if self.pixels not in self.model.animations:
                 self.model.animations.append(self.pixels)
-            self.model.nodes_changed(self.window, [self.node], ("structure",))
             self.model.redrawn(self.window)
         return True
 
