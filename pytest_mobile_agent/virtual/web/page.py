@@ -44,6 +44,10 @@ class Asset:
     body: bytes
 
 
+#: what a WebView reports of itself for its target's description (virtual/ui/webview.py)
+Describe = Callable[[], "dict[str, Any] | None"]
+
+
 @dataclass(frozen=True)
 class AxNode:
     """A node of the page's accessibility tree, with its box in CSS pixels of the viewport
@@ -231,3 +235,11 @@ class Page:
         on_call = self._interfaces.get(str(call.get("object")))
         if on_call is not None and isinstance(call.get("args"), list):
             on_call(str(call.get("method")), call["args"])
+
+
+@dataclass
+class ShownPage:
+    """A page a process shows, and how its WebView describes itself (None for a Chrome tab)."""
+
+    page: Page
+    describe: Describe | None
