@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 from pytest_mobile_agent.virtual.device import VirtualDevice
@@ -63,3 +64,16 @@ def test_a_killed_test_process_leaves_no_chromium_running() -> None:
     assert wait_until(lambda: live_processes_in_group(chromium_pid) == [], timeout=10.0)
     time.sleep(0.2)
     assert live_processes_in_group(chromium_pid) == []
+
+
+@needs_chromium
+def test_a_process_dies_while_another_processs_chromium_is_starting(vdev: VirtualDevice) -> None:
+    """The engine's lock is held across a chromium's start, which binds its socket under the
+    kernel's lock; a process that dies meanwhile (the kernel's lock held) must not wait for it."""
+    open_webview(vdev)
+    stopped = threading.Event()
+    with vdev.web._lock:  # as while another process's chromium starts
+        threading.Thread(target=lambda: (vdev.shell(f"am force-stop {PACKAGE}"), stopped.set()), daemon=True).start()
+        assert stopped.wait(10.0), "the app's death waited for the engine"
+        assert b"webview_devtools_remote" not in vdev.shell("cat /proc/net/unix")[1]
+    assert wait_until(lambda: vdev.web.browsers() == [], timeout=10.0)
