@@ -72,8 +72,13 @@ def test_a_process_dies_while_another_processs_chromium_is_starting(vdev: Virtua
     kernel's lock; a process that dies meanwhile (the kernel's lock held) must not wait for it."""
     open_webview(vdev)
     stopped = threading.Event()
+
+    def force_stop() -> None:
+        vdev.shell(f"am force-stop {PACKAGE}")
+        stopped.set()
+
     with vdev.web._lock:  # as while another process's chromium starts
-        threading.Thread(target=lambda: (vdev.shell(f"am force-stop {PACKAGE}"), stopped.set()), daemon=True).start()
+        threading.Thread(target=force_stop, daemon=True).start()
         assert stopped.wait(10.0), "the app's death waited for the engine"
         assert b"webview_devtools_remote" not in vdev.shell("cat /proc/net/unix")[1]
     assert wait_until(lambda: vdev.web.browsers() == [], timeout=10.0)
