@@ -79,11 +79,11 @@ class WebSignIn:
         self.window = Window(type="application", title=TITLE, package=package, layer=LAYER_APP, bounds=geo.app,
                              sends_change_events=True)
         self.window.root.add(Node("android.widget.TextView", geo.title_bar, text=TITLE, package=package,
-                                  res=f"{package}:id/web_title"))
+                                  res="web_title"))
         left, top, right, bottom = geo.title_bar[0], geo.title_bar[3], geo.width, geo.nav_bar[1]
         split = bottom - round((bottom - top) * TERMS_SHARE)
-        self.sign_in = WebView(model, self.window, (left, top, right, split), package, res=f"{package}:id/web_sign_in")
-        self.terms = WebView(model, self.window, (left, split, right, bottom), package, res=f"{package}:id/web_terms")
+        self.sign_in = WebView(model, self.window, (left, top, right, split), package, res="web_sign_in")
+        self.terms = WebView(model, self.window, (left, split, right, bottom), package, res="web_terms")
         for webview in (self.sign_in, self.terms):
             self.window.root.add(webview.node)
         self.finished = False

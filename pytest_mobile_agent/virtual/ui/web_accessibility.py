@@ -13,13 +13,15 @@ page.py):
   for a text field (its value as the text, its label as the hint), `android.widget.Button`,
   `android.widget.CheckBox`, `android.widget.Image`, `android.widget.TextView` for static text,
   `android.view.View` for the rest;
+* a text field takes ACTION_SET_TEXT (the page's value is set), a button or link a tap;
 * bounds are the node's box in the page's CSS pixels, times the device's pixel ratio, moved to the
   WebView's place on the screen and clipped to it (getBoundsInScreen).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from typing import Protocol
 
 from pytest_mobile_agent.virtual.ui.node import Bounds, Node
 from pytest_mobile_agent.virtual.web.page import AxNode
@@ -42,23 +44,33 @@ FLATTENED_ROLES = ("generic", "none", "presentation", "group", "LineBreak", "par
 CLICKABLE_ROLES = ("button", "link", "checkbox", "radio", "combobox", *TEXT_FIELDS)
 TEXT_ONLY_CHILDREN = ("StaticText", "InlineTextBox")
 
-#: what a tap on a node does (the WebView dispatches it to the page at the node's centre)
-OnTap = Callable[[AxNode], None]
+
+
+class WebActions(Protocol):
+    """What the WebView does with an action on one of its nodes (ui/webview.py)."""
+
+    def tap(self, ax: AxNode) -> None:
+        """A tap at the node's centre, dispatched to the page."""
+        ...
+
+    def set_text(self, ax: AxNode, text: str) -> None:
+        """ACTION_SET_TEXT on a text field: the page's value."""
+        ...
 
 
 def replica_nodes(tree: Mapping[str, AxNode], root_id: str, webview: Bounds, scale: float, package: str,
-                  on_tap: OnTap) -> list[Node]:
+                  actions: WebActions) -> list[Node]:
     """The nodes to put under the WebView's node, from the page's tree rooted at `root_id`."""
     out: list[Node] = []
     root = tree.get(root_id)
     if root is not None:
         for child in root.children:
-            _expose(tree, child, webview, scale, package, on_tap, out)
+            _expose(tree, child, webview, scale, package, actions, out)
     return out
 
 
 def _expose(tree: Mapping[str, AxNode], node_id: str, webview: Bounds, scale: float, package: str,
-            on_tap: OnTap, out: list[Node]) -> None:
+            actions: WebActions, out: list[Node]) -> None:
     ax = tree.get(node_id)
     if ax is None or ax.role == "InlineTextBox":
         return
@@ -66,15 +78,15 @@ def _expose(tree: Mapping[str, AxNode], node_id: str, webview: Bounds, scale: fl
     bounds = _screen_bounds(ax.box, webview, scale)
     if flattened or bounds is None:
         for child in ax.children:
-            _expose(tree, child, webview, scale, package, on_tap, out)
+            _expose(tree, child, webview, scale, package, actions, out)
         return
-    node = _node(ax, bounds, package, on_tap)
+    node = _node(ax, bounds, package, actions)
     out.append(node)
     if _is_leaf(tree, ax):
         return
     below: list[Node] = []
     for child in ax.children:
-        _expose(tree, child, webview, scale, package, on_tap, below)
+        _expose(tree, child, webview, scale, package, actions, below)
     for exposed in below:
         node.add(exposed)
 
@@ -86,14 +98,17 @@ def _is_leaf(tree: Mapping[str, AxNode], ax: AxNode) -> bool:
     return bool(ax.name) and all(child.role in TEXT_ONLY_CHILDREN for child in children)
 
 
-def _node(ax: AxNode, bounds: Bounds, package: str, on_tap: OnTap) -> Node:
+def _node(ax: AxNode, bounds: Bounds, package: str, actions: WebActions) -> Node:
     field = ax.role in TEXT_FIELDS
     cls = "android.widget.EditText" if field else CLASS_BY_ROLE.get(ax.role, "android.view.View")
     clickable = ax.role in CLICKABLE_ROLES
     node = Node(cls, bounds, text=(ax.value if field else ax.name) or None, hint=ax.name if field else None,
-                package=package, clickable=clickable, focusable=clickable, focused=ax.focused, editable=field)
+                package=package, clickable=clickable, focusable=clickable, focused=ax.focused, editable=field,
+                accepts_set_text=field)
     if clickable:
-        node.on_click = (lambda: on_tap(ax))
+        node.on_click = (lambda: actions.tap(ax))
+    if field:
+        node.on_text_set = (lambda text: actions.set_text(ax, text))
     return node
 
 

@@ -9,7 +9,13 @@ change or a call from the page wakes the refresh at once, and a page that change
 (typing into a field sends no DOM event) is read again every POLL_S while the WebView is shown; a
 change is announced as the WebView announces it (TYPE_WINDOW_CONTENT_CHANGED: the window sends
 change events). A tap on a web node is dispatched to the page at the node's centre
-(`Input.dispatchMouseEvent`), as the WebView forwards a touch to its renderer.
+(`Input.dispatchMouseEvent`), as the WebView forwards a touch to its renderer, and ACTION_SET_TEXT
+on a web field sets the page's value; both in the order they came, off the UI thread.
+
+The screen shows the page's own pixels: after each change the WebView takes chromium's
+screenshot of the page (`Page.captureScreenshot`) and draws it over its node on every frame
+(`PagePixels`, one of the model's animations), so screenshots, frames and videos show the page
+as the device would.
 
 `describe()` is what WebView reports of itself in its DevTools target's description (attached,
 visible, its place on the screen; virtual/web/devtools_socket.py). `close()` destroys the WebView:
@@ -21,11 +27,15 @@ names the package to install.
 
 from __future__ import annotations
 
+import io
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
+
+from PIL import Image
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual.ui.node import Bounds, Node, Window
@@ -55,6 +65,24 @@ class JavascriptInterface:
     on_call: Callable[[str, list[Any]], None]
 
 
+class PagePixels:
+    """The page's last screenshot, drawn over the WebView's node (a render.Animation)."""
+
+    def __init__(self, window: Window, node: Node) -> None:
+        self.window = window
+        self.node = node
+        self.image: Image.Image | None = None
+
+    def draw(self, image: Image.Image) -> None:
+        shown = self.image
+        if shown is None:
+            return
+        left, top, right, bottom = self.node.bounds
+        if shown.size != (right - left, bottom - top):
+            shown = shown.resize((right - left, bottom - top))
+        image.paste(shown, (left, top))
+
+
 class WebView:
     """One WebView (see the module's docstring)."""
 
@@ -72,6 +100,9 @@ class WebView:
         self._wake = threading.Event()
         self._closed = threading.Event()
         self._signature: object = None
+        self.pixels = PagePixels(window, self.node)
+        #: the actions on the page's nodes (taps, text), in the order they came, off the UI thread
+        self._actions = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"virtual-webview-input {res}")
 
     @property
     def scale(self) -> float:
@@ -113,7 +144,7 @@ class WebView:
         left, top, right, bottom = self.node.bounds
         area = PageWindow(round((right - left) / self.scale), round((bottom - top) / self.scale), self.scale)
         browser = engine.browser_of(self.package, self.kind, area)
-        page = browser.open_page(self.describe if self.kind is Kind.WEBVIEW else None)
+        page = browser.open_page(self.describe if self.kind is Kind.WEBVIEW else None, area)
         self.browser, self.page = browser, page
         if self._closed.is_set():  # destroyed while its process's chromium started
             browser.close_page(page)
@@ -122,12 +153,12 @@ class WebView:
 
     def _show_error(self, reason: str) -> None:
         """The WebView's own error page, as its text (net::ERR_..., or no engine at all)."""
-        self.error = reason
         with self.model.lock:
             self.node.children = []
             self.node.add(Node("android.widget.TextView", self.node.bounds, text=f"Web page not available: {reason}",
                                package=self.package))
             self.model.nodes_changed(self.window, [self.node], ("structure",))
+        self.error = reason
 
     # --- the nodes --------------------------------------------------------------------------------
 
@@ -135,9 +166,11 @@ class WebView:
         while not self._closed.is_set():
             try:
                 self.refresh()
-            except errors.MobileAgentError as exc:  # the page or its chromium went
+            except errors.Closed as exc:  # the page or its chromium went
                 log.debug("WebView %s: %s", self.node.res, exc)
                 return
+            except errors.MobileAgentError as exc:  # a slow answer: read it again at the next wake
+                log.debug("WebView %s: %s", self.node.res, exc)
             self._wake.wait(POLL_S)
             self._wake.clear()
 
@@ -148,7 +181,7 @@ class WebView:
             return False
         tree = page.accessibility()
         root_id = next(iter(tree), "")
-        nodes = replica_nodes(tree, root_id, self.node.bounds, self.scale, self.package, self._tap)
+        nodes = replica_nodes(tree, root_id, self.node.bounds, self.scale, self.package, self)
         signature = [(n.cls, n.bounds, n.text, n.hint, n.focused, len(n.children))
                      for node in nodes for n in node.walk()]
         if signature == self._signature or self._closed.is_set():
@@ -159,9 +192,18 @@ class WebView:
             for node in nodes:
                 self.node.add(node)
             self.model.nodes_changed(self.window, [self.node], ("structure",))
+        shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")  # the nodes first: they are what tests wait on
+        with self.model.lock:
+            if self._closed.is_set():  # destroyed meanwhile: nothing more to draw
+                return True
+            self.pixels.image = shot
+            if self.pixels not in self.model.animations:
+                self.model.animations.append(self.pixels)
+            self.model.redrawn(self.window)
         return True
 
-    def _tap(self, ax: AxNode) -> None:
+    def tap(self, ax: AxNode) -> None:
+        """A tap on one of the page's nodes (ui/web_accessibility.WebActions)."""
         page = self.page
         if page is None or ax.box is None:
             return
@@ -176,7 +218,22 @@ class WebView:
                 log.debug("WebView %s: a tap: %s", self.node.res, exc)
             self._wake.set()
 
-        threading.Thread(target=dispatch, name=f"virtual-webview-tap {self.node.res}", daemon=True).start()
+        self._actions.submit(dispatch)
+
+    def set_text(self, ax: AxNode, text: str) -> None:
+        """ACTION_SET_TEXT on one of the page's fields (ui/web_accessibility.WebActions)."""
+        page = self.page
+        if page is None or ax.backend_id < 0:
+            return
+
+        def set_value() -> None:
+            try:
+                page.set_value(ax.backend_id, text)
+            except errors.MobileAgentError as exc:
+                log.debug("WebView %s: setting a field's text: %s", self.node.res, exc)
+            self._wake.set()
+
+        self._actions.submit(set_value)
 
     # --- what DevTools shows, and the end ----------------------------------------------------------
 
@@ -196,6 +253,10 @@ class WebView:
             return
         self._closed.set()
         self._wake.set()
+        self._actions.shutdown(wait=False)
+        with self.model.lock:
+            if self.pixels in self.model.animations:
+                self.model.animations.remove(self.pixels)
         browser, page = self.browser, self.page
         if browser is not None and page is not None:
             threading.Thread(target=browser.close_page, args=(page,), name=f"virtual-webview-close {self.node.res}",

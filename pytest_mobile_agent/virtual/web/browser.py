@@ -17,24 +17,19 @@ import contextlib
 import enum
 import logging
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual.kernel.sockets import Listener, SocketNamespace
 from pytest_mobile_agent.virtual.web.cdp import CdpPipe
 from pytest_mobile_agent.virtual.web.chromium import Chromium, Window
 from pytest_mobile_agent.virtual.web.devtools_socket import serve_devtools
-from pytest_mobile_agent.virtual.web.page import Page
+from pytest_mobile_agent.virtual.web.page import Describe, Page, ShownPage
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
 CHROME_SOCKET = "chrome_devtools_remote"
 WEBVIEW_SOCKET_PREFIX = "webview_devtools_remote_"
 
-#: what a WebView reports of itself for its target's description (virtual/ui/webview.py)
-Describe = Callable[[], "dict[str, Any] | None"]
 
 
 class Kind(enum.Enum):
@@ -44,14 +39,6 @@ class Kind(enum.Enum):
 
 def socket_name(kind: Kind, pid: int) -> str:
     return f"{WEBVIEW_SOCKET_PREFIX}{pid}" if kind is Kind.WEBVIEW else CHROME_SOCKET
-
-
-@dataclass
-class ShownPage:
-    """A page the process shows, and how its WebView describes itself (None for a Chrome tab)."""
-
-    page: Page
-    describe: Describe | None
 
 
 class ProcessBrowser:
@@ -93,10 +80,11 @@ class ProcessBrowser:
             self.stop()
             raise
 
-    def open_page(self, describe: Describe | None = None) -> Page:
+    def open_page(self, describe: Describe | None = None, window: Window | None = None) -> Page:
+        """A new page laid out in `window` (the WebView's size; the process's first one when None)."""
         if self.cdp is None or self.stopped:
             raise errors.Closed(f"{self.label}: the process's chromium is stopped")
-        page = Page.open(self.cdp, self.window, label=self.label)
+        page = Page.open(self.cdp, window or self.window, label=self.label)
         with self._lock:
             self._pages.append(ShownPage(page, describe))
         return page

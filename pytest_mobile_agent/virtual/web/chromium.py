@@ -6,9 +6,11 @@ its own, DevTools on a free loopback port (`--remote-debugging-port=0`, read bac
 fds 3 and 4). The process leads a session of its own, so `stop()` kills it and its helpers (zygote,
 GPU, network, renderers) by its pid's group, then removes the folder. It is tied to ours: a small
 interpreter asks for SIGKILL when its parent thread ends (PR_SET_PDEATHSIG) and execs chromium in
-its place, the parent thread being a keeper that lives until `stop()`; so a test process killed
-outright leaves no chromium running. No preexec_fn: subprocess then starts the child with vfork,
-which runs no fork handler (grpc's among them: kernel/spawn.py says why that matters).
+its place, the parent thread being a keeper that lives until `stop()`. Chromium also ends on its
+own when the DevTools pipe's far end closes, which the kernel does when our process dies; either
+way a test process killed outright leaves no chromium running. No preexec_fn: subprocess then
+starts the child with vfork, which runs no fork handler (grpc's among them: kernel/spawn.py says
+why that matters).
 
 Without chromium on the PATH, `ChromiumMissing` names the package to install.
 """

@@ -32,19 +32,30 @@ import threading
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual.kernel.streams import ByteStream, DeviceStream, pump
-
-if TYPE_CHECKING:
-    from pytest_mobile_agent.virtual.web.browser import ProcessBrowser
+from pytest_mobile_agent.virtual.web.chromium import Chromium
+from pytest_mobile_agent.virtual.web.page import ShownPage
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
 MAX_HEAD = 64 * 1024
 IDLE_TIMEOUT_S = 60.0
 FETCH_TIMEOUT_S = 5.0
+
+
+class ProcessBrowser(Protocol):
+    """What the socket serves: one process's chromium and pages (virtual/web/browser.py)."""
+
+    label: str
+    package: str
+    product: str
+    user_agent: str
+    chromium: Chromium | None
+
+    def shown_pages(self) -> list[ShownPage]: ...
 
 
 @dataclass

@@ -75,13 +75,16 @@ class WebEngine:
                 f"(KHTML, like Gecko) Version/4.0 Chrome/{version} Mobile Safari/537.36")
 
     def _process_died(self, pid: int) -> None:
-        """Called with the kernel's lock held: the listener is closed by the kernel already; kill
-        chromium on a thread of its own."""
+        """Called with the kernel's lock held (the kernel has closed the listener already): the
+        rest runs on a thread of its own, since the engine's lock is held across a chromium's start,
+        which binds its socket under the kernel's lock."""
+        threading.Thread(target=self._forget, args=(pid,), name=f"virtual-chromium-stop {pid}", daemon=True).start()
+
+    def _forget(self, pid: int) -> None:
         with self._lock:
             browser = self._browsers.pop(pid, None)
         if browser is not None:
-            browser.stopped = True
-            threading.Thread(target=browser.stop, name=f"virtual-chromium-stop {pid}", daemon=True).start()
+            browser.stop()
 
     def close(self) -> None:
         """Stop every chromium (the device powers off)."""

@@ -44,6 +44,10 @@ class Asset:
     body: bytes
 
 
+#: what a WebView reports of itself for its target's description (virtual/ui/webview.py)
+Describe = Callable[[], "dict[str, Any] | None"]
+
+
 @dataclass(frozen=True)
 class AxNode:
     """A node of the page's accessibility tree, with its box in CSS pixels of the viewport
@@ -58,6 +62,8 @@ class AxNode:
     box: tuple[float, float, float, float] | None
     focused: bool
     editable: bool
+    #: the DOM node it stands for (`backendDOMNodeId`), -1 for none
+    backend_id: int = -1
 
 
 class Page:
@@ -144,7 +150,8 @@ class Page:
                 name=str(raw.get("name", {}).get("value", "") or ""),
                 value=str(raw.get("value", {}).get("value", "") or ""), ignored=bool(raw.get("ignored")),
                 children=tuple(raw.get("childIds", ())), box=boxes.get(raw.get("backendDOMNodeId", -1)),
-                focused=bool(properties.get("focused")), editable=properties.get("editable") is not None)
+                focused=bool(properties.get("focused")), editable=properties.get("editable") is not None,
+                backend_id=int(raw.get("backendDOMNodeId", -1)))
         return nodes
 
     def _boxes(self) -> dict[int, tuple[float, float, float, float]]:
@@ -157,6 +164,20 @@ class Page:
             for index, (x, y, w, h) in zip(layout["nodeIndex"], layout["bounds"], strict=True):
                 boxes[backend_ids[index]] = (x - dx, y - dy, x - dx + w, y - dy + h)
         return boxes
+
+    def set_value(self, backend_id: int, text: str) -> None:
+        """A text field's value set as Chromium's accessibility bridge does for ACTION_SET_TEXT
+        (BrowserAccessibilityManagerAndroid: the field focused, its value replaced, an `input`
+        event fired)."""
+        obj = self.call("DOM.resolveNode", {"backendNodeId": backend_id})["object"]
+        self.call("Runtime.callFunctionOn", {
+            "objectId": obj["objectId"], "arguments": [{"value": text}],
+            "functionDeclaration": "function (text) { this.focus(); this.value = text;"
+                                   " this.dispatchEvent(new Event('input', {bubbles: true})); }"})
+
+    def screenshot(self) -> bytes:
+        """The page's pixels as chromium paints them (PNG, at the device's pixel ratio)."""
+        return base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"})["data"])
 
     def close(self) -> None:
         """The page goes (its WebView destroyed, its tab closed): DevTools clients attached to it
@@ -214,3 +235,11 @@ class Page:
         on_call = self._interfaces.get(str(call.get("object")))
         if on_call is not None and isinstance(call.get("args"), list):
             on_call(str(call.get("method")), call["args"])
+
+
+@dataclass
+class ShownPage:
+    """A page a process shows, and how its WebView describes itself (None for a Chrome tab)."""
+
+    page: Page
+    describe: Describe | None

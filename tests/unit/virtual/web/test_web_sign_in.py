@@ -35,7 +35,7 @@ def signing_in(vdev: VirtualDevice) -> Iterator[WebSignIn]:
     assert web is not None
     for webview in web.webviews:
         assert webview.loaded.wait(20.0), webview.error
-    assert wait_until(lambda: texts_under(web.sign_in.node) != [], timeout=5.0)
+    assert wait_until(lambda: texts_under(web.sign_in.node) != [], timeout=15.0)
     yield web
 
 
@@ -148,3 +148,25 @@ def test_back_destroys_the_webviews_and_an_attached_client_sees_its_page_go(vdev
     assert wait_until(lambda: listed_pages(vdev) == [], timeout=5.0)
     # the process's DevTools server stays while the process lives, as WebView's does
     assert f"@webview_devtools_remote_{pid}".encode() in vdev.shell("cat /proc/net/unix")[1]
+
+
+def test_each_webview_lays_its_page_out_at_its_own_size(signing_in: WebSignIn) -> None:
+    for webview in signing_in.webviews:
+        assert webview.page is not None
+        size = webview.page.call("Runtime.evaluate", {"expression": "[innerWidth, innerHeight, devicePixelRatio]",
+                                                      "returnByValue": True})["result"]["value"]
+        left, top, right, bottom = webview.node.bounds
+        assert size == [round((right - left) / webview.scale), round((bottom - top) / webview.scale), webview.scale]
+
+
+def test_the_screen_shows_the_pages_own_pixels(vdev: VirtualDevice, signing_in: WebSignIn) -> None:
+    webview = signing_in.sign_in
+    assert wait_until(lambda: webview.pixels.image is not None, timeout=5.0)
+    frame = vdev.display.render()
+    left, top, right, bottom = webview.node.bounds
+    shown = frame.crop((left, top, right, bottom))
+    painted = webview.pixels.image
+    assert painted is not None
+    expected = painted.resize(shown.size) if painted.size != shown.size else painted
+    assert shown.tobytes() == expected.tobytes()
+    assert len(shown.getcolors(1 << 24) or []) > 2  # a page, not a blank rectangle
