@@ -98,11 +98,11 @@ class Bridge:
             return
         try:
             relay.ended_by = pump(relay.client, relay.stream.socket)
+            if relay.ended_by == "device":  # said before the client sees the end, so its failure can say why
+                self._note_lost(f"the device closed localabstract:{self.socket_name}")
         finally:
             relay.client.close()
             relay.stream.close()
-        if relay.ended_by == "device":
-            self._note_lost(f"the device closed localabstract:{self.socket_name}")
 
     def _note_lost(self, reason: str) -> None:
         with self._lock:
