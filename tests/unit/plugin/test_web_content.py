@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
+import subprocess
+import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 import zipfile
@@ -183,3 +187,72 @@ def test_show_trace_links_the_playwright_trace_beside_the_trace(pytester: pytest
             assert entry["file"] in got.headers["Content-Disposition"]
         with pytest.raises(urllib.error.HTTPError, match="404"):
             urllib.request.urlopen(f"{base}/web-trace?token={viewer.token}&name=../trace.zip", timeout=10)
+
+
+KILLED = """
+import pathlib, time
+
+def test_killed_while_attached(compose_fixture, screen):
+    compose_fixture(tab="Login")
+    screen.tap(text="Sign in on the web")
+    page = screen.web(url_contains="signin.html")
+    page.get_by_label("Your name").fill("Ed")
+    pathlib.Path("attached").write_text("yes")
+    time.sleep(120)
+"""
+
+
+def descendants(pid: int) -> set[int]:
+    """Every living process below `pid` (by their parent's pid in /proc/N/stat)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(parent, []).append(int(entry.name))
+    found: set[int] = set()
+    waiting = [pid]
+    while waiting:
+        for child in children.get(waiting.pop(), []):
+            if child not in found:
+                found.add(child)
+                waiting.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_a_test_killed_while_attached_leaves_no_chromium_and_no_playwright_driver(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_web=KILLED)
+    env = {**os.environ, "MOBILE_AGENT_LOCK_DIR": str(pytester.path / "locks"),
+           "MOBILE_AGENT_RECORDS": str(pytester.path / "records")}
+    env.pop("MOBILE_AGENT_ANDROID_SERIAL", None)
+    run = subprocess.Popen([sys.executable, "-m", "pytest", *ISOLATED, "-p", "no:xdist", "--android-serial", "virtual",
+                            "test_web.py"], cwd=pytester.path, env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not (pytester.path / "attached").exists():
+            assert run.poll() is None and time.monotonic() < deadline, "the inner test never attached"
+            time.sleep(0.2)
+        below = descendants(run.pid)
+        names = {pid: Path(f"/proc/{pid}/comm").read_text().strip() for pid in below if alive(pid)}
+        assert any("chrom" in name for name in names.values()), names  # the WebView's chromium
+        assert any(name.startswith("node") for name in names.values()), names  # Playwright's driver
+    finally:
+        run.kill()
+        run.wait(30)
+    deadline = time.monotonic() + 20
+    while [pid for pid in below if alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert {pid: names.get(pid) for pid in below if alive(pid)} == {}
