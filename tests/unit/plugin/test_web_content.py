@@ -256,3 +256,32 @@ def test_a_test_killed_while_attached_leaves_no_chromium_and_no_playwright_drive
     while [pid for pid in below if alive(pid)] and time.monotonic() < deadline:
         time.sleep(0.2)
     assert {pid: names.get(pid) for pid in below if alive(pid)} == {}
+
+
+TWO_DEVICES = """
+import pytest
+
+@pytest.mark.devices(2)
+def test_each_device_its_own_web_sign_in(apps, screens, webs):
+    for app, screen in zip(apps, screens):
+        app.start(extras={"tab": "Login"})
+        screen.tap(text="Sign in on the web")
+    pages = [web.page(url_contains="signin.html") for web in webs]
+    for name, page in zip(["Ann", "Bob"], pages):
+        page.get_by_label("Your name").fill(name)
+        page.get_by_role("button", name="Continue").click()
+    assert [screen.wait_for(id="alert_message").text for screen in screens] == ["Welcome, Ann", "Welcome, Bob"]
+"""
+
+
+def test_with_two_devices_each_has_its_web_content_and_its_steps(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_web=TWO_DEVICES)
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual:2", "--app-package", "dev.mobileagent.fixture",
+                                "--android-trace", "on")
+    result.assert_outcomes(passed=1)
+    trace = tracefile.read_trace(artifacts(pytester, "test_each_device_its_own_web_sign_in") / "trace.zip")
+    fills = [str(step.get("screen")).split()[0] for step in trace.steps if step["name"] == "locator.fill"]
+    assert fills == ["emulator-5554", "emulator-5556"]  # each web step tagged with its device's label
+    assert sorted(entry["target"].split()[0] for entry in trace.document["web_traces"]) == [
+        "emulator-5554", "emulator-5556"]
+    assert no_web_threads() == []
