@@ -1,8 +1,8 @@
 """The DevTools HTTP listing of one socket: `/json/version` (the browser) and `/json/list` (its pages).
 
 Asked through the adb client's `localabstract:` stream, one request per connection, as
-`chrome://inspect` asks (chrome/browser/devtools/device/devtools_android_bridge.cc sends
-`GET /json/version` and `GET /json/list` over `localabstract:<socket>`). A WebView describes each
+`chrome://inspect` asks each socket it found for its version and its page list over the same stream
+(chrome/browser/devtools/device/devtools_device_discovery.cc). A WebView describes each
 page in the `description` field, a JSON string with `attached`, `visible`, `empty`, `screenX`,
 `screenY`, `width`, `height` (android_webview/browser/aw_devtools_manager_delegate.cc,
 `GetTargetDescription`); `chrome://inspect` shows a page as in front when `visible` is true and
