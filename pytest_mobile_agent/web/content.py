@@ -232,7 +232,9 @@ class WebContent:
                     if target_id(context, page) == info.id:
                         return page
             if self._clock() >= deadline:
-                raise PageNotFound(f"with target id {info.id} ({info})", 0, [str(info)])
+                raise PageNotFound(f"with target id {info.id} ({info}) among the pages Playwright attached to on "
+                                   f"{attachment.socket.name}", POLL_SECONDS,
+                                   [page.url for context in attachment.browser.contexts for page in context.pages])
             contexts = attachment.browser.contexts
             if contexts:
                 try:
