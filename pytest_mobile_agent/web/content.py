@@ -226,6 +226,7 @@ class WebContent:
 
     def _playwright_page(self, attachment: _Attachment, info: PageInfo, deadline: float) -> Page:
         """The Playwright Page of the target `info` names (matched by its DevTools target id)."""
+        started = self._clock()
         while True:
             for context in attachment.browser.contexts:
                 for page in context.pages:
@@ -233,7 +234,7 @@ class WebContent:
                         return page
             if self._clock() >= deadline:
                 raise PageNotFound(f"with target id {info.id} ({info}) among the pages Playwright attached to on "
-                                   f"{attachment.socket.name}", POLL_SECONDS,
+                                   f"{attachment.socket.name}", self._clock() - started,
                                    [page.url for context in attachment.browser.contexts for page in context.pages])
             contexts = attachment.browser.contexts
             if contexts:
