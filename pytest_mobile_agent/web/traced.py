@@ -54,6 +54,24 @@ def step_name(obj: object, method: str) -> str:
     return f"{cls.__name__[:1].lower()}{cls.__name__[1:]}.{method}"
 
 
+TYPING = frozenset({"fill", "type", "press_sequentially"})
+TYPED = ("value", "text")
+MASK = "\u2022"  # as the native steps mask text typed into a password field (evidence/steptext.py)
+
+
+def masked(obj: object, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments with the typed text masked when the call types into what its selector names a
+    password (`page.fill("#password", ...)`, `get_by_label("Password").fill(...)`): the trace and the
+    report keep its length only. Told from the selector, with no round trip to the page."""
+    if name not in TYPING:
+        return arguments
+    where = f"{arguments.get('selector', '')} {obj!r}".lower()
+    if "password" not in where and "passwd" not in where:
+        return arguments
+    return {key: MASK * len(value) if key in TYPED and isinstance(value, str) else value
+            for key, value in arguments.items()}
+
+
 def call_arguments(method: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     """The call's arguments by parameter name (`selector`, `value`), as the step records them."""
     try:
@@ -89,7 +107,7 @@ def _returning_traced(method: Callable[..., Any], tracing: Tracing) -> Callable[
 def _stepping(obj: object, name: str, method: Callable[..., Any], tracing: Tracing) -> Callable[..., Any]:
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> Any:
-        with tracing.steps.step(step_name(obj, name), call_arguments(method, args, kwargs)):
+        with tracing.steps.step(step_name(obj, name), masked(obj, name, call_arguments(method, args, kwargs))):
             try:
                 result = method(*args, **kwargs)
             except Exception as exc:

@@ -169,3 +169,23 @@ def test_devtools_lacking_a_method_name_the_webview_version(device: LoopbackDevi
             playwright_attach.connect(OldChromium(), bridge.port, version, WEBVIEW, 1.0)  # type: ignore[arg-type]
     finally:
         bridge.close()
+
+
+def test_text_filled_into_what_names_a_password_is_masked_in_the_steps(
+        chromium_port: int, steps: tuple[Steps, Recorded]) -> None:
+    recorder, recorded = steps
+    device = LoopbackDevice()
+    device.serve(WEBVIEW, chromium_port, 4242, APP)
+    content = WebContent(device, recorder)
+    try:
+        page = content.page(title="Sign in", timeout=20)
+        page.evaluate("document.body.insertAdjacentHTML('beforeend', "
+                      "'<label>Password <input id=password type=password></label>')")
+        page.fill("#password", "hunter2")
+        page.get_by_label("Password").fill("s3cret")
+        page.get_by_label("Name").fill("Ada")
+        assert [step.arguments.get("value") for step in recorded.ended if step.name.endswith(".fill")] == [
+            "•" * 7, "•" * 6, "Ada"]
+        assert page.locator("#password").input_value() == "s3cret"  # what was typed is the page's
+    finally:
+        content.close()
