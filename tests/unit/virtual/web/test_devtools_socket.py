@@ -10,7 +10,7 @@ import os
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.ui.fixture import PACKAGE
 from pytest_mobile_agent.virtual.web.browser import Kind
-from tests.support.chromium import WebSocket, http_get, needs_chromium
+from tests.support.chromium import WebSocket, http_get, needs_chromium, receive_until
 from tests.support.polling import wait_until
 from tests.unit.virtual.web.conftest import DESCRIPTION, WINDOW, OpenWebView
 
@@ -140,3 +140,25 @@ def live_processes_in_group(group: int) -> list[int]:
         if int(fields[2]) == group and fields[0] != "Z":
             live.append(int(entry))
     return live
+
+
+@needs_chromium
+def test_json_new_is_refused_as_webview_refuses_it_and_other_paths_are_chromiums(webview: OpenWebView) -> None:
+    stream = webview.device.open_service(f"localabstract:{webview.browser.socket_name}")
+    try:
+        stream.send(b"PUT /json/new?about:blank HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        answer = receive_until(stream, lambda data: data.endswith(b"Could not create new page"))
+        status, protocol = http_get(stream, "/json/protocol")
+    finally:
+        stream.close()
+    assert answer.startswith(b"HTTP/1.1 500 ")
+    assert [entry["id"] for entry in listed_on(webview)] == [webview.page.target_id]  # nothing was created
+    assert status == 200 and any(domain["domain"] == "Runtime" for domain in protocol["domains"])
+
+
+def listed_on(webview: OpenWebView) -> list[dict[str, object]]:
+    stream = webview.device.open_service(f"localabstract:{webview.browser.socket_name}")
+    try:
+        return list(http_get(stream, "/json/list")[1])
+    finally:
+        stream.close()
