@@ -162,3 +162,17 @@ def listed_on(webview: OpenWebView) -> list[dict[str, object]]:
         return list(http_get(stream, "/json/list")[1])
     finally:
         stream.close()
+
+
+@needs_chromium
+def test_an_attached_client_sees_its_stream_end_when_the_app_dies(webview: OpenWebView) -> None:
+    device = webview.device
+    stream = device.open_service(f"localabstract:{webview.browser.socket_name}")
+    try:
+        socket = WebSocket(stream, f"/devtools/page/{webview.page.target_id}")
+        assert socket.command("Runtime.evaluate", {"expression": "1 + 1"})["result"]["result"]["value"] == 2
+        device.shell(f"am force-stop {PACKAGE}")
+        receive_until(stream, lambda data: False, timeout=10.0)  # fails unless the end comes: never a hang
+        assert stream.recv(1.0) == b""
+    finally:
+        stream.close()
