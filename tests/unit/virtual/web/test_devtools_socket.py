@@ -4,9 +4,11 @@ WebSocket, all relayed to that process's own headless chromium."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
+from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.ui.fixture import PACKAGE
 from pytest_mobile_agent.virtual.web.browser import Kind
@@ -176,3 +178,18 @@ def test_an_attached_client_sees_its_stream_end_when_the_app_dies(webview: OpenW
         assert stream.recv(1.0) == b""
     finally:
         stream.close()
+
+
+@needs_chromium
+def test_only_the_shell_root_and_the_app_itself_may_connect(webview: OpenWebView) -> None:
+    sockets = webview.device.sockets
+    app_uid = webview.browser.uid
+    for uid, allowed in ((2000, True), (0, True), (app_uid, True), (app_uid + 1, False)):
+        stream = sockets.connect_abstract(webview.browser.socket_name, peer_uid=uid)
+        try:
+            with contextlib.suppress(errors.Closed):  # a refused peer's stream is closed at once
+                stream.send(b"GET /json/version HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            answer = receive_until(stream, lambda data: b"Android-Package" in data)
+        finally:
+            stream.close()
+        assert (b"Android-Package" in answer) is allowed, uid
