@@ -77,10 +77,7 @@ class PagePixels:
         shown = self.image
         if shown is None:
             return
-        left, top, right, bottom = self.node.bounds
-        if shown.size != (right - left, bottom - top):
-            shown = shown.resize((right - left, bottom - top))
-        image.paste(shown, (left, top))
+        image.paste(shown, self.node.bounds[:2])
 
 
 class WebView:
@@ -193,6 +190,9 @@ class WebView:
                 self.node.add(node)
             self.model.nodes_changed(self.window, [self.node], ("structure",))
         shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")  # the nodes first: they are what tests wait on
+        left, top, right, bottom = self.node.bounds
+        if shot.size != (right - left, bottom - top):  # CSS pixels times the ratio, rounded: a pixel off
+            shot = shot.resize((right - left, bottom - top))
         with self.model.lock:
             if self._closed.is_set():  # destroyed meanwhile: nothing more to draw
                 return True

@@ -8,7 +8,9 @@ listing its tabs. So each device process that shows web content gets a chromium 
 Chrome's socket never shows an app's WebView pages, nor the other way round. The socket is bound
 when the first page opens (a WebView app starts its DevTools server when it creates its first
 WebView with debugging on) and stays until the process dies (the kernel closes its listener) or the
-device stops; then chromium is killed by its pid.
+device stops; then chromium is killed by its pid. Only the shell user, root and the process's own
+uid may connect (content/browser/android/devtools_auth.cc, CanUserConnectToDevTools: the peer's
+SO_PEERCRED uid); any other app's connection is closed at once.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import threading
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual.kernel.sockets import Listener, SocketNamespace
+from pytest_mobile_agent.virtual.kernel.streams import DeviceStream
 from pytest_mobile_agent.virtual.web.cdp import CdpPipe
 from pytest_mobile_agent.virtual.web.chromium import Chromium, Window
 from pytest_mobile_agent.virtual.web.devtools_socket import serve_devtools
@@ -29,8 +32,8 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 
 CHROME_SOCKET = "chrome_devtools_remote"
 WEBVIEW_SOCKET_PREFIX = "webview_devtools_remote_"
-
-
+ROOT_UID = 0
+SHELL_UID = 2000
 
 class Kind(enum.Enum):
     WEBVIEW = "webview"
@@ -45,13 +48,15 @@ class ProcessBrowser:
     """The chromium of one device process (see the module's docstring)."""
 
     def __init__(self, sockets: SocketNamespace, pid: int, package: str, kind: Kind, window: Window,
-                 user_agent: str) -> None:
+                 user_agent: str, uid: int = SHELL_UID) -> None:
         self.sockets = sockets
         self.pid = pid
         self.package = package
         self.kind = kind
         self.window = window
         self.user_agent = user_agent
+        #: the process's uid: its own connections are let in, as the shell's and root's
+        self.uid = uid
         self.label = f"{package} ({pid})"
         self.chromium: Chromium | None = None
         self.cdp: CdpPipe | None = None
@@ -75,10 +80,17 @@ class ProcessBrowser:
                 if target.get("type") == "page":
                     self.cdp.call("Target.closeTarget", {"targetId": target["targetId"]})
             self.listener = self.sockets.listen_abstract(
-                self.socket_name, self.pid, on_connect=lambda stream, uid: serve_devtools(stream, self))
+                self.socket_name, self.pid, on_connect=self._connected)
         except BaseException:
             self.stop()
             raise
+
+    def _connected(self, stream: DeviceStream, peer_uid: int) -> None:
+        if peer_uid not in (ROOT_UID, SHELL_UID, self.uid):
+            log.info("%s: DevTools connection from uid %d refused", self.label, peer_uid)
+            stream.close()
+            return
+        serve_devtools(stream, self)
 
     def open_page(self, describe: Describe | None = None, window: Window | None = None) -> Page:
         """A new page laid out in `window` (the WebView's size; the process's first one when None)."""

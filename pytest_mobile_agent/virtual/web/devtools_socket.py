@@ -16,6 +16,9 @@ build):
 * a WebSocket upgrade to `/devtools/...`: forwarded to chromium (the Host set to chromium's own
   address, `/devtools/browser` mapped to chromium's `/devtools/browser/<guid>`), then the bytes
   flow both ways until either side closes;
+* `/json/new`: refused as a WebView refuses it (its delegate creates no targets: devtools_http_handler
+  answers 500 "Could not create new page"); the double's Chrome keeps one tab (virtual/ui/browser.py)
+  and refuses it the same way rather than open a tab its screen would not show;
 * anything else: chromium's own answer.
 
 HOST is the Host header the client sent, so that a host-side bridge on any loopback port gets URLs
@@ -147,6 +150,8 @@ def answer_http(browser: ProcessBrowser, request: Request, body: bytes) -> bytes
         return _json_response(version_of(browser, request.host()))
     if path in ("/json", "/json/list"):
         return _json_response(targets_of(browser, request.host()))
+    if path == "/json/new":
+        return _text_response(500, "Internal Server Error", "Could not create new page")
     return _from_chromium(browser, request, body)
 
 
@@ -196,6 +201,12 @@ def _json_response(value: Any) -> bytes:
     payload = json.dumps(value, indent=3).encode()
     return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=UTF-8\r\n"
             + f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
+
+
+def _text_response(status: int, reason: str, text: str) -> bytes:
+    payload = text.encode()
+    return (f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=UTF-8\r\n"
+            f"Content-Length: {len(payload)}\r\n\r\n").encode() + payload
 
 
 def _from_chromium(browser: ProcessBrowser, request: Request, body: bytes) -> bytes:

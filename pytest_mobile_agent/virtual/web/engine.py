@@ -52,7 +52,7 @@ class WebEngine:
             browser = self._browsers.get(pid)
             if browser is not None and not browser.stopped:
                 return browser
-            browser = ProcessBrowser(self.sockets, pid, package, kind, window, self.user_agent(kind))
+            browser = ProcessBrowser(self.sockets, pid, package, kind, window, self.user_agent(kind), uid=proc.uid)
             browser.start()
             self._browsers[pid] = browser
         proc.at_death(lambda: self._process_died(pid))

@@ -94,3 +94,12 @@ def chrome_pages_or_none(vdev: VirtualDevice) -> list[dict[str, object]]:
     if b"@chrome_devtools_remote\n" not in vdev.shell("cat /proc/net/unix")[1]:
         return []
     return chrome_pages(vdev)
+
+
+def test_a_custom_tab_is_a_page_of_chromes_process(vdev: VirtualDevice, site: str) -> None:
+    """An app's Custom Tab is Chrome's CustomTabActivity: a VIEW intent for Chrome's package with
+    the Custom Tabs session extra (androidx.browser's CustomTabsIntent.launchUrl)."""
+    status, out, err = vdev.shell(f"am start -W -a android.intent.action.VIEW -d {site}?tab -p {BROWSER_PACKAGE} "
+                                  "--es android.support.customtabs.extra.SESSION none")
+    assert status == 0, err
+    assert wait_until(lambda: [p["url"] for p in chrome_pages_or_none(vdev)] == [f"{site}?tab"], timeout=20.0)

@@ -4,13 +4,15 @@ WebSocket, all relayed to that process's own headless chromium."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
+from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.ui.fixture import PACKAGE
 from pytest_mobile_agent.virtual.web.browser import Kind
-from tests.support.chromium import WebSocket, http_get, needs_chromium
+from tests.support.chromium import WebSocket, http_get, needs_chromium, receive_until
 from tests.support.polling import wait_until
 from tests.unit.virtual.web.conftest import DESCRIPTION, WINDOW, OpenWebView
 
@@ -140,3 +142,54 @@ def live_processes_in_group(group: int) -> list[int]:
         if int(fields[2]) == group and fields[0] != "Z":
             live.append(int(entry))
     return live
+
+
+@needs_chromium
+def test_json_new_is_refused_as_webview_refuses_it_and_other_paths_are_chromiums(webview: OpenWebView) -> None:
+    stream = webview.device.open_service(f"localabstract:{webview.browser.socket_name}")
+    try:
+        stream.send(b"PUT /json/new?about:blank HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        answer = receive_until(stream, lambda data: data.endswith(b"Could not create new page"))
+        status, protocol = http_get(stream, "/json/protocol")
+    finally:
+        stream.close()
+    assert answer.startswith(b"HTTP/1.1 500 ")
+    assert [entry["id"] for entry in listed_on(webview)] == [webview.page.target_id]  # nothing was created
+    assert status == 200 and any(domain["domain"] == "Runtime" for domain in protocol["domains"])
+
+
+def listed_on(webview: OpenWebView) -> list[dict[str, object]]:
+    stream = webview.device.open_service(f"localabstract:{webview.browser.socket_name}")
+    try:
+        return list(http_get(stream, "/json/list")[1])
+    finally:
+        stream.close()
+
+
+@needs_chromium
+def test_an_attached_client_sees_its_stream_end_when_the_app_dies(webview: OpenWebView) -> None:
+    device = webview.device
+    stream = device.open_service(f"localabstract:{webview.browser.socket_name}")
+    try:
+        socket = WebSocket(stream, f"/devtools/page/{webview.page.target_id}")
+        assert socket.command("Runtime.evaluate", {"expression": "1 + 1"})["result"]["result"]["value"] == 2
+        device.shell(f"am force-stop {PACKAGE}")
+        receive_until(stream, lambda data: False, timeout=10.0)  # fails unless the end comes: never a hang
+        assert stream.recv(1.0) == b""
+    finally:
+        stream.close()
+
+
+@needs_chromium
+def test_only_the_shell_root_and_the_app_itself_may_connect(webview: OpenWebView) -> None:
+    sockets = webview.device.sockets
+    app_uid = webview.browser.uid
+    for uid, allowed in ((2000, True), (0, True), (app_uid, True), (app_uid + 1, False)):
+        stream = sockets.connect_abstract(webview.browser.socket_name, peer_uid=uid)
+        try:
+            with contextlib.suppress(errors.Closed):  # a refused peer's stream is closed at once
+                stream.send(b"GET /json/version HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            answer = receive_until(stream, lambda data: b"Android-Package" in data)
+        finally:
+            stream.close()
+        assert (b"Android-Package" in answer) is allowed, uid

@@ -166,7 +166,6 @@ def test_the_screen_shows_the_pages_own_pixels(vdev: VirtualDevice, signing_in: 
     left, top, right, bottom = webview.node.bounds
     shown = frame.crop((left, top, right, bottom))
     painted = webview.pixels.image
-    assert painted is not None
-    expected = painted.resize(shown.size) if painted.size != shown.size else painted
-    assert shown.tobytes() == expected.tobytes()
+    assert painted is not None and painted.size == shown.size
+    assert shown.tobytes() == painted.tobytes()
     assert len(shown.getcolors(1 << 24) or []) > 2  # a page, not a blank rectangle
