@@ -285,3 +285,23 @@ def test_with_two_devices_each_has_its_web_content_and_its_steps(pytester: pytes
     assert sorted(entry["target"].split()[0] for entry in trace.document["web_traces"]) == [
         "emulator-5554", "emulator-5556"]
     assert no_web_threads() == []
+
+
+CUSTOM_TAB = """
+import os, shlex
+
+def test_a_custom_tab(device_control, screen):
+    url = os.environ["HELP_URL"] + "?from=app"
+    device_control.adb.shell("am start -W -a android.intent.action.VIEW -d " + shlex.quote(url)
+                             + " -p com.android.chrome --es android.support.customtabs.extra.SESSION none")
+    tab = screen.web("com.android.chrome", url_contains="from=app")
+    assert tab.get_by_role("heading").inner_text() == "How can we help?"
+    [chrome] = [t for t in screen.webviews() if t.kind == "chrome"]
+    assert (chrome.socket, chrome.package) == ("chrome_devtools_remote", "com.android.chrome")
+    assert [page.url for page in chrome.pages] == [url]
+"""
+
+
+def test_a_custom_tab_is_found_as_a_chrome_page(pytester: pytest.Pytester, help_url: str) -> None:
+    pytester.makepyfile(test_web=CUSTOM_TAB)
+    pytester.runpytest(*ISOLATED, "--android-serial", "virtual").assert_outcomes(passed=1)
