@@ -3,8 +3,9 @@ directly (its `--remote-debugging-port` on loopback), in one run:
 
 * attach: `WebContent.page(url_contains=...)` (the socket listed from /proc/net/unix, /json/version,
   a bridge, `connect_over_cdp` through it, the page found by its target id) against
-  `connect_over_cdp` on chromium's own port and the page found by its url; both with the thread's
-  Playwright driver already started (its start is reported apart: it is paid once per process);
+  `connect_over_cdp` on chromium's own port and the page found by its url: cold, each side starting
+  its Playwright driver (as a test's first attach does: the driver stops at the test's end), and warm,
+  a driver already started (a test's later attaches, another target's);
 * a `page.fill` plus a `page.click` on the attached page, through the bridge and the device's
   `localabstract:` stream, against the same calls on the direct connection.
 
@@ -13,8 +14,8 @@ loopback` the device is instead a scripted one whose abstract socket leads to De
 loopback (tests/support/web_peer.py), the same page in it: the bridge's own cost without the
 double. Rounds alternate between the two sides, so that both see the same machine.
 
-    python benches/bench_web.py [--rounds 15] [--actions 30] [--virtual-adb builtin|real] [--peer virtual|loopback]
-                                [--front]
+    python benches/bench_web.py [--cold 7] [--rounds 15] [--actions 30] [--virtual-adb builtin|real]
+                                [--peer virtual|loopback] [--front]
 
 `--front` brings the page's tab to the front of its chromium first: the double's chromium holds the
 sign-in screen's two WebViews as two tabs, and in a tab behind Playwright's click waits about 2 s for
@@ -34,6 +35,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
 
 from pytest_mobile_agent.adb import AdbServer  # noqa: E402
 from pytest_mobile_agent.mirror.steps import Steps  # noqa: E402
@@ -69,7 +72,7 @@ def open_sign_in(lab: VirtualLab) -> int:
         assert webview.loaded.wait(30.0), webview.error
     [browser] = [b for b in vdev.web.browsers() if b.package == PACKAGE]
     assert browser.chromium is not None
-    return browser.chromium.port
+    return int(browser.chromium.port)
 
 
 @contextlib.contextmanager
@@ -92,6 +95,7 @@ def on_loopback() -> Iterator[tuple[DeviceSockets, int]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--cold", type=int, default=7, help="attaches that start the Playwright driver")
     parser.add_argument("--actions", type=int, default=30)
     parser.add_argument("--virtual-adb", choices=["builtin", "real"], default="builtin")
     parser.add_argument("--peer", choices=["virtual", "loopback"], default="virtual")
@@ -100,16 +104,32 @@ def main() -> None:
     args = parser.parse_args()
     peer = on_loopback() if args.peer == "loopback" else on_the_virtual_device(args.virtual_adb == "real")
     with peer as (device, port):
-        started = time.perf_counter()
-        playwright = playwright_attach.driver()
-        print(f"the Playwright driver's start (once per process): {(time.perf_counter() - started) * 1000:.0f} ms")
+        find = {"title": PAGE} if args.peer == "loopback" else {"url_contains": PAGE}
+        cold_bridge: list[float] = []
+        cold_direct: list[float] = []
+        for _ in range(args.cold):
+            web = WebContent(device, Steps())
+            started = time.perf_counter()
+            web.page(PACKAGE, timeout=30, **find)
+            cold_bridge.append(time.perf_counter() - started)
+            web.close()  # its lease was the only one: the driver stops
+            started = time.perf_counter()
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+                next(page for context in browser.contexts for page in context.pages if PAGE in page.url)
+                cold_direct.append(time.perf_counter() - started)
+                browser.close()
+        print(line("cold attach, through device", cold_bridge))
+        print(line("cold attach, direct", cold_direct))
+        print(f"cold attach ratio (p50): {p(cold_bridge, 0.5) / p(cold_direct, 0.5):.2f}x")
+
+        playwright = playwright_attach.lease_driver()  # held: the attaches below share a started driver
         attach_bridge: list[float] = []
         attach_direct: list[float] = []
         for _ in range(args.rounds):
             web = WebContent(device, Steps())
             started = time.perf_counter()
-            web.page(PACKAGE, title=PAGE, timeout=30) if args.peer == "loopback" else web.page(
-                PACKAGE, url_contains=PAGE, timeout=30)
+            web.page(PACKAGE, timeout=30, **find)
             attach_bridge.append(time.perf_counter() - started)
             web.close()
             started = time.perf_counter()
@@ -117,9 +137,9 @@ def main() -> None:
             next(page for context in browser.contexts for page in context.pages if PAGE in page.url)
             attach_direct.append(time.perf_counter() - started)
             browser.close()
-        print(line("attach, through the device", attach_bridge))
-        print(line("attach, direct", attach_direct))
-        print(f"attach ratio (p50): {p(attach_bridge, 0.5) / p(attach_direct, 0.5):.2f}x")
+        print(line("warm attach, through device", attach_bridge))
+        print(line("warm attach, direct", attach_direct))
+        print(f"warm attach ratio (p50): {p(attach_bridge, 0.5) / p(attach_direct, 0.5):.2f}x")
 
         web = WebContent(device, Steps())
         bridged = web.page(PACKAGE, url_contains=PAGE, timeout=30)
@@ -138,6 +158,7 @@ def main() -> None:
                 times.append(time.perf_counter() - started)
         browser.close()
         web.close()
+        playwright_attach.release_driver()
         print(line("fill+click, through the device", act_bridge))
         print(line("fill+click, direct", act_direct))
         print(f"fill+click ratio (p50): {p(act_bridge, 0.5) / p(act_direct, 0.5):.2f}x")

@@ -3,8 +3,8 @@ the end.
 
 `WebContent` is opened by the target's opener on first use (stack/opener.py) and closed with the
 target's other parts, under the automation lock, whether the test passed or not: each attachment's
-Playwright trace stopped and written, the Playwright connection closed, the bridge closed (the
-thread's Playwright driver is kept for the next test). A socket gets one bridge and one Playwright
+Playwright trace stopped and written, the Playwright connection closed, the bridge closed, and the
+Playwright driver stopped once no other target's content uses it. A socket gets one bridge and one Playwright
 connection however many of its pages are attached; several sockets (two WebView processes, Chrome)
 are attached side by side.
 """
@@ -24,7 +24,7 @@ from pytest_mobile_agent.web import listing
 from pytest_mobile_agent.web.bridge import Bridge
 from pytest_mobile_agent.web.errors import PageNotFound, WebViewNotDebuggable
 from pytest_mobile_agent.web.listing import BrowserVersion, PageInfo
-from pytest_mobile_agent.web.playwright_attach import connect, driver, first_line
+from pytest_mobile_agent.web.playwright_attach import connect, first_line, lease_driver, release_driver
 from pytest_mobile_agent.web.seam import DeviceSockets
 from pytest_mobile_agent.web.sockets import LIST_COMMAND, DevToolsSocket, devtools_sockets
 from pytest_mobile_agent.web.traced import StepRecorder, Tracing, is_playwright, traced
@@ -197,7 +197,7 @@ class WebContent:
         if known is not None and not known.bridge.lost and known.browser.is_connected():
             return known
         if self._playwright is None:
-            self._playwright = driver()
+            self._playwright = lease_driver()
         version = listing.browser_version(self.device, socket.name)
         bridge = Bridge(self.device, socket.name)
         try:
@@ -266,17 +266,21 @@ class WebContent:
 
     def close(self) -> None:
         """Every attachment's trace written (unless `stop_tracing` did already), its Playwright
-        connection and its bridge closed (the thread's Playwright driver stays for the next test:
-        playwright_attach.driver); each step runs even when one before it failed."""
+        connection and its bridge closed, and this content's lease of the thread's Playwright driver
+        ended (the last lease stops it: playwright_attach.lease_driver); each step runs even when one
+        before it failed."""
         if self._closed:
             return
         self._closed = True
         with contextlib.ExitStack() as closing:
+            if self._playwright is not None:
+                closing.callback(release_driver)
             for attachment in self._attachments.values():
                 closing.callback(attachment.bridge.close)
                 closing.callback(_quietly, attachment.browser.close)
             closing.callback(self.stop_tracing)
         self._attachments.clear()
+        self._playwright = None
 
     def stop_tracing(self) -> None:
         """Write each attachment's Playwright trace now (the plugin does at the end of the test's body,

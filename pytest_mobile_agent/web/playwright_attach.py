@@ -11,10 +11,10 @@ host is the device's view and is replaced by the bridge's), `/devtools/browser` 
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import importlib
 import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_mobile_agent.web.errors import WebExtraMissing, WebViewTooOld
@@ -41,27 +41,40 @@ def start_playwright() -> Playwright:
     return playwright
 
 
-_DRIVERS: dict[int, Playwright] = {}
+@dataclass
+class _Driver:
+    playwright: Playwright
+    users: int = 0
 
 
-def driver() -> Playwright:
-    """This thread's Playwright driver, started on first use and kept for the next attach (starting one
-    costs 0.4 to 0.7 s, most of an attach: docs/performance.md), stopped when the interpreter exits;
-    the driver ends with this process however it ends (it reads its commands from our pipe)."""
+_DRIVERS: dict[int, _Driver] = {}
+
+
+def lease_driver() -> Playwright:
+    """This thread's Playwright driver, started by its first user and shared by every user open at the
+    same time (one sync Playwright per thread: a second would find the first's event loop running).
+    Each lease ends with `release_driver`; the last one stops the driver, because a sync Playwright
+    holds its event loop as the thread's running loop for as long as it lives, and a later test of the
+    same thread that runs asyncio (pytest-asyncio, aiohttp) would fail on it."""
     thread = threading.get_ident()
-    if thread not in _DRIVERS:
-        if not _DRIVERS:
-            atexit.register(stop_drivers)
-        _DRIVERS[thread] = start_playwright()
-    return _DRIVERS[thread]
+    driver = _DRIVERS.get(thread)
+    if driver is None:
+        driver = _DRIVERS[thread] = _Driver(start_playwright())
+    driver.users += 1
+    return driver.playwright
 
 
-def stop_drivers() -> None:
-    """Stop the drivers this thread started (the others belong to threads that may still use them)."""
-    playwright = _DRIVERS.pop(threading.get_ident(), None)
-    if playwright is not None:
-        with contextlib.suppress(Exception):
-            playwright.stop()
+def release_driver() -> None:
+    """End one lease of this thread's driver; the last stops it."""
+    thread = threading.get_ident()
+    driver = _DRIVERS.get(thread)
+    if driver is None:
+        return
+    driver.users -= 1
+    if driver.users <= 0:
+        del _DRIVERS[thread]
+        with contextlib.suppress(Exception):  # a driver already gone (its process killed) stops as it can
+            driver.playwright.stop()
 
 
 def websocket_endpoint(port: int, version: BrowserVersion) -> str:

@@ -3,6 +3,7 @@ abstract sockets lead to it (tests/support/web_peer.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import socket
 import threading
@@ -189,3 +190,19 @@ def test_text_filled_into_what_names_a_password_is_masked_in_the_steps(
         assert page.locator("#password").input_value() == "s3cret"  # what was typed is the page's
     finally:
         content.close()
+
+
+def test_after_the_close_the_thread_runs_asyncio_again(device: LoopbackDevice) -> None:
+    # a sync Playwright holds its event loop as the thread's running loop while it lives: a driver kept
+    # for the next test made that test's asyncio (pytest-asyncio, the inspector's aiohttp) fail with
+    # "Cannot run the event loop while another loop is running"
+    first, second = WebContent(device, Steps()), WebContent(device, Steps())
+    try:
+        first.page(title="Sign in", timeout=20)
+        second.page(title="Sign in", timeout=20)  # a second target's content shares the thread's driver
+        first.close()
+        assert second.pages[0].page.title() == "Sign in"
+    finally:
+        first.close()
+        second.close()
+    assert asyncio.run(asyncio.sleep(0, result="ran")) == "ran"
