@@ -206,3 +206,20 @@ def test_after_the_close_the_thread_runs_asyncio_again(device: LoopbackDevice) -
         first.close()
         second.close()
     assert asyncio.run(asyncio.sleep(0, result="ran")) == "ran"
+
+
+def test_builders_are_not_steps_and_what_they_return_is_traced(
+        device: LoopbackDevice, steps: tuple[Steps, Recorded]) -> None:
+    recorder, recorded = steps
+    content = WebContent(device, recorder)
+    try:
+        page = content.page(title="Sign in", timeout=20)
+        field = page.locator("body").get_by_label("Name").first
+        page.keyboard.press("Tab")
+        field.focus()
+        page.keyboard.type("Zoe")
+        assert page.main_frame.locator("#who").input_value() == "Zoe"
+        assert [step.name for step in recorded.ended] == [
+            "keyboard.press", "locator.focus", "keyboard.type", "locator.input_value"]
+    finally:
+        content.close()
