@@ -21,12 +21,15 @@ import pytest
 
 from pytest_mobile_agent.cli.trace_viewer.server import Viewer, serving
 from pytest_mobile_agent.evidence import tracefile
+from pytest_mobile_agent.virtual.lab import adb_binary
 from tests.support.chromium import needs_chromium
 from tests.support.web_peer import NEEDS_PLAYWRIGHT
 from tests.unit.plugin.plugin_inner_runs import ISOLATED, isolate
 
 pytest_plugins = ["pytester"]
 pytestmark = [needs_chromium, NEEDS_PLAYWRIGHT]
+FRONTS = ["builtin", pytest.param("real", marks=pytest.mark.skipif(
+    adb_binary() is None, reason="no adb binary (/usr/bin/adb): apt-get install adb"))]
 
 SIGN_IN_FLOW = """
 def test_sign_in_on_the_web(compose_fixture, screen):
@@ -53,7 +56,7 @@ def no_web_threads() -> list[str]:
     return [t.name for t in threading.enumerate() if t.name.startswith("mobile-agent-web")]
 
 
-@pytest.mark.parametrize("front", ["builtin", "real"])
+@pytest.mark.parametrize("front", FRONTS)
 def test_native_then_web_then_native_with_each_web_action_a_step_of_the_trace(pytester: pytest.Pytester,
                                                                                front: str) -> None:
     pytester.makepyfile(test_web=SIGN_IN_FLOW)
@@ -117,9 +120,11 @@ def help_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     server.server_close()
 
 
-def test_two_webviews_and_chrome_by_open_url_are_each_attached(pytester: pytest.Pytester, help_url: str) -> None:
+@pytest.mark.parametrize("front", FRONTS)
+def test_two_webviews_and_chrome_by_open_url_are_each_attached(pytester: pytest.Pytester, help_url: str,
+                                                               front: str) -> None:
     pytester.makepyfile(test_web=TWO_WEBVIEWS_AND_CHROME)
-    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--virtual-adb", front)
     result.assert_outcomes(passed=1)
     assert no_web_threads() == []
 
@@ -165,9 +170,11 @@ def test_the_page_goes(compose_fixture, screen):
 """
 
 
-def test_a_page_gone_mid_test_is_disconnected_and_the_test_goes_on_natively(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("front", FRONTS)
+def test_a_page_gone_mid_test_is_disconnected_and_the_test_goes_on_natively(pytester: pytest.Pytester,
+                                                                           front: str) -> None:
     pytester.makepyfile(test_web=GONE)
-    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--virtual-adb", front)
     result.assert_outcomes(passed=1)
 
 
