@@ -193,9 +193,12 @@ class WebContent:
         return result
 
     def _attachment(self, socket: DevToolsSocket, deadline: float) -> _Attachment:
-        known = self._attachments.get(socket.name)
-        if known is not None and not known.bridge.lost and known.browser.is_connected():
-            return known
+        known = self._attachments.pop(socket.name, None)
+        if known is not None:
+            if not known.bridge.lost and known.browser.is_connected():
+                self._attachments[socket.name] = known
+                return known
+            self._retire(known)  # the socket went and came back (the app restarted): attach anew
         if self._playwright is None:
             self._playwright = lease_driver()
         version = listing.browser_version(self.device, socket.name)
@@ -210,6 +213,13 @@ class WebContent:
         self._attachments[socket.name] = attachment
         self._start_tracing(attachment)
         return attachment
+
+    def _retire(self, attachment: _Attachment) -> None:
+        """An attachment whose socket the device closed: its trace kept if it can still be written,
+        its connection and its bridge closed."""
+        self._stop_tracing(attachment)
+        _quietly(attachment.browser.close)
+        attachment.bridge.close()
 
     def _start_tracing(self, attachment: _Attachment) -> None:
         if self.trace_dir is None or not attachment.browser.contexts:

@@ -223,3 +223,20 @@ def test_builders_are_not_steps_and_what_they_return_is_traced(
             "keyboard.press", "locator.focus", "keyboard.type", "locator.input_value"]
     finally:
         content.close()
+
+
+def test_a_socket_that_comes_back_is_attached_anew_and_the_old_bridge_closed(
+        chromium_port: int, device: LoopbackDevice) -> None:
+    content = WebContent(device, Steps())
+    try:
+        content.page(title="Sign in", timeout=20)
+        [old] = list(content.bridges())
+        device.drop(WEBVIEW)
+        device.serve(WEBVIEW, chromium_port, 4242, APP)  # the app's process started again
+        page = content.page(title="Sign in", timeout=20)
+        assert page.title() == "Sign in"
+        [new] = list(content.bridges())
+        assert new is not old and old.closed and not new.closed
+    finally:
+        content.close()
+    assert not [t for t in threading.enumerate() if t.name.startswith("mobile-agent-web")]
