@@ -172,6 +172,8 @@ class FixtureApp:
         self.spin_ms: float | None = None
         #: the web sign-in activity while it is open (ui/fixture_web.py)
         self.web_sign_in: WebSignIn | None = None
+        #: WebView.setWebContentsDebuggingEnabled, process-wide (`--es web_debugging on|off`)
+        self.web_debugging = True
         self._status_node: Node | None = None
 
     # --- lifecycle ----------------------------------------------------------------------------
@@ -188,6 +190,8 @@ class FixtureApp:
         tab = extras.get("tab", "Login")
         tab = next((t for t in SCREENS if t.lower() == tab.lower()), "Login")
         self.spin_ms = _milliseconds(extras.get("spin_ms"))
+        if "web_debugging" in extras:
+            self.web_debugging = extras["web_debugging"].lower() != "off"
         if self.window is None:
             self.window = self._frame()
             self.model.add_window(self.window)
@@ -229,6 +233,7 @@ class FixtureApp:
         self.signed_in_as = None
         self.permission_results = {}
         self.spin_ms = None
+        self.web_debugging = True
 
     def owns(self, window: Window) -> bool:
         web = self.web_sign_in
@@ -380,7 +385,8 @@ class FixtureApp:
         if self.web_sign_in is not None:
             self.model.bring_to_front(self.web_sign_in.window)
             return
-        self.web_sign_in = WebSignIn(self.model, PACKAGE, self.sign_in_as, self._web_sign_in_finished)
+        self.web_sign_in = WebSignIn(self.model, PACKAGE, self.sign_in_as, self._web_sign_in_finished,
+                                     debuggable=self.web_debugging)
         self.web_sign_in.show()
 
     def _web_sign_in_finished(self, web: WebSignIn) -> None:

@@ -12,6 +12,10 @@ Handler, as an app must: WebView's interface methods never run on the UI thread)
 finishes, both WebViews are destroyed (their pages go from the process's DevTools socket), and
 the native Login screen signs the user in with the Welcome alert, as its own Login button does.
 BACK finishes the activity the same way, without signing in.
+
+The app's WebViews are debuggable, as a debug build's are, unless it was started with `--es
+web_debugging off` (it then calls `WebView.setWebContentsDebuggingEnabled(false)`: the pages render,
+and the process serves no DevTools socket); `--es web_debugging on` turns it on again.
 """
 
 from __future__ import annotations
@@ -70,7 +74,7 @@ class WebSignIn:
     """The activity's window and its two WebViews."""
 
     def __init__(self, model: UiModel, package: str, on_signed_in: Callable[[str], None],
-                 on_finished: Callable[[WebSignIn], None]) -> None:
+                 on_finished: Callable[[WebSignIn], None], *, debuggable: bool = True) -> None:
         self.model = model
         self.package = package
         self.on_signed_in = on_signed_in
@@ -82,8 +86,10 @@ class WebSignIn:
                                   res="web_title"))
         left, top, right, bottom = geo.title_bar[0], geo.title_bar[3], geo.width, geo.nav_bar[1]
         split = bottom - round((bottom - top) * TERMS_SHARE)
-        self.sign_in = WebView(model, self.window, (left, top, right, split), package, res="web_sign_in")
-        self.terms = WebView(model, self.window, (left, split, right, bottom), package, res="web_terms")
+        self.sign_in = WebView(model, self.window, (left, top, right, split), package, res="web_sign_in",
+                               debuggable=debuggable)
+        self.terms = WebView(model, self.window, (left, split, right, bottom), package, res="web_terms",
+                             debuggable=debuggable)
         for webview in (self.sign_in, self.terms):
             self.window.root.add(webview.node)
         self.finished = False

@@ -84,8 +84,10 @@ class WebView:
     """One WebView (see the module's docstring)."""
 
     def __init__(self, model: UiModel, window: Window, bounds: Bounds, package: str, *, res: str,
-                 kind: Kind = Kind.WEBVIEW) -> None:
+                 kind: Kind = Kind.WEBVIEW, debuggable: bool = True) -> None:
         self.model = model
+        #: WebView.setWebContentsDebuggingEnabled as the app left it (process-wide)
+        self.debuggable = debuggable
         self.window = window
         self.package = package
         self.kind = kind
@@ -140,7 +142,7 @@ class WebView:
             raise ChromiumMissing(f"{INSTALL_ADVICE}: this UI model was made without a device's web engine")
         left, top, right, bottom = self.node.bounds
         area = PageWindow(round((right - left) / self.scale), round((bottom - top) / self.scale), self.scale)
-        browser = engine.browser_of(self.package, self.kind, area)
+        browser = engine.browser_of(self.package, self.kind, area, debuggable=self.debuggable)
         page = browser.open_page(self.describe if self.kind is Kind.WEBVIEW else None, area)
         self.browser, self.page = browser, page
         if self._closed.is_set():  # destroyed while its process's chromium started

@@ -8,9 +8,13 @@ listing its tabs. So each device process that shows web content gets a chromium 
 Chrome's socket never shows an app's WebView pages, nor the other way round. The socket is bound
 when the first page opens (a WebView app starts its DevTools server when it creates its first
 WebView with debugging on) and stays until the process dies (the kernel closes its listener) or the
-device stops; then chromium is killed by its pid. Only the shell user, root and the process's own
-uid may connect (content/browser/android/devtools_auth.cc, CanUserConnectToDevTools: the peer's
-SO_PEERCRED uid); any other app's connection is closed at once.
+device stops; then chromium is killed by its pid. `set_debuggable(False)` unbinds it while the
+pages stay, as `WebView.setWebContentsDebuggingEnabled(false)` stops the process's DevTools server
+(AwDevToolsServer.setRemoteDebuggingEnabled), and `set_debuggable(True)` binds it again.
+
+Only the shell user, root and the process's own uid may connect (content/browser/android/
+devtools_auth.cc, CanUserConnectToDevTools: the peer's SO_PEERCRED uid); any other app's
+connection is closed at once.
 """
 
 from __future__ import annotations
@@ -71,7 +75,7 @@ class ProcessBrowser:
         return socket_name(self.kind, self.pid)
 
     def start(self) -> None:
-        """Start chromium, drop its first blank tab, and bind the process's DevTools socket."""
+        """Start chromium and drop its first blank tab (the socket: `set_debuggable`)."""
         self.chromium = Chromium.start(self.user_agent, label=self.label)
         try:
             self.cdp = CdpPipe(self.chromium.pipe_in, self.chromium.pipe_out, label=self.label)
@@ -79,11 +83,18 @@ class ProcessBrowser:
             for target in self.cdp.call("Target.getTargets")["targetInfos"]:
                 if target.get("type") == "page":
                     self.cdp.call("Target.closeTarget", {"targetId": target["targetId"]})
-            self.listener = self.sockets.listen_abstract(
-                self.socket_name, self.pid, on_connect=self._connected)
         except BaseException:
             self.stop()
             raise
+
+    def set_debuggable(self, debuggable: bool) -> None:
+        """Serve the process's DevTools socket, or stop serving it (see the module's docstring)."""
+        with self._lock:
+            if debuggable and self.listener is None and not self.stopped:
+                self.listener = self.sockets.listen_abstract(self.socket_name, self.pid, on_connect=self._connected)
+            elif not debuggable and self.listener is not None:
+                listener, self.listener = self.listener, None
+                listener.close()
 
     def _connected(self, stream: DeviceStream, peer_uid: int) -> None:
         if peer_uid not in (ROOT_UID, SHELL_UID, self.uid):

@@ -40,8 +40,10 @@ class WebEngine:
         self._lock = threading.Lock()
         self._closed = False
 
-    def browser_of(self, package: str, kind: Kind, window: Window) -> ProcessBrowser:
-        """The chromium of `package`'s running process; errors.Closed when it does not run."""
+    def browser_of(self, package: str, kind: Kind, window: Window, *, debuggable: bool = True) -> ProcessBrowser:
+        """The chromium of `package`'s running process, its DevTools socket served when
+        `debuggable` (a WebView app's setting, process-wide; Chrome's always is); errors.Closed when
+        the process does not run."""
         with self._lock:
             if self._closed:
                 raise errors.Closed("the virtual device is stopped")
@@ -51,9 +53,11 @@ class WebEngine:
                 raise errors.Closed(f"{package} has no running process to show web content in")
             browser = self._browsers.get(pid)
             if browser is not None and not browser.stopped:
+                browser.set_debuggable(debuggable)
                 return browser
             browser = ProcessBrowser(self.sockets, pid, package, kind, window, self.user_agent(kind), uid=proc.uid)
             browser.start()
+            browser.set_debuggable(debuggable)
             self._browsers[pid] = browser
         proc.at_death(lambda: self._process_died(pid))
         return browser

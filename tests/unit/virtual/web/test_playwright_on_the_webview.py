@@ -67,7 +67,7 @@ def test_playwright_fills_the_web_form_and_the_app_greets_natively(
     listener, target = relay
     vdev.shell(f"am start -W -n {PACKAGE}/.MainActivity")
     tap(vdev.ui, by_res(vdev.ui, "web_sign_in_button"))
-    assert wait_until(lambda: vdev.ui.app.web_sign_in is not None, timeout=5.0)
+    assert wait_until(lambda: vdev.ui.app.web_sign_in is not None, timeout=15.0)
     web = vdev.ui.app.web_sign_in
     assert web is not None and all(webview.loaded.wait(20.0) for webview in web.webviews)
     target.append(f"webview_devtools_remote_{vdev.activity.pid_of(PACKAGE)}")
@@ -80,7 +80,7 @@ def test_playwright_fills_the_web_form_and_the_app_greets_natively(
             assert page.title() == "Web sign-in"
             page.fill("#name", "Playwright")
             page.click("#submit")
-            assert wait_until(lambda: vdev.ui.app.alert is not None, timeout=5.0)
+            assert wait_until(lambda: vdev.ui.app.alert is not None, timeout=15.0)
         finally:
             browser.close()
     assert by_res(vdev.ui, "alert_message").text == "Welcome, Playwright"

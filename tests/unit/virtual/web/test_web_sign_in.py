@@ -30,7 +30,7 @@ def signing_in(vdev: VirtualDevice) -> Iterator[WebSignIn]:
     button = by_res(vdev.ui, "web_sign_in_button")
     assert button.text == WEB_SIGN_IN_BUTTON
     tap(vdev.ui, button)
-    assert wait_until(lambda: vdev.ui.app.web_sign_in is not None, timeout=5.0)
+    assert wait_until(lambda: vdev.ui.app.web_sign_in is not None, timeout=15.0)
     web = vdev.ui.app.web_sign_in
     assert web is not None
     for webview in web.webviews:
@@ -98,11 +98,11 @@ def test_submit_greets_the_user_natively_through_the_javascript_interface(vdev: 
         assert answer["result"]["result"]["value"] == "function"  # addJavascriptInterface's object
     finally:
         stream.close()
-    assert wait_until(lambda: vdev.ui.app.alert is not None, timeout=5.0)
+    assert wait_until(lambda: vdev.ui.app.alert is not None, timeout=15.0)
     assert by_res(vdev.ui, "alert_message").text == "Welcome, Ada Lovelace"
     assert vdev.ui.app.signed_in_as == "Ada Lovelace"
     assert vdev.ui.app.web_sign_in is None  # the activity finished
-    assert wait_until(lambda: listed_pages(vdev) == [], timeout=5.0)
+    assert wait_until(lambda: listed_pages(vdev) == [], timeout=15.0)
 
 
 def test_a_tap_on_the_web_button_in_the_replica_reaches_the_page(vdev: VirtualDevice, signing_in: WebSignIn) -> None:
@@ -111,7 +111,7 @@ def test_a_tap_on_the_web_button_in_the_replica_reaches_the_page(vdev: VirtualDe
     page.call("Runtime.evaluate", {"expression": "document.getElementById('name').value = 'Grace'"})
     button = next(n for n in signing_in.sign_in.node.walk() if n.text == "Continue")
     tap(vdev.ui, button)
-    assert wait_until(lambda: vdev.ui.app.alert is not None, timeout=5.0)
+    assert wait_until(lambda: vdev.ui.app.alert is not None, timeout=15.0)
     assert by_res(vdev.ui, "alert_message").text == "Welcome, Grace"
 
 
@@ -124,7 +124,7 @@ def test_typing_in_the_page_reaches_the_replica(vdev: VirtualDevice, signing_in:
     def field() -> Node:
         return next(n for n in signing_in.sign_in.node.walk() if n.cls == "android.widget.EditText")
 
-    assert wait_until(lambda: field().text == "Hopper", timeout=5.0)
+    assert wait_until(lambda: field().text == "Hopper", timeout=15.0)
     assert field().focused
 
 
@@ -145,7 +145,7 @@ def test_back_destroys_the_webviews_and_an_attached_client_sees_its_page_go(vdev
     finally:
         stream.close()
     assert vdev.ui.app.web_sign_in is None and vdev.ui.app.signed_in_as is None
-    assert wait_until(lambda: listed_pages(vdev) == [], timeout=5.0)
+    assert wait_until(lambda: listed_pages(vdev) == [], timeout=15.0)
     # the process's DevTools server stays while the process lives, as WebView's does
     assert f"@webview_devtools_remote_{pid}".encode() in vdev.shell("cat /proc/net/unix")[1]
 
@@ -161,7 +161,7 @@ def test_each_webview_lays_its_page_out_at_its_own_size(signing_in: WebSignIn) -
 
 def test_the_screen_shows_the_pages_own_pixels(vdev: VirtualDevice, signing_in: WebSignIn) -> None:
     webview = signing_in.sign_in
-    assert wait_until(lambda: webview.pixels.image is not None, timeout=5.0)
+    assert wait_until(lambda: webview.pixels.image is not None, timeout=15.0)
     frame = vdev.display.render()
     left, top, right, bottom = webview.node.bounds
     shown = frame.crop((left, top, right, bottom))
@@ -169,3 +169,22 @@ def test_the_screen_shows_the_pages_own_pixels(vdev: VirtualDevice, signing_in: 
     assert painted is not None and painted.size == shown.size
     assert shown.tobytes() == painted.tobytes()
     assert len(shown.getcolors(1 << 24) or []) > 2  # a page, not a blank rectangle
+
+
+def test_with_web_debugging_off_the_pages_render_and_the_process_serves_no_socket(vdev: VirtualDevice) -> None:
+    vdev.shell(f"am start -W -S -n {PACKAGE}/.MainActivity --es web_debugging off")
+    tap(vdev.ui, by_res(vdev.ui, "web_sign_in_button"))
+    assert wait_until(lambda: vdev.ui.app.web_sign_in is not None, timeout=15.0)
+    web = vdev.ui.app.web_sign_in
+    assert web is not None and web.sign_in.loaded.wait(20.0)
+    assert wait_until(lambda: "Continue" in texts_under(web.sign_in.node), timeout=15.0)
+    assert b"webview_devtools_remote" not in vdev.shell("cat /proc/net/unix")[1]
+    # turned on again (WebView.setWebContentsDebuggingEnabled(true)): the next WebView serves it
+    web.finish()
+    vdev.shell(f"am start -W -n {PACKAGE}/.MainActivity --es web_debugging on")
+    tap(vdev.ui, by_res(vdev.ui, "web_sign_in_button"))
+    assert wait_until(lambda: vdev.ui.app.web_sign_in is not None, timeout=15.0)
+    again = vdev.ui.app.web_sign_in
+    assert again is not None and again.sign_in.loaded.wait(20.0)
+    assert wait_until(lambda: sorted(p["url"] for p in listed_pages(vdev)) == sorted([SIGN_IN_URL, TERMS_URL]),
+                      timeout=10.0)

@@ -29,10 +29,10 @@ def test_the_engine_names_the_package_to_install(vdev: VirtualDevice, no_chromiu
 def test_the_webview_shows_why_it_has_no_page(vdev: VirtualDevice, no_chromium: None) -> None:
     vdev.shell(f"am start -W -n {PACKAGE}/.MainActivity")
     tap(vdev.ui, by_res(vdev.ui, "web_sign_in_button"))
-    assert wait_until(lambda: vdev.ui.app.web_sign_in is not None, timeout=5.0)
+    assert wait_until(lambda: vdev.ui.app.web_sign_in is not None, timeout=15.0)
     web = vdev.ui.app.web_sign_in
     assert web is not None
-    assert wait_until(lambda: web.sign_in.error is not None, timeout=5.0)
+    assert wait_until(lambda: web.sign_in.error is not None, timeout=15.0)
     shown = [n.text for n in web.sign_in.node.walk() if n.text]
     assert shown == [f"Web page not available: {web.sign_in.error}"]
     assert INSTALL_ADVICE in shown[0]
