@@ -26,10 +26,11 @@ CHROME_SOCKET = "chrome_devtools_remote"
 CHROME_PACKAGE = "com.android.chrome"
 LISTENING = 0x00010000  # __SO_ACCEPTCON in the flags column: the socket listens
 UNCONNECTED = "01"  # SS_UNCONNECTED: a listening socket's state
-LIST_COMMAND = "cat /proc/net/unix; echo; echo '--- ps'; ps -A -o PID,NAME"
+LIST_COMMAND = "cat /proc/net/unix; echo; echo '--- ps'; ps -A -o PID,NAME 2>/dev/null || ps"
+"""The sockets, then the processes: toybox's `ps -A -o PID,NAME` (Android 8 and later), else the
+toolbox `ps` of Android 7, whose columns are USER PID PPID VSIZE RSS WCHAN PC NAME."""
 
 _WEBVIEW_PID = re.compile(r"^webview_devtools_remote_(\d+)(?:_|$)")
-_PS_ROW = re.compile(r"^\s*(\d+)\s+(\S+)")
 
 
 @dataclass(frozen=True)
@@ -73,12 +74,17 @@ def _is_devtools(name: str) -> bool:
 
 
 def process_names(ps_output: str) -> dict[int, str]:
-    """`ps -A -o PID,NAME`'s rows as pid -> name (the header and other lines are skipped)."""
+    """`ps`'s rows as pid -> name: the PID column its header names (else the first), the name the last
+    column; the header and other lines are skipped."""
     names: dict[int, str] = {}
+    column = 0
     for line in ps_output.splitlines():
-        match = _PS_ROW.match(line)
-        if match:
-            names[int(match[1])] = match[2]
+        words = line.split()
+        if "PID" in words and "NAME" in words:
+            column = words.index("PID")
+            continue
+        if len(words) > column + 1 and words[column].isdigit():
+            names[int(words[column])] = words[-1]
     return names
 
 

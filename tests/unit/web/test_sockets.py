@@ -88,3 +88,13 @@ def test_any_text_parses_without_raising(text: str) -> None:
     for socket in devtools_sockets(text):
         assert socket.name.endswith("_devtools_remote") or socket.name.startswith("webview_devtools_remote")
     process_names(text)
+
+
+def test_android_7s_toolbox_ps_names_the_owner_too() -> None:
+    toolbox = """\
+USER      PID   PPID  VSIZE  RSS   WCHAN              PC  NAME
+root      1     0     9564   1228  SyS_epoll_ 0000000000 S /init
+u0_a77    4242  1734  1538404 98016 SyS_epoll_ 0000000000 S dev.mobileagent.fixture
+"""
+    assert process_names(toolbox) == {1: "/init", 4242: "dev.mobileagent.fixture"}
+    assert devtools_sockets(PROC_NET_UNIX + "--- ps\n" + toolbox)[0].package == "dev.mobileagent.fixture"
