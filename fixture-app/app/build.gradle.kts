@@ -50,4 +50,5 @@ dependencies {
     implementation("androidx.compose.material:material-icons-core")
     implementation("androidx.activity:activity-compose:1.10.1")
     implementation("androidx.core:core-ktx:1.16.0")
+    implementation("androidx.webkit:webkit:1.13.0")  // WebViewAssetLoader: the web sign-in's assets (WebSignIn.kt)
 }

@@ -8,9 +8,9 @@ is installed, else on the status bar, where a tap changes nothing), keys, text b
 need the fixture app's fields), the keyboard's text paths (which path `auto` takes for each kind of
 text, and the input method), the clipboard's round trip as the shell, a toast seen (the fixture's
 "Continue as guest"), a screenshot (size, upright), its pixels (the capture path, a checksum; a black
-image fails), the emulator controller and its frames, the agent's idle exit, the rotation kept across
-that exit, and the clipboard's round trip under root (`adb root`, on builds that allow it; adbd is
-put back as it was).
+image fails), the emulator controller and its frames, the debuggable web targets and one attach's
+round trip (cli/doctor_web.py), the agent's idle exit, the rotation kept across that exit, and the
+clipboard's round trip under root (`adb root`, on builds that allow it; adbd is put back as it was).
 
 A check whose prerequisite failed is skipped and says which; the exit status is 1 when any check
 failed. `--json` prints the rows as one JSON object; `--report FILE` writes the compatibility report
@@ -42,7 +42,7 @@ from pytest_mobile_agent.agent import (
     Reused,
 )
 from pytest_mobile_agent.agent.launch import parse_ps
-from pytest_mobile_agent.cli import doctor_report
+from pytest_mobile_agent.cli import doctor_report, doctor_web
 from pytest_mobile_agent.control.app_under_test import start_activity
 from pytest_mobile_agent.session.ownership import TargetCheck
 from pytest_mobile_agent.stack.agent import choose_jar, records_for
@@ -160,7 +160,7 @@ class Doctor:
             ("keyboard", self._keyboard, "deploy"), ("clipboard (shell)", self._clipboard_as_shell, "deploy"),
             ("toast", self._toast, "deploy"),
             ("screenshot", self._screenshot, "deploy"), ("screenshot pixels", self._screenshot_pixels, "screenshot"),
-            ("controller", self._controller, "target"),
+            ("controller", self._controller, "target"), ("web", self._web, "target"),
             ("idle exit", self._idle_exit, "deploy"), ("rotation kept", self._rotation_kept, "idle exit"),
             ("clipboard (root)", self._clipboard_as_root, "deploy"),
         ]
@@ -440,6 +440,18 @@ class Doctor:
                                      "a bug report")
         return (f"taken by {capture}, sha256 {pixels.sha256[:16]}, {pixels.lit_fraction:.1%} of pixels not black, "
                 f"{pixels.colours} colours")
+
+    def _web(self) -> str:
+        """The debuggable web targets and one attach's round trip (cli/doctor_web.py)."""
+        check = doctor_web.WebCheck(self._device())
+        try:
+            return check.run()
+        except doctor_web.NoWebTarget as none:
+            raise _Skip(str(none)) from None
+        finally:
+            self._figure(**check.figures)
+            with contextlib.suppress(errors.MobileAgentError):
+                check.clean_up()
 
     def _controller(self) -> str:
         from pytest_mobile_agent.session import PathOptions, select_paths

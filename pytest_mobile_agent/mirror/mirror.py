@@ -93,8 +93,11 @@ log = logging.getLogger("pytest_mobile_agent.mirror")
 __tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames
 
 if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
     from pytest_mobile_agent.mirror.a11y.findings import Finding
     from pytest_mobile_agent.mirror.snapshots import SnapshotSettings
+    from pytest_mobile_agent.web.content import WebContent, WebTarget
 
 T = TypeVar("T")
 
@@ -150,6 +153,8 @@ class Mirror(GestureActions):
         self._replica = Replica()
         self._freshness = Freshness(poll_interval, probe_interval)  # when to read again (mirror/freshness.py)
         self.disconnection: Disconnection | None = None
+        self.web_content: Callable[[], WebContent] | None = None
+        """The target's web content, opened on first use (the opener sets it: stack/opener.py)."""
         self._watchers = Watchers(self, clock)
         self._fronts = Fronts()
         self._toasts = ToastLog(backend.toasts, since=clock())
@@ -192,6 +197,26 @@ class Mirror(GestureActions):
     def snapshot(self) -> View:
         """The replica, brought up to date: a device read only when something changed since."""
         return self._view()
+
+    @recorded("webviews")
+    def webviews(self) -> list[WebTarget]:
+        """The debuggable web targets on the device (each WebView's process, Chrome, other Chromium
+        browsers), each with its package and its pages (url, title, in front); web/content.py."""
+        return self._web().targets()
+
+    @recorded("web")
+    def web(self, package: str | None = None, *, url_contains: str | None = None, title: str | None = None,
+            timeout: float | None = None) -> Page:
+        """Wait for a web page (of `package`, whose url contains `url_contains`, titled `title`) and
+        return a Playwright `Page` attached to it; its calls are steps of the test. It closes with the
+        test. A WebView on screen whose app serves no DevTools socket is `WebViewNotDebuggable`."""
+        return self._web().page(package, url_contains=url_contains, title=title, timeout=timeout)
+
+    def _web(self) -> WebContent:
+        if self.web_content is None:
+            raise InvalidArgument("this screen has no web content: open it through the opener (the `screen` "
+                                  "fixture, stack.open_stack), which knows the device behind it")
+        return self.web_content()
 
     @property
     def current_view(self) -> View | None:

@@ -1,6 +1,7 @@
 """What a failing device test leaves behind: a screenshot, the tree dump and the logcat lines of its
 run (and, when it used the app under test, the crashes of its run in the device's crash buffer,
-`logcat -b crash`), attached to its report (sections, and pytest-html extras when pytest-html runs) and written
+`logcat -b crash`; when it attached web pages, each page's url, console messages and HTML),
+attached to its report (sections, and pytest-html extras when pytest-html runs) and written
 under the pytest cache (`.pytest_cache/d/mobile-agent/artifacts/<test>/`), or with the cache plugin
 off under `<rootdir>/.mobile-agent/artifacts/<test>/`, which holds a `.gitignore` of `*`.
 """
@@ -21,6 +22,7 @@ import pytest
 
 from pytest_mobile_agent.errors import MobileAgentError, NoMatch, WaitTimeout
 from pytest_mobile_agent.plugin.run import ArtifactSources, TargetRecord, current_run
+from pytest_mobile_agent.plugin.web_evidence import web_page_producers
 from pytest_mobile_agent.session import Session
 from pytest_mobile_agent.userfiles import private_dir, write_private
 
@@ -169,7 +171,7 @@ def collect_target(directory: Path, target: TargetRecord, report: pytest.TestRep
             continue
         if isinstance(produced, bytes):
             _html_image(report, produced)
-        elif not (name == TREE and _shows_the_tree(failure)):
+        elif not (name == TREE and _shows_the_tree(failure)) and extension != "html":
             report.sections.append((f"mobile-agent {stem}{suffix}", _shown(produced, path)))
         sources.written.append(path)
         attached.append(str(path))
@@ -199,6 +201,8 @@ def _producers(sources: ArtifactSources) -> list[tuple[str, Callable[[], bytes |
     producers.append(("logcat.txt", lambda: logcat_text(sources)))
     if app is not None:
         producers.append(("crash.txt", lambda: app.crash_log(sources.crash_after) or None))
+    if sources.web is not None:
+        producers += web_page_producers(sources.web)
     return producers
 
 

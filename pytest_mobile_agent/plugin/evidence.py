@@ -40,6 +40,7 @@ from pytest_mobile_agent.evidence.trace import BudgetedScreenshots, LiveFrames, 
 from pytest_mobile_agent.mirror import Mirror
 from pytest_mobile_agent.mirror.snapshots import SnapshotSettings
 from pytest_mobile_agent.mirror.steps import Step
+from pytest_mobile_agent.plugin import web_evidence
 from pytest_mobile_agent.plugin.artifacts import artifact_dir, report_path
 from pytest_mobile_agent.plugin.run import (
     OFF,
@@ -196,6 +197,7 @@ def call_reported(item: pytest.Item, report: pytest.TestReport, failure: BaseExc
     if failed:
         _failure_sections(item, report, run)
         _snapshot_sections(report, failure)
+    web_evidence.body_ended(run)
 
 
 def _snapshot_sections(report: pytest.TestReport, failure: BaseException | None) -> None:
@@ -262,6 +264,7 @@ def teardown_reporting(item: pytest.Item) -> None:
     failed = evidence.failed
     for target in run.targets:
         _finish_video(item, evidence, target, failed)
+    web_evidence.finish(run, failed, lambda: artifact_dir(item.config, item.nodeid))
     _finish_trace(item, run, failed)
     for target in run.targets:
         screenshot = next((path for path in target.artifacts.written if path.suffix == ".png"), None)
@@ -336,6 +339,8 @@ def _finish_trace(item: pytest.Item, run: TestRun, failed: bool) -> None:
                              "missing": [], "video": None}
     if first is not None and first.label in evidence.video_facts:
         extra["video"] = evidence.video_facts[first.label]
+    if evidence.web_traces:
+        extra["web_traces"] = evidence.web_traces
     if len(run.targets) > 1:
         extra["targets"] = [{"label": target.label, "video": evidence.video_facts.get(target.label),
                              "status": _status(target), "logcat": _logcat(target)} for target in run.targets]

@@ -36,6 +36,9 @@ fixture                   scope     what it is, and what its teardown does
 ``host_gate``             function  `host_gate.check(measured, bound, what)`
 ``device_control``        function  the device state (control.DeviceControl); puts back every
                                     change at teardown, under the lock
+``web``, ``webs``         function  the target's web content (``web.page(...)`` is ``screen.web(...)``,
+                                    a Playwright Page; ``webs``: each target's); its bridges and
+                                    Playwright connections close at teardown, under the lock
 ``screens``, ``devices``  function  every target's screen and device control (`screens[0]` is
                                     `screen`); `@pytest.mark.devices(N)` asks for N targets
 ``apps``                  function  the app under test's handle on each target of the group
@@ -81,6 +84,7 @@ if TYPE_CHECKING:
     from pytest_mobile_agent.mirror import Mirror
     from pytest_mobile_agent.mirror.watchers import Watcher
     from pytest_mobile_agent.session import Selection, Session
+    from pytest_mobile_agent.web.content import WebContent
 
 log = logging.getLogger("pytest_mobile_agent.plugin.fixtures")
 __tracebackhide__ = hide_our_frames  # pytest reports our failures at the test's line, not in these frames
@@ -487,6 +491,21 @@ def host_gate() -> HostGate:
 # --- the device under the test's control, and several devices in one test (issue 26) ---------------
 
 DEVICES_MARKER = "devices"
+
+
+@pytest.fixture
+def web(target_group: TargetGroup) -> WebContent:
+    """The first target's web content (web/content.py): `web.page(package, url_contains=..., title=...)`
+    is `screen.web(...)`, a Playwright Page attached through the loopback bridge, `web.targets()` lists
+    the debuggable targets. Every bridge and Playwright connection closes at teardown, under the
+    automation lock, even when the test failed."""
+    return target_group[0].web
+
+
+@pytest.fixture
+def webs(target_group: TargetGroup) -> list[WebContent]:
+    """Each target's web content, as `screens` is each target's screen."""
+    return [part.web for part in target_group]
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ run record (plugin/run.py) takes what its policies need, the same way for one ta
     agent attached   the disturbance watch (process list, foreign input), the logcat and crash cut
     session started  the artifacts' session, the video, the watch's count of controller contacts
     screen opened    the artifacts' screen, the trace's screen source and replica, the snapshots' profile
+    web opened       the artifacts' web pages, Playwright's trace of them (plugin/web_evidence.py)
     closing          a replaced connection noted as a disturbance, the status lines kept for the summary
 """
 
@@ -16,12 +17,13 @@ import pytest
 from pytest_mobile_agent.agent import Attached
 from pytest_mobile_agent.control import DeviceControl
 from pytest_mobile_agent.mirror import Mirror
-from pytest_mobile_agent.plugin import accessibility, evidence
+from pytest_mobile_agent.plugin import accessibility, evidence, web_evidence
 from pytest_mobile_agent.plugin.foreign_input import InputWatch
 from pytest_mobile_agent.plugin.policy import DisturbanceWatch
 from pytest_mobile_agent.plugin.run import TestRun, run_of
 from pytest_mobile_agent.session import Session
 from pytest_mobile_agent.stack.opener import TargetParts
+from pytest_mobile_agent.web.content import WebContent
 
 InputWatchOf = Callable[[TargetParts], "InputWatch | None"]
 StatusSink = Callable[[str, list[str]], None]
@@ -67,6 +69,9 @@ class RunHooks:
 
     def control_opened(self, part: TargetParts, control: DeviceControl) -> None:
         pass
+
+    def web_opened(self, part: TargetParts, web: WebContent) -> None:
+        web_evidence.web_opened(self._item, self.run.target(part.label, part.target.serial), web)
 
     def closing(self, part: TargetParts) -> None:
         record = self.run.target(part.label, part.target.serial)

@@ -32,6 +32,7 @@ from pytest_mobile_agent.mirror.steps import Steps
 from pytest_mobile_agent.plugin import options
 from pytest_mobile_agent.plugin.policy import DisturbanceWatch, Verdict
 from pytest_mobile_agent.session import Session
+from pytest_mobile_agent.web.content import WebContent
 
 log = logging.getLogger("pytest_mobile_agent.plugin.run")
 
@@ -47,6 +48,7 @@ class ArtifactSources:
     session: Session | None = None
     screen: Mirror | None = None
     app: AppUnderTest | None = None  # the app under test's handle: its crash buffer goes with the artifacts
+    web: WebContent | None = None  # the web pages attached: their url, console and HTML go with the artifacts
     logcat_since: str | None = None
     crash_after: str | None = None  # the crash buffer's last line before this run
     written: list[Path] = field(default_factory=list)
@@ -120,6 +122,7 @@ class Evidence:
     missing: list[tuple[str, str]] = field(default_factory=list)
     video_facts: dict[str, dict[str, object]] = field(default_factory=dict)
     detach: list[Callable[[], None]] = field(default_factory=list)  # removes our listeners from the steps
+    web_traces: list[dict[str, object]] = field(default_factory=list)  # Playwright's traces kept (web_evidence)
 
     def name(self, stem: str, extension: str) -> str:
         """`trace.zip`; under xdist `trace-gw1.zip`, so workers never write the same file."""

@@ -5,6 +5,7 @@ holds every target's automation lock (taken in one global order, `group.locks_he
 parts open on first use, in their order, and close in the reverse one:
 
     the quiet wait -> the agent -> the session -> the screen -> the device control
+                                                   (and the web content, on first use: web/content.py)
 
 so a test that asks only for the agent never starts a session. As each part opens, the opener tells
 its `OpenerHooks` (the plugin's per-test run record: the disturbance watch, the artifacts, the
@@ -25,7 +26,7 @@ from pytest_mobile_agent.agent import AgentJar, Attached, Records
 from pytest_mobile_agent.agent.launch import parse_ps
 from pytest_mobile_agent.automation_lock import AutomationLock
 from pytest_mobile_agent.control import DeviceControl
-from pytest_mobile_agent.mirror import Mirror
+from pytest_mobile_agent.mirror import Mirror, web_views
 from pytest_mobile_agent.mirror.steps import Steps
 from pytest_mobile_agent.session import Selection, Session
 from pytest_mobile_agent.stack.agent import attach, choose_jar, records_for
@@ -34,6 +35,7 @@ from pytest_mobile_agent.stack.controller_setting import select_controller
 from pytest_mobile_agent.stack.quiet import PS_COMMAND, DeviceProcess, QuietWait
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider
+from pytest_mobile_agent.web.content import WebContent
 
 Announce = Callable[[str], None]
 
@@ -53,6 +55,8 @@ class OpenerHooks(Protocol):
 
     def control_opened(self, part: TargetParts, control: DeviceControl) -> None: ...
 
+    def web_opened(self, part: TargetParts, web: WebContent) -> None: ...
+
     def closing(self, part: TargetParts) -> None: ...
 
 
@@ -69,6 +73,9 @@ class NoHooks:
         pass
 
     def control_opened(self, part: TargetParts, control: DeviceControl) -> None:
+        pass
+
+    def web_opened(self, part: TargetParts, web: WebContent) -> None:
         pass
 
     def closing(self, part: TargetParts) -> None:
@@ -130,6 +137,7 @@ class TargetParts:
         self._session: Session | None = None
         self._screen: Mirror | None = None
         self._control: DeviceControl | None = None
+        self._web: WebContent | None = None
 
     @property
     def label(self) -> str:
@@ -184,6 +192,7 @@ class TargetParts:
         if self._screen is None:
             session = self.session
             screen = Mirror(session.backend(), steps=self.steps, action_timeout=self.settings.action_timeout)
+            screen.web_content = lambda: self.web
             self._screen = screen
             self._hooks.screen_opened(self, screen)
         return self._screen
@@ -198,6 +207,24 @@ class TargetParts:
             self._control = control
             self._hooks.control_opened(self, control)
         return self._control
+
+    @property
+    def web(self) -> WebContent:
+        """The target's web content (`screen.web()`, the `web` fixture): the pages attached during the
+        test, their bridges and Playwright connections, closed with the target's other parts, under
+        the automation lock, before the screen's session detaches."""
+        if self._web is None:
+            web = WebContent(self.device, self.steps)
+            web.webviews_on_screen = lambda: web_views.webview_packages(self.screen.snapshot())
+            web.front_package = lambda: web_views.front_package(self._screen.current_view if self._screen else None)
+            self._closing.callback(web.close)
+            self._web = web
+            self._hooks.web_opened(self, web)
+        return self._web
+
+    @property
+    def opened_web(self) -> WebContent | None:
+        return self._web
 
     @property
     def opened_attached(self) -> Attached | None:

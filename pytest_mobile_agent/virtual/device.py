@@ -62,6 +62,7 @@ from pytest_mobile_agent.virtual.ui.attach import attach, display_geometry
 from pytest_mobile_agent.virtual.ui.emulator import EmulatorUi
 from pytest_mobile_agent.virtual.ui.frame_timeline import attach_frames
 from pytest_mobile_agent.virtual.ui.shade import attach_state
+from pytest_mobile_agent.virtual.web.engine import WebEngine
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -116,13 +117,16 @@ class VirtualDevice:
         self.sh_program: Program = sh_main(self.system)
         self.adbd_daemon = Adbd(self.system, self.adbd, self.sh_program, f"host-{self.index + 1}")
         self._install_programs()
-        mount_procfs(self.fs, self.processes, self.boot_monotonic)
+        mount_procfs(self.fs, self.processes, self.boot_monotonic, self.sockets)
         # the image's apps: the agent double as app_process's dev.mobileagent.agent.Main, the UI
         agent.register(self)
         self.ui = EmulatorUi(geometry=display_geometry(self.display))
         attach(self.ui, self.display, self.activity, self.packages, self.logcat)
         attach_state(self.ui, self.state, self.activity)
         attach_frames(self.ui, self.framework.graphics, self.activity)
+        # web content: a headless chromium per process that shows some, started on its first page
+        self.web = WebEngine(self.sockets, self.processes, self.properties, self.activity.pid_of)
+        self.ui.web = self.web
 
     def _install_programs(self) -> None:
         self.programs.on_register.append(lambda name: lay_out_in_system_bin(self.fs, name))
@@ -189,7 +193,9 @@ class VirtualDevice:
             session.close()
 
     def close(self) -> None:
-        """End every process started since boot (SIGKILL), as powering the emulator off would."""
+        """End every process started since boot (SIGKILL), as powering the emulator off would, and
+        every chromium showing their web content."""
+        self.web.close()
         for proc in self.processes.processes():
             if proc.pid >= FIRST_PID:
                 proc.deliver(pm.SIGKILL)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -109,3 +110,22 @@ def test_without_a_controller_the_screen_is_an_agent_screenshot_and_no_file_is_w
     finally:
         worker.stop()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_web_targets_are_listed_beside_the_windows(api: Api) -> None:
+    api.post("/api/action", {"action": "tap", "ref": node_ref(api, 'TextView "Login"')})
+    assert not [t for t in api.get("/api/web")["targets"] if t["package"] == FIXTURE_PACKAGE and t["pages"]]
+    api.post("/api/action", {"action": "tap", "ref": node_ref(api, '"Sign in on the web"')})
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            [app] = [t for t in api.get("/api/web")["targets"] if t["package"] == FIXTURE_PACKAGE] or [None]
+            titles = sorted(page["title"] for page in app["pages"]) if app is not None else []
+            if titles == ["Terms", "Web sign-in"] or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert app is not None and app["socket"] == f"webview_devtools_remote_{app['pid']}"
+        assert titles == ["Terms", "Web sign-in"]
+        assert all(page["in_front"] for page in app["pages"])
+    finally:
+        api.post("/api/action", {"action": "key", "key": "back"})

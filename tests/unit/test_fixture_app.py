@@ -126,6 +126,10 @@ def virtual_app_shows() -> Shown:
         _tap(ui, tab)
         settle()  # the List tab, then Login reached by a tap: its late button
     _tap(ui, "late_button")
+    _tap(ui, "web_sign_in_button")
+    settle()  # the web sign-in's window and its WebViews (their pages need a device's chromium)
+    assert ui.key(4)  # BACK closes it
+    settle()
     _tap(ui, "tab_list")
     settle()
     assert ui.app.list is not None
@@ -269,3 +273,10 @@ def test_the_manifest_and_the_build_are_the_virtual_apps() -> None:
     label = manifest.find("application").get(f"{ANDROID}label")  # type: ignore[union-attr]
     strings = ET.parse(SOURCES / "res" / "values" / "strings.xml").getroot()
     assert label == "@string/app_name" and strings.find("string[@name='app_name']").text == expected.label  # type: ignore[union-attr]
+
+
+def test_the_real_apps_web_pages_are_the_virtual_apps() -> None:
+    from pytest_mobile_agent.virtual.ui.fixture_web import ASSETS
+
+    for path, asset in ASSETS.items():  # /assets/signin.html is the APK's assets/signin.html
+        assert (SOURCES / path.lstrip("/")).read_bytes() == asset.body, path

@@ -9,6 +9,7 @@ served without it (cli/favicon.py says why).
 
     GET  /?token=T                      the page
     GET  /api/state?token=T             windows and nodes (also pushed on /api/live)
+    GET  /api/web?token=T               the debuggable web targets and their pages (screen.webviews())
     GET  /api/screen?token=T            the screen: the controller's latest frame (JPEG), else an
                                         agent screenshot (PNG)
     GET  /api/element?token=T&ref=N     an element's attributes and the line that finds it
@@ -25,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import dataclasses
 import hmac
 import json
 import logging
@@ -126,6 +128,7 @@ class Inspector:
         app.router.add_get("/", self._page)
         app.router.add_get("/api/state", self._state)
         app.router.add_get("/api/screen", self._screen)
+        app.router.add_get("/api/web", self._web)
         app.router.add_get("/api/element", self._element)
         app.router.add_post("/api/action", self._action)
         app.router.add_post("/api/record", self._record)
@@ -164,6 +167,12 @@ class Inspector:
                     "app": _app_name(target)}
 
         return web.json_response(await self.on_device(state))
+
+    async def _web(self, request: web.Request) -> web.Response:
+        def targets(target: Inspected) -> dict[str, Any]:
+            return {"targets": [dataclasses.asdict(found) for found in target.screen.webviews()]}
+
+        return web.json_response(await self.on_device(targets))
 
     async def _screen(self, request: web.Request) -> web.Response:
         data, content_type = await self.on_device(_screen_image)

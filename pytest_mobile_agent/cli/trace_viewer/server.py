@@ -4,6 +4,8 @@
     GET /member?token=T&name=N       an image or a tree of the trace (only the names the zip holds)
     GET /video?token=T&name=N        a video segment the trace names, beside it (Range requests
                                      answered, so the page can seek)
+    GET /web-trace?token=T&name=N    a Playwright trace of the test's web pages the trace names, beside it
+                                     (a download: `playwright show-trace FILE` opens it)
     GET /favicon.ico                 the page's icon, the one request without the token (cli/favicon.py)
 
 The trace is read and checked whole before the server starts (evidence/tracefile.read_trace), so a
@@ -56,6 +58,8 @@ class Viewer:
             for name in names
             if isinstance(name, str) and name and Path(name).name == name
         }
+        self.web_traces = beside(trace.path, [entry.get("file") for entry in trace.document.get("web_traces") or []
+                                              if isinstance(entry, dict)])
 
     def page(self) -> bytes:
         static = resources.files("pytest_mobile_agent.cli.trace_viewer") / "static"
@@ -72,6 +76,11 @@ class Viewer:
             .replace("/*TRACE*/", manifest)
         )
         return html.encode("utf-8")
+
+
+def beside(trace: Path, names: list[object]) -> dict[str, Path]:
+    """The files a trace names that lie beside it (a bare file name; anything else is not served)."""
+    return {name: trace.parent / name for name in names if isinstance(name, str) and name and Path(name).name == name}
 
 
 def handler_for(viewer: Viewer) -> type[BaseHTTPRequestHandler]:
@@ -97,6 +106,8 @@ def handler_for(viewer: Viewer) -> type[BaseHTTPRequestHandler]:
                 )
             elif parts.path == "/video" and query.get("name") in viewer.videos:
                 self._send_file(viewer.videos[query["name"]])
+            elif parts.path == "/web-trace" and query.get("name") in viewer.web_traces:
+                self._send_download(viewer.web_traces[query["name"]])
             else:
                 self._send(HTTPStatus.NOT_FOUND, b"not found", "text/plain")
 
@@ -110,6 +121,15 @@ def handler_for(viewer: Viewer) -> type[BaseHTTPRequestHandler]:
                 self.send_header(key, value)
             self.end_headers()
             self.wfile.write(body)
+
+        def _send_download(self, path: Path) -> None:
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                self._send(HTTPStatus.NOT_FOUND, f"the file is not there: {exc.strerror}".encode(), "text/plain")
+                return
+            self._send(HTTPStatus.OK, data, "application/zip",
+                       {"Content-Disposition": f'attachment; filename="{path.name}"'})
 
         def _send_file(self, path: Path) -> None:
             try:

@@ -155,7 +155,7 @@ class ZeroFile(NullFile):
 
 # procfs: pid -> {"cmdline": bytes, "status": bytes, "stat": bytes}; None for no such process
 ProcProvider = Callable[[int], "dict[str, bytes] | None"]
-ProcGlobals = Callable[[], "dict[str, bytes]"]  # /proc/version, /proc/mounts...: name -> contents
+ProcGlobals = Callable[[], "dict[str, bytes]"]  # /proc/version, /proc/net/unix...: path under /proc -> contents
 PidLister = Callable[[], "list[int]"]
 TtyOpener = Callable[[Cred], OpenFile]
 
@@ -328,13 +328,21 @@ class FileSystem:
                 node.children[str(pid)] = self._node("dir", 0o555)
             node.children["self"] = self._node("link", 0o777, target=str(cred.pid))
             for name, data in globals_.items():
-                node.children[name] = self._proc_file(name, data, 0)
+                top, nested, _ = name.partition("/")
+                node.children[top] = self._node("dir", 0o555) if nested else self._proc_file(name, data, 0)
             return node, "/proc"
         head = parts[0]
+        joined = "/".join(parts)
+        if joined in globals_:
+            return self._proc_file(parts[-1], globals_[joined], 0), path
+        inside = sorted(name[len(joined) + 1:] for name in globals_ if name.startswith(joined + "/"))
+        if inside:  # /proc/net: a directory of the device-wide files under it
+            node = self._node("dir", 0o555)
+            for name in inside:
+                node.children[name] = self._proc_file(name, globals_[f"{joined}/{name}"], 0)
+            return node, path
         if head in globals_:
-            if len(parts) > 1:
-                raise fs_error(errno.ENOTDIR, path)
-            return self._proc_file(head, globals_[head], 0), path
+            raise fs_error(errno.ENOTDIR, path)
         if head == "self":
             if not follow and len(parts) == 1:
                 return self._node("link", 0o777, target=str(cred.pid)), path

@@ -1,9 +1,10 @@
 """What the kernel synthesizes in the file system: `/proc` and `/dev/tty`.
 
-`mount_procfs(fs, processes, booted)` gives the file system its providers: per process
+`mount_procfs(fs, processes, booted, sockets)` gives the file system its providers: per process
 `/proc/<pid>/cmdline`, `status`, `stat`, `comm` and `environ` (readable by the owner only), the
-device-wide `/proc/version` (a GKI 6.6 kernel's line, as `uname -a` reports it too), `/proc/mounts`
-and `/proc/uptime`, and `/dev/tty`, the asking process's controlling terminal (ENXIO without one).
+device-wide `/proc/version` (a GKI 6.6 kernel's line, as `uname -a` reports it too), `/proc/mounts`,
+`/proc/uptime` and, given the socket namespace, `/proc/net/unix` (kernel/net_unix.py), and
+`/dev/tty`, the asking process's controlling terminal (ENXIO without one).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import time
 from pytest_mobile_agent.virtual.kernel import mounts
 from pytest_mobile_agent.virtual.kernel.creds import Cred
 from pytest_mobile_agent.virtual.kernel.fs import FileSystem
+from pytest_mobile_agent.virtual.kernel.net_unix import proc_net_unix
 from pytest_mobile_agent.virtual.kernel.process import Process, ProcessTable, mask_of
+from pytest_mobile_agent.virtual.kernel.sockets import SocketNamespace
 from pytest_mobile_agent.virtual.kernel.streams import OpenFile
 
 KERNEL_RELEASE = "6.6.66-android15-8-g3b8e3f1f9a4e-ab13086044"
@@ -26,11 +29,12 @@ KERNEL_COMPILER = ("(kleaf@build-host) (Android (12833971, +pgo, +bolt, +lto, +m
                    "LLD 19.0.1)")
 
 
-def mount_procfs(fs: FileSystem, processes: ProcessTable, booted: float) -> None:
+def mount_procfs(fs: FileSystem, processes: ProcessTable, booted: float,
+                 sockets: SocketNamespace | None = None) -> None:
     """Serve /proc from the process table and /dev/tty from the asking process's fds; `booted` is
     the monotonic time the device booted at (/proc/uptime)."""
     fs.proc_provider = lambda pid: process_files(processes, pid)
-    fs.proc_globals = lambda: global_files(booted)
+    fs.proc_globals = lambda: global_files(booted, sockets)
     fs.proc_owner = lambda pid: proc.uid if (proc := processes.get(pid)) is not None else 0
     fs.pid_lister = lambda: [p.pid for p in processes.processes()]
     fs.tty_opener = lambda cred: open_controlling_tty(processes, cred)
@@ -62,14 +66,17 @@ def process_files(processes: ProcessTable, pid: int) -> dict[str, bytes] | None:
     }
 
 
-def global_files(booted: float) -> dict[str, bytes]:
-    """/proc/version, /proc/mounts, /proc/uptime."""
+def global_files(booted: float, sockets: SocketNamespace | None = None) -> dict[str, bytes]:
+    """/proc/version, /proc/mounts, /proc/uptime, /proc/net/unix."""
     uptime = time.monotonic() - booted
-    return {
+    files = {
         "version": f"Linux version {KERNEL_RELEASE} {KERNEL_COMPILER} {KERNEL_BUILD}\n".encode(),
         "mounts": mounts.proc_mounts(),
         "uptime": f"{uptime:.2f} {uptime * 1.7:.2f}\n".encode(),
     }
+    if sockets is not None:
+        files["net/unix"] = proc_net_unix(sockets)
+    return files
 
 
 def proc_status(proc: Process) -> str:

@@ -14,6 +14,7 @@ to join the connection to the host.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
 from collections.abc import Callable
@@ -33,6 +34,7 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 
 BACKLOG = 128
 EPHEMERAL_FIRST = 37000
+_INODES = itertools.count(48213)  # the socket inodes /proc/net/unix shows (kernel/net_unix.py)
 
 ConnectHandler = Callable[[DeviceStream, int], None]
 
@@ -55,6 +57,7 @@ class Listener:
         self.cond = namespace.kernel.condition()
         self.backlog: list[tuple[DeviceStream, int]] = []
         self.closed = False
+        self.inode = next(_INODES)
 
     @property
     def spec(self) -> str:
@@ -160,6 +163,11 @@ class SocketNamespace:
     def abstract_names(self) -> list[str]:
         with self.kernel.lock:
             return sorted(self._abstract)
+
+    def abstract_listeners(self) -> list[Listener]:
+        """The bound abstract names' listeners, in the order they were bound."""
+        with self.kernel.lock:
+            return sorted(self._abstract.values(), key=lambda listener: listener.inode)
 
     def tcp_ports(self) -> list[int]:
         with self.kernel.lock:

@@ -14,6 +14,7 @@ from pytest_mobile_agent.virtual.ui.fixture import FIXTURE_MANIFEST, FixtureApp
 from pytest_mobile_agent.virtual.ui.geometry import Geometry
 from pytest_mobile_agent.virtual.ui.model import UiModel
 from pytest_mobile_agent.virtual.ui.settings import SettingsApp
+from pytest_mobile_agent.virtual.web.engine import WebEngine
 
 
 class EmulatorUi(UiModel):
@@ -28,6 +29,9 @@ class EmulatorUi(UiModel):
         self.register_app(self.settings)
         # the access toast names the app by its label
         self.app_labels[FIXTURE_MANIFEST.package] = FIXTURE_MANIFEST.label or FIXTURE_MANIFEST.package
+        #: the device's web engine (virtual/web), which the WebViews and the browser render with;
+        #: None for a UI made without a device
+        self.web: WebEngine | None = None
 
     def start_app(self, extras: Mapping[str, str] | None = None, *, stop_first: bool = False) -> None:
         with self.lock:

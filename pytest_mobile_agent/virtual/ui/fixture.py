@@ -46,6 +46,7 @@ from urllib.parse import urlsplit
 
 from pytest_mobile_agent.apk import Activity, LinkFilter, Manifest
 from pytest_mobile_agent.virtual.ui import audit_screen, feed, gesture_screen, search_screen, spinner
+from pytest_mobile_agent.virtual.ui.fixture_web import WebSignIn
 from pytest_mobile_agent.virtual.ui.node import Node, ScrollInfo, Window
 from pytest_mobile_agent.virtual.ui.system import LAYER_ALERT, LAYER_APP
 
@@ -70,6 +71,9 @@ PASSWORD = "correct horse"  # the password the fixture accepts (examples/test_lo
 #: ("Continue as guest", as an app shows once a request it made on the switch has answered)
 LATE_BUTTON_MS = 300.0
 GUEST_TOAST = "Continuing as guest"
+#: the Login screen's button that opens the web sign-in (ui/fixture_web.py), below the late button's place
+WEB_SIGN_IN_BUTTON = "Sign in on the web"
+WEB_SIGN_IN_TOP = 1657
 WRONG_PASSWORD = "Wrong password"
 
 #: the manifest of the fixture app's APK as the emulator image has it installed (versionCode 1);
@@ -174,6 +178,11 @@ class FixtureApp:
         self._generation = 0
         #: `--es spin_ms N`: the Loading screen's spinner stops after N model ms (None: never)
         self.spin_ms: float | None = None
+        #: the web sign-in activity while it is open (ui/fixture_web.py)
+        self.web_sign_in: WebSignIn | None = None
+        #: WebView.setWebContentsDebuggingEnabled, process-wide (`--es web_debugging on|off`)
+        self.web_debugging = True
+        self._status_node: Node | None = None
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -189,6 +198,8 @@ class FixtureApp:
         tab = extras.get("tab", "Login")
         tab = next((t for t in SCREENS if t.lower() == tab.lower()), "Login")
         self.spin_ms = _milliseconds(extras.get("spin_ms"))
+        if "web_debugging" in extras:
+            self.web_debugging = extras["web_debugging"].lower() != "off"
         if self.window is None:
             self.window = self._frame()
             self.model.add_window(self.window)
@@ -206,6 +217,8 @@ class FixtureApp:
         """Every window of the app goes, the nodes with them (HOME, BACK, a relayout); the process
         and what it holds in memory stay (`kill`)."""
         self._generation += 1
+        if self.web_sign_in is not None:
+            self.web_sign_in.finish()
         if self.alert is not None:
             self.model.remove_window(self.alert)
             self.alert = None
@@ -217,6 +230,7 @@ class FixtureApp:
         self.composed = False
         self.list = None
         self._screen = None
+        self._status_node = None
 
     def kill(self) -> None:
         """The app's process ends (`am force-stop`, `am crash`, `pm clear`, as ActivityManagerService.
@@ -227,18 +241,24 @@ class FixtureApp:
         self.signed_in_as = None
         self.permission_results = {}
         self.spin_ms = None
+        self.web_debugging = True
 
     def owns(self, window: Window) -> bool:
-        return window is self.window or window is self.alert
+        web = self.web_sign_in
+        return window is self.window or window is self.alert or (web is not None and window is web.window)
 
     def relaunch_extras(self) -> Mapping[str, str]:
         """The activity is recreated on its tab."""
         return {"tab": self.tab}
 
     def back(self) -> bool:
-        """The back key: close the alert, else finish the activity. True when consumed."""
+        """The back key: close the alert, else finish the activity in front (the web sign-in's,
+        then the main one). True when consumed."""
         if self.alert is not None:
             self.dismiss_alert()
+            return True
+        if self.web_sign_in is not None:
+            self.web_sign_in.finish()
             return True
         if self.window is not None:
             self.stop()
@@ -282,6 +302,7 @@ class FixtureApp:
         if self._screen is not None:
             self._compose_root.children.remove(self._screen)
             self._screen = None
+        self._status_node = None
         for name, node in self._tab_nodes.items():
             node.selected = name == tab
         self.content_changed([self._compose_root], ("structure",))
@@ -339,6 +360,7 @@ class FixtureApp:
         y += 187
         status = screen.add(Node("android.widget.TextView", (left, y, right, y + 84),
                                  text=self._status_text(), res="login_status"))
+        self._status_node = status
         y += 104
         error_bounds = (left, y, right, y + 84)
 
@@ -353,13 +375,35 @@ class FixtureApp:
             if error is not None:
                 screen.children.remove(error)
                 self.content_changed([screen], ("structure",))
-            self.signed_in_as = fields["username"].text or "guest"
-            status.text = self._status_text()
-            self.content_changed([status], ("text",))
-            self.show_alert("Signed in", f"Welcome, {self.signed_in_as}")
+            self.sign_in_as(fields["username"].text or "guest")
 
         login.on_click = sign_in
         camera.on_click = (lambda: self.model.request_permission("camera", self.permission_answered))
+        web_top = screen.bounds[1] + WEB_SIGN_IN_TOP
+        web = screen.add(Node("android.widget.Button", (left, web_top, right, web_top + 147), text=WEB_SIGN_IN_BUTTON,
+                              res="web_sign_in_button", package=PACKAGE, clickable=True, focusable=True))
+        web.on_click = self.open_web_sign_in
+
+    def sign_in_as(self, name: str) -> None:
+        """The user is signed in: the status line says so and the Welcome alert greets them."""
+        self.signed_in_as = name
+        if self._status_node is not None:
+            self._status_node.text = self._status_text()
+            self.content_changed([self._status_node], ("text",))
+        self.show_alert("Signed in", f"Welcome, {self.signed_in_as}")
+
+    def open_web_sign_in(self) -> None:
+        """The web sign-in activity comes to the front (ui/fixture_web.py)."""
+        if self.web_sign_in is not None:
+            self.model.bring_to_front(self.web_sign_in.window)
+            return
+        self.web_sign_in = WebSignIn(self.model, PACKAGE, self.sign_in_as, self._web_sign_in_finished,
+                                     debuggable=self.web_debugging)
+        self.web_sign_in.show()
+
+    def _web_sign_in_finished(self, web: WebSignIn) -> None:
+        if self.web_sign_in is web:
+            self.web_sign_in = None
 
     def _late_button(self, screen: Node) -> None:
         geo = self.model.geo

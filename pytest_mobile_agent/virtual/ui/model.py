@@ -614,6 +614,8 @@ class UiModel:
             if located is None:
                 return False
             node.text = text
+            if node.on_text_set is not None:
+                node.on_text_set(text)
             self.nodes_changed(located, [node], ("text",))
             return True
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 CHECKS = ["adb server", "target", "agent jar", "deploy", "hello", "windows", "snapshot", "tap", "keys",
           "text (direct)", "text (keys)", "text (clipboard)", "keyboard", "clipboard (shell)", "toast", "screenshot",
-          "screenshot pixels", "controller", "idle exit", "rotation kept", "clipboard (root)"]
+          "screenshot pixels", "controller", "web", "idle exit", "rotation kept", "clipboard (root)"]
 
 
 def rows_by_check(rows: list[doctor.Row]) -> dict[str, doctor.Row]:
@@ -41,6 +41,8 @@ def test_every_check_passes_on_the_virtual_device(capsys: pytest.CaptureFixture[
     assert by["tap"]["detail"].startswith("landed")
     assert "frame" in by["controller"]["detail"] and "upright" in by["screenshot"]["detail"]
     assert by["screenshot"]["detail"].endswith("taken by UiAutomation"), "the capture path is named"
+    assert by["web"]["detail"].startswith("1 debuggable target: chrome_devtools_remote (com.android.chrome, 1 page); "
+                                          "attached to about:blank (Chrome/")
     assert all(set(c) == {"check", "result", "seconds", "detail", "advice"} for c in report["checks"])
 
 
@@ -71,7 +73,7 @@ def test_a_missing_jar_fails_with_where_it_was_looked_for_and_skips_what_needs_t
     assert "mobile-agent-android.jar" in by["agent jar"].detail
     assert by["agent jar"].advice is not None and "build.sh" in by["agent jar"].advice
     assert by["deploy"].result == doctor.SKIPPED and "agent jar" in by["deploy"].detail
-    assert all(by[name].result == doctor.SKIPPED for name in CHECKS[4:] if name != "controller")
+    assert all(by[name].result == doctor.SKIPPED for name in CHECKS[4:] if name not in ("controller", "web"))
     assert by["adb server"].result == by["target"].result == by["controller"].result == doctor.OK
     assert doctor.exit_status(rows) == 1
     assert "advice: " in doctor.format_rows(rows)

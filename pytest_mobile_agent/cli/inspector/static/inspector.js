@@ -38,6 +38,7 @@ async function refresh() {
   $("screen").src = api("/api/screen", { g: state.generation, t: Date.now() });
   drawTree();
   drawWindows();
+  drawWebTargets().catch((e) => { $("web-targets").textContent = `web targets not listed: ${e.message}`; });
   showRecording(state.recording);
   if (selected !== null) {
     if (state.nodes.some((n) => n.ref === selected)) { await select({ ref: selected }); } else { clearSelection(); }
@@ -73,6 +74,16 @@ function drawWindows() {
     `<tr><td>${w.id}</td><td>${esc(w.type)}</td><td>${esc(w.title || "")}</td><td>${esc(w.package || "")}</td>` +
     `<td>layer ${w.layer}${w.focused ? ", focused" : ""}${w.modal ? ", modal" : ""}</td><td>${w.node_count} nodes</td></tr>`);
   $("windows").innerHTML = "<tr><th>id</th><th>type</th><th>title</th><th>package</th><th>state</th><th>nodes</th></tr>" + rows.join("");
+}
+
+// the debuggable web targets beside the windows (WebViews' and Chrome's DevTools sockets, their pages)
+async function drawWebTargets() {
+  const { targets } = await call("/api/web");
+  const rows = targets.flatMap((t) => (t.pages.length ? t.pages : [null]).map((p) =>
+    `<tr><td>${esc(t.socket)}</td><td>${esc(t.package)}</td><td>${p ? esc(p.title) : ""}</td>` +
+    `<td>${p ? esc(p.url) : "(no page)"}</td><td>${p && p.in_front ? "in front" : ""}</td></tr>`));
+  $("web-targets").innerHTML = "<tr><th>socket</th><th>package</th><th>title</th><th>url</th><th></th></tr>" +
+    (rows.join("") || '<tr><td colspan="5">none: no debuggable WebView or Chrome page</td></tr>');
 }
 
 function esc(text) {

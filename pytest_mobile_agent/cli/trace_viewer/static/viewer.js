@@ -268,6 +268,21 @@ function setUpVideo() {
 
 // --- the page -------------------------------------------------------------------------------------
 
+// Playwright's traces of the test's web pages, files beside the trace (docs/trace-format.md, web_traces)
+function drawWebTraces() {
+  const entries = (TRACE.web_traces || []).filter((entry) => entry.file);
+  $("web-traces-pane").hidden = entries.length === 0;
+  for (const entry of entries) {
+    const item = document.createElement("li");
+    const link = document.createElement("a");
+    link.href = url("/web-trace", { name: entry.file });
+    link.textContent = entry.file;
+    link.download = entry.file;
+    item.append(link, ` (${entry.socket}${entry.target ? `, ${entry.target}` : ""})`);
+    $("web-traces").append(item);
+  }
+}
+
 function start() {
   const test = TRACE.test;
   $("test").textContent = `${test.nodeid}: ${test.outcome}${test.failure ? ` (${test.failure})` : ""}`;
@@ -275,6 +290,7 @@ function start() {
   $("session-status").textContent = (TRACE.status || []).join("\n") || "(none)";
   $("missing").textContent = (TRACE.missing || []).map((m) => `${m.what}: ${m.why}`).join("\n") || "nothing";
   drawFailure();
+  drawWebTraces();
   drawTimeline();
   setUpVideo();
   $("show-before").addEventListener("click", () => { which = "before"; select(current, false); });

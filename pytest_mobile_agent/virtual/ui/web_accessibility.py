@@ -1,0 +1,124 @@
+"""A page's accessibility tree as a WebView exposes it to Android's accessibility: virtual nodes
+under the `android.webkit.WebView` node, built by Chromium's accessibility bridge from the page's
+own tree (content/browser/accessibility/browser_accessibility_android.cc and
+web_contents_accessibility_android.cc; the tree here is `Accessibility.getFullAXTree`'s, virtual/web/
+page.py):
+
+* ignored nodes are not exposed, their children are (the bridge walks the platform tree, which
+  leaves ignored nodes out); neither are the unnamed generic containers a page's layout adds, nor
+  the inline text boxes under a text;
+* a node whose children are only its own text (a heading, a button, a link) is a leaf that carries
+  the text (BrowserAccessibilityAndroid::IsLeaf);
+* the class names follow BrowserAccessibilityAndroid::GetClassName: `android.widget.EditText`
+  for a text field (its value as the text, its label as the hint), `android.widget.Button`,
+  `android.widget.CheckBox`, `android.widget.Image`, `android.widget.TextView` for static text,
+  `android.view.View` for the rest;
+* a text field takes ACTION_SET_TEXT (the page's value is set), a button or link a tap;
+* bounds are the node's box in the page's CSS pixels, times the device's pixel ratio, moved to the
+  WebView's place on the screen and clipped to it (getBoundsInScreen).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from pytest_mobile_agent.virtual.ui.node import Bounds, Node
+from pytest_mobile_agent.virtual.web.page import AxNode
+
+TEXT_FIELDS = ("textbox", "searchbox", "textField", "TextField")
+CLASS_BY_ROLE = {
+    "button": "android.widget.Button",
+    "checkbox": "android.widget.CheckBox",
+    "radio": "android.widget.RadioButton",
+    "img": "android.widget.Image",
+    "image": "android.widget.Image",
+    "StaticText": "android.widget.TextView",
+    "combobox": "android.widget.Spinner",
+    "slider": "android.widget.SeekBar",
+    "progressbar": "android.widget.ProgressBar",
+    "list": "android.widget.ListView",
+}
+FLATTENED_ROLES = ("generic", "none", "presentation", "group", "LineBreak", "paragraph", "LabelText", "form",
+                   "section", "main", "RootWebArea")
+CLICKABLE_ROLES = ("button", "link", "checkbox", "radio", "combobox", *TEXT_FIELDS)
+TEXT_ONLY_CHILDREN = ("StaticText", "InlineTextBox")
+
+
+
+class WebActions(Protocol):
+    """What the WebView does with an action on one of its nodes (ui/webview.py)."""
+
+    def tap(self, ax: AxNode) -> None:
+        """A tap at the node's centre, dispatched to the page."""
+        ...
+
+    def set_text(self, ax: AxNode, text: str) -> None:
+        """ACTION_SET_TEXT on a text field: the page's value."""
+        ...
+
+
+def replica_nodes(tree: Mapping[str, AxNode], root_id: str, webview: Bounds, scale: float, package: str,
+                  actions: WebActions) -> list[Node]:
+    """The nodes to put under the WebView's node, from the page's tree rooted at `root_id`."""
+    out: list[Node] = []
+    root = tree.get(root_id)
+    if root is not None:
+        for child in root.children:
+            _expose(tree, child, webview, scale, package, actions, out)
+    return out
+
+
+def _expose(tree: Mapping[str, AxNode], node_id: str, webview: Bounds, scale: float, package: str,
+            actions: WebActions, out: list[Node]) -> None:
+    ax = tree.get(node_id)
+    if ax is None or ax.role == "InlineTextBox":
+        return
+    flattened = ax.ignored or (ax.role in FLATTENED_ROLES and not ax.name)
+    bounds = _screen_bounds(ax.box, webview, scale)
+    if flattened or bounds is None:
+        for child in ax.children:
+            _expose(tree, child, webview, scale, package, actions, out)
+        return
+    node = _node(ax, bounds, package, actions)
+    out.append(node)
+    if _is_leaf(tree, ax):
+        return
+    below: list[Node] = []
+    for child in ax.children:
+        _expose(tree, child, webview, scale, package, actions, below)
+    for exposed in below:
+        node.add(exposed)
+
+
+def _is_leaf(tree: Mapping[str, AxNode], ax: AxNode) -> bool:
+    if ax.role in TEXT_FIELDS or ax.role == "StaticText":
+        return True
+    children = [tree[c] for c in ax.children if c in tree and not tree[c].ignored]
+    return bool(ax.name) and all(child.role in TEXT_ONLY_CHILDREN for child in children)
+
+
+def _node(ax: AxNode, bounds: Bounds, package: str, actions: WebActions) -> Node:
+    field = ax.role in TEXT_FIELDS
+    cls = "android.widget.EditText" if field else CLASS_BY_ROLE.get(ax.role, "android.view.View")
+    clickable = ax.role in CLICKABLE_ROLES
+    node = Node(cls, bounds, text=(ax.value if field else ax.name) or None, hint=ax.name if field else None,
+                package=package, clickable=clickable, focusable=clickable, focused=ax.focused, editable=field,
+                accepts_set_text=field)
+    if clickable:
+        node.on_click = (lambda: actions.tap(ax))
+    if field:
+        node.on_text_set = (lambda text: actions.set_text(ax, text))
+    return node
+
+
+def _screen_bounds(box: tuple[float, float, float, float] | None, webview: Bounds, scale: float) -> Bounds | None:
+    """The box on the screen, clipped to the WebView; None when it has no box or is scrolled out."""
+    if box is None:
+        return None
+    left, top, right, bottom = webview
+    x0, y0 = max(left, left + round(box[0] * scale)), max(top, top + round(box[1] * scale))
+    x1, y1 = min(right, left + round(box[2] * scale)), min(bottom, top + round(box[3] * scale))
+    if x1 <= x0 or y1 <= y0:
+        return None
+    return (x0, y0, x1, y1)

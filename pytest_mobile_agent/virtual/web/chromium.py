@@ -1,0 +1,218 @@
+"""The host's chromium, started headless for one device process (see the package's docstring).
+
+`Chromium.start(...)` runs Debian's `chromium --headless=new --no-sandbox` with a profile folder of
+its own, DevTools on a free loopback port (`--remote-debugging-port=0`, read back from the profile's
+`DevToolsActivePort` file) and on a pipe for the double's own client (`--remote-debugging-pipe`:
+fds 3 and 4). The process leads a session of its own, so `stop()` kills it and its helpers (zygote,
+GPU, network, renderers) by its pid's group, then removes the folder. It is tied to ours: a small
+interpreter asks for SIGKILL when its parent thread ends (PR_SET_PDEATHSIG) and execs chromium in
+its place, the parent thread being a keeper that lives until `stop()`. Chromium also ends on its
+own when the DevTools pipe's far end closes, which the kernel does when our process dies; either
+way a test process killed outright leaves no chromium running. No preexec_fn: subprocess then
+starts the child with vfork, which runs no fork handler (grpc's among them: kernel/spawn.py says
+why that matters).
+
+Without chromium on the PATH, `ChromiumMissing` names the package to install.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_mobile_agent import errors
+
+log = logging.getLogger("pytest_mobile_agent.virtual")
+
+PR_SET_PDEATHSIG = 1
+START_TIMEOUT_S = 20.0
+INSTALL_ADVICE = "chromium is not installed (apt-get install chromium)"
+
+# In the child: ask for SIGKILL when the parent thread ends, check the parent is still us, put the
+# pipe's two ends on fds 3 (chromium reads) and 4 (chromium writes), then exec chromium.
+_TIED_EXEC = (
+    "import ctypes, os, signal, sys; "
+    f"ctypes.CDLL(None).prctl({PR_SET_PDEATHSIG}, signal.SIGKILL); "
+    "os.getppid() == int(sys.argv[1]) or sys.exit(1); "
+    "r, w = os.dup(int(sys.argv[2])), os.dup(int(sys.argv[3])); "
+    "os.dup2(r, 3); os.dup2(w, 4); os.set_inheritable(3, True); os.set_inheritable(4, True); "
+    "os.execv(sys.argv[4], sys.argv[4:])"
+)
+
+
+class ChromiumMissing(errors.MobileAgentError):
+    """The host has no chromium: the virtual device cannot show web content."""
+
+
+def chromium_binary() -> str | None:
+    """The chromium the double runs: `MOBILE_AGENT_CHROMIUM`, else `chromium` on the PATH."""
+    named = os.environ.get("MOBILE_AGENT_CHROMIUM")
+    if named:
+        return named if os.access(named, os.X_OK) else None
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def require_chromium() -> str:
+    binary = chromium_binary()
+    if binary is None:
+        raise ChromiumMissing(f"{INSTALL_ADVICE}: the virtual device renders WebViews and Chrome pages "
+                              "with a headless chromium on this host")
+    return binary
+
+
+@dataclass(frozen=True)
+class Window:
+    """The area a page is laid out in: CSS pixels and the device's pixel ratio (each page gets
+    it through `Emulation.setDeviceMetricsOverride`, as a phone's viewport: virtual/web/page.py)."""
+
+    width_css: int
+    height_css: int
+    scale: float
+
+
+class Chromium:
+    """One headless chromium process (see the module's docstring)."""
+
+    def __init__(self, process: subprocess.Popen[bytes], release: threading.Event, profile: Path,
+                 port: int, browser_path: str, pipe_in: int, pipe_out: int) -> None:
+        self.process = process
+        self._release = release
+        self.profile = profile
+        self.port = port
+        #: the browser target's path on the DevTools port (`/devtools/browser/<guid>`)
+        self.browser_path = browser_path
+        #: the pipe's ends on our side: we write to pipe_in, read from pipe_out
+        self.pipe_in = pipe_in
+        self.pipe_out = pipe_out
+        self._stopped = False
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @classmethod
+    def start(cls, user_agent: str, *, label: str) -> Chromium:
+        binary = require_chromium()
+        profile = Path(tempfile.mkdtemp(prefix="mobile-agent-chromium-"))
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        argv = [sys.executable, "-S", "-I", "-c", _TIED_EXEC, str(os.getpid()), str(to_child_r), str(from_child_w),
+                binary, *chromium_arguments(profile, user_agent)]
+        try:
+            process, release = _spawn_tied(argv, pass_fds=(to_child_r, from_child_w), label=label,
+                                           log_path=profile.with_suffix(".log"))
+        except BaseException:
+            for fd in (to_child_r, to_child_w, from_child_r, from_child_w):
+                os.close(fd)
+            shutil.rmtree(profile, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                profile.with_suffix(".log").unlink()
+            raise
+        os.close(to_child_r)
+        os.close(from_child_w)
+        chromium = cls(process, release, profile, 0, "", to_child_w, from_child_r)
+        try:
+            chromium.port, chromium.browser_path = _wait_for_port(process, profile, time.monotonic() + START_TIMEOUT_S)
+        except BaseException:
+            chromium.stop()
+            raise
+        log.debug("chromium %s for %s: DevTools on 127.0.0.1:%s", process.pid, label, chromium.port)
+        return chromium
+
+    def alive(self) -> bool:
+        return not self._stopped and self.process.poll() is None
+
+    def stop(self) -> None:
+        """Kill chromium and its helpers by the process group its pid leads; remove its profile."""
+        if self._stopped:
+            return
+        self._stopped = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(5.0)
+        self._release.set()
+        for fd in (self.pipe_in, self.pipe_out):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        shutil.rmtree(self.profile, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            self.profile.with_suffix(".log").unlink()
+
+
+def chromium_arguments(profile: Path, user_agent: str) -> list[str]:
+    return [
+        "--headless=new", "--no-sandbox", f"--user-data-dir={profile}",
+        "--remote-debugging-port=0", "--remote-debugging-pipe",
+        "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-extensions", "--mute-audio",
+        "--disable-features=Translate,MediaRouter,OptimizationHints",
+        f"--user-agent={user_agent}",
+        "about:blank",
+    ]
+
+
+def _spawn_tied(argv: list[str], *, pass_fds: tuple[int, ...], label: str,
+                log_path: Path) -> tuple[subprocess.Popen[bytes], threading.Event]:
+    """Popen on a keeper thread that lives until the returned event is set (PR_SET_PDEATHSIG
+    follows the parent thread, not the process)."""
+    started: dict[str, object] = {}
+    ready = threading.Event()
+    release = threading.Event()
+
+    def keeper() -> None:
+        try:
+            with open(log_path, "wb") as log_file:
+                started["process"] = subprocess.Popen(
+                    argv, stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file,
+                    pass_fds=pass_fds, start_new_session=True)
+        except BaseException as exc:  # handed to the caller
+            started["error"] = exc
+        ready.set()
+        if "process" in started:
+            release.wait()
+
+    threading.Thread(target=keeper, name=f"virtual-chromium-keeper {label}", daemon=True).start()
+    if not ready.wait(10.0):
+        raise errors.Timeout("starting chromium", 10.0)
+    if "error" in started:
+        raise errors.MobileAgentError(f"cannot start chromium ({argv[4]}): {started['error']}")
+    process = started["process"]
+    assert isinstance(process, subprocess.Popen)
+    return process, release
+
+
+def _wait_for_port(process: subprocess.Popen[bytes], profile: Path, deadline: float) -> tuple[int, str]:
+    """The DevTools port and browser path chromium writes to `DevToolsActivePort` once listening."""
+    port_file = profile / "DevToolsActivePort"
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            tail = _tail(profile.with_suffix(".log"))
+            raise errors.MobileAgentError(f"chromium exited with status {process.returncode} before serving "
+                                          f"DevTools: {tail or 'it printed nothing'}; run `chromium "
+                                          "--headless=new --no-sandbox about:blank` to see more")
+        with contextlib.suppress(OSError, ValueError):
+            lines = port_file.read_text().split()
+            if len(lines) == 2:
+                return int(lines[0]), lines[1]
+        time.sleep(0.02)
+    raise errors.Timeout("chromium's DevTools port (DevToolsActivePort)", START_TIMEOUT_S)
+
+
+def _tail(path: Path, lines: int = 3) -> str:
+    """The last lines chromium printed (its log beside the profile)."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    return " | ".join(line for line in text.splitlines()[-lines:] if line.strip())

@@ -1,0 +1,84 @@
+"""The host's chromium behind a device process: started only when web content is shown, and never
+left running: not when the lab stops, and not when the process that ran the device is killed
+outright (PR_SET_PDEATHSIG on the keeper thread, virtual/web/chromium.py)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+from pytest_mobile_agent.virtual.device import VirtualDevice
+from pytest_mobile_agent.virtual.lab import VirtualLab
+from pytest_mobile_agent.virtual.ui.fixture import PACKAGE
+from tests.support.chromium import needs_chromium
+from tests.support.polling import wait_until
+from tests.unit.virtual.web.conftest import open_webview
+from tests.unit.virtual.web.test_devtools_socket import live_processes_in_group
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+
+
+def test_a_device_that_shows_no_web_content_starts_no_chromium(vdev: VirtualDevice) -> None:
+    vdev.shell(f"am start -W -n {PACKAGE}/.MainActivity --es tab Big")
+    vdev.shell(f"am start -W -n {PACKAGE}/.MainActivity --es tab Login")
+    assert vdev.web.browsers() == []
+    assert b"devtools_remote" not in vdev.shell("cat /proc/net/unix")[1]
+
+
+@needs_chromium
+def test_the_labs_stop_kills_its_chromium() -> None:
+    with VirtualLab.start(1) as lab:
+        opened = open_webview(lab.device(lab.serials[0]))
+        chromium = opened.browser.chromium
+        assert chromium is not None and chromium.alive()
+    assert chromium.process.returncode is not None
+    assert live_processes_in_group(chromium.pid) == []
+
+
+@needs_chromium
+def test_a_killed_test_process_leaves_no_chromium_running() -> None:
+    script = textwrap.dedent("""
+        import sys, time
+        from tests.unit.virtual.web.conftest import open_webview
+        from pytest_mobile_agent.virtual.device import VirtualDevice
+        opened = open_webview(VirtualDevice())
+        print(opened.browser.chromium.pid, flush=True)
+        time.sleep(120)
+    """)
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, env=env, cwd=ROOT)
+    try:
+        assert child.stdout is not None
+        line = child.stdout.readline()
+        assert line.strip().isdigit(), line
+        chromium_pid = int(line)
+        assert live_processes_in_group(chromium_pid) != []
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(10)
+    assert wait_until(lambda: live_processes_in_group(chromium_pid) == [], timeout=10.0)
+    time.sleep(0.2)
+    assert live_processes_in_group(chromium_pid) == []
+
+
+@needs_chromium
+def test_a_process_dies_while_another_processs_chromium_is_starting(vdev: VirtualDevice) -> None:
+    """The engine's lock is held across a chromium's start, which binds its socket under the
+    kernel's lock; a process that dies meanwhile (the kernel's lock held) must not wait for it."""
+    open_webview(vdev)
+    stopped = threading.Event()
+
+    def force_stop() -> None:
+        vdev.shell(f"am force-stop {PACKAGE}")
+        stopped.set()
+
+    with vdev.web._lock:  # as while another process's chromium starts
+        threading.Thread(target=force_stop, daemon=True).start()
+        assert stopped.wait(10.0), "the app's death waited for the engine"
+        assert b"webview_devtools_remote" not in vdev.shell("cat /proc/net/unix")[1]
+    assert wait_until(lambda: vdev.web.browsers() == [], timeout=10.0)
