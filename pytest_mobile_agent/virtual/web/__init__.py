@@ -6,7 +6,9 @@ Chrome's, and each such process serves the DevTools protocol on an abstract unix
 headless chromium on the host, one per device process, started when that process first shows web
 content (`engine.WebEngine`) and killed by its pid when the process dies or the device stops:
 
-* `chromium`: the host's chromium process (its own profile folder, tied to our process);
+* `chromium`: the host's chromium process (tied to our process), in a profile folder of its own
+  (`profiles`: reaped when its owner was killed);
+* `engine`: the device's chromiums, one per process that shows web content, started on its first page;
 * `cdp`: the double's own DevTools client over chromium's `--remote-debugging-pipe`;
 * `browser`: one device process's chromium, its pages and its DevTools socket;
 * `devtools_socket`: the socket on the device, relaying each connection to chromium's DevTools

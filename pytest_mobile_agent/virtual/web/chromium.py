@@ -1,7 +1,8 @@
 """The host's chromium, started headless for one device process (see the package's docstring).
 
 `Chromium.start(...)` runs Debian's `chromium --headless=new --no-sandbox` with a profile folder of
-its own, DevTools on a free loopback port (`--remote-debugging-port=0`, read back from the profile's
+its own (virtual/web/profiles.py: reaped by the next start when its owner was killed), DevTools
+on a free loopback port (`--remote-debugging-port=0`, read back from the profile's
 `DevToolsActivePort` file) and on a pipe for the double's own client (`--remote-debugging-pipe`:
 fds 3 and 4). The process leads a session of its own, so `stop()` kills it and its helpers (zygote,
 GPU, network, renderers) by its pid's group, then removes the folder. It is tied to ours: a small
@@ -24,13 +25,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_mobile_agent import errors
+from pytest_mobile_agent.virtual.web.profiles import LOG_FILE, make_profile
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -73,7 +74,8 @@ def require_chromium() -> str:
 @dataclass(frozen=True)
 class Window:
     """The area a page is laid out in: CSS pixels and the device's pixel ratio (each page gets
-    it through `Emulation.setDeviceMetricsOverride`, as a phone's viewport: virtual/web/page.py)."""
+    its size through `Emulation.setDeviceMetricsOverride`, as a phone's viewport, and the ratio from
+    chromium's own scale factor: virtual/web/page.py, `chromium_arguments`)."""
 
     width_css: int
     height_css: int
@@ -101,22 +103,21 @@ class Chromium:
         return self.process.pid
 
     @classmethod
-    def start(cls, user_agent: str, *, label: str) -> Chromium:
+    def start(cls, user_agent: str, scale: float, *, label: str) -> Chromium:
+        """`scale`: the device's pixel ratio, chromium's own (`--force-device-scale-factor`)."""
         binary = require_chromium()
-        profile = Path(tempfile.mkdtemp(prefix="mobile-agent-chromium-"))
+        profile = make_profile()
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         argv = [sys.executable, "-S", "-I", "-c", _TIED_EXEC, str(os.getpid()), str(to_child_r), str(from_child_w),
-                binary, *chromium_arguments(profile, user_agent)]
+                binary, *chromium_arguments(profile, user_agent, scale)]
         try:
             process, release = _spawn_tied(argv, pass_fds=(to_child_r, from_child_w), label=label,
-                                           log_path=profile.with_suffix(".log"))
+                                           log_path=profile / LOG_FILE)
         except BaseException:
             for fd in (to_child_r, to_child_w, from_child_r, from_child_w):
                 os.close(fd)
             shutil.rmtree(profile, ignore_errors=True)
-            with contextlib.suppress(OSError):
-                profile.with_suffix(".log").unlink()
             raise
         os.close(to_child_r)
         os.close(from_child_w)
@@ -146,13 +147,14 @@ class Chromium:
             with contextlib.suppress(OSError):
                 os.close(fd)
         shutil.rmtree(self.profile, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            self.profile.with_suffix(".log").unlink()
 
 
-def chromium_arguments(profile: Path, user_agent: str) -> list[str]:
+def chromium_arguments(profile: Path, user_agent: str, scale: float) -> list[str]:
+    """The device's pixel ratio is chromium's own scale factor, not an emulated one: with an
+    emulated factor headless chromium maps input events to the page now in CSS pixels, now in
+    device pixels (seen with chromium 156), so a tap would land elsewhere."""
     return [
-        "--headless=new", "--no-sandbox", f"--user-data-dir={profile}",
+        "--headless=new", "--no-sandbox", f"--user-data-dir={profile}", f"--force-device-scale-factor={scale}",
         "--remote-debugging-port=0", "--remote-debugging-pipe",
         "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--disable-extensions", "--mute-audio",
@@ -197,7 +199,7 @@ def _wait_for_port(process: subprocess.Popen[bytes], profile: Path, deadline: fl
     port_file = profile / "DevToolsActivePort"
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            tail = _tail(profile.with_suffix(".log"))
+            tail = _tail(profile / LOG_FILE)
             raise errors.MobileAgentError(f"chromium exited with status {process.returncode} before serving "
                                           f"DevTools: {tail or 'it printed nothing'}; run `chromium "
                                           "--headless=new --no-sandbox about:blank` to see more")

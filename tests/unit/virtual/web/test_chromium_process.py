@@ -5,16 +5,19 @@ outright (PR_SET_PDEATHSIG on the keeper thread, virtual/web/chromium.py)."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.lab import VirtualLab
 from pytest_mobile_agent.virtual.ui.fixture import PACKAGE
+from pytest_mobile_agent.virtual.web.profiles import make_profile
 from tests.support.chromium import needs_chromium
 from tests.support.polling import wait_until
 from tests.unit.virtual.web.conftest import open_webview
@@ -47,16 +50,15 @@ def test_a_killed_test_process_leaves_no_chromium_running() -> None:
         from tests.unit.virtual.web.conftest import open_webview
         from pytest_mobile_agent.virtual.device import VirtualDevice
         opened = open_webview(VirtualDevice())
-        print(opened.browser.chromium.pid, flush=True)
+        print(opened.browser.chromium.pid, opened.browser.chromium.profile, flush=True)
         time.sleep(120)
     """)
     env = {**os.environ, "PYTHONPATH": ROOT}
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, env=env, cwd=ROOT)
     try:
         assert child.stdout is not None
-        line = child.stdout.readline()
-        assert line.strip().isdigit(), line
-        chromium_pid = int(line)
+        pid_text, profile_text = child.stdout.readline().decode().split()
+        chromium_pid, profile = int(pid_text), Path(profile_text)
         assert live_processes_in_group(chromium_pid) != []
     finally:
         child.send_signal(signal.SIGKILL)
@@ -64,6 +66,9 @@ def test_a_killed_test_process_leaves_no_chromium_running() -> None:
     assert wait_until(lambda: live_processes_in_group(chromium_pid) == [], timeout=10.0)
     time.sleep(0.2)
     assert live_processes_in_group(chromium_pid) == []
+    assert profile.exists()  # nobody was left to remove it: the next chromium's start does
+    shutil.rmtree(make_profile(profile.parent))
+    assert not profile.exists()
 
 
 @needs_chromium
