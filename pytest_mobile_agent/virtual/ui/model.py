@@ -543,6 +543,8 @@ class UiModel:
             if node is None or not node.editable or self._focused_window is None:
                 return False
             node.text = (node.text or "") + text
+            if node.on_text_set is not None:
+                node.on_text_set(node.text)
             self.nodes_changed(self._focused_window, [node], ("text",))
             if node.advances_to is not None:
                 self.focus(node.advances_to)
@@ -554,6 +556,8 @@ class UiModel:
             if node is None or not node.editable or not node.text or self._focused_window is None:
                 return False
             node.text = node.text[:-1]
+            if node.on_text_set is not None:
+                node.on_text_set(node.text)
             self.nodes_changed(self._focused_window, [node], ("text",))
             return True
 

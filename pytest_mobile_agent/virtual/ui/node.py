@@ -110,8 +110,8 @@ class Node:
     #: the field focus moves to once a character is typed here (an auto-advancing OTP box), or None
     advances_to: Node | None = field(default=None, repr=False)
     on_click: Callable[[], object] | None = None
-    #: what the app does with ACTION_SET_TEXT besides showing the text (a WebView's field sets the
-    #: page's value: ui/webview.py), or None
+    #: what the app does with the field's new text (ACTION_SET_TEXT, or the IME's keys) besides showing
+    #: it (a WebView's field sets the page's value: ui/webview.py), or None
     on_text_set: Callable[[str], object] | None = None
     on_long_click: Callable[[], object] | None = None
     #: for a scrollable container: what a drag or a fling moves

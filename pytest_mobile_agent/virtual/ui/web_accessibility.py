@@ -13,7 +13,8 @@ page.py):
   for a text field (its value as the text, its label as the hint), `android.widget.Button`,
   `android.widget.CheckBox`, `android.widget.Image`, `android.widget.TextView` for static text,
   `android.view.View` for the rest;
-* a text field takes ACTION_SET_TEXT (the page's value is set), a button or link a tap;
+* a text field takes ACTION_SET_TEXT and the IME's keys (the page's value is set), and a tap on it
+  brings the keyboard up, as a focused editable WebView node does; a button or link takes a tap;
 * bounds are the node's box in the page's CSS pixels, times the device's pixel ratio, moved to the
   WebView's place on the screen and clipped to it (getBoundsInScreen).
 """
@@ -49,8 +50,8 @@ TEXT_ONLY_CHILDREN = ("StaticText", "InlineTextBox")
 class WebActions(Protocol):
     """What the WebView does with an action on one of its nodes (ui/webview.py)."""
 
-    def tap(self, ax: AxNode) -> None:
-        """A tap at the node's centre, dispatched to the page."""
+    def tap(self, ax: AxNode, node: Node) -> None:
+        """A tap at the node's centre, dispatched to the page (`node`: its replica)."""
         ...
 
     def set_text(self, ax: AxNode, text: str) -> None:
@@ -106,7 +107,7 @@ def _node(ax: AxNode, bounds: Bounds, package: str, actions: WebActions) -> Node
                 package=package, clickable=clickable, focusable=clickable, focused=ax.focused, editable=field,
                 accepts_set_text=field)
     if clickable:
-        node.on_click = (lambda: actions.tap(ax))
+        node.on_click = (lambda: actions.tap(ax, node))
     if field:
         node.on_text_set = (lambda text: actions.set_text(ax, text))
     return node

@@ -8,8 +8,8 @@ of a process starting that process's chromium). After that the nodes follow the 
 change or a call from the page wakes the refresh at once, and a page that changes only a value
 (typing into a field sends no DOM event) is read again every POLL_S while the WebView is shown; a
 change is announced as the WebView announces it (TYPE_WINDOW_CONTENT_CHANGED: the window sends
-change events). A tap on a web node is dispatched to the page at the node's centre
-(`Input.dispatchMouseEvent`), as the WebView forwards a touch to its renderer, and ACTION_SET_TEXT
+change events). A tap on a web node is dispatched to the page at the node's centre as a
+touch (`Input.dispatchTouchEvent`), as the WebView forwards a touch to its renderer, and ACTION_SET_TEXT
 on a web field sets the page's value; both in the order they came, off the UI thread.
 
 The screen shows the page's own pixels: after each change the WebView takes chromium's
@@ -204,8 +204,11 @@ class WebView:
             self.model.redrawn(self.window)
         return True
 
-    def tap(self, ax: AxNode) -> None:
-        """A tap on one of the page's nodes (ui/web_accessibility.WebActions)."""
+    def tap(self, ax: AxNode, node: Node) -> None:
+        """A tap on one of the page's nodes (ui/web_accessibility.WebActions); on a text field the
+        keyboard comes up (the WebView's InputConnection shows the IME for a focused editable)."""
+        if node.editable:
+            self.model.focus(node)
         page = self.page
         if page is None or ax.box is None:
             return
@@ -213,9 +216,8 @@ class WebView:
 
         def dispatch() -> None:
             try:
-                for kind in ("mousePressed", "mouseReleased"):
-                    page.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
-                                                           "clickCount": 1})
+                page.call("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+                page.call("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
             except errors.MobileAgentError as exc:
                 log.debug("WebView %s: a tap: %s", self.node.res, exc)
             self._wake.set()

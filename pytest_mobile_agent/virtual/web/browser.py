@@ -76,7 +76,7 @@ class ProcessBrowser:
 
     def start(self) -> None:
         """Start chromium and drop its first blank tab (the socket: `set_debuggable`)."""
-        self.chromium = Chromium.start(self.user_agent, label=self.label)
+        self.chromium = Chromium.start(self.user_agent, self.window.scale, label=self.label)
         try:
             self.cdp = CdpPipe(self.chromium.pipe_in, self.chromium.pipe_out, label=self.label)
             self.product = str(self.cdp.call("Browser.getVersion").get("product", ""))
@@ -107,7 +107,7 @@ class ProcessBrowser:
         """A new page laid out in `window` (the WebView's size; the process's first one when None)."""
         if self.cdp is None or self.stopped:
             raise errors.Closed(f"{self.label}: the process's chromium is stopped")
-        page = Page.open(self.cdp, window or self.window, label=self.label)
+        page = Page.open(self.cdp, window or self.window, label=self.label, native_scale=self.window.scale)
         with self._lock:
             self._pages.append(ShownPage(page, describe))
         return page

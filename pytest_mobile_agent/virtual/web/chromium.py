@@ -73,7 +73,8 @@ def require_chromium() -> str:
 @dataclass(frozen=True)
 class Window:
     """The area a page is laid out in: CSS pixels and the device's pixel ratio (each page gets
-    it through `Emulation.setDeviceMetricsOverride`, as a phone's viewport: virtual/web/page.py)."""
+    its size through `Emulation.setDeviceMetricsOverride`, as a phone's viewport, and the ratio from
+    chromium's own scale factor: virtual/web/page.py, `chromium_arguments`)."""
 
     width_css: int
     height_css: int
@@ -101,13 +102,14 @@ class Chromium:
         return self.process.pid
 
     @classmethod
-    def start(cls, user_agent: str, *, label: str) -> Chromium:
+    def start(cls, user_agent: str, scale: float, *, label: str) -> Chromium:
+        """`scale`: the device's pixel ratio, chromium's own (`--force-device-scale-factor`)."""
         binary = require_chromium()
         profile = Path(tempfile.mkdtemp(prefix="mobile-agent-chromium-"))
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         argv = [sys.executable, "-S", "-I", "-c", _TIED_EXEC, str(os.getpid()), str(to_child_r), str(from_child_w),
-                binary, *chromium_arguments(profile, user_agent)]
+                binary, *chromium_arguments(profile, user_agent, scale)]
         try:
             process, release = _spawn_tied(argv, pass_fds=(to_child_r, from_child_w), label=label,
                                            log_path=profile.with_suffix(".log"))
@@ -150,9 +152,12 @@ class Chromium:
             self.profile.with_suffix(".log").unlink()
 
 
-def chromium_arguments(profile: Path, user_agent: str) -> list[str]:
+def chromium_arguments(profile: Path, user_agent: str, scale: float) -> list[str]:
+    """The device's pixel ratio is chromium's own scale factor, not an emulated one: with an
+    emulated factor headless chromium maps input events to the page now in CSS pixels, now in
+    device pixels (seen with chromium 156), so a tap would land elsewhere."""
     return [
-        "--headless=new", "--no-sandbox", f"--user-data-dir={profile}",
+        "--headless=new", "--no-sandbox", f"--user-data-dir={profile}", f"--force-device-scale-factor={scale}",
         "--remote-debugging-port=0", "--remote-debugging-pipe",
         "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--disable-extensions", "--mute-audio",

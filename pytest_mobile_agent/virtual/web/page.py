@@ -75,6 +75,8 @@ class Page:
         self.session_id = session_id
         self.label = label
         self.closed = False
+        #: what DOMSnapshot's boxes are divided by to give CSS pixels
+        self.snapshot_scale = 1.0
         self._loaded = threading.Event()
         self._assets: dict[str, Asset] = {}
         self._asset_origin = ""
@@ -83,14 +85,22 @@ class Page:
         cdp.subscribe(self._on_event)
 
     @classmethod
-    def open(cls, cdp: CdpPipe, window: Window, *, label: str) -> Page:
+    def open(cls, cdp: CdpPipe, window: Window, *, label: str, native_scale: float = 0.0) -> Page:
         """A new blank page laid out as a phone's viewport of `window`, attached and listening
-        for its loads."""
-        target_id = cdp.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        for its loads. `native_scale` is chromium's own scale factor: the pixel ratio is emulated
+        only when the window's differs (a `wm density` since chromium started)."""
+        # a window of its own: every WebView on the screen is shown at once, and a tab behind
+        # another would be neither painted nor given input (a background tab's frames stop)
+        target_id = cdp.call("Target.createTarget", {"url": "about:blank", "newWindow": True})["targetId"]
         session_id = cdp.call("Target.attachToTarget", {"targetId": target_id, "flatten": True})["sessionId"]
         page = cls(cdp, target_id, session_id, label=label)
+        native = window.scale == native_scale
         page.call("Emulation.setDeviceMetricsOverride", {"width": window.width_css, "height": window.height_css,
-                                                         "deviceScaleFactor": window.scale, "mobile": True})
+                                                         "deviceScaleFactor": 0 if native else window.scale,
+                                                         "mobile": True})
+        # DOMSnapshot's layout boxes and scroll offsets come in device pixels at chromium's own
+        # scale factor, in CSS pixels under an emulated one
+        page.snapshot_scale = window.scale if native else 1.0
         page.call("Page.enable")
         page.call("Runtime.enable")
         return page
@@ -161,8 +171,10 @@ class Page:
             backend_ids = document["nodes"].get("backendNodeId", [])
             layout = document["layout"]
             dx, dy = document.get("scrollOffsetX", 0.0), document.get("scrollOffsetY", 0.0)
+            k = self.snapshot_scale
             for index, (x, y, w, h) in zip(layout["nodeIndex"], layout["bounds"], strict=True):
-                boxes[backend_ids[index]] = (x - dx, y - dy, x - dx + w, y - dy + h)
+                left, top = (x - dx) / k, (y - dy) / k
+                boxes[backend_ids[index]] = (left, top, left + w / k, top + h / k)
         return boxes
 
     def set_value(self, backend_id: int, text: str) -> None:

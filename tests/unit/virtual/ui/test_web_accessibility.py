@@ -3,6 +3,7 @@ on trees written out by hand: what is left out, what is a leaf, the class names,
 
 from __future__ import annotations
 
+from pytest_mobile_agent.virtual.ui.node import Node
 from pytest_mobile_agent.virtual.ui.web_accessibility import replica_nodes
 from pytest_mobile_agent.virtual.web.page import AxNode
 
@@ -20,11 +21,11 @@ class Actions:
         self.taps: list[str] = []
         self.texts: list[tuple[int, str]] = []
 
-    def tap(self, node: AxNode) -> None:
-        self.taps.append(node.node_id)
+    def tap(self, ax: AxNode, node: Node) -> None:
+        self.taps.append(ax.node_id)
 
-    def set_text(self, node: AxNode, text: str) -> None:
-        self.texts.append((node.backend_id, text))
+    def set_text(self, ax: AxNode, text: str) -> None:
+        self.texts.append((ax.backend_id, text))
 
 
 def tree(*nodes: AxNode) -> dict[str, AxNode]:

@@ -188,3 +188,25 @@ def test_with_web_debugging_off_the_pages_render_and_the_process_serves_no_socke
     assert again is not None and again.sign_in.loaded.wait(20.0)
     assert wait_until(lambda: sorted(p["url"] for p in listed_pages(vdev)) == sorted([SIGN_IN_URL, TERMS_URL]),
                       timeout=10.0)
+
+
+def test_a_tap_on_the_web_field_brings_the_keyboard_and_its_keys_reach_the_page(vdev: VirtualDevice,
+                                                                                signing_in: WebSignIn) -> None:
+    field = next(n for n in signing_in.sign_in.node.walk() if n.cls == "android.widget.EditText")
+    tap(vdev.ui, field)
+    assert wait_until(lambda: vdev.ui.keyboard_shown, timeout=15.0)
+    status, _, err = vdev.shell("input text Ada")
+    assert status == 0, err
+    page = signing_in.sign_in.page
+    assert page is not None
+
+    def value() -> object:
+        return page.call("Runtime.evaluate", {"expression": "document.getElementById('name').value",
+                                              "returnByValue": True})["result"]["value"]
+
+    assert wait_until(lambda: value() == "Ada", timeout=15.0)
+
+    def replica() -> Node:
+        return next(n for n in signing_in.sign_in.node.walk() if n.cls == "android.widget.EditText")
+
+    assert wait_until(lambda: replica().text == "Ada" and replica().focused, timeout=15.0)
