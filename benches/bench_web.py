@@ -17,9 +17,10 @@ double. Rounds alternate between the two sides, so that both see the same machin
     python benches/bench_web.py [--cold 7] [--rounds 15] [--actions 30] [--virtual-adb builtin|real]
                                 [--peer virtual|loopback] [--front]
 
-`--front` brings the page's tab to the front of its chromium first: the double's chromium holds the
-sign-in screen's two WebViews as two tabs, and in a tab behind Playwright's click waits about 2 s for
-its element to be stable (no animation frames there), on both sides alike.
+`--front` brings the page's tab to the front of its chromium first: until the double gave each page a
+window of its own, its chromium held the sign-in screen's two WebViews as two tabs, and in a tab
+behind Playwright's click waited about 2 s for its element to be stable (no animation frames there),
+on both sides alike.
 
 Prints each side's p50/p95 and the ratio of the p50s (bridge over direct).
 """
@@ -146,8 +147,7 @@ def main() -> None:
         browser = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
         direct = next(page for context in browser.contexts for page in context.pages if PAGE in page.url)
         if args.front:
-            direct.bring_to_front()  # the double's chromium holds both WebViews as tabs: a tab behind gets no
-            # animation frames, and Playwright's click waits about 2 s for its element to be stable
+            direct.bring_to_front()  # a tab behind another gets no animation frames
         act_bridge: list[float] = []
         act_direct: list[float] = []
         for index in range(args.actions):

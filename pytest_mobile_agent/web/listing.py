@@ -41,7 +41,7 @@ class BrowserVersion:
         """Chromium's major version (`Chrome/136.0...` -> 136), else None."""
         _, _, version = self.browser.partition("/")
         head = version.split(".", 1)[0]
-        return int(head) if head.isdigit() else None
+        return int(head) if head.isdecimal() else None
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ def _recv(sock: socket.socket, deadline: float, what: str, *, end_ok: bool = Fal
 
 def parse_status(line: str, what: str = "the answer") -> int:
     parts = line.split()
-    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
+    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdecimal():
         raise ProtocolError(f"{what}: not an HTTP status line: {line[:80]!r}")
     return int(parts[1])
 
@@ -172,7 +172,7 @@ def parse_status(line: str, what: str = "the answer") -> int:
 def content_length(header_lines: list[str]) -> int | None:
     for line in header_lines:
         name, _, value = line.partition(":")
-        if name.strip().lower() == "content-length" and value.strip().isdigit():
+        if name.strip().lower() == "content-length" and value.strip().isdecimal():
             return int(value.strip())
     return None
 

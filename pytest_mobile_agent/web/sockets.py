@@ -83,7 +83,7 @@ def process_names(ps_output: str) -> dict[int, str]:
         if "PID" in words and "NAME" in words:
             column = words.index("PID")
             continue
-        if len(words) > column + 1 and words[column].isdigit():
+        if len(words) > column + 1 and words[column].isdecimal():
             names[int(words[column])] = words[-1]
     return names
 

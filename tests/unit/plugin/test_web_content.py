@@ -312,3 +312,22 @@ def test_a_custom_tab(device_control, screen):
 def test_a_custom_tab_is_found_as_a_chrome_page(pytester: pytest.Pytester, help_url: str) -> None:
     pytester.makepyfile(test_web=CUSTOM_TAB)
     pytester.runpytest(*ISOLATED, "--android-serial", "virtual").assert_outcomes(passed=1)
+
+
+NOT_DEBUGGABLE = """
+import pytest
+from pytest_mobile_agent.web import WebViewNotDebuggable
+
+def test_a_release_build(compose_fixture, screen):
+    compose_fixture(tab="Login", extras={"web_debugging": "off"})  # setWebContentsDebuggingEnabled(false)
+    screen.tap(text="Sign in on the web")
+    screen.wait_for(id="web_sign_in", timeout=30)  # the app's WebView is on the screen
+    with pytest.raises(WebViewNotDebuggable, match="setWebContentsDebuggingEnabled"):
+        screen.web("dev.mobileagent.fixture", timeout=2)
+"""
+
+
+@pytest.mark.parametrize("front", FRONTS)
+def test_an_apps_webview_that_is_not_debuggable_says_so(pytester: pytest.Pytester, front: str) -> None:
+    pytester.makepyfile(test_web=NOT_DEBUGGABLE)
+    pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--virtual-adb", front).assert_outcomes(passed=1)

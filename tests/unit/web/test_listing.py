@@ -12,7 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_mobile_agent.errors import ProtocolError
-from pytest_mobile_agent.web.listing import browser_version, pages, parse_pages, parse_version
+from pytest_mobile_agent.web.listing import (
+    browser_version,
+    content_length,
+    pages,
+    parse_pages,
+    parse_status,
+    parse_version,
+)
 
 # the description string as android_webview/browser/aw_devtools_manager_delegate.cc writes it
 WEBVIEW_PAGE = {
@@ -114,3 +121,11 @@ def test_an_answer_cut_short_is_a_protocol_error() -> None:
     device = _OneAnswer(b"HTTP/1.1 200 OK\r\nContent")
     with pytest.raises(ProtocolError, match="closed the stream"):
         pages(device, "chrome_devtools_remote")
+
+
+def test_digits_that_are_no_decimal_digits_are_no_numbers() -> None:
+    # '²'.isdigit() is true, but int('²') fails: hypothesis found it in ps's pid column
+    assert parse_version({"Browser": "Chrome/²"}).major is None
+    with pytest.raises(ProtocolError, match="not an HTTP status line"):
+        parse_status("HTTP/1.1 ²00 OK")
+    assert content_length(["Content-Length: ²"]) is None

@@ -98,3 +98,7 @@ u0_a77    4242  1734  1538404 98016 SyS_epoll_ 0000000000 S dev.mobileagent.fixt
 """
     assert process_names(toolbox) == {1: "/init", 4242: "dev.mobileagent.fixture"}
     assert devtools_sockets(PROC_NET_UNIX + "--- ps\n" + toolbox)[0].package == "dev.mobileagent.fixture"
+
+
+def test_a_pid_column_of_other_digits_is_no_pid() -> None:
+    assert process_names("  PID NAME\n² 0\n 42 init\n") == {42: "init"}
