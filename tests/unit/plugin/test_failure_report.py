@@ -36,7 +36,7 @@ def test_a_failed_wait_is_reported_once_short_and_at_the_tests_line(pytester: py
     out = result.stdout.str()
     assert out.count('"Compose fixture" dev.mobileagent.fixture focused') == 1, "the tree is printed once"
     assert "- mobile-agent tree -" not in out
-    result.stdout.fnmatch_lines(["E * @30..@72 43 keys: 1 2 3 4 5 6 7 8 9 0 q w e r t y u i o p * space . enter"])
+    result.stdout.fnmatch_lines(["E * @*..@* 43 keys: 1 2 3 4 5 6 7 8 9 0 q w e r t y u i o p * space . enter"])
     assert "key_pos_0_0" not in out
     assert "pytest_mobile_agent/" not in out.split("= FAILURES =", 1)[1].split("- mobile-agent", 1)[0], \
         "no frame of the library in the traceback"
