@@ -15,8 +15,9 @@ streamed event to the guest as it reads it, so a drag's hold and a double tap's 
 paths' own, with no answer of the emulator waited for between two frames (waiting for one made a
 starved host's double tap miss GestureDetector's 300 ms in 1 of 8 runs under a 25% CPU quota;
 pacing every frame from the first instead brought a late lift too close to the next press, under
-its 40 ms minimum, in 3 of 5). A failure may have left fingers down: each finger the gesture presses
-is lifted (best effort).
+its 40 ms minimum, in 4 of 6). The timing on the device is still this host's: a host starved for
+half a second stretches a gap by as much (docs/performance.md); the agent's path has no such limit.
+A failure may have left fingers down: each finger the gesture presses is lifted (best effort).
 """
 
 from __future__ import annotations

@@ -76,7 +76,8 @@ def rig(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 
 @pytest.fixture
 def gestures_screen(rig: Rig) -> Rig:
-    rig.vd.open("Gestures")
+    rig.vd.open("Gestures")  # am start -S: the previous test's screen is gone, a new one composes
+    rig.screen.refresh()  # Compose sends no events: without a read the replica would still show the old one
     rig.screen.wait_for(id="reorder_list")
     return rig
 
