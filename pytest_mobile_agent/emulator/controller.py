@@ -195,19 +195,21 @@ class Controller:
         self.touches_sent += len(frames)
 
     def paced_frames(self, frames: Sequence[tuple[float, Sequence[Contact]]], *, timeout: float | None = None) -> None:
-        """Input frames in one streamInputEvent call, each written at its time (seconds, counted
-        from the first frame's) as the call's request stream is consumed: the emulator hands each
-        streamed event to its TouchEventSender as it reads it (EmulatorService.cpp,
-        streamInputEvent), so the gaps between frames are the frames' own and no answer is waited
-        for between them. The call's deadline is the call timeout plus the frames' span."""
+        """Input frames in one streamInputEvent call, each written its gap (seconds, from the
+        frames' times) after the one before it was: the emulator hands each streamed event to its
+        TouchEventSender as it reads it (EmulatorService.cpp, streamInputEvent), so no answer is
+        waited for between frames, and a frame that went out late delays the next one rather than
+        bringing it closer (a double tap's lift and second press stay at least their gap apart, over
+        GestureDetector's 40 ms minimum). The call's deadline is the call timeout plus the frames' span."""
         first = frames[0][0] if frames else 0.0
 
         def paced() -> Iterator[Any]:
-            start = time.monotonic()
+            written, previous = 0.0, first
             for at, contacts in frames:
-                left = start + (at - first) - time.monotonic()
-                if left > 0:
+                left = written + (at - previous) - time.monotonic()
+                if written and left > 0:
                     time.sleep(left)
+                written, previous = time.monotonic(), at
                 yield pb.InputEvent(touch_event=_touch_event(contacts))
 
         span = frames[-1][0] - first if frames else 0.0

@@ -10,11 +10,14 @@ at each time, first a frame that moves the fingers that moved, then a frame that
 that end (pressure 0) and presses those that start. That is the order InputReader gives the app:
 ACTION_MOVE, then the POINTER_UPs, then the POINTER_DOWNs (TouchInputMapper::dispatchTouches), the
 order the agent injects. All the frames of a gesture go in one streamInputEvent call, each written
-at its own time from the first (`emulator.Controller.paced_frames`): the emulator hands each
-streamed event to the guest as it reads it, so a drag's hold and a double tap's gap are the paths'
-own, with no answer of the emulator waited for between two frames (waiting for one made a starved
-host's double tap miss GestureDetector's 300 ms in 1 of 8 runs under a 25% CPU quota). A failure
-may have left fingers down: each finger the gesture presses is lifted (best effort).
+its gap after the one before it (`emulator.Controller.paced_frames`): the emulator hands each
+streamed event to the guest as it reads it, so a drag's hold and a double tap's gap are at least the
+paths' own, with no answer of the emulator waited for between two frames (waiting for one made a
+starved host's double tap miss GestureDetector's 300 ms in 1 of 8 runs under a 25% CPU quota;
+pacing every frame from the first instead brought a late lift too close to the next press, under
+its 40 ms minimum, in 4 of 6). The timing on the device is still this host's: a host starved for
+half a second stretches a gap by as much (docs/performance.md); the agent's path has no such limit.
+A failure may have left fingers down: each finger the gesture presses is lifted (best effort).
 """
 
 from __future__ import annotations
