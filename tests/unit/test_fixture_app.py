@@ -138,6 +138,8 @@ def virtual_app_shows() -> Shown:
         settle(100)
     _tap(ui, "tab_big")
     settle()
+    ui.start_app({"tab": "Gestures"})
+    settle()
     ui.start_app({"tab": "Loading", "spin_ms": "500"})
     settle(100)
     settle()  # Loaded
