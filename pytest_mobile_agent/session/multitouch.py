@@ -43,7 +43,7 @@ class FrameSender(Protocol):
 
 
 @dataclass(frozen=True)
-class Frame:
+class ContactFrame:
     at: float
     """Seconds from the gesture's start."""
     contacts: tuple[Contact, ...]
@@ -57,13 +57,13 @@ def wire_paths(paths: Sequence[Sequence[Point]]) -> list[list[list[int]]]:
     return [[[round(x), round(y), round(t * 1000)] for x, y, t in path] for path in paths]
 
 
-def contact_frames(paths: Sequence[Sequence[Point]]) -> list[Frame]:
+def contact_frames(paths: Sequence[Sequence[Point]]) -> list[ContactFrame]:
     """The touchscreen frames of the paths (module doc), in whole pixels."""
     pixel_paths = [[(round(x), round(y), round(t * 1000)) for x, y, t in path] for path in paths]
     times = sorted({t for path in pixel_paths for _, _, t in path})
     ids: dict[int, int] = {}  # path index -> identifier
     at: dict[int, tuple[int, int]] = {}
-    frames: list[Frame] = []
+    frames: list[ContactFrame] = []
     for t in times:
         moves = []
         for i in sorted(ids, key=ids.__getitem__):
@@ -72,7 +72,7 @@ def contact_frames(paths: Sequence[Sequence[Point]]) -> list[Frame]:
                 at[i] = point
                 moves.append((point[0], point[1], True, ids[i]))
         if moves:
-            frames.append(Frame(t / 1000, tuple(moves)))
+            frames.append(ContactFrame(t / 1000, tuple(moves)))
         changes = []
         for i in sorted((i for i in ids if pixel_paths[i][-1][2] == t), key=ids.__getitem__):
             x, y = at.pop(i)
@@ -85,7 +85,7 @@ def contact_frames(paths: Sequence[Sequence[Point]]) -> list[Frame]:
                 changes.append((path[0][0], path[0][1], True, ids[i]))
                 starting = True
         if changes:
-            frames.append(Frame(t / 1000, tuple(changes), starts=starting))
+            frames.append(ContactFrame(t / 1000, tuple(changes), starts=starting))
     return frames
 
 
@@ -105,7 +105,7 @@ class ControllerGesture:
     def __init__(self, controller: FrameSender) -> None:
         self.controller = controller
 
-    def send(self, frames: Sequence[Frame], not_landed: Callable[[BaseException], BaseException | None]) -> int:
+    def send(self, frames: Sequence[ContactFrame], not_landed: Callable[[BaseException], BaseException | None]) -> int:
         """Sends the frames; returns how many went out. A call the emulator refused before reading
         any of it is what `not_landed` makes of its failure (the agent may take the gesture); any
         other failure may have left fingers down: every finger the frames press is lifted, and the
@@ -122,7 +122,7 @@ class ControllerGesture:
             raise ControllerError(f"emulator controller touch failed during a gesture: {exc}") from exc
         return len(frames)
 
-    def _lift_all(self, frames: Sequence[Frame]) -> None:
+    def _lift_all(self, frames: Sequence[ContactFrame]) -> None:
         """Lift every finger the frames press, where its last frame put it (best effort)."""
         last: dict[int, tuple[int, int]] = {}
         for frame in frames:

@@ -7,8 +7,9 @@ under the DOWN with an `on_motion` handler (the zoomable picture, the reorderabl
 gesture_screen.py); nodes without one keep the single-pointer rules of ui/touch.py, which the UI
 model applies to the gesture's first pointer.
 
-`log` keeps every MotionEvent the app was handed, in order (the last `LOG_SIZE`), so a test can
-compare a gesture's stream with what InputDispatcher accepts (pointer ids, action masks, times).
+`log` keeps the MotionEvents the app was handed, in order, once a test asks for them (`keep_log`:
+the last `LOG_SIZE`), so it can compare a gesture's stream with what InputDispatcher accepts
+(pointer ids, action masks, times); a device nobody asks keeps none (a long run's taps would fill it).
 """
 
 from __future__ import annotations
@@ -32,8 +33,12 @@ class MotionDispatch:
     def __init__(self, find_target: TargetFinder) -> None:
         self.find_target = find_target
         self.target: Node | None = None
-        self.log: deque[MotionEvent] = deque(maxlen=LOG_SIZE)
+        self.log: deque[MotionEvent] = deque(maxlen=0)
         self._single = PointerSet()
+
+    def keep_log(self, size: int = LOG_SIZE) -> None:
+        """From now on keep the last `size` MotionEvents the app is handed in `log`."""
+        self.log = deque(self.log, maxlen=size)
 
     def single(self, x: int, y: int, pressed: bool, t: float) -> None:
         """One single-pointer touch report as the MotionEvent it is."""

@@ -66,6 +66,7 @@ def rig(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         else:
             session = Session.start(vd.attach())
         try:
+            vd.model.ui.motion.keep_log()
             yield Rig(Mirror(session.backend(), timeout=5.0), vd, request.param)
         finally:
             session.stop()
