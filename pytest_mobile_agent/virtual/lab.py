@@ -39,7 +39,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -53,6 +52,7 @@ from pytest_mobile_agent.virtual.fronts.adbd_endpoint import AdbdEndpoint
 from pytest_mobile_agent.virtual.fronts.console import EmulatorConsole, write_token_file
 from pytest_mobile_agent.virtual.fronts.loopback import ADBD_PORTS, bind_loopback
 from pytest_mobile_agent.virtual.kernel.numbers import is_decimal
+from pytest_mobile_agent.virtual.kernel.owned_folders import make_owned_folder, reap_abandoned
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -62,7 +62,6 @@ FIRST_CONSOLE_PORT = 5554
 BASE_AVD_NAME = "Pixel_7_API_36"
 AVD_NAME_PROPERTY = "ro.boot.qemu.avd_name"
 LAB_PREFIX = "mobile-agent-lab-"
-OWNER_FILE = "owner"
 DeviceFactory = Callable[[str, int], Any]  # (serial, index) -> a device model
 
 
@@ -273,48 +272,14 @@ class RealAdbServer:
 def make_lab_home(directory: Path | None = None) -> Path:
     """The lab's own folder in the temp directory (0700): the console's token, and what the driver
     keeps for the lab's lifetime (`folder`). Its `owner` file names this process, so that the
-    folder of a lab whose process was killed (no `stop`) is removed by the next lab started here."""
-    where = Path(directory or tempfile.gettempdir())
-    reap_abandoned_labs(where)
-    home = Path(tempfile.mkdtemp(prefix=LAB_PREFIX, dir=where))
-    (home / OWNER_FILE).write_text(_process_identity(os.getpid()) + "\n")
-    return home
+    folder of a lab whose process was killed (no `stop`) is removed by the next lab started here
+    (kernel/owned_folders.py)."""
+    return make_owned_folder(LAB_PREFIX, directory)
 
 
 def reap_abandoned_labs(directory: Path) -> list[Path]:
-    """Remove the lab folders in `directory` whose owning process is gone (killed before its lab
-    stopped); the folders removed. A folder another user owns, or one without a readable owner
-    (being made now), is left alone."""
-    removed = []
-    for home in directory.glob(f"{LAB_PREFIX}*"):
-        try:
-            if home.stat().st_uid != os.getuid():
-                continue
-            owner = (home / OWNER_FILE).read_text().strip()
-        except OSError:
-            continue
-        pid_text = owner.split(" ", 1)[0]
-        if not is_decimal(pid_text) or _process_identity(int(pid_text)) == owner:
-            continue
-        shutil.rmtree(home, ignore_errors=True)
-        removed.append(home)
-    return removed
-
-
-def _process_identity(pid: int) -> str:
-    """`PID START`: the pid and, on Linux, its start time in clock ticks since boot (the 22nd field
-    of /proc/PID/stat), so a reused pid is not taken for the owner; "" when no such process runs."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return ""
-    except PermissionError:
-        pass  # it runs, as another user
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return str(pid)
-    return f"{pid} {stat.rsplit(')', 1)[1].split()[19]}"
+    """Remove the lab folders in `directory` whose owning process is gone; the folders removed."""
+    return reap_abandoned(LAB_PREFIX, directory)
 
 
 # --- the lab ---------------------------------------------------------------------------------------
