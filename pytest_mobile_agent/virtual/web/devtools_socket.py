@@ -232,7 +232,7 @@ def _from_chromium(browser: ProcessBrowser, request: Request, body: bytes) -> by
 # --- the WebSocket ---------------------------------------------------------------------------------
 
 
-class _TcpStream:
+class TcpStream:
     """A host TCP socket as a ByteStream, for kernel.streams.pump."""
 
     def __init__(self, sock: socket.socket) -> None:
@@ -263,7 +263,7 @@ def _relay_websocket(stream: DeviceStream, browser: ProcessBrowser, request: Req
     sock = socket.create_connection(("127.0.0.1", chromium.port), timeout=FETCH_TIMEOUT_S)
     sock.settimeout(None)
     sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + early)
-    host_side: ByteStream = _TcpStream(sock)
+    host_side: ByteStream = TcpStream(sock)
     pump(stream, host_side, name=f"virtual-devtools-up {browser.label}")
     pump(host_side, stream, name=f"virtual-devtools-down {browser.label}")
     return True

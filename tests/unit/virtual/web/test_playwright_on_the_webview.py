@@ -16,29 +16,13 @@ from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.kernel.streams import pump
 from pytest_mobile_agent.virtual.ui.fixture import PACKAGE
 from pytest_mobile_agent.virtual.ui.fixture_web import SIGN_IN_URL, TERMS_URL
+from pytest_mobile_agent.virtual.web.devtools_socket import TcpStream
 from tests.support.chromium import needs_chromium
 from tests.support.polling import wait_until
 from tests.support.ui_nodes import by_res, tap
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install playwright)")
 pytestmark = needs_chromium
-
-
-class _Tcp:
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-
-    def send(self, data: bytes) -> None:
-        self.sock.sendall(data)
-
-    def recv(self, timeout: float | None = None) -> bytes:
-        data: bytes = self.sock.recv(1 << 16)
-        return data
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.sock.shutdown(socket.SHUT_RDWR)
-        self.sock.close()
 
 
 @pytest.fixture
@@ -54,8 +38,8 @@ def relay(vdev: VirtualDevice) -> Iterator[tuple[socket.socket, list[str]]]:
             while True:
                 conn, _ = listener.accept()
                 stream = vdev.open_service(f"localabstract:{target[0]}")
-                pump(_Tcp(conn), stream, name="test-relay-up")
-                pump(stream, _Tcp(conn), name="test-relay-down")
+                pump(TcpStream(conn), stream, name="test-relay-up")
+                pump(stream, TcpStream(conn), name="test-relay-down")
 
     threading.Thread(target=serve, daemon=True).start()
     yield listener, target
