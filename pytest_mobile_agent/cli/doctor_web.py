@@ -42,6 +42,7 @@ class WebCheck:
             started = time.monotonic()
             page = web.page(target.package or None, url_contains=target.pages[0].url, timeout=ATTACH_TIMEOUT)
             attached = time.monotonic() - started
+            url = page.url  # the attached page's (a listing taken as Chrome opens can show it without one yet)
             started = time.monotonic()
             answer = page.evaluate("6 * 7")
             round_trip = time.monotonic() - started
@@ -52,7 +53,7 @@ class WebCheck:
                             round_trip_ms=round(round_trip * 1000), browser=browser)
         if answer != 42:
             raise AssertionError(f"the page evaluated 6 * 7 as {answer!r}")
-        return (f"{describe(targets)}; attached to {target.pages[0].url} ({browser}) in {attached:.2f} s, "
+        return (f"{describe(targets)}; attached to {url} ({browser}) in {attached:.2f} s, "
                 f"a round trip {round_trip * 1000:.0f} ms")
 
     def _open_chrome(self, web: WebContent) -> list[WebTarget]:
