@@ -18,14 +18,15 @@ found by comparing the two shapes whole (`Shape`, lists compared in C) rather th
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, count, repeat
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import msgspec
 
 from pytest_mobile_agent.mirror.geometry import screen_region
+from pytest_mobile_agent.mirror.text_index import TextIndex
 from pytest_mobile_agent.session.backends import Bounds, Node, Snapshot, Window
 
 MAX_REMEMBERED_REFS = 100_000
@@ -69,6 +70,9 @@ class View:
     """Each window's shape (None where it cannot be reused by place, `shape_of`)."""
     kept: frozenset[int] = frozenset()
     """The windows whose entries are the previous generation's, unchanged."""
+    text_indexes: dict[int, TextIndex[Entry]] = field(default_factory=dict, compare=False, repr=False)
+    """Each window's text index (mirror/text_index.py), made on the first text query that asks
+    for it (`text_windows`); a kept window's is the previous generation's."""
 
     @property
     def windows(self) -> tuple[Window, ...]:
@@ -92,6 +96,24 @@ class View:
 
     def children(self, entry: Entry) -> list[Entry]:
         return [e for e in self.subtree(entry) if e.parent == entry.ref]
+
+    def text_windows(self) -> list[tuple[tuple[Entry, ...], TextIndex[Entry]]] | None:
+        """Each window's entries and its text index, top-most window first; None when two
+        windows share an id (their entries are not each a window's, the index does not answer)."""
+        windows = self.snapshot.windows
+        by_window = self.by_window
+        if len(by_window) != len(windows):
+            return None
+        indexes = self.text_indexes
+        out = []
+        for window in windows:
+            wid = window.id
+            entries = by_window[wid]
+            index = indexes.get(wid)
+            if index is None:
+                index = indexes[wid] = TextIndex(entries, _texts_of(entries, self.shapes.get(wid)))
+            out.append((entries, index))
+        return out
 
     def ancestors(self, entry: Entry) -> Iterator[Entry]:
         parent = entry.parent
@@ -154,7 +176,8 @@ class Replica:
             changed = len(previous.by_ref) != len(by_ref) or tuple(w.id for w in previous.snapshot.windows) != tuple(
                 w.id for w in snapshot.windows)
         self.generation += 1
-        self.view = View(self.generation, snapshot, tuple(entries), by_ref, by_window, shapes, frozenset(kept))
+        self.view = View(self.generation, snapshot, tuple(entries), by_ref, by_window, shapes, frozenset(kept),
+                         _carried_indexes(previous, kept))
         return changed
 
     def _window_entries(self, window: Window, region: Bounds | None) -> tuple[Entry, ...]:
@@ -188,6 +211,17 @@ class Replica:
 
 
 _ref = operator.attrgetter("ref")
+
+
+def _texts_of(entries: tuple[Entry, ...], shape: Shape | None) -> Callable[[], list[str | None]]:
+    """The entries' texts, read when called (a text index reads them when it is built): the
+    window's shape holds them already (its text column, read from the same nodes in the same
+    order), else each entry's node is read."""
+    if shape is not None:
+        column = cast("list[str | None]", shape.seen[_TEXT_COLUMN])
+        return lambda: column
+    return lambda: [e.node.text for e in entries]
+
 _parent_ref = operator.attrgetter("parent")
 
 
@@ -258,6 +292,15 @@ def _unchanged_entries(previous: View | None, window: Window) -> tuple[Entry, ..
     return entries
 
 
+def _carried_indexes(previous: View | None, kept: set[int]) -> dict[int, TextIndex[Entry]]:
+    """The previous view's text indexes of the windows kept unchanged: their entries are the
+    same objects, so their indexes answer for the new view as they did (a clock that ticks in the
+    status bar does not make the app's window build its index again)."""
+    if previous is None:
+        return {}
+    return {wid: index for wid, index in previous.text_indexes.items() if wid in kept}
+
+
 def _window_changed(previous: View | None, entries: tuple[Entry, ...]) -> bool:
     """Whether a window keyed node by node shows a test anything the previous view did not."""
     if previous is None:
@@ -274,3 +317,4 @@ _VISIBLE = ("bounds", "text", "desc", "focused", "checked", "selected", "enabled
 """What a test can see of a node: a change here is a change of the replica."""
 _visible = operator.attrgetter(*_VISIBLE)
 _VISIBLE_FIELDS = tuple(map(operator.attrgetter, _VISIBLE))
+_TEXT_COLUMN = _VISIBLE.index("text")

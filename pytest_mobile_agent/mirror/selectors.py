@@ -35,6 +35,7 @@ from rapidfuzz import fuzz
 
 from pytest_mobile_agent.errors import InvalidSelector, hide_our_frames
 from pytest_mobile_agent.mirror.replica import Entry, View
+from pytest_mobile_agent.mirror.text_index import usable_needle
 from pytest_mobile_agent.mirror.xpath import compile_xpath, literals, select_xpath
 from pytest_mobile_agent.session.backends import Node, Window
 
@@ -97,10 +98,12 @@ class Selector:
         matcher = _compiled(self.terms())
         object.__setattr__(self, "_matcher", matcher)
         if self.xpath is None and self.within is None and self.window is None:
-            # a query over the whole view (most are): the compiled loops over `view.entries` stand
-            # in for the two methods below, one call from the caller to the loop
-            object.__setattr__(self, "select", matcher.select_view)
-            object.__setattr__(self, "first", matcher.first_view)
+            # a query over the whole view (most are): the compiled loops over `view.entries`, or
+            # the windows' text indexes where a text criterion can use them, stand in for the two
+            # methods below, one call from the caller to the query
+            indexed = _indexed(self.terms())
+            object.__setattr__(self, "select", indexed.select if indexed else matcher.select_view)
+            object.__setattr__(self, "first", indexed.first if indexed else matcher.first_view)
 
     @classmethod
     def of(cls, criteria: Mapping[str, Any]) -> Selector:
@@ -343,6 +346,71 @@ def _compile(terms: tuple[tuple[str, Any], ...]) -> Matcher:
 
 _compiled = functools.lru_cache(maxsize=512)(_compile)
 """Compiled once per distinct set of terms: every value is a str, a pattern or a bool (hashable)."""
+
+
+# --- a text criterion answered by the windows' text indexes ---------------------------------------
+
+
+@dataclass(frozen=True)
+class TextIndexed:
+    """A whole-view query with a text criterion (`text=`, else `text_contains=`): each window's
+    text index (mirror/text_index.py) gives the entries that meet it, and the compiled matcher of
+    the other criteria tests only those. A window whose index does not answer (not built yet, a
+    needle too frequent, a text holding the separator) is tested by the whole compiled matcher, so
+    the matches and their order are the loop's: top-most window first, each in pre-order."""
+
+    needle: str
+    exact: bool
+    """`text=` (the whole text) rather than `text_contains=`."""
+    rest: Matcher | None
+    """The other criteria; None when the text criterion is the only one."""
+    whole: Matcher
+    """All the criteria, for a window the index does not answer for."""
+
+    def select(self, view: View) -> list[Entry]:
+        windows = view.text_windows()
+        if windows is None:
+            return self.whole.select_view(view)
+        needle, exact, rest = self.needle, self.exact, self.rest
+        found: list[Entry] = []
+        for entries, index in windows:
+            hits = index.equal_to(needle) if exact else index.containing(needle)
+            if hits is None:
+                found += self.whole.select(entries)
+            elif rest is None:
+                found += hits
+            elif hits:
+                found += rest.select(hits)
+        return found
+
+    def first(self, view: View) -> Entry | None:
+        windows = view.text_windows()
+        if windows is None:
+            return self.whole.first_view(view)
+        needle, exact, rest = self.needle, self.exact, self.rest
+        for entries, index in windows:
+            hits = index.equal_to(needle) if exact else index.containing(needle)
+            if hits is None:
+                entry = self.whole.first(entries)
+            elif rest is None:
+                entry = hits[0] if hits else None
+            else:
+                entry = rest.first(hits)
+            if entry is not None:
+                return entry
+        return None
+
+
+def _indexed(terms: tuple[tuple[str, Any], ...]) -> TextIndexed | None:
+    """The indexed form of a whole view's query, where a text criterion's needle lets the index
+    answer exactly (`usable_needle`: not empty, without the separator); None otherwise."""
+    for name in ("text", "text_contains"):
+        value = dict(terms).get(name)
+        needle = None if value is None else str.__str__(value)  # a plain str, as the loop's literal
+        if needle is not None and usable_needle(needle):
+            rest = tuple(term for term in terms if term[0] != name)
+            return TextIndexed(needle, name == "text", _compiled(rest) if rest else None, _compiled(terms))
+    return None
 
 
 def _ref_of(value: Any) -> int:
