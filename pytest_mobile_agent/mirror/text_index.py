@@ -55,7 +55,7 @@ def usable_needle(needle: str) -> bool:
 class TextIndex(Generic[T]):
     """The texts of one window's items, joined; `containing` and `equal_to` answer from it."""
 
-    __slots__ = ("_asks", "_items", "_joined", "_texts", "_usable")
+    __slots__ = ("__weakref__", "_asks", "_items", "_joined", "_texts", "_usable")
 
     def __init__(self, items: Sequence[T], texts: Callable[[], Sequence[str | None]]) -> None:
         """`texts()` gives the text of each of `items` (None for none), called when the index is
