@@ -71,8 +71,12 @@ class View:
     kept: frozenset[int] = frozenset()
     """The windows whose entries are the previous generation's, unchanged."""
     text_indexes: dict[int, TextIndex[Entry]] = field(default_factory=dict, compare=False, repr=False)
-    """Each window's text index (mirror/text_index.py), made on the first text query that asks
-    for it (`text_windows`); a kept window's is the previous generation's."""
+    """Each window's text index (mirror/text_index.py), built when text queries ask for it; a kept
+    window's is the previous generation's."""
+    text_windows: tuple[tuple[tuple[Entry, ...], TextIndex[Entry]], ...] | None = field(
+        default=None, compare=False, repr=False)
+    """Each window's entries and its text index, top-most window first; None when two windows
+    share an id (their entries are not each a window's: the index does not answer)."""
 
     @property
     def windows(self) -> tuple[Window, ...]:
@@ -96,24 +100,6 @@ class View:
 
     def children(self, entry: Entry) -> list[Entry]:
         return [e for e in self.subtree(entry) if e.parent == entry.ref]
-
-    def text_windows(self) -> list[tuple[tuple[Entry, ...], TextIndex[Entry]]] | None:
-        """Each window's entries and its text index, top-most window first; None when two
-        windows share an id (their entries are not each a window's, the index does not answer)."""
-        windows = self.snapshot.windows
-        by_window = self.by_window
-        if len(by_window) != len(windows):
-            return None
-        indexes = self.text_indexes
-        out = []
-        for window in windows:
-            wid = window.id
-            entries = by_window[wid]
-            index = indexes.get(wid)
-            if index is None:
-                index = indexes[wid] = TextIndex(entries, _texts_of(entries, self.shapes.get(wid)))
-            out.append((entries, index))
-        return out
 
     def ancestors(self, entry: Entry) -> Iterator[Entry]:
         parent = entry.parent
@@ -176,8 +162,11 @@ class Replica:
             changed = len(previous.by_ref) != len(by_ref) or tuple(w.id for w in previous.snapshot.windows) != tuple(
                 w.id for w in snapshot.windows)
         self.generation += 1
+        indexes = _text_indexes(previous, kept, by_window, shapes)
+        text_windows = tuple(zip(by_window.values(), indexes.values(), strict=True)) if len(by_window) == len(
+            snapshot.windows) else None
         self.view = View(self.generation, snapshot, tuple(entries), by_ref, by_window, shapes, frozenset(kept),
-                         _carried_indexes(previous, kept))
+                         indexes, text_windows)
         return changed
 
     def _window_entries(self, window: Window, region: Bounds | None) -> tuple[Entry, ...]:
@@ -292,13 +281,18 @@ def _unchanged_entries(previous: View | None, window: Window) -> tuple[Entry, ..
     return entries
 
 
-def _carried_indexes(previous: View | None, kept: set[int]) -> dict[int, TextIndex[Entry]]:
-    """The previous view's text indexes of the windows kept unchanged: their entries are the
-    same objects, so their indexes answer for the new view as they did (a clock that ticks in the
-    status bar does not make the app's window build its index again)."""
-    if previous is None:
-        return {}
-    return {wid: index for wid, index in previous.text_indexes.items() if wid in kept}
+def _text_indexes(previous: View | None, kept: set[int], by_window: dict[int, tuple[Entry, ...]],
+                  shapes: dict[int, Shape | None]) -> dict[int, TextIndex[Entry]]:
+    """A text index per window, in the windows' order: the previous view's for a window kept
+    unchanged (its entries are the same objects, so its index answers for the new view as it did:
+    a clock that ticks in the status bar does not make the app's window build its index again),
+    else a new one, which reads and joins nothing until queries ask for it (`TextIndex`)."""
+    carried = previous.text_indexes if previous is not None else {}
+    indexes: dict[int, TextIndex[Entry]] = {}
+    for wid, entries in by_window.items():
+        index = carried.get(wid) if wid in kept else None
+        indexes[wid] = index if index is not None else TextIndex(entries, _texts_of(entries, shapes.get(wid)))
+    return indexes
 
 
 def _window_changed(previous: View | None, entries: tuple[Entry, ...]) -> bool:

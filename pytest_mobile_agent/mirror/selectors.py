@@ -368,7 +368,7 @@ class TextIndexed:
     """All the criteria, for a window the index does not answer for."""
 
     def select(self, view: View) -> list[Entry]:
-        windows = view.text_windows()
+        windows = view.text_windows
         if windows is None:
             return self.whole.select_view(view)
         needle, exact, rest = self.needle, self.exact, self.rest
@@ -384,7 +384,7 @@ class TextIndexed:
         return found
 
     def first(self, view: View) -> Entry | None:
-        windows = view.text_windows()
+        windows = view.text_windows
         if windows is None:
             return self.whole.first_view(view)
         needle, exact, rest = self.needle, self.exact, self.rest
