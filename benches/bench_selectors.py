@@ -8,6 +8,12 @@ and its compiled matcher looked up per query as `screen.find_all` does, beside a
 hand over `view.entries` (run with PYTHONPATH at an older tree to time its selectors, whose find
 was the whole query's first match). The two take turns, `--rounds` samples each; the ratio is of the medians.
 Targets: find(text=) at most 1.5 times the loop, every other query at most 2 times.
+
+Then, for the queries a window's text index answers (mirror/text_index.py), the first and the
+second query on a view just changed, each timed right after its view's apply, beside the loop on
+another replica's view of the same snapshot, timed right after that one's apply: after every
+window was read again (no index yet; the second query builds the windows'), and after only the
+status bar's clock ticked (the app's window kept, with its index).
 """
 
 from __future__ import annotations

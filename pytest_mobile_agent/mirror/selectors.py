@@ -18,8 +18,10 @@ Every given criterion must hold. The criteria are checked once, where the select
 values' types), so a query asked again (a wait's every look, a test's loop) is a dictionary look-up,
 not the checks again. Each selector's node criteria are compiled once into one function that tests
 them all in a single loop over the nodes, as a hand-written loop would (each field read once, the
-node bound without a tuple per entry); `first` stops at the first match. benches/bench_selectors.py
-measures both against such a loop.
+node bound without a tuple per entry); `first` stops at the first match. A whole view's query with
+`text=` or `text_contains=` asks each window's text index (mirror/text_index.py) for the entries
+that meet it and tests the other criteria on those only (`TextIndexed`); a window the index does not
+answer for is tested by the loop. benches/bench_selectors.py measures both against such a loop.
 """
 
 from __future__ import annotations
