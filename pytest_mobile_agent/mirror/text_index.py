@@ -43,10 +43,6 @@ DENSE_SHARE = 8
 costs a few C calls from Python, a node tested by a loop a few attribute reads."""
 
 
-def _no_texts() -> Sequence[str | None]:
-    return ()
-
-
 def usable_needle(needle: str) -> bool:
     """Whether the index can answer for this needle exactly (non-empty, without the separator)."""
     return bool(needle) and SEPARATOR not in needle
@@ -55,12 +51,14 @@ def usable_needle(needle: str) -> bool:
 class TextIndex(Generic[T]):
     """The texts of one window's items, joined; `containing` and `equal_to` answer from it."""
 
-    __slots__ = ("__weakref__", "_asks", "_items", "_joined", "_texts", "_usable")
+    __slots__ = ("__weakref__", "_all", "_asks", "_items", "_joined", "_texts", "_usable")
 
     def __init__(self, items: Sequence[T], texts: Callable[[], Sequence[str | None]]) -> None:
         """`texts()` gives the text of each of `items` (None for none), called when the index is
         built: nothing is read or joined before."""
-        self._items: Sequence[T] = items
+        self._all = items
+        self._items: list[T] = []
+        """The items whose texts are joined, in order (those with a non-empty text)."""
         self._texts = texts
         self._asks = 0
         self._joined = ""
@@ -114,18 +112,22 @@ class TextIndex(Generic[T]):
         return found
 
     def _ready(self) -> bool:
-        """Built and usable, building it on the ask that `BUILD_AFTER_ASKS` names."""
-        if self._asks >= BUILD_AFTER_ASKS:
+        """Built and usable, building it on the ask that `BUILD_AFTER_ASKS` names. What it is built
+        of is in place before the ask count says built, so a query on another thread sees either
+        no index (and tests the nodes) or the whole of it; two threads building at once build the
+        same from the same (the items and texts given are never replaced)."""
+        asks = self._asks
+        if asks >= BUILD_AFTER_ASKS:
             return self._usable
-        self._asks += 1
-        if self._asks < BUILD_AFTER_ASKS:
+        if asks + 1 < BUILD_AFTER_ASKS:
+            self._asks = asks + 1
             return False
         texts = self._texts()
         kept = list(filter(None, texts))  # neither None nor "" holds or equals a non-empty needle
-        self._joined = SEPARATOR + SEPARATOR.join(kept) + SEPARATOR if kept else SEPARATOR
-        self._usable = self._joined.count(SEPARATOR) == len(kept) + 1  # no text holds the separator
-        self._items = list(compress(self._items, texts)) if self._usable else []
-        self._texts = _no_texts  # what they were read from is not held
-        if not self._usable:
-            self._joined = ""
-        return self._usable
+        joined = SEPARATOR + SEPARATOR.join(kept) + SEPARATOR if kept else SEPARATOR
+        usable = joined.count(SEPARATOR) == len(kept) + 1  # no text holds the separator
+        self._joined = joined if usable else ""
+        self._items = list(compress(self._all, texts)) if usable else []
+        self._usable = usable
+        self._asks = BUILD_AFTER_ASKS
+        return usable
