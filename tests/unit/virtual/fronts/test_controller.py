@@ -73,16 +73,14 @@ def test_the_discovery_file_is_removed_at_stop(display: FakeDisplay, discovery_d
 
 
 def test_the_port_is_the_console_port_plus_3000_unless_taken(display: FakeDisplay, discovery_dir: Path) -> None:
-    with socket.socket() as taken:
-        try:
-            taken.bind(("127.0.0.1", 8556))
-        except OSError:
-            pytest.fail("127.0.0.1:8556 is in use by something else on this machine")
-        taken.listen()
-        with ControllerDouble(display, serial="emulator-5556") as double:
-            assert double.port not in (0, 8556)
-            assert resolve("emulator-5556").port == double.port
+    # a console port whose controller port is free now (other workers' labs hold some of them)
     console = next(c for c in range(5584, 5554, -2) if _free(c + 3000))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", console + 3000))
+        taken.listen()
+        with ControllerDouble(display, serial=f"emulator-{console}") as double:
+            assert double.port not in (0, console + 3000)
+            assert resolve(f"emulator-{console}").port == double.port
     with ControllerDouble(display, serial=f"emulator-{console}") as double:
         assert double.port == console + 3000
 
