@@ -63,7 +63,7 @@ def serve(control_fd: int) -> dict[str, Any]:
     buffer = b""
     os.write(1, READY)
     while True:
-        if selector.select(timeout=0.02):
+        for key, _ in selector.select(timeout=0.02):
             data = control.recv(65536)
             if not data:  # the client is gone: so are its runs
                 for pid in children:
