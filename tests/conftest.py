@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from pathlib import Path
 
@@ -10,10 +9,6 @@ import pytest
 
 from tests.support.discovery_files import empty_discovery_dir
 from tests.support.java_agent import build_classpath
-from tests.support.pytest_zygote import runpytest_forked
-
-ZYGOTE_ENV = "MOBILE_AGENT_TESTS_NO_ZYGOTE"
-"""Set (to anything) to start every `runpytest_subprocess` as a new interpreter, as pytester does."""
 
 INNER_RUNS_SKIP = ("-p", "no:hypothesispytest", "-p", "no:examples")
 """Plugins of the dev env that no inner pytest run uses: hypothesis's imports hypothesis at each run's
@@ -37,12 +32,9 @@ def discovery_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(autouse=True)
 def _inner_runs_without_unused_plugins(request: pytest.FixtureRequest) -> None:
     """A pytester test's inner runs load no plugin they never use (pytester clears PYTEST_ADDOPTS as
-    it starts, so this is set after it), and its `runpytest_subprocess` runs fork from a warmed
-    interpreter (tests/support/pytest_zygote.py) unless the test is marked `fresh_interpreter`."""
+    it starts, so this is set after it)."""
     if "pytester" not in request.fixturenames:
         return
-    pytester = request.getfixturevalue("pytester")
+    request.getfixturevalue("pytester")
     monkeypatch = request.getfixturevalue("monkeypatch")
     monkeypatch.setenv("PYTEST_ADDOPTS", " ".join([os.environ.get("PYTEST_ADDOPTS", ""), *INNER_RUNS_SKIP]).strip())
-    if ZYGOTE_ENV not in os.environ and request.node.get_closest_marker("fresh_interpreter") is None:
-        monkeypatch.setattr(pytester, "runpytest_subprocess", functools.partial(runpytest_forked, pytester))
