@@ -194,8 +194,7 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
 
     directory = tmp_path_factory.mktemp("readme-project")
     readme_project(directory)
-    home = directory.parent / "home"
-    home.mkdir()
+    home = tmp_path_factory.mktemp("readme-home")  # its own: the module's sandbox may be made twice in a worker
     saved_discovery = os.environ.get(DISCOVERY_ENV)
     lab = start_lab(1, real_adb=False, controllers=True)  # sets DISCOVERY_ENV in this process
     try:

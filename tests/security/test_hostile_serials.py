@@ -25,34 +25,48 @@ ADB = shutil.which("adb")
 
 @pytest.fixture(scope="module", params=["builtin", pytest.param("real", marks=pytest.mark.skipif(
     ADB is None, reason="Debian's adb server is not installed (sudo bash .ci/system-deps)"))])
-def server(request: pytest.FixtureRequest) -> Iterator[AdbServer]:
+def lab(request: pytest.FixtureRequest) -> Iterator[VirtualLab]:
     lab = VirtualLab.start(1, real_adb=request.param == "real")
     try:
-        yield AdbServer(host="127.0.0.1", port=lab.adb_port)
+        yield lab
     finally:
         lab.stop()
 
 
-def hostile(port: int) -> list[str]:
-    return [f"emulator-5554:forward:tcp:{port};localabstract", f"emulator-5554:forward:norebind:tcp:{port};tcp:1",
-            "emulator-5554:killforward-all", f"tcp:emulator-5554:forward:tcp:{port};tcp:2",
-            f"[::1]x:forward:tcp:{port};tcp:3", "emulator-5554:5555:forward:tcp:1;tcp:4"]
+@pytest.fixture
+def server(lab: VirtualLab) -> AdbServer:
+    return AdbServer(host="127.0.0.1", port=lab.adb_port)
 
 
-def test_a_hostile_serial_is_refused_and_installs_no_rule_on_the_real_device(server: AdbServer) -> None:
+@pytest.fixture
+def device_serial(lab: VirtualLab) -> str:
+    """The lab's device: emulator-5554, or the next free console port's while another worker's lab
+    holds 5554."""
+    return lab.serials[0]
+
+
+def hostile(serial: str, port: int) -> list[str]:
+    return [f"{serial}:forward:tcp:{port};localabstract", f"{serial}:forward:norebind:tcp:{port};tcp:1",
+            f"{serial}:killforward-all", f"tcp:{serial}:forward:tcp:{port};tcp:2",
+            f"[::1]x:forward:tcp:{port};tcp:3", f"{serial}:5555:forward:tcp:1;tcp:4"]
+
+
+def test_a_hostile_serial_is_refused_and_installs_no_rule_on_the_real_device(server: AdbServer,
+                                                                              device_serial: str) -> None:
     port = free_port()
-    target = server.device("emulator-5554")
+    target = server.device(device_serial)
     before = target.forwards()
-    for serial in hostile(port):
+    for serial in hostile(device_serial, port):
         with pytest.raises(errors.InvalidArgument, match="ambiguous to the adb server"):
             Device(server, serial).forwards()
     assert target.forwards() == before
 
 
-def test_a_serial_the_server_does_not_list_is_refused_before_any_host_serial_request(server: AdbServer) -> None:
+def test_a_serial_the_server_does_not_list_is_refused_before_any_host_serial_request(server: AdbServer,
+                                                                                     device_serial: str) -> None:
     with pytest.raises(errors.DeviceNotListed, match="not on the adb server"):
         Device(server, "emulator-5598").forward_tcp("tcp:9")
-    assert all(rule.serial != "emulator-5598" for rule in server.device("emulator-5554").forwards())
+    assert all(rule.serial != "emulator-5598" for rule in server.device(device_serial).forwards())
 
 
 @pytest.mark.parametrize("serial", ["emulator-5554", "127.0.0.1:5555", "localhost:5555", "[::1]:5555",
