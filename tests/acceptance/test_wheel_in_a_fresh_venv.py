@@ -51,8 +51,12 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the wheel installed (its dependencies from pip's cache or the index)."""
     root = tmp_path_factory.mktemp("venv")
     assert run([sys.executable, "-m", "venv", str(root)], timeout=300).returncode == 0
+    # --no-compile: the interpreter writes bytecode for what it imports; compiling every file of every
+    # dependency up front tests nothing here and cost 8 s of CPU of this install's 19 s (18.4 against
+    # 10.6 s of user CPU, 2026-12-06)
     done = run(
-        [str(root / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", str(wheel)], timeout=900
+        [str(root / "bin" / "pip"), "install", "--quiet", "--no-compile", "--disable-pip-version-check", str(wheel)],
+        timeout=900,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return root
