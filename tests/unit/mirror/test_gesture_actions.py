@@ -9,19 +9,8 @@ import math
 import pytest
 
 from pytest_mobile_agent.errors import InvalidArgument, WaitTimeout
-from pytest_mobile_agent.mirror.steps import Step
 from tests.support.mirror_fakes import Rig, login_screen
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.ended: list[Step] = []
-
-    def step_started(self, step: Step) -> None:
-        pass
-
-    def step_ended(self, step: Step) -> None:
-        self.ended.append(step)
+from tests.support.step_recorder import StepRecorder
 
 
 def fingers(rig: Rig) -> list[tuple[tuple[float, float, float], ...]]:
@@ -32,7 +21,7 @@ def fingers(rig: Rig) -> list[tuple[tuple[float, float, float], ...]]:
 
 def test_a_pinch_on_an_element_is_one_step_whose_fingers_stay_on_it_and_returns_the_ack() -> None:
     rig = Rig(login_screen())
-    recorder = Recorder()
+    recorder = StepRecorder()
     rig.mirror.steps.add_listener(recorder)
     ack = rig.mirror.pinch(id="user", scale=0.6)
     assert ack.accepted

@@ -16,25 +16,11 @@ from pytest_mobile_agent.mirror.mirror import Mirror
 from pytest_mobile_agent.mirror.steps import Source, Step, Steps
 from pytest_mobile_agent.session.backends import Ack
 from tests.support.mirror_fakes import Rig, login_screen
+from tests.support.step_recorder import StepRecorder
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.started: list[Step] = []
-        self.ended: list[Step] = []
-
-    def step_started(self, step: Step) -> None:
-        self.started.append(step)
-
-    def step_ended(self, step: Step) -> None:
-        self.ended.append(step)
-
-    def names(self) -> list[tuple[str, int]]:
-        return [(step.name, step.depth) for step in self.ended]
-
-
-def recorded(rig: Rig) -> Recorder:
-    recorder = Recorder()
+def recorded(rig: Rig) -> StepRecorder:
+    recorder = StepRecorder()
     rig.mirror.steps.add_listener(recorder)
     return recorder
 
@@ -163,7 +149,7 @@ def test_a_listener_that_raises_never_fails_the_test() -> None:
 
 def test_removing_a_listener_stops_its_notifications() -> None:
     rig = Rig(login_screen())
-    recorder = Recorder()
+    recorder = StepRecorder()
     remove = rig.mirror.steps.add_listener(recorder)
     rig.mirror.exists(text="Login")
     remove()
@@ -173,7 +159,7 @@ def test_removing_a_listener_stops_its_notifications() -> None:
 
 def test_the_app_handles_calls_are_steps_of_the_steps_it_was_given() -> None:
     steps = Steps()
-    recorder = Recorder()
+    recorder = StepRecorder()
     steps.add_listener(recorder)
 
     class Device:

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from pytest_mobile_agent.errors import InvalidArgument, InvalidSelector, WaitTimeout, WatcherFailed, WatcherLoop
-from pytest_mobile_agent.mirror.steps import Step
 from pytest_mobile_agent.session.backends import ProtocolEvent
 from tests.support.mirror_fakes import Rig, login_screen, node, tree, window
+from tests.support.step_recorder import StepRecorder
 
 RID = "com.android.permissioncontroller:id/"
 
@@ -35,20 +35,6 @@ def changed(rig: Rig) -> ProtocolEvent:
     return ProtocolEvent(seq=1, name="windows_changed", data={"windows": [12]}, received_at=rig.clock.now)
 
 
-class Trace:
-    def __init__(self) -> None:
-        self.ended: list[Step] = []
-
-    def step_started(self, step: Step) -> None:
-        pass
-
-    def step_ended(self, step: Step) -> None:
-        self.ended.append(step)
-
-    def names(self) -> list[tuple[str, int]]:
-        return [(s.name, s.depth) for s in self.ended]
-
-
 def dismissing(rig: Rig, answer: str = "While using the app", after: dict[str, Any] | None = None) -> None:
     """A tap on the prompt's button takes the prompt away (and says so on the event stream)."""
     def on_input(call: tuple[Any, ...]) -> None:
@@ -65,7 +51,7 @@ def dismissing(rig: Rig, answer: str = "While using the app", after: dict[str, A
 def test_a_watcher_taps_a_prompt_that_came_before_the_tests_next_call_and_the_firing_is_a_step() -> None:
     rig = Rig(login_screen())
     dismissing(rig)
-    trace = Trace()
+    trace = StepRecorder()
     rig.mirror.steps.add_listener(trace)
     watcher = rig.mirror.watch(text="While using the app", window="com.google.android.permissioncontroller").tap()
     rig.mirror.find(text="Login")

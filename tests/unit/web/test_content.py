@@ -13,12 +13,13 @@ from typing import Any
 import pytest
 
 from pytest_mobile_agent.errors import Disconnected
-from pytest_mobile_agent.mirror.steps import Step, Steps
+from pytest_mobile_agent.mirror.steps import Steps
 from pytest_mobile_agent.web import playwright_attach
 from pytest_mobile_agent.web.bridge import Bridge
 from pytest_mobile_agent.web.content import WebContent
 from pytest_mobile_agent.web.errors import PageNotFound, WebExtraMissing, WebViewNotDebuggable, WebViewTooOld
 from pytest_mobile_agent.web.listing import BrowserVersion
+from tests.support.step_recorder import StepRecorder
 from tests.support.web_peer import NEEDS_CHROMIUM, NEEDS_PLAYWRIGHT, LoopbackDevice, chromium_on_loopback
 
 SIGN_IN = ("data:text/html,<title>Sign in</title><input id=who aria-label=Name>"
@@ -27,17 +28,6 @@ WEBVIEW = "webview_devtools_remote_4242"
 APP = "dev.mobileagent.fixture"
 
 pytestmark = [NEEDS_CHROMIUM, NEEDS_PLAYWRIGHT]
-
-
-class Recorded:
-    def __init__(self) -> None:
-        self.ended: list[Step] = []
-
-    def step_started(self, step: Step) -> None:
-        pass
-
-    def step_ended(self, step: Step) -> None:
-        self.ended.append(step)
 
 
 @pytest.fixture
@@ -54,8 +44,8 @@ def device(chromium_port: int) -> LoopbackDevice:
 
 
 @pytest.fixture
-def steps() -> tuple[Steps, Recorded]:
-    steps, recorded = Steps(), Recorded()
+def steps() -> tuple[Steps, StepRecorder]:
+    steps, recorded = Steps(), StepRecorder()
     steps.add_listener(recorded)
     return steps, recorded
 
@@ -68,7 +58,7 @@ def test_targets_list_each_socket_with_its_package_and_pages(device: LoopbackDev
 
 
 def test_a_page_is_attached_and_each_web_action_is_a_step_named_as_playwright_names_it(
-        device: LoopbackDevice, steps: tuple[Steps, Recorded]) -> None:
+        device: LoopbackDevice, steps: tuple[Steps, StepRecorder]) -> None:
     from playwright.sync_api import Page
 
     recorder, recorded = steps
@@ -102,7 +92,7 @@ def test_the_close_ends_the_bridge_and_its_connections(device: LoopbackDevice) -
 
 
 def test_a_socket_the_device_closes_while_attached_is_disconnected_not_a_hang(
-        device: LoopbackDevice, steps: tuple[Steps, Recorded]) -> None:
+        device: LoopbackDevice, steps: tuple[Steps, StepRecorder]) -> None:
     recorder, recorded = steps
     content = WebContent(device, recorder)
     try:
@@ -173,7 +163,7 @@ def test_devtools_lacking_a_method_name_the_webview_version(device: LoopbackDevi
 
 
 def test_text_filled_into_what_names_a_password_is_masked_in_the_steps(
-        chromium_port: int, steps: tuple[Steps, Recorded]) -> None:
+        chromium_port: int, steps: tuple[Steps, StepRecorder]) -> None:
     recorder, recorded = steps
     device = LoopbackDevice()
     device.serve(WEBVIEW, chromium_port, 4242, APP)
@@ -209,7 +199,7 @@ def test_after_the_close_the_thread_runs_asyncio_again(device: LoopbackDevice) -
 
 
 def test_builders_are_not_steps_and_what_they_return_is_traced(
-        device: LoopbackDevice, steps: tuple[Steps, Recorded]) -> None:
+        device: LoopbackDevice, steps: tuple[Steps, StepRecorder]) -> None:
     recorder, recorded = steps
     content = WebContent(device, recorder)
     try:
