@@ -142,11 +142,32 @@ class Chromium:
             os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(5.0)
+        _await_group_gone(self.process.pid, deadline=time.monotonic() + 5.0)
         self._release.set()
         for fd in (self.pipe_in, self.pipe_out):
             with contextlib.suppress(OSError):
                 os.close(fd)
         shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def _await_group_gone(group: int, deadline: float) -> None:
+    """Until no process of the group still runs (its helpers die a moment after the leader is
+    reaped; a zombie left to init counts as gone), or the deadline."""
+    while _live_in_group(group) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def _live_in_group(group: int) -> bool:
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            return True
+    return False
 
 
 def chromium_arguments(profile: Path, user_agent: str, scale: float) -> list[str]:
