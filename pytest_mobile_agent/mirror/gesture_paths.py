@@ -16,8 +16,9 @@ virtual device's ui/recognizers.py follows the same rules):
   place: GestureDetector takes it when that gap is within [DOUBLE_TAP_MIN_TIME 40 ms,
   DOUBLE_TAP_TIMEOUT 300 ms] and the second press comes while the first press's TAP message, posted
   for DOUBLE_TAP_TIMEOUT, is still pending (130 ms after it here), so a host that runs late between
-  the taps (the controller's path) may stretch them by 170 ms, or take them 60 ms closer, and the
-  double tap still lands;
+  the taps (the controller's path) may stretch them by 170 ms, or take them up to 50 ms closer (the
+  second press goes at least half its gap after the emulator read the lift: session/multitouch.py),
+  and the double tap still lands;
 - a drag holds still for `hold` (past the long-press timeout, which starts the drag of a
   reorderable list or a map pin), moves, and rests at the target before it lifts, so it does not
   fling.

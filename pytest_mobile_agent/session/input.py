@@ -163,7 +163,7 @@ class InputRouter:
         duration = max(p[-1][2] for p in paths) - min(p[0][2] for p in paths)
 
         def on_controller(controller: TouchController) -> Ack:
-            multitouch.ControllerGesture(controller).send(frames, _not_landed)
+            multitouch.ControllerGesture(controller, clock=self._clock, sleep=self._sleep).send(frames, _not_landed)
             return Ack(accepted=True, path="controller")
 
         def on_agent() -> Ack:

@@ -9,20 +9,26 @@ TouchEvent per frame, each contact an identifier (lowest free first, as fingers 
 at each time, first a frame that moves the fingers that moved, then a frame that lifts the fingers
 that end (pressure 0) and presses those that start. That is the order InputReader gives the app:
 ACTION_MOVE, then the POINTER_UPs, then the POINTER_DOWNs (TouchInputMapper::dispatchTouches), the
-order the agent injects. All the frames of a gesture go in one streamInputEvent call, each written
-its gap after the one before it (`emulator.Controller.paced_frames`): the emulator hands each
-streamed event to the guest as it reads it, so a drag's hold and a double tap's gap are at least the
-paths' own, with no answer of the emulator waited for between two frames (waiting for one made a
-starved host's double tap miss GestureDetector's 300 ms in 1 of 8 runs under a 25% CPU quota;
-pacing every frame from the first instead brought a late lift too close to the next press, under
-its 40 ms minimum, in 4 of 6). The timing on the device is still this host's: a host starved for
-half a second stretches a gap by as much (docs/performance.md); the agent's path has no such limit.
-A failure may have left fingers down: each finger the gesture presses is lifted (best effort).
+order the agent injects. The frames go in streamInputEvent calls, each frame written its gap after
+the one before it (`emulator.Controller.paced_frames`): the emulator hands each streamed event to
+the guest as it reads it, so a drag's hold is at least the path's own, with no answer of the
+emulator waited for between two frames (waiting for one after every frame made a starved host's
+double tap miss GestureDetector's 300 ms in 1 of 8 runs under a 25% CPU quota; pacing every frame
+from the first instead brought a late lift too close to the next press, under its 40 ms minimum, in
+4 of 6). A press that follows a lift after a gap (a double tap's second press) starts a call of its
+own, written once the call before has been answered (the emulator has read the lift) and at least
+half the gap after that: a host whose gRPC threads were starved could otherwise have the emulator
+read the lift and the press together, 0.2 ms apart, seen once in a suite run on 2 busy cores; the
+half keeps most of the gap's room under GestureDetector's 300 ms for a late answer. The timing on
+the device is still this host's: a host starved for half a second stretches a gap by as much
+(docs/performance.md); the agent's path has no such limit. A failure may have left fingers down:
+each finger the gesture presses is lifted (best effort).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -99,11 +105,31 @@ def agent_gesture(request: Callable[[str, Mapping[str, Any], float], dict[str, A
     return request("gesture", {"paths": wire_paths(paths)}, timeout)
 
 
-class ControllerGesture:
-    """The frames of one gesture in one paced streamInputEvent call (module doc)."""
+def calls_of(frames: Sequence[ContactFrame]) -> list[list[ContactFrame]]:
+    """The frames cut before each press that follows a lift after a gap: one streamInputEvent call
+    each (module doc)."""
+    calls: list[list[ContactFrame]] = []
+    for frame in frames:
+        previous = calls[-1][-1] if calls else None
+        if previous is None or (frame.starts and frame.at > previous.at and _lifts(previous)):
+            calls.append([frame])
+        else:
+            calls[-1].append(frame)
+    return calls
 
-    def __init__(self, controller: FrameSender) -> None:
+
+def _lifts(frame: ContactFrame) -> bool:
+    return any(not pressed for _, _, pressed, _ in frame.contacts)
+
+
+class ControllerGesture:
+    """The frames of one gesture in paced streamInputEvent calls (module doc)."""
+
+    def __init__(self, controller: FrameSender, *, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self.controller = controller
+        self._clock = clock
+        self._sleep = sleep
 
     def send(self, frames: Sequence[ContactFrame], not_landed: Callable[[BaseException], BaseException | None]) -> int:
         """Sends the frames; returns how many went out. A call the emulator refused before reading
@@ -111,7 +137,7 @@ class ControllerGesture:
         other failure may have left fingers down: every finger the frames press is lifted, and the
         failure raised."""
         try:
-            self.controller.paced_frames([(frame.at, frame.contacts) for frame in frames])
+            self._send_calls(calls_of(frames))
         except Exception as exc:
             handed_on = not_landed(exc)
             if handed_on is not None:
@@ -121,6 +147,21 @@ class ControllerGesture:
                 raise
             raise ControllerError(f"emulator controller touch failed during a gesture: {exc}") from exc
         return len(frames)
+
+    def _send_calls(self, calls: Sequence[Sequence[ContactFrame]]) -> None:
+        started = answered = 0.0
+        for n, call in enumerate(calls):
+            if n:
+                gap = call[0].at - calls[n - 1][-1].at
+                self._sleep_until(max(started + call[0].at - calls[n - 1][0].at, answered + gap / 2))
+            started = self._clock()
+            self.controller.paced_frames([(frame.at, frame.contacts) for frame in call])
+            answered = self._clock()
+
+    def _sleep_until(self, moment: float) -> None:
+        left = moment - self._clock()
+        if left > 0:
+            self._sleep(left)
 
     def _lift_all(self, frames: Sequence[ContactFrame]) -> None:
         """Lift every finger the frames press, where its last frame put it (best effort)."""
