@@ -48,6 +48,7 @@ from tests.support.java_agent import (
     AGENT_DIR,
     BUILD_SH,
     CHECK_DEADLINE,
+    CLIENT_JIT,
     JAVA,
     JAVAC,
     JSON_JAR,
@@ -435,7 +436,7 @@ def _fake_sdk(root: Path, classes: Path) -> Path:
     platform.mkdir(parents=True)
     tools.mkdir(parents=True)
     stubs = sorted(str(p) for p in (AGENT_DIR / "stubs").rglob("*.java"))
-    subprocess.run([str(JAVAC), "-nowarn", "-Xlint:-options", "--release", "8", "-cp", str(JSON_JAR), "-d",
+    subprocess.run([str(JAVAC), *CLIENT_JIT, "-nowarn", "-Xlint:-options", "--release", "8", "-cp", str(JSON_JAR), "-d",
                     str(classes), *stubs], check=True, capture_output=True, timeout=120)
     subprocess.run(["unzip", "-q", "-o", str(JSON_JAR), "org/*", "-d", str(classes)], check=True, timeout=60)
     modules = Path(str(JAVA)).resolve().parents[1] / "lib" / "modules"

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.java_agent import CLIENT_JIT
+
 ROOT = Path(__file__).resolve().parents[2]
 AGENT_DIR = ROOT / "agent-android"
 MANIFEST = AGENT_DIR / "stubs" / "manifest.json"
@@ -260,7 +262,8 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _javap(*args: str, files: list[Path]) -> str:
     assert JAVAP is not None
-    done = subprocess.run([JAVAP, *args, *map(str, files)], capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run([JAVAP, *CLIENT_JIT, *args, *map(str, files)], capture_output=True, text=True, timeout=120,
+                          check=True)
     return done.stdout
 
 

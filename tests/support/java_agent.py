@@ -31,6 +31,8 @@ BUILD_SH = AGENT_DIR / "build.sh"
 JSON_JAR = Path(os.environ.get("MOBILE_AGENT_JSON_JAR", "/usr/share/java/com.android.json.jar"))
 JUNIT_JAR = Path(os.environ.get("JUNIT_JAR", "/usr/share/java/junit4.jar"))
 JAVAC = shutil.which("javac")
+CLIENT_JIT = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC")
+"""For javac and javap: their JVM with the client compiler only, as agent-android/build.env runs javac."""
 JAVA = shutil.which("java")
 
 needs_java = pytest.mark.skipif(
@@ -126,8 +128,8 @@ def start_java_agent(classpath: str, *extra: str) -> JavaAgent:
     token = secrets.token_hex(16)
     env = dict(os.environ, MOBILE_AGENT_TOKEN=token)
     process = subprocess.Popen(
-        [str(JAVA), "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", classpath, "dev.mobileagent.agent.HostMain",
-         "serve", "--port", "0", "--idle-exit-ms", "20000", *extra],
+        [str(JAVA), "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classpath,
+         "dev.mobileagent.agent.HostMain", "serve", "--port", "0", "--idle-exit-ms", "20000", *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
     )
     started = JavaAgent(process, {}, token)
