@@ -55,6 +55,33 @@ POLL_S = 0.25
 WEBVIEW_CLASS = "android.webkit.WebView"
 
 
+FIT_SLACK_PX = 2
+
+
+def fitted(shot: Image.Image, size: tuple[int, int]) -> Image.Image:
+    """The page's pixels in the node's box. Its CSS size times the pixel ratio, rounded, can be a
+    pixel or two off the box: then the pixels are cut, or the last row and column carried on, not
+    resampled (resampling a page of 1080x2100 for one pixel was 25 s of the suite's CPU and blurred
+    every pixel of it). A shot further off is scaled to the box."""
+    if shot.size == size:
+        return shot
+    width, height = size
+    if abs(shot.width - width) > FIT_SLACK_PX or abs(shot.height - height) > FIT_SLACK_PX:
+        return shot.resize(size)
+    kept = shot.crop((0, 0, min(width, shot.width), min(height, shot.height)))
+    if kept.size == size:
+        return kept
+    canvas = Image.new(shot.mode, size)
+    canvas.paste(kept, (0, 0))
+    if width > kept.width:
+        last_column = kept.crop((kept.width - 1, 0, kept.width, kept.height))
+        canvas.paste(last_column.resize((width - kept.width, kept.height)), (kept.width, 0))
+    if height > kept.height:
+        last_row = canvas.crop((0, kept.height - 1, width, kept.height))
+        canvas.paste(last_row.resize((width, height - kept.height)), (0, kept.height))
+    return canvas
+
+
 @dataclass(frozen=True)
 class JavascriptInterface:
     """An object the app adds to its WebView (`addJavascriptInterface(object, name)`): the methods
@@ -193,8 +220,7 @@ class WebView:
             self.model.nodes_changed(self.window, [self.node], ("structure",))
         shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")  # the nodes first: they are what tests wait on
         left, top, right, bottom = self.node.bounds
-        if shot.size != (right - left, bottom - top):  # CSS pixels times the ratio, rounded: a pixel off
-            shot = shot.resize((right - left, bottom - top))
+        shot = fitted(shot, (right - left, bottom - top))
         with self.model.lock:
             if self._closed.is_set():  # destroyed meanwhile: nothing more to draw
                 return True
