@@ -152,12 +152,15 @@ class Chromium:
 
 def _await_group_gone(group: int, deadline: float) -> None:
     """Until no process of the group still runs (its helpers die a moment after the leader is
-    reaped; a zombie left to init counts as gone), or the deadline."""
-    while _live_in_group(group) and time.monotonic() < deadline:
+    reaped), or the deadline."""
+    while live_processes_in_group(group) and time.monotonic() < deadline:
         time.sleep(0.01)
 
 
-def _live_in_group(group: int) -> bool:
+def live_processes_in_group(group: int) -> list[int]:
+    """The pids of a process group that still run, from /proc (zombies excluded: a reaped orphan's
+    entry lingers until the host's init collects it)."""
+    live = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -166,8 +169,8 @@ def _live_in_group(group: int) -> bool:
         except (OSError, IndexError):
             continue
         if int(fields[2]) == group and fields[0] != "Z":
-            return True
-    return False
+            live.append(int(entry))
+    return live
 
 
 def chromium_arguments(profile: Path, user_agent: str, scale: float) -> list[str]:

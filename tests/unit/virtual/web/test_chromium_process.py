@@ -17,11 +17,11 @@ from pathlib import Path
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.lab import VirtualLab
 from pytest_mobile_agent.virtual.ui.fixture import PACKAGE
+from pytest_mobile_agent.virtual.web.chromium import live_processes_in_group
 from pytest_mobile_agent.virtual.web.profiles import make_profile
 from tests.support.chromium import needs_chromium
 from tests.support.polling import wait_until
 from tests.unit.virtual.web.conftest import open_webview
-from tests.unit.virtual.web.test_devtools_socket import live_processes_in_group
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.ui.fixture import PACKAGE
 from pytest_mobile_agent.virtual.web.browser import Kind
+from pytest_mobile_agent.virtual.web.chromium import live_processes_in_group
 from tests.support.chromium import WebSocket, http_get, needs_chromium, receive_until
 from tests.support.polling import wait_until
 from tests.unit.virtual.web.conftest import DESCRIPTION, WINDOW, OpenWebView
@@ -125,23 +125,6 @@ def test_the_apps_death_removes_its_socket_and_its_chromium(webview: OpenWebView
     device.shell(f"am start -W -n {PACKAGE}/.MainActivity")
     again = device.web.browser_of(PACKAGE, Kind.WEBVIEW, WINDOW)
     assert again.socket_name != name and again.chromium is not None and again.chromium.pid != chromium.pid
-
-
-def live_processes_in_group(group: int) -> list[int]:
-    """The processes of a process group that still run (zombies excluded: a reaped orphan's
-    entry lingers until the host's init collects it)."""
-    live = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == group and fields[0] != "Z":
-            live.append(int(entry))
-    return live
 
 
 @needs_chromium
