@@ -59,10 +59,13 @@ FIT_SLACK_PX = 2
 
 
 def fitted(shot: Image.Image, size: tuple[int, int]) -> Image.Image:
-    """The page's pixels in the node's box. Its CSS size times the pixel ratio, rounded, can be a
-    pixel or two off the box: then the pixels are cut, or the last row and column carried on, not
-    resampled (resampling a page of 1080x2100 for one pixel was 25 s of the suite's CPU and blurred
-    every pixel of it). A shot further off is scaled to the box."""
+    """The page's pixels in the node's box. A WebView on a device draws its page at the view's own
+    pixel size, never scaled to fit: its viewport is the view's size in CSS pixels at the display's
+    density (window.devicePixelRatio), so a CSS pixel is `density` device pixels. Chromium's
+    screenshot is the CSS size times that ratio, rounded, and can be a pixel or two off the box:
+    then the pixels are cut, or the last row and column carried on, not resampled (resampling a page
+    of 1080x2100 for one pixel was 25 s of the suite's CPU and blurred every pixel of it). A shot
+    further off is scaled to the box."""
     if shot.size == size:
         return shot
     width, height = size
