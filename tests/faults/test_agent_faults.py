@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from typing import Any
@@ -167,7 +168,10 @@ def test_a_silent_agent_is_declared_dead_after_3_s_and_calls_fail_at_their_deadl
     thread.join(2.0)
     (short, short_at), (long_, long_at) = sorted(pending.outcomes, key=lambda o: o[1])
     assert isinstance(short, errors.Timeout) and short.deadline_s == 1.0
-    assert isinstance(long_, errors.Disconnected) and "silent for 3.0 s" in str(long_)
+    assert isinstance(long_, errors.Disconnected)
+    # the silence the host measured when its check ran: 3.0 s, or a tick more on a loaded host (3.1 s once in CI)
+    silent = re.search(r"silent for (\d+\.\d) s and is taken for dead", str(long_))
+    assert silent is not None and wire.LIVENESS_TIMEOUT <= float(silent[1]) <= wire.LIVENESS_TIMEOUT + 1.0, str(long_)
     assert long_at - welcomed_at >= wire.LIVENESS_TIMEOUT - 0.05
     gate.check((short_at - welcomed_at) * 1000, 1000 + 150, "a 1 s call to a silent agent failing")
     gate.check((long_at - welcomed_at) * 1000, 3000 + 150, "a silent agent declared dead")
