@@ -65,7 +65,7 @@ def test_a_bad_fixture_activity_fails_the_test_with_ams_error(pytester: pytest.P
     monkeypatch.setenv("MOBILE_AGENT_LOCK_DIR", str(pytester.path / "locks"))
     monkeypatch.delenv("MOBILE_AGENT_ANDROID_SERIAL", raising=False)
     pytester.makepyfile("def test_bad(compose_fixture):\n    compose_fixture(tab='List')\n")
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider", "--android-serial", "virtual",
+    result = pytester.runpytest("-p", "no:randomly", "-p", "no:cacheprovider", "--android-serial", "virtual",
                                            "--emulator-controller", "off", "--fixture-activity", ".Nope")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(

@@ -55,7 +55,7 @@ def test_the_marker_clears_and_grants(app, device, android_target):
 def test_an_apk_is_installed_once_per_session_and_each_test_starts_it_fresh(pytester: pytest.Pytester) -> None:
     apk = write(pytester.path / "app-v2.apk", fixture_apk(2))
     pytester.makepyfile(SUITE.replace("@VERSION@", "2").replace("@INSTALLS@", "2"))
-    result = pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}")
+    result = pytester.runpytest(*ISOLATED, f"--app-apk={apk}")
     result.assert_outcomes(passed=3)
 
 
@@ -64,7 +64,7 @@ def test_the_same_version_and_bytes_already_installed_are_not_installed_again(py
     pytester.makepyfile(
         SUITE.replace("@VERSION@", "1").replace("@INSTALLS@", "1")
     )  # the one install is the device's own
-    result = pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}")
+    result = pytester.runpytest(*ISOLATED, f"--app-apk={apk}")
     result.assert_outcomes(passed=3)
 
 
@@ -77,7 +77,7 @@ def test_an_app_without_a_ui_model_starts_its_launchable_activity(pytester: pyte
             assert screen.wait_for(text="Notes", timeout=10)
             app.start(activity=".SettingsActivity")
     """)
-    pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}").assert_outcomes(passed=1)
+    pytester.runpytest(*ISOLATED, f"--app-apk={apk}").assert_outcomes(passed=1)
 
 
 def test_an_installed_package_is_named_with_app_package(pytester: pytest.Pytester) -> None:
@@ -86,12 +86,12 @@ def test_an_installed_package_is_named_with_app_package(pytester: pytest.Pyteste
             assert app.activity == "dev.mobileagent.fixture.MainActivity", "the launchable activity, resolved"
             app.start()
     """)
-    pytester.runpytest_subprocess(*ISOLATED, "--app-package", "dev.mobileagent.fixture").assert_outcomes(passed=1)
+    pytester.runpytest(*ISOLATED, "--app-package", "dev.mobileagent.fixture").assert_outcomes(passed=1)
 
 
 def test_without_an_app_named_the_fixture_says_which_option(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_x(app):\n    pass\n")
-    result = pytester.runpytest_subprocess(*ISOLATED)
+    result = pytester.runpytest(*ISOLATED)
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*the app fixture needs the app under test: --app-apk=PATH*--app-package NAME*"])
 
@@ -99,7 +99,7 @@ def test_without_an_app_named_the_fixture_says_which_option(pytester: pytest.Pyt
 def test_a_refused_apk_fails_the_test_with_the_package_managers_code(pytester: pytest.Pytester) -> None:
     apk = write(pytester.path / "unsigned.apk", other_apk(signed=False))
     pytester.makepyfile("def test_x(app):\n    pass\n")
-    result = pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}")
+    result = pytester.runpytest(*ISOLATED, f"--app-apk={apk}")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*cannot be installed*INSTALL_PARSE_FAILED_NO_CERTIFICATES*"])
 
@@ -113,7 +113,7 @@ def test_a_failing_test_carries_the_crash_buffer(pytester: pytest.Pytester) -> N
             device.shell("uiautomator events")
             assert False, "the app crashed"
     """)
-    result = pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}")
+    result = pytester.runpytest(*ISOLATED, f"--app-apk={apk}")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         ["*- mobile-agent crash -*", "*beginning of crash*", "*AndroidRuntime: FATAL EXCEPTION*"]
@@ -130,11 +130,11 @@ def test_compose_fixture_is_the_app_handle_on_the_fixture_app(pytester: pytest.P
             assert started.component() == "dev.mobileagent.fixture/dev.mobileagent.fixture.MainActivity"
             assert screen.wait_for(text="Cell 500", timeout=10)
     """)
-    pytester.runpytest_subprocess(*ISOLATED).assert_outcomes(passed=1)
+    pytester.runpytest(*ISOLATED).assert_outcomes(passed=1)
 
 
 def test_the_marker_is_registered(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess("--markers")
+    result = pytester.runpytest("--markers")
     result.stdout.fnmatch_lines(["*@pytest.mark.app(clear=False, permissions=()): per-test state*"])
 
 
@@ -142,7 +142,7 @@ def test_app_apk_comes_from_the_environment(pytester: pytest.Pytester, monkeypat
     apk = write(pytester.path / "notes.apk", other_apk())
     monkeypatch.setenv("MOBILE_AGENT_APP_APK", str(apk))
     pytester.makepyfile("def test_x(app):\n    assert app.package == 'dev.mobileagent.it.notes'\n")
-    pytester.runpytest_subprocess(*ISOLATED).assert_outcomes(passed=1)
+    pytester.runpytest(*ISOLATED).assert_outcomes(passed=1)
 
 
 
@@ -156,9 +156,9 @@ def test_with_autoload_off_pytest_plugins_imports_the_plugin(pytester: pytest.Py
         "def test_x(compose_fixture, screen):\n    compose_fixture(tab='Big')\n    assert "
         "screen.wait_for(id='cell_1', timeout=10)\n"
     )
-    pytester.runpytest_subprocess(*ISOLATED).assert_outcomes(passed=1)
+    pytester.runpytest(*ISOLATED).assert_outcomes(passed=1)
     pytester.makeconftest("")
-    without = pytester.runpytest_subprocess(*ISOLATED)  # without it the plugin is not there at all
+    without = pytester.runpytest(*ISOLATED)  # without it the plugin is not there at all
     assert without.ret == pytest.ExitCode.USAGE_ERROR
     without.stderr.fnmatch_lines(["*unrecognized arguments: --android-serial*"])
 
@@ -173,7 +173,7 @@ def test_readmes_testing_your_app_suite_passes_as_written(pytester: pytest.Pytes
     pytester.makeconftest(conftest)
     pytester.makepyfile(test_app=suite)
     apk = write(pytester.path / "app.apk", fixture_apk(2))
-    pytester.runpytest_subprocess(*ISOLATED, f"--app-apk={apk}").assert_outcomes(passed=2)
+    pytester.runpytest(*ISOLATED, f"--app-apk={apk}").assert_outcomes(passed=2)
 
 
 MARKED_WITHOUT_THE_FIXTURE = """
@@ -189,13 +189,13 @@ def test_the_marker_takes_effect_without_the_app_fixture(pytester: pytest.Pytest
     """Issue 41 item 4: `@pytest.mark.app(clear=True, permissions=[...])` did nothing, with no warning,
     unless the test asked for the `app` fixture."""
     pytester.makepyfile(MARKED_WITHOUT_THE_FIXTURE)
-    result = pytester.runpytest_subprocess(*ISOLATED, "--app-package", "dev.mobileagent.fixture")
+    result = pytester.runpytest(*ISOLATED, "--app-package", "dev.mobileagent.fixture")
     result.assert_outcomes(passed=1)
 
 
 def test_the_marker_with_no_app_named_is_a_usage_error_naming_it(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(MARKED_WITHOUT_THE_FIXTURE)
-    result = pytester.runpytest_subprocess(*ISOLATED)
+    result = pytester.runpytest(*ISOLATED)
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*@pytest.mark.app(clear=True, permissions=[[]'android.permission.CAMERA'[]]) needs "
                                  "the app under test: --app-apk=PATH or --app-package NAME*"])

@@ -59,6 +59,6 @@ def test_a_malformed_package_name_is_one_usage_error(pytester: pytest.Pytester) 
 
 
 def test_a_package_that_is_not_installed_is_one_usage_error(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess(*ISOLATED, "--app-package", "com.example.nothere")
+    result = pytester.runpytest(*ISOLATED, "--app-package", "com.example.nothere")
     _usage_error(result, "ERROR: --app-package com.example.nothere is not installed on emulator-5554. Install it, or "
                          "name its APK with --app-apk=PATH")

@@ -36,7 +36,7 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualL
 
 def run_inner(pytester: pytest.Pytester, served: VirtualLab, expected: str, *flags: str) -> pytest.RunResult:
     pytester.makepyfile(test_inner=PASTES_AND_READS_TOASTS.replace("{expected}", expected))
-    return pytester.runpytest_subprocess("-s", "-p", "no:randomly", "-p", "no:xdist", "--android-serial",
+    return pytester.runpytest("-s", "-p", "no:randomly", "-p", "no:xdist", "--android-serial",
                                          f"tcp:127.0.0.1:{served.adb_port}/{served.serials[0]}", "--quiet-wait", "0",
                                          *flags)
 

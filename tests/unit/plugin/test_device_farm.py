@@ -154,7 +154,7 @@ def test_the_status_of_a_target_on_a_named_server_names_it(
     pytester.makepyfile(test_farm=FARM_SUITE.format(out=str(out)))
     first, second = two_labs
     targets = f"tcp:127.0.0.1:{second.adb_port}/emulator-5554,tcp:127.0.0.1:{first.adb_port}/emulator-5554"
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", "--android-serial", targets,
+    result = pytester.runpytest("-p", "no:randomly", "-p", "no:xdist", "--android-serial", targets,
                                            "--quiet-wait", "2", "--emulator-controller", "off")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     result.stdout.fnmatch_lines([
@@ -173,8 +173,17 @@ def test_the_status_of_a_target_on_a_named_server_names_it(
 REMOTE_CONFTEST = """
 from pytest_mobile_agent.session import ownership
 
-# a loopback server on its own port stands in for another host's
-ownership.adb_server_on_this_host = lambda host: False
+_on_this_host = ownership.adb_server_on_this_host
+
+
+def pytest_configure(config):
+    # a loopback server on its own port stands in for another host's
+    ownership.adb_server_on_this_host = lambda host: False
+
+
+def pytest_unconfigure(config):
+    # the run is in-process: the next run in this process sees this host as it is
+    ownership.adb_server_on_this_host = _on_this_host
 """
 
 
@@ -185,7 +194,7 @@ def test_a_remote_targets_controller_is_off_under_auto_and_the_status_says_why(
     pytester.makeconftest(REMOTE_CONFTEST)
     pytester.makepyfile(test_farm=FARM_SUITE.format(out=str(out)))
     first, _ = two_labs
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", "--android-serial",
+    result = pytester.runpytest("-p", "no:randomly", "-p", "no:xdist", "--android-serial",
                                            f"tcp:127.0.0.1:{first.adb_port}/emulator-5554", "--quiet-wait", "2",
                                            "--emulator-controller", "auto")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
@@ -208,7 +217,7 @@ def test_a_remote_targets_controller_named_by_url_is_used(
     first, _ = two_labs
     port = first.start_controller("emulator-5554")
     monkeypatch.setenv("MOBILE_AGENT_EMULATOR_TOKEN", str(first.controller("emulator-5554").token))
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", "--android-serial",
+    result = pytester.runpytest("-p", "no:randomly", "-p", "no:xdist", "--android-serial",
                                            f"tcp:127.0.0.1:{first.adb_port}/emulator-5554", "--quiet-wait", "2",
                                            "--emulator-controller", f"http://127.0.0.1:{port}")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()

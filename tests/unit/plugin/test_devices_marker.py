@@ -125,7 +125,7 @@ def test_the_rotation_came_back(devices):
 def test_two_phones_get_a_screen_and_a_device_each_with_their_own_session(pytester: pytest.Pytester,
                                                                           clean_env: Path) -> None:
     pytester.makepyfile(test_two=TWO_PHONES)
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", "--android-serial", "virtual:2")
+    result = pytester.runpytest("-p", "no:randomly", "-p", "no:xdist", "--android-serial", "virtual:2")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     result.assert_outcomes(passed=2)
     text = result.stdout.str()
@@ -153,7 +153,7 @@ def test_both_kinds(screen, screens, device_control, devices):
 def test_more_devices_than_named_skip_with_the_reason_a_bad_count_fails_and_both_kinds_of_fixtures_agree(
         pytester: pytest.Pytester, clean_env: Path) -> None:
     pytester.makepyfile(test_misuse=MISUSES)
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", "-rs", "--android-serial",
+    result = pytester.runpytest("-p", "no:randomly", "-p", "no:xdist", "-rs", "--android-serial",
                                            "virtual:2")
     result.assert_outcomes(passed=1, skipped=1, errors=1)
     result.stdout.fnmatch_lines(["*@pytest.mark.devices(N) takes a whole number N >= 1, not 0*"])
@@ -163,7 +163,7 @@ def test_more_devices_than_named_skip_with_the_reason_a_bad_count_fails_and_both
 
 def test_more_devices_than_named_fail_under_require_device(pytester: pytest.Pytester, clean_env: Path) -> None:
     pytester.makepyfile(test_misuse=MISUSES)
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", "--android-require-device",
+    result = pytester.runpytest("-p", "no:randomly", "-p", "no:xdist", "--android-require-device",
                                            "--android-serial", "virtual:2", "-k", "three")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*--android-require-device: @pytest.mark.devices(3): the test needs 3*"])

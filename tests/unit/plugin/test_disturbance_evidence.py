@@ -32,7 +32,7 @@ def test_the_tests_own_back_key_that_closes_its_app_fails_at_once(pytester: pyte
             assert screen.find(id="list")
         """
     )
-    result = pytester.runpytest_subprocess(*VIRTUAL, "--emulator-controller", "off")
+    result = pytester.runpytest(*VIRTUAL, "--emulator-controller", "off")
     outcomes = result.parseoutcomes()
     assert (outcomes.get("failed"), outcomes.get("rerun")) == (1, None), result.stdout.str()[-3000:]
     assert runs.read_text().count("run") == 1
@@ -56,7 +56,7 @@ def test_an_app_crash_fails_at_once_with_the_crash_of_its_run_in_the_report(pyte
             assert screen.find(id="no_such_node")
         """
     )
-    result = pytester.runpytest_subprocess(*VIRTUAL, "--emulator-controller", "off", "-rA")
+    result = pytester.runpytest(*VIRTUAL, "--emulator-controller", "off", "-rA")
     outcomes = result.parseoutcomes()
     assert (outcomes.get("failed"), outcomes.get("rerun")) == (2, None), result.stdout.str()[-3000:]
     text = result.stdout.str()
@@ -95,7 +95,7 @@ def test_another_users_touch_that_moves_the_app_is_a_disturbance(pytester: pytes
             assert screen.find(id="list")
         """
     )
-    result = pytester.runpytest_subprocess(*VIRTUAL, "--emulator-controller", controller)
+    result = pytester.runpytest(*VIRTUAL, "--emulator-controller", controller)
     outcomes = result.parseoutcomes()
     assert (outcomes.get("passed"), outcomes.get("rerun")) == (1, 1), result.stdout.str()[-3000:]
     result.stdout.fnmatch_lines(

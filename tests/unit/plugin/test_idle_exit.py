@@ -48,7 +48,7 @@ def gone_within(lab: VirtualLab, seconds: float) -> bool:
 
 def test_the_agent_exits_its_idle_exit_after_the_run(pytester: pytest.Pytester, served_lab: VirtualLab) -> None:
     pytester.makepyfile(USES_THE_AGENT)
-    result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "emulator-5554", "--agent-idle-exit", "1")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", "--agent-idle-exit", "1")
     result.assert_outcomes(passed=1)
     left = time.monotonic()
     assert gone_within(served_lab, 5.0), "the run's agent exits about 1 s after its last host left"
@@ -58,11 +58,11 @@ def test_the_agent_exits_its_idle_exit_after_the_run(pytester: pytest.Pytester, 
 def test_by_default_the_agent_lingers_seconds_for_the_next_run_and_is_reused(pytester: pytest.Pytester,
                                                                             served_lab: VirtualLab) -> None:
     pytester.makepyfile("def test_x(agent):\n    print('OUTCOME', type(agent.outcome).__name__, agent.record.pid)\n")
-    first = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "emulator-5554", "-s")
+    first = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", "-s")
     first.assert_outcomes(passed=1)
     first_ended = time.monotonic()
     assert len(agents(served_lab)) == 1, "it lingers after the run"
-    second = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "emulator-5554", "-s")
+    second = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", "-s")
     second.assert_outcomes(passed=1)
     if "OUTCOME Reused" not in second.stdout.str():
         # a loaded host can take the whole idle window to start the next run: then, and only then, it

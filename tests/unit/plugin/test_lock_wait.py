@@ -30,7 +30,7 @@ def test_a_test_waits_for_the_lock_as_long_as_the_option_says(pytester: pytest.P
     pytester.makepyfile("def test_x(agent):\n    pass\n")
     lock = AutomationLock("emulator-5554", server=f"127.0.0.1:{served_lab.adb_port}")
     with lock.held("inspector (pid 1)", timeout=5):
-        result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "emulator-5554", "--lock-wait", "1.5")
+        result = pytester.runpytest(*ISOLATED, "--android-serial", "emulator-5554", "--lock-wait", "1.5")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*waiting for the automation lock on emulator-5554 on 127.0.0.1:* (held by pid * "
                                  "(inspector (pid 1))*) timed out after its deadline of 1.5 s*"])

@@ -43,7 +43,7 @@ def test_a_path_option_as_two_words_is_refused_with_the_spelling_to_use(pytester
                                                                       flag: str) -> None:
     project(pytester)
     value = value_of(flag, outside)
-    result = pytester.runpytest_subprocess(flag, str(value), "-p", "no:xdist", "--strict-markers")
+    result = pytester.runpytest(flag, str(value), "-p", "no:xdist", "--strict-markers")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*write {flag}={value} as one word*rootdir*"])
     assert not (outside / ".pytest_cache").exists() and not (outside.parent / ".pytest_cache").exists()
@@ -54,14 +54,14 @@ def test_a_path_option_as_one_word_keeps_the_projects_rootdir_and_ini(pytester: 
                                                                       flag: str) -> None:
     project(pytester)
     value = value_of(flag, outside)
-    result = pytester.runpytest_subprocess(f"{flag}={value}", "-p", "no:xdist", "--strict-markers")
+    result = pytester.runpytest(f"{flag}={value}", "-p", "no:xdist", "--strict-markers")
     result.stdout.fnmatch_lines([f"rootdir: {pytester.path}*"])
     assert result.ret == pytest.ExitCode.OK  # the ini's marker was read: --strict-markers passes
 
 
 def test_a_value_option_as_two_words_whose_value_is_no_path_is_fine(pytester: pytest.Pytester) -> None:
     project(pytester)
-    result = pytester.runpytest_subprocess("--quiet-wait", "5", "--fixture-package", "com.example", "-p", "no:xdist",
+    result = pytester.runpytest("--quiet-wait", "5", "--fixture-package", "com.example", "-p", "no:xdist",
                                            "--strict-markers")
     result.stdout.fnmatch_lines([f"rootdir: {pytester.path}*"])
     assert result.ret == pytest.ExitCode.OK

@@ -67,7 +67,7 @@ def test_a_budget_of_the_wrong_type(compose_fixture):
 def test_budgets_fail_on_the_janky_feed_and_pass_on_the_smooth_list(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(SUITE)
     junit = pytester.path / "junit.xml"
-    result = pytester.runpytest_subprocess(*ISOLATED, f"--junitxml={junit}", "--android-trace=on")
+    result = pytester.runpytest(*ISOLATED, f"--junitxml={junit}", "--android-trace=on")
     result.assert_outcomes(passed=2, failed=1, errors=1)
     output = result.stdout.str()
     assert "performance budget exceeded" in output

@@ -36,7 +36,7 @@ def test_pytest_plugins_in_the_root_conftest_loads_it(pytester: pytest.Pytester,
     _autoload(monkeypatch, autoload)
     pytester.makeconftest(f"pytest_plugins = [{PLUGIN!r}]\n")
     pytester.makepyfile(USES_THE_PLUGIN)
-    result = pytester.runpytest_subprocess(*ISOLATED)
+    result = pytester.runpytest(*ISOLATED)
     result.assert_outcomes(passed=1)
     assert "already registered" not in result.stderr.str()
 
@@ -45,7 +45,7 @@ def test_pytest_plugins_in_the_root_conftest_loads_it(pytester: pytest.Pytester,
 def test_dash_p_loads_it(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, autoload: bool) -> None:
     _autoload(monkeypatch, autoload)
     pytester.makepyfile(USES_THE_PLUGIN)
-    result = pytester.runpytest_subprocess(*ISOLATED, "-p", PLUGIN)
+    result = pytester.runpytest(*ISOLATED, "-p", PLUGIN)
     result.assert_outcomes(passed=1)
 
 
@@ -53,11 +53,11 @@ def test_the_header_names_the_plugin_and_dash_p_no_turns_it_off_by_that_name(pyt
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     _autoload(monkeypatch, True)
     pytester.makepyfile("def test_x():\n    pass\n")
-    result = pytester.runpytest_subprocess(*ISOLATED)
+    result = pytester.runpytest(*ISOLATED)
     result.stdout.fnmatch_lines([f"mobile-agent: plugin {PLUGIN} *(-p no:{PLUGIN} turns it off)"])
-    off = pytester.runpytest_subprocess(*ISOLATED, "-p", f"no:{PLUGIN}")
+    off = pytester.runpytest(*ISOLATED, "-p", f"no:{PLUGIN}")
     off.assert_outcomes(passed=1)
     assert "mobile-agent:" not in off.stdout.str()
-    refused = pytester.runpytest_subprocess(*ISOLATED, "-p", f"no:{PLUGIN}", "--android-serial", "virtual")
+    refused = pytester.runpytest(*ISOLATED, "-p", f"no:{PLUGIN}", "--android-serial", "virtual")
     assert refused.ret == pytest.ExitCode.USAGE_ERROR
     refused.stderr.fnmatch_lines(["*unrecognized arguments: --android-serial*"])

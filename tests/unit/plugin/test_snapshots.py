@@ -41,12 +41,12 @@ def _isolated_dirs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -
 
 def test_a_baseline_is_written_then_matched_and_a_changed_label_is_caught(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_screens=LOGIN)
-    first = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual", "-k", "test_login and not later "
+    first = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "-k", "test_login and not later "
                                           "and not error", "--android-update-snapshots")
     first.assert_outcomes(passed=1)
     baseline = pytester.path / "__snapshots__" / "test_screens" / PROFILE / "login.png"
     assert baseline.read_bytes().startswith(b"\x89PNG")
-    result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*SnapshotMismatch: snapshot 'login' does not match *login.png: * pixels differ *",
                                  "*mobile-agent snapshot*"])
@@ -60,11 +60,11 @@ def test_a_baseline_is_written_then_matched_and_a_changed_label_is_caught(pytest
 
 def test_a_missing_baseline_is_written_and_fails_once(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_screens=LOGIN)
-    result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual", "-k", "test_login and not later "
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "-k", "test_login and not later "
                                            "and not error")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*snapshot 'login' had no baseline: * is written from this run*"])
-    again = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual", "-k", "test_login and not later "
+    again = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "-k", "test_login and not later "
                                           "and not error")
     again.assert_outcomes(passed=1)
 
@@ -79,9 +79,9 @@ def test_without_the_default_masks_the_clock_fails_it(pytester: pytest.Pytester)
             time.sleep(1.2)
             screen.assert_snapshot("clock", default_masks=False)
     """)
-    result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual", "--android-update-snapshots")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--android-update-snapshots")
     result.assert_outcomes(passed=1)
-    result = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual")
+    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*snapshot 'clock' does not match*"])
 
@@ -95,7 +95,7 @@ def test_a_mismatch_under_two_workers(pytester: pytest.Pytester) -> None:
             compose_fixture(tab=tab)
             screen.assert_snapshot("tab-login")
     """)
-    baseline = pytester.runpytest_subprocess(*ISOLATED, "--android-serial", "virtual", "--android-update-snapshots",
+    baseline = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--android-update-snapshots",
                                              "-k", "Login0")
     baseline.assert_outcomes(passed=1)
     result = pytester.runpytest_subprocess(*ISOLATED, "-n", "2", "--android-serial", "virtual")
