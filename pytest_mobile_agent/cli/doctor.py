@@ -13,7 +13,8 @@ round trip (cli/doctor_web.py), the agent's idle exit, the rotation kept across 
 clipboard's round trip under root (`adb root`, on builds that allow it; adbd is put back as it was).
 
 A check whose prerequisite failed is skipped and says which; the exit status is 1 when any check
-failed. `--json` prints the rows as one JSON object; `--report FILE` writes the compatibility report
+failed. `--check NAME` runs only the checks named, each with the ones it needs (`with_prerequisites`).
+`--json` prints the rows as one JSON object; `--report FILE` writes the compatibility report
 (cli/doctor_report.py): the device's build fingerprint and API, and every row with its figures.
 """
 
@@ -24,7 +25,7 @@ import contextlib
 import json
 import struct
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,15 @@ ADBD_RESTART_TIMEOUT = 30.0
 SHELL_UID, ROOT_UID = 2000, 0
 
 OK, FAILED, SKIPPED = "ok", "failed", "skipped"
+#: what a check uses that an earlier check sets up, beyond the check its row needs: the jar the
+#: deploy pushes, the fixture app the tap starts, the Login tab the keys check opens, the display the
+#: windows check read
+SETS_UP = {"deploy": ("agent jar",), "keys": ("tap",), **{f"text ({method})": ("keys",) for method in TEXTS},
+           "keyboard": ("keys",), "toast": ("tap",), "rotation kept": ("windows",)}
+#: every check, in the order they run (a row's name; `--check` takes these)
+CHECKS = ("adb server", "target", "agent jar", "deploy", "hello", "windows", "snapshot", "tap", "keys",
+          *(f"text ({method})" for method in TEXTS), "keyboard", "clipboard (shell)", "toast", "screenshot",
+          "screenshot pixels", "controller", "web", "idle exit", "rotation kept", "clipboard (root)")
 
 
 @dataclass(frozen=True)
@@ -137,10 +147,13 @@ class _State:
 
 
 class Doctor:
-    def __init__(self, target: Target, *, jar_path: Path | None = None, force: bool = False) -> None:
+    def __init__(self, target: Target, *, jar_path: Path | None = None, force: bool = False,
+                 checks: Collection[str] = ()) -> None:
         self.target = target
         self.jar_path = jar_path
         self.force = force
+        #: the checks asked for (`--check`), run with the checks they need; empty: every check
+        self.wanted = checks_named(checks)
         self.state = _State()
         self.rows: list[Row] = []
         self.records = target.records
@@ -164,9 +177,12 @@ class Doctor:
             ("idle exit", self._idle_exit, "deploy"), ("rotation kept", self._rotation_kept, "idle exit"),
             ("clipboard (root)", self._clipboard_as_root, "deploy"),
         ]
+        assert [name for name, _, _ in checks] == list(CHECKS), "CHECKS names every check in its order"
+        chosen = with_prerequisites(self.wanted, {name: needs for name, _, needs in checks})
         try:
             for name, check, needs in checks:
-                self.rows.append(self._run_one(name, check, needs))
+                if chosen is None or name in chosen:
+                    self.rows.append(self._run_one(name, check, needs))
         finally:
             self._clean_up()
         return self.rows
@@ -644,6 +660,31 @@ class Doctor:
                 found = f"it shows {seen}" if seen else "no such node"
                 raise CheckFailed(f"no node with {key}={value!r} as expected within {LAND_TIMEOUT:.0f} s ({found})")
             time.sleep(0.1)
+
+
+def checks_named(names: Collection[str]) -> frozenset[str]:
+    """The checks `--check` names; errors.InvalidArgument naming the first the doctor does not have."""
+    unknown = [name for name in names if name not in CHECKS]
+    if unknown:
+        raise errors.InvalidArgument(f"--check {unknown[0]!r}: the doctor has no such check",
+                                     advice=f"Name one of: {', '.join(repr(name) for name in CHECKS)}")
+    return frozenset(names)
+
+
+def with_prerequisites(wanted: frozenset[str], needs: dict[str, str | None]) -> set[str] | None:
+    """The checks to run for the `wanted` ones: each with the check its row needs and the ones that
+    set up what it uses (SETS_UP), and theirs; None (every check) when none is wanted."""
+    if not wanted:
+        return None
+    chosen: set[str] = set()
+    todo = list(wanted)
+    while todo:
+        name = todo.pop()
+        if name not in chosen:
+            chosen.add(name)
+            needed = needs[name]
+            todo += [*SETS_UP.get(name, ()), *((needed,) if needed else ())]
+    return chosen
 
 
 class _Skip(Exception):  # noqa: N818 - a row's outcome, not an error

@@ -101,10 +101,11 @@ def _doctor(args: argparse.Namespace) -> int:
     try:
         controller = controller_setting(args.emulator_controller)  # a token in a URL is refused before anything
         records = Path(args.agent_records) if args.agent_records else None
+        checks = doctor.checks_named(args.check or ())
         with doctor.target_of(args.android_serial, controller=controller,
                               virtual_adb=args.virtual_adb, records_dir=records) as target:
             examiner = doctor.Doctor(target, jar_path=Path(args.agent_jar) if args.agent_jar else None,
-                                     force=args.agent_force)
+                                     force=args.agent_force, checks=checks)
             rows = examiner.run()
     except errors.MobileAgentError as exc:
         return _failed(exc)
@@ -241,6 +242,9 @@ def build_parser() -> argparse.ArgumentParser:
     _shared(check, "--android-serial", default=AUTO)
     for flag in ("--emulator-controller", "--agent-jar", "--agent-force", "--agent-records", "--virtual-adb"):
         _shared(check, flag)
+    check.add_argument("--check", metavar="NAME", action="append", default=None,
+                       help="run only this check (a row's name, as `--check web` or `--check 'text (keys)'`) and "
+                            "the checks it needs; repeat for more")
     check.add_argument("--json", action="store_true", help="machine-readable output")
     check.add_argument("--report", metavar="FILE", default=None,
                        help="also write the compatibility report to FILE (JSON: the device's build fingerprint, "

@@ -105,7 +105,8 @@ def test_the_jar_row_says_where_the_jar_came_from(tmp_path: Path) -> None:
     named = tmp_path / "mobile-agent-android.jar"
     named.write_bytes(AgentJar.stand_in().data)
     with doctor.target_of("virtual", controller="off") as target:
-        rows = doctor.Doctor(target, jar_path=named).run()
+        rows = doctor.Doctor(target, jar_path=named, checks=["agent jar"]).run()
+    assert [r.check for r in rows] == ["agent jar"], "a check that needs none runs alone"
     row = rows_by_check(rows)["agent jar"]
     assert row.result == doctor.OK, row
     assert row.detail.startswith(f"{named} (named by --agent-jar or MOBILE_AGENT_JAR): version ")
@@ -124,7 +125,7 @@ def test_a_served_virtual_device_named_by_its_serial_needs_no_jar_or_sdk(monkeyp
     try:
         monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(lab.adb_port))
         with doctor.target_of(lab.serials[0], controller="off") as target:
-            rows = doctor.Doctor(target).run()
+            rows = doctor.Doctor(target, checks=["snapshot"]).run()
     finally:
         lab.stop()
     by = rows_by_check(rows)
@@ -150,7 +151,7 @@ def test_a_target_on_a_named_adb_server_is_examined_there(monkeypatch: pytest.Mo
     try:
         with doctor.target_of(f"tcp:127.0.0.1:{lab.adb_port}/{lab.serials[0]}", controller="off") as target:
             assert (target.server.address, target.serial) == (f"127.0.0.1:{lab.adb_port}", lab.serials[0])
-            rows = doctor.Doctor(target).run()
+            rows = doctor.Doctor(target, checks=["snapshot"]).run()
     finally:
         lab.stop()
     by = rows_by_check(rows)
@@ -219,7 +220,7 @@ def test_an_idle_exit_past_its_bound_fails_the_check(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(doctor, "_running", late)
     with doctor.target_of("virtual", controller="off") as target:
-        rows = doctor.Doctor(target).run()
+        rows = doctor.Doctor(target, checks=["idle exit"]).run()
     by = rows_by_check(rows)
     row = by["idle exit"]
     assert row.result == doctor.FAILED, (row, by["deploy"])
@@ -233,6 +234,27 @@ def test_the_summary_counts_each_outcome() -> None:
     assert doctor.summary_line(rows[:1]) == "1 check: 1 passed"
 
 
+def test_a_check_asked_for_runs_with_the_checks_that_set_it_up_in_the_doctors_order() -> None:
+    needs = {"adb server": None, "target": "adb server", "agent jar": None, "deploy": "target", "tap": "deploy",
+             "keys": "deploy", "toast": "deploy", "windows": "deploy", "idle exit": "deploy",
+             "rotation kept": "idle exit", "web": "target"}
+    assert doctor.with_prerequisites(frozenset(), needs) is None, "none asked for: every check"
+    assert doctor.with_prerequisites(frozenset({"web"}), needs) == {"web", "target", "adb server"}
+    assert doctor.with_prerequisites(frozenset({"toast"}), needs) == {
+        "toast", "tap", "deploy", "agent jar", "target", "adb server"}
+    assert doctor.with_prerequisites(frozenset({"rotation kept"}), needs) == {
+        "rotation kept", "idle exit", "windows", "deploy", "agent jar", "target", "adb server"}
+    assert list(doctor.CHECKS) == CHECKS
+
+
+def test_a_check_the_doctor_does_not_have_is_a_usage_error_naming_the_ones_it_has(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--android-serial", "virtual", "--check", "web", "--check", "wifi"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "error: --check 'wifi': the doctor has no such check"
+    assert err[1].startswith("advice: Name one of: 'adb server', 'target', 'agent jar', ")
+
+
 def test_a_runs_agent_under_other_records_is_named_as_such_where_it_blocks_the_doctor(
         served_lab: VirtualLab, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     project = tmp_path / "project"
@@ -242,7 +264,7 @@ def test_a_runs_agent_under_other_records_is_named_as_such_where_it_blocks_the_d
                           "--android-serial", "emulator-5554", f"--agent-records={tmp_path / 'run-records'}"],
                          cwd=project, capture_output=True, text=True, timeout=180, check=False)
     assert run.returncode == 0, run.stdout + run.stderr
-    main(["doctor", "--android-serial", "emulator-5554", "--emulator-controller", "off", "--json"])
+    main(["doctor", "--android-serial", "emulator-5554", "--emulator-controller", "off", "--check", "deploy", "--json"])
     deploy = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}["deploy"]
     assert deploy["result"] == "failed"
     assert ("these records do not name it: another host's agent, or one a run with other records left"
@@ -287,7 +309,7 @@ def test_the_root_round_trip_is_skipped_where_adb_root_is_refused(served_lab: Vi
     device.setprop("ro.debuggable", "0")
     device.setprop("ro.build.type", "user")
     with doctor.target_of("emulator-5554", controller="off") as target:
-        examiner = doctor.Doctor(target)
+        examiner = doctor.Doctor(target, checks=["clipboard (shell)", "clipboard (root)"])
         rows = examiner.run()
     row = rows_by_check(rows)["clipboard (root)"]
     assert row.result == doctor.SKIPPED and row.detail == "root is not available: a user build (ro.debuggable=0)"
@@ -300,7 +322,7 @@ def test_a_clipboard_that_does_not_keep_the_clip_fails_both_round_trips(monkeypa
 
     monkeypatch.setattr(ClipboardAccess, "get", lambda self, params, deadline: {"text": None})
     with doctor.target_of("virtual", controller="off") as target:
-        rows = doctor.Doctor(target).run()
+        rows = doctor.Doctor(target, checks=["clipboard (shell)", "clipboard (root)"]).run()
     by = rows_by_check(rows)
     for name in ("clipboard (shell)", "clipboard (root)"):
         assert by[name].result == doctor.FAILED, by[name]
@@ -315,7 +337,7 @@ def test_a_toast_not_heard_fails_naming_the_toasts_that_were(monkeypatch: pytest
     monkeypatch.setattr(fixture, "GUEST_TOAST", "Welcome back")  # the app's late button shows another toast
     monkeypatch.setattr(doctor, "TOAST_TIMEOUT", 1.0)
     with doctor.target_of("virtual", controller="off") as target:
-        rows = doctor.Doctor(target).run()
+        rows = doctor.Doctor(target, checks=["toast"]).run()
     row = rows_by_check(rows)["toast"]
     assert row.result == doctor.FAILED
     assert row.detail == "no toast 'Continuing as guest' within 1 s of the tap (toasts heard: 'Welcome back')"
@@ -326,7 +348,7 @@ def test_a_text_path_auto_did_not_take_fails_the_keyboard_check(monkeypatch: pyt
 
     monkeypatch.setattr(TextEntry, "_choose", staticmethod(lambda node, text: "clipboard"))
     with doctor.target_of("virtual", controller="off") as target:
-        rows = doctor.Doctor(target).run()
+        rows = doctor.Doctor(target, checks=["keyboard", "text (direct)", "text (keys)"]).run()
     by = rows_by_check(rows)
     assert by["keyboard"].result == doctor.FAILED
     assert by["keyboard"].detail == ("auto took clipboard for a field that takes text ('Kb ü' into username), "
@@ -337,7 +359,8 @@ def test_a_text_path_auto_did_not_take_fails_the_keyboard_check(monkeypatch: pyt
 def test_without_the_fixture_app_the_keyboard_and_toast_checks_say_what_they_need() -> None:
     with doctor.target_of("virtual", controller="off") as target:
         target.server.device(target.serial).shell(f"pm uninstall {doctor.FIXTURE_PACKAGE}")
-        rows = doctor.Doctor(target).run()
+        rows = doctor.Doctor(target, checks=["keyboard", "toast", "clipboard (shell)", "clipboard (root)",
+                                             "screenshot pixels"]).run()
     by = rows_by_check(rows)
     assert by["keyboard"].result == by["toast"].result == doctor.SKIPPED
     assert by["keyboard"].detail.startswith("input method com.google.android.inputmethod.latin/")
@@ -389,9 +412,10 @@ def test_one_lit_pixel_passes_with_its_checksum_and_capture_path() -> None:
 def test_a_report_that_cannot_be_written_is_an_error_after_the_rows(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "missing-directory" / "report.json"
-    assert main(["doctor", "--android-serial", "virtual", "--emulator-controller", "off", "--report", str(path)]) == 2
+    assert main(["doctor", "--android-serial", "virtual", "--emulator-controller", "off", "--check", "target",
+                 "--report", str(path)]) == 2
     out, err = capsys.readouterr()
-    assert "checks:" in out.splitlines()[-1]
+    assert out.splitlines()[-1] == "2 checks: 2 passed", "the rows, then the error"
     assert err.startswith(f"error: --report {path}: cannot write the report: No such file or directory")
 
 
