@@ -38,6 +38,7 @@ from pytest_mobile_agent.emulator.frame import status_bar_rows
 from pytest_mobile_agent.errors import Unavailable
 from pytest_mobile_agent.virtual.fronts.controller import AvdConfig, ControllerDouble
 from tests.support.polling import wait_until
+from tests.support.ports import closed_port
 
 pytestmark = pytest.mark.device
 
@@ -324,15 +325,10 @@ def test_the_display_size_and_keyboard_match_the_avd(
 
 
 def test_a_closed_port_falls_back_with_the_launch_flag_and_console_command(controller_target: ControllerTarget) -> None:
-    import socket
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        closed = probe.getsockname()[1]
     serial = controller_target.serial
-    endpoint = Endpoint.at(closed, token=controller_target.endpoint.token, serial=serial)
-    with pytest.raises(Unavailable) as caught:
-        Controller.connect(endpoint, timeout=2.0)
+    with closed_port() as closed, pytest.raises(Unavailable) as caught:
+        Controller.connect(Endpoint.at(closed, token=controller_target.endpoint.token, serial=serial), timeout=2.0)
     grpc_port = (console_port(serial) or 5554) + 3000
     warning = caught.value.warning()
     print(f"\nwarning: {warning}")

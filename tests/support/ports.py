@@ -1,9 +1,12 @@
-"""Loopback ports for tests: one nothing listens on, and one below the ephemeral range."""
+"""Loopback ports for tests: one nothing listens on, one that refuses connections for as long as it
+is held, and one below the ephemeral range."""
 
 from __future__ import annotations
 
 import random
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 def free_port() -> int:
@@ -12,6 +15,16 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@contextmanager
+def closed_port() -> Iterator[int]:
+    """A loopback port that refuses every connection while the block runs: bound and never listened
+    on, so no other bind in the run (a lab's endpoint, a server's port 0) can take it meanwhile, as
+    one released by `free_port` can (CI once saw a port so released accept TCP and never answer)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield int(sock.getsockname()[1])
 
 
 def free_port_below_ephemeral() -> int:

@@ -11,7 +11,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import AdbServer, address_from_env
 from pytest_mobile_agent.adb.connection import AdbConnection
 from tests.support.adb_scripted import Peer, client
-from tests.support.ports import free_port
+from tests.support.ports import closed_port
 
 
 def version_reply(*answers: bytes, hang_up: bool = True):
@@ -64,10 +64,8 @@ def test_a_silent_server_times_out_at_the_io_deadline(scripted):
 
 
 def test_nothing_listening_names_the_address_and_adb_start_server():
-    port = free_port()
-    adb = AdbServer(host="127.0.0.1", port=port)
-    with pytest.raises(errors.ServerUnreachable) as info:
-        adb.devices()
+    with closed_port() as port, pytest.raises(errors.ServerUnreachable) as info:
+        AdbServer(host="127.0.0.1", port=port).devices()
     text = str(info.value)
     assert f"127.0.0.1:{port}" in text and "adb start-server" in text
 
@@ -79,8 +77,8 @@ def test_the_adb_binary_is_never_spawned(monkeypatch):
         raise AssertionError(f"spawned {args!r}")
 
     monkeypatch.setattr(subprocess, "Popen", no_spawn)
-    with pytest.raises(errors.ServerUnreachable):
-        AdbServer(host="127.0.0.1", port=free_port()).version()
+    with closed_port() as port, pytest.raises(errors.ServerUnreachable):
+        AdbServer(host="127.0.0.1", port=port).version()
 
 
 def test_kill_sends_host_kill(scripted):

@@ -13,7 +13,7 @@ from pytest_mobile_agent.adb import wire
 from pytest_mobile_agent.adb.targets import getprop_command
 from pytest_mobile_agent.cli import main as cli
 from tests.support.adb_scripted import Peer, ScriptedAdbServer
-from tests.support.ports import free_port
+from tests.support.ports import closed_port
 
 LISTING = (
     "emulator-5554          device product:sdk_gphone64_x86_64 model:sdk_gphone64_x86_64 device:emu64x transport_id:1\n"
@@ -48,19 +48,19 @@ def test_targets_prints_the_listing_with_facts_and_advice(capsys):
 
 
 def test_targets_exits_non_zero_with_the_advice_when_the_server_is_unreachable(capsys):
-    port = free_port()
-    status = cli.main(["targets", "-P", str(port)])
+    with closed_port() as port:
+        status = cli.main(["targets", "-P", str(port)])
     err = capsys.readouterr().err
     assert status != 0
     assert f"127.0.0.1:{port}" in err and "adb start-server" in err
 
 
 def test_the_module_runs_as_a_command_and_takes_the_port_from_the_environment():
-    port = free_port()
-    env = dict(os.environ, ANDROID_ADB_SERVER_PORT=str(port))
-    env.pop("ADB_SERVER_SOCKET", None)
-    result = subprocess.run([sys.executable, "-m", "pytest_mobile_agent", "targets"], env=env,
-                            capture_output=True, text=True, timeout=30)
+    with closed_port() as port:
+        env = dict(os.environ, ANDROID_ADB_SERVER_PORT=str(port))
+        env.pop("ADB_SERVER_SOCKET", None)
+        result = subprocess.run([sys.executable, "-m", "pytest_mobile_agent", "targets"], env=env,
+                                capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert f"127.0.0.1:{port}" in result.stderr and "adb start-server" in result.stderr
     assert "Traceback" not in result.stderr

@@ -17,7 +17,7 @@ import pytest
 
 from pytest_mobile_agent.cli import doctor
 from pytest_mobile_agent.cli.main import main
-from tests.support.ports import free_port
+from tests.support.ports import closed_port
 
 if TYPE_CHECKING:
     from pytest_mobile_agent.virtual import VirtualLab
@@ -55,7 +55,7 @@ def test_every_check_passes_through_the_real_adb_server(capsys: pytest.CaptureFi
 
 
 def test_an_emulator_whose_controller_does_not_answer_fails_that_row_with_the_launch_flag() -> None:
-    with doctor.target_of("virtual", controller=f"http://127.0.0.1:{free_port()}") as target:
+    with closed_port() as port, doctor.target_of("virtual", controller=f"http://127.0.0.1:{port}") as target:
         rows = doctor.Doctor(target).run()
     by = rows_by_check(rows)
     assert by["controller"].result == doctor.FAILED

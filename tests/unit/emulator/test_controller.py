@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from pytest_mobile_agent.emulator._proto import emulator_controller_pb2 as pb
 from pytest_mobile_agent.emulator._proto import emulator_controller_pb2_grpc as pb_grpc
 from pytest_mobile_agent.errors import Closed, ControllerError, Unavailable, is_timeout
 from pytest_mobile_agent.virtual.fronts.silent_port import SilentPort
+from tests.support.ports import closed_port
 
 TOKEN = "s" * 64
 HARDWARE = {"hw.lcd.width": "1080", "hw.lcd.height": "2400", "hw.lcd.density": "420", "hw.keyboard": "false"}
@@ -160,12 +160,8 @@ def test_a_unary_call_fails_at_its_deadline(recorder: tuple[Recorder, Endpoint])
 
 
 def test_a_closed_port_is_unavailable_with_the_fallback_warning() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    endpoint = Endpoint.at(port, token=TOKEN, serial="emulator-5554")
-    with pytest.raises(Unavailable) as caught:
-        Controller.connect(endpoint, timeout=1.0)
+    with closed_port() as port, pytest.raises(Unavailable) as caught:
+        Controller.connect(Endpoint.at(port, token=TOKEN, serial="emulator-5554"), timeout=1.0)
     warning = caught.value.warning()
     assert warning.startswith(
         f"emulator control endpoint unavailable for emulator-5554 (connecting to http://127.0.0.1:{port}: "

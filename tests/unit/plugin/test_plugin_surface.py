@@ -17,6 +17,7 @@ import pytest_mobile_agent.virtual.agent
 import pytest_mobile_agent.virtual.fronts.controller  # noqa: F401
 from pytest_mobile_agent.agent import AgentJar
 from pytest_mobile_agent.virtual import VirtualLab
+from tests.support.ports import closed_port
 
 pytest_plugins = ["pytester"]
 
@@ -334,14 +335,11 @@ def test_a_session_fixture_prints_the_status_lines_at_the_end(pytester: pytest.P
 def test_a_closed_controller_port_prints_the_seeds_status_line(pytester: pytest.Pytester) -> None:
     """Issue 16 item 11: the seed's line, whole, with only the port and the OS's errno free."""
     import errno
-    import socket
 
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     pytester.makepyfile("def test_x(session):\n    assert session.status()\n")
-    result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--emulator-controller",
-                                f"http://127.0.0.1:{port}")
+    with closed_port() as port:
+        result = pytester.runpytest(*ISOLATED, "--android-serial", "virtual", "--emulator-controller",
+                                    f"http://127.0.0.1:{port}")
     result.assert_outcomes(passed=1)
     assert (
         "warning: emulator control endpoint unavailable for emulator-5554 (connecting to "

@@ -5,12 +5,12 @@ MOBILE_AGENT_SKIP_UNUSABLE=1) keeps the skip."""
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 
 import pytest
 
 from pytest_mobile_agent.virtual import VirtualLab
+from tests.support.ports import closed_port
 from tests.unit.plugin.plugin_inner_runs import ISOLATED, isolate, served_lab
 
 pytest_plugins = ["pytester"]
@@ -31,13 +31,12 @@ def _served_lab(monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualLab]:
 
 
 @pytest.fixture
-def no_adb_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The default adb server is a port nothing listens on."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(port))
-    monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
+def no_adb_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The default adb server is a port that refuses connections."""
+    with closed_port() as port:
+        monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(port))
+        monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
+        yield
 
 
 @pytest.mark.parametrize(("named", "meant"), [("virtaul", "virtual"), ("emulatr-5554", "emulator-5554")])

@@ -21,6 +21,7 @@ from pytest_mobile_agent.stack.agent import records_for
 from pytest_mobile_agent.stack.settings import Settings
 from pytest_mobile_agent.stack.targets import AndroidTarget, TargetProvider, did_you_mean
 from pytest_mobile_agent.virtual import VirtualLab
+from tests.support.ports import closed_port
 
 
 @pytest.mark.parametrize(("name", "listed", "meant"), [
@@ -44,14 +45,10 @@ def test_a_name_close_to_none_or_equal_to_one_gets_no_suggestion(name: str, list
 def test_a_misspelled_virtual_on_an_unreachable_server_says_what_was_meant_first(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 41 item 15: `--android-serial virtaul` opened with "cannot reach the adb server"."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(port))
     monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
-    provider = TargetProvider(Settings.for_target("virtaul"))
-    with pytest.raises(errors.AdbError) as raised:
-        provider.target()
+    with closed_port() as port, pytest.raises(errors.AdbError) as raised:
+        monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(port))
+        TargetProvider(Settings.for_target("virtaul")).target()
     text = str(raised.value)
     assert text.startswith("did you mean `--android-serial virtual`? "), text
     assert "cannot reach the adb server" in text and text.count("did you mean") == 1
