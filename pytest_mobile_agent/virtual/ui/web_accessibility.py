@@ -16,15 +16,20 @@ page.py):
 * a text field takes ACTION_SET_TEXT and the IME's keys (the page's value is set), and a tap on it
   brings the keyboard up, as a focused editable WebView node does; a button or link takes a tap;
 * bounds are the node's box in the page's CSS pixels, times the device's pixel ratio, moved to the
-  WebView's place on the screen and clipped to it (getBoundsInScreen).
+  WebView's place on the screen and clipped to it (getBoundsInScreen);
+* a node keeps its id while its DOM node lives, whatever else the page changes: the bridge's
+  virtual view id is the BrowserAccessibility node's unique id, made once for the node
+  (WebContentsAccessibilityAndroid, BrowserAccessibility::GetUniqueId), so a node found before the
+  page moved still takes an action after (`Ids`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from pytest_mobile_agent.virtual.ui.node import Bounds, Node
+from pytest_mobile_agent.virtual.ui.node import Bounds, Node, next_node_id
 from pytest_mobile_agent.virtual.web.page import AxNode
 
 TEXT_FIELDS = ("textbox", "searchbox", "textField", "TextField")
@@ -47,6 +52,32 @@ TEXT_ONLY_CHILDREN = ("StaticText", "InlineTextBox")
 
 
 
+@dataclass
+class Ids:
+    """The ids given to a document's DOM nodes (`backendDOMNodeId`), kept from one read of its tree
+    to the next; a new document (another root) starts afresh."""
+
+    document: int = -1
+    by_dom_node: dict[int, int] = field(default_factory=dict)
+    _given: dict[int, int] = field(default_factory=dict)
+
+    def start(self, document: int) -> None:
+        """A read of the tree begins: ids of the DOM nodes it leaves out are let go."""
+        if document != self.document:
+            self.document, self.by_dom_node = document, {}
+        else:
+            self.by_dom_node = self._given
+        self._given = {}
+
+    def of(self, ax: AxNode) -> int | None:
+        """The id this DOM node had, None for a node not seen before (or with no DOM node)."""
+        return self.by_dom_node.get(ax.backend_id) if ax.backend_id >= 0 and ax.backend_id not in self._given else None
+
+    def given(self, ax: AxNode, uid: int) -> None:
+        if ax.backend_id >= 0:
+            self._given.setdefault(ax.backend_id, uid)
+
+
 class WebActions(Protocol):
     """What the WebView does with an action on one of its nodes (ui/webview.py)."""
 
@@ -60,18 +91,21 @@ class WebActions(Protocol):
 
 
 def replica_nodes(tree: Mapping[str, AxNode], root_id: str, webview: Bounds, scale: float, package: str,
-                  actions: WebActions) -> list[Node]:
-    """The nodes to put under the WebView's node, from the page's tree rooted at `root_id`."""
+                  actions: WebActions, ids: Ids | None = None) -> list[Node]:
+    """The nodes to put under the WebView's node, from the page's tree rooted at `root_id`; with
+    `ids`, each DOM node keeps the id it had in the last read of the same document."""
+    ids = ids if ids is not None else Ids()
     out: list[Node] = []
     root = tree.get(root_id)
+    ids.start(root.backend_id if root is not None else -1)
     if root is not None:
         for child in root.children:
-            _expose(tree, child, webview, scale, package, actions, out)
+            _expose(tree, child, webview, scale, package, actions, out, ids)
     return out
 
 
 def _expose(tree: Mapping[str, AxNode], node_id: str, webview: Bounds, scale: float, package: str,
-            actions: WebActions, out: list[Node]) -> None:
+            actions: WebActions, out: list[Node], ids: Ids) -> None:
     ax = tree.get(node_id)
     if ax is None or ax.role == "InlineTextBox":
         return
@@ -79,15 +113,15 @@ def _expose(tree: Mapping[str, AxNode], node_id: str, webview: Bounds, scale: fl
     bounds = _screen_bounds(ax.box, webview, scale)
     if flattened or bounds is None:
         for child in ax.children:
-            _expose(tree, child, webview, scale, package, actions, out)
+            _expose(tree, child, webview, scale, package, actions, out, ids)
         return
-    node = _node(ax, bounds, package, actions)
+    node = _node(ax, bounds, package, actions, ids)
     out.append(node)
     if _is_leaf(tree, ax):
         return
     below: list[Node] = []
     for child in ax.children:
-        _expose(tree, child, webview, scale, package, actions, below)
+        _expose(tree, child, webview, scale, package, actions, below, ids)
     for exposed in below:
         node.add(exposed)
 
@@ -99,13 +133,15 @@ def _is_leaf(tree: Mapping[str, AxNode], ax: AxNode) -> bool:
     return bool(ax.name) and all(child.role in TEXT_ONLY_CHILDREN for child in children)
 
 
-def _node(ax: AxNode, bounds: Bounds, package: str, actions: WebActions) -> Node:
+def _node(ax: AxNode, bounds: Bounds, package: str, actions: WebActions, ids: Ids) -> Node:
     field = ax.role in TEXT_FIELDS
     cls = "android.widget.EditText" if field else CLASS_BY_ROLE.get(ax.role, "android.view.View")
     clickable = ax.role in CLICKABLE_ROLES
+    kept = ids.of(ax)
     node = Node(cls, bounds, text=(ax.value if field else ax.name) or None, hint=ax.name if field else None,
                 package=package, clickable=clickable, focusable=clickable, focused=ax.focused, editable=field,
-                accepts_set_text=field)
+                accepts_set_text=field, uid=kept if kept is not None else next_node_id())
+    ids.given(ax, node.uid)
     if clickable:
         node.on_click = (lambda: actions.tap(ax, node))
     if field:

@@ -39,7 +39,7 @@ from PIL import Image
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual.ui.node import Bounds, Node, Window
-from pytest_mobile_agent.virtual.ui.web_accessibility import replica_nodes
+from pytest_mobile_agent.virtual.ui.web_accessibility import Ids, replica_nodes
 from pytest_mobile_agent.virtual.web.browser import Kind, ProcessBrowser
 from pytest_mobile_agent.virtual.web.chromium import INSTALL_ADVICE, ChromiumMissing
 from pytest_mobile_agent.virtual.web.chromium import Window as PageWindow
@@ -129,6 +129,7 @@ class WebView:
         self._wake = threading.Event()
         self._closed = threading.Event()
         self._signature: object = None
+        self._ids = Ids()  # each DOM node's id, kept from one read of the page's tree to the next
         self.pixels = PagePixels(window, self.node)
         #: the actions on the page's nodes (taps, text), in the order they came, off the UI thread
         self._actions = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"virtual-webview-input {res}")
@@ -210,7 +211,7 @@ class WebView:
             return False
         tree = page.accessibility()
         root_id = next(iter(tree), "")
-        nodes = replica_nodes(tree, root_id, self.node.bounds, self.scale, self.package, self)
+        nodes = replica_nodes(tree, root_id, self.node.bounds, self.scale, self.package, self, self._ids)
         signature = [(n.cls, n.bounds, n.text, n.hint, n.focused, len(n.children))
                      for node in nodes for n in node.walk()]
         if signature == self._signature or self._closed.is_set():

@@ -4,7 +4,7 @@ on trees written out by hand: what is left out, what is a leaf, the class names,
 from __future__ import annotations
 
 from pytest_mobile_agent.virtual.ui.node import Node
-from pytest_mobile_agent.virtual.ui.web_accessibility import replica_nodes
+from pytest_mobile_agent.virtual.ui.web_accessibility import Ids, replica_nodes
 from pytest_mobile_agent.virtual.web.page import AxNode
 
 WEBVIEW = (0, 210, 1080, 1758)
@@ -77,3 +77,37 @@ def test_nodes_are_clipped_to_the_webview_and_those_scrolled_out_are_left_out() 
                 ax("3", "StaticText", "Far below", box=(8, 1500, 100, 1540)))
     nodes = replica_nodes(page, "1", WEBVIEW, SCALE, "pkg", Actions())
     assert [(n.text, n.bounds) for n in nodes] == [("Half out", (21, 210 + 1522, 262, 1758))]
+
+
+def sign_in_page(document: int, value: str = "", *, button: bool = True) -> dict[str, AxNode]:
+    return tree(ax("1", "RootWebArea", "Sign in", "2", *(("3",) if button else ()), box=(0, 0, 411, 590),
+                   backend_id=document),
+                ax("2", "textbox", "Your name", box=(8, 8, 403, 40), value=value, backend_id=document + 1),
+                ax("3", "button", "Continue", box=(8, 50, 403, 80), backend_id=document + 2))
+
+
+def uids(nodes: list[Node]) -> dict[str, int]:
+    return {n.hint or n.text or "": n.uid for n in nodes}
+
+
+def test_a_dom_node_keeps_its_id_across_reads_while_its_document_lives() -> None:
+    """Chromium's bridge gives a virtual view its BrowserAccessibility node's unique id, once: a
+    field found before the page changed still takes ACTION_SET_TEXT after (CI once typed into a node
+    the WebView's next read had replaced, and the agent answered not_found)."""
+    ids = Ids()
+    first = uids(replica_nodes(sign_in_page(10), "1", WEBVIEW, SCALE, "pkg", Actions(), ids))
+    typed = replica_nodes(sign_in_page(10, "Ada"), "1", WEBVIEW, SCALE, "pkg", Actions(), ids)
+    assert typed[0].text == "Ada"
+    assert uids(typed) == first, "the same DOM nodes, the same ids"
+    gone = uids(replica_nodes(sign_in_page(10, button=False), "1", WEBVIEW, SCALE, "pkg", Actions(), ids))
+    assert gone == {"Your name": first["Your name"]}
+    back = uids(replica_nodes(sign_in_page(10), "1", WEBVIEW, SCALE, "pkg", Actions(), ids))
+    assert back["Continue"] != first["Continue"], "a node that left the tree is let go: its return is a new node"
+    other = uids(replica_nodes(sign_in_page(20), "1", WEBVIEW, SCALE, "pkg", Actions(), ids))
+    assert set(other.values()).isdisjoint({*first.values(), *back.values()}), "another document: every id new"
+
+
+def test_without_ids_kept_every_read_gives_new_nodes() -> None:
+    once, again = (uids(replica_nodes(sign_in_page(10), "1", WEBVIEW, SCALE, "pkg", Actions())) for _ in range(2))
+    assert set(once.values()).isdisjoint(again.values())
+
