@@ -273,7 +273,8 @@ def test_each_device_its_own_web_sign_in(apps, screens, webs):
     for app, screen in zip(apps, screens):
         app.start(extras={"tab": "Login"})
         screen.tap(text="Sign in on the web")
-    pages = [web.page(url_contains="signin.html") for web in webs]
+    # two chromiums start at once: 10 s was once too short on a loaded 2-core CI host (the pages seen: none)
+    pages = [web.page(url_contains="signin.html", timeout=30) for web in webs]
     for name, page in zip(["Ann", "Bob"], pages):
         page.get_by_label("Your name").fill(name)
         page.get_by_role("button", name="Continue").click()
