@@ -37,6 +37,7 @@ log = logging.getLogger("pytest_mobile_agent.virtual")
 
 PR_SET_PDEATHSIG = 1
 START_TIMEOUT_S = 20.0
+UNIX_PATH_MAX = 108  # sockaddr_un.sun_path on Linux, the terminating NUL included
 INSTALL_ADVICE = "chromium is not installed (apt-get install chromium)"
 
 # In the child: ask for SIGKILL when the parent thread ends, check the parent is still us, put the
@@ -113,7 +114,7 @@ class Chromium:
                 binary, *chromium_arguments(profile, user_agent, scale)]
         try:
             process, release = _spawn_tied(argv, pass_fds=(to_child_r, from_child_w), label=label,
-                                           log_path=profile / LOG_FILE)
+                                           log_path=profile / LOG_FILE, env=temp_inside(profile))
         except BaseException:
             for fd in (to_child_r, to_child_w, from_child_r, from_child_w):
                 os.close(fd)
@@ -188,8 +189,21 @@ def chromium_arguments(profile: Path, user_agent: str, scale: float) -> list[str
     ]
 
 
-def _spawn_tied(argv: list[str], *, pass_fds: tuple[int, ...], label: str,
-                log_path: Path) -> tuple[subprocess.Popen[bytes], threading.Event]:
+def temp_inside(profile: Path) -> dict[str, str]:
+    """Chromium's environment, its temp folder inside its profile: chromium makes its process
+    singleton's socket folder there (`org.chromium.Chromium.XXXXXX`, base::CreateNewTempDirectory
+    under TMPDIR), and a chromium killed never removes it, so each start left one in /tmp; the
+    profile's removal now takes it. Where that path would make the socket's too long for a unix
+    socket (108 bytes), the temp folder is left as it is."""
+    temp = profile / "tmp"
+    if len(str(temp)) + len("/org.chromium.Chromium.XXXXXX/SingletonSocket") >= UNIX_PATH_MAX:
+        return dict(os.environ)
+    temp.mkdir(mode=0o700, exist_ok=True)
+    return {**os.environ, "TMPDIR": str(temp)}
+
+
+def _spawn_tied(argv: list[str], *, pass_fds: tuple[int, ...], label: str, log_path: Path,
+                env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], threading.Event]:
     """Popen on a keeper thread that lives until the returned event is set (PR_SET_PDEATHSIG
     follows the parent thread, not the process)."""
     started: dict[str, object] = {}
@@ -201,7 +215,7 @@ def _spawn_tied(argv: list[str], *, pass_fds: tuple[int, ...], label: str,
             with open(log_path, "wb") as log_file:
                 started["process"] = subprocess.Popen(
                     argv, stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file,
-                    pass_fds=pass_fds, start_new_session=True)
+                    pass_fds=pass_fds, start_new_session=True, env=env)
         except BaseException as exc:  # handed to the caller
             started["error"] = exc
         ready.set()

@@ -88,3 +88,44 @@ def test_a_process_dies_while_another_processs_chromium_is_starting(vdev: Virtua
         assert stopped.wait(10.0), "the app's death waited for the engine"
         assert b"webview_devtools_remote" not in vdev.shell("cat /proc/net/unix")[1]
     assert wait_until(lambda: vdev.web.browsers() == [], timeout=10.0)
+
+
+
+@needs_chromium
+def test_a_stopped_chromium_leaves_no_folder_in_the_temp_directory(monkeypatch) -> None:
+    """Chromium makes its process singleton's socket folder under TMPDIR and never removes it when
+    killed: each start left an `org.chromium.Chromium.*` folder in /tmp (7,760 on this machine after
+    a day of runs). Its temp folder is now inside its profile, which its stop removes."""
+    import tempfile
+
+    from pytest_mobile_agent.virtual.web.chromium import Chromium
+
+    temp = Path(tempfile.mkdtemp(prefix="ma-", dir="/tmp"))  # short: the socket's path has 108 bytes
+    try:
+        monkeypatch.setenv("TMPDIR", str(temp))
+        monkeypatch.setattr(tempfile, "tempdir", None)  # tempfile reads TMPDIR again
+        chromium = Chromium.start("test", 1.0, label="temp folder")
+        try:
+            assert list(chromium.profile.glob("tmp/org.chromium.Chromium.*")), "the singleton's folder is inside"
+            assert [p.name for p in temp.iterdir()] == [chromium.profile.name]
+        finally:
+            chromium.stop()
+        assert list(temp.iterdir()) == []
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_a_profile_too_deep_for_the_singletons_socket_keeps_the_temp_folder_it_was_given(tmp_path: Path) -> None:
+    import tempfile
+
+    from pytest_mobile_agent.virtual.web.chromium import temp_inside
+
+    short = Path(tempfile.mkdtemp(prefix="ma-", dir="/tmp"))
+    try:
+        assert temp_inside(short)["TMPDIR"] == str(short / "tmp") and (short / "tmp").is_dir()
+    finally:
+        shutil.rmtree(short)
+    deep = tmp_path / ("d" * 80)
+    deep.mkdir()
+    assert temp_inside(deep).get("TMPDIR") == os.environ.get("TMPDIR"), "left as it is"
+    assert not (deep / "tmp").exists()
