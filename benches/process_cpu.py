@@ -21,7 +21,7 @@ from pathlib import Path
 
 CHROMIUM = {"chromium", "HangWatcher", "CrShutdownDetec", "DevToolsPipeHan", "sandbox_ipc_thr", "PerfettoTrace",
             "VideoCaptureThr", "CacheThread_Blo", "MemoryInfra", "inotify_reader", "Thread<00>", "ANGLE-GC",
-            "chrome_crashpad", "exe"}
+            "chrome_crashpad", "exe", "chromium-headle"}
 CHROMIUM_PREFIXES = ("Chrome_", "ThreadPool", "Compositor", "Viz")
 JAVA = {"java", "javac", "javap", "jar", "SignalInspector", "Reference Handl", "Finalizer", "Notification Th",
         "Service Thread", "Signal Dispatch", "Common-Cleaner", "VM Thread", "Attach Listener"}

@@ -1,4 +1,5 @@
-"""Real peers for the web room's tests: Debian's chromium serving DevTools on a loopback port
+"""Real peers for the web room's tests: the host's chromium (the one the virtual device runs:
+virtual/web/chromium.py `chromium_binary`) serving DevTools on a loopback port
 (`--remote-debugging-port`), and a device whose abstract sockets lead there, listed in a
 `/proc/net/unix` and a `ps` as Android's."""
 
@@ -6,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 import socket
 import subprocess
 import tempfile
@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from pytest_mobile_agent.errors import Closed
+from pytest_mobile_agent.virtual.web.chromium import chromium_binary
 
-CHROMIUM = shutil.which("chromium")
-NEEDS_CHROMIUM = pytest.mark.skipif(CHROMIUM is None,
-                                    reason="needs Debian's chromium (sudo bash .ci/system-deps)")
+CHROMIUM = chromium_binary()
+NEEDS_CHROMIUM = pytest.mark.skipif(
+    CHROMIUM is None, reason="needs Debian's chromium-headless-shell or chromium (sudo bash .ci/system-deps)")
 NEEDS_PLAYWRIGHT = pytest.mark.skipif(
     not bool(__import__("importlib").util.find_spec("playwright")),
     reason="needs Playwright for Python: pip install 'pytest-mobile-agent[web]'")

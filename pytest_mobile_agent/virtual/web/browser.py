@@ -44,6 +44,13 @@ class Kind(enum.Enum):
     CHROME = "chrome"
 
 
+def android_product(product: str) -> str:
+    """The product a WebView's and Chrome's DevTools name on Android (`Chrome/156.0.8078.114`):
+    the headless shell names itself `HeadlessChrome/...`."""
+    name, slash, version = product.partition("/")
+    return f"Chrome/{version}" if slash and name == "HeadlessChrome" else product
+
+
 def socket_name(kind: Kind, pid: int) -> str:
     return f"{WEBVIEW_SOCKET_PREFIX}{pid}" if kind is Kind.WEBVIEW else CHROME_SOCKET
 
@@ -79,7 +86,7 @@ class ProcessBrowser:
         self.chromium = Chromium.start(self.user_agent, self.window.scale, label=self.label)
         try:
             self.cdp = CdpPipe(self.chromium.pipe_in, self.chromium.pipe_out, label=self.label)
-            self.product = str(self.cdp.call("Browser.getVersion").get("product", ""))
+            self.product = android_product(str(self.cdp.call("Browser.getVersion").get("product", "")))
             for target in self.cdp.call("Target.getTargets")["targetInfos"]:
                 if target.get("type") == "page":
                     self.cdp.call("Target.closeTarget", {"targetId": target["targetId"]})

@@ -3,7 +3,8 @@
 Android WebView or Chrome gives (content/browser/devtools/devtools_http_handler.cc, the Android
 build):
 
-* `GET /json/version`: chromium's own, with `"Android-Package"` (the process's package) and the
+* `GET /json/version`: chromium's own, with `"Android-Package"` (the process's package), the
+  product as Android names it (`Chrome/<version>`, browser.android_product), and the
   browser target at `ws://HOST/devtools/browser`: on Android the browser target is discoverable
   without its GUID (`DevToolsManagerDelegate::IsBrowserTargetDiscoverable`, true for WebView in
   android_webview/browser/aw_devtools_manager_delegate.cc and for Chrome), which is the path
@@ -15,7 +16,8 @@ build):
   is empty;
 * a WebSocket upgrade to `/devtools/...`: forwarded to chromium (the Host set to chromium's own
   address, `/devtools/browser` mapped to chromium's `/devtools/browser/<guid>`), then the bytes
-  flow both ways until either side closes;
+  flow both ways until either side closes, chromium's product named as Android names it
+  (virtual/web/product_frames.py);
 * `/json/new`: refused as a WebView refuses it (its delegate creates no targets: devtools_http_handler
   answers 500 "Could not create new page"); the double's Chrome keeps one tab (virtual/ui/browser.py)
   and refuses it the same way rather than open a tab its screen would not show;
@@ -41,6 +43,7 @@ from pytest_mobile_agent import errors
 from pytest_mobile_agent.virtual.kernel.streams import ByteStream, DeviceStream, pump
 from pytest_mobile_agent.virtual.web.chromium import Chromium
 from pytest_mobile_agent.virtual.web.page import ShownPage
+from pytest_mobile_agent.virtual.web.product_frames import AndroidProductFrames
 
 log = logging.getLogger("pytest_mobile_agent.virtual")
 
@@ -265,5 +268,5 @@ def _relay_websocket(stream: DeviceStream, browser: ProcessBrowser, request: Req
     sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + early)
     host_side: ByteStream = TcpStream(sock)
     pump(stream, host_side, name=f"virtual-devtools-up {browser.label}")
-    pump(host_side, stream, name=f"virtual-devtools-down {browser.label}")
+    pump(AndroidProductFrames(host_side), stream, name=f"virtual-devtools-down {browser.label}")
     return True

@@ -1,4 +1,4 @@
-"""Web content over the bridge, against a real peer: Debian's chromium on loopback behind a device whose
+"""Web content over the bridge, against a real peer: the host's chromium on loopback behind a device whose
 abstract sockets lead to it (tests/support/web_peer.py)."""
 
 from __future__ import annotations

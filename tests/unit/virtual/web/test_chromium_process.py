@@ -14,10 +14,12 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from pytest_mobile_agent.virtual.device import VirtualDevice
 from pytest_mobile_agent.virtual.lab import VirtualLab
 from pytest_mobile_agent.virtual.ui.fixture import PACKAGE
-from pytest_mobile_agent.virtual.web.chromium import live_processes_in_group
+from pytest_mobile_agent.virtual.web.chromium import DEBIAN_HEADLESS_SHELL, live_processes_in_group
 from pytest_mobile_agent.virtual.web.profiles import make_profile
 from tests.support.chromium import needs_chromium
 from tests.support.polling import wait_until
@@ -91,22 +93,30 @@ def test_a_process_dies_while_another_processs_chromium_is_starting(vdev: Virtua
 
 
 
+BROWSERS = [pytest.param(path, id=Path(path).name) for path in ("/usr/bin/chromium", DEBIAN_HEADLESS_SHELL)
+            if os.access(path, os.X_OK)]
+
+
 @needs_chromium
-def test_a_stopped_chromium_leaves_no_folder_in_the_temp_directory(monkeypatch) -> None:
+@pytest.mark.parametrize("binary", BROWSERS)
+def test_a_stopped_chromium_leaves_no_folder_in_the_temp_directory(binary: str, monkeypatch) -> None:
     """Chromium makes its process singleton's socket folder under TMPDIR and never removes it when
     killed: each start left an `org.chromium.Chromium.*` folder in /tmp (7,760 on this machine after
-    a day of runs). Its temp folder is now inside its profile, which its stop removes."""
+    a day of runs). Its temp folder is now inside its profile, which its stop removes. The headless
+    shell has no process singleton (a //chrome feature) and makes no such folder."""
     import tempfile
 
     from pytest_mobile_agent.virtual.web.chromium import Chromium
 
     temp = Path(tempfile.mkdtemp(prefix="ma-", dir="/tmp"))  # short: the socket's path has 108 bytes
     try:
+        monkeypatch.setenv("MOBILE_AGENT_CHROMIUM", binary)
         monkeypatch.setenv("TMPDIR", str(temp))
         monkeypatch.setattr(tempfile, "tempdir", None)  # tempfile reads TMPDIR again
         chromium = Chromium.start("test", 1.0, label="temp folder")
         try:
-            assert list(chromium.profile.glob("tmp/org.chromium.Chromium.*")), "the singleton's folder is inside"
+            singleton = list(chromium.profile.glob("tmp/org.chromium.Chromium.*"))
+            assert bool(singleton) == (binary != DEBIAN_HEADLESS_SHELL), "chromium's singleton folder is inside"
             assert [p.name for p in temp.iterdir()] == [chromium.profile.name]
         finally:
             chromium.stop()
@@ -129,3 +139,24 @@ def test_a_profile_too_deep_for_the_singletons_socket_keeps_the_temp_folder_it_w
     deep.mkdir()
     assert temp_inside(deep).get("TMPDIR") == os.environ.get("TMPDIR"), "left as it is"
     assert not (deep / "tmp").exists()
+
+
+def test_the_headless_shell_is_chosen_over_chromium_and_a_named_binary_over_both(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_mobile_agent.virtual.web import chromium
+
+    shell, browser = tmp_path / "lib" / "chromium-headless-shell", tmp_path / "bin" / "chromium"
+    for binary in (shell, browser):
+        binary.parent.mkdir()
+        binary.write_text("#!/bin/sh\n")
+        binary.chmod(0o755)
+    monkeypatch.delenv("MOBILE_AGENT_CHROMIUM", raising=False)
+    monkeypatch.setenv("PATH", str(browser.parent))
+    monkeypatch.setattr(chromium, "DEBIAN_HEADLESS_SHELL", str(shell))
+    assert chromium.chromium_binary() == str(shell)
+    monkeypatch.setattr(chromium, "DEBIAN_HEADLESS_SHELL", str(tmp_path / "none"))
+    assert chromium.chromium_binary() == str(browser), "chromium when there is no shell"
+    monkeypatch.setenv("PATH", f"{shell.parent}{os.pathsep}{browser.parent}")
+    assert chromium.chromium_binary() == str(shell), "the shell on the PATH, as Playwright's download has it"
+    monkeypatch.setenv("MOBILE_AGENT_CHROMIUM", str(browser))
+    assert chromium.chromium_binary() == str(browser), "the one named"

@@ -176,3 +176,11 @@ def test_only_the_shell_root_and_the_app_itself_may_connect(webview: OpenWebView
         finally:
             stream.close()
         assert (b"Android-Package" in answer) is allowed, uid
+
+
+def test_the_product_is_chromes_as_android_names_it_whichever_chromium_renders() -> None:
+    from pytest_mobile_agent.virtual.web.browser import android_product
+
+    assert android_product("HeadlessChrome/156.0.8078.114") == "Chrome/156.0.8078.114"
+    assert android_product("Chrome/156.0.8078.114") == "Chrome/156.0.8078.114"
+    assert android_product("") == ""

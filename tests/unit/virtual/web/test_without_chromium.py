@@ -21,7 +21,8 @@ def no_chromium(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_engine_names_the_package_to_install(vdev: VirtualDevice, no_chromium: None) -> None:
     vdev.shell(f"am start -W -n {PACKAGE}/.MainActivity")
-    with pytest.raises(ChromiumMissing, match=r"chromium is not installed \(apt-get install chromium\)"):
+    advice = r"chromium is not installed \(apt-get install chromium-headless-shell, or chromium\)"
+    with pytest.raises(ChromiumMissing, match=advice):
         vdev.web.browser_of(PACKAGE, Kind.WEBVIEW, WINDOW)
     assert b"devtools_remote" not in vdev.shell("cat /proc/net/unix")[1]
 
