@@ -2,7 +2,8 @@
 
 * Python blocks (found by pytest-examples) are linted by ruff through pytest-examples, and together
   they are a test suite (`# conftest.py`, `# test_app.py`, and each unnamed block a test file of its
-  own) that passes as a pytest run on the virtual device, every test of it, none skipped.
+  own) that passes as README's `pytest --android-serial virtual` runs it, every test of it, none
+  skipped; the shell blocks' run leaves that line to this test.
 * Shell blocks run line by line in a project made of those files, with the app under test's APK at
   `build/app-debug.apk` (the fixture app's package, which the virtual device shows with its UI) and a
   virtual device served as `emulator-5554` on the default adb server, so a line naming that serial
@@ -54,6 +55,9 @@ COMMAND_TIMEOUT = 600.0
 SERVER_READY_TIMEOUT = 120.0
 CI_RUN = (REPO / ".ci" / "run").read_text()
 SHELL_BLOCKS = [block for block in blocks() if block.language == "sh"]
+SUITE_COMMAND = "pytest --android-serial virtual"
+"""README's line that runs its Python blocks as a suite on the virtual device: the suite's test below
+runs it and asserts that every test passed, so the shell block's run leaves it to that test."""
 
 
 # --- the blocks, and their languages ------------------------------------------------------------------
@@ -97,14 +101,15 @@ def readme_project(directory: Path) -> int:
 
 def test_readmes_python_blocks_pass_as_a_suite_on_the_virtual_device(pytester: pytest.Pytester,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("MOBILE_AGENT_ANDROID_SERIAL", "MOBILE_AGENT_APP_APK", "MOBILE_AGENT_RECORDS"):
+    assert SUITE_COMMAND in [command.text for block in SHELL_BLOCKS for command in commands(block)]
+    for name in ("MOBILE_AGENT_ANDROID_SERIAL", "MOBILE_AGENT_RECORDS"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MOBILE_AGENT_APP_APK", "build/app-debug.apk")  # as the shell blocks' sandbox has it
     monkeypatch.setenv("MOBILE_AGENT_LOCK_DIR", str(pytester.path / "locks"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(pytester.path / "cache"))
     tests = readme_project(pytester.path)
     assert tests >= 3, "README shows a test file and an app's suite"
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "--android-serial", "virtual",
-                                           "--app-apk=build/app-debug.apk", "-rA")
+    result = pytester.runpytest_subprocess(*SUITE_COMMAND.split()[1:])
     result.assert_outcomes(passed=tests)
 
 
@@ -228,8 +233,8 @@ def test_a_shell_block_runs_or_names_only_real_options(block: Block, sandbox: Sa
     earlier: list[str] = []  # what the block's earlier lines printed, for a later line's failure
     try:
         for command in commands(block):
-            if command.text in CI_RUN:
-                continue  # .ci/run runs it, as README says
+            if command.text in CI_RUN or command.text == SUITE_COMMAND:
+                continue  # .ci/run runs it, as README says; or the suite's test above does
             try:
                 _run_one(command, sandbox, extra, earlier)
             except AssertionError as failure:

@@ -139,11 +139,22 @@ def test_a_transport_that_goes_takes_its_reverse_rules_with_it(lab: VirtualLab) 
     assert remote in model.reverse_rules
     endpoint = lab.adbd_endpoint(serial)
     assert endpoint is not None
+    before = transport_id(lab, serial)
     for conn in endpoint.connections():  # a cable pulled: adbd drops the transport's listeners
         conn.stop()
     assert wait_until(lambda: remote not in model.reverse_rules)
-    # The real server attaches the emulator again (it retries a kicked emulator port).
-    assert wait_until(lambda: lab.real is not None and lab.real.states().get(serial) == "device", timeout=10.0)
+    # The real server attaches the emulator again (it retries a kicked emulator port a second later), as
+    # a transport of its own: until it has noticed the drop, the old one is still listed as a device.
+    assert wait_until(lambda: transport_id(lab, serial) not in (None, before), timeout=10.0)
+
+
+def transport_id(lab: VirtualLab, serial: str) -> str | None:
+    """The real server's transport id for `serial` while it is a device (`adb devices -l`), else None."""
+    for line in adb(lab, "devices", "-l").stdout.decode().splitlines():
+        words = line.split()
+        if words[:2] == [serial, "device"]:
+            return next((word for word in words if word.startswith("transport_id:")), None)
+    return None
 
 
 def test_the_builtin_server_killed_takes_the_reverse_rules_through_it() -> None:
