@@ -9,7 +9,7 @@ After an outage the channels reconnect within half a second of the endpoint's re
 reconnect backoff starts at 1 s and grows to 120 s (a 20 s outage brought frames back 7.1 s late),
 so the channels set it to 100 ms growing to 500 ms, and the frame stream is opened with
 `wait_for_ready`, so a subscription made during the outage waits for the channel (up to its open
-timeout) instead of failing at once.
+timeout) instead of failing at once; one the going endpoint dropped as it opened is opened again.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ PRESSED = 1024  # any pressure > 0 touches; 0 lifts the identifier
 WORKING_WIDTH = 540
 TRANSPORT_ERROR = "transport error: "  # the seed's words before a connect failure's own
 STREAM_QUEUE = 4  # frames kept for a slow reader; older ones are dropped and counted
+REOPEN_PAUSE_S = 0.05  # between openings of a frame stream the going endpoint dropped
 
 CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
     # one 1080x2400 RGB888 frame is 7,776,000 bytes, above gRPC's default 4 MiB
@@ -261,13 +262,21 @@ class Controller:
         self._check_open()
         w, h = self.hardware.requested_size(width)
         request = pb.ImageFormat(format=pb.ImageFormat.RGB888, width=w, height=h)
-        call = self._stub.streamScreenshot(request, metadata=self._metadata, wait_for_ready=True)
-        stream = FrameStream(call, self._frame, self.endpoint, queue=queue)
-        try:
-            stream.wait_open(self.call_timeout if open_timeout is None else open_timeout)
-        except BaseException:
-            stream.close()
-            raise
+        deadline = time.monotonic() + (self.call_timeout if open_timeout is None else open_timeout)
+        while True:
+            call = self._stub.streamScreenshot(request, metadata=self._metadata, wait_for_ready=True)
+            stream = FrameStream(call, self._frame, self.endpoint, queue=queue)
+            try:
+                stream.wait_open(max(0.0, deadline - time.monotonic()))
+                break
+            except ControllerError as failure:
+                stream.close()
+                if not _dropped_by_a_going_endpoint(failure) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(REOPEN_PAUSE_S)
+            except BaseException:
+                stream.close()
+                raise
         with self._lock:
             self._streams = [s for s in self._streams if not s.closed]
             self._streams.append(stream)
@@ -316,6 +325,13 @@ class Controller:
 
     def _frame(self, image: Any, received_at: float) -> Frame:
         return Frame.from_image(image, received_at=received_at)
+
+
+def _dropped_by_a_going_endpoint(failure: ControllerError) -> bool:
+    """A call sent on a connection the endpoint was closing: `wait_for_ready` waits only while the
+    channel has no connection, and one whose GOAWAY the client had not read yet still takes the call,
+    which the GOAWAY then ends as UNAVAILABLE. Opened again, the call waits for the endpoint's return."""
+    return failure.code == "UNAVAILABLE"
 
 
 class FrameStream:
