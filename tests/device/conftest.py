@@ -18,6 +18,7 @@ import pytest
 
 from pytest_mobile_agent import errors
 from pytest_mobile_agent.adb import Device
+from pytest_mobile_agent.agent import AgentJar, Deployer, Records
 from tests.support.on_device import HostListener, it_name
 
 
@@ -41,3 +42,12 @@ def host_listener() -> Iterator[HostListener]:
     listener = HostListener()
     yield listener
     listener.close()
+
+
+@pytest.fixture
+def without_this_runs_agent(device: Device, agent_jar: AgentJar, agent_records: Records) -> None:
+    """The agent this run's own fixtures keep on the device (the `screen` of an earlier test, idle
+    until its idle exit) stopped now: a test that deploys agents of its own first waits until no agent
+    runs (the shared-device rule), which would otherwise wait out that idle exit (10 s each time, four
+    times a run of this folder). The next test that needs the run's agent starts it again."""
+    Deployer(device, agent_jar, agent_records).stop_recorded()

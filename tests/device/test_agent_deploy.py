@@ -79,7 +79,7 @@ class Deployments:
 
 
 @pytest.fixture
-def deployments(device: Device, agent_jar: AgentJar) -> Iterator[Deployments]:
+def deployments(device: Device, agent_jar: AgentJar, without_this_runs_agent: None) -> Iterator[Deployments]:
     deployments = Deployments(device, agent_jar)
     _wait_quiet(deployments)
     try:

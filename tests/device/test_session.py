@@ -98,7 +98,7 @@ def _virtual_device(android_target: Any) -> Any:
 
 
 @pytest.fixture
-def rig(android_target: Any, device: Device) -> Iterator[Rig]:
+def rig(android_target: Any, device: Device, without_this_runs_agent: None) -> Iterator[Rig]:
     if android_target.virtual:
         _virtual_device(android_target)
         jar, emulator = AgentJar.stand_in(), True
