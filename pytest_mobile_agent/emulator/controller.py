@@ -406,10 +406,9 @@ class FrameStream:
 
     def _read(self) -> None:
         try:
-            self._call.initial_metadata()  # the response headers: the stream is open
-            self._opened.set()
-            for image in self._call:
-                self._accept(self._to_frame(image, time.monotonic()))
+            for image in self._call:  # open at the first frame, the emulator's answer (its headers come
+                self._accept(self._to_frame(image, time.monotonic()))  # with it); ended, at its error
+                self._opened.set()
         except grpc.RpcError as exc:
             if exc.code() != grpc.StatusCode.CANCELLED or not self.closed:
                 self._fail(_rpc_error(exc, "streamScreenshot", self._endpoint))
