@@ -8,12 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.discovery_files import empty_discovery_dir
+from tests.support.inner_runs import INNER_RUNS_SKIP
 from tests.support.java_agent import build_classpath
-
-INNER_RUNS_SKIP = ("-p", "no:hypothesispytest", "-p", "no:examples")
-"""Plugins of the dev env that no inner pytest run uses: hypothesis's imports hypothesis at each run's
-summary and pytest-examples imports black, about 0.4 s of CPU a run (docs/performance.md, "The suite's
-own time"), and the suite starts some hundreds of inner runs."""
 
 
 @pytest.fixture(scope="session")

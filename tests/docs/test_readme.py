@@ -47,6 +47,7 @@ from tests.docs.readme_blocks import (
     python_examples,
 )
 from tests.support.apks import fixture_apk, write
+from tests.support.inner_runs import INNER_RUNS_SKIP
 
 pytest_plugins = ["pytester"]
 
@@ -213,6 +214,7 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
             DISCOVERY_ENV: os.environ[DISCOVERY_ENV],
             "MOBILE_AGENT_LOCK_DIR": str(directory.parent / "locks"),
             "MOBILE_AGENT_APP_APK": "build/app-debug.apk",
+            "PYTEST_ADDOPTS": " ".join(INNER_RUNS_SKIP),  # the dev env's plugins a user's project has not
         })
         yield Sandbox(directory, env)
     finally:
