@@ -67,27 +67,26 @@ def frame_length(data: bytes | bytearray) -> int | None:
     """The length of the whole frame `data` starts with, or None while it is incomplete."""
     if len(data) < 2:
         return None
-    length, header = data[1] & 0x7F, 2
-    if length == 126:
-        if len(data) < 4:
-            return None
-        length, header = int.from_bytes(data[2:4], "big"), 4
-    elif length == 127:
-        if len(data) < 10:
-            return None
-        length, header = int.from_bytes(data[2:10], "big"), 10
+    header = length_bytes_end(data[1])
+    if len(data) < header:
+        return None
+    length = data[1] & 0x7F if header == 2 else int.from_bytes(data[2:header], "big")
     if data[1] & MASKED:
         header += 4
     total = header + length
     return total if len(data) >= total else None
 
 
+def length_bytes_end(second_byte: int) -> int:
+    """Where a frame's length field ends (RFC 6455 5.2: 7 bits, or 16 or 64 more after 126 or 127)."""
+    return {126: 4, 127: 10}.get(second_byte & 0x7F, 2)
+
+
 def android_product(frame: bytes) -> bytes:
     """The frame with a headless product named as Android's; any other frame as it is."""
     if frame[0] != FIN | TEXT or frame[1] & MASKED or HEADLESS_PRODUCT not in frame:
         return frame
-    header = 2 if frame[1] & 0x7F < 126 else 4 if frame[1] & 0x7F == 126 else 10
-    payload = frame[header:].replace(HEADLESS_PRODUCT, ANDROID_PRODUCT, 1)
+    payload = frame[length_bytes_end(frame[1]):].replace(HEADLESS_PRODUCT, ANDROID_PRODUCT, 1)
     return bytes([frame[0]]) + length_field(len(payload)) + payload
 
 
