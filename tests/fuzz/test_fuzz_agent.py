@@ -13,6 +13,7 @@ import json
 import math
 import struct
 
+import msgspec
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -110,6 +111,60 @@ def test_any_payload_is_a_message_or_a_protocol_error(payload):
         wire.validate(message)
         assert isinstance(message["type"], str)
     assert all(isinstance(e, ProtocolError) for e in caught)
+
+
+class _NamedTwice(ValueError):
+    pass
+
+
+def _read_by_the_stdlib(payload: bytes, unique_keys: bool) -> object:
+    """The payload as Python's json reads it, a key named twice refused when `unique_keys`: what
+    `decode_payload` must give, whichever decoder it takes the bytes through."""
+    def once_each(pairs: list) -> dict:
+        if len({key for key, _ in pairs}) != len(pairs):
+            raise _NamedTwice
+        return dict(pairs)
+
+    def no_constants(name: str) -> None:
+        raise ValueError(name)
+
+    return json.loads(payload.decode("utf-8"), parse_constant=no_constants,
+                      object_pairs_hook=once_each if unique_keys else None)
+
+
+def _compact(value: object) -> str:
+    return msgspec.json.encode(value).decode()
+
+
+@st.composite
+def objects_naming_keys_twice(draw) -> bytes:
+    """A compact object written as msgspec writes one, but for a key named twice (or not): the text
+    the fast reading must not take at its word."""
+    keys = draw(st.lists(st.sampled_from(["type", "token", "a", "\u00e9"]), min_size=1, max_size=5))
+    members = [f"{_compact(key)}:{_compact(draw(json_values))}" for key in keys]
+    text = "{" + ",".join(members) + "}"
+    return draw(st.sampled_from([text, f'{{"type":"x","inner":{text}}}', f'{{"type":"x","list":[1,{text}]}}'])).encode()
+
+
+@lighter(2)
+@given(st.one_of(raw_payloads, objects_naming_keys_twice(), json_values.map(lambda v: msgspec.json.encode(v))),
+       st.booleans())
+@example(b'{"type":"auth","token":"a","token":"b"}', True)
+@example(b'{"type":"auth","token":"a","token":"a"}', True)
+def test_a_payload_decodes_as_pythons_json_reads_it_and_a_key_named_twice_is_refused(payload, unique_keys):
+    """msgspec reads a payload first (issue 40, the micro suite's codec_decode): the value, and every
+    refusal, is still the stdlib's, a duplicate key included in texts msgspec would write itself."""
+    try:
+        expected = _read_by_the_stdlib(payload, unique_keys)
+    except (ValueError, RecursionError):  # UnicodeDecodeError and _NamedTwice are ValueErrors
+        expected = ProtocolError
+    with only_our_errors() as caught:
+        got = wire.decode_payload(payload, unique_keys=unique_keys)
+    if expected is ProtocolError or not (isinstance(expected, dict) and isinstance(expected.get("type"), str)):
+        assert [type(e) for e in caught] == [ProtocolError]
+    else:
+        assert not caught
+        assert got == expected
 
 
 def _whole(message: dict) -> dict:
