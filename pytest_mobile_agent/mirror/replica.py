@@ -21,13 +21,13 @@ import operator
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, count, repeat
-from typing import NamedTuple, cast
+from typing import NamedTuple
 
 import msgspec
 
 from pytest_mobile_agent.mirror.geometry import screen_region
 from pytest_mobile_agent.mirror.text_index import TextIndex
-from pytest_mobile_agent.session.backends import Bounds, Node, Snapshot, Window
+from pytest_mobile_agent.session.backends import Bounds, Display, Node, Snapshot, Window
 
 MAX_REMEMBERED_REFS = 100_000
 
@@ -148,7 +148,8 @@ class Replica:
                 before = previous.shapes.get(wid) if previous is not None else None
                 if shape is not None and old is not None and before is not None and shape.keys_like(before):
                     window_entries = _entries_in_place(window, old, region)
-                    changed = changed or shape.seen != before.seen
+                    changed = changed or shape.seen != before.seen or (
+                        _region_of(old, display) != region and _window_changed(previous, window_entries))
                 else:
                     window_entries = self._window_entries(window, region)
                     changed = changed or _window_changed(previous, window_entries)
@@ -178,6 +179,7 @@ class Replica:
         same_id: dict[tuple[int, str, str], int] = {}  # siblings so far with a resource id and class
         out: list[Entry] = []
         wid = window.id
+        seen = _as_seen(window.nodes, region)
         for index, node in enumerate(window.nodes):
             parent = node.parent
             parent_ref = -1 if parent is None else ref_of.get(parent, -1)
@@ -195,7 +197,7 @@ class Replica:
             ref_of[node.id] = ref
             if node.children:
                 sibling.update(zip(node.children, count()))
-            out.append(Entry(ref, _seen_in(node, region), window, None if parent_ref == -1 else parent_ref, index))
+            out.append(Entry(ref, seen[index], window, None if parent_ref == -1 else parent_ref, index))
         return tuple(out)
 
 
@@ -207,8 +209,8 @@ def _texts_of(entries: tuple[Entry, ...], shape: Shape | None) -> Callable[[], l
     window's shape holds them already (its text column, read from the same nodes in the same
     order), else each entry's node is read."""
     if shape is not None:
-        column = cast("list[str | None]", shape.seen[_TEXT_COLUMN])
-        return lambda: column
+        texts = shape.texts
+        return lambda: texts
     return lambda: [e.node.text for e in entries]
 
 _parent_ref = operator.attrgetter("parent")
@@ -217,14 +219,16 @@ _parent_ref = operator.attrgetter("parent")
 class Shape(NamedTuple):
     """What a window's node keys are made of, node by node in its pre-order list, with the agent's
     ids left out: two windows of one id whose shapes have like keys give every node at one place
-    the same key (`Replica._window_entries`), so the same ref. And what a test sees of each node,
-    a list per field (`_VISIBLE`), to tell whether anything changed at any place."""
+    the same key (`Replica._window_entries`), so the same ref. And what a test sees of each node
+    (`_VISIBLE`, a tuple per node), to tell whether anything changed at any place."""
 
     parents: list[int]
     """The index of each node's parent in the list; -1 for a root (or a parent not serialized)."""
     classes: list[str]
     res: list[str | None]
-    seen: tuple[list[object], ...]
+    seen: list[tuple[object, ...]]
+    texts: list[str | None]
+    """Each node's text (its text index reads them)."""
 
     def keys_like(self, other: Shape) -> bool:
         return self.parents == other.parents and self.classes == other.classes and self.res == other.res
@@ -235,6 +239,7 @@ _parent = operator.attrgetter("parent")
 _class = operator.attrgetter("class_name")
 _res = operator.attrgetter("res")
 _children = operator.attrgetter("children")
+_text = operator.attrgetter("text")
 
 
 def shape_of(nodes: Sequence[Node]) -> Shape | None:
@@ -250,25 +255,32 @@ def shape_of(nodes: Sequence[Node]) -> Shape | None:
     by_parent = sorted(range(len(nodes)), key=parents.__getitem__)  # stable: pre-order within a parent
     if listed != by_parent[parents.count(-1):]:
         return None
-    seen = tuple(list(map(get, nodes)) for get in _VISIBLE_FIELDS)
-    return Shape(parents, list(map(_class, nodes)), list(map(_res, nodes)), seen)
+    return Shape(parents, list(map(_class, nodes)), list(map(_res, nodes)), list(map(_visible, nodes)),
+                 list(map(_text, nodes)))
 
 
 def _entries_in_place(window: Window, old: tuple[Entry, ...], region: Bounds | None) -> tuple[Entry, ...]:
     """The window's entries, each node taking the ref of the old entry at its place (equal shapes)."""
-    nodes = [_seen_in(node, region) for node in window.nodes] if region is not None else window.nodes
+    nodes = _as_seen(window.nodes, region)
     return tuple(map(Entry, map(_ref, old), nodes, repeat(window), map(_parent_ref, old), count()))
 
 
-def _seen_in(node: Node, region: Bounds | None) -> Node:
-    """The node as the replica holds it: one the agent calls visible whose bounds lie wholly outside
-    its window on the display is not visible (Android's isVisibleToUser)."""
-    if region is None or not node.visible:
-        return node
-    left, top, right, bottom = node.bounds
-    if bottom <= region[1] or top >= region[3] or right <= region[0] or left >= region[2]:
-        return msgspec.structs.replace(node, visible=False)
-    return node
+def _region_of(entries: tuple[Entry, ...], display: Display) -> Bounds | None:
+    """Where the window the entries were made for lay on the display (a window that moves changes
+    which of its nodes lie outside it)."""
+    return screen_region(entries[0].window, display) if entries else None
+
+
+def _as_seen(nodes: Sequence[Node], region: Bounds | None) -> Sequence[Node]:
+    """The nodes as the replica holds them: one the agent calls visible whose bounds lie wholly
+    outside its window on the display (`region`) is not visible (Android's isVisibleToUser;
+    geometry.on_screen's test, written inline: a call per node was a fifth of an apply's time)."""
+    if region is None:
+        return nodes
+    left, top, right, bottom = region
+    replace = msgspec.structs.replace  # called as is: through functools.partial it took twice as long
+    return [node if not node.visible or ((b := node.bounds)[2] > left and b[0] < right and b[3] > top and b[1] < bottom)
+            else replace(node, visible=False) for node in nodes]
 
 
 def _unchanged_entries(previous: View | None, window: Window) -> tuple[Entry, ...] | None:
@@ -310,5 +322,3 @@ def _window_changed(previous: View | None, entries: tuple[Entry, ...]) -> bool:
 _VISIBLE = ("bounds", "text", "desc", "focused", "checked", "selected", "enabled", "visible", "scroll")
 """What a test can see of a node: a change here is a change of the replica."""
 _visible = operator.attrgetter(*_VISIBLE)
-_VISIBLE_FIELDS = tuple(map(operator.attrgetter, _VISIBLE))
-_TEXT_COLUMN = _VISIBLE.index("text")

@@ -27,7 +27,7 @@ from pytest_mobile_agent.session.backends import Node, ReadReason, Snapshot
 from pytest_mobile_agent.session.tree import parse_snapshot
 from tests.support import session_fakes as fakes
 from tests.support.mirror_fakes import login_screen
-from tests.unit.mirror.trees import CLASSES, DESCS, FLAGS, PACKAGES, RES, TEXTS, snapshots
+from tests.unit.mirror.trees import BELOW, CLASSES, DESCS, FLAGS, PACKAGES, RES, TEXTS, snapshots
 
 
 def parsed(raw: dict[str, Any]) -> Snapshot:
@@ -122,7 +122,9 @@ def test_a_selector_given_a_value_not_of_its_type_is_refused_naming_the_criterio
 
 @dataclass
 class ReferenceReplica:
-    """Refs as replica.py's docstring defines them, every window rebuilt, every node compared."""
+    """Refs as replica.py's docstring defines them, every window rebuilt, every node compared, and
+    a node the agent calls visible held as not visible when it lies wholly outside its window's
+    part of the display (Android's isVisibleToUser)."""
 
     refs: dict[tuple[int, int, object, str], int]
     next_ref: int = 1
@@ -148,10 +150,18 @@ class ReferenceReplica:
                 ref_of[n.id] = self.refs[key]
                 for i, child in enumerate(n.children):
                     position[child] = i
-                entries.append((self.refs[key], n, window.id, parent_ref, index))
+                entries.append((self.refs[key], _as_the_user_sees(n, window.bounds, snapshot.display), window.id,
+                                parent_ref, index))
         changed = self.view is None or _visibly_different(self.view, entries)
         self.view = entries
         return entries, changed
+
+
+def _as_the_user_sees(n: Node, window: tuple[int, int, int, int], display: Any) -> Node:
+    left, top = max(window[0], 0), max(window[1], 0)
+    right, bottom = min(window[2], display.width), min(window[3], display.height)
+    outside = n.bounds[2] <= left or n.bounds[0] >= right or n.bounds[3] <= top or n.bounds[1] >= bottom
+    return msgspec.structs.replace(n, visible=False) if n.visible and outside else n
 
 
 def _visibly_different(before: list[Any], after: list[Any]) -> bool:
@@ -190,6 +200,25 @@ def edited(raw: dict[str, Any], which: int, text: str) -> dict[str, Any]:
     return out
 
 
+def scrolled(raw: dict[str, Any], which: int) -> dict[str, Any]:
+    """A node moved below the display, or back up onto it."""
+    out = copy.deepcopy(raw)
+    nodes = list(chain.from_iterable(w["nodes"] for w in out["windows"]))
+    bounds = nodes[which % len(nodes)]["bounds"]
+    shift = -BELOW if bounds[1] >= BELOW else BELOW
+    bounds[1] += shift
+    bounds[3] += shift
+    return out
+
+
+def moved(raw: dict[str, Any], which: int) -> dict[str, Any]:
+    """A window whose top edge moved down (a dialog, a resized split screen), its nodes where they were."""
+    out = copy.deepcopy(raw)
+    w = out["windows"][which % len(out["windows"])]
+    w["bounds"] = [0, 0, 1080, 2400] if w["bounds"][1] else [0, which % 30, 1080, 2400]
+    return out
+
+
 def skipped(raw: dict[str, Any], which: int) -> dict[str, Any]:
     """A read that left a child out (a cap, a child gone mid-read): a node lists a child id that no
     serialized node has, so its siblings' indices are not their places (the replica keys such a
@@ -202,8 +231,10 @@ def skipped(raw: dict[str, Any], which: int) -> dict[str, Any]:
     return out
 
 
-@given(st.lists(st.tuples(st.sampled_from(["same", "evicted", "edited", "other", "dropped", "skipped"]),
-                          st.integers(0, 1000), snapshots(max_nodes=12)), min_size=1, max_size=5), snapshots())
+@given(st.lists(st.tuples(st.sampled_from(["same", "evicted", "edited", "other", "dropped", "skipped", "scrolled",
+                                           "moved"]),
+                          st.integers(0, 1000), snapshots(max_nodes=12, offscreen=True)), min_size=1, max_size=5),
+       snapshots(offscreen=True))
 def test_applying_keeps_the_replica_a_full_rebuild_gives(steps: list[tuple[str, int, dict[str, Any]]],
                                                          first: dict[str, Any]) -> None:
     replica, reference = Replica(), ReferenceReplica({})
@@ -220,6 +251,10 @@ def test_applying_keeps_the_replica_a_full_rebuild_gives(steps: list[tuple[str, 
             raw = {**raw, "windows": raw["windows"][1:]}
         elif kind == "skipped":
             raw = skipped(raw, number)
+        elif kind == "scrolled":
+            raw = scrolled(raw, number)
+        elif kind == "moved":
+            raw = moved(raw, number)
         snapshot = parsed(raw)
         changed = replica.apply(snapshot)
         expected, expected_changed = reference.apply(snapshot)

@@ -16,6 +16,8 @@ DESCS = (None, "Close", "close the dialog", "Sign in")
 CLASSES = ("android.view.View", "android.widget.TextView", "TextView", "android.widget.Button",
            "android.widget.EditText")
 PACKAGES = (None, "dev.mobileagent.fixture", "com.android.systemui")
+BELOW = 2400
+"""How far a node drawn off the screen lies down: past the bottom of session_fakes' 1080x2400 display."""
 FLAGS = ("clickable", "long_clickable", "focusable", "focused", "editable", "checked", "enabled",
          "selected", "scrollable", "visible")
 
@@ -29,9 +31,11 @@ _NODE = st.tuples(st.integers(min_value=0, max_value=1 << 16), _pick(TEXTS), _pi
 
 
 @st.composite
-def window_nodes(draw: Any, first_id: int, max_nodes: int = 20) -> list[dict[str, Any]]:
-    """A valid pre-order tree: each node one level below some ancestor on the path to it."""
+def window_nodes(draw: Any, first_id: int, max_nodes: int = 20, offscreen: bool = False) -> list[dict[str, Any]]:
+    """A valid pre-order tree: each node one level below some ancestor on the path to it; with
+    `offscreen`, some nodes lie below the display (a list's rows scrolled past its end)."""
     drawn = draw(st.lists(_NODE, min_size=1, max_size=max_nodes))
+    below = draw(st.sets(st.integers(0, max_nodes - 1))) if offscreen else set()
     nodes: list[dict[str, Any]] = []
     path: list[int] = []  # ids from the root to the latest node
     for i, (level, text, cls, res, desc, package, bits) in enumerate(drawn):
@@ -41,7 +45,7 @@ def window_nodes(draw: Any, first_id: int, max_nodes: int = 20) -> list[dict[str
         node_id = first_id + i
         flags = {name: bool(bits >> k & 1) for k, name in enumerate(FLAGS)}
         nodes.append(node(node_id, parent, depth, text=text, cls=cls, res=res, desc=desc, package=package,
-                          bounds=(0, i, 100, i + 10), **flags))
+                          bounds=(0, i + BELOW * (i in below), 100, i + 10 + BELOW * (i in below)), **flags))
         path.append(node_id)
     by_id = {n["id"]: n for n in nodes}
     for n in nodes:
@@ -51,12 +55,12 @@ def window_nodes(draw: Any, first_id: int, max_nodes: int = 20) -> list[dict[str
 
 
 @st.composite
-def snapshots(draw: Any, max_windows: int = 3, max_nodes: int = 20) -> dict[str, Any]:
+def snapshots(draw: Any, max_windows: int = 3, max_nodes: int = 20, offscreen: bool = False) -> dict[str, Any]:
     window_ids = draw(st.lists(st.sampled_from((5, 7, 12, 31)), min_size=1, max_size=max_windows, unique=True))
     windows = []
     first = 1
     for wid in window_ids:
-        nodes = draw(window_nodes(first, max_nodes))
+        nodes = draw(window_nodes(first, max_nodes, offscreen))
         first += len(nodes) + 100
         windows.append(window(wid, nodes, events=draw(st.booleans())))
     return snapshot(*windows)
