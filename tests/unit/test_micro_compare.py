@@ -40,3 +40,34 @@ def test_a_benchmark_missing_from_the_baseline_is_named(tmp_path: Path, capsys: 
     suite(frame_hash=1e-5).dump(str(baseline))
     assert micro.compare(suite(frame_hash=1e-5, shell_decode=1e-4), baseline, False) == 0
     assert "shell_decode           not in the baseline" in capsys.readouterr().out
+
+
+# --- benches/micro_instructions.py: the same benchmarks counted in instructions -------------------
+
+import micro_instructions  # noqa: E402
+
+
+def test_instructions_per_call_are_the_difference_between_two_runs_and_past_the_limit_fails(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    base, head = tmp_path / "base", tmp_path / "head"
+    per_call = {("base", "apply_573"): 1000, ("head", "apply_573"): 1200, ("base", "parse_573"): 500,
+                ("head", "parse_573"): 450}
+    monkeypatch.setattr(micro_instructions, "instructions",
+                        lambda tree, name, times, python: 9_000_000 + per_call[tree.name, name] * times)
+    monkeypatch.setattr(micro_instructions.shutil, "which", lambda name: "/usr/bin/valgrind")
+    monkeypatch.setattr(sys, "argv", ["micro_instructions.py", "--base", str(base), "--head", str(head),
+                                      "--only", "apply_573", "parse_573"])
+    assert micro_instructions.main() == 1
+    out = capsys.readouterr().out
+    assert "apply_573                         1,000            1,200   1.20x  PAST THE LIMIT" in out
+    assert "parse_573                           500              450   0.90x\n" in out
+
+
+def test_a_run_that_valgrind_did_not_count_is_an_error_naming_the_benchmark(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    class Done:
+        returncode, stderr = 1, "ModuleNotFoundError: No module named 'micro'"
+
+    monkeypatch.setattr(micro_instructions.subprocess, "run", lambda *args, **kwargs: Done())
+    with pytest.raises(SystemExit, match="apply_573 in .* did not run under valgrind .exit 1.:\nModuleNotFound"):
+        micro_instructions.instructions(tmp_path, "apply_573", 3, sys.executable)
