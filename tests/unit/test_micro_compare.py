@@ -71,3 +71,13 @@ def test_a_run_that_valgrind_did_not_count_is_an_error_naming_the_benchmark(tmp_
     monkeypatch.setattr(micro_instructions.subprocess, "run", lambda *args, **kwargs: Done())
     with pytest.raises(SystemExit, match="apply_573 in .* did not run under valgrind .exit 1.:\nModuleNotFound"):
         micro_instructions.instructions(tmp_path, "apply_573", 3, sys.executable)
+
+
+# --- benches/micro_pairs.py: the two trees timed pair after pair -------------------------------------
+
+import micro_pairs  # noqa: E402
+
+
+def test_a_pairs_ratios_are_head_over_base_for_the_benchmarks_both_ran() -> None:
+    base, head = suite(frame_hash=2e-5, parse_573=1e-3), suite(frame_hash=3e-5, parse_573=5e-4, new_one=1.0)
+    assert micro_pairs.ratios(base, head) == pytest.approx({"frame_hash": 1.5, "parse_573": 0.5})
