@@ -151,6 +151,11 @@ def objects_naming_keys_twice(draw) -> bytes:
        st.booleans())
 @example(b'{"type":"auth","token":"a","token":"b"}', True)
 @example(b'{"type":"auth","token":"a","token":"a"}', True)
+@example(b'{"type":"a\nb"}', False)  # a raw control character in a string: both refuse it
+@example(b'\xef\xbb\xbf{"type":"x"}', False)  # a byte-order mark
+@example(b'{"type":"x"}\x0c', False)  # a form feed is not JSON's whitespace
+@example(b'{"type":"x","n":1e400}', True)  # msgspec refuses it, Python's json reads inf
+@example(b'{"type":"\\ud800"}', True)  # a lone surrogate: msgspec refuses it, Python's json takes it
 def test_a_payload_decodes_as_pythons_json_reads_it_and_a_key_named_twice_is_refused(payload, unique_keys):
     """msgspec reads a payload first (issue 40, the micro suite's codec_decode): the value, and every
     refusal, is still the stdlib's, a duplicate key included in texts msgspec would write itself."""
