@@ -4,7 +4,9 @@ browser tests share (the inspector's, the trace viewer's)."""
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +20,9 @@ NEEDS_CHROMIUM = pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None,
 
 @contextlib.contextmanager
 def chromium(window_size: str = "1500,1100", *arguments: str) -> Iterator[Any]:
-    """A headless chromium (`webdriver.Chrome`), quit at the end."""
+    """A headless chromium (`webdriver.Chrome`), quit at the end, its temporary files with it: with
+    `--disable-dev-shm-usage` chromium keeps its shared memory in TMPDIR, and a quit left some of
+    those files (`.org.chromium.Chromium.*`) behind in /tmp, a few a test file."""
     from selenium import webdriver
 
     options = webdriver.ChromeOptions()
@@ -26,11 +30,13 @@ def chromium(window_size: str = "1500,1100", *arguments: str) -> Iterator[Any]:
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", f"--window-size={window_size}",
                      "--disable-dev-shm-usage", *arguments):
         options.add_argument(argument)
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    with tempfile.TemporaryDirectory(prefix="chromium-", ignore_cleanup_errors=True) as scratch:
+        service = webdriver.ChromeService(executable_path=CHROMEDRIVER, env={**os.environ, "TMPDIR": scratch})
+        driver = webdriver.Chrome(options=options, service=service)
+        try:
+            yield driver
+        finally:
+            driver.quit()
 
 
 LAPTOP_WINDOWS = ("1366,768", "1366,1000")
