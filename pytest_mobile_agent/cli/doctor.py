@@ -27,6 +27,7 @@ import struct
 import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import asdict, dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -87,10 +88,28 @@ OK, FAILED, SKIPPED = "ok", "failed", "skipped"
 #: windows check read
 SETS_UP = {"deploy": ("agent jar",), "keys": ("tap",), **{f"text ({method})": ("keys",) for method in TEXTS},
            "keyboard": ("keys",), "toast": ("tap",), "rotation kept": ("windows",)}
-#: every check, in the order they run (a row's name; `--check` takes these)
-CHECKS = ("adb server", "target", "agent jar", "deploy", "hello", "windows", "snapshot", "tap", "keys",
-          *(f"text ({method})" for method in TEXTS), "keyboard", "clipboard (shell)", "toast", "screenshot",
-          "screenshot pixels", "controller", "web", "idle exit", "rotation kept", "clipboard (root)")
+
+def _text_in(method: str) -> Callable[[Doctor], Callable[[], str]]:
+    return lambda doctor: doctor._text_check(method)
+
+
+#: every check in the order they run: its row's name (`--check` takes these), what runs it (the
+#: Doctor's method), and the check whose row must have passed first
+_PLAN: tuple[tuple[str, Callable[[Doctor], Callable[[], str]], str | None], ...] = (
+    ("adb server", attrgetter("_adb_server"), None), ("target", attrgetter("_target"), "adb server"),
+    ("agent jar", attrgetter("_agent_jar"), None), ("deploy", attrgetter("_deploy"), "target"),
+    ("hello", attrgetter("_hello"), "deploy"), ("windows", attrgetter("_windows"), "deploy"),
+    ("snapshot", attrgetter("_snapshot"), "deploy"), ("tap", attrgetter("_tap"), "deploy"),
+    ("keys", attrgetter("_keys"), "deploy"),
+    *((f"text ({method})", _text_in(method), "deploy") for method in TEXTS),
+    ("keyboard", attrgetter("_keyboard"), "deploy"), ("clipboard (shell)", attrgetter("_clipboard_as_shell"), "deploy"),
+    ("toast", attrgetter("_toast"), "deploy"), ("screenshot", attrgetter("_screenshot"), "deploy"),
+    ("screenshot pixels", attrgetter("_screenshot_pixels"), "screenshot"),
+    ("controller", attrgetter("_controller"), "target"), ("web", attrgetter("_web"), "target"),
+    ("idle exit", attrgetter("_idle_exit"), "deploy"), ("rotation kept", attrgetter("_rotation_kept"), "idle exit"),
+    ("clipboard (root)", attrgetter("_clipboard_as_root"), "deploy"),
+)
+CHECKS = tuple(name for name, _, _ in _PLAN)
 
 
 @dataclass(frozen=True)
@@ -164,25 +183,11 @@ class Doctor:
     # --- running ----------------------------------------------------------------------------------
 
     def run(self) -> list[Row]:
-        checks: list[tuple[str, Callable[[], str], str | None]] = [
-            ("adb server", self._adb_server, None), ("target", self._target, "adb server"),
-            ("agent jar", self._agent_jar, None), ("deploy", self._deploy, "target"),
-            ("hello", self._hello, "deploy"), ("windows", self._windows, "deploy"),
-            ("snapshot", self._snapshot, "deploy"), ("tap", self._tap, "deploy"), ("keys", self._keys, "deploy"),
-            *((f"text ({method})", self._text_check(method), "deploy") for method in TEXTS),
-            ("keyboard", self._keyboard, "deploy"), ("clipboard (shell)", self._clipboard_as_shell, "deploy"),
-            ("toast", self._toast, "deploy"),
-            ("screenshot", self._screenshot, "deploy"), ("screenshot pixels", self._screenshot_pixels, "screenshot"),
-            ("controller", self._controller, "target"), ("web", self._web, "target"),
-            ("idle exit", self._idle_exit, "deploy"), ("rotation kept", self._rotation_kept, "idle exit"),
-            ("clipboard (root)", self._clipboard_as_root, "deploy"),
-        ]
-        assert [name for name, _, _ in checks] == list(CHECKS), "CHECKS names every check in its order"
-        chosen = with_prerequisites(self.wanted, {name: needs for name, _, needs in checks})
+        chosen = with_prerequisites(self.wanted, {name: needs for name, _, needs in _PLAN})
         try:
-            for name, check, needs in checks:
+            for name, runner, needs in _PLAN:
                 if chosen is None or name in chosen:
-                    self.rows.append(self._run_one(name, check, needs))
+                    self.rows.append(self._run_one(name, runner(self), needs))
         finally:
             self._clean_up()
         return self.rows
