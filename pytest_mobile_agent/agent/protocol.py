@@ -118,6 +118,8 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 _PLAIN_DECODER = msgspec.json.Decoder()
+_NOT_READ = object()
+"""What `_loads_as_written_by_msgspec` answers for a payload the stdlib must read."""
 
 
 def _loads_as_written_by_msgspec(payload: bytes, unique_keys: bool) -> Any:
@@ -134,9 +136,6 @@ def _loads_as_written_by_msgspec(payload: bytes, unique_keys: bool) -> Any:
     if unique_keys and _PLAIN_ENCODER.encode(value) != payload:
         return _NOT_READ
     return value
-
-
-_NOT_READ = object()
 
 
 def _loads_with_the_stdlib(payload: bytes, unique_keys: bool) -> Any:
