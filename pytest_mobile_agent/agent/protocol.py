@@ -204,7 +204,7 @@ class _Envelope(msgspec.Struct):
     the id, the error, and the result's bytes, checked as JSON and left undecoded."""
 
     type: Any = None
-    id: Any = None
+    id: Any = msgspec.UNSET
     result: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
     error: Any = msgspec.UNSET
 
@@ -224,7 +224,9 @@ def decode_response_lazily(payload: bytes | memoryview) -> Message:
         return decode_payload(bytes(payload), unique_keys=False)
     if envelope.type != "response" or not envelope.result:
         return decode_payload(bytes(payload), unique_keys=False)
-    message: Message = {"type": "response", "id": envelope.id, "result": RawResult(envelope.result)}
+    message: Message = {"type": "response", "result": RawResult(envelope.result)}
+    if envelope.id is not msgspec.UNSET:  # a response without one is refused for that, as the whole decoder's
+        message["id"] = envelope.id
     if envelope.error is not msgspec.UNSET:
         message["error"] = envelope.error
     return message
